@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The performance matrix of docs/performance.md: ring AllReduce wall time and peak RSS, bulk and per-flow, plus
+# the event-queue and flow-model benchmarks. Usage: bench/compare.sh [BUILD_DIR]
+set -euo pipefail
+build=${1:-build}
+for n in 1024 4096; do
+  for size in 1MiB 1GiB; do
+    "$build/bench/bench_collective" --topology "switch:n=$n,bw=100Gbps,lat=5us" --size "$size"
+    "$build/bench/bench_collective" --topology "switch:n=$n,bw=100Gbps,lat=5us" --size "$size" --per-flow
+  done
+done
+"$build/bench/bench_collective" --topology "fattree:n=1024,radix=32,bw=100Gbps,lat=1us,oversub=4" --size 1GiB
+"$build/bench/bench_event_queue" --benchmark_min_time=0.2
+"$build/bench/bench_flow_model" --benchmark_min_time=0.2

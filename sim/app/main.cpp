@@ -1,0 +1,54 @@
+// syncsim: simulate gradient synchronization. Exit codes: 0 success, 2 bad input or usage, 1 internal error.
+#include <fmt/format.h>
+
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "commands.hpp"
+#include "syncsim/core/input_error.hpp"
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "syncsim — a discrete-event simulator of distributed gradient synchronization.\n"
+      "Simulates collectives (ring AllReduce, ...) on GPU cluster topologies with a max-min fair flow model\n"
+      "and prints the same tables as nccl-tests.",
+      "syncsim"};
+  app.set_version_flag("--version", std::string("syncsim ") + SYNCSIM_VERSION);
+  app.require_subcommand(1);
+  app.footer(
+      "Examples:\n"
+      "  syncsim collective --topology switch:n=8,bw=100Gbps,lat=5us --op allreduce --sizes 8:1G\n"
+      "  syncsim topo dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps --dot dgx.dot\n"
+      "Run 'syncsim COMMAND --help' for a command's options.");
+
+  syncsim::app::Action action;
+  const auto collective = syncsim::app::add_collective_command(app);
+  const auto topo = syncsim::app::add_topo_command(app);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One line, naming what was wrong; CLI11's own second line ("Run with --help") is left out on purpose.
+    const std::string first = argc > 1 ? argv[1] : "";
+    if (!first.empty() && first[0] != '-' &&
+        app.get_subcommands([&](CLI::App* c) { return c->get_name() == first; }).empty()) {
+      std::cerr << "syncsim: error: unknown command '" << first << "': expected collective or topo (see --help)\n";
+    } else {
+      std::cerr << "syncsim: error: " << e.what() << " (see --help)\n";
+    }
+    return 2;
+  }
+  try {
+    if (app.got_subcommand("collective")) return collective();
+    if (app.got_subcommand("topo")) return topo();
+    return 2;
+  } catch (const syncsim::InputError& e) {
+    std::cerr << "syncsim: error: " << e.what() << '\n';
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "syncsim: " << e.what() << '\n';
+    return 1;
+  }
+}

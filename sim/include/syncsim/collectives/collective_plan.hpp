@@ -1,0 +1,65 @@
+#pragma once
+// CollectivePlan: a collective algorithm as pure data, independent of the network that will run it.
+//
+// Each rank executes a sequence of steps. Step s of rank r:
+//   1. starts all its sends at once (each a point-to-point transfer to a peer),
+//   2. waits for its `recv_count` incoming transfers addressed to its step s (a transfer may arrive before the
+//      rank reaches that step: it is buffered, as NCCL's receive buffers do),
+//   3. reduces `reduce_bytes` of received data,
+// and is complete when its sends have been delivered, its receives have arrived and the reduction is done; only
+// then does step s+1 begin. That is the data dependency of every ring/tree schedule (a chunk is forwarded only
+// after it arrived and was reduced) with one outstanding send per peer.
+//
+// Plans are generated step by step on demand: a ring on 4096 ranks has 33 M transfers, and memory must grow with
+// ranks, not with ranks squared (DESIGN.md §10).
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "syncsim/collectives/collective_op.hpp"
+#include "syncsim/core/strong_id.hpp"
+
+namespace syncsim {
+
+struct PlanSend {
+  Rank dst;
+  double bytes = 0;            // fluid bytes: a chunk of S/n bytes need not be whole
+  std::uint32_t dst_step = 0;  // the receiver's step this transfer feeds
+  std::uint32_t chunk = 0;     // which piece of the buffer moves (for traces and the ring animation)
+};
+
+struct PlanStep {
+  std::vector<PlanSend> sends;
+  std::uint32_t recv_count = 0;
+  double reduce_bytes = 0;
+  void clear() {
+    sends.clear();
+    recv_count = 0;
+    reduce_bytes = 0;
+  }
+};
+
+class CollectivePlan {
+ public:
+  virtual ~CollectivePlan() = default;
+
+  virtual std::string_view algorithm() const = 0;
+  virtual CollectiveOp op() const = 0;
+  virtual std::size_t rank_count() const = 0;
+  // The operation's size as nccl-tests counts it (see collective_op.hpp).
+  virtual Bytes size() const = 0;
+  virtual std::uint32_t step_count(Rank rank) const = 0;
+  // Fills `out` (cleared first) with step `step` of `rank`.
+  virtual void step(Rank rank, std::uint32_t step, PlanStep& out) const = 0;
+
+  // Symmetry, for bulk execution (DESIGN.md §10). A plan returns a pattern id for step s when, at step s, every
+  // rank has exactly one send and one receive, all of the same bytes and reduce bytes, every send feeds the
+  // receiver's step s, and all steps that share the id move the same (src, dst, bytes) set. nullopt otherwise.
+  virtual std::optional<std::uint32_t> uniform_pattern(std::uint32_t step) const {
+    (void)step;
+    return std::nullopt;
+  }
+};
+
+}  // namespace syncsim

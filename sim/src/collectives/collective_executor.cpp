@@ -1,0 +1,424 @@
+#include "syncsim/collectives/collective_executor.hpp"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <unordered_map>
+
+#include "syncsim/core/input_error.hpp"
+
+namespace syncsim {
+
+namespace {
+// Event payloads: a rank whose reduction finished, or (top bit set) the end of a bulk step, tagged with the
+// bulk generation so that an event made stale by a broken claim is ignored.
+constexpr std::uint64_t kBulkEvent = std::uint64_t{1} << 63;
+
+struct RankState {
+  std::uint32_t step = 0;
+  std::uint32_t steps = 0;
+  std::uint32_t sends_pending = 0;
+  std::uint32_t recvs_needed = 0;
+  std::uint32_t recvs_got = 0;
+  double reduce_bytes = 0;
+  bool reducing = false;
+  bool finished = false;
+};
+
+struct InFlight {
+  Rank src;
+  Rank dst;
+  std::uint32_t src_step;
+  std::uint32_t dst_step;
+};
+
+struct BulkTransfer {
+  const Route* route;
+  double bytes;
+};
+
+// One validated uniform step shape: its transfers and the time it takes when they run alone.
+struct BulkPattern {
+  bool usable = false;
+  std::vector<BulkTransfer> transfers;
+  SimTime transfer_time;  // drain + latency, identical for every transfer
+  SimTime drain_time;
+  SimTime duration;  // transfer_time + reduction
+  double reduce_bytes = 0;
+  std::uint64_t unrecorded_steps = 0;  // completed steps whose link usage is not yet credited
+};
+}  // namespace
+
+struct CollectiveExecutor::Impl {
+  Impl(CollectiveExecutor& owner, Simulator& s, FlowModel& f, Router& r, const CollectivePlan& p, std::vector<NodeId> g,
+       ExecutorOptions o)
+      : self(owner), sim(s), flows(f), router(r), plan(p), gpus(std::move(g)), options(o) {}
+
+  CollectiveExecutor& self;
+  Simulator& sim;
+  FlowModel& flows;
+  Router& router;
+  const CollectivePlan& plan;
+  std::vector<NodeId> gpus;
+  ExecutorOptions options;
+  std::function<void()> on_done;
+
+  SimTime started;
+  SimTime finished;
+  bool running = false;
+  std::size_t ranks_done = 0;
+  ExecutorStats stats;
+
+  std::vector<RankState> ranks;
+  std::unordered_map<std::uint64_t, std::uint32_t> early_arrivals;  // (rank << 32 | step) -> count
+  std::vector<InFlight> in_flight;
+  std::vector<std::uint32_t> free_slots;
+  PlanStep scratch;
+
+  bool bulk_mode = false;
+  std::uint32_t bulk_step = 0;
+  std::uint64_t bulk_generation = 0;
+  SimTime bulk_step_start;
+  std::map<std::uint32_t, BulkPattern> patterns;
+  std::optional<std::uint32_t> claimed;  // the pattern whose links we hold
+
+  SimTime reduction_time(double bytes) const {
+    if (!options.reduction_rate || bytes <= 0) return SimTime::zero();
+    return SimTime::from_seconds(bytes / options.reduction_rate->bytes_per_second);
+  }
+
+  // ---- per-flow path ----
+
+  void begin_step(Rank rank) {
+    RankState& st = ranks[rank.value()];
+    if (st.step >= st.steps) {
+      finish_rank(st);
+      return;
+    }
+    plan.step(rank, st.step, scratch);
+    st.sends_pending = static_cast<std::uint32_t>(scratch.sends.size());
+    st.recvs_needed = scratch.recv_count;
+    st.recvs_got = take_early_arrivals(rank, st.step);
+    st.reduce_bytes = scratch.reduce_bytes;
+    const std::uint32_t step = st.step;
+    // Copy: starting a flow may re-enter this executor (a broken claim) and reuse `scratch`.
+    const std::vector<PlanSend> sends = scratch.sends;
+    for (const PlanSend& send : sends) start_transfer(rank, step, send, send.bytes, std::nullopt);
+    maybe_complete(rank);
+  }
+
+  void start_transfer(Rank src, std::uint32_t src_step, const PlanSend& send, double bytes,
+                      std::optional<SimTime> latency) {
+    SYNCSIM_INVARIANT(send.dst.value() < ranks.size(), "plan sends to a rank that does not exist");
+    std::uint32_t slot;
+    if (free_slots.empty()) {
+      slot = static_cast<std::uint32_t>(in_flight.size());
+      in_flight.push_back({});
+    } else {
+      slot = free_slots.back();
+      free_slots.pop_back();
+    }
+    in_flight[slot] = InFlight{src, send.dst, src_step, send.dst_step};
+    const Route& route = router.route(gpus[src.value()], gpus[send.dst.value()]);
+    ++stats.flows;
+    ++stats.transfers;
+    stats.bytes_sent += send.bytes;
+    if (latency) {
+      flows.start(route, bytes, self, slot, *latency);
+    } else {
+      flows.start(route, bytes, self, slot);
+    }
+  }
+
+  std::uint32_t take_early_arrivals(Rank rank, std::uint32_t step) {
+    if (early_arrivals.empty()) return 0;
+    const auto it = early_arrivals.find((std::uint64_t{rank.value()} << 32) | step);
+    if (it == early_arrivals.end()) return 0;
+    const std::uint32_t count = it->second;
+    early_arrivals.erase(it);
+    return count;
+  }
+
+  void flow_finished(std::uint64_t token) {
+    const InFlight transfer = in_flight[token];
+    free_slots.push_back(static_cast<std::uint32_t>(token));
+    RankState& sender = ranks[transfer.src.value()];
+    SYNCSIM_INVARIANT(sender.step == transfer.src_step && sender.sends_pending > 0,
+                      "a send finished outside its sender's step");
+    --sender.sends_pending;
+    maybe_complete(transfer.src);
+
+    RankState& receiver = ranks[transfer.dst.value()];
+    if (receiver.step == transfer.dst_step && !receiver.finished) {
+      ++receiver.recvs_got;
+      maybe_complete(transfer.dst);
+    } else {
+      SYNCSIM_INVARIANT(receiver.step < transfer.dst_step, "a transfer arrived for a step its receiver has left");
+      ++early_arrivals[(std::uint64_t{transfer.dst.value()} << 32) | transfer.dst_step];
+    }
+  }
+
+  void maybe_complete(Rank rank) {
+    RankState& st = ranks[rank.value()];
+    if (st.finished || st.reducing || st.sends_pending > 0 || st.recvs_got < st.recvs_needed) return;
+    SYNCSIM_INVARIANT(st.recvs_got == st.recvs_needed, "a rank received more transfers than its step expects");
+    const SimTime reduce = reduction_time(st.reduce_bytes);
+    stats.bytes_reduced += st.reduce_bytes;
+    if (reduce > SimTime::zero()) {
+      st.reducing = true;
+      sim.schedule_in(reduce, self, rank.value());
+      return;
+    }
+    ++st.step;
+    begin_step(rank);
+  }
+
+  void reduction_finished(Rank rank) {
+    RankState& st = ranks[rank.value()];
+    st.reducing = false;
+    ++st.step;
+    begin_step(rank);
+  }
+
+  void finish_rank(RankState& st) {
+    if (st.finished) return;
+    st.finished = true;
+    if (++ranks_done == ranks.size()) finish();
+  }
+
+  void finish() {
+    finished = sim.now();
+    running = false;
+    if (on_done) on_done();
+  }
+
+  // ---- bulk path ----
+
+  // Checks once per pattern that the step really is uniform on this topology: one send and one receive per rank,
+  // links used by one transfer each, and the same transfer time on every route.
+  BulkPattern build_pattern(std::uint32_t step) {
+    BulkPattern pattern;
+    std::vector<bool> link_used(router.topology().link_count(), false);
+    std::optional<SimTime> transfer_time;
+    for (std::uint32_t r = 0; r < ranks.size(); ++r) {
+      plan.step(Rank{r}, step, scratch);
+      if (scratch.sends.size() != 1 || scratch.recv_count != 1 || scratch.sends[0].dst_step != step) return {};
+      if (r == 0) pattern.reduce_bytes = scratch.reduce_bytes;
+      if (scratch.reduce_bytes != pattern.reduce_bytes) return {};
+      const PlanSend& send = scratch.sends[0];
+      const Route& route = router.route(gpus[r], gpus[send.dst.value()]);
+      for (const LinkId link : route.links) {
+        if (link_used[link.value()]) return {};
+        link_used[link.value()] = true;
+      }
+      const SimTime drain = FlowModel::drain_time(send.bytes, route.bottleneck);
+      const SimTime t = drain + route.latency;
+      if (transfer_time && *transfer_time != t) return {};
+      transfer_time = t;
+      pattern.drain_time = drain;
+      pattern.transfers.push_back({&route, send.bytes});
+    }
+    pattern.usable = true;
+    pattern.transfer_time = *transfer_time;
+    pattern.duration = *transfer_time + reduction_time(pattern.reduce_bytes);
+    return pattern;
+  }
+
+  void run_bulk_step() {
+    const std::uint32_t steps = ranks.empty() ? 0 : ranks[0].steps;
+    if (bulk_step >= steps) {
+      release_claims();
+      for (auto& st : ranks) {
+        st.step = steps;
+        finish_rank(st);
+      }
+      return;
+    }
+    const std::optional<std::uint32_t> id = plan.uniform_pattern(bulk_step);
+    if (!id) return leave_bulk();
+    auto it = patterns.find(*id);
+    if (it == patterns.end()) it = patterns.emplace(*id, build_pattern(bulk_step)).first;
+    BulkPattern& pattern = it->second;
+    if (!pattern.usable) return leave_bulk();
+    if (claimed != id) {
+      release_claims();
+      for (const auto& transfer : pattern.transfers) {
+        for (const LinkId link : transfer.route->links) {
+          if (!flows.idle(link)) return leave_bulk();
+        }
+      }
+      for (const auto& transfer : pattern.transfers) {
+        for (const LinkId link : transfer.route->links) flows.claim(link, self);
+      }
+      claimed = id;
+    }
+    bulk_step_start = sim.now();
+    sim.schedule_in(pattern.duration, self, kBulkEvent | ++bulk_generation);
+  }
+
+  void bulk_step_finished(std::uint64_t generation) {
+    if (!bulk_mode || generation != bulk_generation) return;  // made stale by a broken claim
+    BulkPattern& pattern = patterns.at(*claimed);
+    ++pattern.unrecorded_steps;
+    ++stats.bulk_steps;
+    stats.transfers += pattern.transfers.size();
+    for (const auto& transfer : pattern.transfers) stats.bytes_sent += transfer.bytes;
+    stats.bytes_reduced += pattern.reduce_bytes * static_cast<double>(pattern.transfers.size());
+    ++bulk_step;
+    run_bulk_step();
+  }
+
+  void release_claims() {
+    if (!claimed) return;
+    BulkPattern& pattern = patterns.at(*claimed);
+    for (const auto& transfer : pattern.transfers) {
+      for (const LinkId link : transfer.route->links) flows.release(link);
+      if (pattern.unrecorded_steps > 0) {
+        const auto steps = static_cast<std::int64_t>(pattern.unrecorded_steps);
+        flows.record_usage(*transfer.route, transfer.bytes * static_cast<double>(steps), pattern.drain_time * steps);
+      }
+    }
+    pattern.unrecorded_steps = 0;
+    claimed.reset();
+  }
+
+  // Every rank stands at bulk_step with nothing started: continue flow by flow from here.
+  void leave_bulk() {
+    release_claims();
+    bulk_mode = false;
+    for (std::uint32_t r = 0; r < ranks.size(); ++r) ranks[r].step = bulk_step;
+    for (std::uint32_t r = 0; r < ranks.size(); ++r) begin_step(Rank{r});
+  }
+
+  // Another flow wants one of our links mid-step: hand the unfinished part of every transfer of this step to the
+  // flow model as a real flow, so that it shares the link exactly as the per-flow path would have.
+  void claim_broken() {
+    SYNCSIM_INVARIANT(bulk_mode && claimed, "a claim broke that this executor does not hold");
+    BulkPattern& pattern = patterns.at(*claimed);
+    const SimTime elapsed = sim.now() - bulk_step_start;
+    ++bulk_generation;
+    bulk_mode = false;
+    // Credit what the interrupted step already pushed before the claims go.
+    const SimTime pushed_for = std::min(elapsed, pattern.drain_time);
+    const double pushed_fraction =
+        pattern.drain_time > SimTime::zero()
+            ? static_cast<double>(pushed_for.ps()) / static_cast<double>(pattern.drain_time.ps())
+            : 1.0;
+    for (const auto& transfer : pattern.transfers) {
+      flows.record_usage(*transfer.route, transfer.bytes * pushed_fraction, pushed_for);
+    }
+    release_claims();
+    for (std::uint32_t r = 0; r < ranks.size(); ++r) {
+      RankState& st = ranks[r];
+      st.step = bulk_step;
+      plan.step(Rank{r}, bulk_step, scratch);
+      st.recvs_needed = 1;
+      st.reduce_bytes = scratch.reduce_bytes;
+      if (elapsed >= pattern.transfer_time) {
+        // Transfers done, reduction under way: finish it where the bulk step would have.
+        st.sends_pending = 0;
+        st.recvs_got = 1;
+        st.reducing = true;
+        stats.bytes_reduced += st.reduce_bytes;
+        sim.schedule_at(bulk_step_start + pattern.duration, self, r);
+      } else {
+        st.sends_pending = 1;
+        st.recvs_got = 0;
+      }
+    }
+    if (elapsed >= pattern.transfer_time) return;
+    for (std::uint32_t r = 0; r < ranks.size(); ++r) {
+      plan.step(Rank{r}, bulk_step, scratch);
+      const PlanSend send = scratch.sends[0];
+      const BulkTransfer& transfer = pattern.transfers[r];
+      if (elapsed < pattern.drain_time) {
+        const double left = transfer.bytes * (1.0 - pushed_fraction);
+        start_transfer(Rank{r}, bulk_step, send, left, std::nullopt);
+      } else {
+        start_transfer(Rank{r}, bulk_step, send, 0.0, pattern.transfer_time - elapsed);
+      }
+    }
+  }
+};
+
+CollectiveExecutor::CollectiveExecutor(Simulator& sim, FlowModel& flows, Router& router, const CollectivePlan& plan,
+                                       std::vector<NodeId> gpus, ExecutorOptions options)
+    : impl_(std::make_unique<Impl>(*this, sim, flows, router, plan, std::move(gpus), options)) {
+  if (impl_->gpus.size() != plan.rank_count()) {
+    throw InputError(fmt::format("the {} collective has {} ranks but {} GPUs were given", plan.algorithm(),
+                                 plan.rank_count(), impl_->gpus.size()));
+  }
+}
+
+CollectiveExecutor::~CollectiveExecutor() {
+  if (impl_ && impl_->claimed) impl_->release_claims();
+}
+
+void CollectiveExecutor::start(std::function<void()> on_done) {
+  Impl& m = *impl_;
+  SYNCSIM_INVARIANT(!m.running, "a collective started twice");
+  m.on_done = std::move(on_done);
+  m.started = m.sim.now();
+  m.running = true;
+  m.ranks.assign(m.plan.rank_count(), RankState{});
+  bool same_step_count = true;
+  for (std::uint32_t r = 0; r < m.ranks.size(); ++r) {
+    m.ranks[r].steps = m.plan.step_count(Rank{r});
+    same_step_count = same_step_count && m.ranks[r].steps == m.ranks[0].steps;
+  }
+  m.bulk_mode = m.options.bulk && same_step_count;
+  if (m.bulk_mode) {
+    m.bulk_step = 0;
+    m.run_bulk_step();
+  } else {
+    for (std::uint32_t r = 0; r < m.ranks.size(); ++r) m.begin_step(Rank{r});
+  }
+}
+
+bool CollectiveExecutor::done() const {
+  return !impl_->ranks.empty() && impl_->ranks_done == impl_->ranks.size();
+}
+SimTime CollectiveExecutor::start_time() const {
+  return impl_->started;
+}
+SimTime CollectiveExecutor::finish_time() const {
+  return impl_->finished;
+}
+const ExecutorStats& CollectiveExecutor::stats() const {
+  return impl_->stats;
+}
+
+void CollectiveExecutor::on_event(Simulator&, std::uint64_t payload) {
+  if (payload & kBulkEvent) {
+    impl_->bulk_step_finished(payload & ~kBulkEvent);
+  } else {
+    impl_->reduction_finished(Rank{static_cast<std::uint32_t>(payload)});
+  }
+}
+
+void CollectiveExecutor::on_flow_finished(FlowId, std::uint64_t token) {
+  impl_->flow_finished(token);
+}
+
+void CollectiveExecutor::on_claim_broken() {
+  impl_->claim_broken();
+}
+
+CollectiveTiming time_collective(Router& router, const CollectivePlan& plan, ExecutorOptions options) {
+  const Topology& topology = router.topology();
+  if (plan.rank_count() > topology.gpu_count()) {
+    throw InputError(fmt::format("the collective needs {} ranks but the topology has {} GPUs", plan.rank_count(),
+                                 topology.gpu_count()));
+  }
+  std::vector<NodeId> gpus;
+  for (std::size_t r = 0; r < plan.rank_count(); ++r) gpus.push_back(topology.gpu(r));
+  Simulator sim;
+  FlowModel flows(sim, topology);
+  CollectiveExecutor executor(sim, flows, router, plan, std::move(gpus), options);
+  executor.start();
+  sim.run();
+  SYNCSIM_INVARIANT(executor.done(), "the collective ended with ranks still waiting (deadlock in the plan)");
+  return {executor.finish_time() - executor.start_time(), executor.stats(), sim.events_dispatched()};
+}
+
+}  // namespace syncsim

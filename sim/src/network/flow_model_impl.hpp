@@ -1,0 +1,117 @@
+#pragma once
+// The inside of FlowModel (private to the library): flow and link records and the engine that keeps rates max-min.
+//
+// Events. Each flow has at most one live event, told apart from stale ones by a generation number in the payload
+// (the event queue has no cancel):
+//   - a lazy flow (alone on every link of its route) has only its completion, at drain_end + latency. It stays
+//     listed on its links after drain_end; whoever next looks at those links drops it (purge_drained);
+//   - a flow that shares a link has a drain event at drain_end; the drain frees its bandwidth for the others and
+//     schedules the completion, latency later.
+// A lone flow thus costs one event and O(route length) work.
+//
+// Re-solving. A start that finds company, and every drain, marks links dirty. One resolve event per instant (after
+// everything else at that instant) collects the flows connected to the dirty links through shared links, brings
+// them up to now at their old rates, runs progressive filling on that component only, and reschedules the flows
+// whose rate or mode changed. Batching by instant matters for collectives: k flows that start or drain together
+// cost one solve, not k. Queries flush pending work first, so they never see a half-updated state.
+#include <cstdint>
+#include <vector>
+
+#include "syncsim/network/flow_model.hpp"
+#include "syncsim/network/max_min_solver.hpp"
+
+namespace syncsim {
+
+// The one place a drain time is rounded: FlowModel::drain_time() and the engine must agree to the picosecond.
+inline SimTime drain_duration(double bytes, double rate) {
+  return SimTime::from_seconds(bytes / rate);
+}
+
+enum class FlowPhase : std::uint8_t { free, pushing, tail };
+
+struct FlowHop {
+  std::uint32_t link;
+  std::uint32_t pos;  // the flow's index in that link's list: O(1) removal
+};
+
+struct FlowState {
+  FlowObserver* observer = nullptr;
+  std::uint64_t token = 0;
+  SimTime latency;
+  SimTime updated;    // `remaining` is exact at this time
+  SimTime drain_end;  // when the last byte leaves at `rate`; SimTime::max() until first solved
+  double remaining = 0;
+  double rate = 0;
+  std::uint64_t stamp = 0;  // component search mark
+  std::uint32_t generation = 0;
+  FlowPhase phase = FlowPhase::free;
+  bool lazy = false;  // see the header comment
+  // The route's links, copied: the hot loops stay in this record instead of chasing the Route. Its capacity is
+  // kept when the slot is reused, so starting a flow allocates nothing in the steady state.
+  std::vector<FlowHop> hops;
+};
+
+struct LinkEntry {
+  std::uint32_t flow;
+  std::uint32_t hop;  // which hop of the flow this link is, to fix its pos after a swap-remove
+};
+
+struct LinkState {
+  double capacity = 0;
+  double load = 0;  // sum of the rates of the listed flows
+  double bytes_carried = 0;
+  SimTime busy;
+  SimTime accounted;  // bytes_carried and busy are exact up to here
+  std::vector<LinkEntry> flows;
+  LinkClaimant* claimant = nullptr;
+  std::uint64_t stamp = 0;
+  std::uint32_t solver_index = 0;
+};
+
+struct FlowModel::Impl final : EventHandler {
+  Impl(Simulator& sim, const Topology& topology);
+
+  FlowId start(const Route& route, double bytes, FlowObserver& observer, std::uint64_t token, SimTime latency);
+  void on_event(Simulator& sim, std::uint64_t payload) override;
+  // Runs the pending re-solve now, if any (queries call it).
+  void flush();
+
+  SimTime now() const { return sim_.now(); }
+  const LinkState& link_state(LinkId id) const;
+  LinkState& link_state(LinkId id);
+  // Pushing: listed on its links with bytes still to push (a lazily drained flow is listed but done).
+  bool pushing(const FlowState& f) const { return f.phase == FlowPhase::pushing && f.drain_end > now(); }
+
+  Simulator& sim_;
+  std::vector<LinkState> links_;
+  std::vector<FlowState> flows_;
+  std::vector<std::uint32_t> free_slots_;
+  std::size_t active_ = 0;
+  std::uint64_t started_ = 0;
+
+ private:
+  void break_claims(const Route& route);
+  std::uint32_t allocate_slot();
+  void advance_link(LinkState& link, SimTime to);
+  void register_on_links(std::uint32_t slot, const Route& route);
+  void unregister(std::uint32_t slot, SimTime at);
+  void purge_drained(LinkState& link);
+  void mark_dirty(std::uint32_t slot);
+  void resolve();
+  void visit_link(std::uint32_t link);
+  void apply_rate(std::uint32_t slot, double rate);
+  void schedule(std::uint32_t slot);
+  void finish(std::uint32_t slot);
+  void next_stamp();
+
+  std::uint64_t stamp_ = 0;
+  bool resolve_scheduled_ = false;
+  std::vector<std::uint32_t> dirty_links_;
+  MaxMinSolver solver_;
+  // Scratch, reused by every re-solve so that the steady state allocates nothing.
+  std::vector<std::uint32_t> component_flows_;
+  std::vector<std::uint32_t> component_links_;
+  std::vector<std::uint32_t> solver_hops_;
+};
+
+}  // namespace syncsim

@@ -1,0 +1,50 @@
+#pragma once
+// Router: shortest paths (fewest hops) between nodes, with deterministic ECMP over equal-cost paths.
+//
+// Among the fewest-hop paths, those through the fewest GPUs come first (a GPU relays traffic only where the shape
+// demands it, as in rings and tori: a DGX reaches another rail through a spine, not through a peer GPU), then
+// those with the widest bottleneck (NVLink before a NIC shared over PCIe); the rest are equal cost.
+//
+// Where several next hops lie on shortest paths, the one taken follows the destination (D-mod-k, as InfiniBand
+// fat-tree routing does): the first choice point takes dst mod c1 of its c1 candidates, the next (dst / c1) mod c2,
+// and so on. The same pair always takes the same path, the result never depends on run order or threads, and
+// flows from one leaf to distinct destinations spread evenly over its uplinks (hashed ECMP would collide).
+#include <memory>
+#include <vector>
+
+#include "syncsim/core/sim_time.hpp"
+#include "syncsim/core/strong_id.hpp"
+#include "syncsim/core/units.hpp"
+#include "syncsim/topology/topology.hpp"
+
+namespace syncsim {
+
+struct Route {
+  std::vector<LinkId> links;  // in order from source to destination
+  // Sum of the links' latencies plus the latency of every node passed through (not the endpoints).
+  SimTime latency;
+  // The smallest bandwidth on the route: the rate of a flow that shares none of its links.
+  Bandwidth bottleneck;
+};
+
+class Router {
+ public:
+  explicit Router(const Topology& topology);
+  ~Router();
+  Router(const Router&) = delete;
+  Router& operator=(const Router&) = delete;
+
+  // The route from src to dst (src != dst), computed once and cached; the reference stays valid for the
+  // Router's lifetime. Throws InputError when dst is unreachable from src.
+  const Route& route(NodeId src, NodeId dst);
+  const Route& gpu_route(std::size_t src_gpu, std::size_t dst_gpu);
+
+  const Topology& topology() const { return topology_; }
+
+ private:
+  struct Impl;
+  const Topology& topology_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace syncsim

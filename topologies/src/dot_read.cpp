@@ -1,0 +1,372 @@
+// DOT import: Boost's Graphviz parser does the syntax; this file maps its attributes onto a Topology.
+//
+// Boost reports syntax errors without positions, so a small pre-scan finds the common mistakes (unbalanced
+// brackets or quotes, a missing `graph`/`digraph` header) with their line numbers first, and attribute errors are
+// located by searching the text for the node or edge they belong to.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/graphviz.hpp>
+#include <cctype>
+#include <charconv>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/topology/dot_io.hpp"
+
+namespace syncsim {
+
+namespace {
+
+struct DotVertex {
+  std::string id;
+  std::string kind;
+  std::string rank;
+  std::string latency;
+  std::string host;
+};
+
+struct DotEdge {
+  std::string bw;
+  std::string lat;
+  std::string kind;
+};
+
+using DirectedDot = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, DotVertex, DotEdge>;
+using UndirectedDot = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, DotVertex, DotEdge>;
+
+struct Source {
+  std::string_view text;
+  std::string name;
+  SourceLocation at(int line, int column = 0) const { return SourceLocation{name, line, column}; }
+};
+
+bool is_id_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+}
+
+// Walks the text keeping the 1-based line and column of the current character.
+class Cursor {
+ public:
+  explicit Cursor(std::string_view text) : text_(text) {}
+  bool done() const { return pos_ >= text_.size(); }
+  char peek(std::size_t ahead = 0) const { return pos_ + ahead < text_.size() ? text_[pos_ + ahead] : '\0'; }
+  int line() const { return line_; }
+  int column() const { return column_; }
+  void advance() {
+    if (text_[pos_] == '\n') {
+      ++line_;
+      column_ = 0;
+    }
+    ++column_;
+    ++pos_;
+  }
+  // Moves past the next `end`; false when there is none.
+  bool skip_past(std::string_view end) {
+    while (!done() && text_.substr(pos_, end.size()) != end) advance();
+    if (done()) return false;
+    for (std::size_t i = 0; i < end.size(); ++i) advance();
+    return true;
+  }
+  std::string word() {
+    std::string out;
+    while (!done() && is_id_char(peek())) {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(peek())));
+      advance();
+    }
+    return out;
+  }
+
+ private:
+  std::string_view text_;
+  std::size_t pos_ = 0;
+  int line_ = 1;
+  int column_ = 1;
+};
+
+// Checks what Boost would reject without saying where, and reports whether the graph is directed.
+bool prescan(const Source& source) {
+  struct Open {
+    char bracket;
+    int line;
+    int column;
+  };
+  std::vector<Open> open;
+  std::string first_word;
+  int first_line = 1;
+  Cursor at(source.text);
+  while (!at.done()) {
+    const char c = at.peek();
+    const SourceLocation here = source.at(at.line(), at.column());
+    if ((c == '/' && at.peek(1) == '/') || (c == '#' && at.column() == 1)) {
+      at.skip_past("\n");
+    } else if (c == '/' && at.peek(1) == '*') {
+      if (!at.skip_past("*/")) throw InputError("unterminated /* comment", here);
+    } else if (c == '"') {
+      at.advance();
+      while (!at.done() && at.peek() != '"') {
+        if (at.peek() == '\\') at.advance();  // an escaped quote does not end the string
+        if (!at.done()) at.advance();
+      }
+      if (at.done()) throw InputError("unterminated quoted string", here);
+      at.advance();
+    } else if (c == '<') {  // an HTML string, <...> with nesting; its brackets are text
+      int depth = 0;
+      do {
+        depth += at.peek() == '<' ? 1 : at.peek() == '>' ? -1 : 0;
+        at.advance();
+      } while (depth > 0 && !at.done());
+      if (depth > 0) throw InputError("unterminated <HTML> string", here);
+    } else if (first_word.empty() && is_id_char(c)) {
+      const std::string word = at.word();
+      if (word != "strict") {
+        first_word = word;
+        first_line = here.line;
+      }
+    } else {
+      if (c == '{' || c == '[') open.push_back(Open{c, here.line, here.column});
+      if (c == '}' || c == ']') {
+        if (open.empty() || open.back().bracket != (c == '}' ? '{' : '[')) {
+          throw InputError(fmt::format("unexpected '{}'", c), here);
+        }
+        open.pop_back();
+      }
+      at.advance();
+    }
+  }
+  if (!open.empty()) {
+    throw InputError(fmt::format("'{}' is never closed", open.back().bracket),
+                     source.at(open.back().line, open.back().column));
+  }
+  if (first_word != "graph" && first_word != "digraph") {
+    throw InputError(
+        fmt::format("expected 'graph' or 'digraph', got '{}'", first_word.empty() ? "nothing" : first_word),
+        source.at(first_line, 1));
+  }
+  return first_word == "digraph";
+}
+
+std::string escaped(std::string_view id) {
+  static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
+  return std::regex_replace(std::string(id), special, R"(\$&)");
+}
+
+// The line where a node's attributes are (its id followed by '['), else the first line naming it; 0 if not found.
+int line_of_node(std::string_view text, std::string_view id) {
+  // A node statement starts a statement (line start, or after ';' or '{'); `a -- b [...]` is b's edge, not b.
+  const std::regex with_attributes("(^|[;{])\\s*\"?" + escaped(id) + "\"?\\s*\\[");
+  const std::regex mention("(^|[^\\w.\"])\"?" + escaped(id) + "\"?([^\\w.]|$)");
+  int fallback = 0;
+  std::istringstream lines{std::string(text)};
+  std::string line;
+  for (int number = 1; std::getline(lines, line); ++number) {
+    if (std::regex_search(line, with_attributes)) return number;
+    if (fallback == 0 && std::regex_search(line, mention)) fallback = number;
+  }
+  return fallback;
+}
+
+int line_of_edge(std::string_view text, std::string_view a, std::string_view b) {
+  const std::regex edge("(^|[^\\w.])\"?" + escaped(a) + "\"?\\s*(--|->)\\s*\"?" + escaped(b) + "\"?([^\\w.]|$)");
+  std::istringstream lines{std::string(text)};
+  std::string line;
+  for (int number = 1; std::getline(lines, line); ++number) {
+    if (std::regex_search(line, edge)) return number;
+  }
+  return 0;
+}
+
+// Node ids in natural order: digit runs compare as numbers, so gpu2 sorts before gpu10.
+bool natural_less(std::string_view a, std::string_view b) {
+  std::size_t i = 0;
+  std::size_t j = 0;
+  while (i < a.size() && j < b.size()) {
+    const bool digit_a = std::isdigit(static_cast<unsigned char>(a[i]));
+    const bool digit_b = std::isdigit(static_cast<unsigned char>(b[j]));
+    if (digit_a && digit_b) {
+      std::size_t end_a = i;
+      std::size_t end_b = j;
+      while (end_a < a.size() && std::isdigit(static_cast<unsigned char>(a[end_a]))) ++end_a;
+      while (end_b < b.size() && std::isdigit(static_cast<unsigned char>(b[end_b]))) ++end_b;
+      std::string_view run_a = a.substr(i, end_a - i);
+      std::string_view run_b = b.substr(j, end_b - j);
+      while (run_a.size() > 1 && run_a.front() == '0') run_a.remove_prefix(1);
+      while (run_b.size() > 1 && run_b.front() == '0') run_b.remove_prefix(1);
+      if (run_a.size() != run_b.size()) return run_a.size() < run_b.size();
+      if (run_a != run_b) return run_a < run_b;
+      i = end_a;
+      j = end_b;
+      continue;
+    }
+    if (a[i] != b[j]) return a[i] < b[j];
+    ++i;
+    ++j;
+  }
+  return a.size() - i < b.size() - j;
+}
+
+std::optional<std::int64_t> whole_number(std::string_view text) {
+  std::int64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) return std::nullopt;
+  return value;
+}
+
+// A node or edge of the file, for error messages. The line is searched for only when an error needs it: the
+// search is a regex over the whole text.
+struct Element {
+  const Source& source;
+  std::string name;  // "node sw0" or "edge gpu0 -- sw0"
+  std::string_view a;
+  std::optional<std::string_view> b;  // set for edges
+
+  [[noreturn]] void fail(const std::string& message, std::string_view key = {}) const {
+    const int line = b ? line_of_edge(source.text, a, *b) : line_of_node(source.text, a);
+    throw InputError(fmt::format("{}: {}", name, message), source.at(line), std::string(key));
+  }
+
+  // Parses one attribute, rethrowing a units.hpp error with the element, the key and the line.
+  template <typename Parse>
+  auto parse(std::string_view key, const std::string& text, Parse parser) const {
+    try {
+      return parser(text);
+    } catch (const InputError& error) {
+      fail(error.message(), key);
+    }
+  }
+};
+
+template <typename Graph>
+Topology to_topology(const Graph& graph, const Source& source, bool directed) {
+  Topology topology;
+  const std::size_t count = boost::num_vertices(graph);
+  std::vector<std::size_t> order(count);
+  for (std::size_t v = 0; v < count; ++v) order[v] = v;
+  const auto is_gpu = [&](std::size_t v) { return graph[v].kind.empty() || graph[v].kind == "gpu"; };
+  const bool all_ranked =
+      std::all_of(order.begin(), order.end(), [&](std::size_t v) { return !is_gpu(v) || !graph[v].rank.empty(); });
+  std::vector<std::int64_t> rank(count, 0);
+  std::size_t gpu_total = 0;
+  for (const std::size_t v : order) {
+    if (!is_gpu(v)) continue;
+    ++gpu_total;
+    if (!all_ranked) continue;
+    const auto value = whole_number(graph[v].rank);
+    if (!value || *value < 0) {
+      Element{source, fmt::format("node {}", graph[v].id), graph[v].id, std::nullopt}.fail(
+          fmt::format("rank must be a whole number >= 0, got '{}'", graph[v].rank), "rank");
+    }
+    rank[v] = *value;
+  }
+  // GPUs first in GPU index order, then the other nodes, each group in natural id order.
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (is_gpu(a) != is_gpu(b)) return is_gpu(a);
+    if (is_gpu(a) && all_ranked && rank[a] != rank[b]) return rank[a] < rank[b];
+    return natural_less(graph[a].id, graph[b].id);
+  });
+  std::vector<NodeId> node_of(count);
+  for (std::size_t position = 0; position < count; ++position) {
+    const std::size_t v = order[position];
+    const DotVertex& vertex = graph[v];
+    const Element element{source, fmt::format("node {}", vertex.id), vertex.id, std::nullopt};
+    if (all_ranked && is_gpu(v) && static_cast<std::size_t>(rank[v]) != position) {
+      element.fail(fmt::format("GPU ranks must be 0..{} with each used once, got rank {}", gpu_total - 1, rank[v]),
+                   "rank");
+    }
+    Node node;
+    node.name = vertex.id;
+    if (!vertex.kind.empty()) {
+      node.kind = element.parse("kind", vertex.kind, [](const auto& t) { return parse_node_kind(t); });
+    }
+    if (!vertex.latency.empty()) {
+      node.latency = element.parse("latency", vertex.latency, [](const auto& t) { return parse_duration(t); });
+      if (node.latency < SimTime::zero()) element.fail("latency must not be negative", "latency");
+    }
+    if (!vertex.host.empty()) {
+      const auto host = whole_number(vertex.host);
+      if (!host || *host < 0 || *host > std::numeric_limits<int>::max()) {
+        element.fail(fmt::format("host must be a whole number >= 0, got '{}'", vertex.host), "host");
+      }
+      node.host = static_cast<int>(*host);
+    }
+    node_of[v] = topology.add_node(std::move(node));
+  }
+  for (const auto& edge : boost::make_iterator_range(boost::edges(graph))) {
+    const DotVertex& a = graph[boost::source(edge, graph)];
+    const DotVertex& b = graph[boost::target(edge, graph)];
+    const DotEdge& attributes = graph[edge];
+    const Element element{source, fmt::format("edge {} {} {}", a.id, directed ? "->" : "--", b.id), a.id, b.id};
+    if (a.id == b.id) element.fail("links a node to itself");
+    if (attributes.bw.empty()) element.fail("no bandwidth given (add bw=\"100Gbps\" or similar)", "bw");
+    const Bandwidth bw = element.parse("bw", attributes.bw, [](const auto& t) { return parse_bandwidth(t); });
+    if (!(bw.bytes_per_second > 0)) element.fail("bandwidth must be greater than zero", "bw");
+    SimTime lat;
+    if (!attributes.lat.empty()) {
+      lat = element.parse("lat", attributes.lat, [](const auto& t) { return parse_duration(t); });
+      if (lat < SimTime::zero()) element.fail("latency must not be negative", "lat");
+    }
+    LinkKind kind = LinkKind::network;
+    if (!attributes.kind.empty()) {
+      kind = element.parse("kind", attributes.kind, [](const auto& t) { return parse_link_kind(t); });
+    }
+    const NodeId from = node_of[boost::source(edge, graph)];
+    const NodeId to = node_of[boost::target(edge, graph)];
+    if (directed) {
+      topology.add_simplex_link(from, to, bw, lat, kind);
+    } else {
+      topology.add_duplex_link(from, to, bw, lat, kind);
+    }
+  }
+  return topology;
+}
+
+template <typename Graph>
+Topology parse_with_boost(const Source& source, bool directed) {
+  Graph graph;
+  boost::dynamic_properties properties(boost::ignore_other_properties);
+  properties.property("node_id", boost::get(&DotVertex::id, graph));
+  properties.property("kind", boost::get(&DotVertex::kind, graph));
+  properties.property("rank", boost::get(&DotVertex::rank, graph));
+  properties.property("latency", boost::get(&DotVertex::latency, graph));
+  properties.property("host", boost::get(&DotVertex::host, graph));
+  properties.property("bw", boost::get(&DotEdge::bw, graph));
+  properties.property("lat", boost::get(&DotEdge::lat, graph));
+  properties.property("kind", boost::get(&DotEdge::kind, graph));
+  try {
+    std::string text(source.text);
+    boost::read_graphviz(text, graph, properties, "node_id");
+  } catch (const boost::graph_exception& error) {
+    throw InputError(fmt::format("malformed DOT: {}", error.what()), source.at(0));
+  }
+  return to_topology(graph, source, directed);
+}
+
+}  // namespace
+
+Topology read_dot_text(std::string_view text, std::string_view source_name) {
+  const Source source{text, std::string(source_name)};
+  const bool directed = prescan(source);
+  Topology topology =
+      directed ? parse_with_boost<DirectedDot>(source, true) : parse_with_boost<UndirectedDot>(source, false);
+  try {
+    topology.check_gpus_connected();
+  } catch (const InputError& error) {
+    throw error.at(source.at(0));
+  }
+  topology.set_description(std::string(source_name));
+  return topology;
+}
+
+Topology read_dot(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("cannot open the file", SourceLocation{path.string(), 0, 0});
+  std::ostringstream text;
+  text << in.rdbuf();
+  return read_dot_text(text.str(), path.string());
+}
+
+}  // namespace syncsim
