@@ -9,6 +9,6 @@ for n in 1024 4096; do
     "$build/bench/bench_collective" --topology "switch:n=$n,bw=100Gbps,lat=5us" --size "$size" --per-flow
   done
 done
-"$build/bench/bench_collective" --topology "fattree:n=1024,radix=32,bw=100Gbps,lat=1us,oversub=4" --size 1GiB
+"$build/bench/bench_collective" --topology "fattree:n=1024,radix=64,bw=100Gbps,lat=1us,oversub=4" --size 1GiB
 "$build/bench/bench_event_queue" --benchmark_min_time=0.2
 "$build/bench/bench_flow_model" --benchmark_min_time=0.2

@@ -100,10 +100,9 @@ struct CollectiveExecutor::Impl {
     st.recvs_needed = scratch.recv_count;
     st.recvs_got = take_early_arrivals(rank, st.step);
     st.reduce_bytes = scratch.reduce_bytes;
-    const std::uint32_t step = st.step;
-    // Copy: starting a flow may re-enter this executor (a broken claim) and reuse `scratch`.
-    const std::vector<PlanSend> sends = scratch.sends;
-    for (const PlanSend& send : sends) start_transfer(rank, step, send, send.bytes, std::nullopt);
+    // No copy of the sends: in the per-flow path this executor holds no claims, so starting a flow cannot re-enter
+    // it and overwrite `scratch` (other executors' broken claims use their own).
+    for (const PlanSend& send : scratch.sends) start_transfer(rank, st.step, send, send.bytes, std::nullopt);
     maybe_complete(rank);
   }
 
