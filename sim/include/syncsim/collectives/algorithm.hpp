@@ -1,0 +1,33 @@
+#pragma once
+// Collective algorithms by name, and the factory that builds a plan for one (what `--algo` and a scenario's
+// `training.algorithm` select).
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "syncsim/collectives/collective_plan.hpp"
+
+namespace syncsim {
+
+enum class Algorithm { ring, tree, halving_doubling, hierarchical, direct };
+
+std::string_view to_string(Algorithm algorithm);
+// Throws InputError listing the accepted names ("auto" is handled by the caller: see algorithm_selection.hpp).
+Algorithm parse_algorithm(std::string_view text);
+
+// What a plan may need to know beyond the operation and its size.
+struct PlanContext {
+  // Ranks grouped by host (server), each group in rank order; empty when the topology has no host structure.
+  // Hierarchical algorithms need it; rings use it to order channels.
+  std::vector<std::vector<Rank>> hosts;
+  // Ring order for this plan (a channel's ring); empty means rank order.
+  std::vector<Rank> ring_order;
+  Rank root{0};
+  std::uint32_t pipeline_slices = 1;
+};
+
+// Throws InputError when the algorithm cannot run the operation (e.g. hierarchical without host structure).
+std::unique_ptr<CollectivePlan> make_plan(Algorithm algorithm, CollectiveOp op, std::size_t ranks, Bytes size,
+                                          const PlanContext& context);
+
+}  // namespace syncsim
