@@ -83,14 +83,18 @@ TEST_CASE("ReduceScatter and AllGather: (N-1)(2L + S/(N B))", "[closed_form]") {
   CHECK(std::llabs(simulate(router, CollectiveOp::all_gather, n, size).ps() - to_ps(expected)) <= 15);
 }
 
-TEST_CASE("pipelined ring broadcast: (N-2+k)(2L + S/(k B))", "[closed_form]") {
+TEST_CASE("pipelined ring broadcast: (N-1) 2L + (N-2+k) S/(k B)", "[closed_form]") {
+  // The root sends its k slices back to back; each hop forwards slice j as soon as it arrived and the previous
+  // slice has left, so the latency is paid once per hop and the bytes stream: the last slice reaches the end of
+  // the chain after N-1 latencies and N-2+k slice times.
   const std::size_t n = 8;
   const Topology topology = build_topology("switch:n=8,bw=100Gbps,lat=5us");
   Router router(topology);
   const std::int64_t size = std::int64_t{1} << 26;
   for (const std::uint32_t k : {1u, 4u, 64u}) {
     const double steps = static_cast<double>(n - 2 + k);
-    const double expected = steps * (2 * kLatency + static_cast<double>(size) / (k * kBandwidth));
+    const double expected =
+        static_cast<double>(n - 1) * 2 * kLatency + steps * static_cast<double>(size) / (k * kBandwidth);
     INFO("k=" << k);
     CHECK(std::llabs(simulate(router, CollectiveOp::broadcast, n, size, true, k).ps() - to_ps(expected)) <=
           static_cast<std::int64_t>(steps));

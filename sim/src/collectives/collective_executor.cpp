@@ -10,9 +10,11 @@
 namespace syncsim {
 
 namespace {
-// Event payloads: a rank whose reduction finished, or (top bit set) the end of a bulk step, tagged with the
-// bulk generation so that an event made stale by a broken claim is ignored.
+// Event payloads: a rank whose reduction finished; a transfer's arrival (bit 62, with its in-flight slot); or
+// (bit 63) the end of a bulk step, tagged with the bulk generation so that an event made stale by a broken claim
+// is ignored.
 constexpr std::uint64_t kBulkEvent = std::uint64_t{1} << 63;
+constexpr std::uint64_t kArrivalEvent = std::uint64_t{1} << 62;
 
 struct RankState {
   std::uint32_t step = 0;
@@ -30,6 +32,7 @@ struct InFlight {
   Rank dst;
   std::uint32_t src_step;
   std::uint32_t dst_step;
+  SimTime latency;  // paid after the last byte left the sender
 };
 
 struct BulkTransfer {
@@ -106,8 +109,18 @@ struct CollectiveExecutor::Impl {
     maybe_complete(rank);
   }
 
+  // `bytes` may be less than the send's when a bulk step is resumed part-way; so may the latency.
   void start_transfer(Rank src, std::uint32_t src_step, const PlanSend& send, double bytes,
                       std::optional<SimTime> latency) {
+    const Route& route = router.route(gpus[src.value()], gpus[send.dst.value()]);
+    const std::uint32_t slot = track(src, src_step, send, latency ? *latency : step_latency(route));
+    ++stats.flows;
+    // The flow carries the bytes only; the latency is paid after it by an arrival event, so the sender may send
+    // again as soon as its last byte left (NCCL keeps several steps in flight per peer) while the data travels.
+    flows.start(route, wire_bytes(bytes), self, slot, SimTime::zero());
+  }
+
+  std::uint32_t track(Rank src, std::uint32_t src_step, const PlanSend& send, SimTime latency) {
     SYNCSIM_INVARIANT(send.dst.value() < ranks.size(), "plan sends to a rank that does not exist");
     std::uint32_t slot;
     if (free_slots.empty()) {
@@ -117,16 +130,18 @@ struct CollectiveExecutor::Impl {
       slot = free_slots.back();
       free_slots.pop_back();
     }
-    in_flight[slot] = InFlight{src, send.dst, src_step, send.dst_step};
-    const Route& route = router.route(gpus[src.value()], gpus[send.dst.value()]);
-    ++stats.flows;
+    in_flight[slot] = InFlight{src, send.dst, src_step, send.dst_step, latency};
     ++stats.transfers;
     stats.bytes_sent += send.bytes;
-    if (latency) {
-      flows.start(route, bytes, self, slot, *latency);
-    } else {
-      flows.start(route, bytes, self, slot);
-    }
+    return slot;
+  }
+
+  // A protocol that delivers a fraction of the link rate is modelled as moving proportionally more bytes.
+  double wire_bytes(double bytes) const { return bytes / options.cost.efficiency; }
+
+  SimTime step_latency(const Route& route) const {
+    if (!options.cost.step_latency) return route.latency;
+    return (*options.cost.step_latency)[static_cast<std::size_t>(classify(router.topology(), route))];
   }
 
   std::uint32_t take_early_arrivals(Rank rank, std::uint32_t step) {
@@ -138,15 +153,28 @@ struct CollectiveExecutor::Impl {
     return count;
   }
 
-  void flow_finished(std::uint64_t token) {
+  // The last byte left the sender: its send is done; the data arrives one latency later.
+  void flow_drained(std::uint64_t token) {
+    const InFlight& transfer = in_flight[token];
+    const SimTime latency = transfer.latency;
+    send_done(transfer.src, transfer.src_step);
+    if (latency > SimTime::zero()) {
+      sim.schedule_in(latency, self, kArrivalEvent | token);
+    } else {
+      arrived(token);
+    }
+  }
+
+  void send_done(Rank src, std::uint32_t src_step) {
+    RankState& sender = ranks[src.value()];
+    SYNCSIM_INVARIANT(sender.step == src_step && sender.sends_pending > 0, "a send finished outside its sender's step");
+    --sender.sends_pending;
+    maybe_complete(src);
+  }
+
+  void arrived(std::uint64_t token) {
     const InFlight transfer = in_flight[token];
     free_slots.push_back(static_cast<std::uint32_t>(token));
-    RankState& sender = ranks[transfer.src.value()];
-    SYNCSIM_INVARIANT(sender.step == transfer.src_step && sender.sends_pending > 0,
-                      "a send finished outside its sender's step");
-    --sender.sends_pending;
-    maybe_complete(transfer.src);
-
     RankState& receiver = ranks[transfer.dst.value()];
     if (receiver.step == transfer.dst_step && !receiver.finished) {
       ++receiver.recvs_got;
@@ -210,8 +238,8 @@ struct CollectiveExecutor::Impl {
         if (link_used[link.value()]) return {};
         link_used[link.value()] = true;
       }
-      const SimTime drain = FlowModel::drain_time(send.bytes, route.bottleneck);
-      const SimTime t = drain + route.latency;
+      const SimTime drain = FlowModel::drain_time(wire_bytes(send.bytes), route.bottleneck);
+      const SimTime t = drain + step_latency(route);
       if (transfer_time && *transfer_time != t) return {};
       transfer_time = t;
       pattern.drain_time = drain;
@@ -274,7 +302,8 @@ struct CollectiveExecutor::Impl {
       for (const LinkId link : transfer.route->links) flows.release(link);
       if (pattern.unrecorded_steps > 0) {
         const auto steps = static_cast<std::int64_t>(pattern.unrecorded_steps);
-        flows.record_usage(*transfer.route, transfer.bytes * static_cast<double>(steps), pattern.drain_time * steps);
+        flows.record_usage(*transfer.route, wire_bytes(transfer.bytes) * static_cast<double>(steps),
+                           pattern.drain_time * steps);
       }
     }
     pattern.unrecorded_steps = 0;
@@ -304,7 +333,7 @@ struct CollectiveExecutor::Impl {
             ? static_cast<double>(pushed_for.ps()) / static_cast<double>(pattern.drain_time.ps())
             : 1.0;
     for (const auto& transfer : pattern.transfers) {
-      flows.record_usage(*transfer.route, transfer.bytes * pushed_fraction, pushed_for);
+      flows.record_usage(*transfer.route, wire_bytes(transfer.bytes) * pushed_fraction, pushed_for);
     }
     release_claims();
     for (std::uint32_t r = 0; r < ranks.size(); ++r) {
@@ -326,15 +355,18 @@ struct CollectiveExecutor::Impl {
       }
     }
     if (elapsed >= pattern.transfer_time) return;
+    const SimTime latency = pattern.transfer_time - pattern.drain_time;
     for (std::uint32_t r = 0; r < ranks.size(); ++r) {
       plan.step(Rank{r}, bulk_step, scratch);
       const PlanSend send = scratch.sends[0];
       const BulkTransfer& transfer = pattern.transfers[r];
       if (elapsed < pattern.drain_time) {
-        const double left = transfer.bytes * (1.0 - pushed_fraction);
-        start_transfer(Rank{r}, bulk_step, send, left, std::nullopt);
+        start_transfer(Rank{r}, bulk_step, send, transfer.bytes * (1.0 - pushed_fraction), latency);
       } else {
-        start_transfer(Rank{r}, bulk_step, send, 0.0, pattern.transfer_time - elapsed);
+        // All bytes are on the wire: the send is done, the data lands when the bulk step said it would.
+        ranks[r].sends_pending = 0;
+        const std::uint32_t slot = track(Rank{r}, bulk_step, send, latency);
+        sim.schedule_at(bulk_step_start + pattern.transfer_time, self, kArrivalEvent | slot);
       }
     }
   }
@@ -390,13 +422,15 @@ const ExecutorStats& CollectiveExecutor::stats() const {
 void CollectiveExecutor::on_event(Simulator&, std::uint64_t payload) {
   if (payload & kBulkEvent) {
     impl_->bulk_step_finished(payload & ~kBulkEvent);
+  } else if (payload & kArrivalEvent) {
+    impl_->arrived(payload & ~kArrivalEvent);
   } else {
     impl_->reduction_finished(Rank{static_cast<std::uint32_t>(payload)});
   }
 }
 
 void CollectiveExecutor::on_flow_finished(FlowId, std::uint64_t token) {
-  impl_->flow_finished(token);
+  impl_->flow_drained(token);
 }
 
 void CollectiveExecutor::on_claim_broken() {

@@ -24,6 +24,9 @@ struct PlanContext {
   std::vector<Rank> ring_order;
   Rank root{0};
   std::uint32_t pipeline_slices = 1;
+  // Which channel this plan is (0..channels-1). A collective split over C channels runs C plans at once, each on
+  // S/C bytes; trees alternate between NCCL's two complementary binary trees by channel parity.
+  std::uint32_t channel = 0;
 };
 
 // Throws InputError when the algorithm cannot run the operation (e.g. hierarchical without host structure).

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "syncsim/collectives/collective_plan.hpp"
+#include "syncsim/collectives/latency_model.hpp"
 #include "syncsim/core/simulator.hpp"
 #include "syncsim/network/flow_model.hpp"
 #include "syncsim/topology/router.hpp"
@@ -33,6 +34,9 @@ struct ExecutorOptions {
   // Rate at which a rank reduces received data (bytes of input per second); nullopt makes reductions free, so
   // collective times equal the network closed forms (DESIGN.md §5).
   std::optional<Bandwidth> reduction_rate;
+  // Per-step latency and protocol efficiency (latency_model.hpp); the default is the physical model. The launch
+  // overhead is the caller's to add: it is paid once per collective, not per channel.
+  TransferCost cost;
 };
 
 struct ExecutorStats {

@@ -1,0 +1,59 @@
+#pragma once
+// Simulating one collective as NCCL runs it: split over channels, each channel a plan of its own running at the
+// same time on the same network, with the algorithm and protocol either given or picked as NCCL's tuner does —
+// the cheapest for this size, except that here "cheapest" comes from simulating each candidate, not from a
+// formula.
+//
+//   Router router(topology);
+//   CollectiveSpec spec{.op = CollectiveOp::allreduce, .size = Bytes{1 << 30}, .ranks = 16};
+//   CollectiveOutcome out = simulate_collective(router, spec);   // out.algorithm, out.protocol, out.time
+//
+// Channels. NCCL runs several rings (or trees) at once so that a node drives all its NICs. Channel c's ring visits
+// each host's GPUs as a "snake" that enters and leaves every host on one rail: hosts with even index go up from
+// local GPU c, odd ones go down from c-1, so every inter-host hop joins two NICs of the same rail and C channels
+// spread over C rails. Without host structure every channel uses rank order.
+#include <optional>
+#include <vector>
+
+#include "syncsim/collectives/algorithm.hpp"
+#include "syncsim/collectives/collective_executor.hpp"
+#include "syncsim/collectives/latency_model.hpp"
+
+namespace syncsim {
+
+struct CollectiveSpec {
+  CollectiveOp op = CollectiveOp::allreduce;
+  Bytes size;
+  std::size_t ranks = 0;                   // the first `ranks` GPUs of the topology; 0 means all
+  std::optional<Algorithm> algorithm;      // nullopt: auto
+  std::optional<Protocol> protocol;        // nullopt: auto (only with the nccl latency source)
+  std::optional<std::uint32_t> channels;   // nullopt: default_channels()
+  LatencySource latency = LatencySource::physical;
+  Rank root{0};
+  std::optional<std::uint32_t> pipeline_slices;  // nullopt: auto (512 KiB slices for chains and trees)
+  bool bulk = true;
+};
+
+struct CollectiveOutcome {
+  SimTime time;  // launch overhead included
+  Algorithm algorithm = Algorithm::ring;
+  std::optional<Protocol> protocol;  // set with the nccl latency source
+  std::uint32_t channels = 1;
+  ExecutorStats stats;  // summed over channels
+};
+
+// Ranks grouped by host, from the topology's GPU host ids; empty when some GPU has none.
+std::vector<std::vector<Rank>> host_groups(const Topology& topology, std::size_t ranks);
+// One channel per rail (NICs per host) when there are several hosts; otherwise 1; trees at least 2 (NCCL's two
+// complementary trees).
+std::uint32_t default_channels(const Topology& topology, std::size_t ranks, Algorithm algorithm);
+// Channel c's ring order (see above).
+std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts, std::size_t ranks,
+                                     std::uint32_t channel);
+// Algorithms worth trying for this operation and size: the ones that can run it here.
+std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, bool has_hosts);
+
+// Throws InputError when a given algorithm cannot run the operation on these ranks (with the reason).
+CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec);
+
+}  // namespace syncsim

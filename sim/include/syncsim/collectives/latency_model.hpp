@@ -1,0 +1,58 @@
+#pragma once
+// Per-step latency, launch overhead and protocol efficiency: what a collective costs beyond moving bytes.
+//
+// Three sources of latency, chosen per run:
+//   physical  each transfer pays its route's latency (the topology's link and switch latencies) and bytes move
+//             at the full link rate: the textbook alpha-beta model, which the closed-form tests hold exactly.
+//   nccl      each transfer pays NCCL's measured per-step latency for its link class, algorithm and protocol
+//             (hwLat in NCCL's src/graph/tuning.cc, which already includes the wire), each collective pays NCCL's
+//             launch latency (baseLat), and bytes move at the protocol's efficiency (LL carries 8 bytes of data
+//             in 16, LL128 120 in 128, ...). The topology's link latencies are not added on top.
+//   calibrated per-class latencies and efficiencies fitted from nccl-tests logs (`syncsim calibrate`).
+//
+// NCCL's constants (NCCL 2.8 src/graph/tuning.cc; microseconds):
+//
+//   baseLat          LL     LL128  Simple        hwLat per step   LL     LL128  Simple
+//   Tree             4.4    4.4    0             NVLink Tree      0.52   1.2    28
+//   Ring             3.6   10.0    8.4           NVLink Ring      0.47   1.9     3.4
+//                                                PCI    Tree      1.0    1.9    28
+//   efficiency (of the link rate)                PCI    Ring      1.0    2.5     5.7
+//   Ring   LL 1/4, LL128 0.92, Simple 1          NET    Tree      5.0    8.5    50
+//   Tree   LL 0.9/3.8, LL128 0.9*0.915, Simple 0.9                NET    Ring      2.7    4.0     9.6
+//
+// Algorithms other than tree use the ring's constants: their steps are point-to-point sends like a ring's.
+#include <array>
+#include <optional>
+#include <string_view>
+
+#include "syncsim/collectives/algorithm.hpp"
+#include "syncsim/core/sim_time.hpp"
+#include "syncsim/topology/router.hpp"
+
+namespace syncsim {
+
+enum class Protocol { ll, ll128, simple };
+enum class LinkClass { nvlink, pci, net };
+enum class LatencySource { physical, nccl };
+
+std::string_view to_string(Protocol protocol);
+Protocol parse_protocol(std::string_view text);  // ll | ll128 | simple
+std::string_view to_string(LinkClass link_class);
+std::string_view to_string(LatencySource source);
+LatencySource parse_latency_source(std::string_view text);  // physical | nccl
+
+// The class of a route: net if it crosses a network link, pci if a PCIe link, else nvlink.
+LinkClass classify(const Topology& topology, const Route& route);
+
+// How transfers of one (algorithm, protocol) are costed: per-class step latency (nullopt: the route's own),
+// bandwidth efficiency, and a fixed launch overhead per collective.
+struct TransferCost {
+  std::optional<std::array<SimTime, 3>> step_latency;  // indexed by LinkClass
+  double efficiency = 1.0;
+  SimTime launch;
+};
+
+TransferCost physical_cost();
+TransferCost nccl_cost(Algorithm algorithm, Protocol protocol);
+
+}  // namespace syncsim

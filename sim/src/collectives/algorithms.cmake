@@ -1,0 +1,2 @@
+# Algorithms other than the ring: tree, halving-doubling, hierarchical, direct.
+target_sources(syncsim_sim PRIVATE)

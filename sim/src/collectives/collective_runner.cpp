@@ -1,0 +1,188 @@
+#include "syncsim/collectives/collective_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "syncsim/core/input_error.hpp"
+
+namespace syncsim {
+
+namespace {
+
+// NCCL moves chains and trees in chunks of about 512 KiB; pipelining in slices of that size keeps small messages
+// at one slice and lets large ones stream.
+constexpr std::int64_t kSliceBytes = 512 * 1024;
+constexpr std::uint32_t kMaxSlices = 64;
+// Direct algorithms start n(n-1) flows per step: worth trying only on small groups.
+constexpr std::size_t kMaxDirectRanks = 16;
+
+std::uint32_t auto_slices(Bytes size) {
+  return static_cast<std::uint32_t>(std::clamp<std::int64_t>(size.value / kSliceBytes, 1, kMaxSlices));
+}
+
+bool takes_slices(Algorithm algorithm, CollectiveOp op) {
+  if (algorithm == Algorithm::tree) return true;
+  return algorithm == Algorithm::ring && (op == CollectiveOp::broadcast || op == CollectiveOp::reduce);
+}
+
+struct Candidate {
+  Algorithm algorithm;
+  std::optional<Protocol> protocol;
+};
+
+CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std::size_t ranks, Candidate candidate,
+                                const std::vector<std::vector<Rank>>& hosts) {
+  const Topology& topology = router.topology();
+  const std::uint32_t channels =
+      spec.channels ? *spec.channels : default_channels(topology, ranks, candidate.algorithm);
+  if (channels == 0) throw InputError("channels must be at least 1");
+  ExecutorOptions options;
+  options.bulk = spec.bulk;
+  options.cost = candidate.protocol ? nccl_cost(candidate.algorithm, *candidate.protocol) : physical_cost();
+
+  const Bytes per_channel{spec.size.value / channels};
+  std::vector<std::unique_ptr<CollectivePlan>> plans;
+  for (std::uint32_t c = 0; c < channels; ++c) {
+    PlanContext context;
+    context.hosts = hosts;
+    context.root = spec.root;
+    context.channel = c;
+    // The last channel takes the remainder, so the channels move exactly `size` bytes.
+    const Bytes bytes = c + 1 == channels ? Bytes{spec.size.value - per_channel.value * (channels - 1)} : per_channel;
+    // Slices apply to chains and trees; other plans move whole steps.
+    if (takes_slices(candidate.algorithm, spec.op)) {
+      context.pipeline_slices = spec.pipeline_slices ? *spec.pipeline_slices : auto_slices(bytes);
+    }
+    if (candidate.algorithm == Algorithm::ring) context.ring_order = channel_ring_order(hosts, ranks, c);
+    plans.push_back(make_plan(candidate.algorithm, spec.op, ranks, bytes, context));
+  }
+
+  std::vector<NodeId> gpus;
+  for (std::size_t r = 0; r < ranks; ++r) gpus.push_back(topology.gpu(r));
+  Simulator sim;
+  FlowModel flows(sim, topology);
+  std::vector<std::unique_ptr<CollectiveExecutor>> executors;
+  for (const auto& plan : plans) {
+    executors.push_back(std::make_unique<CollectiveExecutor>(sim, flows, router, *plan, gpus, options));
+  }
+  for (auto& executor : executors) executor->start();
+  sim.run();
+
+  CollectiveOutcome outcome;
+  outcome.algorithm = candidate.algorithm;
+  outcome.protocol = candidate.protocol;
+  outcome.channels = channels;
+  SimTime last;
+  for (const auto& executor : executors) {
+    SYNCSIM_INVARIANT(executor->done(), "a channel ended with ranks still waiting (deadlock in the plan)");
+    last = std::max(last, executor->finish_time());
+    const ExecutorStats& s = executor->stats();
+    outcome.stats.flows += s.flows;
+    outcome.stats.bulk_steps += s.bulk_steps;
+    outcome.stats.transfers += s.transfers;
+    outcome.stats.bytes_sent += s.bytes_sent;
+    outcome.stats.bytes_reduced += s.bytes_reduced;
+  }
+  outcome.time = last + options.cost.launch;
+  return outcome;
+}
+
+}  // namespace
+
+std::vector<std::vector<Rank>> host_groups(const Topology& topology, std::size_t ranks) {
+  std::map<int, std::vector<Rank>> by_host;
+  for (std::size_t r = 0; r < ranks; ++r) {
+    const auto host = topology.node(topology.gpu(r)).host;
+    if (!host) return {};
+    by_host[*host].push_back(Rank{static_cast<std::uint32_t>(r)});
+  }
+  std::vector<std::vector<Rank>> groups;
+  for (auto& [host, members] : by_host) groups.push_back(std::move(members));
+  return groups;
+}
+
+std::uint32_t default_channels(const Topology& topology, std::size_t ranks, Algorithm algorithm) {
+  const auto hosts = host_groups(topology, ranks);
+  std::uint32_t channels = 1;
+  if (hosts.size() > 1) {
+    // NICs of the first GPU's host: one channel per rail.
+    const auto first_host = topology.node(topology.gpu(0)).host;
+    std::uint32_t nics = 0;
+    for (std::size_t v = 0; v < topology.node_count(); ++v) {
+      const Node& node = topology.node(NodeId{static_cast<std::uint32_t>(v)});
+      if (node.kind == NodeKind::nic && node.host == first_host) ++nics;
+    }
+    channels = std::max<std::uint32_t>(1, nics);
+  }
+  if (algorithm == Algorithm::tree) channels = std::max<std::uint32_t>(2, channels + channels % 2);
+  return channels;
+}
+
+std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts, std::size_t ranks,
+                                     std::uint32_t channel) {
+  std::vector<Rank> order;
+  if (hosts.size() < 2) return order;  // rank order
+  for (std::size_t h = 0; h < hosts.size(); ++h) {
+    const auto& members = hosts[h];
+    const std::size_t g = members.size();
+    const std::size_t start = (h % 2 == 0 ? channel : channel + g - 1) % g;
+    for (std::size_t i = 0; i < g; ++i) {
+      const std::size_t local = h % 2 == 0 ? (start + i) % g : (start + g - i) % g;
+      order.push_back(members[local]);
+    }
+  }
+  SYNCSIM_INVARIANT(order.size() == ranks, "channel ring order lost a rank");
+  return order;
+}
+
+std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, bool has_hosts) {
+  std::vector<Algorithm> candidates{Algorithm::ring};
+  const bool power_of_two = (ranks & (ranks - 1)) == 0;
+  if (op == CollectiveOp::allreduce || op == CollectiveOp::broadcast || op == CollectiveOp::reduce) {
+    candidates.push_back(Algorithm::tree);
+  }
+  if (op == CollectiveOp::allreduce || power_of_two) candidates.push_back(Algorithm::halving_doubling);
+  if (op == CollectiveOp::allreduce && has_hosts) candidates.push_back(Algorithm::hierarchical);
+  if (ranks <= kMaxDirectRanks) candidates.push_back(Algorithm::direct);
+  return candidates;
+}
+
+CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec) {
+  const Topology& topology = router.topology();
+  const std::size_t ranks = spec.ranks == 0 ? topology.gpu_count() : spec.ranks;
+  if (ranks < 2 || ranks > topology.gpu_count()) {
+    throw InputError(fmt::format("expected 2 to {} ranks (the topology's GPUs), got {}", topology.gpu_count(), ranks));
+  }
+  if (spec.protocol && spec.latency != LatencySource::nccl) {
+    throw InputError("a protocol (LL, LL128, Simple) needs the nccl latency model");
+  }
+  const auto hosts = host_groups(topology, ranks);
+  std::vector<Algorithm> algorithms =
+      spec.algorithm ? std::vector<Algorithm>{*spec.algorithm} : candidate_algorithms(spec.op, ranks, hosts.size() > 1);
+  std::vector<std::optional<Protocol>> protocols{std::nullopt};
+  if (spec.latency == LatencySource::nccl) {
+    protocols = spec.protocol ? std::vector<std::optional<Protocol>>{*spec.protocol}
+                              : std::vector<std::optional<Protocol>>{Protocol::ll, Protocol::ll128, Protocol::simple};
+  }
+  std::optional<CollectiveOutcome> best;
+  std::string last_refusal;
+  for (const Algorithm algorithm : algorithms) {
+    for (const auto& protocol : protocols) {
+      try {
+        CollectiveOutcome outcome = run_candidate(router, spec, ranks, {algorithm, protocol}, hosts);
+        if (!best || outcome.time < best->time) best = outcome;
+      } catch (const InputError& e) {
+        // With an explicit algorithm its refusal is the answer; in auto mode, try the others.
+        if (spec.algorithm) throw;
+        last_refusal = e.what();
+      }
+    }
+  }
+  if (!best) throw InputError(fmt::format("no algorithm can run this collective here: {}", last_refusal));
+  return *best;
+}
+
+}  // namespace syncsim

@@ -1,0 +1,93 @@
+#include "syncsim/collectives/latency_model.hpp"
+
+#include <fmt/format.h>
+
+#include "syncsim/core/input_error.hpp"
+
+namespace syncsim {
+
+namespace {
+// NCCL 2.8, src/graph/tuning.cc. [tree=0 | ring=1][LL, LL128, Simple], microseconds.
+constexpr double kBaseLatencyUs[2][3] = {{4.4, 4.4, 0.0}, {3.6, 10.0, 8.4}};
+// [NVLink, PCI, NET][tree | ring][LL, LL128, Simple], microseconds per step.
+constexpr double kStepLatencyUs[3][2][3] = {
+    {{0.52, 1.2, 28.0}, {0.47, 1.9, 3.4}},
+    {{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}},
+    {{5.0, 8.5, 50.0}, {2.7, 4.0, 9.6}},
+};
+// Fraction of the link rate each protocol delivers (NCCL's busBw refinements in the same file).
+constexpr double kEfficiency[2][3] = {{0.9 / 3.8, 0.9 * 0.915, 0.9}, {1.0 / 4.0, 0.92, 1.0}};
+
+int algorithm_row(Algorithm algorithm) {
+  return algorithm == Algorithm::tree ? 0 : 1;
+}
+}  // namespace
+
+std::string_view to_string(Protocol protocol) {
+  switch (protocol) {
+    case Protocol::ll:
+      return "ll";
+    case Protocol::ll128:
+      return "ll128";
+    case Protocol::simple:
+      return "simple";
+  }
+  return "?";
+}
+
+Protocol parse_protocol(std::string_view text) {
+  if (text == "ll" || text == "LL") return Protocol::ll;
+  if (text == "ll128" || text == "LL128") return Protocol::ll128;
+  if (text == "simple" || text == "Simple") return Protocol::simple;
+  throw InputError(fmt::format("unknown protocol '{}': expected ll, ll128, simple or auto", text));
+}
+
+std::string_view to_string(LinkClass link_class) {
+  switch (link_class) {
+    case LinkClass::nvlink:
+      return "nvlink";
+    case LinkClass::pci:
+      return "pci";
+    case LinkClass::net:
+      return "net";
+  }
+  return "?";
+}
+
+std::string_view to_string(LatencySource source) {
+  return source == LatencySource::nccl ? "nccl" : "physical";
+}
+
+LatencySource parse_latency_source(std::string_view text) {
+  if (text == "nccl") return LatencySource::nccl;
+  if (text == "physical") return LatencySource::physical;
+  throw InputError(fmt::format("unknown latency model '{}': expected nccl or physical", text));
+}
+
+LinkClass classify(const Topology& topology, const Route& route) {
+  LinkClass result = LinkClass::nvlink;
+  for (const LinkId id : route.links) {
+    const LinkKind kind = topology.link(id).kind;
+    if (kind == LinkKind::network) return LinkClass::net;
+    if (kind == LinkKind::pcie) result = LinkClass::pci;
+  }
+  return result;
+}
+
+TransferCost physical_cost() {
+  return {};
+}
+
+TransferCost nccl_cost(Algorithm algorithm, Protocol protocol) {
+  const int a = algorithm_row(algorithm);
+  const auto p = static_cast<int>(protocol);
+  TransferCost cost;
+  std::array<SimTime, 3> steps{};
+  for (int c = 0; c < 3; ++c) steps[static_cast<std::size_t>(c)] = SimTime::from_us(kStepLatencyUs[c][a][p]);
+  cost.step_latency = steps;
+  cost.efficiency = kEfficiency[a][p];
+  cost.launch = SimTime::from_us(kBaseLatencyUs[a][p]);
+  return cost;
+}
+
+}  // namespace syncsim
