@@ -129,8 +129,8 @@ TEST_CASE("a file spec reads DOT files and rejects other types", "[dot_io]") {
   const Topology topology = build_topology("file:path=" + kData + "/small.dot");
   CHECK(topology.gpu_count() == 4);
   CHECK(topology.description() == "file:path=" + kData + "/small.dot");
-  CHECK_THROWS_WITH(build_topology("file:path=" + kData + "/topology.xml"),
-                    Catch::Contains("unsupported file type '.xml'") && Catch::Contains("expected .dot"));
+  CHECK_THROWS_WITH(build_topology("file:path=" + kData + "/topology.txt"),
+                    Catch::Contains("unsupported file type '.txt'") && Catch::Contains("expected .dot"));
 }
 
 TEST_CASE("a path given in a scenario file is relative to that file", "[dot_io]") {

@@ -5,7 +5,11 @@
 #include <array>
 #include <utility>
 
+#include "syncsim/collectives/direct_plan.hpp"
+#include "syncsim/collectives/halving_doubling_plan.hpp"
+#include "syncsim/collectives/hierarchical_plan.hpp"
 #include "syncsim/collectives/ring_plan.hpp"
+#include "syncsim/collectives/tree_plan.hpp"
 #include "syncsim/core/input_error.hpp"
 
 namespace syncsim {
@@ -18,6 +22,13 @@ constexpr std::array<std::pair<Algorithm, std::string_view>, 5> kNames{{
     {Algorithm::hierarchical, "hierarchical"},
     {Algorithm::direct, "direct"},
 }};
+
+// Only chains and trees stream in slices; the other algorithms already move every piece once per step.
+void require_no_slices(Algorithm algorithm, CollectiveOp op, const PlanContext& context) {
+  if (context.pipeline_slices == 1) return;
+  throw InputError(fmt::format("pipelining applies to ring broadcast/reduce and tree; {} {} takes no slices",
+                               to_string(algorithm), to_string(op)));
+}
 }  // namespace
 
 std::string_view to_string(Algorithm algorithm) {
@@ -45,13 +56,24 @@ std::unique_ptr<CollectivePlan> make_plan(Algorithm algorithm, CollectiveOp op, 
       options.pipeline_slices = context.pipeline_slices;
       return std::make_unique<RingPlan>(op, ranks, size, options);
     }
-    case Algorithm::tree:
+    case Algorithm::tree: {
+      TreeOptions options;
+      options.root = context.root;
+      options.pipeline_slices = context.pipeline_slices;
+      options.tree = context.channel % 2;  // NCCL's double binary tree: the two trees alternate by channel
+      return std::make_unique<TreePlan>(op, ranks, size, options);
+    }
     case Algorithm::halving_doubling:
+      require_no_slices(algorithm, op, context);
+      return std::make_unique<HalvingDoublingPlan>(op, ranks, size);
     case Algorithm::hierarchical:
+      require_no_slices(algorithm, op, context);
+      return std::make_unique<HierarchicalPlan>(op, ranks, size, context.hosts);
     case Algorithm::direct:
-      break;
+      require_no_slices(algorithm, op, context);
+      return std::make_unique<DirectPlan>(op, ranks, size, context.root);
   }
-  throw InputError(fmt::format("algorithm {} is not available yet", to_string(algorithm)));
+  throw InputError(fmt::format("unknown algorithm {}", static_cast<int>(algorithm)));
 }
 
 }  // namespace syncsim

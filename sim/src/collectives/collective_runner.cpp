@@ -15,7 +15,7 @@ namespace {
 // NCCL moves chains and trees in chunks of about 512 KiB; pipelining in slices of that size keeps small messages
 // at one slice and lets large ones stream.
 constexpr std::int64_t kSliceBytes = 512 * 1024;
-constexpr std::uint32_t kMaxSlices = 64;
+constexpr std::uint32_t kMaxSlices = 16;
 // Direct algorithms start n(n-1) flows per step: worth trying only on small groups.
 constexpr std::size_t kMaxDirectRanks = 16;
 

@@ -1,4 +1,4 @@
-// file: a topology read from a file. Graphviz DOT for now; NCCL's topology XML dump is a later addition.
+// file: a topology read from a file, by extension: Graphviz DOT (.dot, .gv) or NCCL's topology XML dump (.xml).
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,6 +7,7 @@
 
 #include "generators.hpp"
 #include "syncsim/topology/dot_io.hpp"
+#include "syncsim/topology/nccl_xml_io.hpp"
 
 namespace syncsim::topology_detail {
 
@@ -19,15 +20,17 @@ Topology build_file(const SpecParams& params) {
   std::string extension = path.extension().string();
   std::transform(extension.begin(), extension.end(), extension.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (extension != ".dot" && extension != ".gv") {
-    params.fail("path", fmt::format("unsupported file type '{}' for '{}': expected .dot or .gv (Graphviz)",
+  const bool xml = extension == ".xml";
+  if (extension != ".dot" && extension != ".gv" && !xml) {
+    params.fail("path", fmt::format("unsupported file type '{}' for '{}': expected .dot or .gv (Graphviz) or .xml "
+                                    "(NCCL topology dump)",
                                     extension.empty() ? "(none)" : extension, path.string()));
   }
   std::error_code error;
   if (!std::filesystem::is_regular_file(path, error)) {
     params.fail("path", fmt::format("no such file '{}'", path.string()));
   }
-  return read_dot(path);
+  return xml ? read_nccl_xml(path) : read_dot(path);
 }
 
 }  // namespace syncsim::topology_detail

@@ -1,0 +1,48 @@
+// make_plan: every algorithm is reachable by name with its context (roots, hosts, channels), and impossible
+// requests are InputErrors that say why.
+#include <catch2/catch.hpp>
+
+#include "syncsim/collectives/algorithm.hpp"
+#include "syncsim/collectives/tree_plan.hpp"
+#include "syncsim/core/input_error.hpp"
+
+using namespace syncsim;
+
+TEST_CASE("make_plan builds every algorithm", "[algorithm]") {
+  PlanContext context;
+  context.hosts = {{Rank{0}, Rank{1}}, {Rank{2}, Rank{3}}};
+  for (auto algorithm :
+       {Algorithm::ring, Algorithm::tree, Algorithm::halving_doubling, Algorithm::hierarchical, Algorithm::direct}) {
+    const auto plan = make_plan(algorithm, CollectiveOp::allreduce, 4, Bytes{4096}, context);
+    CHECK(plan->algorithm() == to_string(algorithm));
+    CHECK(plan->rank_count() == 4);
+    CHECK(plan->size() == Bytes{4096});
+  }
+}
+
+TEST_CASE("tree channels alternate between the two trees; roots carry over", "[algorithm]") {
+  PlanContext context;
+  context.channel = 3;
+  const auto odd = make_plan(Algorithm::tree, CollectiveOp::allreduce, 8, Bytes{64}, context);
+  CHECK(dynamic_cast<const TreePlan&>(*odd).root() == Rank{7});  // tree 1 on 8 ranks: mirrored
+  context.channel = 2;
+  context.root = Rank{5};
+  const auto rooted = make_plan(Algorithm::tree, CollectiveOp::broadcast, 8, Bytes{64}, context);
+  CHECK(dynamic_cast<const TreePlan&>(*rooted).root() == Rank{5});
+}
+
+TEST_CASE("make_plan refuses what an algorithm cannot do", "[algorithm]") {
+  PlanContext context;
+  CHECK_THROWS_WITH(make_plan(Algorithm::hierarchical, CollectiveOp::allreduce, 4, Bytes{64}, context),
+                    Catch::Contains("host"));
+  CHECK_THROWS_WITH(make_plan(Algorithm::tree, CollectiveOp::all_gather, 4, Bytes{64}, context),
+                    Catch::Contains("cannot run"));
+  CHECK_THROWS_WITH(make_plan(Algorithm::direct, CollectiveOp::allreduce, 128, Bytes{64}, context),
+                    Catch::Contains("small groups"));
+  context.pipeline_slices = 4;
+  CHECK_NOTHROW(make_plan(Algorithm::tree, CollectiveOp::allreduce, 4, Bytes{64}, context));
+  CHECK_THROWS_WITH(make_plan(Algorithm::halving_doubling, CollectiveOp::allreduce, 4, Bytes{64}, context),
+                    Catch::Contains("takes no slices"));
+  CHECK_THROWS_WITH(make_plan(Algorithm::direct, CollectiveOp::allreduce, 4, Bytes{64}, context),
+                    Catch::Contains("takes no slices"));
+}

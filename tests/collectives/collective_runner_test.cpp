@@ -1,0 +1,127 @@
+// Channels, latency sources and the automatic choice of algorithm and protocol.
+#include <catch2/catch.hpp>
+
+#include "syncsim/collectives/collective_runner.hpp"
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/topology/topology_spec.hpp"
+
+using namespace syncsim;
+
+namespace {
+constexpr const char* kTwoDgx = "dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps";
+
+double busbw_gbps(const CollectiveSpec& spec, const CollectiveOutcome& outcome, std::size_t ranks) {
+  return bus_bandwidth(spec.op, ranks, spec.size, outcome.time).busbw.gb_per_s();
+}
+}  // namespace
+
+TEST_CASE("channel rings enter and leave every host on one rail", "[runner]") {
+  const Topology topology = build_topology("dgx:nodes=4,gpus=8");
+  const auto hosts = host_groups(topology, 32);
+  REQUIRE(hosts.size() == 4);
+  for (std::uint32_t c = 0; c < 8; ++c) {
+    const auto order = channel_ring_order(hosts, 32, c);
+    REQUIRE(order.size() == 32);
+    std::vector<bool> seen(32, false);
+    for (const Rank r : order) seen[r.value()] = true;
+    CHECK(std::all_of(seen.begin(), seen.end(), [](bool b) { return b; }));
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      const std::uint32_t from = order[i].value(), to = order[(i + 1) % order.size()].value();
+      if (from / 8 != to / 8) CHECK(from % 8 == to % 8);  // inter-host hop: same local GPU, same rail
+    }
+    CHECK(order[0].value() == c);  // channel c starts at local GPU c of host 0
+  }
+}
+
+TEST_CASE("default channels: one per rail across hosts, one otherwise, two trees at least", "[runner]") {
+  CHECK(default_channels(build_topology(kTwoDgx), 16, Algorithm::ring) == 8);
+  CHECK(default_channels(build_topology("dgx:nodes=2,gpus=8,rails=2"), 16, Algorithm::ring) == 2);
+  CHECK(default_channels(build_topology("dgx:nodes=1,gpus=8"), 8, Algorithm::ring) == 1);
+  CHECK(default_channels(build_topology("switch:n=8,bw=100Gbps"), 8, Algorithm::ring) == 1);
+  CHECK(default_channels(build_topology("switch:n=8,bw=100Gbps"), 8, Algorithm::tree) == 2);
+}
+
+TEST_CASE("two DGX nodes: 8 rail-aligned rings reach about 8 rails x 25 GB/s, one ring does not", "[runner]") {
+  const Topology topology = build_topology(kTwoDgx);
+  Router router(topology);
+  CollectiveSpec spec;
+  spec.size = Bytes{std::int64_t{1} << 30};
+  spec.algorithm = Algorithm::ring;
+  const CollectiveOutcome eight = simulate_collective(router, spec);
+  CHECK(eight.channels == 8);
+  CHECK(busbw_gbps(spec, eight, 16) >= 150.0);
+  CHECK(busbw_gbps(spec, eight, 16) <= 200.0);
+  spec.channels = 1;
+  const CollectiveOutcome one = simulate_collective(router, spec);
+  CHECK(busbw_gbps(spec, one, 16) <= 25.0);
+}
+
+TEST_CASE("nccl latency source: a one-node LL ring costs NCCL's base + per-step latency", "[runner]") {
+  // 8 GPUs on NVLink, 8 bytes: 3.6 us launch + 2(n-1) = 14 steps of 0.47 us; the bytes are negligible.
+  const Topology topology = build_topology("dgx:nodes=1,gpus=8");
+  Router router(topology);
+  CollectiveSpec spec;
+  spec.size = Bytes{8};
+  spec.algorithm = Algorithm::ring;
+  spec.latency = LatencySource::nccl;
+  spec.protocol = Protocol::ll;
+  const CollectiveOutcome outcome = simulate_collective(router, spec);
+  CHECK(outcome.time.us() == Approx(3.6 + 14 * 0.47).epsilon(0.01));
+}
+
+TEST_CASE("nccl latency source: LL moves a quarter of the link rate, Simple all of it", "[runner]") {
+  const Topology topology = build_topology("switch:n=4,bw=100Gbps,lat=1us");
+  Router router(topology);
+  CollectiveSpec spec;
+  spec.size = Bytes{std::int64_t{1} << 30};
+  spec.algorithm = Algorithm::ring;
+  spec.latency = LatencySource::nccl;
+  spec.protocol = Protocol::ll;
+  const double ll = busbw_gbps(spec, simulate_collective(router, spec), 4);
+  spec.protocol = Protocol::simple;
+  const double simple = busbw_gbps(spec, simulate_collective(router, spec), 4);
+  CHECK(ll == Approx(12.5 / 4).epsilon(0.01));
+  CHECK(simple == Approx(12.5).epsilon(0.01));
+}
+
+TEST_CASE("auto protocol: LL for small messages, Simple for large ones", "[runner]") {
+  const Topology topology = build_topology("dgx:nodes=1,gpus=8");
+  Router router(topology);
+  CollectiveSpec spec;
+  spec.algorithm = Algorithm::ring;
+  spec.latency = LatencySource::nccl;
+  spec.size = Bytes{1024};
+  CHECK(simulate_collective(router, spec).protocol == Protocol::ll);
+  spec.size = Bytes{std::int64_t{1} << 30};
+  CHECK(simulate_collective(router, spec).protocol == Protocol::simple);
+}
+
+TEST_CASE("auto never loses to the algorithms it chose from", "[runner]") {
+  const Topology topology = build_topology("switch:n=8,bw=100Gbps,lat=2us");
+  Router router(topology);
+  for (const std::int64_t size : {std::int64_t{64}, std::int64_t{1} << 20, std::int64_t{1} << 28}) {
+    CollectiveSpec spec;
+    spec.size = Bytes{size};
+    const CollectiveOutcome best = simulate_collective(router, spec);
+    for (const Algorithm algorithm : candidate_algorithms(spec.op, 8, false)) {
+      spec.algorithm = algorithm;
+      try {
+        CHECK(best.time <= simulate_collective(router, spec).time);
+      } catch (const InputError&) {
+        // an algorithm that cannot run here is not a candidate the choice could have lost to
+      }
+    }
+  }
+}
+
+TEST_CASE("bad requests: a protocol without the nccl model, too many ranks", "[runner]") {
+  const Topology topology = build_topology("switch:n=4,bw=100Gbps");
+  Router router(topology);
+  CollectiveSpec spec;
+  spec.size = Bytes{1024};
+  spec.protocol = Protocol::ll;
+  CHECK_THROWS_WITH(simulate_collective(router, spec), Catch::Contains("nccl latency model"));
+  spec.protocol.reset();
+  spec.ranks = 9;
+  CHECK_THROWS_WITH(simulate_collective(router, spec), Catch::Contains("expected 2 to 4 ranks"));
+}
