@@ -117,7 +117,7 @@ struct CollectiveExecutor::Impl {
     ++stats.flows;
     // The flow carries the bytes only; the latency is paid after it by an arrival event, so the sender may send
     // again as soon as its last byte left (NCCL keeps several steps in flight per peer) while the data travels.
-    flows.start(route, wire_bytes(bytes), self, slot, SimTime::zero());
+    flows.start(route, wire_bytes(bytes, route), self, slot, SimTime::zero());
   }
 
   std::uint32_t track(Rank src, std::uint32_t src_step, const PlanSend& send, SimTime latency) {
@@ -137,7 +137,9 @@ struct CollectiveExecutor::Impl {
   }
 
   // A protocol that delivers a fraction of the link rate is modelled as moving proportionally more bytes.
-  double wire_bytes(double bytes) const { return bytes / options.cost.efficiency; }
+  double wire_bytes(double bytes, const Route& route) const {
+    return bytes / options.cost.efficiency[static_cast<std::size_t>(classify(router.topology(), route))];
+  }
 
   SimTime step_latency(const Route& route) const {
     if (!options.cost.step_latency) return route.latency;
@@ -238,7 +240,7 @@ struct CollectiveExecutor::Impl {
         if (link_used[link.value()]) return {};
         link_used[link.value()] = true;
       }
-      const SimTime drain = FlowModel::drain_time(wire_bytes(send.bytes), route.bottleneck);
+      const SimTime drain = FlowModel::drain_time(wire_bytes(send.bytes, route), route.bottleneck);
       const SimTime t = drain + step_latency(route);
       if (transfer_time && *transfer_time != t) return {};
       transfer_time = t;
@@ -302,7 +304,7 @@ struct CollectiveExecutor::Impl {
       for (const LinkId link : transfer.route->links) flows.release(link);
       if (pattern.unrecorded_steps > 0) {
         const auto steps = static_cast<std::int64_t>(pattern.unrecorded_steps);
-        flows.record_usage(*transfer.route, wire_bytes(transfer.bytes) * static_cast<double>(steps),
+        flows.record_usage(*transfer.route, wire_bytes(transfer.bytes, *transfer.route) * static_cast<double>(steps),
                            pattern.drain_time * steps);
       }
     }
@@ -333,7 +335,7 @@ struct CollectiveExecutor::Impl {
             ? static_cast<double>(pushed_for.ps()) / static_cast<double>(pattern.drain_time.ps())
             : 1.0;
     for (const auto& transfer : pattern.transfers) {
-      flows.record_usage(*transfer.route, wire_bytes(transfer.bytes) * pushed_fraction, pushed_for);
+      flows.record_usage(*transfer.route, wire_bytes(transfer.bytes, *transfer.route) * pushed_fraction, pushed_for);
     }
     release_claims();
     for (std::uint32_t r = 0; r < ranks.size(); ++r) {

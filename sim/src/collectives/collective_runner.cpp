@@ -31,7 +31,14 @@ bool takes_slices(Algorithm algorithm, CollectiveOp op) {
 struct Candidate {
   Algorithm algorithm;
   std::optional<Protocol> protocol;
+  std::optional<std::size_t> regime;  // of spec.calibration
 };
+
+TransferCost cost_of(const CollectiveSpec& spec, const Candidate& candidate) {
+  if (candidate.regime) return spec.calibration->regimes[*candidate.regime];
+  if (candidate.protocol) return nccl_cost(candidate.algorithm, *candidate.protocol);
+  return physical_cost();
+}
 
 CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std::size_t ranks, Candidate candidate,
                                 const std::vector<std::vector<Rank>>& hosts) {
@@ -41,7 +48,7 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
   if (channels == 0) throw InputError("channels must be at least 1");
   ExecutorOptions options;
   options.bulk = spec.bulk;
-  options.cost = candidate.protocol ? nccl_cost(candidate.algorithm, *candidate.protocol) : physical_cost();
+  options.cost = cost_of(spec, candidate);
 
   const Bytes per_channel{spec.size.value / channels};
   std::vector<std::unique_ptr<CollectivePlan>> plans;
@@ -74,6 +81,7 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
   CollectiveOutcome outcome;
   outcome.algorithm = candidate.algorithm;
   outcome.protocol = candidate.protocol;
+  outcome.regime = candidate.regime;
   outcome.channels = channels;
   SimTime last;
   for (const auto& executor : executors) {
@@ -162,23 +170,31 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
   const auto hosts = host_groups(topology, ranks);
   std::vector<Algorithm> algorithms =
       spec.algorithm ? std::vector<Algorithm>{*spec.algorithm} : candidate_algorithms(spec.op, ranks, hosts.size() > 1);
-  std::vector<std::optional<Protocol>> protocols{std::nullopt};
-  if (spec.latency == LatencySource::nccl) {
-    protocols = spec.protocol ? std::vector<std::optional<Protocol>>{*spec.protocol}
-                              : std::vector<std::optional<Protocol>>{Protocol::ll, Protocol::ll128, Protocol::simple};
+  std::vector<Candidate> candidates;
+  for (const Algorithm algorithm : algorithms) {
+    if (spec.latency == LatencySource::calibrated) {
+      if (spec.calibration == nullptr || spec.calibration->regimes.empty()) {
+        throw InputError("the calibrated latency model needs a calibration (--calibration CAL.yaml)");
+      }
+      for (std::size_t r = 0; r < spec.calibration->regimes.size(); ++r) candidates.push_back({algorithm, {}, r});
+    } else if (spec.latency == LatencySource::nccl) {
+      for (const Protocol p : {Protocol::ll, Protocol::ll128, Protocol::simple}) {
+        if (!spec.protocol || *spec.protocol == p) candidates.push_back({algorithm, p, {}});
+      }
+    } else {
+      candidates.push_back({algorithm, {}, {}});
+    }
   }
   std::optional<CollectiveOutcome> best;
   std::string last_refusal;
-  for (const Algorithm algorithm : algorithms) {
-    for (const auto& protocol : protocols) {
-      try {
-        CollectiveOutcome outcome = run_candidate(router, spec, ranks, {algorithm, protocol}, hosts);
-        if (!best || outcome.time < best->time) best = outcome;
-      } catch (const InputError& e) {
-        // With an explicit algorithm its refusal is the answer; in auto mode, try the others.
-        if (spec.algorithm) throw;
-        last_refusal = e.what();
-      }
+  for (const Candidate& candidate : candidates) {
+    try {
+      CollectiveOutcome outcome = run_candidate(router, spec, ranks, candidate, hosts);
+      if (!best || outcome.time < best->time) best = outcome;
+    } catch (const InputError& e) {
+      // With an explicit algorithm its refusal is the answer; in auto mode, try the others.
+      if (spec.algorithm) throw;
+      last_refusal = e.what();
     }
   }
   if (!best) throw InputError(fmt::format("no algorithm can run this collective here: {}", last_refusal));

@@ -85,7 +85,7 @@ TransferCost nccl_cost(Algorithm algorithm, Protocol protocol) {
   std::array<SimTime, 3> steps{};
   for (int c = 0; c < 3; ++c) steps[static_cast<std::size_t>(c)] = SimTime::from_us(kStepLatencyUs[c][a][p]);
   cost.step_latency = steps;
-  cost.efficiency = kEfficiency[a][p];
+  cost.efficiency.fill(kEfficiency[a][p]);
   cost.launch = SimTime::from_us(kBaseLatencyUs[a][p]);
   return cost;
 }

@@ -24,11 +24,12 @@ namespace syncsim {
 struct CollectiveSpec {
   CollectiveOp op = CollectiveOp::allreduce;
   Bytes size;
-  std::size_t ranks = 0;                   // the first `ranks` GPUs of the topology; 0 means all
-  std::optional<Algorithm> algorithm;      // nullopt: auto
-  std::optional<Protocol> protocol;        // nullopt: auto (only with the nccl latency source)
-  std::optional<std::uint32_t> channels;   // nullopt: default_channels()
+  std::size_t ranks = 0;                  // the first `ranks` GPUs of the topology; 0 means all
+  std::optional<Algorithm> algorithm;     // nullopt: auto
+  std::optional<Protocol> protocol;       // nullopt: auto (only with the nccl latency source)
+  std::optional<std::uint32_t> channels;  // nullopt: default_channels()
   LatencySource latency = LatencySource::physical;
+  const CalibratedModel* calibration = nullptr;  // required with LatencySource::calibrated; must outlive the call
   Rank root{0};
   std::optional<std::uint32_t> pipeline_slices;  // nullopt: auto (512 KiB slices for chains and trees)
   bool bulk = true;
@@ -37,7 +38,8 @@ struct CollectiveSpec {
 struct CollectiveOutcome {
   SimTime time;  // launch overhead included
   Algorithm algorithm = Algorithm::ring;
-  std::optional<Protocol> protocol;  // set with the nccl latency source
+  std::optional<Protocol> protocol;   // set with the nccl latency source
+  std::optional<std::size_t> regime;  // set with a calibrated model: the index of the regime that won
   std::uint32_t channels = 1;
   ExecutorStats stats;  // summed over channels
 };

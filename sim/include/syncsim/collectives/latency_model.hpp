@@ -23,7 +23,9 @@
 // Algorithms other than tree use the ring's constants: their steps are point-to-point sends like a ring's.
 #include <array>
 #include <optional>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "syncsim/collectives/algorithm.hpp"
 #include "syncsim/core/sim_time.hpp"
@@ -33,7 +35,7 @@ namespace syncsim {
 
 enum class Protocol { ll, ll128, simple };
 enum class LinkClass { nvlink, pci, net };
-enum class LatencySource { physical, nccl };
+enum class LatencySource { physical, nccl, calibrated };
 
 std::string_view to_string(Protocol protocol);
 Protocol parse_protocol(std::string_view text);  // ll | ll128 | simple
@@ -45,11 +47,20 @@ LatencySource parse_latency_source(std::string_view text);  // physical | nccl
 LinkClass classify(const Topology& topology, const Route& route);
 
 // How transfers of one (algorithm, protocol) are costed: per-class step latency (nullopt: the route's own),
-// bandwidth efficiency, and a fixed launch overhead per collective.
+// per-class bandwidth efficiency (the fraction of the route's bottleneck rate a transfer gets when alone), and a
+// fixed launch overhead per collective. Arrays are indexed by LinkClass.
 struct TransferCost {
-  std::optional<std::array<SimTime, 3>> step_latency;  // indexed by LinkClass
-  double efficiency = 1.0;
+  std::optional<std::array<SimTime, 3>> step_latency;
+  std::array<double, 3> efficiency{1.0, 1.0, 1.0};
   SimTime launch;
+};
+
+// A calibrated model (from `syncsim calibrate`): one TransferCost per regime — e.g. a latency-bound regime fitted
+// on small messages and a bandwidth-bound one fitted on large messages — used like NCCL's protocols: every
+// collective is simulated in each regime and the cheapest wins.
+struct CalibratedModel {
+  std::vector<std::string> regime_names;
+  std::vector<TransferCost> regimes;
 };
 
 TransferCost physical_cost();
