@@ -44,7 +44,11 @@ auto at_flag(const char* flag, F&& parse) {
 CollectiveSpec make_spec(const CollectiveOptions& options, const Topology& topology) {
   CollectiveSpec spec;
   spec.op = at_flag("--op", [&] { return parse_collective_op(options.op); });
-  if (options.algo != "auto") spec.algorithm = at_flag("--algo", [&] { return parse_algorithm(options.algo); });
+  if (options.algo == "best") {
+    spec.any_algorithm = true;
+  } else if (options.algo != "auto") {
+    spec.algorithm = at_flag("--algo", [&] { return parse_algorithm(options.algo); });
+  }
   spec.latency = at_flag("--latency-model", [&] { return parse_latency_source(options.latency); });
   if (options.protocol != "auto") {
     spec.protocol = at_flag("--protocol", [&] { return parse_protocol(options.protocol); });
@@ -145,7 +149,7 @@ int run_collective(const CollectiveOptions& options) {
       try {
         return simulate_collective(router, spec);
       } catch (const InputError& e) {
-        throw e.at(SourceLocation{options.algo == "auto" ? "--op" : "--algo"});
+        throw e.at(SourceLocation{options.algo == "auto" || options.algo == "best" ? "--op" : "--algo"});
       }
     }();
     row.time = outcome.time;
@@ -182,7 +186,9 @@ Action add_collective_command(CLI::App& app) {
       ->required();
   command->add_option("--op", options->op, "allreduce | reduce_scatter | all_gather | broadcast | reduce")
       ->capture_default_str();
-  command->add_option("--algo", options->algo, "ring | tree | halving_doubling | hierarchical | direct | auto")
+  command
+      ->add_option("--algo", options->algo,
+                   "ring | tree | halving_doubling | hierarchical | direct | auto (NCCL's choice) | best (any)")
       ->capture_default_str();
   command->add_option("--protocol", options->protocol, "NCCL protocol: ll | ll128 | simple | auto")
       ->capture_default_str();

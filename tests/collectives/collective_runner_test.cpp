@@ -102,8 +102,12 @@ TEST_CASE("auto never loses to the algorithms it chose from", "[runner]") {
   for (const std::int64_t size : {std::int64_t{64}, std::int64_t{1} << 20, std::int64_t{1} << 28}) {
     CollectiveSpec spec;
     spec.size = Bytes{size};
+    spec.any_algorithm = true;
     const CollectiveOutcome best = simulate_collective(router, spec);
-    for (const Algorithm algorithm : candidate_algorithms(spec.op, 8, false)) {
+    CollectiveSpec nccl_choice = spec;
+    nccl_choice.any_algorithm = false;
+    CHECK(best.time <= simulate_collective(router, nccl_choice).time);
+    for (const Algorithm algorithm : candidate_algorithms(spec.op, 8, false, true)) {
       spec.algorithm = algorithm;
       try {
         CHECK(best.time <= simulate_collective(router, spec).time);

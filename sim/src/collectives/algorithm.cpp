@@ -42,8 +42,8 @@ Algorithm parse_algorithm(std::string_view text) {
   for (const auto& [algorithm, name] : kNames) {
     if (name == text) return algorithm;
   }
-  throw InputError(
-      fmt::format("unknown algorithm '{}': expected ring, tree, halving_doubling, hierarchical, direct or auto", text));
+  throw InputError(fmt::format(
+      "unknown algorithm '{}': expected ring, tree, halving_doubling, hierarchical, direct, auto or best", text));
 }
 
 std::unique_ptr<CollectivePlan> make_plan(Algorithm algorithm, CollectiveOp op, std::size_t ranks, Bytes size,

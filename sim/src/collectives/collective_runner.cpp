@@ -146,12 +146,13 @@ std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts
   return order;
 }
 
-std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, bool has_hosts) {
+std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, bool has_hosts, bool any_algorithm) {
   std::vector<Algorithm> candidates{Algorithm::ring};
   const bool power_of_two = (ranks & (ranks - 1)) == 0;
   if (op == CollectiveOp::allreduce || op == CollectiveOp::broadcast || op == CollectiveOp::reduce) {
     candidates.push_back(Algorithm::tree);
   }
+  if (!any_algorithm) return candidates;
   if (op == CollectiveOp::allreduce || power_of_two) candidates.push_back(Algorithm::halving_doubling);
   if (op == CollectiveOp::allreduce && has_hosts) candidates.push_back(Algorithm::hierarchical);
   if (ranks <= kMaxDirectRanks) candidates.push_back(Algorithm::direct);
@@ -168,8 +169,9 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
     throw InputError("a protocol (LL, LL128, Simple) needs the nccl latency model");
   }
   const auto hosts = host_groups(topology, ranks);
-  std::vector<Algorithm> algorithms =
-      spec.algorithm ? std::vector<Algorithm>{*spec.algorithm} : candidate_algorithms(spec.op, ranks, hosts.size() > 1);
+  std::vector<Algorithm> algorithms = spec.algorithm
+                                          ? std::vector<Algorithm>{*spec.algorithm}
+                                          : candidate_algorithms(spec.op, ranks, hosts.size() > 1, spec.any_algorithm);
   std::vector<Candidate> candidates;
   for (const Algorithm algorithm : algorithms) {
     if (spec.latency == LatencySource::calibrated) {

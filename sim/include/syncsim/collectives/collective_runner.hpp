@@ -25,7 +25,8 @@ struct CollectiveSpec {
   CollectiveOp op = CollectiveOp::allreduce;
   Bytes size;
   std::size_t ranks = 0;                  // the first `ranks` GPUs of the topology; 0 means all
-  std::optional<Algorithm> algorithm;     // nullopt: auto
+  std::optional<Algorithm> algorithm;     // nullopt: auto (see candidate_algorithms)
+  bool any_algorithm = false;             // auto searches every algorithm, not only NCCL's
   std::optional<Protocol> protocol;       // nullopt: auto (only with the nccl latency source)
   std::optional<std::uint32_t> channels;  // nullopt: default_channels()
   LatencySource latency = LatencySource::physical;
@@ -52,8 +53,11 @@ std::uint32_t default_channels(const Topology& topology, std::size_t ranks, Algo
 // Channel c's ring order (see above).
 std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts, std::size_t ranks,
                                      std::uint32_t channel);
-// Algorithms worth trying for this operation and size: the ones that can run it here.
-std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, bool has_hosts);
+// What auto tries. By default NCCL's own choices — ring and tree for AllReduce, Broadcast and Reduce; ring for
+// ReduceScatter and AllGather — so that a prediction says what NCCL would do. With `any_algorithm` also
+// halving-doubling, hierarchical and (on small groups) direct: what the best available algorithm would do.
+std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, bool has_hosts,
+                                            bool any_algorithm = false);
 
 // Throws InputError when a given algorithm cannot run the operation on these ranks (with the reason).
 CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec);
