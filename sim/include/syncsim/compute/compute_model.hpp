@@ -1,0 +1,84 @@
+#pragma once
+// ComputeModel: how long a GPU takes for each layer's forward and backward, the optimizer step, and reductions
+// inside collectives (DESIGN.md §6).
+//
+// Per layer, for a batch of B samples at precision p (element size e: 4 bytes for fp32/tf32, 2 for fp16/bf16):
+//
+//   flops    = B x forward_flops
+//   bytes    = e x (weight_elements_read + B x activation_elements_moved)
+//   forward  = max(flops / (peak[p] x eff), bytes / (mem_bw x eff)) + kernel_overhead        (roofline)
+//   backward = backward_factor x forward
+//
+//   optimizer step = params x step_bytes(optimizer) / (mem_bw x eff) + kernel_overhead     (optimizer.hpp)
+//   reduction rate = mem_bw / 3          (reducing a received chunk reads it and the local one, writes the sum)
+//
+// Defaults, all calibratable (docs/compute.md):
+//   eff = 0.7 — one factor for both roofs: large GEMMs reach 70-80 % of the dense tensor peak and streaming
+//     kernels 70-90 % of the memory bandwidth. Checked against NVIDIA's published single-GPU ResNet-50 v1.5
+//     training throughput (DeepLearningExamples, PyTorch, NGC 21.03): the defaults predict 0.76x to 1.21x of
+//     it on V100 (FP32, AMP) and A100 (TF32, AMP), where 0.5 predicts 0.54x to 0.86x (tested).
+//   kernel_overhead = 5 us — launch latency plus the ramp and tail of a kernel in eager PyTorch (launches of
+//     3-10 us overlap only partly with the previous kernel's execution).
+//   backward_factor = 2 — backward runs two products per forward product (input gradient and weight gradient);
+//     it includes the overhead of the backward kernels, twice as many as forward's.
+//
+// Times are SimTime (integer picoseconds); a model's forward is the exact sum of its layers' forwards.
+//
+//   ComputeModel gpu(find_gpu("A100-SXM4-80GB"), Precision::fp16);
+//   ModelSpec model = find_model("resnet50");
+//   SimTime step = gpu.forward(model, 64) + gpu.backward(model, 64) + gpu.optimizer_step(model.params(),
+//                                                                                        Optimizer::momentum);
+#include <cstdint>
+
+#include "syncsim/compute/gpu_spec.hpp"
+#include "syncsim/compute/model_spec.hpp"
+#include "syncsim/compute/optimizer.hpp"
+#include "syncsim/compute/precision.hpp"
+#include "syncsim/core/sim_time.hpp"
+#include "syncsim/core/units.hpp"
+
+namespace syncsim {
+
+struct ComputeOptions {
+  double efficiency = 0.7;                        // fraction of peak FLOP/s and of memory bandwidth reached
+  SimTime kernel_overhead = SimTime::from_us(5);  // per layer (one kernel) and per optimizer step
+  double backward_factor = 2.0;                   // backward time / forward time
+};
+
+// Which roof bounds a layer, and the two times it is the larger of (without the kernel overhead).
+struct Roofline {
+  double compute_seconds = 0;
+  double memory_seconds = 0;
+  bool compute_bound() const { return compute_seconds >= memory_seconds; }
+};
+
+class ComputeModel {
+ public:
+  // Throws InputError when the GPU has no arithmetic at `precision` (bf16 on a V100), the efficiency is not in
+  // (0, 1], the backward factor is not positive, or the kernel overhead is negative.
+  ComputeModel(GpuSpec gpu, Precision precision, ComputeOptions options = {});
+
+  const GpuSpec& gpu() const { return gpu_; }
+  Precision precision() const { return precision_; }
+  const ComputeOptions& options() const { return options_; }
+
+  // Batch sizes must be positive (InputError otherwise).
+  Roofline roofline(const Layer& layer, std::int64_t batch) const;
+  SimTime forward(const Layer& layer, std::int64_t batch) const;
+  SimTime backward(const Layer& layer, std::int64_t batch) const;
+  SimTime forward(const ModelSpec& model, std::int64_t batch) const;
+  SimTime backward(const ModelSpec& model, std::int64_t batch) const;
+
+  SimTime optimizer_step(std::int64_t params, Optimizer optimizer) const;
+  // Bytes of received data a rank reduces per second inside a collective (ExecutorOptions::reduction_rate). NCCL
+  // fuses the reduction into its streaming copy kernels, which run near the bandwidth peak: no efficiency factor.
+  Bandwidth reduction_rate() const;
+
+ private:
+  GpuSpec gpu_;
+  Precision precision_;
+  ComputeOptions options_;
+  double peak_flops_;
+};
+
+}  // namespace syncsim

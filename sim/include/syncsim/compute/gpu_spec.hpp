@@ -1,0 +1,61 @@
+#pragma once
+// GpuSpec: what the compute model needs to know about a GPU — peak FLOP/s per precision, memory bandwidth and
+// memory size — plus the built-in catalog of datasheet values.
+//
+// Peaks are the datasheet's dense figures: tensor-core peaks for tf32/fp16/bf16 WITHOUT the 2:4 structured
+// sparsity doubling that datasheets mark with "*", and the ordinary (non-tensor) FP32 peak for fp32. For fp16 on
+// GeForce cards the figure is FP16 with FP32 accumulate (what mixed-precision training uses), half the FP16-
+// accumulate figure. A precision a GPU cannot run has no peak (std::nullopt); GPUs without TF32 tensor cores run
+// "tf32" as plain FP32, so their tf32 peak is their fp32 peak.
+//
+//   GpuSpec a100 = find_gpu("a100-80gb");                      // catalog, case-insensitive aliases
+//   GpuSpec mine = make_gpu_spec("my-gpu", {.fp32 = 20e12, .fp16 = 300e12},
+//                                Bandwidth::from_gb_per_s(2000), Bytes{80LL << 30});
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "syncsim/compute/precision.hpp"
+#include "syncsim/core/units.hpp"
+
+namespace syncsim {
+
+// FLOP/s per precision; fp32 is required, the others are optional (nullopt: the GPU cannot run it).
+struct PrecisionPeaks {
+  double fp32 = 0;
+  std::optional<double> tf32 = std::nullopt;
+  std::optional<double> fp16 = std::nullopt;
+  std::optional<double> bf16 = std::nullopt;
+};
+
+struct GpuSpec {
+  std::string name;
+  PrecisionPeaks peaks;
+  Bandwidth memory_bandwidth;
+  Bytes memory;
+
+  // FLOP/s at `precision`, or nullopt when the GPU has no such arithmetic.
+  std::optional<double> peak(Precision precision) const;
+  // As peak(), but throws InputError naming the GPU and the precisions it does support.
+  double require_peak(Precision precision) const;
+};
+
+// An inline GPU definition: throws InputError unless every given number is positive and finite.
+GpuSpec make_gpu_spec(std::string name, PrecisionPeaks peaks, Bandwidth memory_bandwidth, Bytes memory);
+
+// One catalog entry: the spec, the names it also answers to, and where its numbers come from.
+struct GpuCatalogEntry {
+  GpuSpec spec;
+  std::vector<std::string_view> aliases;
+  std::string_view source;
+};
+
+// The built-in catalog, in a fixed order (oldest first).
+std::span<const GpuCatalogEntry> gpu_catalog();
+// By canonical name or alias, ignoring case, '-', '_' and spaces ("a100_80gb", "RTX 4090"). Throws InputError
+// listing the canonical names for an unknown name, and the candidates for an ambiguous family ("A100").
+GpuSpec find_gpu(std::string_view name);
+
+}  // namespace syncsim

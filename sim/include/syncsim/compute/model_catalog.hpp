@@ -1,0 +1,80 @@
+#pragma once
+// The built-in model catalog. Layer lists are generated from the architectures (cnn_builder, transformer_builder
+// in src/compute), not typed in; the tests hold the parameter counts to the published ones exactly:
+//
+//   name        architecture                                          params         forward FLOPs / sample
+//   resnet50    torchvision ResNet-50 v1.5, 224x224                   25,557,032     8.25 G (published 4.09 GMAC)
+//   resnet101   torchvision ResNet-101 v1.5, 224x224                  44,549,160     15.7 G (published 7.80 GMAC)
+//   vgg16       torchvision VGG-16 (no batch norm), 224x224          138,357,544     31.0 G (published 15.47 GMAC)
+//   bert-large  HF BertModel 24 x 1024, 16 heads, seq 512, pooler    335,141,888     336 G  (Megatron form: 335 G)
+//   gpt2        HF GPT-2 small 12 x 768, seq 1024, tied LM head      124,439,808     293 G  (Megatron form: 292 G)
+//   llama-7b    LLaMA-7B 32 x 4096, SwiGLU 11008, seq 2048, untied  6,738,415,616    29.3 T (Megatron form: 29.3 T)
+//
+//   ModelSpec m = find_model("ResNet-50");
+//   ModelSpec short_bert = find_model("bert-large", {.sequence_length = 128});
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "syncsim/compute/model_spec.hpp"
+
+namespace syncsim {
+
+// Shape overrides for catalog models; a field a model has no use for is an error.
+struct ModelOptions {
+  std::optional<std::int64_t> sequence_length = std::nullopt;  // transformers: tokens per sample
+  std::optional<std::int64_t> image_size = std::nullopt;       // CNNs: square input side in pixels
+};
+
+// Canonical catalog names in a fixed order.
+std::vector<std::string_view> model_names();
+// By canonical name or alias ("ResNet-50", "bert_large", "gpt-2", "7b"), ignoring case, '-', '_' and spaces.
+// Throws InputError listing the names for an unknown one, and for options the model does not take or cannot use.
+ModelSpec find_model(std::string_view name, const ModelOptions& options = {});
+
+// The generators behind the catalog, for shapes the catalog does not list.
+
+// Bottleneck ResNet v1.5 (stride on the 3x3 conv) with `blocks` bottlenecks per stage: {3,4,6,3} is ResNet-50,
+// {3,4,23,3} ResNet-101.
+ModelSpec resnet(std::string name, const std::vector<std::int64_t>& blocks, std::int64_t image_size = 224,
+                 std::int64_t classes = 1000);
+ModelSpec vgg16(std::int64_t image_size = 224, std::int64_t classes = 1000);
+
+struct BertShape {
+  std::int64_t layers = 24;
+  std::int64_t hidden = 1024;
+  std::int64_t heads = 16;
+  std::int64_t ffn = 4096;
+  std::int64_t vocab = 30522;
+  std::int64_t max_positions = 512;
+  std::int64_t token_types = 2;
+  std::int64_t sequence_length = 512;
+};
+// Post-LN encoder with embeddings and the [CLS] pooler (HF BertModel), without the pre-training heads.
+ModelSpec bert(std::string name, const BertShape& shape);
+
+struct GptShape {
+  std::int64_t layers = 12;
+  std::int64_t hidden = 768;
+  std::int64_t heads = 12;
+  std::int64_t vocab = 50257;
+  std::int64_t max_positions = 1024;
+  std::int64_t sequence_length = 1024;
+};
+// Pre-LN GPT-2 decoder; the LM head reuses the token embedding (tied), then softmax cross-entropy.
+ModelSpec gpt2(std::string name, const GptShape& shape);
+
+struct LlamaShape {
+  std::int64_t layers = 32;
+  std::int64_t hidden = 4096;
+  std::int64_t heads = 32;
+  std::int64_t ffn = 11008;
+  std::int64_t vocab = 32000;
+  std::int64_t sequence_length = 2048;
+};
+// Pre-RMSNorm decoder with rotary positions, bias-free projections, SwiGLU MLP and an untied LM head.
+ModelSpec llama(std::string name, const LlamaShape& shape);
+
+}  // namespace syncsim

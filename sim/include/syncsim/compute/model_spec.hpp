@@ -1,0 +1,55 @@
+#pragma once
+// ModelSpec: a neural network as the compute model sees it — an ordered list of layers, each one kernel's worth of
+// work, with what the roofline (compute_model.hpp) and the memory check (memory_check.hpp) need.
+//
+// Counts are elements and FLOPs, not bytes: the precision decides the element size (precision.hpp), so one
+// ModelSpec serves every precision. Per-sample counts scale with the batch; weights are read once per batch.
+//
+//   forward bytes of a layer for batch B = (weight_elements_read + B x activation_elements_moved) x element size
+//   saved bytes for backward             =  B x (saved_elements x element size + saved_mask_bytes)
+//
+// Inline definitions go through the constructor, which validates:
+//
+//   ModelSpec mlp("mlp", {{.name = "fc1", .params = 1'049'600, .forward_flops = 2'097'152,
+//                          .weight_elements_read = 1'049'600, .activation_elements_moved = 2048,
+//                          .saved_elements = 1024}});
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace syncsim {
+
+struct Layer {
+  std::string name;
+  std::int64_t params = 0;                     // trainable parameters (gradients of this size)
+  std::int64_t forward_flops = 0;              // per sample; a multiply-add counts 2
+  std::int64_t weight_elements_read = 0;       // per forward pass (batch): usually params; 0 for a lookup table
+  std::int64_t activation_elements_moved = 0;  // per sample: activations read plus written by the forward kernel
+  std::int64_t saved_elements = 0;             // per sample: activations kept for backward, at activation precision
+  std::int64_t saved_mask_bytes = 0;           // per sample: 1-byte masks kept for backward (dropout)
+};
+
+class ModelSpec {
+ public:
+  // Throws InputError (key "layers[i].field") for an empty name, no layers, an unnamed or duplicate layer, a
+  // negative count, or a layer that does no work at all.
+  ModelSpec(std::string name, std::vector<Layer> layers);
+
+  const std::string& name() const { return name_; }
+  const std::vector<Layer>& layers() const { return layers_; }
+
+  std::int64_t params() const { return params_; }
+  std::int64_t forward_flops() const { return forward_flops_; }  // per sample
+  std::int64_t saved_elements() const { return saved_elements_; }
+  std::int64_t saved_mask_bytes() const { return saved_mask_bytes_; }
+
+ private:
+  std::string name_;
+  std::vector<Layer> layers_;
+  std::int64_t params_ = 0;
+  std::int64_t forward_flops_ = 0;
+  std::int64_t saved_elements_ = 0;
+  std::int64_t saved_mask_bytes_ = 0;
+};
+
+}  // namespace syncsim

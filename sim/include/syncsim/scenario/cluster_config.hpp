@@ -1,0 +1,36 @@
+#pragma once
+// The `cluster:` section of a scenario: the GPU kind, the topology and how many of its GPUs train.
+//
+//   cluster:
+//     gpu: A100-SXM4-80GB                       # a catalog name (resolved by the compute model), or inline:
+//     # gpu: {name: my-gpu, peak_tflops: {fp32: 19.5, fp16: 312}, mem_bw: 2TB/s, mem: 80GB}
+//     topology: {kind: dgx, nodes: 4, gpus: 8}  # or the spec string "dgx:nodes=4,gpus=8"
+//     workers: 16                               # optional: the first 16 GPUs; default all
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "syncsim/compute/gpu_spec.hpp"
+#include "syncsim/scenario/located.hpp"
+#include "syncsim/topology/topology_spec.hpp"
+
+namespace syncsim {
+
+struct GpuConfig {
+  // A catalog name (not resolved here: the compute model owns the catalog), or an inline GPU's label.
+  Located<std::string> name;
+  // Set when the file defines the GPU itself (built with make_gpu_spec). In the file peaks are TFLOP/s, fp32
+  // required; a single number gives every precision the same peak.
+  std::optional<GpuSpec> inline_spec;
+};
+
+struct ClusterConfig {
+  GpuConfig gpu;
+  // Built by build_topology(); every value keeps its place in the file (param_locations), so a topology error
+  // points into the scenario. See build_scenario_topology() for the key paths.
+  TopologySpec topology;
+  // How many GPUs train (ranks 0..workers-1 on GPUs 0..workers-1); nullopt: every GPU of the topology.
+  std::optional<Located<std::int64_t>> workers;
+};
+
+}  // namespace syncsim

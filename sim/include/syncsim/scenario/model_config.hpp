@@ -1,0 +1,45 @@
+#pragma once
+// The `model:` section: what each replica computes, and how.
+//
+//   model: {name: resnet50, batch_per_gpu: 64, precision: fp16}       # a catalog model, or inline layers:
+//   model:
+//     name: tiny-mlp
+//     layers:                       # the fields of syncsim::Layer (compute/model_spec.hpp), counts per sample
+//       - {name: fc1, params: 1049600, forward_flops: 2097152, activation_elements_moved: 2048, saved_elements: 1024}
+//       - {name: block, params: 12.6e6, forward_flops: 25.2e6, activation_elements_moved: 8192, repeat: 24}
+//     batch_per_gpu: 32
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "syncsim/compute/compute_model.hpp"
+#include "syncsim/compute/model_spec.hpp"
+#include "syncsim/compute/optimizer.hpp"
+#include "syncsim/compute/precision.hpp"
+#include "syncsim/core/sim_time.hpp"
+#include "syncsim/scenario/located.hpp"
+
+namespace syncsim {
+
+struct ModelConfig {
+  // A catalog model name (resolved by the compute model's catalog, not here), or the inline model's label.
+  Located<std::string> name;
+  // Inline layers, ready for ModelSpec(name, layers): validated as ModelSpec does (names unique, counts >= 0,
+  // every layer does some work), `repeat: k` expanded into layers NAME.0 .. NAME.k-1. Empty: a catalog model.
+  std::vector<Located<Layer>> layers;
+  // Shape overrides for a catalog model (ModelOptions in compute/model_catalog.hpp): tokens per sample for a
+  // transformer, the square image side for a CNN. Whether the model takes them is the catalog's call.
+  std::optional<Located<std::int64_t>> sequence_length;
+  std::optional<Located<std::int64_t>> image_size;
+  Located<std::int64_t> batch_per_gpu;  // samples per GPU per micro-batch
+  Located<Precision> precision;
+  std::int64_t micro_batches = 1;  // gradient accumulation: micro-batches per synchronization
+  Located<Optimizer> optimizer;
+  double backward_factor = ComputeOptions{}.backward_factor;
+  SimTime kernel_overhead = ComputeOptions{}.kernel_overhead;
+  // Fraction of peak reached, (0, 1]; nullopt: the calibration's, else ComputeOptions' default.
+  std::optional<double> efficiency;
+};
+
+}  // namespace syncsim

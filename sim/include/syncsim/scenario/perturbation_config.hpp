@@ -1,0 +1,83 @@
+#pragma once
+// What goes wrong during a run: stragglers, degraded links, failures, and how training recovers.
+//
+//   stragglers:
+//     jitter: {distribution: lognormal, sigma: 0.05}   # per worker, per iteration compute-time multiplier
+//     slow: [{rank: 3, factor: 1.5}]                    # persistently slower ranks
+//   degraded_links:
+//     - {between: [nic3, leaf0], factor: 0.25, from: 1s, until: 3s}   # node names as `syncsim topo` prints them
+//   faults:
+//     - {at: 2s, kind: worker_down, rank: 5, policy: restart_from_checkpoint}
+//     - {at: 3s, kind: link_down, between: [nic2, leaf0], policy: elastic}
+//   checkpoint: {interval: 100, restart_cost: 30s}     # interval: iterations (plain number) or a time
+//   detection_timeout: 30s
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "syncsim/core/sim_time.hpp"
+#include "syncsim/scenario/located.hpp"
+
+namespace syncsim {
+
+enum class JitterDistribution { none, lognormal, normal };
+enum class FaultKind { worker_down, link_down };
+enum class FaultPolicy { restart_from_checkpoint, continue_without, elastic };
+
+std::string_view to_string(JitterDistribution distribution);
+std::string_view to_string(FaultKind kind);
+std::string_view to_string(FaultPolicy policy);  // continue_without is written `continue`
+
+struct JitterConfig {
+  JitterDistribution distribution = JitterDistribution::none;
+  // lognormal: the multiplier is exp(N(0, sigma)); normal: 1 + N(0, sigma). >= 0.
+  double sigma = 0;
+};
+
+struct SlowRank {
+  Located<std::int64_t> rank;
+  double factor = 1;  // compute time multiplier, > 0 (1.5: 50% slower)
+};
+
+struct StragglerConfig {
+  JitterConfig jitter;
+  std::vector<SlowRank> slow;  // distinct ranks
+};
+
+// The physical link(s) between two topology nodes, both directions. The names are checked by the simulation,
+// which has the topology.
+struct LinkEnds {
+  Located<std::string> a;
+  Located<std::string> b;
+};
+
+struct LinkDegradation {
+  LinkEnds between;
+  double factor = 1;             // remaining fraction of the bandwidth, in (0, 1]
+  SimTime from;                  // >= 0
+  std::optional<SimTime> until;  // > from; nullopt: to the end of the run
+  SourceLocation where;          // the entry
+  std::string key;               // "degraded_links[0]"
+};
+
+struct FaultConfig {
+  SimTime at;  // >= 0
+  FaultKind kind = FaultKind::worker_down;
+  std::optional<Located<std::int64_t>> rank;  // worker_down
+  std::optional<LinkEnds> between;            // link_down
+  // Defaulted from the strategy: restart_from_checkpoint for sync, local_sgd and hybrid; continue for async, ssp.
+  Located<FaultPolicy> policy;
+  SourceLocation where;
+  std::string key;  // "faults[0]"
+};
+
+struct CheckpointConfig {
+  // At most one is set; neither: the only checkpoint is the initial state (a restart loses all work).
+  std::optional<std::int64_t> every_iterations;  // >= 1
+  std::optional<SimTime> every;                  // > 0
+  SimTime restart_cost;                          // >= 0, paid by every worker on restart
+};
+
+}  // namespace syncsim

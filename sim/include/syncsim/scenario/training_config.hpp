@@ -1,0 +1,69 @@
+#pragma once
+// The `training:` section: how workers synchronize, over what, and for how long.
+//
+// Which strategy works with which communication (the rest are InputErrors at load time):
+//
+//   strategy    allreduce   parameter_server   default communication
+//   sync        yes         yes                allreduce
+//   async       -           yes                parameter_server   (no barrier-free AllReduce exists)
+//   ssp         -           yes                parameter_server   (the staleness bound is kept by the servers)
+//   local_sgd   yes         -                  allreduce          (averaging every K steps is an AllReduce)
+//   hybrid      -           yes                parameter_server   (AllReduce inside groups is implied)
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "syncsim/collectives/algorithm.hpp"
+#include "syncsim/collectives/latency_model.hpp"
+#include "syncsim/core/sim_time.hpp"
+#include "syncsim/core/units.hpp"
+#include "syncsim/scenario/located.hpp"
+
+namespace syncsim {
+
+enum class StrategyKind { sync, async, ssp, local_sgd, hybrid };
+enum class Communication { allreduce, parameter_server };
+enum class ServerPlacement { dedicated, colocated };
+
+std::string_view to_string(StrategyKind strategy);
+std::string_view to_string(Communication communication);
+std::string_view to_string(ServerPlacement placement);
+
+// Whether the strategy can run over the communication (the table above).
+bool compatible(StrategyKind strategy, Communication communication);
+Communication default_communication(StrategyKind strategy);
+
+struct ParameterServerConfig {
+  // Servers; parameters are split evenly among them (sharding). Colocated servers run on ranks 0..count-1.
+  Located<std::int64_t> count;
+  ServerPlacement placement = ServerPlacement::dedicated;
+  // A dedicated server's NIC; nullopt: the same as a GPU's network link in the topology.
+  std::optional<Bandwidth> nic_bw;
+  // Server-side cost of applying one update: gradient bytes per second, or a fixed time per update. At most one
+  // is set; with neither the simulation decides (e.g. from the GPU's memory bandwidth).
+  std::optional<Bandwidth> apply_rate;
+  std::optional<SimTime> apply_time;
+};
+
+struct TrainingConfig {
+  Located<StrategyKind> strategy;
+  Located<Communication> communication;  // defaulted from the strategy when not given
+  // AllReduce algorithm; nullopt is `auto` (NCCL's choice per size), or `best` with any_algorithm set.
+  Located<std::optional<Algorithm>> algorithm;
+  bool any_algorithm = false;
+  std::optional<Located<std::int64_t>> channels;  // nullopt: one per rail, as `syncsim collective`
+  // nccl by default; calibrated when a calibration file is given and no latency_model is.
+  Located<LatencySource> latency_model;
+  std::optional<Protocol> protocol;                      // nccl latency model only; nullopt: auto
+  Bytes bucket_size{25'000'000};                         // DDP's default 25 MB
+  bool overlap = true;                                   // communication overlaps backward
+  std::int64_t iterations = 10;                          // measured iterations (>= 1)
+  std::int64_t warmup_iterations = 0;                    // run first and left out of the statistics
+  std::optional<Located<std::int64_t>> staleness_bound;  // ssp: steps a worker may run ahead (required)
+  std::optional<Located<std::int64_t>> sync_every;       // local_sgd: average every K steps (required)
+  // hybrid: workers per AllReduce group; nullopt: the GPUs of one node (host).
+  std::optional<Located<std::int64_t>> group_size;
+  ParameterServerConfig parameter_servers;  // used with communication parameter_server (and hybrid)
+};
+
+}  // namespace syncsim

@@ -1,0 +1,114 @@
+#include "cnn_builder.hpp"
+
+#include "syncsim/core/input_error.hpp"
+
+namespace syncsim::compute_detail {
+
+namespace {
+// FLOPs per element for the memory-bound layers. They hardly matter (these kernels are limited by bandwidth),
+// but counting them keeps totals honest: training-mode batch norm computes mean and variance, then scales and
+// shifts (about 5 per element); ReLU and add one; a max pool one comparison per window element.
+constexpr std::int64_t kNormFlops = 5;
+constexpr std::int64_t kElementwiseFlops = 1;
+// Training-mode batch norm reads its input twice (statistics, then normalize) and writes once.
+constexpr std::int64_t kBatchNormElementsMoved = 3;
+
+std::int64_t conv_out(std::int64_t in, std::int64_t kernel, std::int64_t stride, std::int64_t padding) {
+  return (in + 2 * padding - kernel) / stride + 1;
+}
+}  // namespace
+
+std::int64_t CnnBuilder::save_input() {
+  if (state_.saved) return 0;
+  state_.saved = true;
+  return state_.shape.elements();
+}
+
+void CnnBuilder::conv(const std::string& name, std::int64_t out_channels, std::int64_t kernel, std::int64_t stride,
+                      std::int64_t padding, bool bias) {
+  const FeatureMap in = state_.shape;
+  const FeatureMap out{out_channels, conv_out(in.height, kernel, stride, padding),
+                       conv_out(in.width, kernel, stride, padding)};
+  SYNCSIM_INVARIANT(out.height > 0 && out.width > 0, "convolution output is empty");
+  const std::int64_t weights = kernel * kernel * in.channels * out_channels;
+  Layer layer{.name = name};
+  layer.params = weights + (bias ? out_channels : 0);
+  layer.forward_flops = 2 * weights * out.height * out.width + (bias ? out.elements() : 0);
+  layer.weight_elements_read = layer.params;
+  layer.activation_elements_moved = in.elements() + out.elements();
+  layer.saved_elements = save_input();
+  layers_.push_back(std::move(layer));
+  state_ = {out, false};
+}
+
+void CnnBuilder::batch_norm(const std::string& name) {
+  const std::int64_t n = state_.shape.elements();
+  Layer layer{.name = name};
+  layer.params = 2 * state_.shape.channels;
+  layer.forward_flops = kNormFlops * n;
+  layer.weight_elements_read = layer.params;
+  layer.activation_elements_moved = kBatchNormElementsMoved * n;
+  layer.saved_elements = save_input();
+  layers_.push_back(std::move(layer));
+  state_.saved = false;
+}
+
+void CnnBuilder::relu(const std::string& name) {
+  // In place; backward needs the output, which is the tensor the next layer keeps — so ReLU keeps it itself and
+  // the consumer finds it already saved.
+  const std::int64_t n = state_.shape.elements();
+  layers_.push_back(
+      {.name = name, .forward_flops = kElementwiseFlops * n, .activation_elements_moved = 2 * n, .saved_elements = n});
+  state_.saved = true;
+}
+
+void CnnBuilder::max_pool(const std::string& name, std::int64_t kernel, std::int64_t stride, std::int64_t padding) {
+  const FeatureMap in = state_.shape;
+  const FeatureMap out{in.channels, conv_out(in.height, kernel, stride, padding),
+                       conv_out(in.width, kernel, stride, padding)};
+  Layer layer{.name = name};
+  layer.forward_flops = kernel * kernel * out.elements();
+  layer.activation_elements_moved = in.elements() + out.elements();
+  layer.saved_elements = save_input();
+  layers_.push_back(std::move(layer));
+  state_ = {out, false};
+}
+
+void CnnBuilder::adaptive_avg_pool(const std::string& name, std::int64_t out_size) {
+  // Backward spreads the gradient evenly: it needs the shapes only.
+  const FeatureMap in = state_.shape;
+  const FeatureMap out{in.channels, out_size, out_size};
+  layers_.push_back(
+      {.name = name, .forward_flops = in.elements(), .activation_elements_moved = in.elements() + out.elements()});
+  state_ = {out, false};
+}
+
+void CnnBuilder::add(const std::string& name, const CnnState& other) {
+  SYNCSIM_INVARIANT(other.shape.elements() == state_.shape.elements(), "residual shapes differ");
+  const std::int64_t n = state_.shape.elements();
+  layers_.push_back({.name = name, .forward_flops = kElementwiseFlops * n, .activation_elements_moved = 3 * n});
+  state_.saved = false;
+}
+
+void CnnBuilder::linear(const std::string& name, std::int64_t out_features) {
+  const std::int64_t in = state_.shape.elements();
+  Layer layer{.name = name};
+  layer.params = in * out_features + out_features;
+  layer.forward_flops = 2 * in * out_features + out_features;
+  layer.weight_elements_read = layer.params;
+  layer.activation_elements_moved = in + out_features;
+  layer.saved_elements = save_input();
+  layers_.push_back(std::move(layer));
+  state_ = {{out_features, 1, 1}, false};
+}
+
+void CnnBuilder::dropout(const std::string& name) {
+  const std::int64_t n = state_.shape.elements();
+  layers_.push_back({.name = name,
+                     .forward_flops = kElementwiseFlops * n,
+                     .activation_elements_moved = 2 * n,
+                     .saved_mask_bytes = n});
+  state_.saved = false;
+}
+
+}  // namespace syncsim::compute_detail

@@ -1,0 +1,67 @@
+#pragma once
+// CnnBuilder: generates a convolutional network's layers from its architecture, one kernel per layer.
+//
+// It tracks the current feature map (per sample, C x H x W) and applies the layer math:
+//
+//   conv k x k, C -> C', output H' x W':  params k²CC' (+C' bias), forward FLOPs 2·k²CC'·H'W' (+C'H'W' bias)
+//   linear n -> m:                        params nm (+m), FLOPs 2nm (+m)
+//   batch norm:                           params 2C, 3 elements moved per element (statistics pass, then
+//                                         normalize) and kNormFlops per element
+//   relu, add, pools, dropout:            memory-bound; cheap per-element FLOPs
+//
+// Saved activations count each tensor once: a layer saves its input unless that very tensor is already kept
+// (in-place ReLU output feeding a conv, the block input shared by a bottleneck and its downsample branch).
+// Private to the catalog (model_catalog.hpp); FLOP constants in cnn_builder.cpp.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "syncsim/compute/model_spec.hpp"
+
+namespace syncsim::compute_detail {
+
+struct FeatureMap {
+  std::int64_t channels = 0;
+  std::int64_t height = 0;
+  std::int64_t width = 0;
+  std::int64_t elements() const { return channels * height * width; }
+};
+
+// The current tensor: its shape and whether some layer already keeps it for backward.
+struct CnnState {
+  FeatureMap shape;
+  bool saved = false;
+};
+
+class CnnBuilder {
+ public:
+  explicit CnnBuilder(FeatureMap input) : state_{input, false} {}
+
+  const CnnState& state() const { return state_; }
+  // Branches (residual paths) restart from a remembered state.
+  void set_state(const CnnState& state) { state_ = state; }
+
+  void conv(const std::string& name, std::int64_t out_channels, std::int64_t kernel, std::int64_t stride,
+            std::int64_t padding, bool bias);
+  void batch_norm(const std::string& name);
+  void relu(const std::string& name);
+  void max_pool(const std::string& name, std::int64_t kernel, std::int64_t stride, std::int64_t padding);
+  // Average pooling to out x out (1 for the global pool before a classifier).
+  void adaptive_avg_pool(const std::string& name, std::int64_t out);
+  // Adds `other` (the shortcut) to the current tensor; same shape required.
+  void add(const std::string& name, const CnnState& other);
+  // Flattens the current tensor and applies a fully connected layer.
+  void linear(const std::string& name, std::int64_t out_features);
+  void dropout(const std::string& name);
+
+  std::vector<Layer> take() { return std::move(layers_); }
+
+ private:
+  // The saved count for a layer that needs its input, marking the tensor kept.
+  std::int64_t save_input();
+
+  CnnState state_;
+  std::vector<Layer> layers_;
+};
+
+}  // namespace syncsim::compute_detail

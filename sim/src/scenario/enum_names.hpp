@@ -1,0 +1,64 @@
+#pragma once
+// The names of the scenario's enumerated values, one table each: read_* parse with them, to_yaml and to_string
+// print with them, so the two cannot drift apart.
+#include <array>
+#include <optional>
+#include <string_view>
+#include <utility>
+
+#include "syncsim/scenario/scenario.hpp"
+
+namespace syncsim::scenario_detail {
+
+template <typename E, std::size_t N>
+using NameTable = std::array<std::pair<std::string_view, E>, N>;
+
+inline constexpr NameTable<StrategyKind, 5> kStrategyNames{{{"sync", StrategyKind::sync},
+                                                            {"async", StrategyKind::async},
+                                                            {"ssp", StrategyKind::ssp},
+                                                            {"local_sgd", StrategyKind::local_sgd},
+                                                            {"hybrid", StrategyKind::hybrid}}};
+inline constexpr NameTable<Communication, 2> kCommunicationNames{
+    {{"allreduce", Communication::allreduce}, {"parameter_server", Communication::parameter_server}}};
+inline constexpr NameTable<ServerPlacement, 2> kPlacementNames{
+    {{"dedicated", ServerPlacement::dedicated}, {"colocated", ServerPlacement::colocated}}};
+// auto and best are nullopt (any_algorithm tells them apart).
+inline constexpr NameTable<std::optional<Algorithm>, 7> kAlgorithmNames{
+    {{"ring", Algorithm::ring},
+     {"tree", Algorithm::tree},
+     {"halving_doubling", Algorithm::halving_doubling},
+     {"hierarchical", Algorithm::hierarchical},
+     {"direct", Algorithm::direct},
+     {"auto", std::nullopt},
+     {"best", std::nullopt}}};
+inline constexpr NameTable<LatencySource, 3> kLatencyNames{
+    {{"nccl", LatencySource::nccl}, {"physical", LatencySource::physical}, {"calibrated", LatencySource::calibrated}}};
+inline constexpr NameTable<std::optional<Protocol>, 4> kProtocolNames{
+    {{"auto", std::nullopt}, {"ll", Protocol::ll}, {"ll128", Protocol::ll128}, {"simple", Protocol::simple}}};
+inline constexpr NameTable<JitterDistribution, 3> kJitterNames{{{"none", JitterDistribution::none},
+                                                                {"lognormal", JitterDistribution::lognormal},
+                                                                {"normal", JitterDistribution::normal}}};
+inline constexpr NameTable<FaultKind, 2> kFaultKindNames{
+    {{"worker_down", FaultKind::worker_down}, {"link_down", FaultKind::link_down}}};
+inline constexpr NameTable<FaultPolicy, 3> kPolicyNames{
+    {{"restart_from_checkpoint", FaultPolicy::restart_from_checkpoint},
+     {"continue", FaultPolicy::continue_without},
+     {"elastic", FaultPolicy::elastic}}};
+
+inline constexpr NameTable<Precision, 4> kPrecisionNames{
+    {{"fp32", Precision::fp32}, {"tf32", Precision::tf32}, {"fp16", Precision::fp16}, {"bf16", Precision::bf16}}};
+// adamw keeps the same state and moves the same bytes as adam (optimizer.hpp); it is written back as adam.
+inline constexpr NameTable<Optimizer, 4> kOptimizerNames{{{"sgd", Optimizer::sgd},
+                                                          {"momentum", Optimizer::momentum},
+                                                          {"adam", Optimizer::adam},
+                                                          {"adamw", Optimizer::adam}}};
+
+template <typename E, std::size_t N>
+std::string_view name_of(const NameTable<E, N>& table, E value) {
+  for (const auto& [name, candidate] : table) {
+    if (candidate == value) return name;
+  }
+  return "?";
+}
+
+}  // namespace syncsim::scenario_detail

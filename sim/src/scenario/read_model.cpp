@@ -1,0 +1,126 @@
+// The `model:` section: a catalog model or inline layers, batch, precision, optimizer and compute knobs.
+#include <fmt/format.h>
+
+#include <map>
+
+#include "enum_names.hpp"
+#include "field_reader.hpp"
+#include "sections.hpp"
+
+namespace syncsim::scenario_detail {
+
+namespace {
+
+struct LayerEntry {
+  Located<Layer> layer;
+  std::int64_t repeat = 1;
+};
+
+LayerEntry read_layer(const ConfigNode& node, const std::string& path) {
+  const MapReader reader(node, path,
+                         {"name", "params", "forward_flops", "weight_elements_read", "activation_elements_moved",
+                          "saved_elements", "saved_mask_bytes", "repeat"});
+  LayerEntry entry;
+  entry.layer.where = node.where;
+  entry.layer.key = path;
+  Layer& layer = entry.layer.value;
+  layer.name = read_text(reader.require("name"), reader.path("name"));
+  if (layer.name.empty()) fail(reader.require("name"), reader.path("name"), "expected a layer name");
+  const auto count = [&](std::string_view key, std::int64_t& field) {
+    if (const ConfigNode* value = reader.get(key)) field = read_whole(*value, reader.path(key), 0);
+  };
+  layer.params = read_whole(reader.require("params", "trainable parameters, 0 for none"), reader.path("params"), 0);
+  layer.weight_elements_read = layer.params;  // every weight is read once per pass, unless told otherwise
+  count("forward_flops", layer.forward_flops);
+  count("weight_elements_read", layer.weight_elements_read);
+  count("activation_elements_moved", layer.activation_elements_moved);
+  count("saved_elements", layer.saved_elements);
+  count("saved_mask_bytes", layer.saved_mask_bytes);
+  if (layer.forward_flops == 0 && layer.weight_elements_read == 0 && layer.activation_elements_moved == 0) {
+    fail(node, path, "the layer does no work: give it forward_flops or elements moved");
+  }
+  if (const ConfigNode* repeat = reader.get("repeat")) entry.repeat = read_count(*repeat, reader.path("repeat"), 1);
+  return entry;
+}
+
+std::vector<Located<Layer>> read_layers(const ConfigNode& node, const std::string& path) {
+  const auto& items = read_list(node, path);
+  if (items.empty()) fail(node, path, "expected at least one layer");
+  std::vector<Located<Layer>> layers;
+  std::map<std::string, std::string, std::less<>> first_given;  // layer name -> key path of its entry
+  bool any_params = false;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    const LayerEntry entry = read_layer(items[i], item_path(path, i));
+    const std::string& name = entry.layer.value.name;
+    const auto [previous, fresh] = first_given.emplace(name, entry.layer.key);
+    if (!fresh)
+      fail(items[i], child_path(entry.layer.key, "name"),
+           fmt::format("layer '{}' is already {}", name, previous->second));
+    any_params = any_params || entry.layer.value.params > 0;
+    if (entry.repeat == 1) {
+      layers.push_back(entry.layer);
+      continue;
+    }
+    for (std::int64_t k = 0; k < entry.repeat; ++k) {
+      Located<Layer> copy = entry.layer;
+      copy.value.name = fmt::format("{}.{}", name, k);
+      if (!first_given.emplace(copy.value.name, entry.layer.key).second) {
+        fail(items[i], child_path(entry.layer.key, "repeat"),
+             fmt::format("repeating '{}' makes a layer '{}', and one is already named so", name, copy.value.name));
+      }
+      layers.push_back(std::move(copy));
+    }
+  }
+  if (!any_params) fail(node, path, "the model has no parameters: nothing to synchronize");
+  return layers;
+}
+
+}  // namespace
+
+ModelConfig read_model(const ConfigNode& node) {
+  const MapReader reader(node, "model",
+                         {"name", "layers", "sequence_length", "image_size", "batch_per_gpu", "precision",
+                          "micro_batches", "optimizer", "backward_factor", "efficiency", "kernel_overhead"});
+  ModelConfig model;
+  if (const ConfigNode* layers = reader.get("layers")) model.layers = read_layers(*layers, reader.path("layers"));
+  const ConfigNode* name =
+      model.layers.empty() ? &reader.require("name", "a catalog model like resnet50, or layers") : reader.get("name");
+  model.name = name ? located(read_text(*name, reader.path("name")), *name, reader.path("name"))
+                    : reader.defaulted("name", std::string("custom-model"));
+
+  for (const auto& [key, field] :
+       {std::pair{"sequence_length", &model.sequence_length}, std::pair{"image_size", &model.image_size}}) {
+    if (const ConfigNode* value = reader.get(key)) {
+      if (!model.layers.empty()) fail(*value, reader.path(key), "shapes a catalog model; inline layers give their own");
+      *field = located(read_count(*value, reader.path(key), 1), *value, reader.path(key));
+    }
+  }
+  const ConfigNode& batch = reader.require("batch_per_gpu", "samples per GPU per micro-batch");
+  model.batch_per_gpu =
+      located(read_count(batch, reader.path("batch_per_gpu"), 1), batch, reader.path("batch_per_gpu"));
+  const ConfigNode* precision = reader.get("precision");
+  model.precision = precision ? located(read_choice(*precision, reader.path("precision"), kPrecisionNames), *precision,
+                                        reader.path("precision"))
+                              : reader.defaulted("precision", Precision::fp32);
+  if (const ConfigNode* micro = reader.get("micro_batches")) {
+    model.micro_batches = read_count(*micro, reader.path("micro_batches"), 1);
+  }
+  const ConfigNode* optimizer = reader.get("optimizer");
+  model.optimizer = optimizer ? located(read_choice(*optimizer, reader.path("optimizer"), kOptimizerNames), *optimizer,
+                                        reader.path("optimizer"))
+                              : reader.defaulted("optimizer", Optimizer::adam);
+  if (const ConfigNode* factor = reader.get("backward_factor")) {
+    model.backward_factor =
+        read_number_in(*factor, reader.path("backward_factor"), 0, 100, true, "a multiple of forward above zero");
+  }
+  if (const ConfigNode* overhead = reader.get("kernel_overhead")) {
+    model.kernel_overhead = read_duration(*overhead, reader.path("kernel_overhead"));
+  }
+  if (const ConfigNode* efficiency = reader.get("efficiency")) {
+    model.efficiency =
+        read_number_in(*efficiency, reader.path("efficiency"), 0, 1, true, "a fraction of peak in (0, 1]");
+  }
+  return model;
+}
+
+}  // namespace syncsim::scenario_detail

@@ -1,0 +1,127 @@
+// The `training:` section: strategy and communication (checked against the table in training_config.hpp),
+// the AllReduce's algorithm and cost model, buckets, iterations, and each strategy's own knobs.
+#include <fmt/format.h>
+
+#include "enum_names.hpp"
+#include "field_reader.hpp"
+#include "sections.hpp"
+
+namespace syncsim::scenario_detail {
+
+namespace {
+
+ParameterServerConfig read_servers(const ConfigNode& node, const std::string& path) {
+  const MapReader reader(node, path, {"count", "placement", "nic_bw", "apply_rate", "apply_time"});
+  ParameterServerConfig servers;
+  const ConfigNode* count = reader.get("count");
+  servers.count = count ? located(read_count(*count, reader.path("count"), 1), *count, reader.path("count"))
+                        : reader.defaulted("count", std::int64_t{1});
+  if (const ConfigNode* placement = reader.get("placement")) {
+    servers.placement = read_choice(*placement, reader.path("placement"), kPlacementNames);
+  }
+  if (const ConfigNode* nic = reader.get("nic_bw")) {
+    servers.nic_bw = read_bandwidth(*nic, reader.path("nic_bw"));
+    if (servers.placement == ServerPlacement::colocated) {
+      fail(*nic, reader.path("nic_bw"), "colocated servers use their worker's links; nic_bw is for dedicated ones");
+    }
+  }
+  if (const ConfigNode* rate = reader.get("apply_rate"))
+    servers.apply_rate = read_bandwidth(*rate, reader.path("apply_rate"));
+  if (const ConfigNode* time = reader.get("apply_time")) {
+    if (servers.apply_rate) fail(*time, reader.path("apply_time"), "give apply_rate or apply_time, not both");
+    servers.apply_time = read_duration(*time, reader.path("apply_time"));
+  }
+  return servers;
+}
+
+std::optional<Located<std::int64_t>> optional_count(const MapReader& reader, std::string_view key,
+                                                    std::int64_t minimum) {
+  const ConfigNode* node = reader.get(key);
+  if (node == nullptr) return std::nullopt;
+  return located(read_count(*node, reader.path(key), minimum), *node, reader.path(key));
+}
+
+}  // namespace
+
+TrainingConfig read_training(const ConfigNode& node, bool has_calibration) {
+  const MapReader reader(
+      node, "training",
+      {"strategy", "communication", "algorithm", "channels", "latency_model", "protocol", "bucket_size", "overlap",
+       "iterations", "warmup_iterations", "staleness_bound", "sync_every", "group_size", "parameter_servers"});
+  TrainingConfig training;
+  const ConfigNode* strategy = reader.get("strategy");
+  training.strategy = strategy ? located(read_choice(*strategy, reader.path("strategy"), kStrategyNames), *strategy,
+                                         reader.path("strategy"))
+                               : reader.defaulted("strategy", StrategyKind::sync);
+  const StrategyKind kind = training.strategy.value;
+  if (const ConfigNode* communication = reader.get("communication")) {
+    const std::string path = reader.path("communication");
+    training.communication = located(read_choice(*communication, path, kCommunicationNames), *communication, path);
+    if (!compatible(kind, training.communication.value)) {
+      fail(*communication, path,
+           fmt::format("strategy {} cannot use {} (it works with {}; see the table in docs/scenarios.md)",
+                       to_string(kind), to_string(training.communication.value),
+                       to_string(default_communication(kind))));
+    }
+  } else {
+    training.communication = reader.defaulted("communication", default_communication(kind));
+  }
+
+  if (const ConfigNode* algorithm = reader.get("algorithm")) {
+    const std::string path = reader.path("algorithm");
+    training.algorithm = located(read_choice(*algorithm, path, kAlgorithmNames), *algorithm, path);
+    training.any_algorithm = algorithm->text == "best";
+  } else {
+    training.algorithm = reader.defaulted<std::optional<Algorithm>>("algorithm", std::nullopt);
+  }
+  training.channels = optional_count(reader, "channels", 1);
+  if (const ConfigNode* latency = reader.get("latency_model")) {
+    const std::string path = reader.path("latency_model");
+    training.latency_model = located(read_choice(*latency, path, kLatencyNames), *latency, path);
+    if (training.latency_model.value == LatencySource::calibrated && !has_calibration) {
+      fail(*latency, path, "the calibrated latency model needs a calibration file (calibration: CAL.yaml)");
+    }
+  } else {
+    training.latency_model =
+        reader.defaulted("latency_model", has_calibration ? LatencySource::calibrated : LatencySource::nccl);
+  }
+  if (const ConfigNode* protocol = reader.get("protocol")) {
+    training.protocol = read_choice(*protocol, reader.path("protocol"), kProtocolNames);
+    if (training.protocol && training.latency_model.value != LatencySource::nccl) {
+      fail(*protocol, reader.path("protocol"), "a protocol needs latency_model: nccl");
+    }
+  }
+  if (const ConfigNode* bucket = reader.get("bucket_size")) {
+    training.bucket_size = read_size(*bucket, reader.path("bucket_size"));
+    if (training.bucket_size.value <= 0) fail(*bucket, reader.path("bucket_size"), "expected a bucket size above zero");
+  }
+  if (const ConfigNode* overlap = reader.get("overlap")) training.overlap = read_bool(*overlap, reader.path("overlap"));
+  if (const ConfigNode* iterations = reader.get("iterations")) {
+    training.iterations = read_count(*iterations, reader.path("iterations"), 1);
+  }
+  if (const ConfigNode* warmup = reader.get("warmup_iterations")) {
+    training.warmup_iterations = read_count(*warmup, reader.path("warmup_iterations"), 0);
+  }
+
+  training.staleness_bound = optional_count(reader, "staleness_bound", 0);
+  training.sync_every = optional_count(reader, "sync_every", 1);
+  training.group_size = optional_count(reader, "group_size", 1);
+  // ssp and local_sgd are never the default, so the strategy was written somewhere: point there.
+  const SourceLocation& strategy_at = training.strategy.where;
+  if (kind == StrategyKind::ssp && !training.staleness_bound) {
+    throw InputError("strategy ssp needs a staleness bound (how many steps a worker may run ahead of the slowest)",
+                     strategy_at, reader.path("staleness_bound"));
+  }
+  if (kind == StrategyKind::local_sgd && !training.sync_every) {
+    throw InputError("strategy local_sgd needs sync_every (average the models every K steps)", strategy_at,
+                     reader.path("sync_every"));
+  }
+  const ConfigNode* servers = reader.get("parameter_servers");
+  training.parameter_servers =
+      servers ? read_servers(*servers, reader.path("parameter_servers"))
+              : ParameterServerConfig{reader.defaulted("parameter_servers.count", std::int64_t{1}),
+                                      ServerPlacement::dedicated, std::nullopt, std::nullopt, std::nullopt};
+  return training;
+}
+
+}  // namespace syncsim::scenario_detail

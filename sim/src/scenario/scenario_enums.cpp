@@ -1,0 +1,46 @@
+// to_string for the scenario's enums, and the strategy/communication table (training_config.hpp).
+#include "enum_names.hpp"
+
+namespace syncsim {
+
+using scenario_detail::name_of;
+
+std::string_view to_string(StrategyKind strategy) {
+  return name_of(scenario_detail::kStrategyNames, strategy);
+}
+std::string_view to_string(Communication communication) {
+  return name_of(scenario_detail::kCommunicationNames, communication);
+}
+std::string_view to_string(ServerPlacement placement) {
+  return name_of(scenario_detail::kPlacementNames, placement);
+}
+std::string_view to_string(JitterDistribution distribution) {
+  return name_of(scenario_detail::kJitterNames, distribution);
+}
+std::string_view to_string(FaultKind kind) {
+  return name_of(scenario_detail::kFaultKindNames, kind);
+}
+std::string_view to_string(FaultPolicy policy) {
+  return name_of(scenario_detail::kPolicyNames, policy);
+}
+
+bool compatible(StrategyKind strategy, Communication communication) {
+  switch (strategy) {
+    case StrategyKind::sync:
+      return true;
+    case StrategyKind::async:
+    case StrategyKind::ssp:
+    case StrategyKind::hybrid:
+      return communication == Communication::parameter_server;
+    case StrategyKind::local_sgd:
+      return communication == Communication::allreduce;
+  }
+  return false;
+}
+
+Communication default_communication(StrategyKind strategy) {
+  return strategy == StrategyKind::sync || strategy == StrategyKind::local_sgd ? Communication::allreduce
+                                                                               : Communication::parameter_server;
+}
+
+}  // namespace syncsim

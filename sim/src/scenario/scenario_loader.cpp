@@ -1,0 +1,102 @@
+// Loading a scenario: read the file, parse it into a ConfigNode tree, apply `--set` overrides, then read and
+// check each section (sections.hpp) and the whole against the topology it describes.
+#include "syncsim/scenario/scenario_loader.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "config_tree.hpp"
+#include "field_reader.hpp"
+#include "overrides.hpp"
+#include "sections.hpp"
+
+namespace syncsim {
+
+namespace {
+
+using namespace scenario_detail;
+
+const ConfigNode& section(const MapReader& reader, std::string_view key, const ConfigNode& absent) {
+  const ConfigNode* node = reader.get(key);
+  return node ? *node : absent;
+}
+
+Scenario read_scenario(const ConfigNode& root, const std::string& source, const std::filesystem::path& base_dir) {
+  if (root.kind != ConfigNode::Kind::mapping) {
+    fail(root, "",
+         fmt::format("expected a scenario mapping (cluster:, model:, training:, ...), got {}",
+                     root.kind == ConfigNode::Kind::null ? "an empty document" : describe(root)));
+  }
+  const MapReader reader(root, "",
+                         {"name", "seed", "cluster", "model", "training", "stragglers", "degraded_links", "faults",
+                          "checkpoint", "detection_timeout", "calibration"});
+  ConfigNode absent;
+  absent.where = SourceLocation{source, 0, 0};
+
+  Scenario scenario;
+  scenario.source = source;
+  const ConfigNode* name = reader.get("name");
+  scenario.name = name ? read_text(*name, "name") : std::filesystem::path(source).stem().string();
+  if (scenario.name.empty()) scenario.name = "scenario";
+  if (const ConfigNode* seed = reader.get("seed"))
+    scenario.seed = static_cast<std::uint64_t>(read_count(*seed, "seed", 0));
+  if (const ConfigNode* calibration = reader.get("calibration")) {
+    std::filesystem::path path(read_text(*calibration, "calibration", "a file path"));
+    if (path.is_relative() && !base_dir.empty()) path = (base_dir / path).lexically_normal();
+    scenario.calibration = located(path.string(), *calibration, "calibration");
+  }
+  scenario.cluster = read_cluster(reader.require("cluster", "the GPU and the topology"), base_dir);
+  scenario.model = read_model(reader.require("model", "a catalog name or layers, and batch_per_gpu"));
+  scenario.training = read_training(section(reader, "training", absent), scenario.calibration.has_value());
+  scenario.stragglers = read_stragglers(section(reader, "stragglers", absent));
+  scenario.degraded_links = read_degraded_links(section(reader, "degraded_links", absent));
+  scenario.faults = read_faults(section(reader, "faults", absent), scenario.training.strategy.value);
+  scenario.checkpoint = read_checkpoint(section(reader, "checkpoint", absent));
+  if (const ConfigNode* timeout = reader.get("detection_timeout")) {
+    scenario.detection_timeout = read_duration(*timeout, "detection_timeout");
+  }
+  check_across_sections(scenario);
+  check_against_topology(scenario, build_scenario_topology(scenario));
+  return scenario;
+}
+
+Scenario parse_in(std::string_view yaml, const std::string& source, const std::filesystem::path& base_dir,
+                  const std::vector<std::string>& overrides) {
+  ConfigNode root = parse_config(yaml, source);
+  if (!overrides.empty()) {
+    if (root.kind == ConfigNode::Kind::null) root.where = SourceLocation{source, 1, 1};
+    apply_overrides(root, overrides);
+  }
+  return read_scenario(root, source, base_dir);
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
+  const std::string source = file.string();
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError("cannot open the scenario file", SourceLocation{source, 0, 0});
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) throw InputError("cannot read the scenario file", SourceLocation{source, 0, 0});
+  const std::filesystem::path base_dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+  return parse_in(text.str(), source, base_dir, overrides);
+}
+
+Scenario parse_scenario(std::string_view yaml, std::string_view source, const std::vector<std::string>& overrides) {
+  return parse_in(yaml, std::string(source), {}, overrides);
+}
+
+Topology build_scenario_topology(const Scenario& scenario) {
+  try {
+    return build_topology(scenario.cluster.topology);
+  } catch (const InputError& error) {
+    // Generators name their own keys ("nodes"); in a scenario they live under cluster.topology.
+    const std::string key = error.key().empty() ? "cluster.topology" : "cluster.topology." + error.key();
+    throw InputError(error.message(), error.where(), key);
+  }
+}
+
+}  // namespace syncsim

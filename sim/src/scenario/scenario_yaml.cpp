@@ -1,0 +1,210 @@
+// to_yaml: the resolved scenario, every default written out, in schema order. Values are written in the
+// largest unit that keeps them exact (1500us, 25MB, 64KiB), so the text loads back to the same scenario.
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <array>
+
+#include "enum_names.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
+
+namespace syncsim {
+
+namespace {
+
+using namespace scenario_detail;
+
+std::string duration_text(SimTime t) {
+  static constexpr std::array<std::pair<std::string_view, std::int64_t>, 4> kUnits{
+      {{"s", 1'000'000'000'000}, {"ms", 1'000'000'000}, {"us", 1'000'000}, {"ns", 1'000}}};
+  for (const auto& [unit, ps] : kUnits) {
+    if (t.ps() % ps == 0) return fmt::format("{}{}", t.ps() / ps, unit);
+  }
+  return fmt::format("{}ps", t.ps());
+}
+
+std::string size_text(Bytes bytes) {
+  static constexpr std::array<std::pair<std::string_view, std::int64_t>, 8> kUnits{{{"TB", 1'000'000'000'000},
+                                                                                    {"TiB", std::int64_t{1} << 40},
+                                                                                    {"GB", 1'000'000'000},
+                                                                                    {"GiB", std::int64_t{1} << 30},
+                                                                                    {"MB", 1'000'000},
+                                                                                    {"MiB", std::int64_t{1} << 20},
+                                                                                    {"KB", 1'000},
+                                                                                    {"KiB", std::int64_t{1} << 10}}};
+  for (const auto& [unit, factor] : kUnits) {
+    if (bytes.value != 0 && bytes.value % factor == 0) return fmt::format("{}{}", bytes.value / factor, unit);
+  }
+  return fmt::format("{}B", bytes.value);
+}
+
+// GB/s when that parses back to exactly this rate (units.hpp's factors), else Gbps, else bytes per second.
+std::string bandwidth_text(Bandwidth bw) {
+  static constexpr std::array<std::pair<std::string_view, double>, 2> kUnits{{{"GB/s", 1e9}, {"Gbps", 1e9 / 8}}};
+  for (const auto& [unit, factor] : kUnits) {
+    const double number = bw.bytes_per_second / factor;
+    if (number * factor == bw.bytes_per_second) return fmt::format("{}{}", number, unit);
+  }
+  return fmt::format("{}B/s", bw.bytes_per_second);
+}
+
+std::string number_text(double value) {
+  return fmt::format("{}", value);
+}
+
+class Writer {
+ public:
+  Writer() { out_ << YAML::BeginMap; }
+
+  template <typename T>
+  Writer& field(std::string_view key, const T& value) {
+    out_ << YAML::Key << std::string(key) << YAML::Value << value;
+    return *this;
+  }
+  Writer& text(std::string_view key, std::string_view value) { return field(key, std::string(value)); }
+  Writer& begin_map(std::string_view key) {
+    out_ << YAML::Key << std::string(key) << YAML::Value << YAML::BeginMap;
+    return *this;
+  }
+  Writer& begin_list(std::string_view key, bool empty) {
+    out_ << YAML::Key << std::string(key) << YAML::Value;
+    if (empty) out_ << YAML::Flow;
+    out_ << YAML::BeginSeq;
+    return *this;
+  }
+  YAML::Emitter& raw() { return out_; }
+  std::string finish() {
+    out_ << YAML::EndMap;
+    return std::string(out_.c_str()) + "\n";
+  }
+
+ private:
+  YAML::Emitter out_;
+};
+
+void write_link(YAML::Emitter& out, const LinkEnds& ends) {
+  out << YAML::Key << "between" << YAML::Value << YAML::Flow << YAML::BeginSeq << ends.a.value << ends.b.value
+      << YAML::EndSeq;
+}
+
+void write_cluster(Writer& w, const ClusterConfig& cluster) {
+  w.begin_map("cluster");
+  if (cluster.gpu.inline_spec) {
+    const GpuSpec& gpu = *cluster.gpu.inline_spec;
+    w.begin_map("gpu").text("name", cluster.gpu.name.value).begin_map("peak_tflops");
+    for (const auto& [name, precision] : kPrecisionNames) {
+      if (const auto peak = gpu.peak(precision)) w.text(name, number_text(*peak / 1e12));
+    }
+    w.raw() << YAML::EndMap;
+    w.text("mem_bw", bandwidth_text(gpu.memory_bandwidth)).text("mem", size_text(gpu.memory)).raw() << YAML::EndMap;
+  } else {
+    w.text("gpu", cluster.gpu.name.value);
+  }
+  w.begin_map("topology").text("kind", cluster.topology.kind);
+  for (const auto& [key, value] : cluster.topology.params) w.text(key, value);
+  w.raw() << YAML::EndMap;
+  if (cluster.workers) w.field("workers", cluster.workers->value);
+  w.raw() << YAML::EndMap;
+}
+
+void write_model(Writer& w, const ModelConfig& model) {
+  w.begin_map("model").text("name", model.name.value);
+  if (!model.layers.empty()) {
+    w.begin_list("layers", false);
+    for (const Located<Layer>& located_layer : model.layers) {
+      const Layer& layer = located_layer.value;
+      w.raw() << YAML::BeginMap;
+      w.text("name", layer.name).field("params", layer.params).field("forward_flops", layer.forward_flops);
+      w.field("weight_elements_read", layer.weight_elements_read);
+      w.field("activation_elements_moved", layer.activation_elements_moved);
+      w.field("saved_elements", layer.saved_elements).field("saved_mask_bytes", layer.saved_mask_bytes);
+      w.raw() << YAML::EndMap;
+    }
+    w.raw() << YAML::EndSeq;
+  }
+  if (model.sequence_length) w.field("sequence_length", model.sequence_length->value);
+  if (model.image_size) w.field("image_size", model.image_size->value);
+  w.field("batch_per_gpu", model.batch_per_gpu.value)
+      .text("precision", name_of(kPrecisionNames, model.precision.value));
+  w.field("micro_batches", model.micro_batches).text("optimizer", name_of(kOptimizerNames, model.optimizer.value));
+  w.text("backward_factor", number_text(model.backward_factor));
+  w.text("kernel_overhead", duration_text(model.kernel_overhead));
+  if (model.efficiency) w.text("efficiency", number_text(*model.efficiency));
+  w.raw() << YAML::EndMap;
+}
+
+void write_training(Writer& w, const TrainingConfig& t) {
+  w.begin_map("training").text("strategy", to_string(t.strategy.value));
+  w.text("communication", to_string(t.communication.value));
+  const std::optional<Algorithm>& algorithm = t.algorithm.value;
+  w.text("algorithm", t.any_algorithm ? "best" : name_of(kAlgorithmNames, algorithm));
+  if (t.channels) w.field("channels", t.channels->value);
+  w.text("latency_model", name_of(kLatencyNames, t.latency_model.value));
+  w.text("protocol", name_of(kProtocolNames, t.protocol));
+  w.text("bucket_size", size_text(t.bucket_size)).field("overlap", t.overlap);
+  w.field("iterations", t.iterations).field("warmup_iterations", t.warmup_iterations);
+  if (t.staleness_bound) w.field("staleness_bound", t.staleness_bound->value);
+  if (t.sync_every) w.field("sync_every", t.sync_every->value);
+  if (t.group_size) w.field("group_size", t.group_size->value);
+  if (t.communication.value == Communication::parameter_server) {
+    const ParameterServerConfig& ps = t.parameter_servers;
+    w.begin_map("parameter_servers").field("count", ps.count.value).text("placement", to_string(ps.placement));
+    if (ps.nic_bw) w.text("nic_bw", bandwidth_text(*ps.nic_bw));
+    if (ps.apply_rate) w.text("apply_rate", bandwidth_text(*ps.apply_rate));
+    if (ps.apply_time) w.text("apply_time", duration_text(*ps.apply_time));
+    w.raw() << YAML::EndMap;
+  }
+  w.raw() << YAML::EndMap;
+}
+
+void write_perturbations(Writer& w, const Scenario& s) {
+  w.begin_map("stragglers").begin_map("jitter").text("distribution", to_string(s.stragglers.jitter.distribution));
+  w.text("sigma", number_text(s.stragglers.jitter.sigma)).raw() << YAML::EndMap;
+  w.begin_list("slow", s.stragglers.slow.empty());
+  for (const SlowRank& slow : s.stragglers.slow) {
+    w.raw() << YAML::BeginMap;
+    w.field("rank", slow.rank.value).text("factor", number_text(slow.factor)).raw() << YAML::EndMap;
+  }
+  w.raw() << YAML::EndSeq << YAML::EndMap;
+
+  w.begin_list("degraded_links", s.degraded_links.empty());
+  for (const LinkDegradation& link : s.degraded_links) {
+    w.raw() << YAML::BeginMap;
+    write_link(w.raw(), link.between);
+    w.text("factor", number_text(link.factor)).text("from", duration_text(link.from));
+    if (link.until) w.text("until", duration_text(*link.until));
+    w.raw() << YAML::EndMap;
+  }
+  w.raw() << YAML::EndSeq;
+
+  w.begin_list("faults", s.faults.empty());
+  for (const FaultConfig& fault : s.faults) {
+    w.raw() << YAML::BeginMap;
+    w.text("at", duration_text(fault.at)).text("kind", to_string(fault.kind));
+    if (fault.rank) w.field("rank", fault.rank->value);
+    if (fault.between) write_link(w.raw(), *fault.between);
+    w.text("policy", to_string(fault.policy.value)).raw() << YAML::EndMap;
+  }
+  w.raw() << YAML::EndSeq;
+
+  w.begin_map("checkpoint");
+  if (s.checkpoint.every_iterations) w.field("interval", *s.checkpoint.every_iterations);
+  if (s.checkpoint.every) w.text("interval", duration_text(*s.checkpoint.every));
+  w.text("restart_cost", duration_text(s.checkpoint.restart_cost)).raw() << YAML::EndMap;
+  w.text("detection_timeout", duration_text(s.detection_timeout));
+}
+
+}  // namespace
+
+std::string to_yaml(const Scenario& scenario) {
+  Writer w;
+  w.text("name", scenario.name).field("seed", scenario.seed);
+  write_cluster(w, scenario.cluster);
+  write_model(w, scenario.model);
+  write_training(w, scenario.training);
+  write_perturbations(w, scenario);
+  if (scenario.calibration) w.text("calibration", scenario.calibration->value);
+  return w.finish();
+}
+
+}  // namespace syncsim

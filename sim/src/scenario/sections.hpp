@@ -1,0 +1,34 @@
+#pragma once
+// One reader per scenario section (read_cluster.cpp, read_model.cpp, ...) and the checks across sections.
+// Each takes the section's node (a null node when the section is absent, located at the source) and validates
+// everything that can be judged from the section alone.
+#include <filesystem>
+#include <vector>
+
+#include "config_tree.hpp"
+#include "syncsim/scenario/scenario.hpp"
+#include "syncsim/topology/topology.hpp"
+
+namespace syncsim::scenario_detail {
+
+// Relative file paths in the scenario (topology files, calibration) are resolved against `base_dir` (the
+// scenario file's directory; empty for text that did not come from a file).
+ClusterConfig read_cluster(const ConfigNode& node, const std::filesystem::path& base_dir);
+ModelConfig read_model(const ConfigNode& node);
+TrainingConfig read_training(const ConfigNode& node, bool has_calibration);
+StragglerConfig read_stragglers(const ConfigNode& node);
+std::vector<LinkDegradation> read_degraded_links(const ConfigNode& node);
+std::vector<FaultConfig> read_faults(const ConfigNode& node, StrategyKind strategy);
+CheckpointConfig read_checkpoint(const ConfigNode& node);
+
+// Checks that need more than one section: ranks against the worker count, the inline GPU's peaks against the
+// model's precision, fault policies against the strategy. Then against the built topology: worker count, ranks,
+// node names.
+void check_across_sections(const Scenario& scenario);
+void check_against_topology(const Scenario& scenario, const Topology& topology);
+
+// A spec string's `KEY=V` turned into a mapping node, each value at its column in the file (for `--set
+// cluster.topology.KEY=V` on a topology given as a string).
+ConfigNode topology_string_to_mapping(const ConfigNode& node, const std::string& path);
+
+}  // namespace syncsim::scenario_detail

@@ -1,0 +1,102 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <limits>
+
+#include "syncsim/compute/gpu_spec.hpp"
+#include "syncsim/core/input_error.hpp"
+
+using namespace syncsim;
+
+namespace {
+constexpr std::int64_t kGiB = std::int64_t{1} << 30;
+}
+
+TEST_CASE("the catalog holds the datasheet numbers", "[gpu_spec]") {
+  // System: A100 SXM4 80GB datasheet: FP32 19.5, TF32 156, FP16/BF16 312 dense TFLOPS, 2,039 GB/s, 80 GB.
+  const GpuSpec a100 = find_gpu("A100-SXM4-80GB");
+  CHECK(a100.peak(Precision::fp32) == Approx(19.5e12));
+  CHECK(a100.peak(Precision::tf32) == Approx(156e12));
+  CHECK(a100.peak(Precision::fp16) == Approx(312e12));
+  CHECK(a100.peak(Precision::bf16) == Approx(312e12));
+  CHECK(a100.memory_bandwidth.gb_per_s() == Approx(2039));
+  CHECK(a100.memory.value == 80 * kGiB);
+  CHECK(find_gpu("A100-SXM4-40GB").memory_bandwidth.gb_per_s() == Approx(1555));
+
+  // H100 SXM and H200 share the compute; dense peaks, not the datasheet's 1,979 "with sparsity".
+  const GpuSpec h100 = find_gpu("H100-SXM-80GB");
+  const GpuSpec h200 = find_gpu("H200-SXM-141GB");
+  CHECK(h100.peak(Precision::fp16) == Approx(989.4e12));
+  CHECK(h100.peak(Precision::tf32) == Approx(494.7e12));
+  CHECK(h200.peak(Precision::bf16) == h100.peak(Precision::bf16));
+  CHECK(h100.memory_bandwidth.gb_per_s() == Approx(3350));
+  CHECK(h200.memory_bandwidth.gb_per_s() == Approx(4800));
+  CHECK(h200.memory.value == 141 * kGiB);
+
+  const GpuSpec l40s = find_gpu("L40S");
+  CHECK(l40s.peak(Precision::fp16) == Approx(362.05e12));
+  CHECK(l40s.memory_bandwidth.gb_per_s() == Approx(864));
+  CHECK(find_gpu("RTX-4090").peak(Precision::bf16) == Approx(165.2e12));
+  CHECK(find_gpu("RTX-2080-Ti").memory.value == 11 * kGiB);
+}
+
+TEST_CASE("every catalog GPU is valid, with dense tensor peaks above its FP32 peak", "[gpu_spec]") {
+  CHECK(gpu_catalog().size() == 9);
+  for (const auto& entry : gpu_catalog()) {
+    INFO(entry.spec.name);
+    const GpuSpec& g = entry.spec;
+    CHECK_NOTHROW(make_gpu_spec(g.name, g.peaks, g.memory_bandwidth, g.memory));
+    CHECK_FALSE(entry.source.empty());
+    REQUIRE(g.peak(Precision::fp16));
+    CHECK(*g.peak(Precision::fp16) > g.peaks.fp32);
+    CHECK(*g.peak(Precision::fp16) < 1000e12);  // no 2:4 sparsity figures
+    CHECK(find_gpu(g.name).name == g.name);
+  }
+}
+
+TEST_CASE("GPUs without TF32 run it as FP32, and without BF16 they refuse it", "[gpu_spec]") {
+  const GpuSpec v100 = find_gpu("V100-SXM2-16GB");
+  CHECK(v100.peak(Precision::tf32) == v100.peak(Precision::fp32));
+  CHECK(v100.peak(Precision::fp16) == Approx(125e12));
+  CHECK_FALSE(v100.peak(Precision::bf16));
+  CHECK_THROWS_WITH(v100.require_peak(Precision::bf16),
+                    Catch::Contains("no bf16") && Catch::Contains("supports fp32, tf32, fp16"));
+  CHECK_FALSE(find_gpu("2080ti").peak(Precision::bf16));
+}
+
+TEST_CASE("lookups ignore case and separators and know the aliases and nvidia-smi names", "[gpu_spec]") {
+  CHECK(find_gpu("a100-80gb").name == "A100-SXM4-80GB");
+  CHECK(find_gpu("A100_SXM4_40GB").name == "A100-SXM4-40GB");
+  CHECK(find_gpu("H100").name == "H100-SXM-80GB");
+  CHECK(find_gpu("NVIDIA H100 80GB HBM3").name == "H100-SXM-80GB");
+  CHECK(find_gpu("h200").name == "H200-SXM-141GB");
+  CHECK(find_gpu("Tesla V100-SXM2-32GB").name == "V100-SXM2-32GB");
+  CHECK(find_gpu("V100-16GB").name == "V100-SXM2-16GB");
+  CHECK(find_gpu("NVIDIA GeForce RTX 4090").name == "RTX-4090");
+  CHECK(find_gpu("rtx 2080 ti").name == "RTX-2080-Ti");
+  CHECK(find_gpu("l40s").name == "L40S");
+}
+
+TEST_CASE("unknown and ambiguous GPU names are input errors that list the choices", "[gpu_spec]") {
+  CHECK_THROWS_AS(find_gpu("B200"), InputError);
+  CHECK_THROWS_WITH(find_gpu("B200"), Catch::Contains("unknown GPU 'B200'") && Catch::Contains("A100-SXM4-80GB") &&
+                                          Catch::Contains("RTX-2080-Ti"));
+  CHECK_THROWS_WITH(find_gpu("A100"),
+                    Catch::Contains("ambiguous") && Catch::Contains("A100-SXM4-40GB or A100-SXM4-80GB"));
+  CHECK_THROWS_WITH(find_gpu("v100"), Catch::Contains("ambiguous"));
+}
+
+TEST_CASE("inline GPU definitions need positive numbers", "[gpu_spec]") {
+  const Bandwidth bw = Bandwidth::from_gb_per_s(1000);
+  const GpuSpec g = make_gpu_spec("mine", {.fp32 = 10e12, .tf32 = std::nullopt, .fp16 = 100e12, .bf16 = std::nullopt},
+                                  bw, Bytes{24 * kGiB});
+  CHECK(g.peak(Precision::fp16) == Approx(100e12));
+  CHECK_FALSE(g.peak(Precision::tf32));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  CHECK_THROWS_WITH(make_gpu_spec("", {.fp32 = 1e12}, bw, Bytes{kGiB}), Catch::Contains("needs a name"));
+  CHECK_THROWS_WITH(make_gpu_spec("g", {.fp32 = 0}, bw, Bytes{kGiB}), Catch::Contains("fp32 peak"));
+  CHECK_THROWS_WITH(make_gpu_spec("g", {.fp32 = nan}, bw, Bytes{kGiB}), Catch::Contains("fp32 peak"));
+  CHECK_THROWS_WITH(make_gpu_spec("g", {.fp32 = 1e12, .tf32 = -1.0}, bw, Bytes{kGiB}), Catch::Contains("tf32 peak"));
+  CHECK_THROWS_WITH(make_gpu_spec("g", {.fp32 = 1e12}, Bandwidth{0}, Bytes{kGiB}), Catch::Contains("bandwidth"));
+  CHECK_THROWS_WITH(make_gpu_spec("g", {.fp32 = 1e12}, bw, Bytes{0}), Catch::Contains("memory size"));
+}

@@ -1,0 +1,83 @@
+#include <catch2/catch.hpp>
+
+#include "syncsim/compute/memory_check.hpp"
+#include "syncsim/compute/model_catalog.hpp"
+#include "syncsim/core/input_error.hpp"
+
+using namespace syncsim;
+
+namespace {
+constexpr std::int64_t kGiB = std::int64_t{1} << 30;
+}
+
+TEST_CASE("bert-large with Adam in fp32 at batch 8 (seq 512) does not fit a 16 GB V100", "[memory_check]") {
+  // System: P = 335,141,888 parameters; s = 512, h = 1024, a = 16, L = 24; fp32 (4-byte activations).
+  //   weights 4P, gradients 4P, Adam moments 8P                      = 16P = 5,362,270,208 B
+  //   per layer: 16·s·h elements x 4 B + 2·s·h mask bytes            = 66·s·h
+  //              2·a·s² elements x 4 B + a·s² mask bytes             =  9·a·s²
+  //   outside the layers: embedding norm input (s·h x 4 B), its dropout mask (s·h), pooler (2·h x 4 B)
+  //   per sample: 24 x (66·524,288 + 9·4,194,304) + 5·524,288 + 8·1024 = 1,739,071,488 B
+  //   batch 8: 13,912,571,904 B; total 19,274,842,112 B against 16 GiB = 17,179,869,184 B: short by 2,094,972,928.
+  const ModelSpec bert = find_model("bert-large");
+  const MemoryReport r = memory_check(bert, find_gpu("V100-SXM2-16GB"), 8, Precision::fp32, Optimizer::adam);
+  constexpr std::int64_t P = 335'141'888;
+  CHECK(r.weights.value == 4 * P);
+  CHECK(r.gradients.value == 4 * P);
+  CHECK(r.optimizer_state.value == 8 * P);
+  const std::int64_t sh = 512 * 1024;
+  const std::int64_t as2 = 16 * 512 * 512;
+  const std::int64_t per_sample = 24 * (66 * sh + 9 * as2) + 5 * sh + 8 * 1024;
+  CHECK(per_sample == 1'739'071'488);
+  CHECK(r.activations.value == 8 * per_sample);
+  CHECK(r.total.value == 19'274'842'112);
+  CHECK(r.capacity.value == 16 * kGiB);
+  CHECK_FALSE(r.fits);
+  CHECK(r.shortfall.value == 2'094'972'928);
+  // The 32 GB V100 holds it.
+  const MemoryReport big = memory_check(bert, find_gpu("V100-SXM2-32GB"), 8, Precision::fp32, Optimizer::adam);
+  CHECK(big.fits);
+  CHECK(big.shortfall.value == 0);
+}
+
+TEST_CASE("resnet50 at batch 64 fits an 80 GB A100 many times over", "[memory_check]") {
+  // System: P = 25,557,032; 21,075,968 activation elements kept per 224x224 image (each tensor once); fp32 Adam.
+  //   16P = 408,912,512 B; activations 64 x 21,075,968 x 4 B = 5,395,447,808 B; total 5,804,360,320 B < 80 GiB.
+  const ModelSpec r50 = find_model("resnet50");
+  CHECK(r50.saved_elements() == 21'075'968);
+  const MemoryReport r = memory_check(r50, find_gpu("A100-80GB"), 64, Precision::fp32, Optimizer::adam);
+  CHECK(r.weights.value + r.gradients.value + r.optimizer_state.value == 16 * 25'557'032LL);
+  CHECK(r.activations.value == 5'395'447'808);
+  CHECK(r.total.value == 5'804'360'320);
+  CHECK(r.capacity.value == 80 * kGiB);
+  CHECK(r.fits);
+  CHECK(r.shortfall.value == 0);
+}
+
+TEST_CASE("mixed precision trades 16-bit weights and gradients for FP32 master weights", "[memory_check]") {
+  // ZeRO's accounting: Adam costs 16 bytes per parameter either way (4+4+8 or 2+2+12); SGD 8 (4+4+0 or 2+2+4).
+  const ModelSpec gpt2 = find_model("gpt2");
+  const GpuSpec h100 = find_gpu("H100");
+  const std::int64_t P = gpt2.params();
+  const auto states = [&](Precision p, Optimizer o) {
+    const MemoryReport r = memory_check(gpt2, h100, 1, p, o);
+    return r.weights.value + r.gradients.value + r.optimizer_state.value;
+  };
+  CHECK(states(Precision::fp32, Optimizer::adam) == 16 * P);
+  CHECK(states(Precision::bf16, Optimizer::adam) == 16 * P);
+  CHECK(states(Precision::fp16, Optimizer::sgd) == 8 * P);
+  CHECK(states(Precision::tf32, Optimizer::momentum) == 12 * P);
+  const MemoryReport mixed = memory_check(gpt2, h100, 4, Precision::fp16, Optimizer::adam);
+  CHECK(mixed.weights.value == 2 * P);
+  CHECK(mixed.optimizer_state.value == 12 * P);
+  // Activations: 16-bit elements, 1-byte masks, linear in the batch.
+  CHECK(mixed.activations.value == 4 * (2 * gpt2.saved_elements() + gpt2.saved_mask_bytes()));
+  CHECK_THROWS_AS(memory_check(gpt2, h100, 0, Precision::fp16, Optimizer::adam), InputError);
+}
+
+TEST_CASE("a 7B model with Adam does not fit one 80 GB GPU even at batch 1", "[memory_check]") {
+  // 16 x 6,738,415,616 = 107.8 GB of weights, gradients and Adam state alone.
+  const MemoryReport r =
+      memory_check(find_model("llama-7b"), find_gpu("A100-80GB"), 1, Precision::bf16, Optimizer::adam);
+  CHECK_FALSE(r.fits);
+  CHECK(r.shortfall.value > 16 * 6'738'415'616LL - 80 * kGiB);
+}

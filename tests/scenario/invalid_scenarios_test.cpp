@@ -1,0 +1,181 @@
+// Invalid scenarios, one per row: each is an InputError whose one line starts `file:line:column: key.path: `
+// and says what was wrong. Lines and columns are 1-based and point at the offending key or value.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "syncsim/scenario/scenario_loader.hpp"
+
+using namespace syncsim;
+
+namespace {
+
+// Lines 1 and 2 of most rows; the row's own lines follow from line 3.
+const std::string kBase =
+    "cluster: {gpu: A100, topology: \"switch:n=8,bw=100Gbps,lat=5us\"}\n"
+    "model: {name: resnet50, batch_per_gpu: 32}\n";
+
+struct Row {
+  const char* what;
+  std::string yaml;
+  const char* expected;  // the start of the message
+};
+
+const std::vector<Row>& rows() {
+  static const std::vector<Row> table{
+      {"unknown top-level key, with a suggestion", kBase + "trainig: {iterations: 5}\n",
+       "bad.yaml:3:1: trainig: unknown key 'trainig' (did you mean 'training'?)"},
+      {"unknown nested key, with a suggestion", kBase + "training: {iteratons: 5}\n",
+       "bad.yaml:3:12: training.iteratons: unknown key 'iteratons' (did you mean 'iterations'?)"},
+      {"unknown key far from any valid one lists them", kBase + "stragglers: {foo: 1}\n",
+       "bad.yaml:3:14: stragglers.foo: unknown key 'foo' (valid keys: jitter, slow)"},
+      {"a list where a mapping belongs", kBase + "training: [sync]\n",
+       "bad.yaml:3:11: training: expected a mapping (key: value), got a list"},
+      {"text where a whole number belongs", kBase + "training: {iterations: abc}\n",
+       "bad.yaml:3:24: training.iterations: expected a whole number, got 'abc'"},
+      {"a fraction where a whole number belongs", kBase + "training: {iterations: 2.5}\n",
+       "bad.yaml:3:24: training.iterations: expected a whole number, got '2.5'"},
+      {"a mapping where a number belongs", kBase + "training: {iterations: {n: 5}}\n",
+       "bad.yaml:3:24: training.iterations: expected a whole number, got a mapping"},
+      {"size without its unit", kBase + "training:\n  bucket_size: 25\n",
+       "bad.yaml:4:16: training.bucket_size: expected a size with a unit like 25MB or 64KiB, got '25' (a number "
+       "without its unit)"},
+      {"time without its unit", kBase + "detection_timeout: 30\n",
+       "bad.yaml:3:20: detection_timeout: expected a time like 5us, 1.5ms or 2s, got '30' (a number without its "
+       "unit)"},
+      {"bandwidth without its unit", kBase + "training: {parameter_servers: {apply_rate: 100}}\n",
+       "bad.yaml:3:44: training.parameter_servers.apply_rate: expected a bandwidth like 100Gbps or 12.5GB/s, got "
+       "'100' (a number without its unit)"},
+      {"unknown unit", kBase + "training: {bucket_size: 25XB}\n",
+       "bad.yaml:3:25: training.bucket_size: unknown unit 'XB' in '25XB'"},
+      {"negative time", kBase + "faults: [{at: -1s, kind: worker_down, rank: 1}]\n",
+       "bad.yaml:3:15: faults[0].at: expected a time of zero or more, got '-1s'"},
+      {"zero bandwidth", kBase + "training: {parameter_servers: {nic_bw: 0Gbps}}\n",
+       "bad.yaml:3:40: training.parameter_servers.nic_bw: expected a bandwidth above zero, got '0Gbps'"},
+      {"zero workers",
+       "cluster: {gpu: A100, topology: \"switch:n=8,bw=1Gbps,lat=1us\", workers: 0}\n"
+       "model: {name: resnet50, batch_per_gpu: 32}\n",
+       "bad.yaml:1:72: cluster.workers: expected a whole number of at least 1, got 0"},
+      {"zero batch",
+       "cluster: {gpu: A100, topology: \"switch:n=8,bw=1Gbps,lat=1us\"}\n"
+       "model: {name: resnet50, batch_per_gpu: 0}\n",
+       "bad.yaml:2:40: model.batch_per_gpu: expected a whole number of at least 1, got 0"},
+      {"more workers than GPUs",
+       "cluster: {gpu: A100, topology: \"switch:n=8,bw=1Gbps,lat=1us\", workers: 9}\n"
+       "model: {name: resnet50, batch_per_gpu: 32}\n",
+       "bad.yaml:1:72: cluster.workers: 9 workers do not fit: the topology has 8 GPUs"},
+      {"slow rank beyond the workers",
+       "cluster: {gpu: A100, topology: \"switch:n=8,bw=1Gbps,lat=1us\", workers: 4}\n"
+       "model: {name: resnet50, batch_per_gpu: 32}\n"
+       "stragglers: {slow: [{rank: 4, factor: 2}]}\n",
+       "bad.yaml:3:28: stragglers.slow[0].rank: rank 4 does not exist: cluster.workers is 4 (ranks 0..3)"},
+      {"failed rank beyond the topology", kBase + "faults:\n  - {at: 1s, kind: worker_down, rank: 8}\n",
+       "bad.yaml:4:39: faults[0].rank: rank 8 does not exist: the topology has 8 GPUs (ranks 0..7)"},
+      {"async over allreduce", kBase + "training: {strategy: async, communication: allreduce}\n",
+       "bad.yaml:3:44: training.communication: strategy async cannot use allreduce (it works with "
+       "parameter_server"},
+      {"local_sgd over parameter servers",
+       kBase + "training: {strategy: local_sgd, sync_every: 4, "
+               "communication: parameter_server}\n",
+       "bad.yaml:3:63: training.communication: strategy local_sgd cannot use parameter_server"},
+      {"unknown strategy, with a suggestion", kBase + "training: {strategy: synch}\n",
+       "bad.yaml:3:22: training.strategy: unknown value 'synch' (did you mean 'sync'?)"},
+      {"a section given twice", kBase + "training: {}\nmodel: {name: x, batch_per_gpu: 1}\n",
+       "bad.yaml:4:1: model: duplicate key 'model' (first given on line 2)"},
+      {"unknown precision",
+       "cluster: {gpu: A100, topology: \"switch:n=8,bw=1Gbps,lat=1us\"}\n"
+       "model: {name: x, batch_per_gpu: 1, precision: int8}\n",
+       "bad.yaml:2:47: model.precision: unknown value 'int8' (expected one of: fp32, tf32, fp16, bf16)"},
+      {"YAML syntax error", kBase + "training: {iterations: 5\n",
+       "bad.yaml:4:1: invalid YAML: end of map flow not found"},
+      {"duplicate key", kBase + "seed: 1\nseed: 2\n",
+       "bad.yaml:4:1: seed: duplicate key 'seed' (first given on line 3)"},
+      {"duplicate nested key", kBase + "training:\n  iterations: 5\n  overlap: true\n  iterations: 6\n",
+       "bad.yaml:6:3: training.iterations: duplicate key 'iterations' (first given on line 4)"},
+      {"two documents", kBase + "---\nseed: 1\n", "bad.yaml:4:1: expected one YAML document, got several"},
+      {"empty document", "# nothing here\n", "bad.yaml:1:1: expected a scenario mapping"},
+      {"missing required key", "cluster: {gpu: A100, topology: \"switch:n=8,bw=1Gbps,lat=1us\"}\nmodel: {name: x}\n",
+       "bad.yaml:2:8: model.batch_per_gpu: missing required key 'batch_per_gpu'"},
+      {"missing section", "model: {name: resnet50, batch_per_gpu: 32}\n",
+       "bad.yaml:1:1: cluster: missing required key 'cluster'"},
+      {"ssp without a staleness bound", kBase + "training:\n  strategy: ssp\n",
+       "bad.yaml:4:13: training.staleness_bound: strategy ssp needs a staleness bound"},
+      {"yes is not a boolean here", kBase + "training: {overlap: yes}\n",
+       "bad.yaml:3:21: training.overlap: expected true or false, got 'yes'"},
+      {"degradation factor above 1", kBase + "degraded_links: [{between: [gpu0, switch0], factor: 1.5}]\n",
+       "bad.yaml:3:53: degraded_links[0].factor: expected a fraction of the bandwidth in (0, 1], got 1.5"},
+      {"degradation ending before it starts",
+       kBase + "degraded_links: [{between: [gpu0, switch0], factor: 0.5, from: 2s, until: 1s}]\n",
+       "bad.yaml:3:75: degraded_links[0].until: expected a time after `from`"},
+      {"degraded link on an unknown node", kBase + "degraded_links: [{between: [gpu0, spine9], factor: 0.5}]\n",
+       "bad.yaml:3:35: degraded_links[0].between[1]: the topology has no node 'spine9'"},
+      {"link fault given a rank", kBase + "faults: [{at: 1s, kind: link_down, between: [gpu0, switch0], rank: 1}]\n",
+       "bad.yaml:3:68: faults[0].rank: a link_down fault names a link (between), not a rank"},
+      {"continue under sync", kBase + "faults: [{at: 1s, kind: worker_down, rank: 1, policy: continue}]\n",
+       "bad.yaml:3:55: faults[0].policy: strategy sync waits for every worker"},
+      {"calibrated latency without a calibration", kBase + "training: {latency_model: calibrated}\n",
+       "bad.yaml:3:27: training.latency_model: the calibrated latency model needs a calibration file"},
+      {"protocol without the nccl latency model", kBase + "training: {latency_model: physical, protocol: ll}\n",
+       "bad.yaml:3:47: training.protocol: a protocol needs latency_model: nccl"},
+      {"inline GPU without an fp32 peak",
+       "cluster:\n  gpu: {peak_tflops: {fp16: 300}, mem_bw: 2TB/s, mem: 80GB}\n"
+       "  topology: \"switch:n=8,bw=1Gbps,lat=1us\"\nmodel: {name: x, batch_per_gpu: 1}\n",
+       "bad.yaml:2:22: cluster.gpu.peak_tflops.fp32: missing required key 'fp32'"},
+      {"inline GPU without the model's precision",
+       "cluster:\n  gpu: {peak_tflops: {fp32: 20, fp16: 300}, mem_bw: 2TB/s, mem: 80GB}\n"
+       "  topology: \"switch:n=8,bw=1Gbps,lat=1us\"\nmodel: {name: x, batch_per_gpu: 1, precision: bf16}\n",
+       "bad.yaml:4:47: model.precision: GPU 'custom-gpu' has no bf16 peak"},
+      {"jitter without sigma", kBase + "stragglers:\n  jitter: {distribution: lognormal}\n",
+       "bad.yaml:4:11: stragglers.jitter.sigma: missing required key 'sigma'"},
+      {"the same slow rank twice", kBase + "stragglers: {slow: [{rank: 1, factor: 2}, {rank: 1, factor: 3}]}\n",
+       "bad.yaml:3:50: stragglers.slow[1].rank: rank 1 is already listed as slow"},
+      {"a model without parameters",
+       "cluster: {gpu: A100, topology: \"switch:n=8,bw=1Gbps,lat=1us\"}\n"
+       "model:\n  batch_per_gpu: 1\n  layers: [{name: relu, params: 0, activation_elements_moved: 10}]\n",
+       "bad.yaml:4:11: model.layers: the model has no parameters"},
+      {"a catalog shape on an inline model",
+       "cluster: {gpu: A100, topology: \"switch:n=8,bw=1Gbps,lat=1us\"}\n"
+       "model:\n  batch_per_gpu: 1\n  image_size: 32\n  layers: [{name: fc, params: 10, forward_flops: 20}]\n",
+       "bad.yaml:4:15: model.image_size: shapes a catalog model; inline layers give their own"},
+      {"topology mapping without a kind",
+       "cluster: {gpu: A100, topology: {n: 8}}\nmodel: {name: x, batch_per_gpu: 1}\n",
+       "bad.yaml:1:32: cluster.topology.kind: missing required key 'kind'"},
+      {"unknown key inside a topology spec string",
+       "cluster: {gpu: A100, topology: \"switch:n=8,bw=1Gbps,foo=1\"}\nmodel: {name: x, batch_per_gpu: 1}\n",
+       "bad.yaml:1:57: cluster.topology.foo: unknown key 'foo' for switch"},
+      {"hybrid groups that do not divide the workers", kBase + "training: {strategy: hybrid, group_size: 3}\n",
+       "bad.yaml:3:42: training.group_size: groups of 3 do not divide the workers evenly: the topology has 8 GPUs"},
+      {"apply_rate and apply_time together",
+       kBase + "training: {strategy: async, parameter_servers: {apply_rate: 1GB/s, apply_time: 1ms}}\n",
+       "bad.yaml:3:80: training.parameter_servers.apply_time: give apply_rate or apply_time, not both"},
+      {"more colocated servers than workers",
+       kBase + "training: {communication: parameter_server, parameter_servers: {count: 9, placement: colocated}}\n",
+       "bad.yaml:3:72: training.parameter_servers.count: 9 colocated servers need as many workers, but the topology "
+       "has 8 GPUs"},
+      {"hybrid by node on a topology without nodes", kBase + "training: {strategy: hybrid}\n",
+       "bad.yaml:3:22: training.strategy: hybrid groups workers by node by default, and this topology has no nodes"},
+      {"a key that is not a string", kBase + "? [a, b]\n: 1\n", "bad.yaml:3:3: expected a plain key, got a list"},
+  };
+  return table;
+}
+
+}  // namespace
+
+TEST_CASE("invalid scenarios fail with file:line:column, key path and what was wrong", "[scenario][invalid]") {
+  for (const Row& row : rows()) {
+    INFO(row.what);
+    std::string message = "no error";
+    try {
+      parse_scenario(row.yaml, "bad.yaml");
+    } catch (const InputError& error) {
+      message = error.what();
+      CHECK(message.find('\n') == std::string::npos);  // one line
+    }
+    CHECK_THAT(message, Catch::StartsWith(row.expected));
+  }
+}
+
+TEST_CASE("a scenario file that cannot be read is an InputError naming it", "[scenario][invalid]") {
+  CHECK_THROWS_WITH(load_scenario("/nonexistent/run.yaml"), "/nonexistent/run.yaml: cannot open the scenario file");
+}
