@@ -12,6 +12,7 @@
 #include "syncsim/collectives/size_range.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/topology/topology_spec.hpp"
+#include "syncsim/validation/calibration.hpp"
 
 namespace syncsim::app {
 
@@ -30,6 +31,7 @@ struct CollectiveOptions {
   std::string pipeline = "auto";
   bool per_flow = false;
   bool json = false;
+  std::string calibration;
 };
 
 template <typename F>
@@ -89,9 +91,10 @@ struct Row {
   CollectiveOutcome outcome;
 };
 
-std::string choice(const CollectiveOutcome& outcome) {
+std::string choice(const CollectiveOutcome& outcome, const CalibratedModel* model = nullptr) {
   std::string text = fmt::format("{}", to_string(outcome.algorithm));
   if (outcome.protocol) text += fmt::format("/{}", to_string(*outcome.protocol));
+  if (outcome.regime && model) text += fmt::format("/{}", model->regime_names[*outcome.regime]);
   return text + fmt::format(" x{}", outcome.channels);
 }
 
@@ -116,6 +119,7 @@ void print_json(const Topology& topology, const CollectiveSpec& spec, const std:
                                 {"algorithm", to_string(outcome.algorithm)},
                                 {"channels", outcome.channels}};
     r["protocol"] = outcome.protocol ? nlohmann::ordered_json(to_string(*outcome.protocol)) : nullptr;
+    if (outcome.regime && spec.calibration) r["regime"] = spec.calibration->regime_names[*outcome.regime];
     json_rows.push_back(std::move(r));
     busbw_sum += row.bandwidth.busbw.gb_per_s();
   }
@@ -124,19 +128,32 @@ void print_json(const Topology& topology, const CollectiveSpec& spec, const std:
 }
 
 // Which algorithm (and protocol, channels) ran, by size range: the table itself keeps nccl-tests' columns.
-void print_choices(const std::vector<Row>& rows) {
+void print_choices(const std::vector<Row>& rows, const CalibratedModel* model) {
   std::size_t begin = 0;
   for (std::size_t i = 1; i <= rows.size(); ++i) {
-    if (i < rows.size() && choice(rows[i].outcome) == choice(rows[begin].outcome)) continue;
+    if (i < rows.size() && choice(rows[i].outcome, model) == choice(rows[begin].outcome, model)) continue;
     fmt::print(std::cout, "# {:>12} .. {:<12} {}\n", rows[begin].table.size.value, rows[i - 1].table.size.value,
-               choice(rows[begin].outcome));
+               choice(rows[begin].outcome, model));
     begin = i;
   }
 }
 
 int run_collective(const CollectiveOptions& options) {
   const Topology topology = build_topology(options.topology, "--topology");
-  const CollectiveSpec base = make_spec(options, topology);
+  CollectiveSpec base = make_spec(options, topology);
+  // --calibration: the calibrated regimes replace NCCL's protocols (and its algorithm applies, if it has one).
+  std::optional<CalibratedModel> calibrated;
+  if (!options.calibration.empty()) {
+    const Calibration calibration = read_calibration(options.calibration);
+    if (base.protocol) {
+      throw InputError("a protocol cannot be combined with a calibration: its regimes replace NCCL's protocols",
+                       SourceLocation{"--protocol"});
+    }
+    calibrated = to_model(calibration);
+    base.latency = LatencySource::calibrated;
+    base.calibration = &*calibrated;
+    if (options.algo == "auto" && calibration.algorithm) base.algorithm = calibration.algorithm;
+  }
   const std::vector<Bytes> sizes = at_flag("--sizes", [&] { return expand(parse_size_range(options.sizes)); });
 
   Router router(topology);
@@ -172,7 +189,7 @@ int run_collective(const CollectiveOptions& options) {
     return table;
   }());
   fmt::print(std::cout, "# algorithm/protocol x channels by size (bytes):\n");
-  print_choices(rows);
+  print_choices(rows, base.calibration);
   return 0;
 }
 
@@ -205,6 +222,8 @@ Action add_collective_command(CLI::App& app) {
       ->capture_default_str();
   command->add_flag("--per-flow", options->per_flow, "Simulate every transfer as a flow (no bulk steps)");
   command->add_flag("--json", options->json, "Print the rows as JSON");
+  command->add_option("--calibration", options->calibration,
+                      "Calibration file from `syncsim calibrate`: its fitted regimes replace NCCL's latency model");
   return [options]() { return run_collective(*options); };
 }
 

@@ -10,5 +10,7 @@ using Action = std::function<int()>;
 
 Action add_collective_command(CLI::App& app);
 Action add_topo_command(CLI::App& app);
+Action add_calibrate_command(CLI::App& app);
+Action add_validate_command(CLI::App& app);
 
 }  // namespace syncsim::app

@@ -19,11 +19,15 @@ int main(int argc, char** argv) {
       "Examples:\n"
       "  syncsim collective --topology switch:n=8,bw=100Gbps,lat=5us --op allreduce --sizes 8:1G\n"
       "  syncsim topo dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps --dot dgx.dot\n"
+      "  syncsim calibrate --nccl-tests all_reduce_perf.log --topology dgx:nodes=1,gpus=8 -o cal.yaml\n"
+      "  syncsim validate --calibration cal.yaml --nccl-tests all_reduce_perf.log\n"
       "Run 'syncsim COMMAND --help' for a command's options.");
 
   syncsim::app::Action action;
   const auto collective = syncsim::app::add_collective_command(app);
   const auto topo = syncsim::app::add_topo_command(app);
+  const auto calibrate = syncsim::app::add_calibrate_command(app);
+  const auto validate = syncsim::app::add_validate_command(app);
 
   try {
     app.parse(argc, argv);
@@ -34,7 +38,8 @@ int main(int argc, char** argv) {
     const std::string first = argc > 1 ? argv[1] : "";
     if (!first.empty() && first[0] != '-' &&
         app.get_subcommands([&](CLI::App* c) { return c->get_name() == first; }).empty()) {
-      std::cerr << "syncsim: error: unknown command '" << first << "': expected collective or topo (see --help)\n";
+      std::cerr << "syncsim: error: unknown command '" << first
+                << "': expected collective, topo, calibrate or validate (see --help)\n";
     } else {
       std::cerr << "syncsim: error: " << e.what() << " (see --help)\n";
     }
@@ -43,6 +48,8 @@ int main(int argc, char** argv) {
   try {
     if (app.got_subcommand("collective")) return collective();
     if (app.got_subcommand("topo")) return topo();
+    if (app.got_subcommand("calibrate")) return calibrate();
+    if (app.got_subcommand("validate")) return validate();
     return 2;
   } catch (const syncsim::InputError& e) {
     std::cerr << "syncsim: error: " << e.what() << '\n';

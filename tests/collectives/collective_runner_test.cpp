@@ -20,7 +20,7 @@ TEST_CASE("channel rings enter and leave every host on one rail", "[runner]") {
   const auto hosts = host_groups(topology, 32);
   REQUIRE(hosts.size() == 4);
   for (std::uint32_t c = 0; c < 8; ++c) {
-    const auto order = channel_ring_order(hosts, 32, c);
+    const auto order = channel_ring_order(hosts, 32, c, 8);
     REQUIRE(order.size() == 32);
     std::vector<bool> seen(32, false);
     for (const Rank r : order) seen[r.value()] = true;
@@ -31,6 +31,19 @@ TEST_CASE("channel rings enter and leave every host on one rail", "[runner]") {
     }
     CHECK(order[0].value() == c);  // channel c starts at local GPU c of host 0
   }
+}
+
+TEST_CASE("two channels on hosts whose GPUs share two NICs leave through different NICs", "[runner]") {
+  // DGX-1-like: 8 GPUs and 2 NICs per host (GPUs 0-3 on NIC 0, 4-7 on NIC 1); a 1 GiB ring AllReduce over two
+  // channels must drive both NICs of a host in each direction: busbw 2 x 12.5 GB/s.
+  const Topology topology = build_topology("dgx:nodes=2,gpus=8,nic_bw=100Gbps,rails=2");
+  Router router(topology);
+  CollectiveSpec spec;
+  spec.size = Bytes{std::int64_t{1} << 30};
+  spec.algorithm = Algorithm::ring;
+  const CollectiveOutcome outcome = simulate_collective(router, spec);
+  CHECK(outcome.channels == 2);
+  CHECK(busbw_gbps(spec, outcome, 16) == Approx(25.0).epsilon(0.02));
 }
 
 TEST_CASE("default channels: one per rail across hosts, one otherwise, two trees at least", "[runner]") {

@@ -63,7 +63,7 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
     if (takes_slices(candidate.algorithm, spec.op)) {
       context.pipeline_slices = spec.pipeline_slices ? *spec.pipeline_slices : auto_slices(bytes);
     }
-    if (candidate.algorithm == Algorithm::ring) context.ring_order = channel_ring_order(hosts, ranks, c);
+    if (candidate.algorithm == Algorithm::ring) context.ring_order = channel_ring_order(hosts, ranks, c, channels);
     plans.push_back(make_plan(candidate.algorithm, spec.op, ranks, bytes, context));
   }
 
@@ -130,13 +130,16 @@ std::uint32_t default_channels(const Topology& topology, std::size_t ranks, Algo
 }
 
 std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts, std::size_t ranks,
-                                     std::uint32_t channel) {
+                                     std::uint32_t channel, std::uint32_t channels) {
   std::vector<Rank> order;
   if (hosts.size() < 2) return order;  // rank order
   for (std::size_t h = 0; h < hosts.size(); ++h) {
     const auto& members = hosts[h];
     const std::size_t g = members.size();
-    const std::size_t start = (h % 2 == 0 ? channel : channel + g - 1) % g;
+    // Entry points spread evenly over the host's GPUs, so that with fewer channels than GPUs (and GPUs sharing
+    // NICs) the channels still leave through different NICs.
+    const std::size_t entry = channel * std::max<std::size_t>(1, g / std::max<std::uint32_t>(1, channels));
+    const std::size_t start = (h % 2 == 0 ? entry : entry + g - 1) % g;
     for (std::size_t i = 0; i < g; ++i) {
       const std::size_t local = h % 2 == 0 ? (start + i) % g : (start + g - i) % g;
       order.push_back(members[local]);

@@ -55,7 +55,15 @@ std::string_view to_string(LinkClass link_class) {
 }
 
 std::string_view to_string(LatencySource source) {
-  return source == LatencySource::nccl ? "nccl" : "physical";
+  switch (source) {
+    case LatencySource::physical:
+      return "physical";
+    case LatencySource::nccl:
+      return "nccl";
+    case LatencySource::calibrated:
+      return "calibrated";
+  }
+  return "?";
 }
 
 LatencySource parse_latency_source(std::string_view text) {

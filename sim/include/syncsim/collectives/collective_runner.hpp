@@ -10,8 +10,8 @@
 //
 // Channels. NCCL runs several rings (or trees) at once so that a node drives all its NICs. Channel c's ring visits
 // each host's GPUs as a "snake" that enters and leaves every host on one rail: hosts with even index go up from
-// local GPU c, odd ones go down from c-1, so every inter-host hop joins two NICs of the same rail and C channels
-// spread over C rails. Without host structure every channel uses rank order.
+// the channel's entry GPU e, odd ones go down from e-1, so every inter-host hop joins two NICs of the same rail
+// and C channels spread over C rails. Without host structure every channel uses rank order.
 #include <optional>
 #include <vector>
 
@@ -50,9 +50,10 @@ std::vector<std::vector<Rank>> host_groups(const Topology& topology, std::size_t
 // One channel per rail (NICs per host) when there are several hosts; otherwise 1; trees at least 2 (NCCL's two
 // complementary trees).
 std::uint32_t default_channels(const Topology& topology, std::size_t ranks, Algorithm algorithm);
-// Channel c's ring order (see above).
+// Channel c's ring order (see above); with C channels on hosts of g GPUs, channel c enters each host at local GPU
+// c * (g / C), so the channels spread over the rails.
 std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts, std::size_t ranks,
-                                     std::uint32_t channel);
+                                     std::uint32_t channel, std::uint32_t channels);
 // What auto tries. By default NCCL's own choices — ring and tree for AllReduce, Broadcast and Reduce; ring for
 // ReduceScatter and AllGather — so that a prediction says what NCCL would do. With `any_algorithm` also
 // halving-doubling, hierarchical and (on small groups) direct: what the best available algorithm would do.

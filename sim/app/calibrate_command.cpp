@@ -1,0 +1,119 @@
+// `syncsim calibrate`: fit a calibration (latency and efficiency per link class, two regimes) to nccl-tests logs.
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <iostream>
+
+#include "atomic_file.hpp"
+#include "commands.hpp"
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/validation/calibration_fit.hpp"
+
+namespace syncsim::app {
+
+namespace {
+
+struct CalibrateOptions {
+  std::vector<std::string> logs;
+  std::string topology;
+  std::string output;
+  std::string placement = "out_of_place";
+  std::string algo = "auto";
+};
+
+std::string percent(double fraction) {
+  return fmt::format("{:.1f}%", 100 * fraction);
+}
+
+void print_summary(const Calibration& calibration, const FitStats& stats, double seconds) {
+  fmt::print(std::cout, "# syncsim calibrate: topology {}, {} times, algorithm {}\n", calibration.topology,
+             to_string(calibration.placement),
+             calibration.algorithm ? to_string(*calibration.algorithm) : std::string_view("auto"));
+  fmt::print(std::cout, "# {} Gauss-Newton iterations, {} simulations, {:.2f} s\n", stats.iterations, stats.simulations,
+             seconds);
+  fmt::print(std::cout, "{:<10} {:>10}  {:>26}  {:>26}  {:>26}\n", "regime", "launch_us", "nvlink lat_us / eff",
+             "pci lat_us / eff", "net lat_us / eff");
+  for (const CalibrationRegime& regime : calibration.regimes) {
+    fmt::print(std::cout, "{:<10} {:>10.4g}", regime.name, regime.launch_us);
+    for (const LinkCalibration& link : regime.links) {
+      const std::string cell =
+          fmt::format("{:.4g} / {:.4g}{}", link.step_latency_us, link.efficiency, link.fitted ? "" : " (default)");
+      fmt::print(std::cout, "  {:>26}", cell);
+    }
+    fmt::print(std::cout, "\n");
+  }
+  fmt::print(std::cout, "{:<48} {:>6} {:>12} {:>10} {:>12} {:>10}\n", "log", "points", "geomean|e|", "max|e|",
+             "geo>=1MiB", "max>=1MiB");
+  for (const CalibrationMeasurement& m : calibration.measurements) {
+    const ErrorSummary& e = m.fit_error;
+    fmt::print(std::cout, "{:<48} {:>6} {:>12} {:>10} {:>12} {:>10}\n", m.file, e.points, percent(e.geomean_abs_error),
+               percent(e.max_abs_error), e.geomean_abs_error_1mib ? percent(*e.geomean_abs_error_1mib) : "-",
+               e.max_abs_error_1mib ? percent(*e.max_abs_error_1mib) : "-");
+  }
+}
+
+int run_calibrate(const CalibrateOptions& options) {
+  if (options.topology.empty()) {
+    throw InputError(
+        "required: the system the logs were measured on, e.g. dgx:nodes=1,gpus=8,nvlink_bw=300GB/s (a log records "
+        "rank and host counts, not link speeds; see docs/calibration.md)",
+        SourceLocation{"--topology"});
+  }
+  FitOptions fit;
+  try {
+    fit.placement = parse_placement(options.placement);
+  } catch (const InputError& e) {
+    throw e.at(SourceLocation{"--placement"});
+  }
+  if (options.algo != "auto") {
+    try {
+      fit.algorithm = parse_algorithm(options.algo);
+    } catch (const InputError& e) {
+      throw e.at(SourceLocation{"--algo"});
+    }
+  }
+  std::vector<NcclTestsLog> logs;
+  for (const std::string& path : options.logs) logs.push_back(read_nccl_tests_log(path));
+  if (::isatty(STDERR_FILENO)) fit.progress = [](const std::string& line) { std::cerr << line << '\n'; };
+
+  const auto start = std::chrono::steady_clock::now();
+  FitStats stats;
+  const Calibration calibration = fit_calibration(logs, options.topology, fit, &stats);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  write_file_atomically(options.output, [&](std::ostream& out) { write_calibration(out, calibration); });
+
+  for (const NcclTestsLog& log : logs) {
+    for (const std::string& warning : log.warnings) std::cerr << "syncsim: warning: " << warning << '\n';
+  }
+  print_summary(calibration, stats, seconds);
+  fmt::print(std::cout, "# wrote {}\n", options.output);
+  return 0;
+}
+
+}  // namespace
+
+Action add_calibrate_command(CLI::App& app) {
+  auto options = std::make_shared<CalibrateOptions>();
+  CLI::App* command =
+      app.add_subcommand("calibrate", "Fit per-link-class latencies and efficiencies (two regimes) to nccl-tests logs");
+  command->add_option("--nccl-tests", options->logs, "nccl-tests logs (all_reduce_perf ..., syncsim-bench-*)")
+      ->required()
+      ->expected(1, -1);
+  command->add_option("--topology,-t", options->topology,
+                      "The measured system's topology family, scaled to each log's ranks and hosts "
+                      "(dgx: nodes and gpus; ring, mesh, switch, fattree: n)");
+  command->add_option("-o,--output", options->output, "Calibration file to write (YAML)")->required();
+  command
+      ->add_option("--placement", options->placement,
+                   "Measured time: out_of_place | in_place | min (the faster of the two, for noisy logs)")
+      ->capture_default_str();
+  command
+      ->add_option("--algo", options->algo,
+                   "The algorithm the logs ran, when one was forced (NCCL_ALGO=Tree: tree); auto: NCCL's choice")
+      ->capture_default_str();
+  return [options]() { return run_calibrate(*options); };
+}
+
+}  // namespace syncsim::app

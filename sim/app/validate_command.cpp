@@ -1,0 +1,197 @@
+// `syncsim validate`: simulate a measured log's system and sizes; print predicted vs measured with the errors.
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "commands.hpp"
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/validation/calibration.hpp"
+
+namespace syncsim::app {
+
+namespace {
+
+struct ValidateOptions {
+  std::string calibration;
+  std::string log;
+  std::string topology;
+  std::string placement;  // empty: the calibration's, else out_of_place
+  std::string algo;       // empty: the calibration's, else auto
+  bool json = false;
+};
+
+struct Row {
+  MeasuredPoint point;
+  CollectiveOutcome outcome;
+  double predicted_us = 0;
+  double rel_error = 0;
+};
+
+std::string choice(const CollectiveOutcome& outcome, const CalibratedModel* model) {
+  std::string text(to_string(outcome.algorithm));
+  if (outcome.protocol) text += fmt::format("/{}", to_string(*outcome.protocol));
+  text += fmt::format(" x{}", outcome.channels);
+  if (model && outcome.regime) text += fmt::format(" {}", model->regime_names[*outcome.regime]);
+  return text;
+}
+
+std::string percent(double fraction) {
+  return fmt::format("{:.1f}%", 100 * fraction);
+}
+
+double busbw(const LogSystem& system, Bytes size, double time_us) {
+  return bus_bandwidth(system.op(), system.ranks(), size, SimTime::from_us(time_us)).busbw.gb_per_s();
+}
+
+nlohmann::ordered_json optional_json(const std::optional<double>& value) {
+  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
+}
+
+void print_json(const ValidateOptions& options, const NcclTestsLog& log, const LogSystem& system, Placement placement,
+                const CalibratedModel* model, const std::vector<Row>& rows, const ErrorSummary& summary) {
+  nlohmann::ordered_json out;
+  out["log"] = log.source;
+  out["collective"] = to_string(log.collective);
+  out["ranks"] = log.ranks;
+  out["hosts"] = log.hosts;
+  out["topology"] = system.topology_spec();
+  out["model"] = model ? "calibrated" : "nccl";
+  out["calibration"] = model ? nlohmann::ordered_json(options.calibration) : nlohmann::ordered_json(nullptr);
+  out["placement"] = to_string(placement);
+  auto& json_rows = out["rows"] = nlohmann::ordered_json::array();
+  for (const Row& row : rows) {
+    nlohmann::ordered_json r = {{"size_bytes", row.point.size.value},
+                                {"measured_us", row.point.time_us},
+                                {"predicted_us", row.predicted_us},
+                                {"rel_error", row.rel_error},
+                                {"measured_busbw_gbps", busbw(system, row.point.size, row.point.time_us)},
+                                {"predicted_busbw_gbps", busbw(system, row.point.size, row.predicted_us)},
+                                {"algorithm", to_string(row.outcome.algorithm)},
+                                {"channels", row.outcome.channels}};
+    r["protocol"] = row.outcome.protocol ? nlohmann::ordered_json(to_string(*row.outcome.protocol)) : nullptr;
+    r["regime"] = model && row.outcome.regime ? nlohmann::ordered_json(model->regime_names[*row.outcome.regime])
+                                              : nlohmann::ordered_json(nullptr);
+    r["line"] = row.point.line;
+    json_rows.push_back(std::move(r));
+  }
+  out["summary"] = {{"points", summary.points},
+                    {"geomean_abs_error", summary.geomean_abs_error},
+                    {"max_abs_error", summary.max_abs_error},
+                    {"points_1mib", summary.points_1mib},
+                    {"geomean_abs_error_1mib", optional_json(summary.geomean_abs_error_1mib)},
+                    {"max_abs_error_1mib", optional_json(summary.max_abs_error_1mib)}};
+  std::cout << out.dump(2) << '\n';
+}
+
+void print_table(const ValidateOptions& options, const NcclTestsLog& log, const LogSystem& system, Placement placement,
+                 const CalibratedModel* model, const std::vector<Row>& rows, const ErrorSummary& summary) {
+  fmt::print(std::cout, "# syncsim validate: {} ({}, {} ranks on {} host{})\n", log.source, to_string(log.collective),
+             log.ranks, log.hosts, log.hosts == 1 ? "" : "s");
+  fmt::print(std::cout, "# topology {}\n", system.topology_spec());
+  if (model) {
+    fmt::print(std::cout, "# model: calibration {}\n", options.calibration);
+  } else {
+    fmt::print(std::cout, "# model: nccl (NCCL's latencies and protocols, the topology's link rates)\n");
+  }
+  fmt::print(std::cout, "# measured: {} time; rel_error = (predicted - measured) / measured; GB = 1e9 bytes\n",
+             to_string(placement));
+  fmt::print(std::cout, "#{:>11} {:>12} {:>12} {:>11} {:>11} {:>9}  {}\n", "size", "measured", "predicted",
+             "meas busbw", "pred busbw", "error", "algorithm");
+  fmt::print(std::cout, "#{:>11} {:>12} {:>12} {:>11} {:>11} {:>9}\n", "(B)", "(us)", "(us)", "(GB/s)", "(GB/s)", "");
+  for (const Row& row : rows) {
+    fmt::print(std::cout, "{:>12} {:>12.2f} {:>12.2f} {:>11.2f} {:>11.2f} {:>9}  {}\n", row.point.size.value,
+               row.point.time_us, row.predicted_us, busbw(system, row.point.size, row.point.time_us),
+               busbw(system, row.point.size, row.predicted_us), fmt::format("{:+.1f}%", 100 * row.rel_error),
+               choice(row.outcome, model));
+  }
+  fmt::print(std::cout, "# geomean |error|, all sizes ({}): {}\n", summary.points, percent(summary.geomean_abs_error));
+  fmt::print(std::cout, "# max |error|, all sizes ({}): {}\n", summary.points, percent(summary.max_abs_error));
+  if (summary.geomean_abs_error_1mib && summary.max_abs_error_1mib) {
+    fmt::print(std::cout, "# geomean |error|, sizes >= 1 MiB ({}): {}\n", summary.points_1mib,
+               percent(*summary.geomean_abs_error_1mib));
+    fmt::print(std::cout, "# max |error|, sizes >= 1 MiB ({}): {}\n", summary.points_1mib,
+               percent(*summary.max_abs_error_1mib));
+  } else {
+    fmt::print(std::cout, "# sizes >= 1 MiB: none in this log\n");
+  }
+}
+
+int run_validate(const ValidateOptions& options) {
+  std::optional<Calibration> calibration;
+  if (!options.calibration.empty()) calibration = read_calibration(options.calibration);
+  const std::string family = !options.topology.empty() ? options.topology
+                             : calibration             ? calibration->topology
+                                                       : std::string();
+  if (family.empty()) {
+    throw InputError(
+        "required without --calibration: the system the log was measured on, e.g. "
+        "dgx:nodes=1,gpus=8,nvlink_bw=300GB/s",
+        SourceLocation{"--topology"});
+  }
+  Placement placement = calibration ? calibration->placement : Placement::out_of_place;
+  if (!options.placement.empty()) {
+    try {
+      placement = parse_placement(options.placement);
+    } catch (const InputError& e) {
+      throw e.at(SourceLocation{"--placement"});
+    }
+  }
+  std::optional<Algorithm> algorithm = calibration ? calibration->algorithm : std::nullopt;
+  if (!options.algo.empty()) {
+    try {
+      algorithm = options.algo == "auto" ? std::nullopt : std::optional<Algorithm>(parse_algorithm(options.algo));
+    } catch (const InputError& e) {
+      throw e.at(SourceLocation{"--algo"});
+    }
+  }
+  const NcclTestsLog log = read_nccl_tests_log(options.log);
+  const std::string source = options.topology.empty() ? options.calibration + ": topology" : "--topology";
+  LogSystem system(log, family, source);
+  const std::optional<CalibratedModel> model =
+      calibration ? std::optional<CalibratedModel>(to_model(*calibration)) : std::nullopt;
+  const CalibratedModel* model_ptr = model ? &*model : nullptr;
+
+  std::vector<Row> rows;
+  std::vector<std::int64_t> sizes;
+  std::vector<double> errors;
+  for (const MeasuredPoint& point : measured_points(log, placement)) {
+    Row row{point, system.simulate(point.size, model_ptr, algorithm), 0, 0};
+    row.predicted_us = row.outcome.time.us();
+    row.rel_error = relative_error(row.predicted_us, point.time_us);
+    sizes.push_back(point.size.value);
+    errors.push_back(row.rel_error);
+    rows.push_back(row);
+  }
+  const ErrorSummary summary = summarize_errors(sizes, errors);
+  for (const std::string& warning : log.warnings) std::cerr << "syncsim: warning: " << warning << '\n';
+  if (options.json) {
+    print_json(options, log, system, placement, model_ptr, rows, summary);
+  } else {
+    print_table(options, log, system, placement, model_ptr, rows, summary);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Action add_validate_command(CLI::App& app) {
+  auto options = std::make_shared<ValidateOptions>();
+  CLI::App* command = app.add_subcommand(
+      "validate", "Simulate a measured nccl-tests log's system and sizes; print predicted vs measured and the errors");
+  command->add_option("--calibration,-c", options->calibration,
+                      "Calibration from `syncsim calibrate` (default: NCCL's model with the topology's link rates)");
+  command->add_option("--nccl-tests", options->log, "The measured nccl-tests log")->required();
+  command->add_option("--topology,-t", options->topology,
+                      "Topology family, scaled to the log's ranks and hosts (default: the calibration's)");
+  command->add_option("--placement", options->placement,
+                      "Measured time: out_of_place | in_place | min (default: the calibration's, else out_of_place)");
+  command->add_option("--algo", options->algo,
+                      "ring | tree | ... | auto (default: the calibration's algorithm, else auto)");
+  command->add_flag("--json", options->json, "Print one JSON object: rows and summary");
+  return [options]() { return run_validate(*options); };
+}
+
+}  // namespace syncsim::app

@@ -1,0 +1,103 @@
+#pragma once
+// Calibration: a cost model fitted to measurements (`syncsim calibrate`), as a value and as a YAML file.
+//
+// A calibration holds regimes — each a TransferCost (latency_model.hpp): a launch overhead per collective and,
+// per link class, a step latency and an efficiency (the fraction of the route's bottleneck rate a transfer gets)
+// — and the measurements it was fitted on with the fit's error. Every collective is simulated in each regime and
+// the cheapest wins, so a latency-bound regime (fitted on small messages) and a bandwidth-bound one (fitted on
+// large messages) together give the whole curve, as NCCL's protocols do.
+//
+//   format_version: 1
+//   topology: dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps     # the family the fit was made for
+//   placement: out_of_place                                           # which measured time was fitted
+//   algorithm: tree            # optional: the logs ran one algorithm (NCCL_ALGO=Tree); absent: auto, as NCCL
+//   regimes:
+//     - name: latency
+//       launch_us: 28.5
+//       links:
+//         nvlink: {step_latency_us: 0.61, efficiency: 0.31, fitted: true}
+//         pci:    {step_latency_us: 1.0,  efficiency: 0.25, fitted: false}   # not exercised: NCCL's default
+//         net:    {step_latency_us: 4.2,  efficiency: 0.44, fitted: true}
+//     - name: bandwidth
+//       ...
+//   measurements:
+//     - file: a100-2node.log
+//       collective: allreduce
+//       ranks: 16
+//       hosts: 2
+//       topology: dgx:nodes=2,gpus=8,...            # the family scaled to this log (log_system.hpp)
+//       sizes_bytes: [64, 128, ...]
+//       measured_us: [38.75, 39.25, ...]
+//       predicted_us: [37.9, 38.0, ...]
+//       fit_error: {geomean_abs_error: 0.041, max_abs_error: 0.29, geomean_abs_error_1mib: 0.06,
+//                   max_abs_error_1mib: 0.29}
+//
+// Units are in the key names (_us, _bytes); efficiency is a fraction in (0, 1.5] (above 1 where the datasheet rate
+// the topology gives is below what the hardware delivers, e.g. NVLink SHARP). Reading rejects, with file, line,
+// column and key path: a missing or mistyped field, an unknown key, a negative latency, an efficiency outside
+// (0, 1.5], an unknown link class or collective, measurement arrays of different lengths.
+#include <array>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "syncsim/collectives/collective_op.hpp"
+#include "syncsim/collectives/latency_model.hpp"
+#include "syncsim/validation/error_summary.hpp"
+#include "syncsim/validation/log_system.hpp"
+
+namespace syncsim {
+
+inline constexpr int kCalibrationFormatVersion = 1;
+inline constexpr double kMaxEfficiency = 1.5;
+
+struct LinkCalibration {
+  double step_latency_us = 0;
+  double efficiency = 1;
+  bool fitted = false;  // false: no measurement exercised this class; the value is the default it started from
+  friend bool operator==(const LinkCalibration&, const LinkCalibration&) = default;
+};
+
+struct CalibrationRegime {
+  std::string name;
+  double launch_us = 0;
+  std::array<LinkCalibration, 3> links;  // indexed by LinkClass
+  friend bool operator==(const CalibrationRegime&, const CalibrationRegime&) = default;
+};
+
+struct CalibrationMeasurement {
+  std::string file;
+  CollectiveOp collective = CollectiveOp::allreduce;
+  int ranks = 0;
+  int hosts = 0;
+  std::string topology;  // the spec the log was simulated on
+  std::vector<std::int64_t> sizes_bytes;
+  std::vector<double> measured_us;
+  std::vector<double> predicted_us;
+  ErrorSummary fit_error;
+};
+
+struct Calibration {
+  int format_version = kCalibrationFormatVersion;
+  std::string topology;  // the family spec
+  Placement placement = Placement::out_of_place;
+  // Set when the logs were measured with one algorithm forced (NCCL_ALGO): predictions then run it too, unless a
+  // command names another. nullopt: the fastest algorithm, as NCCL's tuner picks.
+  std::optional<Algorithm> algorithm;
+  std::vector<CalibrationRegime> regimes;
+  std::vector<CalibrationMeasurement> measurements;
+};
+
+// The regimes as the collective runner uses them.
+CalibratedModel to_model(const Calibration& calibration);
+TransferCost to_cost(const CalibrationRegime& regime);
+
+// Throws InputError with file:line:column and key path (see above).
+Calibration read_calibration(const std::string& path);
+// The same for text in memory; `source` names it in errors.
+Calibration parse_calibration(const std::string& text, const std::string& source);
+// Writes the file (comments included) that read_calibration reads back to the same calibration.
+void write_calibration(std::ostream& out, const Calibration& calibration);
+
+}  // namespace syncsim

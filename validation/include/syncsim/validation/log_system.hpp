@@ -1,0 +1,83 @@
+#pragma once
+// LogSystem: the simulated system behind one nccl-tests log, and the measured points it is compared with.
+//
+// A calibration is fitted for a topology *family* (a spec such as `dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,...`)
+// and every log is simulated on that family scaled to the log's shape (scale_topology_spec):
+//
+//   kind                    what the log sets                     example (a 1-node log, 8 ranks)
+//   dgx                     nodes = hosts, gpus = ranks per host  dgx:nodes=2,gpus=8,... -> dgx:nodes=1,gpus=8,...
+//   ring, mesh, switch,     n = ranks                             switch:n=4,bw=32GB/s -> switch:n=8,bw=32GB/s
+//   fattree
+//   torus, file             nothing: the spec as given, whose first `ranks` GPUs run the collective
+//
+// Every other key keeps its value, in its place in the text, so the scaled spec reads like the one given.
+//
+//   LogSystem system(log, "dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps", "--topology");
+//   for (const MeasuredPoint& p : measured_points(log, Placement::out_of_place)) {
+//     const CollectiveOutcome out = system.simulate(p.size, calibration_model);
+//   }
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "syncsim/collectives/collective_runner.hpp"
+#include "syncsim/topology/router.hpp"
+#include "syncsim/validation/nccl_tests_log.hpp"
+
+namespace syncsim {
+
+// Which of a log's two measurements is "the" measured time: out-of-place (nccl-tests' headline column),
+// in-place, or the faster of the two. Both placements run the same collective, and interference only ever adds
+// time, so `min` is the usual estimator for a noisy log (one straggling iteration inflates a mean).
+enum class Placement { out_of_place, in_place, min };
+std::string_view to_string(Placement placement);
+Placement parse_placement(std::string_view text);  // out_of_place | in_place | min
+
+struct MeasuredPoint {
+  Bytes size;
+  double time_us = 0;
+  int line = 0;  // the row's line in the log
+};
+
+// The log's rows as measured points. Rows of size 0 are left out: nccl-tests times an empty call there (a few
+// hundred nanoseconds of nothing), which no transfer model predicts or should.
+std::vector<MeasuredPoint> measured_points(const NcclTestsLog& log, Placement placement);
+
+// The family spec scaled to `ranks` ranks on `hosts` hosts (see the table above). Throws InputError (naming
+// `source`) when the spec does not parse, or a dgx family meets hosts with different rank counts.
+std::string scale_topology_spec(std::string_view family, int ranks, int hosts, std::string_view source);
+
+class LogSystem {
+ public:
+  // Builds the family scaled to the log; throws InputError when the topology has fewer GPUs than the log ranks.
+  LogSystem(const NcclTestsLog& log, std::string_view topology_family, std::string_view source);
+
+  const std::string& topology_spec() const { return spec_; }
+  const Topology& topology() const { return *topology_; }
+  CollectiveOp op() const { return op_; }
+  std::size_t ranks() const { return ranks_; }
+  // The link classes the collective's routes use (GPU 0 to every rank, and each rank to the next): the classes
+  // whose parameters the log can tell anything about.
+  const std::vector<LinkClass>& link_classes() const { return classes_; }
+
+  // The collective at `size` under one calibrated model (every regime tried, the fastest wins), or one transfer
+  // cost (wrapped as a one-regime model), or NCCL's own model when `model` is null. `algorithm` fixes the
+  // algorithm (nullopt: auto).
+  CollectiveOutcome simulate(Bytes size, const CalibratedModel* model,
+                             std::optional<Algorithm> algorithm = std::nullopt);
+  CollectiveOutcome simulate(Bytes size, const TransferCost& cost, std::optional<Algorithm> algorithm = std::nullopt);
+
+ private:
+  std::string spec_;
+  std::unique_ptr<Topology> topology_;
+  std::unique_ptr<Router> router_;
+  CollectiveOp op_;
+  std::size_t ranks_;
+  Rank root_{0};  // broadcast and reduce: the log's root
+  std::vector<LinkClass> classes_;
+};
+
+}  // namespace syncsim

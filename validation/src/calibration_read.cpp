@@ -1,0 +1,258 @@
+// Reading a calibration file: every field checked, every error naming file:line:column and the key path.
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <fstream>
+#include <initializer_list>
+#include <sstream>
+
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/validation/calibration.hpp"
+
+namespace syncsim {
+
+namespace {
+
+const char* kind_name(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Map:
+      return "a mapping";
+    case YAML::NodeType::Null:
+      return "nothing";
+    default:
+      return "a scalar";
+  }
+}
+
+std::string shown(const YAML::Node& node) {
+  return node.IsScalar() ? fmt::format("'{}'", node.Scalar()) : kind_name(node);
+}
+
+// One YAML node with the key path that led to it, for messages like `cal.yaml:7:18: regimes[0].launch_us: ...`.
+class Field {
+ public:
+  Field(YAML::Node node, std::string path, const std::string& source)
+      : node_(std::move(node)), path_(std::move(path)), source_(source) {}
+
+  [[noreturn]] void fail(const std::string& message) const {
+    const YAML::Mark mark = node_.Mark();
+    SourceLocation where{source_};
+    if (mark.line >= 0) where = SourceLocation{source_, mark.line + 1, mark.column + 1};
+    throw InputError(message, where, path_);
+  }
+
+  // A mapping with exactly these keys allowed (`required` must be present).
+  void expect_mapping(std::initializer_list<const char*> required, std::initializer_list<const char*> optional) const {
+    if (!node_.IsMap()) fail(fmt::format("expected a mapping, got {}", shown(node_)));
+    // Unknown keys first: a misspelt key is better named than reported as the missing one it meant.
+    for (const auto& item : node_) {
+      const std::string key = item.first.Scalar();
+      bool known = false;
+      for (const auto& list : {required, optional}) {
+        for (const char* k : list) known = known || key == k;
+      }
+      if (!known) Field(item.first, join(key), source_).fail(fmt::format("unknown key '{}'", key));
+    }
+    for (const char* key : required) {
+      if (!view()[key]) fail(fmt::format("missing key '{}'", key));
+    }
+  }
+
+  // Lookups through a const node: yaml-cpp's non-const operator[] would add the key.
+  Field operator[](const std::string& key) const { return Field(view()[key], join(key), source_); }
+  bool has(const std::string& key) const { return static_cast<bool>(view()[key]); }
+
+  std::vector<Field> items() const {
+    if (!node_.IsSequence()) fail(fmt::format("expected a list, got {}", shown(node_)));
+    std::vector<Field> out;
+    for (std::size_t i = 0; i < node_.size(); ++i) {
+      out.emplace_back(view()[i], fmt::format("{}[{}]", path_, i), source_);
+    }
+    return out;
+  }
+
+  std::string text() const {
+    if (!node_.IsScalar()) fail(fmt::format("expected a string, got {}", shown(node_)));
+    return node_.Scalar();
+  }
+
+  double number() const {
+    double value = 0;
+    if (!node_.IsScalar() || !YAML::convert<double>::decode(node_, value) || !std::isfinite(value)) {
+      fail(fmt::format("expected a number, got {}", shown(node_)));
+    }
+    return value;
+  }
+
+  double number_at_least(double minimum, const char* unit) const {
+    const double value = number();
+    if (value < minimum) fail(fmt::format("expected at least {} {}, got {}", minimum, unit, value));
+    return value;
+  }
+
+  std::int64_t whole_number() const {
+    std::int64_t value = 0;
+    if (!node_.IsScalar() || !YAML::convert<std::int64_t>::decode(node_, value)) {
+      fail(fmt::format("expected a whole number, got {}", shown(node_)));
+    }
+    return value;
+  }
+
+  bool boolean() const {
+    bool value = false;
+    if (!node_.IsScalar() || !YAML::convert<bool>::decode(node_, value)) {
+      fail(fmt::format("expected true or false, got {}", shown(node_)));
+    }
+    return value;
+  }
+
+  template <class F>
+  auto parsed(F&& parse) const {
+    try {
+      return parse(text());
+    } catch (const InputError& e) {
+      fail(e.message());
+    }
+  }
+
+ private:
+  const YAML::Node& view() const { return node_; }
+  std::string join(const std::string& key) const { return path_.empty() ? key : path_ + "." + key; }
+
+  YAML::Node node_;
+  std::string path_;
+  const std::string& source_;
+};
+
+LinkCalibration read_link(const Field& field) {
+  field.expect_mapping({"step_latency_us", "efficiency"}, {"fitted"});
+  LinkCalibration link;
+  link.step_latency_us = field["step_latency_us"].number_at_least(0, "us");
+  const Field efficiency = field["efficiency"];
+  link.efficiency = efficiency.number();
+  if (!(link.efficiency > 0) || link.efficiency > kMaxEfficiency) {
+    efficiency.fail(
+        fmt::format("expected a fraction of the link rate in (0, {}], got {}", kMaxEfficiency, link.efficiency));
+  }
+  link.fitted = field.has("fitted") && field["fitted"].boolean();
+  return link;
+}
+
+CalibrationRegime read_regime(const Field& field) {
+  field.expect_mapping({"name", "launch_us", "links"}, {});
+  CalibrationRegime regime;
+  regime.name = field["name"].text();
+  if (regime.name.empty()) field["name"].fail("expected a regime name, got an empty string");
+  regime.launch_us = field["launch_us"].number_at_least(0, "us");
+  const Field links = field["links"];
+  links.expect_mapping({"nvlink", "pci", "net"}, {});
+  for (const LinkClass c : {LinkClass::nvlink, LinkClass::pci, LinkClass::net}) {
+    regime.links[static_cast<std::size_t>(c)] = read_link(links[std::string(to_string(c))]);
+  }
+  return regime;
+}
+
+std::optional<double> optional_error(const Field& field, const char* key) {
+  if (!field.has(key)) return std::nullopt;
+  return field[key].number_at_least(0, "(a fraction)");
+}
+
+CalibrationMeasurement read_measurement(const Field& field) {
+  field.expect_mapping(
+      {"file", "collective", "ranks", "hosts", "topology", "sizes_bytes", "measured_us", "predicted_us", "fit_error"},
+      {});
+  CalibrationMeasurement m;
+  m.file = field["file"].text();
+  m.collective = field["collective"].parsed([](const std::string& text) { return parse_collective_op(text); });
+  m.ranks = static_cast<int>(field["ranks"].whole_number());
+  if (m.ranks < 2) field["ranks"].fail(fmt::format("expected at least 2 ranks, got {}", m.ranks));
+  m.hosts = static_cast<int>(field["hosts"].whole_number());
+  if (m.hosts < 1 || m.hosts > m.ranks) field["hosts"].fail(fmt::format("expected 1 to {}, got {}", m.ranks, m.hosts));
+  m.topology = field["topology"].text();
+  for (const Field& size : field["sizes_bytes"].items()) {
+    m.sizes_bytes.push_back(size.whole_number());
+    if (m.sizes_bytes.back() <= 0) size.fail("expected a size above 0 bytes");
+  }
+  for (const Field& time : field["measured_us"].items()) {
+    m.measured_us.push_back(time.number());
+    if (!(m.measured_us.back() > 0)) time.fail("expected a time above 0 us");
+  }
+  for (const Field& time : field["predicted_us"].items()) m.predicted_us.push_back(time.number_at_least(0, "us"));
+  for (const char* key : {"measured_us", "predicted_us"}) {
+    const std::size_t n = std::string(key) == "measured_us" ? m.measured_us.size() : m.predicted_us.size();
+    if (n != m.sizes_bytes.size()) {
+      field[key].fail(fmt::format("expected {} values, one per size in sizes_bytes, got {}", m.sizes_bytes.size(), n));
+    }
+  }
+  const Field error = field["fit_error"];
+  error.expect_mapping({"geomean_abs_error", "max_abs_error"}, {"geomean_abs_error_1mib", "max_abs_error_1mib"});
+  m.fit_error.points = m.sizes_bytes.size();
+  m.fit_error.geomean_abs_error = error["geomean_abs_error"].number_at_least(0, "(a fraction)");
+  m.fit_error.max_abs_error = error["max_abs_error"].number_at_least(0, "(a fraction)");
+  m.fit_error.geomean_abs_error_1mib = optional_error(error, "geomean_abs_error_1mib");
+  m.fit_error.max_abs_error_1mib = optional_error(error, "max_abs_error_1mib");
+  for (const std::int64_t size : m.sizes_bytes) m.fit_error.points_1mib += size >= kBandwidthBoundBytes ? 1 : 0;
+  return m;
+}
+
+Calibration read_root(const Field& root) {
+  root.expect_mapping({"format_version", "topology", "regimes", "measurements"}, {"placement", "algorithm"});
+  Calibration calibration;
+  calibration.format_version = static_cast<int>(root["format_version"].whole_number());
+  if (calibration.format_version != kCalibrationFormatVersion) {
+    root["format_version"].fail(fmt::format("unsupported format version {} (this syncsim reads version {})",
+                                            calibration.format_version, kCalibrationFormatVersion));
+  }
+  calibration.topology = root["topology"].text();
+  if (calibration.topology.empty()) root["topology"].fail("expected a topology spec, got an empty string");
+  if (root.has("placement")) {
+    calibration.placement = root["placement"].parsed([](const std::string& text) { return parse_placement(text); });
+  }
+  if (root.has("algorithm")) {
+    calibration.algorithm = root["algorithm"].parsed([](const std::string& text) { return parse_algorithm(text); });
+  }
+  for (const Field& regime : root["regimes"].items()) {
+    calibration.regimes.push_back(read_regime(regime));
+    for (std::size_t r = 0; r + 1 < calibration.regimes.size(); ++r) {
+      if (calibration.regimes[r].name == calibration.regimes.back().name) {
+        regime["name"].fail(fmt::format("regime '{}' appears twice", calibration.regimes.back().name));
+      }
+    }
+  }
+  if (calibration.regimes.empty()) root["regimes"].fail("expected at least one regime");
+  for (const Field& measurement : root["measurements"].items()) {
+    calibration.measurements.push_back(read_measurement(measurement));
+  }
+  return calibration;
+}
+
+}  // namespace
+
+Calibration parse_calibration(const std::string& text, const std::string& source) {
+  YAML::Node document;
+  try {
+    document = YAML::Load(text);
+  } catch (const YAML::Exception& e) {
+    SourceLocation where{source};
+    if (e.mark.line >= 0) where = SourceLocation{source, e.mark.line + 1, e.mark.column + 1};
+    throw InputError(fmt::format("not valid YAML: {}", e.msg), where);
+  }
+  if (!document.IsDefined() || document.IsNull()) {
+    throw InputError("empty calibration file (expected format_version, topology, regimes, measurements)",
+                     SourceLocation{source});
+  }
+  return read_root(Field(document, "", source));
+}
+
+Calibration read_calibration(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw InputError("cannot open the calibration file", SourceLocation{path});
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse_calibration(text.str(), path);
+}
+
+}  // namespace syncsim

@@ -1,0 +1,108 @@
+// Writing a calibration file, and the calibration as the runner's model.
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <ostream>
+
+#include "syncsim/validation/calibration.hpp"
+
+namespace syncsim {
+
+namespace {
+
+// A double-quoted YAML string: safe for specs and paths with any character.
+std::string quoted(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+// Fitted values and predictions to 6 significant digits: more would only print the fit's noise.
+std::string number(double value) {
+  return fmt::format("{:.6g}", value);
+}
+
+template <class T, class F>
+std::string flow_list(const std::vector<T>& values, F&& format) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) out += (i == 0 ? "" : ", ") + format(values[i]);
+  return out + "]";
+}
+
+void write_regime(std::ostream& out, const CalibrationRegime& regime) {
+  fmt::print(out, "  - name: {}\n", quoted(regime.name));
+  fmt::print(out, "    launch_us: {}\n", number(regime.launch_us));
+  fmt::print(out, "    links:\n");
+  for (const LinkClass c : {LinkClass::nvlink, LinkClass::pci, LinkClass::net}) {
+    const LinkCalibration& link = regime.links[static_cast<std::size_t>(c)];
+    fmt::print(out, "      {}: {{step_latency_us: {}, efficiency: {}, fitted: {}}}\n", to_string(c),
+               number(link.step_latency_us), number(link.efficiency), link.fitted ? "true" : "false");
+  }
+}
+
+void write_measurement(std::ostream& out, const CalibrationMeasurement& m) {
+  fmt::print(out, "  - file: {}\n", quoted(m.file));
+  fmt::print(out, "    collective: {}\n", to_string(m.collective));
+  fmt::print(out, "    ranks: {}\n    hosts: {}\n", m.ranks, m.hosts);
+  fmt::print(out, "    topology: {}\n", quoted(m.topology));
+  fmt::print(out, "    sizes_bytes: {}\n", flow_list(m.sizes_bytes, [](std::int64_t v) { return std::to_string(v); }));
+  // Measured times exactly as read; predictions rounded.
+  fmt::print(out, "    measured_us: {}\n", flow_list(m.measured_us, [](double v) { return fmt::format("{}", v); }));
+  fmt::print(out, "    predicted_us: {}\n", flow_list(m.predicted_us, number));
+  const ErrorSummary& e = m.fit_error;
+  fmt::print(out, "    fit_error: {{geomean_abs_error: {}, max_abs_error: {}", number(e.geomean_abs_error),
+             number(e.max_abs_error));
+  if (e.geomean_abs_error_1mib && e.max_abs_error_1mib) {
+    fmt::print(out, ", geomean_abs_error_1mib: {}, max_abs_error_1mib: {}", number(*e.geomean_abs_error_1mib),
+               number(*e.max_abs_error_1mib));
+  }
+  fmt::print(out, "}}\n");
+}
+
+}  // namespace
+
+TransferCost to_cost(const CalibrationRegime& regime) {
+  TransferCost cost;
+  std::array<SimTime, 3> steps{};
+  for (std::size_t c = 0; c < 3; ++c) {
+    steps[c] = SimTime::from_us(regime.links[c].step_latency_us);
+    cost.efficiency[c] = regime.links[c].efficiency;
+  }
+  cost.step_latency = steps;
+  cost.launch = SimTime::from_us(regime.launch_us);
+  return cost;
+}
+
+CalibratedModel to_model(const Calibration& calibration) {
+  CalibratedModel model;
+  for (const CalibrationRegime& regime : calibration.regimes) {
+    model.regime_names.push_back(regime.name);
+    model.regimes.push_back(to_cost(regime));
+  }
+  return model;
+}
+
+void write_calibration(std::ostream& out, const Calibration& calibration) {
+  fmt::print(out,
+             "# syncsim calibration (syncsim calibrate; docs/calibration.md). Per regime: a launch overhead per\n"
+             "# collective and, per link class, a step latency and an efficiency (the fraction of the route's\n"
+             "# bottleneck rate a transfer gets). Each collective is simulated in every regime; the fastest wins.\n"
+             "# `fitted: false` marks a link class no measurement exercised (it keeps NCCL's default).\n");
+  fmt::print(out, "format_version: {}\n", calibration.format_version);
+  fmt::print(out, "topology: {}\n", quoted(calibration.topology));
+  fmt::print(out, "placement: {}\n", to_string(calibration.placement));
+  if (calibration.algorithm) fmt::print(out, "algorithm: {}\n", to_string(*calibration.algorithm));
+  fmt::print(out, "regimes:\n");
+  for (const CalibrationRegime& regime : calibration.regimes) write_regime(out, regime);
+  fmt::print(out, "# The measurements fitted, with the fit's prediction and its relative error (a fraction).\n");
+  if (calibration.measurements.empty())
+    fmt::print(out, "measurements: []\n");
+  else
+    fmt::print(out, "measurements:\n");
+  for (const CalibrationMeasurement& m : calibration.measurements) write_measurement(out, m);
+}
+
+}  // namespace syncsim

@@ -1,0 +1,164 @@
+#include "syncsim/validation/log_system.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/topology/topology_spec.hpp"
+
+namespace syncsim {
+
+namespace {
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  return text;
+}
+
+// `text` (a valid spec) with each key of `values` set: replaced in place where the key is there, appended where
+// it is not.
+std::string set_keys(std::string_view text, const std::vector<std::pair<std::string, std::string>>& values) {
+  const std::size_t colon = text.find(':');
+  std::string out(trim(text.substr(0, colon)));
+  std::vector<std::string> items;
+  std::vector<bool> done(values.size(), false);
+  std::string_view rest = colon == std::string_view::npos ? std::string_view{} : text.substr(colon + 1);
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    const std::string_view item = trim(rest.substr(0, comma));
+    rest = comma == std::string_view::npos ? std::string_view{} : rest.substr(comma + 1);
+    if (item.empty()) continue;
+    const std::string_view key = trim(item.substr(0, item.find('=')));
+    std::string replaced(item);
+    for (std::size_t v = 0; v < values.size(); ++v) {
+      if (key == values[v].first) {
+        replaced = values[v].first + "=" + values[v].second;
+        done[v] = true;
+      }
+    }
+    items.push_back(std::move(replaced));
+  }
+  for (std::size_t v = 0; v < values.size(); ++v) {
+    if (!done[v]) items.push_back(values[v].first + "=" + values[v].second);
+  }
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i == 0 ? ":" : ",") + items[i];
+  return out;
+}
+
+}  // namespace
+
+std::string_view to_string(Placement placement) {
+  switch (placement) {
+    case Placement::out_of_place:
+      return "out_of_place";
+    case Placement::in_place:
+      return "in_place";
+    case Placement::min:
+      return "min";
+  }
+  return "?";
+}
+
+Placement parse_placement(std::string_view text) {
+  if (text == "out_of_place" || text == "out-of-place") return Placement::out_of_place;
+  if (text == "in_place" || text == "in-place") return Placement::in_place;
+  if (text == "min") return Placement::min;
+  throw InputError(fmt::format("unknown placement '{}': expected out_of_place, in_place or min", text));
+}
+
+std::vector<MeasuredPoint> measured_points(const NcclTestsLog& log, Placement placement) {
+  std::vector<MeasuredPoint> points;
+  for (const NcclTestsRow& row : log.rows) {
+    if (row.size_bytes <= 0) continue;
+    const double out = row.out_of_place.time_us;
+    const double in = row.in_place.time_us;
+    const double time = placement == Placement::out_of_place ? out
+                        : placement == Placement::in_place   ? in
+                                                             : std::min(out, in);
+    if (!(time > 0)) {
+      throw InputError(fmt::format("a {} time of {} us for {} bytes: a measured time must be positive",
+                                   to_string(placement), time, row.size_bytes),
+                       SourceLocation{log.source, row.line}, "time");
+    }
+    points.push_back({Bytes{row.size_bytes}, time, row.line});
+  }
+  if (points.empty()) {
+    throw InputError("no rows with a size above 0 bytes to compare with", SourceLocation{log.source});
+  }
+  return points;
+}
+
+std::string scale_topology_spec(std::string_view family, int ranks, int hosts, std::string_view source) {
+  const TopologySpec spec = parse_topology_spec(family, source);
+  if (spec.kind == "dgx") {
+    if (hosts < 1 || ranks % hosts != 0) {
+      throw InputError(fmt::format("a dgx topology needs the same rank count on every host; the log has {} ranks "
+                                   "on {} hosts (give a file: topology for uneven hosts)",
+                                   ranks, hosts),
+                       SourceLocation{std::string(source)});
+    }
+    const int per_host = ranks / hosts;
+    std::vector<std::pair<std::string, std::string>> values{{"nodes", std::to_string(hosts)},
+                                                            {"gpus", std::to_string(per_host)}};
+    // A rail count above the GPUs per host is no longer valid: one NIC per GPU is the nearest shape.
+    const auto rails = spec.params.find("rails");
+    if (rails != spec.params.end() && parse_count(rails->second) > per_host) {
+      values.emplace_back("rails", std::to_string(per_host));
+    }
+    return set_keys(family, values);
+  }
+  if (spec.kind == "ring" || spec.kind == "mesh" || spec.kind == "switch" || spec.kind == "fattree") {
+    return set_keys(family, {{"n", std::to_string(ranks)}});
+  }
+  return std::string(trim(family));
+}
+
+LogSystem::LogSystem(const NcclTestsLog& log, std::string_view topology_family, std::string_view source)
+    : spec_(scale_topology_spec(topology_family, log.ranks, log.hosts, source)),
+      topology_(std::make_unique<Topology>(build_topology(spec_, source))),
+      router_(std::make_unique<Router>(*topology_)),
+      op_(log.collective),
+      ranks_(static_cast<std::size_t>(log.ranks)) {
+  for (const NcclTestsRow& row : log.rows) {
+    if (row.root && *row.root >= 0) root_ = Rank{static_cast<std::uint32_t>(*row.root)};
+  }
+  if (ranks_ < 2 || ranks_ > topology_->gpu_count()) {
+    throw InputError(fmt::format("the log {} has {} ranks, but the topology {} has {} GPUs (a collective needs 2 "
+                                 "to the topology's GPU count)",
+                                 log.source, ranks_, spec_, topology_->gpu_count()),
+                     SourceLocation{std::string(source)});
+  }
+  std::array<bool, 3> seen{};
+  const auto note = [&](std::size_t a, std::size_t b) {
+    if (a != b) seen[static_cast<std::size_t>(classify(*topology_, router_->gpu_route(a, b)))] = true;
+  };
+  for (std::size_t r = 1; r < ranks_; ++r) {
+    note(0, r);
+    note(r - 1, r);
+  }
+  for (std::size_t c = 0; c < seen.size(); ++c) {
+    if (seen[c]) classes_.push_back(static_cast<LinkClass>(c));
+  }
+}
+
+CollectiveOutcome LogSystem::simulate(Bytes size, const CalibratedModel* model, std::optional<Algorithm> algorithm) {
+  CollectiveSpec spec;
+  spec.op = op_;
+  spec.size = size;
+  spec.ranks = ranks_;
+  spec.algorithm = algorithm;
+  spec.root = root_;
+  spec.latency = model ? LatencySource::calibrated : LatencySource::nccl;
+  spec.calibration = model;
+  return simulate_collective(*router_, spec);
+}
+
+CollectiveOutcome LogSystem::simulate(Bytes size, const TransferCost& cost, std::optional<Algorithm> algorithm) {
+  const CalibratedModel model{{"regime"}, {cost}};
+  return simulate(size, &model, algorithm);
+}
+
+}  // namespace syncsim
