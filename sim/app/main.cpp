@@ -10,8 +10,8 @@
 int main(int argc, char** argv) {
   CLI::App app{
       "syncsim — a discrete-event simulator of distributed gradient synchronization.\n"
-      "Simulates collectives (ring AllReduce, ...) on GPU cluster topologies with a max-min fair flow model\n"
-      "and prints the same tables as nccl-tests.",
+      "Simulates collectives (ring, tree, halving-doubling, ...) on GPU cluster topologies with a max-min fair\n"
+      "flow model, prints the same tables as nccl-tests, and calibrates its model against nccl-tests logs.",
       "syncsim"};
   app.set_version_flag("--version", std::string("syncsim ") + SYNCSIM_VERSION);
   app.require_subcommand(1);
@@ -23,7 +23,6 @@ int main(int argc, char** argv) {
       "  syncsim validate --calibration cal.yaml --nccl-tests all_reduce_perf.log\n"
       "Run 'syncsim COMMAND --help' for a command's options.");
 
-  syncsim::app::Action action;
   const auto collective = syncsim::app::add_collective_command(app);
   const auto topo = syncsim::app::add_topo_command(app);
   const auto calibrate = syncsim::app::add_calibrate_command(app);
