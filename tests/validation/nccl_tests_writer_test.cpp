@@ -65,9 +65,9 @@ void check_same_log(const NcclTestsLog& a, const NcclTestsLog& b) {
 
 TEST_CASE("a real log written again has the file's rows byte for byte and reads back the same", "[writer]") {
   // Times from 100 ms up print as whole microseconds ("134330"), as nccl-tests prints them.
-  for (const char* file : {"a100-sxm4-1node-8gpu-nvswitch.log", "h100-1node-8gpu-nvswitch.log",
-                           "l40s-pcie-4gpu-ring.log", "l40s-pcie-4gpu-default.log",
-                           "a100-sxm4-2node-16gpu-roce-16x100g.log", "rtx2080ti-pcie3-2gpu-nop2p.log"}) {
+  for (const char* file :
+       {"a100-sxm4-1node-8gpu-nvswitch.log", "h100-1node-8gpu-nvswitch.log", "l40s-pcie-4gpu-ring.log",
+        "l40s-pcie-4gpu-default.log", "a100-sxm4-2node-16gpu-roce-16x100g.log", "rtx2080ti-pcie3-2gpu-nop2p.log"}) {
     INFO(file);
     const NcclTestsLog log = read_nccl_tests_log(shipped(file));
     const std::string text = written(log);
