@@ -1,0 +1,49 @@
+#include "syncsim/training/bucket_plan.hpp"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "syncsim/core/input_error.hpp"
+
+namespace syncsim {
+
+Bytes BucketPlan::total_bytes() const {
+  Bytes total;
+  for (const GradientBucket& bucket : buckets) total += bucket.bytes;
+  return total;
+}
+
+Bytes gradient_bytes(const Layer& layer, Precision precision) {
+  return Bytes{layer.params * element_bytes(precision)};
+}
+
+BucketPlan make_buckets(const ModelSpec& model, Bytes cap, Precision precision, Bytes first_bucket_cap) {
+  if (cap.value < 1) throw InputError("bucket cap must be at least 1 byte, got " + std::to_string(cap.value));
+  if (first_bucket_cap.value < 1) {
+    throw InputError("first bucket cap must be at least 1 byte, got " + std::to_string(first_bucket_cap.value));
+  }
+  const Bytes first_cap = std::min(first_bucket_cap, cap);
+
+  BucketPlan plan;
+  GradientBucket open;
+  const auto close = [&] {
+    if (open.layers.empty()) return;
+    open.ready_after_layer = open.layers.back();
+    plan.buckets.push_back(std::move(open));
+    open = GradientBucket{};
+  };
+  const auto& layers = model.layers();
+  for (std::size_t i = layers.size(); i-- > 0;) {
+    const Bytes bytes = gradient_bytes(layers[i], precision);
+    if (bytes.value == 0) continue;
+    const Bytes limit = plan.buckets.empty() ? first_cap : cap;
+    if (!open.layers.empty() && open.bytes + bytes > limit) close();
+    open.layers.push_back(i);
+    open.bytes += bytes;
+  }
+  close();
+  return plan;
+}
+
+}  // namespace syncsim
