@@ -12,5 +12,6 @@ Action add_collective_command(CLI::App& app);
 Action add_topo_command(CLI::App& app);
 Action add_calibrate_command(CLI::App& app);
 Action add_validate_command(CLI::App& app);
+Action add_run_command(CLI::App& app);
 
 }  // namespace syncsim::app

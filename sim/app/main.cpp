@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.footer(
       "Examples:\n"
+      "  syncsim run examples/resnet50-dgx-8gpu.yaml -o out\n"
       "  syncsim collective --topology switch:n=8,bw=100Gbps,lat=5us --op allreduce --sizes 8:1G\n"
       "  syncsim topo dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps --dot dgx.dot\n"
       "  syncsim calibrate --nccl-tests all_reduce_perf.log --topology dgx:nodes=1,gpus=8 -o cal.yaml\n"
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
   const auto topo = syncsim::app::add_topo_command(app);
   const auto calibrate = syncsim::app::add_calibrate_command(app);
   const auto validate = syncsim::app::add_validate_command(app);
+  const auto run = syncsim::app::add_run_command(app);
 
   try {
     app.parse(argc, argv);
@@ -38,7 +40,7 @@ int main(int argc, char** argv) {
     if (!first.empty() && first[0] != '-' &&
         app.get_subcommands([&](CLI::App* c) { return c->get_name() == first; }).empty()) {
       std::cerr << "syncsim: error: unknown command '" << first
-                << "': expected collective, topo, calibrate or validate (see --help)\n";
+                << "': expected run, collective, topo, calibrate or validate (see --help)\n";
     } else {
       std::cerr << "syncsim: error: " << e.what() << " (see --help)\n";
     }
@@ -49,6 +51,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("topo")) return topo();
     if (app.got_subcommand("calibrate")) return calibrate();
     if (app.got_subcommand("validate")) return validate();
+    if (app.got_subcommand("run")) return run();
     return 2;
   } catch (const syncsim::InputError& e) {
     std::cerr << "syncsim: error: " << e.what() << '\n';

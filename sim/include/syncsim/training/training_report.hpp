@@ -1,0 +1,83 @@
+#pragma once
+// TrainingReport: what `syncsim run` found for one scenario, and its report.json form (to_json).
+//
+// Shares are averaged over the workers and sum to 1: compute (forward + backward), optimizer (the optimizer
+// step), exposed communication (waiting for AllReduce that the compute did not hide: a worker's idle time less
+// its straggler wait) and idle (waiting for slower workers: RankRunStats::straggler_wait).
+//
+// Scaling efficiency = samples/s / (workers x single-GPU samples/s), where one GPU of the same kind runs the same
+// per-GPU batch and micro-batches with no communication: samples per iteration / (k(F + B) + optimizer step).
+//
+// JSON: keys in a fixed order, units in the key names (_us, _bytes, _per_s); times are printed from integer
+// picoseconds as ps / 1e6 (exact decimal microseconds), so equal reports dump to identical bytes.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "syncsim/compute/memory_check.hpp"
+#include "syncsim/core/sim_time.hpp"
+#include "syncsim/core/units.hpp"
+
+namespace syncsim {
+
+struct BucketReport {
+  Bytes bytes;
+  SimTime allreduce_time;
+  std::string algorithm;                // what ran ("none" with one worker)
+  std::optional<std::string> protocol;  // with the nccl latency model
+  std::uint32_t channels = 0;
+};
+
+struct WorkerReport {
+  SimTime compute;
+  SimTime optimizer;
+  SimTime exposed_communication;
+  SimTime straggler_wait;
+};
+
+struct TrainingReport {
+  std::string scenario;
+  std::string strategy;
+  std::string communication;
+  std::string algorithm;  // as requested: a name, "auto" or "best"
+  std::string latency_model;
+  std::int64_t workers = 1;
+  std::string gpu;
+  std::string model;
+  std::int64_t params = 0;
+  std::string precision;
+  std::int64_t batch_per_gpu = 1;
+  std::int64_t micro_batches = 1;
+  std::int64_t global_batch = 1;
+  std::int64_t iterations = 1;
+  bool overlap = true;
+
+  SimTime total;
+  SimTime iteration_mean;
+  SimTime iteration_p50;
+  SimTime iteration_p99;
+  SimTime single_gpu_iteration;  // k(F + B) + optimizer step, no communication
+  double samples_per_second = 0;
+  double single_gpu_samples_per_second = 0;
+  double scaling_efficiency = 0;
+
+  double compute_share = 0;
+  double optimizer_share = 0;
+  double exposed_communication_share = 0;
+  double idle_share = 0;
+
+  Bytes bucket_cap;
+  std::vector<BucketReport> buckets;  // in launch order
+  std::vector<WorkerReport> per_worker;
+  MemoryReport memory;
+};
+
+// Fills the shares from per_worker and total (all zero when total is zero).
+void compute_shares(TrainingReport& report);
+
+nlohmann::ordered_json to_json(const TrainingReport& report);
+
+}  // namespace syncsim

@@ -1,0 +1,99 @@
+#include "syncsim/training/training_report.hpp"
+
+#include <cmath>
+
+namespace syncsim {
+
+namespace {
+
+// Exact decimal microseconds: a correctly rounded division prints as the shortest decimal that round-trips.
+double us(SimTime t) {
+  return static_cast<double>(t.ps()) / 1e6;
+}
+
+// Ratios rounded to 9 decimals so that the JSON stays short and stable.
+double ratio(double x) {
+  return std::round(x * 1e9) / 1e9;
+}
+
+double share(SimTime part, SimTime whole) {
+  return whole.ps() > 0 ? static_cast<double>(part.ps()) / static_cast<double>(whole.ps()) : 0.0;
+}
+
+}  // namespace
+
+void compute_shares(TrainingReport& report) {
+  report.compute_share = report.optimizer_share = report.exposed_communication_share = report.idle_share = 0;
+  if (report.per_worker.empty() || report.total.ps() <= 0) return;
+  for (const WorkerReport& w : report.per_worker) {
+    report.compute_share += share(w.compute, report.total);
+    report.optimizer_share += share(w.optimizer, report.total);
+    report.exposed_communication_share += share(w.exposed_communication, report.total);
+    report.idle_share += share(w.straggler_wait, report.total);
+  }
+  const auto n = static_cast<double>(report.per_worker.size());
+  report.compute_share /= n;
+  report.optimizer_share /= n;
+  report.exposed_communication_share /= n;
+  report.idle_share /= n;
+}
+
+nlohmann::ordered_json to_json(const TrainingReport& r) {
+  nlohmann::ordered_json out;
+  out["scenario"] = r.scenario;
+  out["strategy"] = r.strategy;
+  out["communication"] = r.communication;
+  out["algorithm"] = r.algorithm;
+  out["latency_model"] = r.latency_model;
+  out["workers"] = r.workers;
+  out["gpu"] = r.gpu;
+  out["model"] = r.model;
+  out["params"] = r.params;
+  out["precision"] = r.precision;
+  out["batch_per_gpu"] = r.batch_per_gpu;
+  out["micro_batches"] = r.micro_batches;
+  out["global_batch"] = r.global_batch;
+  out["iterations"] = r.iterations;
+  out["overlap"] = r.overlap;
+  out["total_us"] = us(r.total);
+  out["iteration_time_us"] = {
+      {"mean", us(r.iteration_mean)}, {"p50", us(r.iteration_p50)}, {"p99", us(r.iteration_p99)}};
+  out["samples_per_s"] = ratio(r.samples_per_second);
+  out["single_gpu_iteration_us"] = us(r.single_gpu_iteration);
+  out["single_gpu_samples_per_s"] = ratio(r.single_gpu_samples_per_second);
+  out["scaling_efficiency"] = ratio(r.scaling_efficiency);
+  out["shares"] = {{"compute", ratio(r.compute_share)},
+                   {"optimizer", ratio(r.optimizer_share)},
+                   {"exposed_communication", ratio(r.exposed_communication_share)},
+                   {"idle", ratio(r.idle_share)}};
+  out["bucket_cap_bytes"] = r.bucket_cap.value;
+  auto& buckets = out["buckets"] = nlohmann::ordered_json::array();
+  for (const BucketReport& b : r.buckets) {
+    nlohmann::ordered_json j = {{"bytes", b.bytes.value},
+                                {"allreduce_us", us(b.allreduce_time)},
+                                {"algorithm", b.algorithm},
+                                {"channels", b.channels}};
+    j["protocol"] = b.protocol ? nlohmann::ordered_json(*b.protocol) : nullptr;
+    buckets.push_back(std::move(j));
+  }
+  auto& workers = out["per_worker"] = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < r.per_worker.size(); ++i) {
+    const WorkerReport& w = r.per_worker[i];
+    workers.push_back({{"rank", i},
+                       {"compute_us", us(w.compute)},
+                       {"optimizer_us", us(w.optimizer)},
+                       {"exposed_communication_us", us(w.exposed_communication)},
+                       {"idle_us", us(w.straggler_wait)}});
+  }
+  out["memory"] = {{"fits", r.memory.fits},
+                   {"weights_bytes", r.memory.weights.value},
+                   {"gradients_bytes", r.memory.gradients.value},
+                   {"optimizer_state_bytes", r.memory.optimizer_state.value},
+                   {"activations_bytes", r.memory.activations.value},
+                   {"total_bytes", r.memory.total.value},
+                   {"capacity_bytes", r.memory.capacity.value},
+                   {"shortfall_bytes", r.memory.shortfall.value}};
+  return out;
+}
+
+}  // namespace syncsim

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# run_check.sh MODE SYNCSIM SCENARIO OUTDIR [ARGS...]: checks `syncsim run` end to end.
+#   ok           exit 0; OUTDIR/report.json and OUTDIR/trace.json exist and parse as JSON (python3, when present)
+#   deterministic  two runs into OUTDIR/a and OUTDIR/b give byte-identical report.json and trace.json
+#   fails REGEX  exit 2, one line on stderr matching REGEX, and no report.json or trace.json in OUTDIR
+set -u
+mode=$1
+syncsim=$2
+scenario=$3
+outdir=$4
+shift 4
+rm -rf "$outdir"
+case "$mode" in
+ok)
+  "$syncsim" run "$scenario" -o "$outdir" "$@" || { echo "exit $? from syncsim run $scenario"; exit 1; }
+  for f in report.json trace.json; do
+    [ -s "$outdir/$f" ] || { echo "missing $outdir/$f"; exit 1; }
+    if command -v python3 >/dev/null; then
+      python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$outdir/$f" || { echo "$f does not parse"; exit 1; }
+    fi
+  done
+  grep -q '"traceEvents"' "$outdir/trace.json" || { echo "trace.json has no traceEvents"; exit 1; }
+  ;;
+deterministic)
+  for d in a b; do
+    "$syncsim" run "$scenario" -o "$outdir/$d" "$@" >/dev/null || { echo "exit $? from syncsim run"; exit 1; }
+  done
+  cmp "$outdir/a/report.json" "$outdir/b/report.json" || exit 1
+  cmp "$outdir/a/trace.json" "$outdir/b/trace.json" || exit 1
+  ;;
+fails)
+  pattern=$1
+  shift
+  err=$("$syncsim" run "$scenario" -o "$outdir" "$@" 2>&1 >/dev/null)
+  status=$?
+  [ "$status" -eq 2 ] || { echo "expected exit 2, got $status: $err"; exit 1; }
+  [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || { echo "expected one line on stderr: $err"; exit 1; }
+  printf '%s\n' "$err" | grep -Eq -- "$pattern" || { echo "stderr does not match /$pattern/: $err"; exit 1; }
+  if [ -e "$outdir/report.json" ] || [ -e "$outdir/trace.json" ]; then
+    echo "output written despite the error"
+    exit 1
+  fi
+  ;;
+*)
+  echo "unknown mode $mode"
+  exit 1
+  ;;
+esac
+exit 0
