@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 
+#include "hand_worked_setup.hpp"
 #include "syncsim/compute/model_catalog.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/topology/router.hpp"
@@ -14,37 +15,9 @@
 #include "syncsim/training/ddp_iteration.hpp"
 
 using namespace syncsim;
-
-namespace {
-
-SimTime ms(std::int64_t v) {
-  return SimTime::from_ps(v * 1'000'000'000);
-}
-
-GradientBucket bucket(std::int64_t bytes, std::vector<std::size_t> layers) {
-  const std::size_t ready = layers.back();
-  return {Bytes{bytes}, std::move(layers), ready};
-}
-
-// Four layers: forward 1 ms each, backward 2 ms each. Buckets {3} 100 B, {2, 1} 200 B, {0} 300 B with AllReduce
-// times 5 ms, 1 ms, 2 ms. Optimizer step 1 ms.
-DdpSetup hand_worked(bool overlap, std::int64_t micro_batches, int* calls = nullptr) {
-  DdpSetup setup;
-  setup.layers.forward = {ms(1), ms(1), ms(1), ms(1)};
-  setup.layers.backward = {ms(2), ms(2), ms(2), ms(2)};
-  setup.buckets.buckets = {bucket(100, {3}), bucket(200, {2, 1}), bucket(300, {0})};
-  setup.allreduce_time = [calls](Bytes size) {
-    if (calls != nullptr) ++*calls;
-    static const std::map<std::int64_t, SimTime> table{{100, ms(5)}, {200, ms(1)}, {300, ms(2)}};
-    return table.at(size.value);
-  };
-  setup.overlap = overlap;
-  setup.micro_batches = micro_batches;
-  setup.optimizer_step = ms(1);
-  return setup;
-}
-
-}  // namespace
+using syncsim::test::bucket;
+using syncsim::test::hand_worked;
+using syncsim::test::ms;
 
 TEST_CASE("overlap off: iteration = forward + backward + bucket collectives + optimizer, exactly", "[ddp]") {
   // Forward 4 ms, backward 8 ms (ends at 12); AllReduces back to back 12-17, 17-18, 18-20; optimizer 20-21.
