@@ -11,10 +11,10 @@
 #include "syncsim/trace/trace.hpp"
 #include "syncsim/training/synchronous_run.hpp"
 
-namespace syncsim::app {
+namespace syncsim::run {
 
 inline constexpr std::int64_t kTraceAllIterationsCap = 1024;
 
-trace::Trace build_run_trace(const SynchronousRunSetup& setup, const std::string& scenario_name);
+trace::Trace build_sync_trace(const SynchronousRunSetup& setup, const std::string& scenario_name);
 
-}  // namespace syncsim::app
+}  // namespace syncsim::run

@@ -1,4 +1,4 @@
-#include "run_trace.hpp"
+#include "sync_trace.hpp"
 
 #include <fmt/format.h>
 
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-namespace syncsim::app {
+namespace syncsim::run {
 
 namespace {
 
@@ -23,7 +23,7 @@ SimTime sum(const std::vector<SimTime>& times, double factor) {
 
 }  // namespace
 
-trace::Trace build_run_trace(const SynchronousRunSetup& setup, const std::string& scenario_name) {
+trace::Trace build_sync_trace(const SynchronousRunSetup& setup, const std::string& scenario_name) {
   const DdpSetup& ddp = setup.ddp;
   const auto ranks = static_cast<std::size_t>(setup.ranks);
   const std::vector<GradientBucket>& buckets = ddp.buckets.buckets;
@@ -100,4 +100,4 @@ trace::Trace build_run_trace(const SynchronousRunSetup& setup, const std::string
   return std::move(builder).build();
 }
 
-}  // namespace syncsim::app
+}  // namespace syncsim::run

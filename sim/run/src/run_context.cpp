@@ -1,0 +1,159 @@
+#include "run_context.hpp"
+
+#include <fmt/format.h>
+
+#include <string>
+#include <vector>
+
+#include "syncsim/compute/memory_check.hpp"
+#include "syncsim/compute/model_catalog.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
+#include "syncsim/validation/calibration.hpp"
+
+namespace syncsim::run {
+
+namespace {
+
+GpuSpec resolve_gpu(const Scenario& s) {
+  if (s.cluster.gpu.inline_spec) return *s.cluster.gpu.inline_spec;
+  return at_value(s.cluster.gpu.name, [&] { return find_gpu(s.cluster.gpu.name.value); });
+}
+
+ModelSpec resolve_model(const ModelConfig& m) {
+  return at_value(m.name, [&] {
+    if (!m.layers.empty()) {
+      std::vector<Layer> layers;
+      for (const auto& layer : m.layers) layers.push_back(layer.value);
+      return ModelSpec(m.name.value, std::move(layers));
+    }
+    ModelOptions options;
+    if (m.sequence_length) options.sequence_length = m.sequence_length->value;
+    if (m.image_size) options.image_size = m.image_size->value;
+    return find_model(m.name.value, options);
+  });
+}
+
+}  // namespace
+
+RunContext::RunContext(const Scenario& scenario)
+    : scenario_(&scenario), gpu_(resolve_gpu(scenario)), model_(resolve_model(scenario.model)) {
+  const Scenario& s = scenario;
+  topology_ = std::make_unique<Topology>(build_scenario_topology(s));
+  const auto gpus = static_cast<std::int64_t>(topology_->gpu_count());
+  workers_ = s.cluster.workers ? s.cluster.workers->value : gpus;
+  if (workers_ < 1 || workers_ > gpus) {
+    throw s.cluster.workers->error(
+        fmt::format("expected 1 to {} workers (the topology's GPUs), got {}", gpus, workers_));
+  }
+  const ComputeOptions options{.efficiency = s.model.efficiency.value_or(ComputeOptions{}.efficiency),
+                               .kernel_overhead = s.model.kernel_overhead,
+                               .backward_factor = s.model.backward_factor};
+  compute_ = at_value(s.model.precision,
+                      [&] { return std::make_unique<ComputeModel>(gpu_, s.model.precision.value, options); });
+  if (s.training.latency_model.value == LatencySource::calibrated) {
+    calibrated_ = to_model(at_value(*s.calibration, [&] { return read_calibration(s.calibration->value); }));
+  }
+  router_ = std::make_unique<Router>(*topology_);
+}
+
+LayerTimes RunContext::layer_times() const {
+  return syncsim::layer_times(*compute_, model_, batch());
+}
+
+SimTime RunContext::optimizer_step() const {
+  return compute_->optimizer_step(model_.params(), scenario_->model.optimizer.value);
+}
+
+StragglerModel RunContext::stragglers() const {
+  const Scenario& s = *scenario_;
+  StragglerSpec spec;
+  spec.seed = s.seed;
+  spec.sigma = s.stragglers.jitter.sigma;
+  switch (s.stragglers.jitter.distribution) {
+    case JitterDistribution::none:
+      spec.jitter = JitterKind::none;
+      break;
+    case JitterDistribution::lognormal:
+      spec.jitter = JitterKind::lognormal;
+      break;
+    case JitterDistribution::normal:
+      spec.jitter = JitterKind::normal;
+      break;
+  }
+  for (const SlowRank& slow : s.stragglers.slow) {
+    if (slow.rank.value >= workers_) {
+      throw slow.rank.error(fmt::format("rank {} does not exist among {} workers", slow.rank.value, workers_));
+    }
+    spec.slow_ranks[slow.rank.value] = slow.factor;
+  }
+  return StragglerModel(spec);
+}
+
+CollectiveSpec RunContext::collective_spec(CollectiveOp op, std::size_t ranks) const {
+  const TrainingConfig& t = scenario_->training;
+  CollectiveSpec spec;
+  spec.op = op;
+  spec.ranks = ranks;
+  spec.algorithm = t.algorithm.value;
+  spec.any_algorithm = t.any_algorithm;
+  spec.protocol = t.protocol;
+  if (t.channels) spec.channels = static_cast<std::uint32_t>(t.channels->value);
+  spec.latency = t.latency_model.value;
+  if (calibrated_) spec.calibration = &*calibrated_;
+  return spec;
+}
+
+const CollectiveOutcome& RunContext::allreduce(Bytes size, std::optional<std::size_t> ranks) {
+  const std::size_t n = ranks.value_or(static_cast<std::size_t>(workers_));
+  const auto key = std::make_pair(size.value, n);
+  if (const auto it = allreduce_cache_.find(key); it != allreduce_cache_.end()) return it->second;
+  CollectiveSpec spec = collective_spec(CollectiveOp::allreduce, n);
+  spec.size = size;
+  const Located<std::optional<Algorithm>>& algorithm = scenario_->training.algorithm;
+  return allreduce_cache_.emplace(key, at_value(algorithm, [&] { return simulate_collective(*router_, spec); }))
+      .first->second;
+}
+
+TrainingReport RunContext::base_report() const {
+  const Scenario& s = *scenario_;
+  TrainingReport r;
+  r.scenario = s.name;
+  r.strategy = std::string(to_string(s.training.strategy.value));
+  r.communication = std::string(to_string(s.training.communication.value));
+  r.algorithm = s.training.algorithm.value ? std::string(to_string(*s.training.algorithm.value))
+                                           : (s.training.any_algorithm ? "best" : "auto");
+  r.latency_model = std::string(to_string(s.training.latency_model.value));
+  r.workers = workers_;
+  r.gpu = gpu_.name;
+  r.model = model_.name();
+  r.params = model_.params();
+  r.precision = std::string(to_string(precision()));
+  r.batch_per_gpu = batch();
+  r.micro_batches = s.model.micro_batches;
+  r.global_batch = workers_ * batch() * s.model.micro_batches;
+  r.iterations = s.training.iterations;
+  r.overlap = s.training.overlap;
+  const LayerTimes layers = layer_times();
+  SimTime forward_backward;
+  for (std::size_t i = 0; i < layers.forward.size(); ++i) forward_backward += layers.forward[i] + layers.backward[i];
+  r.single_gpu_iteration = SimTime::from_ps(forward_backward.ps() * s.model.micro_batches) + optimizer_step();
+  r.single_gpu_samples_per_second =
+      static_cast<double>(batch() * s.model.micro_batches) / r.single_gpu_iteration.seconds();
+  r.bucket_cap = s.training.bucket_size;
+  r.memory = memory_check(model_, gpu_, batch(), precision(), s.model.optimizer.value);
+  return r;
+}
+
+void fill_throughput(TrainingReport& r, std::int64_t iterations, SimTime total, SimTime mean, SimTime p50,
+                     SimTime p99) {
+  r.total = total;
+  r.iteration_mean = mean;
+  r.iteration_p50 = p50;
+  r.iteration_p99 = p99;
+  r.samples_per_second = total > SimTime::zero()
+                             ? static_cast<double>(r.global_batch) * static_cast<double>(iterations) / total.seconds()
+                             : 0.0;
+  r.scaling_efficiency = r.samples_per_second / (static_cast<double>(r.workers) * r.single_gpu_samples_per_second);
+}
+
+}  // namespace syncsim::run

@@ -1,0 +1,83 @@
+#pragma once
+// RunContext: what every training engine needs from a scenario, resolved and checked once — the GPU, the model,
+// the topology and its router, the compute model, the worker count, and the AllReduce of a given size as
+// `syncsim collective` would simulate it (cached by size).
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <utility>
+
+#include "syncsim/collectives/collective_runner.hpp"
+#include "syncsim/compute/compute_model.hpp"
+#include "syncsim/compute/gpu_spec.hpp"
+#include "syncsim/compute/model_spec.hpp"
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/scenario/scenario.hpp"
+#include "syncsim/topology/router.hpp"
+#include "syncsim/topology/topology.hpp"
+#include "syncsim/training/ddp_iteration.hpp"
+#include "syncsim/training/straggler_model.hpp"
+#include "syncsim/training/training_report.hpp"
+
+namespace syncsim::run {
+
+// Runs `make`; an InputError without a position gets `value`'s (file:line:column and key path).
+template <typename T, typename F>
+auto at_value(const Located<T>& value, F&& make) {
+  try {
+    return make();
+  } catch (const InputError& e) {
+    if (e.where()) throw;  // already placed (e.g. inside a calibration file)
+    throw value.error(e.message());
+  }
+}
+
+class RunContext {
+ public:
+  explicit RunContext(const Scenario& scenario);
+  RunContext(const RunContext&) = delete;
+  RunContext& operator=(const RunContext&) = delete;
+
+  const Scenario& scenario() const { return *scenario_; }
+  const GpuSpec& gpu() const { return gpu_; }
+  const ModelSpec& model() const { return model_; }
+  const Topology& topology() const { return *topology_; }
+  Router& router() { return *router_; }
+  const ComputeModel& compute() const { return *compute_; }
+  std::int64_t workers() const { return workers_; }
+  std::int64_t batch() const { return scenario_->model.batch_per_gpu.value; }
+  Precision precision() const { return scenario_->model.precision.value; }
+
+  // Per-layer times at the per-GPU batch, and the optimizer step over all parameters.
+  LayerTimes layer_times() const;
+  SimTime optimizer_step() const;
+  // Seeded per-rank, per-iteration compute multipliers; slow ranks checked against the worker count.
+  StragglerModel stragglers() const;
+
+  // The collective template of training.algorithm / channels / latency model, for `ranks` ranks.
+  CollectiveSpec collective_spec(CollectiveOp op, std::size_t ranks) const;
+  // AllReduce of `size` over the first `ranks` workers (default: all), simulated once per (size, ranks).
+  const CollectiveOutcome& allreduce(Bytes size, std::optional<std::size_t> ranks = std::nullopt);
+
+  // The report's fields that do not depend on the engine: names, sizes, single-GPU throughput, memory.
+  TrainingReport base_report() const;
+
+ private:
+  const Scenario* scenario_;
+  GpuSpec gpu_;
+  ModelSpec model_;
+  std::unique_ptr<Topology> topology_;
+  std::unique_ptr<Router> router_;
+  std::unique_ptr<ComputeModel> compute_;
+  std::int64_t workers_ = 1;
+  std::optional<CalibratedModel> calibrated_;
+  std::map<std::pair<std::int64_t, std::size_t>, CollectiveOutcome> allreduce_cache_;
+};
+
+// Fills the report's iteration statistics and throughput from per-iteration times (total is their sum) and a
+// global batch per iteration; scaling efficiency against base_report's single-GPU throughput.
+void fill_throughput(TrainingReport& report, std::int64_t iterations, SimTime total, SimTime mean, SimTime p50,
+                     SimTime p99);
+
+}  // namespace syncsim::run
