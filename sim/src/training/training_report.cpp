@@ -66,6 +66,38 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
                    {"optimizer", ratio(r.optimizer_share)},
                    {"exposed_communication", ratio(r.exposed_communication_share)},
                    {"idle", ratio(r.idle_share)}};
+  if (r.staleness) {
+    out["staleness"] = {{"updates", r.staleness->updates},
+                        {"mean", ratio(r.staleness->mean)},
+                        {"max", r.staleness->max},
+                        {"histogram", r.staleness->histogram}};
+  } else {
+    out["staleness"] = nullptr;
+  }
+  auto& faults = out["faults"] = nlohmann::ordered_json::array();
+  for (const FaultReport& f : r.faults) {
+    faults.push_back({{"kind", f.kind},
+                      {"target", f.target},
+                      {"policy", f.policy},
+                      {"at_us", us(f.at)},
+                      {"detected_us", us(f.detected)},
+                      {"resumed_us", us(f.resumed)},
+                      {"iterations_lost", f.iterations_lost},
+                      {"lost_work_us", us(f.lost_work)},
+                      {"downtime_us", us(f.downtime)},
+                      {"workers_after", f.workers_after}});
+  }
+  out["lost_work_us"] = us(r.lost_work);
+  out["downtime_us"] = us(r.downtime);
+  auto& links = out["busiest_links"] = nlohmann::ordered_json::array();
+  for (const LinkReport& l : r.busiest_links) {
+    links.push_back({{"from", l.from},
+                     {"to", l.to},
+                     {"class", l.link_class},
+                     {"bytes", ratio(l.bytes)},
+                     {"busy_us", us(l.busy)},
+                     {"utilization", ratio(l.utilization)}});
+  }
   out["bucket_cap_bytes"] = r.bucket_cap.value;
   auto& buckets = out["buckets"] = nlohmann::ordered_json::array();
   for (const BucketReport& b : r.buckets) {

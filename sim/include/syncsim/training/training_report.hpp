@@ -38,6 +38,39 @@ struct WorkerReport {
   SimTime straggler_wait;
 };
 
+// A link that carried the run's communication, busiest first (busy time over the run's total).
+struct LinkReport {
+  std::string from;  // topology node names, as `syncsim topo` prints them
+  std::string to;
+  std::string link_class;  // nvlink, pcie, network, ... (latency_model.hpp's LinkClass)
+  double bytes = 0;        // carried over the whole run
+  SimTime busy;            // time with traffic on it
+  double utilization = 0;  // busy / total
+};
+
+// Asynchronous strategies: how many updates from other workers landed between the moment a worker read the
+// parameters and the moment its own update was applied (0: as fresh as synchronous SGD).
+struct StalenessReport {
+  std::int64_t updates = 0;
+  double mean = 0;
+  std::int64_t max = 0;
+  std::vector<std::int64_t> histogram;  // histogram[s]: updates applied with staleness s
+};
+
+// One fault and what it cost.
+struct FaultReport {
+  std::string kind;    // worker_down | link_down
+  std::string target;  // "rank 5" or "nic2 - leaf0"
+  std::string policy;  // restart_from_checkpoint | continue | elastic
+  SimTime at;
+  SimTime detected;                  // at + detection timeout (sync policies); at for continue
+  SimTime resumed;                   // training made progress again
+  std::int64_t iterations_lost = 0;  // iterations computed again after a restart
+  SimTime lost_work;                 // time from the checkpoint's end to the failure, thrown away
+  SimTime downtime;                  // from the failure to the resumption
+  std::int64_t workers_after = 0;    // workers training after recovery
+};
+
 struct TrainingReport {
   std::string scenario;
   std::string strategy;
@@ -69,11 +102,20 @@ struct TrainingReport {
   double exposed_communication_share = 0;
   double idle_share = 0;
 
+  // Asynchronous strategies (async, ssp, hybrid across groups); nullopt for the synchronous ones.
+  std::optional<StalenessReport> staleness;
+  std::vector<FaultReport> faults;        // in time order
+  SimTime lost_work;                      // sum over faults
+  SimTime downtime;                       // sum over faults
+  std::vector<LinkReport> busiest_links;  // at most kBusiestLinks, busiest first
+
   Bytes bucket_cap;
   std::vector<BucketReport> buckets;  // in launch order
   std::vector<WorkerReport> per_worker;
   MemoryReport memory;
 };
+
+inline constexpr std::size_t kBusiestLinks = 5;
 
 // Fills the shares from per_worker and total (all zero when total is zero).
 void compute_shares(TrainingReport& report);
