@@ -1,12 +1,17 @@
 #pragma once
-// The training engines behind run_scenario, one per family of strategies.
+// The training engines behind run_scenario, one per family of strategies. Each checks that it supports what
+// the scenario asks (InputError at the key's position otherwise).
 #include "run_context.hpp"
 #include "syncsim/run/run_scenario.hpp"
 
 namespace syncsim::run {
 
-// strategy sync with communication allreduce: per-rank timelines over cached AllReduce times
+// Strategies sync and local_sgd over AllReduce: per-rank timelines over cached AllReduce times
 // (synchronous_run.hpp).
 RunOutput run_sync_allreduce(RunContext& context);
+
+// Everything with parameter servers — sync, async, ssp — and hybrid (AllReduce inside groups, servers across
+// them): an event-driven run on the flow model, so that incast at a server's link shows.
+RunOutput run_parameter_server(RunContext& context);
 
 }  // namespace syncsim::run

@@ -1,14 +1,34 @@
+#include <fmt/format.h>
+
 #include <string>
 
 #include "engines.hpp"
 #include "sync_trace.hpp"
+#include "syncsim/core/input_error.hpp"
 #include "syncsim/training/bucket_plan.hpp"
 #include "syncsim/training/synchronous_run.hpp"
 
 namespace syncsim::run {
 
+namespace {
+
+constexpr const char* kNotYet = "not simulated yet by syncsim run";
+
+void check_supported(const Scenario& s) {
+  if (s.training.strategy.value != StrategyKind::sync) {
+    throw s.training.strategy.error(fmt::format("strategy '{}' is {}", to_string(s.training.strategy.value), kNotYet));
+  }
+  if (!s.faults.empty()) throw InputError(fmt::format("faults are {}", kNotYet), s.faults[0].where, s.faults[0].key);
+  if (!s.degraded_links.empty()) {
+    throw InputError(fmt::format("degraded links are {}", kNotYet), s.degraded_links[0].where, s.degraded_links[0].key);
+  }
+}
+
+}  // namespace
+
 RunOutput run_sync_allreduce(RunContext& context) {
   const Scenario& s = context.scenario();
+  check_supported(s);
   const std::int64_t workers = context.workers();
   SynchronousRunSetup setup;
   setup.ddp.layers = context.layer_times();
