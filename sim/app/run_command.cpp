@@ -43,6 +43,27 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir)
   fmt::print(o, "time shares      compute {:.1f}%  optimizer {:.1f}%  exposed communication {:.1f}%  idle {:.1f}%\n",
              100 * r.compute_share, 100 * r.optimizer_share, 100 * r.exposed_communication_share, 100 * r.idle_share);
   fmt::print(o, "buckets          {} (cap {} bytes)\n", r.buckets.size(), r.bucket_cap.value);
+  if (r.staleness) {
+    fmt::print(o, "staleness        mean {:.2f}  max {} updates (over {} updates)\n", r.staleness->mean,
+               r.staleness->max, r.staleness->updates);
+  }
+  for (const FaultReport& f : r.faults) {
+    fmt::print(
+        o,
+        "fault            {} {} at {:.3f} ms ({}): resumed at {:.3f} ms, {} iteration(s) lost, {:.3f} ms of work lost, "
+        "{} workers after\n",
+        f.kind, f.target, f.at.us() / 1e3, f.policy, f.resumed.us() / 1e3, f.iterations_lost, f.lost_work.us() / 1e3,
+        f.workers_after);
+  }
+  if (!r.faults.empty()) {
+    fmt::print(o, "lost to faults   {:.3f} ms of work, {:.3f} ms of downtime\n", r.lost_work.us() / 1e3,
+               r.downtime.us() / 1e3);
+  }
+  for (std::size_t i = 0; i < r.busiest_links.size() && i < 3; ++i) {
+    const LinkReport& l = r.busiest_links[i];
+    fmt::print(o, "{}{} -> {} ({}): {:.1f}% busy, {:.3f} GB\n", i == 0 ? "busiest links    " : "                 ",
+               l.from, l.to, l.link_class, 100 * l.utilization, l.bytes / 1e9);
+  }
   fmt::print(o, "memory           {}: {} of {}{}\n", r.memory.fits ? "fits" : "DOES NOT FIT",
              bytes_text(r.memory.total), bytes_text(r.memory.capacity),
              r.memory.fits ? "" : fmt::format(" (short by {})", bytes_text(r.memory.shortfall)));

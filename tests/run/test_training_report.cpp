@@ -15,11 +15,13 @@ TrainingReport sample_report() {
   r.per_worker = {{.compute = SimTime::from_ps(6'000'000),
                    .optimizer = SimTime::from_ps(1'000'000),
                    .exposed_communication = SimTime::from_ps(3'000'000),
-                   .straggler_wait = SimTime::zero()},
+                   .straggler_wait = SimTime::zero(),
+                   .updates = std::nullopt},
                   {.compute = SimTime::from_ps(4'000'000),
                    .optimizer = SimTime::from_ps(1'000'000),
                    .exposed_communication = SimTime::from_ps(3'000'000),
-                   .straggler_wait = SimTime::from_ps(2'000'000)}};
+                   .straggler_wait = SimTime::from_ps(2'000'000),
+                   .updates = std::nullopt}};
   BucketReport b;
   b.bytes = Bytes{4096};
   b.allreduce_time = SimTime::from_ps(61'363'206);

@@ -1,12 +1,17 @@
 #pragma once
-// The trace of `syncsim run`: replays run_synchronous (synchronous_run.hpp) step by step and records, per worker,
-// a compute track (forward and backward per micro-batch, optimizer step, idle gaps) and a communication track
-// (one span per bucket AllReduce, from the moment every rank has joined to its end).
+// The trace of `syncsim run` for sync and local_sgd over AllReduce: records run_synchronous's spans as it places
+// them (SynchronousRunObserver), per worker a compute track (forward and backward per micro-batch, optimizer step,
+// idle gaps, and a fault's "down", "stalled" and "restart" spans) and a communication track (one span per bucket
+// AllReduce, from the moment every rank has joined to its end; "average bucket j" for local SGD's averaging).
+//
+// An attempt that a fault cut short shows what was done before the fault; the survivors' wait for the detection
+// is the "stalled" span (category idle).
 //
 // Cap: every iteration is traced when workers x iterations <= kTraceAllIterationsCap; otherwise only the last
-// iteration, so that a large run's trace stays small (a few spans per worker).
+// iteration (and every fault span), so that a large run's trace stays small (a few spans per worker).
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "syncsim/trace/trace.hpp"
 #include "syncsim/training/synchronous_run.hpp"
@@ -15,6 +20,27 @@ namespace syncsim::run {
 
 inline constexpr std::int64_t kTraceAllIterationsCap = 1024;
 
-trace::Trace build_sync_trace(const SynchronousRunSetup& setup, const std::string& scenario_name);
+class SyncTraceRecorder final : public SynchronousRunObserver {
+ public:
+  SyncTraceRecorder(std::int64_t ranks, std::int64_t iterations, const std::string& scenario_name);
+
+  void on_compute(std::int64_t rank, std::int64_t iteration, std::int64_t micro_batch, ComputePhase phase,
+                  SimTime start, SimTime end, double factor) override;
+  void on_allreduce(std::int64_t iteration, std::size_t bucket, Bytes bytes, SimTime start, SimTime end,
+                    const std::vector<std::int64_t>& ranks, bool averaging) override;
+  void on_optimizer(std::int64_t rank, std::int64_t iteration, SimTime start, SimTime end) override;
+  void on_idle(std::int64_t rank, std::int64_t iteration, SimTime start, SimTime end) override;
+  void on_fault(std::int64_t rank, FaultSpan span, std::size_t fault, SimTime start, SimTime end) override;
+
+  trace::Trace build() &&;
+
+ private:
+  bool traced(std::int64_t iteration) const { return iteration >= first_traced_; }
+
+  trace::TraceBuilder builder_;
+  std::int64_t first_traced_ = 0;
+  std::vector<trace::TrackId> compute_track_;
+  std::vector<trace::TrackId> comm_track_;
+};
 
 }  // namespace syncsim::run

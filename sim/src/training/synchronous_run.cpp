@@ -10,6 +10,8 @@ namespace syncsim {
 
 namespace {
 
+using FaultSpan = SynchronousRunObserver::FaultSpan;
+
 SimTime scaled(SimTime t, double factor) {
   if (factor == 1.0) return t;
   return SimTime::from_ps(std::llround(static_cast<double>(t.ps()) * factor));
@@ -19,14 +21,20 @@ SimTime scaled(SimTime t, double factor) {
 struct RankCompute {
   SimTime compute;                       // k x (forward + backward)
   std::vector<SimTime> backward_end_of;  // per layer, in the last micro-batch
+  std::vector<SimTime> forward_start;    // per micro-batch; its backward starts at backward_start[mb]
+  std::vector<SimTime> backward_start;
 };
 
 void run_compute(const DdpSetup& ddp, double factor, RankCompute& out) {
   const std::size_t n = ddp.layers.forward.size();
   out.backward_end_of.assign(n, SimTime::zero());
+  out.forward_start.clear();
+  out.backward_start.clear();
   SimTime now;
   for (std::int64_t mb = 0; mb < ddp.micro_batches; ++mb) {
+    out.forward_start.push_back(now);
     for (std::size_t i = 0; i < n; ++i) now += scaled(ddp.layers.forward[i], factor);
+    out.backward_start.push_back(now);
     for (std::size_t i = n; i-- > 0;) {
       now += scaled(ddp.layers.backward[i], factor);
       out.backward_end_of[i] = now;
@@ -34,6 +42,319 @@ void run_compute(const DdpSetup& ddp, double factor, RankCompute& out) {
   }
   out.compute = now;
 }
+
+// One rank's part of one attempt at an iteration (absolute times).
+struct RankAttempt {
+  std::int64_t rank = 0;  // initial numbering
+  double factor = 1;
+  SimTime start;
+  RankCompute work;
+  SimTime backward_end;
+  SimTime optimizer_start;
+  SimTime next_start;  // its start of the next iteration
+  SimTime straggler_wait;
+};
+
+struct CollectiveAttempt {
+  std::size_t bucket = 0;
+  SimTime start;
+  SimTime end;
+};
+
+// One iteration placed on the ranks' clocks; committed when no fault interrupts it.
+struct IterationAttempt {
+  std::int64_t iteration = 0;
+  std::vector<RankAttempt> ranks;  // the ranks in the job, in rank order
+  std::vector<CollectiveAttempt> collectives;
+  bool averaging = false;  // local SGD's parameter averaging
+  SimTime begin;           // the first rank's start
+  SimTime end;             // the last rank's next start
+  SimTime stream_free;     // the communication stream after it
+};
+
+class SynchronousEngine {
+ public:
+  explicit SynchronousEngine(const SynchronousRunSetup& setup) : setup_(setup) {
+    // Validates the setup and gives each bucket's nominal AllReduce time (one call of allreduce_time per bucket).
+    const IterationTimeline nominal = simulate_ddp_iteration(setup.ddp);
+    for (const BucketSpan& b : nominal.buckets) nominal_duration_.push_back(b.end - b.start);
+    for (std::int64_t r = 0; r < setup.ranks; ++r) job_.push_back(r);
+    const auto ranks = static_cast<std::size_t>(setup.ranks);
+    out_.ranks.assign(ranks, RankRunStats{});
+    start_.assign(ranks, SimTime::zero());
+    left_at_.assign(ranks, std::nullopt);
+    end_of_.assign(static_cast<std::size_t>(setup.iterations), SimTime::zero());
+    ranks_in_.assign(static_cast<std::size_t>(setup.iterations), 0);
+    for (std::size_t f = 0; f < setup.faults.size(); ++f) fault_order_.push_back(f);
+    std::stable_sort(fault_order_.begin(), fault_order_.end(),
+                     [&](std::size_t a, std::size_t b) { return setup.faults[a].at < setup.faults[b].at; });
+  }
+
+  SynchronousRunResult run() {
+    std::int64_t it = 0;
+    while (it < setup_.iterations) {
+      const IterationAttempt attempt = place(it);
+      if (next_fault_ < fault_order_.size()) {
+        const std::size_t f = fault_order_[next_fault_];
+        const SimTime t = std::max(setup_.faults[f].at, resumed_);
+        if (t < attempt.end) {
+          ++next_fault_;
+          it = fail(attempt, f, t);
+          continue;
+        }
+      }
+      commit(attempt);
+      ++it;
+    }
+    finish();
+    return std::move(out_);
+  }
+
+ private:
+  SimTime allreduce(std::size_t bucket, SimTime start) const {
+    const GradientBucket& b = setup_.ddp.buckets.buckets[bucket];
+    if (!setup_.allreduce_time_at) return nominal_duration_[bucket];
+    const SimTime t = setup_.allreduce_time_at(b.bytes, static_cast<std::int64_t>(job_.size()), start);
+    if (t < SimTime::zero()) throw InputError("synchronous run: negative AllReduce time");
+    return t;
+  }
+
+  IterationAttempt place(std::int64_t it) const {
+    const DdpSetup& ddp = setup_.ddp;
+    const std::vector<GradientBucket>& buckets = ddp.buckets.buckets;
+    IterationAttempt a;
+    a.iteration = it;
+    a.begin = SimTime::max();
+    SimTime last_backward_end;
+    for (const std::int64_t r : job_) {
+      RankAttempt& ra = a.ranks.emplace_back();
+      ra.rank = r;
+      ra.factor = setup_.stragglers.factor(r, it);
+      ra.start = start_[static_cast<std::size_t>(r)];
+      run_compute(ddp, ra.factor, ra.work);
+      ra.backward_end = ra.start + ra.work.compute;
+      last_backward_end = std::max(last_backward_end, ra.backward_end);
+      a.begin = std::min(a.begin, ra.start);
+    }
+    SimTime stream = stream_free_;
+    if (setup_.sync_every == 0) {
+      // DDP: bucket j starts when every rank has produced it and the in-order stream is free.
+      if (!ddp.overlap) stream = std::max(stream, last_backward_end);
+      for (std::size_t b = 0; b < buckets.size(); ++b) {
+        SimTime ready;
+        for (const RankAttempt& ra : a.ranks) {
+          ready = std::max(ready, ra.start + ra.work.backward_end_of[buckets[b].ready_after_layer]);
+        }
+        const SimTime begin = std::max(ready, stream);
+        stream = begin + allreduce(b, begin);
+        a.collectives.push_back({b, begin, stream});
+      }
+      for (RankAttempt& ra : a.ranks) {
+        ra.optimizer_start = std::max(ra.backward_end, stream);
+        ra.straggler_wait = std::min(last_backward_end, ra.optimizer_start) - ra.backward_end;
+        ra.next_start = ra.optimizer_start + ddp.optimizer_step;
+      }
+    } else {
+      // Local SGD: the optimizer step right after backward; every K-th iteration the parameters are averaged
+      // once the last rank's step has ended, bucket by bucket back to back, and everyone waits for it.
+      SimTime last_step_end;
+      for (RankAttempt& ra : a.ranks) {
+        ra.optimizer_start = ra.backward_end;
+        ra.next_start = ra.optimizer_start + ddp.optimizer_step;
+        last_step_end = std::max(last_step_end, ra.next_start);
+      }
+      a.averaging = (it + 1) % setup_.sync_every == 0;
+      if (a.averaging) {
+        stream = std::max(stream, last_step_end);
+        for (std::size_t b = 0; b < buckets.size(); ++b) {
+          const SimTime begin = stream;
+          stream = begin + allreduce(b, begin);
+          a.collectives.push_back({b, begin, stream});
+        }
+        for (RankAttempt& ra : a.ranks) {
+          ra.straggler_wait = last_step_end - ra.next_start;
+          ra.next_start = stream;
+        }
+      }
+    }
+    a.stream_free = stream;
+    for (const RankAttempt& ra : a.ranks) a.end = std::max(a.end, ra.next_start);
+    return a;
+  }
+
+  // The spans of an attempt, on the observer and in the per-rank totals. An attempt cut short by a fault at
+  // `cut` keeps what was done before it: a failed rank stops at `cut`; the others' forward and backward run on
+  // (no collective is needed for them) until `stall_end`, and collectives and optimizer steps count only when
+  // they ended before `cut`. Returns, per rank of the attempt, when it stopped working.
+  std::vector<SimTime> record(const IterationAttempt& a, std::optional<SimTime> cut = std::nullopt,
+                              const std::vector<std::int64_t>& failed = {}, SimTime stall_end = {}) {
+    SynchronousRunObserver* obs = setup_.observer;
+    const DdpSetup& ddp = setup_.ddp;
+    const std::int64_t it = a.iteration;
+    std::vector<SimTime> stopped;
+    for (const RankAttempt& ra : a.ranks) {
+      RankRunStats& stats = out_.ranks[static_cast<std::size_t>(ra.rank)];
+      const bool is_failed = std::find(failed.begin(), failed.end(), ra.rank) != failed.end();
+      const SimTime limit = !cut ? SimTime::max() : (is_failed ? *cut : stall_end);
+      SimTime last;
+      const auto compute_span = [&](std::int64_t mb, ComputePhase phase, SimTime from, SimTime to) {
+        to = std::min(to, limit);
+        if (to <= from) return;
+        stats.compute += to - from;
+        last = to;
+        if (obs) obs->on_compute(ra.rank, it, mb, phase, from, to, ra.factor);
+      };
+      for (std::int64_t mb = 0; mb < ddp.micro_batches; ++mb) {
+        const auto m = static_cast<std::size_t>(mb);
+        const SimTime backward_end =
+            mb + 1 < ddp.micro_batches ? ra.start + ra.work.forward_start[m + 1] : ra.backward_end;
+        compute_span(mb, ComputePhase::forward, ra.start + ra.work.forward_start[m],
+                     ra.start + ra.work.backward_start[m]);
+        compute_span(mb, ComputePhase::backward, ra.start + ra.work.backward_start[m], backward_end);
+      }
+      const SimTime step_end = ra.optimizer_start + ddp.optimizer_step;
+      if (!cut || step_end <= *cut) {
+        // Idle before the step (DDP: exposed communication and stragglers) and after it (local SGD averaging).
+        if (ra.optimizer_start > ra.backward_end && obs) obs->on_idle(ra.rank, it, ra.backward_end, ra.optimizer_start);
+        if (obs) obs->on_optimizer(ra.rank, it, ra.optimizer_start, step_end);
+        if (!cut && ra.next_start > step_end && obs) obs->on_idle(ra.rank, it, step_end, ra.next_start);
+        stats.optimizer += ddp.optimizer_step;
+        last = step_end;
+      }
+      if (!cut) stats.straggler_wait += ra.straggler_wait;
+      stopped.push_back(last);
+    }
+    if (obs) {
+      std::vector<std::int64_t> ranks;
+      for (const RankAttempt& ra : a.ranks) ranks.push_back(ra.rank);
+      for (const CollectiveAttempt& c : a.collectives) {
+        if (cut && c.end > *cut) continue;
+        obs->on_allreduce(it, c.bucket, ddp.buckets.buckets[c.bucket].bytes, c.start, c.end, ranks, a.averaging);
+      }
+    }
+    return stopped;
+  }
+
+  void commit(const IterationAttempt& a) {
+    record(a);
+    const auto i = static_cast<std::size_t>(a.iteration);
+    end_of_[i] = a.end;
+    ranks_in_[i] = static_cast<std::int64_t>(a.ranks.size());
+    for (const RankAttempt& ra : a.ranks) start_[static_cast<std::size_t>(ra.rank)] = ra.next_start;
+    stream_free_ = a.stream_free;
+    const std::int64_t done = a.iteration + 1;
+    const CheckpointPolicy& c = setup_.checkpoint;
+    if ((c.every_iterations && done % *c.every_iterations == 0) || (c.every && a.end - checkpoint_time_ >= *c.every)) {
+      checkpoint_iterations_ = done;
+      checkpoint_time_ = a.end;
+    }
+  }
+
+  // Fault f takes effect at t during attempt a; returns the iteration to run next.
+  std::int64_t fail(const IterationAttempt& a, std::size_t f, SimTime t) {
+    const FaultEvent& fault = setup_.faults[f];
+    const std::string which = "fault " + std::to_string(f);
+    for (const std::int64_t r : fault.ranks) {
+      if (r < 0 || r >= setup_.ranks) {
+        throw InputError(which + ": rank " + std::to_string(r) + " out of range for " + std::to_string(setup_.ranks) +
+                         " ranks");
+      }
+      if (left_at_[static_cast<std::size_t>(r)]) {
+        throw InputError(which + ": rank " + std::to_string(r) + " already left the job at an earlier fault");
+      }
+    }
+    const SimTime detected = t + setup_.detection_timeout;
+    const SimTime resumed = detected + setup_.checkpoint.restart_cost;
+    const bool in_progress = t > a.begin;
+    const std::vector<SimTime> stopped = record(a, t, fault.ranks, detected);
+
+    SynchronousRunObserver* obs = setup_.observer;
+    const auto is_failed = [&](std::int64_t r) {
+      return std::find(fault.ranks.begin(), fault.ranks.end(), r) != fault.ranks.end();
+    };
+    for (std::size_t i = 0; i < a.ranks.size(); ++i) {
+      const std::int64_t r = a.ranks[i].rank;
+      RankRunStats& stats = out_.ranks[static_cast<std::size_t>(r)];
+      if (is_failed(r)) {
+        if (obs) obs->on_fault(r, FaultSpan::down, f, t, detected);
+        stats.fault_wait += detected - t;
+      } else {
+        const SimTime from = std::max(t, stopped[i]);
+        if (obs && detected > from) obs->on_fault(r, FaultSpan::stalled, f, from, detected);
+        stats.fault_wait += detected - from;
+      }
+    }
+
+    FaultOutcome outcome;
+    outcome.fault = f;
+    outcome.at = t;
+    outcome.detected = detected;
+    outcome.resumed = resumed;
+    outcome.downtime = resumed - t;
+    std::int64_t next = a.iteration;
+    if (fault.recovery == FaultRecovery::restart_from_checkpoint) {
+      outcome.iterations_lost = a.iteration - checkpoint_iterations_ + (in_progress ? 1 : 0);
+      outcome.lost_work = t - checkpoint_time_;
+      next = checkpoint_iterations_;
+      checkpoint_time_ = resumed;  // the state equals the checkpoint again
+    } else {
+      outcome.iterations_lost = in_progress ? 1 : 0;
+      outcome.lost_work = std::max(SimTime::zero(), t - a.begin);
+      for (const std::int64_t r : fault.ranks) {
+        left_at_[static_cast<std::size_t>(r)] = detected;
+        std::erase(job_, r);
+      }
+      if (job_.empty()) throw InputError(which + ": an elastic recovery needs a worker left, and none is");
+    }
+    for (const std::int64_t r : job_) {
+      start_[static_cast<std::size_t>(r)] = resumed;
+      if (resumed > detected) {
+        if (obs) obs->on_fault(r, FaultSpan::restart, f, detected, resumed);
+        out_.ranks[static_cast<std::size_t>(r)].fault_wait += resumed - detected;
+      }
+    }
+    stream_free_ = resumed;
+    resumed_ = resumed;
+    outcome.workers_after = static_cast<std::int64_t>(job_.size());
+    out_.faults.push_back(outcome);
+    return next;
+  }
+
+  void finish() {
+    const std::int64_t iterations = setup_.iterations;
+    out_.total = end_of_.back();
+    out_.iteration_times.reserve(end_of_.size());
+    SimTime previous;
+    for (std::size_t i = 0; i < end_of_.size(); ++i) {
+      out_.iteration_times.push_back(end_of_[i] - previous);
+      previous = end_of_[i];
+      out_.rank_iterations += ranks_in_[i];
+    }
+    for (std::size_t r = 0; r < out_.ranks.size(); ++r) {
+      RankRunStats& rank = out_.ranks[r];
+      if (left_at_[r]) rank.fault_wait += out_.total - *left_at_[r];
+      rank.idle = out_.total - rank.compute - rank.optimizer;
+    }
+    out_.mean = SimTime::from_ps(out_.total.ps() / iterations);
+    out_.p50 = out_.percentile(50);
+    out_.p99 = out_.percentile(99);
+  }
+
+  const SynchronousRunSetup& setup_;
+  std::vector<SimTime> nominal_duration_;
+  std::vector<std::int64_t> job_;                // ranks training now, in rank order
+  std::vector<SimTime> start_;                   // per rank: its start of the next iteration
+  std::vector<std::optional<SimTime>> left_at_;  // per rank: when it left the job (elastic)
+  std::vector<SimTime> end_of_;                  // per iteration: its end on the last rank, latest run
+  std::vector<std::int64_t> ranks_in_;           // per iteration: ranks that ran it, latest run
+  std::vector<std::size_t> fault_order_;         // fault indices by time
+  std::size_t next_fault_ = 0;
+  SimTime stream_free_;                     // the shared communication stream, carried across iterations
+  SimTime resumed_;                         // the last resumption after a fault
+  std::int64_t checkpoint_iterations_ = 0;  // iterations the last checkpoint holds
+  SimTime checkpoint_time_;                 // when the job's state last equalled it
+  SynchronousRunResult out_;
+};
 
 }  // namespace
 
@@ -62,57 +383,14 @@ SynchronousRunResult run_synchronous(const SynchronousRunSetup& setup) {
     throw InputError("synchronous run: slow rank " + std::to_string(setup.stragglers.max_slow_rank()) +
                      " out of range for " + std::to_string(setup.ranks) + " ranks");
   }
-  // Validates the setup and gives each bucket's AllReduce time (one call of allreduce_time per bucket).
-  const IterationTimeline nominal = simulate_ddp_iteration(setup.ddp);
-  const std::vector<GradientBucket>& buckets = setup.ddp.buckets.buckets;
-  std::vector<SimTime> duration(buckets.size());
-  for (std::size_t b = 0; b < buckets.size(); ++b) duration[b] = nominal.buckets[b].end - nominal.buckets[b].start;
-
-  const auto ranks = static_cast<std::size_t>(setup.ranks);
-  const SimTime optimizer = setup.ddp.optimizer_step;
-  SynchronousRunResult out;
-  out.ranks.assign(ranks, RankRunStats{});
-  out.iteration_times.reserve(static_cast<std::size_t>(setup.iterations));
-
-  std::vector<SimTime> start(ranks);  // each rank's start of the current iteration
-  std::vector<RankCompute> work(ranks);
-  std::vector<SimTime> backward_end(ranks);
-  SimTime stream_free;   // the shared communication stream, carried across iterations
-  SimTime previous_end;  // end of the previous iteration on the last rank
-  for (std::int64_t it = 0; it < setup.iterations; ++it) {
-    SimTime last_backward_end;
-    for (std::size_t r = 0; r < ranks; ++r) {
-      run_compute(setup.ddp, setup.stragglers.factor(static_cast<std::int64_t>(r), it), work[r]);
-      backward_end[r] = start[r] + work[r].compute;
-      last_backward_end = std::max(last_backward_end, backward_end[r]);
-      out.ranks[r].compute += work[r].compute;
-    }
-    if (!setup.ddp.overlap) stream_free = std::max(stream_free, last_backward_end);
-    for (std::size_t b = 0; b < buckets.size(); ++b) {
-      SimTime ready;  // the last rank to join
-      for (std::size_t r = 0; r < ranks; ++r) {
-        ready = std::max(ready, start[r] + work[r].backward_end_of[buckets[b].ready_after_layer]);
-      }
-      stream_free = std::max(ready, stream_free) + duration[b];
-    }
-    SimTime end;
-    for (std::size_t r = 0; r < ranks; ++r) {
-      const SimTime optimizer_start = std::max(backward_end[r], stream_free);
-      out.ranks[r].straggler_wait += std::min(last_backward_end, optimizer_start) - backward_end[r];
-      out.ranks[r].optimizer += optimizer;
-      start[r] = optimizer_start + optimizer;
-      end = std::max(end, start[r]);
-    }
-    out.iteration_times.push_back(end - previous_end);
-    previous_end = end;
+  if (setup.sync_every < 0) {
+    throw InputError("synchronous run: sync_every must be 0 (DDP) or at least 1, got " +
+                     std::to_string(setup.sync_every));
   }
-
-  out.total = previous_end;
-  for (RankRunStats& rank : out.ranks) rank.idle = out.total - rank.compute - rank.optimizer;
-  out.mean = SimTime::from_ps(out.total.ps() / setup.iterations);
-  out.p50 = out.percentile(50);
-  out.p99 = out.percentile(99);
-  return out;
+  if (setup.detection_timeout < SimTime::zero() || setup.checkpoint.restart_cost < SimTime::zero()) {
+    throw InputError("synchronous run: negative detection timeout or restart cost");
+  }
+  return SynchronousEngine(setup).run();
 }
 
 }  // namespace syncsim

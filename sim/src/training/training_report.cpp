@@ -115,7 +115,8 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
                        {"compute_us", us(w.compute)},
                        {"optimizer_us", us(w.optimizer)},
                        {"exposed_communication_us", us(w.exposed_communication)},
-                       {"idle_us", us(w.straggler_wait)}});
+                       {"idle_us", us(w.straggler_wait)},
+                       {"updates", w.updates ? nlohmann::ordered_json(*w.updates) : nullptr}});
   }
   out["memory"] = {{"fits", r.memory.fits},
                    {"weights_bytes", r.memory.weights.value},

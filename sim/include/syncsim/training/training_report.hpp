@@ -36,6 +36,9 @@ struct WorkerReport {
   SimTime optimizer;
   SimTime exposed_communication;
   SimTime straggler_wait;
+  // Updates this worker completed when workers progress at their own pace (async, ssp, hybrid); nullopt when
+  // every worker does every iteration.
+  std::optional<std::int64_t> updates;
 };
 
 // A link that carried the run's communication, busiest first (busy time over the run's total).

@@ -1,0 +1,15 @@
+#pragma once
+// The busiest links of a run, from the flow model's usage counters (training_report.hpp's LinkReport).
+#include <vector>
+
+#include "syncsim/network/flow_model.hpp"
+#include "syncsim/topology/topology.hpp"
+#include "syncsim/training/training_report.hpp"
+
+namespace syncsim::run {
+
+// Directed links with traffic, by busy time (then bytes, then link id), at most kBusiestLinks; utilization is
+// busy / total.
+std::vector<LinkReport> busiest_links(const Topology& topology, const FlowModel& flows, SimTime total);
+
+}  // namespace syncsim::run

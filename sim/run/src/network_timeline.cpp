@@ -1,0 +1,73 @@
+#include "network_timeline.hpp"
+
+#include <fmt/format.h>
+
+#include "syncsim/topology/router.hpp"
+
+namespace syncsim::run {
+
+struct NetworkTimeline::Variant {
+  Topology topology;
+  Router router;
+  std::map<std::pair<std::int64_t, std::int64_t>, SimTime> allreduce;  // (size, ranks) -> time
+  explicit Variant(Topology changed) : topology(std::move(changed)), router(topology) {}
+};
+
+std::vector<LinkId> resolve_link(const Topology& topology, const LinkEnds& ends) {
+  const std::optional<NodeId> a = find_node(topology, ends.a.value);
+  if (!a) throw ends.a.error(fmt::format("the topology has no node '{}' (`syncsim topo` lists them)", ends.a.value));
+  const std::optional<NodeId> b = find_node(topology, ends.b.value);
+  if (!b) throw ends.b.error(fmt::format("the topology has no node '{}' (`syncsim topo` lists them)", ends.b.value));
+  std::vector<LinkId> links = links_between(topology, *a, *b);
+  if (links.empty()) throw ends.b.error(fmt::format("no link joins '{}' and '{}'", ends.a.value, ends.b.value));
+  return links;
+}
+
+NetworkTimeline::NetworkTimeline(RunContext& context) : context_(&context) {
+  for (const LinkDegradation& d : context.scenario().degraded_links) {
+    changes_.push_back({resolve_link(context.topology(), d.between), d.factor, d.from, d.until});
+  }
+}
+
+NetworkTimeline::~NetworkTimeline() = default;
+
+void NetworkTimeline::fail_links(const std::vector<LinkId>& links, SimTime from) {
+  changes_.push_back({links, 0.0, from, std::nullopt});
+}
+
+std::map<LinkId, double> NetworkTimeline::state_at(SimTime time) const {
+  std::map<LinkId, double> factors;
+  for (const Change& c : changes_) {
+    if (time < c.from || (c.until && time >= *c.until)) continue;
+    // Overlapping degradations of one link compound; a failed link stays at 0.
+    for (const LinkId link : c.links) {
+      const auto [it, fresh] = factors.emplace(link, c.factor);
+      if (!fresh) it->second *= c.factor;
+    }
+  }
+  std::erase_if(factors, [](const auto& entry) { return entry.second == 1.0; });
+  return factors;
+}
+
+SimTime NetworkTimeline::allreduce(Bytes size, std::int64_t ranks, SimTime start) {
+  if (ranks <= 1) return SimTime::zero();
+  const auto n = static_cast<std::size_t>(ranks);
+  std::map<LinkId, double> state = state_at(start);
+  if (state.empty()) return context_->allreduce(size, n).time;
+  auto found = variants_.find(state);
+  if (found == variants_.end()) {
+    Topology changed = with_link_factors(context_->topology(), state);
+    found = variants_.emplace(std::move(state), std::make_unique<Variant>(std::move(changed))).first;
+  }
+  Variant& v = *found->second;
+  const auto key = std::make_pair(size.value, ranks);
+  if (const auto hit = v.allreduce.find(key); hit != v.allreduce.end()) return hit->second;
+  CollectiveSpec spec = context_->collective_spec(CollectiveOp::allreduce, n);
+  spec.size = size;
+  const SimTime time =
+      at_value(context_->scenario().training.algorithm, [&] { return simulate_collective(v.router, spec).time; });
+  v.allreduce.emplace(key, time);
+  return time;
+}
+
+}  // namespace syncsim::run

@@ -1,0 +1,57 @@
+#pragma once
+// NetworkTimeline: the network as it changes during a run — degraded links over their windows (`degraded_links:`),
+// and links that failed for good under an elastic recovery — and the AllReduce time on it.
+//
+// A collective takes the network state at its start for its whole duration: a degradation that begins or ends
+// while it runs does not change its time. Collectives are short next to degradation windows (milliseconds against
+// seconds), so the error stays within one collective per window edge; simulating the change inside a collective
+// would mean restarting its flows mid-way for little gain.
+//
+// Each distinct state (which links, which factors) gets its own Topology copy (link_changes.hpp) and Router,
+// built once; AllReduce times are cached per (state, size, ranks). The intact network is the RunContext's.
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <utility>
+#include <vector>
+
+#include "run_context.hpp"
+#include "syncsim/topology/link_changes.hpp"
+
+namespace syncsim::run {
+
+// The directed links between a scenario's two named nodes; InputError at the names' position when a node is
+// unknown or no link joins them.
+std::vector<LinkId> resolve_link(const Topology& topology, const LinkEnds& ends);
+
+class NetworkTimeline {
+ public:
+  // Resolves the scenario's degraded_links against the context's topology.
+  explicit NetworkTimeline(RunContext& context);
+  NetworkTimeline(const NetworkTimeline&) = delete;
+  NetworkTimeline& operator=(const NetworkTimeline&) = delete;
+  ~NetworkTimeline();
+
+  // The links are gone from `from` to the end of the run (routes avoid them).
+  void fail_links(const std::vector<LinkId>& links, SimTime from);
+  // Bandwidth factor per directed link at `time` (0: gone); empty when the network is intact.
+  std::map<LinkId, double> state_at(SimTime time) const;
+  // AllReduce of `size` over the first `ranks` GPUs, starting at `start`.
+  SimTime allreduce(Bytes size, std::int64_t ranks, SimTime start);
+
+ private:
+  struct Change {
+    std::vector<LinkId> links;
+    double factor = 1;
+    SimTime from;
+    std::optional<SimTime> until;
+  };
+  struct Variant;  // a changed topology and its router
+
+  RunContext* context_;
+  std::vector<Change> changes_;
+  std::map<std::map<LinkId, double>, std::unique_ptr<Variant>> variants_;
+};
+
+}  // namespace syncsim::run
