@@ -2,7 +2,8 @@
 # run_check.sh MODE SYNCSIM SCENARIO OUTDIR [ARGS...]: checks `syncsim run` end to end.
 #   ok           exit 0; OUTDIR/report.json and OUTDIR/trace.json exist and parse as JSON (python3, when present)
 #   deterministic  two runs into OUTDIR/a and OUTDIR/b give byte-identical report.json and trace.json
-#   fails REGEX  exit 2, one line on stderr matching REGEX, and no report.json or trace.json in OUTDIR
+#   fails REGEX  exit 2, one line on stderr matching REGEX (grep -E), nothing on stdout, and OUTDIR not created
+#                (or left empty)
 set -u
 mode=$1
 syncsim=$2
@@ -31,13 +32,17 @@ deterministic)
 fails)
   pattern=$1
   shift
-  err=$("$syncsim" run "$scenario" -o "$outdir" "$@" 2>&1 >/dev/null)
+  errfile=$(mktemp)
+  out=$("$syncsim" run "$scenario" -o "$outdir" "$@" 2>"$errfile")
   status=$?
+  err=$(cat "$errfile")
+  rm -f "$errfile"
   [ "$status" -eq 2 ] || { echo "expected exit 2, got $status: $err"; exit 1; }
   [ "$(printf '%s\n' "$err" | wc -l)" -eq 1 ] || { echo "expected one line on stderr: $err"; exit 1; }
   printf '%s\n' "$err" | grep -Eq -- "$pattern" || { echo "stderr does not match /$pattern/: $err"; exit 1; }
-  if [ -e "$outdir/report.json" ] || [ -e "$outdir/trace.json" ]; then
-    echo "output written despite the error"
+  [ -z "$out" ] || { echo "expected nothing on stdout: $out"; exit 1; }
+  if [ -e "$outdir" ] && [ -n "$(ls -A "$outdir")" ]; then
+    echo "output written despite the error: $(ls -A "$outdir")"
     exit 1
   fi
   ;;

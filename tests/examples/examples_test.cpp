@@ -1,0 +1,136 @@
+// The example scenarios in examples/ each answer one question (their header comment says which, and docs/tour.md
+// walks through them). These tests run each through run_scenario and hold its conclusion, so that an example
+// whose story stops being true fails here rather than misleading a reader.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "syncsim/run/run_scenario.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
+
+using namespace syncsim;
+
+namespace {
+
+const std::filesystem::path kExamples = SYNCSIM_EXAMPLES_DIR;
+
+TrainingReport run_example(const std::string& file, const std::vector<std::string>& overrides = {}) {
+  return run::run_scenario(load_scenario(kExamples / file, overrides)).report;
+}
+
+double per_iteration_ms(SimTime total, std::int64_t iterations) {
+  return total.us() / 1e3 / static_cast<double>(iterations);
+}
+
+}  // namespace
+
+TEST_CASE("resnet50-dgx-8gpu: one NVLink node scales ResNet-50 almost perfectly", "[examples]") {
+  // 8 A100s on an NVSwitch; 51 MB of fp16 gradients per iteration AllReduce at NVLink speed, hidden behind
+  // backward: at least 90 % of 8 x one GPU.
+  const TrainingReport r = run_example("resnet50-dgx-8gpu.yaml");
+  CHECK(r.workers == 8);
+  CHECK(r.scaling_efficiency >= 0.9);
+  CHECK(r.scaling_efficiency <= 1.0);
+  CHECK(r.memory.fits);
+}
+
+TEST_CASE("bert-large-two-pods: 32 GPUs across a thin link are slower than 16 in one pod", "[examples]") {
+  // Two pods of 16 GPUs joined by one 25 Gbps link. BERT-large's 670 MB of fp16 gradients per iteration cross that
+  // link with 32 workers (2 x 31/32 x 670 MB each way at 3.125 GB/s: over 0.4 s, about three times the compute);
+  // with 16 they stay inside a pod on 200 Gbps rails and hide behind backward.
+  const TrainingReport pod = run_example("bert-large-two-pods.yaml", {"cluster.workers=16"});
+  const TrainingReport both = run_example("bert-large-two-pods.yaml");
+  REQUIRE(pod.workers == 16);
+  REQUIRE(both.workers == 32);
+  CHECK(both.samples_per_second < pod.samples_per_second);
+  CHECK(pod.scaling_efficiency >= 0.9);
+  CHECK(both.scaling_efficiency < 0.5);
+  // The cause is communication, not compute: the same per-GPU work, but most of the 32-GPU iteration is spent
+  // waiting for the AllReduce.
+  CHECK(both.single_gpu_iteration == pod.single_gpu_iteration);
+  CHECK(both.exposed_communication_share > 0.5);
+  CHECK(pod.exposed_communication_share < 0.1);
+  // The lower bound from the link alone: each direction carries at least 2 (n-1)/n of the gradient bytes per ring
+  // pass, so an iteration cannot be shorter than that over 3.125 GB/s.
+  const double gradient_bytes = 2.0 * static_cast<double>(both.params);  // fp16
+  const double link_seconds = 2.0 * 31.0 / 32.0 * gradient_bytes / 3.125e9;
+  CHECK(per_iteration_ms(both.total, both.iterations) >= 1e3 * link_seconds);
+
+  SECTION("ResNet-50 (25 M parameters, 13 x fewer gradient bytes) still gains from the second pod") {
+    const std::vector<std::string> resnet = {"model.name=resnet50", "model.sequence_length=", "model.batch_per_gpu=64"};
+    std::vector<std::string> sixteen = resnet;
+    sixteen.push_back("cluster.workers=16");
+    const TrainingReport r16 = run_example("bert-large-two-pods.yaml", sixteen);
+    const TrainingReport r32 = run_example("bert-large-two-pods.yaml", resnet);
+    CHECK(r32.samples_per_second > r16.samples_per_second);
+    CHECK(r32.scaling_efficiency < r16.scaling_efficiency);
+  }
+}
+
+TEST_CASE("bert-large-v100-16gb: the memory check says what does not fit and by how much", "[examples]") {
+  // fp32 Adam: 16 B/parameter (5.4 GB) plus 1.74 GB of activations per 512-token sample, 8 samples: about 19.3 GB
+  // against 16 GiB (17.2 GB).
+  const TrainingReport fp32 = run_example("bert-large-v100-16gb.yaml");
+  REQUIRE_FALSE(fp32.memory.fits);
+  CHECK(fp32.memory.shortfall.value > 0);
+  CHECK(fp32.memory.shortfall.value == fp32.memory.total.value - fp32.memory.capacity.value);
+  // The activations are the bulk of it, so they are what to shrink.
+  CHECK(fp32.memory.activations.value > fp32.memory.shortfall.value);
+  CHECK(fp32.memory.activations.value >
+        fp32.memory.weights.value + fp32.memory.gradients.value + fp32.memory.optimizer_state.value);
+
+  SECTION("half the batch with two micro-batches fits, with the same global batch and nearly the same speed") {
+    const TrainingReport accumulate =
+        run_example("bert-large-v100-16gb.yaml", {"model.batch_per_gpu=4", "model.micro_batches=2"});
+    CHECK(accumulate.memory.fits);
+    CHECK(accumulate.memory.shortfall.value == 0);
+    CHECK(accumulate.global_batch == fp32.global_batch);
+    CHECK(accumulate.samples_per_second >= 0.95 * fp32.samples_per_second);
+  }
+  SECTION("mixed precision fits and runs on the tensor cores, several times faster") {
+    const TrainingReport fp16 = run_example("bert-large-v100-16gb.yaml", {"model.precision=fp16"});
+    CHECK(fp16.memory.fits);
+    CHECK(fp16.memory.activations.value < fp32.memory.activations.value);
+    CHECK(fp16.global_batch == fp32.global_batch);
+    CHECK(fp16.samples_per_second > 3 * fp32.samples_per_second);
+  }
+}
+
+TEST_CASE("resnet50-straggler: one slow GPU makes all eight wait", "[examples]") {
+  // Synchronous SGD with overlap off: iteration = max over ranks (forward + backward) + AllReduce + optimizer. Rank
+  // 3 computes 1.5x slower, so every iteration lasts at least 1.5x a healthy rank's compute.
+  const TrainingReport slow = run_example("resnet50-straggler.yaml");
+  const TrainingReport healthy = run_example("resnet50-straggler.yaml", {"stragglers.slow="});
+  REQUIRE(slow.per_worker.size() == 8);
+  REQUIRE_FALSE(slow.overlap);
+  const auto iterations = slow.iterations;
+  const double healthy_compute_ms = per_iteration_ms(slow.per_worker[0].compute, iterations);
+  const double slow_compute_ms = per_iteration_ms(slow.per_worker[3].compute, iterations);
+  CHECK(slow_compute_ms == Approx(1.5 * healthy_compute_ms).epsilon(1e-6));
+  CHECK(slow.iteration_mean.us() / 1e3 >= slow_compute_ms);
+  CHECK(slow.iteration_mean.us() / 1e3 >= 1.4 * healthy.iteration_mean.us() / 1e3);
+  CHECK(slow.samples_per_second < healthy.samples_per_second / 1.4);
+
+  // The seven healthy ranks wait out the difference: half their own compute time.
+  for (std::size_t r = 0; r < slow.per_worker.size(); ++r) {
+    if (r == 3) {
+      CHECK(slow.per_worker[r].straggler_wait == SimTime::zero());
+    } else {
+      CHECK(slow.per_worker[r].straggler_wait.us() == Approx(0.5 * slow.per_worker[r].compute.us()).epsilon(0.01));
+    }
+  }
+
+  SECTION("one slow GPU costs as much as eight slow ones") {
+    std::string all_slow = "stragglers.slow=[";
+    for (int r = 0; r < 8; ++r) {
+      all_slow += std::string(r == 0 ? "" : ", ") + "{rank: " + std::to_string(r) + ", factor: 1.5}";
+    }
+    all_slow += "]";
+    const TrainingReport everyone = run_example("resnet50-straggler.yaml", {all_slow});
+    CHECK(slow.samples_per_second == Approx(everyone.samples_per_second).epsilon(0.01));
+    CHECK(everyone.idle_share < 0.01);
+    CHECK(slow.idle_share > 0.25);
+  }
+}
