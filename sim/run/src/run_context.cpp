@@ -19,18 +19,27 @@ GpuSpec resolve_gpu(const Scenario& s) {
   return at_value(s.cluster.gpu.name, [&] { return find_gpu(s.cluster.gpu.name.value); });
 }
 
+// Errors point at the key that caused them: an unknown name at model.name, a sequence length or image size the
+// model cannot take at that key (each option is applied on its own first, so the right one is blamed).
 ModelSpec resolve_model(const ModelConfig& m) {
-  return at_value(m.name, [&] {
-    if (!m.layers.empty()) {
+  if (!m.layers.empty()) {
+    return at_value(m.name, [&] {
       std::vector<Layer> layers;
       for (const auto& layer : m.layers) layers.push_back(layer.value);
       return ModelSpec(m.name.value, std::move(layers));
-    }
-    ModelOptions options;
-    if (m.sequence_length) options.sequence_length = m.sequence_length->value;
-    if (m.image_size) options.image_size = m.image_size->value;
-    return find_model(m.name.value, options);
-  });
+    });
+  }
+  ModelSpec model = at_value(m.name, [&] { return find_model(m.name.value, ModelOptions{}); });
+  ModelOptions options;
+  if (m.sequence_length) {
+    options.sequence_length = m.sequence_length->value;
+    model = at_value(*m.sequence_length, [&] { return find_model(m.name.value, options); });
+  }
+  if (m.image_size) {
+    options.image_size = m.image_size->value;
+    model = at_value(*m.image_size, [&] { return find_model(m.name.value, options); });
+  }
+  return model;
 }
 
 }  // namespace

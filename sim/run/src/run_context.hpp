@@ -22,14 +22,16 @@
 
 namespace syncsim::run {
 
-// Runs `make`; an InputError without a position gets `value`'s (file:line:column and key path).
+// Runs `make`; an InputError without a line gets `value`'s position (file:line:column and key path). One placed
+// on a line of another file (inside a calibration file, say) stays; one naming a file but no line (a file that
+// cannot be opened) is reported at the scenario key that named the file, with the file in the message.
 template <typename T, typename F>
 auto at_value(const Located<T>& value, F&& make) {
   try {
     return make();
   } catch (const InputError& e) {
-    if (e.where()) throw;  // already placed (e.g. inside a calibration file)
-    throw value.error(e.message());
+    if (e.where() && e.where()->line > 0) throw;
+    throw value.error(e.where() && !e.where()->source.empty() ? e.where()->source + ": " + e.message() : e.message());
   }
 }
 

@@ -59,11 +59,13 @@ TopologySpec read_topology(const ConfigNode& node, const std::string& path, cons
          fmt::format("expected a spec like \"dgx:nodes=4\" or a mapping {{kind: dgx, nodes: 4}}, got {}",
                      describe(node)));
   }
-  // A topology file next to the scenario is found from wherever the scenario is run.
+  // A topology file next to the scenario is found from wherever the scenario is run. Made absolute: the file
+  // generator resolves a relative path written in a file against that file's folder, which would apply the
+  // scenario's folder a second time (examples/examples/...).
   const auto file = spec.params.find("path");
   if (spec.kind == "file" && file != spec.params.end() && !base_dir.empty()) {
     const std::filesystem::path given(file->second);
-    if (given.is_relative()) file->second = (base_dir / given).lexically_normal().string();
+    if (given.is_relative()) file->second = std::filesystem::absolute(base_dir / given).lexically_normal().string();
   }
   return spec;
 }
