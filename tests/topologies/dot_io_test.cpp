@@ -151,7 +151,7 @@ TEST_CASE("a disconnected graph is an error naming two GPUs", "[dot_io]") {
   }
 }
 
-TEST_CASE("an edge without bw is an error naming the edge and its line", "[dot_io]") {
+TEST_CASE("an edge without bw is an error naming the edge, its line and its column", "[dot_io]") {
   try {
     read_dot(kData + "/missing_bw.dot");
     FAIL("expected an InputError");
@@ -159,7 +159,8 @@ TEST_CASE("an edge without bw is an error naming the edge and its line", "[dot_i
     CHECK(error.key() == "bw");
     REQUIRE(error.where().has_value());
     CHECK(error.where()->line == 7);
-    CHECK_THAT(error.what(), Catch::Contains("missing_bw.dot:7: bw: edge gpu1 -- sw0"));
+    CHECK(error.where()->column == 3);  // the edge statement starts after two spaces
+    CHECK_THAT(error.what(), Catch::Contains("missing_bw.dot:7:3: bw: edge gpu1 -- sw0"));
   }
 }
 

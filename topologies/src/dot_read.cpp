@@ -156,28 +156,42 @@ std::string escaped(std::string_view id) {
 }
 
 // The line where a node's attributes are (its id followed by '['), else the first line naming it; 0 if not found.
-int line_of_node(std::string_view text, std::string_view id) {
+// 1-based line and column of a statement; column 0 when unknown, line 0 when not found.
+struct TextPosition {
+  int line = 0;
+  int column = 0;
+};
+
+// The column is where the match's first group ends: the statement's first character after its delimiter.
+TextPosition position_in(int number, const std::smatch& match) {
+  return {number, static_cast<int>(match.position(0) + match.length(1)) + 1};
+}
+
+TextPosition position_of_node(std::string_view text, std::string_view id) {
   // A node statement starts a statement (line start, or after ';' or '{'); `a -- b [...]` is b's edge, not b.
-  const std::regex with_attributes("(^|[;{])\\s*\"?" + escaped(id) + "\"?\\s*\\[");
+  const std::regex with_attributes("(^[ \\t]*|[;{][ \\t]*)\"?" + escaped(id) + "\"?\\s*\\[");
   const std::regex mention("(^|[^\\w.\"])\"?" + escaped(id) + "\"?([^\\w.]|$)");
-  int fallback = 0;
+  TextPosition fallback;
   std::istringstream lines{std::string(text)};
   std::string line;
+  std::smatch match;
   for (int number = 1; std::getline(lines, line); ++number) {
-    if (std::regex_search(line, with_attributes)) return number;
-    if (fallback == 0 && std::regex_search(line, mention)) fallback = number;
+    if (std::regex_search(line, match, with_attributes)) return position_in(number, match);
+    if (fallback.line == 0 && std::regex_search(line, match, mention)) fallback = position_in(number, match);
   }
   return fallback;
 }
 
-int line_of_edge(std::string_view text, std::string_view a, std::string_view b) {
-  const std::regex edge("(^|[^\\w.])\"?" + escaped(a) + "\"?\\s*(--|->)\\s*\"?" + escaped(b) + "\"?([^\\w.]|$)");
+TextPosition position_of_edge(std::string_view text, std::string_view a, std::string_view b) {
+  const std::regex edge("(^[ \\t]*|[^\\w.][ \\t]*)\"?" + escaped(a) + "\"?\\s*(--|->)\\s*\"?" + escaped(b) +
+                        "\"?([^\\w.]|$)");
   std::istringstream lines{std::string(text)};
   std::string line;
+  std::smatch match;
   for (int number = 1; std::getline(lines, line); ++number) {
-    if (std::regex_search(line, edge)) return number;
+    if (std::regex_search(line, match, edge)) return position_in(number, match);
   }
-  return 0;
+  return {};
 }
 
 // Node ids in natural order: digit runs compare as numbers, so gpu2 sorts before gpu10.
@@ -225,8 +239,8 @@ struct Element {
   std::optional<std::string_view> b;  // set for edges
 
   [[noreturn]] void fail(const std::string& message, std::string_view key = {}) const {
-    const int line = b ? line_of_edge(source.text, a, *b) : line_of_node(source.text, a);
-    throw InputError(fmt::format("{}: {}", name, message), source.at(line), std::string(key));
+    const TextPosition at = b ? position_of_edge(source.text, a, *b) : position_of_node(source.text, a);
+    throw InputError(fmt::format("{}: {}", name, message), source.at(at.line, at.column), std::string(key));
   }
 
   // Parses one attribute, rethrowing a units.hpp error with the element, the key and the line.

@@ -93,6 +93,8 @@ Topology build_scenario_topology(const Scenario& scenario) {
   try {
     return build_topology(scenario.cluster.topology);
   } catch (const InputError& error) {
+    // An error inside a topology file (a DOT attribute on some line of it) keeps that file's own key.
+    if (error.where() && error.where()->line > 0 && error.where()->source != scenario.source) throw;
     // Generators name their own keys ("nodes"); in a scenario they live under cluster.topology.
     const std::string key = error.key().empty() ? "cluster.topology" : "cluster.topology." + error.key();
     throw InputError(error.message(), error.where(), key);
