@@ -10,5 +10,9 @@ for n in 1024 4096; do
   done
 done
 "$build/bench/bench_collective" --topology "fattree:n=1024,radix=64,bw=100Gbps,lat=1us,oversub=4" --size 1GiB
+# Multi-channel collectives on a DGX fabric, lockstep and per flow, then whole training iterations.
+"$build/bench/bench_collective" --topology "dgx:nodes=16,gpus=8" --size 25MB --channels auto
+"$build/bench/bench_collective" --topology "dgx:nodes=16,gpus=8" --size 25MB --channels auto --per-flow
+"$build/bench/bench_training_iteration"
 "$build/bench/bench_event_queue" --benchmark_min_time=0.2
 "$build/bench/bench_flow_model" --benchmark_min_time=0.2

@@ -376,5 +376,29 @@ TEST_CASE("flow model: link usage", "[flow_model][usage]") {
   }
 }
 
+TEST_CASE("flow model: traffic() lists the links that carried bytes, by link id, with bulk credit", "[flow_model]") {
+  // Links: ab (and its reverse ba, id ab+1). A flow of B on ab, then B/2 credited in bulk on ba for 50 us.
+  // Expected: both links listed in id order; ab with B over 100 us, ba with B/2 over 50 us.
+  TwoNodes net;
+  Simulator sim;
+  FlowModel model(sim, net.topology);
+  Recorder rec(sim);
+  CHECK(model.traffic().empty());
+  model.start(net.route, kB, rec, 1);
+  sim.run();
+  const LinkId ba = net.topology.link(net.ab).reverse;
+  model.record_usage(Route{{ba}, ps(kLat), kC}, 0.5e6, ps(kBoverC / 2));
+  const std::vector<LinkTraffic> traffic = model.traffic();
+  REQUIRE(traffic.size() == 2);
+  CHECK(traffic[0].link.value() < traffic[1].link.value());
+  const LinkTraffic& on_ab = traffic[0].link == net.ab ? traffic[0] : traffic[1];
+  const LinkTraffic& on_ba = traffic[0].link == net.ab ? traffic[1] : traffic[0];
+  CHECK(on_ab.bytes_carried == Approx(1e6));
+  CHECK(on_ab.busy_time == ps(kBoverC));
+  CHECK(on_ba.link == ba);
+  CHECK(on_ba.bytes_carried == Approx(0.5e6));
+  CHECK(on_ba.busy_time == ps(kBoverC / 2));
+}
+
 }  // namespace
 }  // namespace syncsim

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "syncsim/collectives/lockstep_runner.hpp"
 #include "syncsim/core/input_error.hpp"
 
 namespace syncsim {
@@ -69,6 +70,30 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
 
   std::vector<NodeId> gpus;
   for (std::size_t r = 0; r < ranks; ++r) gpus.push_back(topology.gpu(r));
+  CollectiveOutcome outcome;
+  outcome.algorithm = candidate.algorithm;
+  outcome.protocol = candidate.protocol;
+  outcome.regime = candidate.regime;
+  outcome.channels = channels;
+
+  // Several channels share links (a DGX GPU's NVLink carries most of them), which breaks the executors' bulk
+  // claims and leaves them flow by flow; lockstep times each distinct combined step once (lockstep_runner.hpp).
+  // One channel keeps the executor, whose bulk and per-flow paths are exact.
+  std::size_t transfers = 0;  // one send per rank and step in a uniform plan
+  for (const auto& plan : plans) {
+    for (std::size_t r = 0; r < ranks; ++r) transfers += plan->step_count(Rank{static_cast<std::uint32_t>(r)});
+  }
+  if (spec.bulk && channels > 1 && transfers >= spec.lockstep_min_transfers) {
+    std::vector<const CollectivePlan*> channel_plans;
+    for (const auto& plan : plans) channel_plans.push_back(plan.get());
+    if (std::optional<LockstepTiming> lockstep = time_lockstep(router, channel_plans, gpus, options)) {
+      outcome.time = lockstep->time + options.cost.launch;
+      outcome.stats = lockstep->stats;
+      outcome.links = std::move(lockstep->links);
+      return outcome;
+    }
+  }
+
   Simulator sim;
   FlowModel flows(sim, topology);
   std::vector<std::unique_ptr<CollectiveExecutor>> executors;
@@ -78,11 +103,6 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
   for (auto& executor : executors) executor->start();
   sim.run();
 
-  CollectiveOutcome outcome;
-  outcome.algorithm = candidate.algorithm;
-  outcome.protocol = candidate.protocol;
-  outcome.regime = candidate.regime;
-  outcome.channels = channels;
   SimTime last;
   for (const auto& executor : executors) {
     SYNCSIM_INVARIANT(executor->done(), "a channel ended with ranks still waiting (deadlock in the plan)");
@@ -95,6 +115,7 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
     outcome.stats.bytes_reduced += s.bytes_reduced;
   }
   outcome.time = last + options.cost.launch;
+  outcome.links = flows.traffic();
   return outcome;
 }
 

@@ -102,6 +102,15 @@ LinkUsage FlowModel::link_usage(LinkId link) const {
   return usage;
 }
 
+std::vector<LinkTraffic> FlowModel::traffic() const {
+  std::vector<LinkTraffic> out;
+  for (std::uint32_t l = 0; l < impl_->links_.size(); ++l) {
+    const LinkUsage usage = link_usage(LinkId{l});
+    if (usage.bytes_carried > 0) out.push_back({LinkId{l}, usage.bytes_carried, usage.busy_time});
+  }
+  return out;
+}
+
 std::uint64_t FlowModel::flows_started() const {
   return impl_->started_;
 }

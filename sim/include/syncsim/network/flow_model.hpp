@@ -33,6 +33,13 @@ struct LinkUsage {
   SimTime busy_time;         // time with at least one flow pushing bytes on it
 };
 
+// One link's usage, for reports that list only the links a piece of work touched.
+struct LinkTraffic {
+  LinkId link;
+  double bytes_carried = 0;
+  SimTime busy_time;
+};
+
 // Holds links on behalf of work the caller advances in bulk (a symmetric collective step that completes for all
 // ranks in one event, DESIGN.md §10). When a flow is about to start on a claimed link, the model first calls
 // on_claim_broken(): the claimant must release all its claims and start real flows for its unfinished work
@@ -78,6 +85,8 @@ class FlowModel {
   Bandwidth link_load(LinkId link) const;
   // Usage accumulated so far, brought up to now().
   LinkUsage link_usage(LinkId link) const;
+  // link_usage() of every link that has carried bytes, sorted by link id: O(links).
+  std::vector<LinkTraffic> traffic() const;
 
   std::uint64_t flows_started() const;
 

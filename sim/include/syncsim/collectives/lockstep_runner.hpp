@@ -1,0 +1,55 @@
+#pragma once
+// Lockstep execution of several channels of one collective: the fast path for multi-channel collectives whose
+// steps are all uniform (CollectivePlan::uniform_pattern), such as NCCL's C rings on a DGX cluster.
+//
+// The model. At a uniform step every rank of every channel (n·C in all) sends one transfer and receives one. The
+// executor's rule — rank i starts step s+1 once its own send of step s has left and the transfer it receives has
+// arrived, plus its reduction — is a max-plus recurrence over the ranks' start times x_i(s):
+//
+//     x_i(s+1) = max( x_i(s) + drained_i(s),  x_p(s) + arrived_p(s) ) + reduce_i(s)        p = i's sender at s
+//
+// where drained and arrived are the sender's times from its start. Only the transfer times need the network, and
+// they repeat: steps with the same tuple of pattern ids (p_0(s), ..., p_{C-1}(s)) move the same transfers, so each
+// distinct tuple ("shape"; a ring AllReduce has two, reduce-scatter and all-gather) is timed once:
+//
+//   pass 1  every transfer alone on its route: drain = bytes / bottleneck, arrival = drain + latency;
+//   pass 2  the recurrence with pass-1 times gives each rank's start offset at the shape's middle occurrence; the
+//           shape's n·C transfers then run as one fluid simulation (a fresh FlowModel, each transfer started at
+//           its sender's offset), so transfers that share a link (C channels on one GPU's NVLink) share it as
+//           much as the schedule overlaps them; the recurrence runs again with those times.
+//
+// Cost: O(shapes · n·C) flows plus O(steps · n·C) additions, instead of O(steps · n·C) flows. The cyclic
+// dependency of a ring holds every rank to the pace of the ring as a whole (the recurrence's cycle mean), which
+// is why per-step times from one representative step carry over to all the steps of the shape.
+//
+// Accuracy. Exact (to the picosecond) where transfers share no link — one channel, or the bandwidth-bound regime
+// where the NIC hop dominates — and against the per-flow executors elsewhere within the bound that
+// tests/collectives/lockstep_runner_test.cpp states (docs/performance.md has the measured figures). What it cannot
+// see is how far the ranks of a per-flow run drift out of step on their own: pass 2 times contention on the
+// recurrence's offsets, in which the channels meeting at a GPU tend to move together.
+//
+//   std::vector<const CollectivePlan*> channels = ...;                 // one plan per channel
+//   std::optional<LockstepTiming> t = time_lockstep(router, channels, gpus, options);
+//   if (t) use(t->time, t->links);                                     // nullopt: run the executors instead
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "syncsim/collectives/collective_executor.hpp"
+
+namespace syncsim {
+
+struct LockstepTiming {
+  SimTime time;                      // all channels' steps, without the launch overhead
+  ExecutorStats stats;               // summed over channels; every step counts as a bulk step of each channel
+  std::vector<LinkTraffic> links;    // every link that carried bytes, sorted by link id (bytes on the wire)
+  std::size_t step_simulations = 0;  // fluid simulations run, one per distinct combined step
+};
+
+// nullopt when the channels cannot run in lockstep: a plan with a step that is not uniform (or that breaks the
+// uniform contract: one send and one receive per rank, feeding the same step), ranks with different step counts,
+// or channels of different lengths or rank counts. `gpus[r]` is the topology node of rank r.
+std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const CollectivePlan* const> channels,
+                                            const std::vector<NodeId>& gpus, const ExecutorOptions& options);
+
+}  // namespace syncsim

@@ -1,0 +1,266 @@
+#include "syncsim/collectives/lockstep_runner.hpp"
+
+#include <algorithm>
+#include <map>
+#include <span>
+
+#include "syncsim/core/input_error.hpp"
+
+namespace syncsim {
+
+namespace {
+
+// The same costing as the executor's (collective_executor.cpp), so that one uncontended channel reproduces its
+// bulk path to the picosecond: a protocol delivering a fraction of the link rate moves proportionally more bytes,
+// and each transfer pays its link class's step latency or, by default, its route's.
+double wire_bytes(const TransferCost& cost, const Topology& topology, const Route& route, double bytes) {
+  return bytes / cost.efficiency[static_cast<std::size_t>(classify(topology, route))];
+}
+
+SimTime step_latency(const TransferCost& cost, const Topology& topology, const Route& route) {
+  if (!cost.step_latency) return route.latency;
+  return (*cost.step_latency)[static_cast<std::size_t>(classify(topology, route))];
+}
+
+SimTime reduction_time(const ExecutorOptions& options, double bytes) {
+  if (!options.reduction_rate || bytes <= 0) return SimTime::zero();
+  return SimTime::from_seconds(bytes / options.reduction_rate->bytes_per_second);
+}
+
+// One distinct combined step (a tuple of pattern ids), how often the collective takes it, and its timing. Uniform
+// steps give every rank (of every channel; index channel * ranks + rank) exactly one send and one receive, so the
+// step is a permutation: rank i receives from pred[i].
+struct CombinedStep {
+  std::uint32_t first_step = 0;  // where to read its transfers from the plans
+  std::uint64_t occurrences = 0;
+  std::uint32_t representative = 0;  // the step whose start offsets pass 2 simulates (the middle occurrence)
+  std::vector<std::uint32_t> pred;
+  std::vector<SimTime> latency;    // of rank i's send
+  std::vector<SimTime> drained;    // rank i's send: its last byte left, after the send started
+  std::vector<SimTime> arrived;    // rank i's send: it arrived, after the send started
+  std::vector<SimTime> reduction;  // rank i, after its receive
+  // The recurrence's weights in picoseconds (see advance): rank i's own send, and the send it receives.
+  std::vector<std::int64_t> self_weight;
+  std::vector<std::int64_t> receive_weight;
+  std::vector<LinkTraffic> links;
+  double bytes_sent = 0;
+  double bytes_reduced = 0;
+};
+
+// Starts each transfer of a staggered step at its sender's offset and records when it drained and arrived.
+class StepDriver final : public FlowObserver, public EventHandler {
+ public:
+  StepDriver(Simulator& sim, FlowModel& flows, CombinedStep& step, const std::vector<const Route*>& routes,
+             const std::vector<double>& wire, const std::vector<SimTime>& offsets)
+      : sim_(sim), flows_(flows), step_(step), routes_(routes), wire_(wire), offsets_(offsets) {}
+
+  void on_event(Simulator&, std::uint64_t i) override {
+    flows_.start(*routes_[i], wire_[i], *this, i, step_.latency[i]);
+  }
+  void on_flow_finished(FlowId, std::uint64_t i) override {
+    step_.arrived[i] = sim_.now() - offsets_[i];
+    step_.drained[i] = step_.arrived[i] - step_.latency[i];
+  }
+
+ private:
+  Simulator& sim_;
+  FlowModel& flows_;
+  CombinedStep& step_;
+  const std::vector<const Route*>& routes_;
+  const std::vector<double>& wire_;
+  const std::vector<SimTime>& offsets_;
+};
+
+// Reads the combined step `step.first_step` of all channels. Returns false when a plan's step is not what
+// uniform_pattern promised (one send and one receive per rank, every send feeding the receiver's same step):
+// lockstep would then be wrong, and the caller falls back to the executors.
+bool read_step(Router& router, std::span<const CollectivePlan* const> channels, const std::vector<NodeId>& gpus,
+               const ExecutorOptions& options, CombinedStep& step, std::vector<const Route*>& routes,
+               std::vector<double>& wire) {
+  const Topology& topology = router.topology();
+  const auto ranks = static_cast<std::uint32_t>(gpus.size());
+  const std::size_t states = channels.size() * ranks;
+  constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  step.pred.assign(states, kNone);
+  step.latency.assign(states, SimTime::zero());
+  step.reduction.assign(states, SimTime::zero());
+  routes.assign(states, nullptr);
+  wire.assign(states, 0);
+  PlanStep scratch;
+  for (std::uint32_t c = 0; c < channels.size(); ++c) {
+    for (std::uint32_t r = 0; r < ranks; ++r) {
+      channels[c]->step(Rank{r}, step.first_step, scratch);
+      if (scratch.sends.size() != 1 || scratch.recv_count != 1) return false;
+      const PlanSend& send = scratch.sends[0];
+      const std::uint32_t i = c * ranks + r;
+      const std::uint32_t j = c * ranks + send.dst.value();
+      if (send.dst_step != step.first_step || send.dst.value() >= ranks || step.pred[j] != kNone) return false;
+      step.pred[j] = i;
+      routes[i] = &router.route(gpus[r], gpus[send.dst.value()]);
+      step.latency[i] = step_latency(options.cost, topology, *routes[i]);
+      wire[i] = wire_bytes(options.cost, topology, *routes[i], send.bytes);
+      step.reduction[i] = reduction_time(options, scratch.reduce_bytes);
+      step.bytes_sent += send.bytes;
+      step.bytes_reduced += scratch.reduce_bytes;
+    }
+  }
+  return true;
+}
+
+// Each transfer as if alone on its route: the first pass, before any offsets are known.
+void time_alone(CombinedStep& step, const std::vector<const Route*>& routes, const std::vector<double>& wire) {
+  step.drained.resize(routes.size());
+  step.arrived.resize(routes.size());
+  for (std::size_t i = 0; i < routes.size(); ++i) {
+    step.drained[i] = FlowModel::drain_time(wire[i], routes[i]->bottleneck);
+    step.arrived[i] = step.drained[i] + step.latency[i];
+  }
+}
+
+// Times the combined step by a fluid simulation of it alone on a fresh network, rank i's send starting at
+// offsets[i]; each transfer's times are kept relative to its own start.
+void simulate_step(const Topology& topology, CombinedStep& step, const std::vector<const Route*>& routes,
+                   const std::vector<double>& wire, const std::vector<SimTime>& offsets) {
+  Simulator sim;
+  FlowModel flows(sim, topology);
+  step.drained.assign(routes.size(), SimTime::zero());
+  step.arrived.assign(routes.size(), SimTime::zero());
+  StepDriver driver(sim, flows, step, routes, wire, offsets);
+  for (std::uint32_t i = 0; i < routes.size(); ++i) sim.schedule_at(offsets[i], driver, i);
+  sim.run();
+  step.links = flows.traffic();
+}
+
+// The recurrence's weights (see advance) from the step's transfer times.
+void set_weights(CombinedStep& step) {
+  const std::size_t states = step.drained.size();
+  step.self_weight.resize(states);
+  step.receive_weight.resize(states);
+  for (std::size_t i = 0; i < states; ++i) {
+    step.self_weight[i] = (step.drained[i] + step.reduction[i]).ps();
+    step.receive_weight[i] = (step.arrived[step.pred[i]] + step.reduction[i]).ps();
+  }
+}
+
+// One step for every rank of every channel, as the executor runs it: rank i is done with the step when its send
+// has left and its receive has arrived, then it reduces. `start` holds the ranks' start of this step (ps);
+// `next_start` receives their start of the next. This loop is the fast path's hot spot (steps x ranks x channels),
+// hence raw picoseconds and precomputed weights.
+void advance(const CombinedStep& step, const std::vector<std::int64_t>& start, std::vector<std::int64_t>& next_start) {
+  const std::size_t states = start.size();
+  const std::uint32_t* pred = step.pred.data();
+  const std::int64_t* self = step.self_weight.data();
+  const std::int64_t* receive = step.receive_weight.data();
+  for (std::size_t i = 0; i < states; ++i) {
+    next_start[i] = std::max(start[i] + self[i], start[pred[i]] + receive[i]);
+  }
+}
+
+// Runs the recurrence over the first `steps` steps; records, for each shape, the ranks' start times at its
+// representative step.
+SimTime run_steps(const std::vector<CombinedStep*>& step_shapes, std::size_t steps, std::size_t states,
+                  std::map<const CombinedStep*, std::vector<SimTime>>* representative_starts) {
+  std::vector<std::int64_t> start(states, 0);
+  std::vector<std::int64_t> next_start(states);
+  for (std::uint32_t s = 0; s < steps; ++s) {
+    const CombinedStep& step = *step_shapes[s];
+    if (representative_starts != nullptr && step.representative == s) {
+      std::vector<SimTime>& kept = (*representative_starts)[&step];
+      kept.clear();
+      for (const std::int64_t t : start) kept.push_back(SimTime::from_ps(t));
+    }
+    advance(step, start, next_start);
+    start.swap(next_start);
+  }
+  return SimTime::from_ps(*std::max_element(start.begin(), start.end()));
+}
+
+}  // namespace
+
+std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const CollectivePlan* const> channels,
+                                            const std::vector<NodeId>& gpus, const ExecutorOptions& options) {
+  if (channels.empty()) return std::nullopt;
+  const std::size_t ranks = channels[0]->rank_count();
+  SYNCSIM_INVARIANT(gpus.size() == ranks, "lockstep: one GPU per rank expected");
+  const std::uint32_t steps = channels[0]->step_count(Rank{0});
+  for (const CollectivePlan* plan : channels) {
+    if (plan->rank_count() != ranks) return std::nullopt;
+    for (std::uint32_t r = 0; r < ranks; ++r) {
+      if (plan->step_count(Rank{r}) != steps) return std::nullopt;
+    }
+  }
+
+  // The pattern tuple of every step first: a plan that is not uniform costs no simulation.
+  std::map<std::vector<std::uint32_t>, CombinedStep> shapes;
+  std::vector<std::uint32_t> ids(channels.size());
+  std::vector<CombinedStep*> step_shapes(steps);  // std::map keeps its nodes in place
+  for (std::uint32_t s = 0; s < steps; ++s) {
+    for (std::size_t c = 0; c < channels.size(); ++c) {
+      const std::optional<std::uint32_t> id = channels[c]->uniform_pattern(s);
+      if (!id) return std::nullopt;
+      ids[c] = *id;
+    }
+    const auto [it, inserted] = shapes.try_emplace(ids);
+    if (inserted) it->second.first_step = s;
+    ++it->second.occurrences;
+    step_shapes[s] = &it->second;
+  }
+  // The middle occurrence of each shape: far enough in for the ranks to have drifted apart.
+  std::map<const CombinedStep*, std::uint64_t> seen;
+  for (std::uint32_t s = 0; s < steps; ++s) {
+    CombinedStep& step = *step_shapes[s];
+    if (seen[&step]++ == step.occurrences / 2) step.representative = s;
+  }
+
+  // Pass 1: every transfer alone on its route (no sharing). Pass 2: each shape re-simulated as one fluid step with
+  // the ranks started at the offsets pass 1 gives at its representative step, so that transfers sharing a link
+  // overlap as much as the schedule makes them; then the recurrence again with those times.
+  const std::size_t states = channels.size() * ranks;
+  std::map<const CombinedStep*, std::pair<std::vector<const Route*>, std::vector<double>>> transfers;
+  for (auto& [key, step] : shapes) {
+    auto& [routes, wire] = transfers[&step];
+    if (!read_step(router, channels, gpus, options, step, routes, wire)) return std::nullopt;
+    time_alone(step, routes, wire);
+    set_weights(step);
+  }
+  std::map<const CombinedStep*, std::vector<SimTime>> starts;
+  std::size_t first_pass_steps = 0;  // up to the last representative: the rest would not be read
+  for (const auto& [key, step] : shapes) {
+    first_pass_steps = std::max<std::size_t>(first_pass_steps, step.representative + 1);
+  }
+  run_steps(step_shapes, first_pass_steps, states, &starts);
+  for (auto& [key, step] : shapes) {
+    std::vector<SimTime>& offsets = starts.at(&step);
+    const SimTime first = *std::min_element(offsets.begin(), offsets.end());
+    for (SimTime& t : offsets) t -= first;
+    const auto& [routes, wire] = transfers.at(&step);
+    simulate_step(router.topology(), step, routes, wire, offsets);
+    set_weights(step);
+  }
+  const SimTime time = run_steps(step_shapes, steps, states, nullptr);
+
+  LockstepTiming timing;
+  timing.time = time;
+  std::vector<LinkTraffic> by_link(router.topology().link_count());
+  for (const auto& [key, step] : shapes) {
+    const auto k = static_cast<std::int64_t>(step.occurrences);
+    timing.stats.transfers += states * step.occurrences;
+    timing.stats.bytes_sent += step.bytes_sent * static_cast<double>(k);
+    timing.stats.bytes_reduced += step.bytes_reduced * static_cast<double>(k);
+    for (const LinkTraffic& link : step.links) {
+      LinkTraffic& total = by_link[link.link.value()];
+      total.bytes_carried += link.bytes_carried * static_cast<double>(k);
+      total.busy_time += link.busy_time * k;
+    }
+  }
+  timing.step_simulations = shapes.size();
+  timing.stats.bulk_steps = std::uint64_t{steps} * channels.size();
+  for (std::uint32_t l = 0; l < by_link.size(); ++l) {
+    if (by_link[l].bytes_carried > 0) {
+      timing.links.push_back({LinkId{l}, by_link[l].bytes_carried, by_link[l].busy_time});
+    }
+  }
+  return timing;
+}
+
+}  // namespace syncsim
