@@ -7,6 +7,7 @@
 #include "engines.hpp"
 #include "fault_plan.hpp"
 #include "network_timeline.hpp"
+#include "sync_link_load.hpp"
 #include "sync_trace.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/training/bucket_plan.hpp"
@@ -114,6 +115,7 @@ RunOutput run_sync_allreduce(RunContext& context) {
     }
     r.buckets.push_back(std::move(b));
   }
+  if (workers > 1) record_link_loads(context, recorder, r);
   out.trace = std::move(recorder).build();
   return out;
 }

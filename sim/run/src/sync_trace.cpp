@@ -29,6 +29,7 @@ void SyncTraceRecorder::on_compute(std::int64_t rank, std::int64_t iteration, st
 
 void SyncTraceRecorder::on_allreduce(std::int64_t iteration, std::size_t bucket, Bytes bytes, SimTime start,
                                      SimTime end, const std::vector<std::int64_t>& ranks, bool averaging) {
+  collectives_.push_back({iteration, bytes, static_cast<std::int64_t>(ranks.size()), start, end});
   if (!traced(iteration)) return;
   const std::string name = fmt::format("{} bucket {}", averaging ? "average" : "allreduce", bucket);
   for (const std::int64_t r : ranks) {

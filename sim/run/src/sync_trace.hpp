@@ -32,6 +32,18 @@ class SyncTraceRecorder final : public SynchronousRunObserver {
   void on_idle(std::int64_t rank, std::int64_t iteration, SimTime start, SimTime end) override;
   void on_fault(std::int64_t rank, FaultSpan span, std::size_t fault, SimTime start, SimTime end) override;
 
+  // Every AllReduce the run placed, traced or not (for the link loads of sync_link_load.hpp).
+  struct Collective {
+    std::int64_t iteration = 0;
+    Bytes bytes;
+    std::int64_t ranks = 0;
+    SimTime start;
+    SimTime end;
+  };
+  const std::vector<Collective>& collectives() const { return collectives_; }
+  bool traced_iteration(std::int64_t iteration) const { return traced(iteration); }
+  trace::TraceBuilder& builder() { return builder_; }
+
   trace::Trace build() &&;
 
  private:
@@ -41,6 +53,7 @@ class SyncTraceRecorder final : public SynchronousRunObserver {
   std::int64_t first_traced_ = 0;
   std::vector<trace::TrackId> compute_track_;
   std::vector<trace::TrackId> comm_track_;
+  std::vector<Collective> collectives_;
 };
 
 }  // namespace syncsim::run
