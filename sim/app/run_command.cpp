@@ -61,7 +61,7 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir)
   }
   for (std::size_t i = 0; i < r.busiest_links.size() && i < 3; ++i) {
     const LinkReport& l = r.busiest_links[i];
-    fmt::print(o, "{}{} -> {} ({}): {:.1f}% busy, {:.3f} GB\n", i == 0 ? "busiest links    " : "                 ",
+    fmt::print(o, "{}{} -> {} ({}): {:.1f}% utilized, {:.3f} GB\n", i == 0 ? "busiest links    " : "                 ",
                l.from, l.to, l.link_class, 100 * l.utilization, l.bytes / 1e9);
   }
   fmt::print(o, "memory           {}: {} of {}{}\n", r.memory.fits ? "fits" : "DOES NOT FIT",

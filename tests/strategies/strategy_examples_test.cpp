@@ -89,5 +89,19 @@ TEST_CASE("failure-checkpoint-restart: lost work since the checkpoint, or one it
   CHECK(elastic.lost_work < restart.lost_work);
 }
 
+TEST_CASE("degraded-link-window: one slow cable slows every iteration that starts in its window") {
+  const std::string file = "degraded-link-window.yaml";
+  const TrainingReport healthy = run_example(file, {"degraded_links=[]"});
+  const TrainingReport degraded = run_example(file);
+  REQUIRE(healthy.iteration_p99 == healthy.iteration_p50);  // no jitter
+  CHECK(degraded.iteration_p50 == healthy.iteration_p50);   // most iterations are outside the window
+  const double fast = healthy.iteration_p50.seconds();
+  const double slow = degraded.iteration_p99.seconds();
+  CHECK(slow > 1.5 * fast);
+  // Inside the 2 s window iterations take `slow` instead of `fast`: the run loses about 2 s x (1 - fast/slow).
+  const double lost = degraded.total.seconds() - healthy.total.seconds();
+  CHECK(lost == Approx(2.0 * (1 - fast / slow)).epsilon(0.15));
+}
+
 }  // namespace
 }  // namespace syncsim

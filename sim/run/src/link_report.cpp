@@ -16,9 +16,14 @@ std::vector<LinkReport> busiest_links(const Topology& topology, const FlowModel&
     const LinkUsage usage = flows.link_usage(link);
     if (usage.bytes_carried > 0) used.push_back({link, usage});
   }
-  std::sort(used.begin(), used.end(), [](const Used& a, const Used& b) {
+  // Utilization: what the link carried over what it could have carried in the run.
+  const auto utilization = [&](const Used& u) {
+    const double capacity = topology.link(u.link).bandwidth.bytes_per_second * total.seconds();
+    return capacity > 0 ? std::min(1.0, u.usage.bytes_carried / capacity) : 0.0;
+  };
+  std::sort(used.begin(), used.end(), [&](const Used& a, const Used& b) {
+    if (utilization(a) != utilization(b)) return utilization(a) > utilization(b);
     if (a.usage.busy_time != b.usage.busy_time) return a.usage.busy_time > b.usage.busy_time;
-    if (a.usage.bytes_carried != b.usage.bytes_carried) return a.usage.bytes_carried > b.usage.bytes_carried;
     return a.link.value() < b.link.value();
   });
   if (used.size() > kBusiestLinks) used.resize(kBusiestLinks);
@@ -31,8 +36,7 @@ std::vector<LinkReport> busiest_links(const Topology& topology, const FlowModel&
     report.link_class = std::string(to_string(link.kind));
     report.bytes = u.usage.bytes_carried;
     report.busy = u.usage.busy_time;
-    report.utilization =
-        total > SimTime::zero() ? static_cast<double>(u.usage.busy_time.ps()) / static_cast<double>(total.ps()) : 0.0;
+    report.utilization = utilization(u);
     out.push_back(std::move(report));
   }
   return out;

@@ -8,8 +8,8 @@
 
 namespace syncsim::run {
 
-// Directed links with traffic, by busy time (then bytes, then link id), at most kBusiestLinks; utilization is
-// busy / total.
+// Directed links with traffic, by utilization = bytes / (bandwidth x total) (then busy time, then link id), at
+// most kBusiestLinks.
 std::vector<LinkReport> busiest_links(const Topology& topology, const FlowModel& flows, SimTime total);
 
 }  // namespace syncsim::run

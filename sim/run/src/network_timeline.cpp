@@ -1,5 +1,7 @@
 #include "network_timeline.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "syncsim/topology/router.hpp"
@@ -9,7 +11,7 @@ namespace syncsim::run {
 struct NetworkTimeline::Variant {
   Topology topology;
   Router router;
-  std::map<std::pair<std::int64_t, std::int64_t>, SimTime> allreduce;  // (size, ranks) -> time
+  std::map<std::pair<std::int64_t, std::int64_t>, CollectiveOutcome> allreduce;  // (size, ranks) -> outcome
   explicit Variant(Topology changed) : topology(std::move(changed)), router(topology) {}
 };
 
@@ -49,11 +51,27 @@ std::map<LinkId, double> NetworkTimeline::state_at(SimTime time) const {
   return factors;
 }
 
+double NetworkTimeline::mean_factor(LinkId link, SimTime total) const {
+  if (total <= SimTime::zero()) return 1.0;
+  double lost = 0;  // seconds of full bandwidth missing
+  for (const Change& c : changes_) {
+    if (std::find(c.links.begin(), c.links.end(), link) == c.links.end()) continue;
+    const SimTime from = std::min(c.from, total);
+    const SimTime until = std::min(c.until.value_or(total), total);
+    if (until > from) lost += (1.0 - c.factor) * (until - from).seconds();
+  }
+  return std::max(0.0, 1.0 - lost / total.seconds());
+}
+
 SimTime NetworkTimeline::allreduce(Bytes size, std::int64_t ranks, SimTime start) {
   if (ranks <= 1) return SimTime::zero();
-  const auto n = static_cast<std::size_t>(ranks);
+  return allreduce_outcome(size, ranks, start).outcome->time;
+}
+
+NetworkTimeline::Outcome NetworkTimeline::allreduce_outcome(Bytes size, std::int64_t ranks, SimTime start) {
+  const auto n = static_cast<std::size_t>(std::max<std::int64_t>(ranks, 1));
   std::map<LinkId, double> state = state_at(start);
-  if (state.empty()) return context_->allreduce(size, n).time;
+  if (state.empty()) return {&context_->allreduce(size, n), &context_->topology()};
   auto found = variants_.find(state);
   if (found == variants_.end()) {
     Topology changed = with_link_factors(context_->topology(), state);
@@ -61,13 +79,12 @@ SimTime NetworkTimeline::allreduce(Bytes size, std::int64_t ranks, SimTime start
   }
   Variant& v = *found->second;
   const auto key = std::make_pair(size.value, ranks);
-  if (const auto hit = v.allreduce.find(key); hit != v.allreduce.end()) return hit->second;
+  if (const auto hit = v.allreduce.find(key); hit != v.allreduce.end()) return {&hit->second, &v.topology};
   CollectiveSpec spec = context_->collective_spec(CollectiveOp::allreduce, n);
   spec.size = size;
-  const SimTime time =
-      at_value(context_->scenario().training.algorithm, [&] { return simulate_collective(v.router, spec).time; });
-  v.allreduce.emplace(key, time);
-  return time;
+  const auto placed = v.allreduce.emplace(
+      key, at_value(context_->scenario().training.algorithm, [&] { return simulate_collective(v.router, spec); }));
+  return {&placed.first->second, &v.topology};
 }
 
 }  // namespace syncsim::run

@@ -35,10 +35,20 @@ class NetworkTimeline {
 
   // The links are gone from `from` to the end of the run (routes avoid them).
   void fail_links(const std::vector<LinkId>& links, SimTime from);
+  // The link's mean bandwidth factor over [0, total]: 1 for a link never degraded, less for one that was
+  // (overlapping degradations are counted one by one, a simplification that can only lower it; never below 0).
+  double mean_factor(LinkId link, SimTime total) const;
   // Bandwidth factor per directed link at `time` (0: gone); empty when the network is intact.
   std::map<LinkId, double> state_at(SimTime time) const;
   // AllReduce of `size` over the first `ranks` GPUs, starting at `start`.
   SimTime allreduce(Bytes size, std::int64_t ranks, SimTime start);
+  // The same collective's whole outcome (its per-link traffic) and the topology its link ids refer to (a changed
+  // network is a copy whose ids may differ). Valid while the timeline lives.
+  struct Outcome {
+    const CollectiveOutcome* outcome;
+    const Topology* topology;
+  };
+  Outcome allreduce_outcome(Bytes size, std::int64_t ranks, SimTime start);
 
  private:
   struct Change {

@@ -115,7 +115,7 @@ RunOutput run_sync_allreduce(RunContext& context) {
     }
     r.buckets.push_back(std::move(b));
   }
-  if (workers > 1) record_link_loads(context, recorder, r);
+  if (workers > 1) record_link_loads(context, network, recorder, r);
   out.trace = std::move(recorder).build();
   return out;
 }

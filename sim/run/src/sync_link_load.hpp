@@ -1,19 +1,23 @@
 #pragma once
 // Link loads of a synchronous run: every AllReduce the run placed (SyncTraceRecorder::collectives) carries the
-// per-link traffic its simulation found (CollectiveOutcome::links), so the run's busiest links are those with
-// the most busy time summed over its collectives, and a link's utilization during one collective is its busy
-// time in that collective over the collective's duration.
+// per-link traffic its simulation found (CollectiveOutcome::links). A link's utilization is the bytes it carried
+// over what it could have carried: over the run, bytes / (bandwidth x mean factor x total); during one
+// collective, that collective's bytes / (bandwidth then x its duration). The busiest links are those with the
+// highest utilization over the run (then the longest busy time): a degraded link tops them, where ranking by busy
+// time alone would tie every link its slowed flows cross.
 //
-// Approximation: the traffic is the intact network's (a degraded or failed link changes a collective's time, and
-// the recorded start and end, but the bytes per link are taken from the same collective on the intact network).
-#include "run_context.hpp"
+// Each collective's traffic is the one simulated on the network as it was at the collective's start (a degraded
+// link's busy time grows with its slowdown), and links are named by their end nodes, since a changed network is
+// a copy of the topology.
+#include "network_timeline.hpp"
 #include "sync_trace.hpp"
 #include "syncsim/training/training_report.hpp"
 
 namespace syncsim::run {
 
 // Fills report.busiest_links (over report.total) and, for the busiest links, adds a track per link to the trace
-// with a utilization counter per traced collective (its average utilization while it runs, 0 after it).
-void record_link_loads(RunContext& context, SyncTraceRecorder& recorder, TrainingReport& report);
+// with a utilization counter per traced collective (its utilization while it runs, 0 after it).
+void record_link_loads(RunContext& context, NetworkTimeline& network, SyncTraceRecorder& recorder,
+                       TrainingReport& report);
 
 }  // namespace syncsim::run

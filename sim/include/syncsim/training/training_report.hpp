@@ -41,14 +41,14 @@ struct WorkerReport {
   std::optional<std::int64_t> updates;
 };
 
-// A link that carried the run's communication, busiest first (busy time over the run's total).
+// A link that carried the run's communication, busiest (highest utilization) first.
 struct LinkReport {
   std::string from;  // topology node names, as `syncsim topo` prints them
   std::string to;
   std::string link_class;  // nvlink, pcie, network, ... (latency_model.hpp's LinkClass)
   double bytes = 0;        // carried over the whole run
   SimTime busy;            // time with traffic on it
-  double utilization = 0;  // busy / total
+  double utilization = 0;  // bytes / (bandwidth x total), degraded bandwidth counted as such
 };
 
 // Asynchronous strategies: how many updates from other workers landed between the moment a worker read the
