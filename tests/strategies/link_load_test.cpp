@@ -1,7 +1,8 @@
-// Busiest links of a synchronous AllReduce run: bytes summed over every collective the run placed, and the
-// trace's utilization counters for those links.
+// Busiest links of a synchronous AllReduce run: bytes summed over every collective the run placed, the trace's
+// utilization counters for those links, and the collective steps nested in each bucket's span.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -49,6 +50,35 @@ TEST_CASE("sync AllReduce: every GPU link carries 2(N-1)/N of each bucket per it
   }
   // Per busiest link: one rise and one fall per bucket AllReduce and iteration.
   CHECK(counters == kBusiestLinks * 2 * r.buckets.size() * 3);
+}
+
+TEST_CASE("sync AllReduce trace: each bucket span holds its ring steps, reduce-scatter then all-gather") {
+  const run::RunOutput out = run::run_scenario(parse_scenario(kScenario, "links.yaml"));
+  std::ostringstream text;
+  trace::write_chrome_trace(out.trace, text);
+  const nlohmann::json trace = nlohmann::json::parse(text.str());
+  std::map<std::int64_t, const nlohmann::json*> spans;  // span_id -> event
+  for (const auto& event : trace.at("traceEvents")) {
+    if (event.at("ph") == "X") spans[event.at("args").at("span_id").get<std::int64_t>()] = &event;
+  }
+  std::size_t steps = 0;
+  std::size_t reduce_scatter = 0;
+  for (const auto& [id, event] : spans) {
+    if (event->at("cat") != "collective_step") continue;
+    ++steps;
+    const nlohmann::json& parent = *spans.at(event->at("args").at("parent_span_id").get<std::int64_t>());
+    CHECK(parent.at("cat") == "communication");
+    CHECK(event->at("tid") == parent.at("tid"));
+    const double start = event->at("ts");
+    const double end = start + event->at("dur").get<double>();
+    CHECK(start >= parent.at("ts").get<double>() - 1e-6);
+    CHECK(end <= parent.at("ts").get<double>() + parent.at("dur").get<double>() + 1e-6);
+    if (event->at("name").get<std::string>().rfind("reduce-scatter", 0) == 0) ++reduce_scatter;
+  }
+  // 8 ranks, 3 iterations, every bucket: 2(N-1) = 14 steps per rank, half of them reduce-scatter.
+  const std::size_t buckets = out.report.buckets.size();
+  CHECK(steps == 8 * 3 * buckets * 14);
+  CHECK(reduce_scatter == steps / 2);
 }
 
 }  // namespace

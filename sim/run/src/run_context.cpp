@@ -109,6 +109,7 @@ CollectiveSpec RunContext::collective_spec(CollectiveOp op, std::size_t ranks) c
   if (t.channels) spec.channels = static_cast<std::uint32_t>(t.channels->value);
   spec.latency = t.latency_model.value;
   if (calibrated_) spec.calibration = &*calibrated_;
+  spec.record_steps = ranks <= kTraceStepsMaxRanks;
   return spec;
 }
 

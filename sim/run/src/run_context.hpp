@@ -35,6 +35,9 @@ auto at_value(const Located<T>& value, F&& make) {
   }
 }
 
+// Collectives over at most this many ranks keep their per-rank step times, which traces show as nested spans.
+inline constexpr std::size_t kTraceStepsMaxRanks = 64;
+
 class RunContext {
  public:
   explicit RunContext(const Scenario& scenario);

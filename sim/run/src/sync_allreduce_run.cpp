@@ -80,6 +80,9 @@ RunOutput run_sync_allreduce(RunContext& context) {
   setup.detection_timeout = s.detection_timeout;
   SyncTraceRecorder recorder(workers, s.training.iterations, s.name);
   setup.observer = &recorder;
+  recorder.set_step_source([&](Bytes bytes, std::int64_t ranks, SimTime start) {
+    return network.allreduce_outcome(bytes, ranks, start).outcome;
+  });
   const SynchronousRunResult result = run_synchronous(setup);
 
   RunOutput out;

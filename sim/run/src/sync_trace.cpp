@@ -6,6 +6,20 @@
 
 namespace syncsim::run {
 
+namespace {
+
+// A ring AllReduce's 2(n-1) steps are n-1 of reduce-scatter, then n-1 of all-gather; other plans just count.
+std::string step_name(const CollectiveOutcome& outcome, std::int64_t ranks, std::size_t step) {
+  const auto half = static_cast<std::size_t>(ranks - 1);
+  if (outcome.algorithm == Algorithm::ring && outcome.step_starts.front().size() == 2 * half + 1) {
+    return step < half ? fmt::format("reduce-scatter {}/{}", step + 1, half)
+                       : fmt::format("all-gather {}/{}", step - half + 1, half);
+  }
+  return fmt::format("step {}", step + 1);
+}
+
+}  // namespace
+
 SyncTraceRecorder::SyncTraceRecorder(std::int64_t ranks, std::int64_t iterations, const std::string& scenario_name)
     : first_traced_(ranks * iterations <= kTraceAllIterationsCap ? 0 : iterations - 1) {
   builder_.set_metadata("scenario", scenario_name);
@@ -32,13 +46,20 @@ void SyncTraceRecorder::on_allreduce(std::int64_t iteration, std::size_t bucket,
   collectives_.push_back({iteration, bytes, static_cast<std::int64_t>(ranks.size()), start, end});
   if (!traced(iteration)) return;
   const std::string name = fmt::format("{} bucket {}", averaging ? "average" : "allreduce", bucket);
-  for (const std::int64_t r : ranks) {
-    builder_.add_span(comm_track_[static_cast<std::size_t>(r)], name, trace::category::communication, start,
-                      end - start,
-                      {{"iteration", iteration},
-                       {"bucket", bucket},
-                       {"bytes", bytes.value},
-                       {"ranks", static_cast<std::int64_t>(ranks.size())}});
+  const auto n = static_cast<std::int64_t>(ranks.size());
+  const CollectiveOutcome* outcome = steps_ && n > 1 ? steps_(bytes, n, start) : nullptr;
+  for (std::size_t i = 0; i < ranks.size(); ++i) {
+    const trace::SpanId parent = builder_.add_span(
+        comm_track_[static_cast<std::size_t>(ranks[i])], name, trace::category::communication, start, end - start,
+        {{"iteration", iteration}, {"bucket", bucket}, {"bytes", bytes.value}, {"ranks", n}});
+    if (outcome == nullptr || i >= outcome->step_starts.size()) continue;
+    // The collective's rank i is the i-th joining rank (the simulation places it on the i-th GPU).
+    const std::vector<SimTime>& steps = outcome->step_starts[i];
+    for (std::size_t s = 0; s + 1 < steps.size(); ++s) {
+      builder_.add_span(comm_track_[static_cast<std::size_t>(ranks[i])], step_name(*outcome, n, s),
+                        trace::category::collective_step, start + steps[s], steps[s + 1] - steps[s],
+                        {{"step", static_cast<std::int64_t>(s)}, {"algorithm", to_string(outcome->algorithm)}}, parent);
+    }
   }
 }
 

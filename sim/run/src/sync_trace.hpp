@@ -2,7 +2,8 @@
 // The trace of `syncsim run` for sync and local_sgd over AllReduce: records run_synchronous's spans as it places
 // them (SynchronousRunObserver), per worker a compute track (forward and backward per micro-batch, optimizer step,
 // idle gaps, and a fault's "down", "stalled" and "restart" spans) and a communication track (one span per bucket
-// AllReduce, from the moment every rank has joined to its end; "average bucket j" for local SGD's averaging).
+// AllReduce, from the moment every rank has joined to its end; "average bucket j" for local SGD's averaging), the
+// collective's steps nested in each bucket span when the step source gives them (small collectives).
 //
 // An attempt that a fault cut short shows what was done before the fault; the survivors' wait for the detection
 // is the "stalled" span (category idle).
@@ -10,9 +11,11 @@
 // Cap: every iteration is traced when workers x iterations <= kTraceAllIterationsCap; otherwise only the last
 // iteration (and every fault span), so that a large run's trace stays small (a few spans per worker).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
+#include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/trace/trace.hpp"
 #include "syncsim/training/synchronous_run.hpp"
 
@@ -43,6 +46,10 @@ class SyncTraceRecorder final : public SynchronousRunObserver {
   const std::vector<Collective>& collectives() const { return collectives_; }
   bool traced_iteration(std::int64_t iteration) const { return traced(iteration); }
   trace::TraceBuilder& builder() { return builder_; }
+  // Where the collective steps of an AllReduce come from (CollectiveOutcome::step_starts, with its algorithm):
+  // each bucket span then gets one nested span per step on every rank. Unset or empty step times: no steps.
+  using StepSource = std::function<const CollectiveOutcome*(Bytes bytes, std::int64_t ranks, SimTime start)>;
+  void set_step_source(StepSource source) { steps_ = std::move(source); }
 
   trace::Trace build() &&;
 
@@ -54,6 +61,7 @@ class SyncTraceRecorder final : public SynchronousRunObserver {
   std::vector<trace::TrackId> compute_track_;
   std::vector<trace::TrackId> comm_track_;
   std::vector<Collective> collectives_;
+  StepSource steps_;
 };
 
 }  // namespace syncsim::run

@@ -73,6 +73,7 @@ struct CollectiveExecutor::Impl {
   ExecutorStats stats;
 
   std::vector<RankState> ranks;
+  std::vector<std::vector<SimTime>> step_starts;                    // with options.record_steps
   std::unordered_map<std::uint64_t, std::uint32_t> early_arrivals;  // (rank << 32 | step) -> count
   std::vector<InFlight> in_flight;
   std::vector<std::uint32_t> free_slots;
@@ -92,8 +93,13 @@ struct CollectiveExecutor::Impl {
 
   // ---- per-flow path ----
 
+  void record_step(std::size_t rank) {
+    if (options.record_steps) step_starts[rank].push_back(sim.now() - started);
+  }
+
   void begin_step(Rank rank) {
     RankState& st = ranks[rank.value()];
+    record_step(rank.value());  // a step's start, or the rank's end after its last step
     if (st.step >= st.steps) {
       finish_rank(st);
       return;
@@ -257,9 +263,10 @@ struct CollectiveExecutor::Impl {
     const std::uint32_t steps = ranks.empty() ? 0 : ranks[0].steps;
     if (bulk_step >= steps) {
       release_claims();
-      for (auto& st : ranks) {
-        st.step = steps;
-        finish_rank(st);
+      for (std::size_t r = 0; r < ranks.size(); ++r) {
+        record_step(r);
+        ranks[r].step = steps;
+        finish_rank(ranks[r]);
       }
       return;
     }
@@ -282,6 +289,7 @@ struct CollectiveExecutor::Impl {
       claimed = id;
     }
     bulk_step_start = sim.now();
+    for (std::size_t r = 0; r < ranks.size(); ++r) record_step(r);
     sim.schedule_in(pattern.duration, self, kBulkEvent | ++bulk_generation);
   }
 
@@ -394,6 +402,7 @@ void CollectiveExecutor::start(std::function<void()> on_done) {
   m.started = m.sim.now();
   m.running = true;
   m.ranks.assign(m.plan.rank_count(), RankState{});
+  m.step_starts.assign(m.options.record_steps ? m.ranks.size() : 0, {});
   bool same_step_count = true;
   for (std::uint32_t r = 0; r < m.ranks.size(); ++r) {
     m.ranks[r].steps = m.plan.step_count(Rank{r});
@@ -419,6 +428,9 @@ SimTime CollectiveExecutor::finish_time() const {
 }
 const ExecutorStats& CollectiveExecutor::stats() const {
   return impl_->stats;
+}
+const std::vector<std::vector<SimTime>>& CollectiveExecutor::step_starts() const {
+  return impl_->step_starts;
 }
 
 void CollectiveExecutor::on_event(Simulator&, std::uint64_t payload) {

@@ -50,6 +50,7 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
   ExecutorOptions options;
   options.bulk = spec.bulk;
   options.cost = cost_of(spec, candidate);
+  options.record_steps = spec.record_steps;
 
   const Bytes per_channel{spec.size.value / channels};
   std::vector<std::unique_ptr<CollectivePlan>> plans;
@@ -83,7 +84,7 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
   for (const auto& plan : plans) {
     for (std::size_t r = 0; r < ranks; ++r) transfers += plan->step_count(Rank{static_cast<std::uint32_t>(r)});
   }
-  if (spec.bulk && channels > 1 && transfers >= spec.lockstep_min_transfers) {
+  if (spec.bulk && channels > 1 && transfers >= spec.lockstep_min_transfers && !spec.record_steps) {
     std::vector<const CollectivePlan*> channel_plans;
     for (const auto& plan : plans) channel_plans.push_back(plan.get());
     if (std::optional<LockstepTiming> lockstep = time_lockstep(router, channel_plans, gpus, options)) {
@@ -99,6 +100,7 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
   std::vector<std::unique_ptr<CollectiveExecutor>> executors;
   for (const auto& plan : plans) {
     executors.push_back(std::make_unique<CollectiveExecutor>(sim, flows, router, *plan, gpus, options));
+    options.record_steps = false;  // channel 0's steps are the outcome's
   }
   for (auto& executor : executors) executor->start();
   sim.run();
@@ -116,6 +118,7 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
   }
   outcome.time = last + options.cost.launch;
   outcome.links = flows.traffic();
+  if (spec.record_steps) outcome.step_starts = executors.front()->step_starts();
   return outcome;
 }
 

@@ -37,6 +37,9 @@ struct ExecutorOptions {
   // Per-step latency and protocol efficiency (latency_model.hpp); the default is the physical model. The launch
   // overhead is the caller's to add: it is paid once per collective, not per channel.
   TransferCost cost;
+  // Keep every rank's step start times (step_starts()): for traces of small collectives; memory grows with
+  // ranks x steps.
+  bool record_steps = false;
 };
 
 struct ExecutorStats {
@@ -61,6 +64,9 @@ class CollectiveExecutor final : public EventHandler, public FlowObserver, publi
   SimTime start_time() const;
   SimTime finish_time() const;
   const ExecutorStats& stats() const;
+  // With ExecutorOptions::record_steps: per rank, when each of its steps began and, last, when it finished, all
+  // relative to start_time(). Empty otherwise.
+  const std::vector<std::vector<SimTime>>& step_starts() const;
 
   void on_event(Simulator& sim, std::uint64_t payload) override;
   void on_flow_finished(FlowId flow, std::uint64_t token) override;

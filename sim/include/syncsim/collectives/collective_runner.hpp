@@ -43,6 +43,9 @@ struct CollectiveSpec {
   // clusters, up to ~17% slower on 2-16 DGX nodes in the few-MB range) only when they have at least this many
   // transfers in all; smaller collectives run on the exact executors, which are fast enough there. 0: always.
   std::size_t lockstep_min_transfers = 1'000'000;
+  // Keep channel 0's per-rank step start times in the outcome (for traces; runs on the executors, never in
+  // lockstep, so meant for small collectives).
+  bool record_steps = false;
 };
 
 struct CollectiveOutcome {
@@ -55,6 +58,9 @@ struct CollectiveOutcome {
   // Every link that carried bytes during the collective (all channels), sorted by link id: bytes on the wire
   // (payload divided by the protocol's efficiency) and the time the link had at least one transfer pushing.
   std::vector<LinkTraffic> links;
+  // With spec.record_steps: channel 0's steps, per rank: when each step began and, last, when the rank finished,
+  // relative to the collective's start (the launch overhead is not in them). Empty otherwise.
+  std::vector<std::vector<SimTime>> step_starts;
 };
 
 // Ranks grouped by host, from the topology's GPU host ids; empty when some GPU has none.
