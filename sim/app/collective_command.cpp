@@ -10,6 +10,7 @@
 #include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/collectives/nccl_tests_table.hpp"
 #include "syncsim/collectives/size_range.hpp"
+#include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/topology/topology_spec.hpp"
 #include "syncsim/validation/calibration.hpp"
@@ -32,6 +33,7 @@ struct CollectiveOptions {
   bool per_flow = false;
   bool json = false;
   std::string calibration;
+  std::string gpu;  // catalog name: NCCL's bus-bandwidth ceiling for its architecture
 };
 
 template <typename F>
@@ -83,6 +85,10 @@ CollectiveSpec make_spec(const CollectiveOptions& options, const Topology& topol
     }
   }
   spec.bulk = !options.per_flow;
+  if (!options.gpu.empty()) {
+    const GpuSpec gpu = at_flag("--gpu", [&] { return find_gpu(options.gpu); });
+    if (gpu.compute_capability) spec.busbw_cap = nccl_busbw_cap(*gpu.compute_capability);
+  }
   return spec;
 }
 
@@ -224,6 +230,9 @@ Action add_collective_command(CLI::App& app) {
   command->add_flag("--json", options->json, "Print the rows as JSON");
   command->add_option("--calibration", options->calibration,
                       "Calibration file from `syncsim calibrate`: its fitted regimes replace NCCL's latency model");
+  command->add_option("--gpu", options->gpu,
+                      "GPU model (catalog name): applies NCCL's bus-bandwidth ceiling for its architecture "
+                      "(A100: 235 GB/s, Hopper: 370 GB/s) with the nccl latency model");
   return [options]() { return run_collective(*options); };
 }
 

@@ -142,3 +142,27 @@ TEST_CASE("bad requests: a protocol without the nccl model, too many ranks", "[r
   spec.ranks = 9;
   CHECK_THROWS_WITH(simulate_collective(router, spec), Catch::Contains("expected 2 to 4 ranks"));
 }
+
+TEST_CASE("NCCL's architecture ceiling caps busbw on an A100 node, only with NCCL's latency model",
+          "[collective_runner]") {
+  CHECK(nccl_busbw_cap(80)->gb_per_s() == Approx(235));
+  CHECK(nccl_busbw_cap(90)->gb_per_s() == Approx(370));
+  CHECK_FALSE(nccl_busbw_cap(70));
+  CHECK_FALSE(nccl_busbw_cap(86));  // NCCL's A100 rule is for compute capability 8.0 exactly
+  const Topology topology = build_topology("dgx:nodes=1,gpus=8,nvlink_bw=300GB/s");
+  Router router(topology);
+  CollectiveSpec spec;
+  spec.size = Bytes{std::int64_t{1} << 30};
+  spec.latency = LatencySource::nccl;
+  const auto busbw = [&](const CollectiveOutcome& o) {
+    return bus_bandwidth(CollectiveOp::allreduce, 8, spec.size, o.time).busbw.gb_per_s();
+  };
+  const double free = busbw(simulate_collective(router, spec));
+  spec.busbw_cap = nccl_busbw_cap(80);
+  const double capped = busbw(simulate_collective(router, spec));
+  CHECK(free > 235);
+  CHECK(capped <= 235);
+  CHECK(capped > 0.98 * 235);  // 1 GiB: the launch overhead is negligible
+  spec.latency = LatencySource::physical;
+  CHECK(busbw(simulate_collective(router, spec)) > 235);
+}

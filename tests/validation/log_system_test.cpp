@@ -1,5 +1,6 @@
 // The simulated system behind a log: the topology family scaled to the log, its link classes, the measured points.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <string>
 
 #include "syncsim/core/input_error.hpp"
@@ -86,4 +87,44 @@ TEST_CASE("a log's system simulates with NCCL's model or a calibrated one", "[lo
   const CollectiveOutcome ring = system.simulate(Bytes{1 << 20}, cost, Algorithm::ring);
   CHECK(ring.time.us() == Approx(10 + 6 * (2 + 262144 / 32e3)).epsilon(1e-6));
   CHECK(ring.regime == std::optional<std::size_t>(0));
+}
+
+TEST_CASE("a log's GPUs set NCCL's bus-bandwidth ceiling: 235 GB/s for A100, none for V100 or an unknown GPU",
+          "[log-system]") {
+  const NcclTestsLog a100 = read_nccl_tests_log(shipped("a100-sxm4-1node-8gpu-nvswitch.log"));
+  REQUIRE(LogSystem(a100, "dgx:nodes=1,gpus=8,nvlink_bw=300GB/s", "t").busbw_cap().has_value());
+  CHECK(LogSystem(a100, "dgx:nodes=1,gpus=8,nvlink_bw=300GB/s", "t").busbw_cap()->gb_per_s() == Approx(235));
+  const NcclTestsLog h100 = read_nccl_tests_log(shipped("h100-1node-8gpu-nvswitch.log"));
+  CHECK(LogSystem(h100, "dgx:nodes=1,gpus=8,nvlink_bw=450GB/s", "t").busbw_cap()->gb_per_s() == Approx(370));
+  const NcclTestsLog v100 = read_nccl_tests_log(shipped("v100-dgx1-2node-16gpu-roce-2x100g.log"));
+  CHECK_FALSE(LogSystem(v100, "dgx:nodes=2,gpus=8,nvlink_bw=150GB/s,nic_bw=100Gbps,rails=2", "t").busbw_cap());
+  NcclTestsLog unknown = a100;
+  unknown.gpu_names = {"NVIDIA Imaginary-9000"};
+  CHECK_FALSE(LogSystem(unknown, "dgx:nodes=1,gpus=8,nvlink_bw=300GB/s", "t").busbw_cap());
+}
+
+// Issue 4's datasheet-only bar: with a topology describing the system and datasheet link rates (and NCCL's own
+// tuning constants), large-message busbw within 25% of the published measurement. The 2-node A100 log is left
+// out: its publisher calls the fabric untuned, and it delivers 36% of its NICs' datasheet rate (docs/accuracy.md).
+TEST_CASE("datasheet prediction: large-message busbw within 25% for the A100 node and the V100 pair", "[log-system]") {
+  struct System {
+    const char* log;
+    const char* topology;
+  };
+  for (const System system : {System{"a100-sxm4-1node-8gpu-nvswitch.log", "dgx:nodes=1,gpus=8,nvlink_bw=300GB/s"},
+                              System{"v100-dgx1-2node-16gpu-roce-2x100g.log",
+                                     "dgx:nodes=2,gpus=8,nvlink_bw=150GB/s,nic_bw=100Gbps,rails=2"}}) {
+    const NcclTestsLog log = read_nccl_tests_log(shipped(system.log));
+    LogSystem model(log, system.topology, "t");
+    double ratio_sum = 0;
+    int count = 0;
+    for (const MeasuredPoint& p : measured_points(log, Placement::out_of_place)) {
+      if (p.size.value < (std::int64_t{256} << 20)) continue;
+      ratio_sum += p.time_us / model.simulate(p.size, nullptr).time.us();  // predicted busbw / measured busbw
+      ++count;
+    }
+    INFO(system.log);
+    REQUIRE(count > 0);
+    CHECK(std::abs(ratio_sum / count - 1) <= 0.25);
+  }
 }

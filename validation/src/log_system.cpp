@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/topology/topology_spec.hpp"
 
@@ -116,6 +117,23 @@ std::string scale_topology_spec(std::string_view family, int ranks, int hosts, s
   return std::string(trim(family));
 }
 
+namespace {
+
+// The catalog GPU of an nccl-tests device name ("NVIDIA A100-SXM4-40GB", "Tesla V100-SXM2-32GB", "NVIDIA GeForce
+// RTX 2080 Ti"), or nullopt when the catalog does not know it.
+std::optional<GpuSpec> catalog_gpu_of_device(std::string name) {
+  for (const std::string_view prefix : {"NVIDIA ", "Tesla ", "GeForce "}) {
+    if (name.rfind(prefix, 0) == 0) name.erase(0, prefix.size());
+  }
+  try {
+    return find_gpu(name);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
 LogSystem::LogSystem(const NcclTestsLog& log, std::string_view topology_family, std::string_view source)
     : spec_(scale_topology_spec(topology_family, log.ranks, log.hosts, source)),
       topology_(std::make_unique<Topology>(build_topology(spec_, source))),
@@ -142,6 +160,15 @@ LogSystem::LogSystem(const NcclTestsLog& log, std::string_view topology_family, 
   for (std::size_t c = 0; c < seen.size(); ++c) {
     if (seen[c]) classes_.push_back(static_cast<LinkClass>(c));
   }
+  std::optional<int> capability;
+  bool same = !log.gpu_names.empty();
+  for (const std::string& name : log.gpu_names) {
+    const std::optional<GpuSpec> gpu = catalog_gpu_of_device(name);
+    const std::optional<int> cc = gpu ? gpu->compute_capability : std::nullopt;
+    same = same && cc && (!capability || *capability == *cc);
+    capability = cc;
+  }
+  if (same && capability) busbw_cap_ = nccl_busbw_cap(*capability);
 }
 
 CollectiveOutcome LogSystem::simulate(Bytes size, const CalibratedModel* model, std::optional<Algorithm> algorithm) {
@@ -152,6 +179,7 @@ CollectiveOutcome LogSystem::simulate(Bytes size, const CalibratedModel* model, 
   spec.algorithm = algorithm;
   spec.root = root_;
   spec.latency = model ? LatencySource::calibrated : LatencySource::nccl;
+  spec.busbw_cap = busbw_cap_;
   spec.calibration = model;
   return simulate_collective(*router_, spec);
 }

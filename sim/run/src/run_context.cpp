@@ -110,6 +110,7 @@ CollectiveSpec RunContext::collective_spec(CollectiveOp op, std::size_t ranks) c
   spec.latency = t.latency_model.value;
   if (calibrated_) spec.calibration = &*calibrated_;
   spec.record_steps = ranks <= kTraceStepsMaxRanks;
+  if (gpu_.compute_capability) spec.busbw_cap = nccl_busbw_cap(*gpu_.compute_capability);
   return spec;
 }
 

@@ -41,6 +41,13 @@ TransferCost cost_of(const CollectiveSpec& spec, const Candidate& candidate) {
   return physical_cost();
 }
 
+// NCCL's architecture ceiling: busbw = size x bus_factor / time never above spec.busbw_cap.
+SimTime capped(const CollectiveSpec& spec, std::size_t ranks, SimTime time) {
+  if (!spec.busbw_cap || spec.latency != LatencySource::nccl || ranks < 2) return time;
+  const double bytes = static_cast<double>(spec.size.value) * bus_factor(spec.op, ranks);
+  return std::max(time, SimTime::from_seconds(bytes / spec.busbw_cap->bytes_per_second));
+}
+
 CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std::size_t ranks, Candidate candidate,
                                 const std::vector<std::vector<Rank>>& hosts) {
   const Topology& topology = router.topology();
@@ -88,7 +95,7 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
     std::vector<const CollectivePlan*> channel_plans;
     for (const auto& plan : plans) channel_plans.push_back(plan.get());
     if (std::optional<LockstepTiming> lockstep = time_lockstep(router, channel_plans, gpus, options)) {
-      outcome.time = lockstep->time + options.cost.launch;
+      outcome.time = capped(spec, ranks, lockstep->time) + options.cost.launch;
       outcome.stats = lockstep->stats;
       outcome.links = std::move(lockstep->links);
       return outcome;
@@ -116,7 +123,7 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
     outcome.stats.bytes_sent += s.bytes_sent;
     outcome.stats.bytes_reduced += s.bytes_reduced;
   }
-  outcome.time = last + options.cost.launch;
+  outcome.time = capped(spec, ranks, last) + options.cost.launch;
   outcome.links = flows.traffic();
   if (spec.record_steps) outcome.step_starts = executors.front()->step_starts();
   return outcome;

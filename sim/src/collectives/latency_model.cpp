@@ -82,6 +82,12 @@ LinkClass classify(const Topology& topology, const Route& route) {
   return result;
 }
 
+std::optional<Bandwidth> nccl_busbw_cap(int compute_capability) {
+  if (compute_capability == 80) return Bandwidth::from_gb_per_s(235);
+  if (compute_capability == 90) return Bandwidth::from_gb_per_s(370);
+  return std::nullopt;
+}
+
 TransferCost physical_cost() {
   return {};
 }

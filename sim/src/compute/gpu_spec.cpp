@@ -15,8 +15,10 @@ namespace {
 constexpr double kTera = 1e12;
 constexpr std::int64_t kGiB = std::int64_t{1} << 30;
 
-GpuSpec spec(std::string name, PrecisionPeaks peaks, double mem_bw_gb_per_s, std::int64_t memory_gib) {
-  return GpuSpec{std::move(name), peaks, Bandwidth::from_gb_per_s(mem_bw_gb_per_s), Bytes{memory_gib * kGiB}};
+GpuSpec spec(std::string name, int compute_capability, PrecisionPeaks peaks, double mem_bw_gb_per_s,
+             std::int64_t memory_gib) {
+  return GpuSpec{std::move(name), peaks, Bandwidth::from_gb_per_s(mem_bw_gb_per_s), Bytes{memory_gib * kGiB},
+                 compute_capability};
 }
 
 // Every hardware constant of the catalog, with its source. Memory sizes are the datasheet's nominal capacity read
@@ -27,50 +29,52 @@ std::vector<GpuCatalogEntry> build_catalog() {
   // NVIDIA Tesla V100 GPU Accelerator datasheet (2018), SXM2 column: FP32 15.7 TFLOPS, Tensor Performance
   // 125 TFLOPS (FP16 with FP32 accumulate), HBM2 16 or 32 GB at 900 GB/s. Volta has neither TF32 nor BF16.
   const PrecisionPeaks volta{.fp32 = 15.7 * kTera, .tf32 = 15.7 * kTera, .fp16 = 125 * kTera, .bf16 = std::nullopt};
-  catalog.push_back({spec("V100-SXM2-16GB", volta, 900, 16),
+  catalog.push_back({spec("V100-SXM2-16GB", 70, volta, 900, 16),
                      {"V100-16GB", "V100-SXM2-16G"},
                      "NVIDIA Tesla V100 datasheet (2018), SXM2"});
-  catalog.push_back({spec("V100-SXM2-32GB", volta, 900, 32),
+  catalog.push_back({spec("V100-SXM2-32GB", 70, volta, 900, 32),
                      {"V100-32GB", "V100-SXM2-32G"},
                      "NVIDIA Tesla V100 datasheet (2018), SXM2"});
   // NVIDIA A100 Tensor Core GPU datasheet (2021), SXM columns: FP32 19.5, TF32 156, BF16 312, FP16 312 TFLOPS
   // (the 312/624 starred figures are with sparsity); HBM2 40 GB at 1,555 GB/s, HBM2e 80 GB at 2,039 GB/s.
   const PrecisionPeaks ampere{.fp32 = 19.5 * kTera, .tf32 = 156 * kTera, .fp16 = 312 * kTera, .bf16 = 312 * kTera};
-  catalog.push_back(
-      {spec("A100-SXM4-40GB", ampere, 1555, 40), {"A100-40GB", "A100-SXM-40GB"}, "NVIDIA A100 datasheet (2021), SXM"});
-  catalog.push_back(
-      {spec("A100-SXM4-80GB", ampere, 2039, 80), {"A100-80GB", "A100-SXM-80GB"}, "NVIDIA A100 datasheet (2021), SXM"});
+  catalog.push_back({spec("A100-SXM4-40GB", 80, ampere, 1555, 40),
+                     {"A100-40GB", "A100-SXM-40GB"},
+                     "NVIDIA A100 datasheet (2021), SXM"});
+  catalog.push_back({spec("A100-SXM4-80GB", 80, ampere, 2039, 80),
+                     {"A100-80GB", "A100-SXM-80GB"},
+                     "NVIDIA A100 datasheet (2021), SXM"});
   // NVIDIA H100 Tensor Core GPU datasheet (2023), H100 SXM: FP32 67 TFLOPS; TF32 989, BF16/FP16 1,979 TFLOPS are
   // "with sparsity" — the dense values are the H100 architecture whitepaper's (2022, table 3, SXM5): TF32 494.7,
   // FP16/BF16 with FP32 accumulate 989.4. HBM3 80 GB at 3.35 TB/s.
   const PrecisionPeaks hopper{.fp32 = 67 * kTera, .tf32 = 494.7 * kTera, .fp16 = 989.4 * kTera, .bf16 = 989.4 * kTera};
-  catalog.push_back({spec("H100-SXM-80GB", hopper, 3350, 80),
+  catalog.push_back({spec("H100-SXM-80GB", 90, hopper, 3350, 80),
                      {"H100", "H100-SXM", "H100-SXM5", "H100-80GB-HBM3"},
                      "NVIDIA H100 datasheet (2023), H100 SXM; dense tensor peaks from the H100 whitepaper"});
   // NVIDIA H200 Tensor Core GPU datasheet (2024), H200 SXM: the H100 SXM's compute (FP32 67, TF32 989*, BF16/FP16
   // 1,979* TFLOPS, * = with sparsity; dense as H100 SXM) with HBM3e 141 GB at 4.8 TB/s.
-  catalog.push_back({spec("H200-SXM-141GB", hopper, 4800, 141),
+  catalog.push_back({spec("H200-SXM-141GB", 90, hopper, 4800, 141),
                      {"H200", "H200-SXM", "H200-141GB"},
                      "NVIDIA H200 datasheet (2024), H200 SXM"});
   // NVIDIA L40S datasheet (2023): FP32 91.6, TF32 Tensor 183 (366*), BF16/FP16 Tensor 362.05 (733*) TFLOPS;
   // GDDR6 48 GB at 864 GB/s.
   catalog.push_back(
-      {spec("L40S", {.fp32 = 91.6 * kTera, .tf32 = 183 * kTera, .fp16 = 362.05 * kTera, .bf16 = 362.05 * kTera}, 864,
-            48),
+      {spec("L40S", 89, {.fp32 = 91.6 * kTera, .tf32 = 183 * kTera, .fp16 = 362.05 * kTera, .bf16 = 362.05 * kTera},
+            864, 48),
        {"L40S-48GB"},
        "NVIDIA L40S datasheet (2023)"});
   // NVIDIA Turing GPU architecture whitepaper (2018), appendix A, GeForce RTX 2080 Ti at reference clocks: FP32
   // 13.4 TFLOPS, FP16 Tensor with FP32 accumulate 53.8 TFLOPS (107.6 with FP16 accumulate); GDDR6 11 GB at
   // 616 GB/s. Turing has neither TF32 nor BF16.
   catalog.push_back(
-      {spec("RTX-2080-Ti", {.fp32 = 13.4 * kTera, .tf32 = 13.4 * kTera, .fp16 = 53.8 * kTera, .bf16 = std::nullopt},
+      {spec("RTX-2080-Ti", 75, {.fp32 = 13.4 * kTera, .tf32 = 13.4 * kTera, .fp16 = 53.8 * kTera, .bf16 = std::nullopt},
             616, 11),
        {"2080Ti", "RTX-2080Ti"},
        "NVIDIA Turing architecture whitepaper (2018), appendix A"});
   // NVIDIA Ada GPU architecture whitepaper (2022), appendix A, GeForce RTX 4090: FP32 82.6 TFLOPS, TF32 Tensor
   // 82.6 (165.2*), FP16 and BF16 Tensor with FP32 accumulate 165.2 (330.4*) TFLOPS; GDDR6X 24 GB at 1,008 GB/s.
   catalog.push_back(
-      {spec("RTX-4090", {.fp32 = 82.6 * kTera, .tf32 = 82.6 * kTera, .fp16 = 165.2 * kTera, .bf16 = 165.2 * kTera},
+      {spec("RTX-4090", 89, {.fp32 = 82.6 * kTera, .tf32 = 82.6 * kTera, .fp16 = 165.2 * kTera, .bf16 = 165.2 * kTera},
             1008, 24),
        {"4090"},
        "NVIDIA Ada architecture whitepaper (2022), appendix A"});
@@ -139,7 +143,7 @@ GpuSpec make_gpu_spec(std::string name, PrecisionPeaks peaks, Bandwidth memory_b
   if (peaks.bf16) require_positive(*peaks.bf16, "the bf16 peak FLOP/s", name);
   require_positive(memory_bandwidth.bytes_per_second, "the memory bandwidth", name);
   if (memory.value <= 0) throw InputError(fmt::format("GPU '{}': the memory size must be positive", name));
-  return GpuSpec{std::move(name), peaks, memory_bandwidth, memory};
+  return GpuSpec{std::move(name), peaks, memory_bandwidth, memory, std::nullopt};
 }
 
 std::span<const GpuCatalogEntry> gpu_catalog() {

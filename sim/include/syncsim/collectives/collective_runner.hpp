@@ -35,6 +35,9 @@ struct CollectiveSpec {
   std::optional<Protocol> protocol;       // nullopt: auto (only with the nccl latency source)
   std::optional<std::uint32_t> channels;  // nullopt: default_channels()
   LatencySource latency = LatencySource::physical;
+  // With the nccl latency source: NCCL's bus-bandwidth ceiling for the GPUs' architecture (nccl_busbw_cap); every
+  // candidate's time is at least size x bus_factor / cap (plus the launch overhead).
+  std::optional<Bandwidth> busbw_cap;
   const CalibratedModel* calibration = nullptr;  // required with LatencySource::calibrated; must outlive the call
   Rank root{0};
   std::optional<std::uint32_t> pipeline_slices;  // nullopt: auto (512 KiB slices for chains and trees)

@@ -63,6 +63,13 @@ struct CalibratedModel {
   std::vector<TransferCost> regimes;
 };
 
+// NCCL's per-architecture ceiling on a collective's bus bandwidth, from its tuning model (src/graph/tuning.cc,
+// "Various model refinements": busBw = min(busBw, 235) when every GPU is compute capability 8.0 (A100), and
+// min(busBw, 370) on Hopper (9.0) in NCCL 2.19 and later). NVIDIA put them there because NVLink on those parts
+// delivers about that much to a collective whatever the link count suggests (an A100's 12 NVLinks are 300 GB/s
+// on paper; nccl-tests measures ~230). nullopt for other architectures.
+std::optional<Bandwidth> nccl_busbw_cap(int compute_capability);
+
 TransferCost physical_cost();
 TransferCost nccl_cost(Algorithm algorithm, Protocol protocol);
 

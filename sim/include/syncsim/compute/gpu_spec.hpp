@@ -35,6 +35,9 @@ struct GpuSpec {
   PrecisionPeaks peaks;
   Bandwidth memory_bandwidth;
   Bytes memory;
+  // CUDA compute capability x 10 (70 V100, 75 Turing, 80 A100, 89 Ada, 90 Hopper); nullopt for an inline GPU
+  // that does not say. NCCL's tuning model keys some limits on it (latency_model.hpp, nccl_busbw_cap).
+  std::optional<int> compute_capability = std::nullopt;
 
   // FLOP/s at `precision`, or nullopt when the GPU has no such arithmetic.
   std::optional<double> peak(Precision precision) const;

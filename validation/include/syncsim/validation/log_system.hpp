@@ -62,6 +62,9 @@ class LogSystem {
   // The link classes the collective's routes use (GPU 0 to every rank, and each rank to the next): the classes
   // whose parameters the log can tell anything about.
   const std::vector<LinkClass>& link_classes() const { return classes_; }
+  // NCCL's bus-bandwidth ceiling for the log's GPUs (nccl_busbw_cap), when every rank's device name is a catalog
+  // GPU of one architecture; applied to NCCL's own model only (a calibrated one has fitted what it needs).
+  const std::optional<Bandwidth>& busbw_cap() const { return busbw_cap_; }
 
   // The collective at `size` under one calibrated model (every regime tried, the fastest wins), or one transfer
   // cost (wrapped as a one-regime model), or NCCL's own model when `model` is null. `algorithm` fixes the
@@ -78,6 +81,7 @@ class LogSystem {
   std::size_t ranks_;
   Rank root_{0};  // broadcast and reduce: the log's root
   std::vector<LinkClass> classes_;
+  std::optional<Bandwidth> busbw_cap_;
 };
 
 }  // namespace syncsim
