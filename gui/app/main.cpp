@@ -1,0 +1,183 @@
+// syncsim-gui: the window, or with --screenshot an offscreen render of one view to a PNG (docs/gui.md).
+//
+//   syncsim-gui [SCENARIO.yaml | TRACE.json | SWEEP.csv]
+//   syncsim-gui --screenshot OUT.png --view timeline|ring|scaling [--step K] [--size WxH] [--all-lanes]
+//               [--time FROM:TO]
+//               [--lang zh_CN] INPUT
+//
+// Exit status (DESIGN.md §7): 0 success; 2 bad input or usage (the message names the file and what is wrong);
+// 1 an unexpected internal error.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QLibraryInfo>
+#include <QLocale>
+#include <QMessageBox>
+#include <QTranslator>
+#include <cstdio>
+#include <exception>
+#include <stdexcept>
+
+#include "models/loaded_document.h"
+#include "syncsim/core/units.hpp"
+#include "widgets/main_window.h"
+#include "widgets/screenshot.h"
+#include "widgets/view_export.h"
+
+namespace {
+
+// The language comes before the parser (its help text is translated): --lang NAME or --lang=NAME, else the
+// system locale.
+QLocale requestedLocale(const QStringList& args) {
+  for (qsizetype i = 1; i < args.size(); ++i) {
+    if (args[i] == u"--lang" && i + 1 < args.size()) return QLocale(args[i + 1]);
+    if (args[i].startsWith(u"--lang=")) return QLocale(args[i].mid(7));
+  }
+  return QLocale::system();
+}
+
+void installTranslators(QApplication& app, const QLocale& locale) {
+  QLocale::setDefault(locale);
+  auto* ours = new QTranslator(&app);
+  // Built from gui/translations/*.ts into the binary's resources at build time.
+  if (ours->load(locale, QStringLiteral("syncsim_gui"), QStringLiteral("_"), QStringLiteral(":/i18n"))) {
+    QApplication::installTranslator(ours);
+  }
+  auto* qt = new QTranslator(&app);
+  if (qt->load(locale, QStringLiteral("qtbase"), QStringLiteral("_"),
+               QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
+    QApplication::installTranslator(qt);
+  }
+}
+
+int fail(const QString& message) {
+  std::fprintf(stderr, "syncsim-gui: %s\n", qPrintable(message));
+  return 2;
+}
+
+// The offscreen platform warns that it cannot propagate size hints each time a window is laid out: noise in a
+// screenshot run, where nothing is shown anyway.
+QtMessageHandler previousHandler = nullptr;
+
+void quietOffscreenNoise(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+  if (message.contains(QLatin1String("propagateSizeHints"))) return;
+  if (previousHandler) previousHandler(type, context, message);
+}
+
+int screenshot(const QCommandLineParser& parser) {
+  previousHandler = qInstallMessageHandler(quietOffscreenNoise);
+  const QStringList inputs = parser.positionalArguments();
+  if (inputs.size() != 1) return fail(QApplication::translate("main", "--screenshot needs exactly one INPUT file"));
+  const auto view = parseViewKind(parser.value(QStringLiteral("view")));
+  if (!view) {
+    return fail(QApplication::translate("main", "--view: expected timeline, ring or scaling, got '%1'")
+                    .arg(parser.value(QStringLiteral("view"))));
+  }
+  std::optional<int> step;
+  if (parser.isSet(QStringLiteral("step"))) {
+    bool ok = false;
+    step = parser.value(QStringLiteral("step")).toInt(&ok);
+    if (!ok || *step < 0) {
+      return fail(QApplication::translate("main", "--step: expected a step number >= 0, got '%1'")
+                      .arg(parser.value(QStringLiteral("step"))));
+    }
+  }
+  ScreenshotOptions options;
+  options.step = step;
+  options.allLanes = parser.isSet(QStringLiteral("all-lanes"));
+  QSize size;  // empty: the view's default (a timeline sized to its lanes)
+  if (parser.isSet(QStringLiteral("size"))) {
+    const QStringList wh = parser.value(QStringLiteral("size")).split(u'x');
+    bool okW = false;
+    bool okH = false;
+    if (wh.size() == 2) size = QSize(wh[0].toInt(&okW), wh[1].toInt(&okH));
+    if (!okW || !okH || size.width() < 100 || size.height() < 100) {
+      return fail(QApplication::translate("main", "--size: expected WIDTHxHEIGHT of at least 100x100, got '%1'")
+                      .arg(parser.value(QStringLiteral("size"))));
+    }
+  }
+  if (parser.isSet(QStringLiteral("time"))) {
+    const QStringList range = parser.value(QStringLiteral("time")).split(u':');
+    try {
+      if (range.size() != 2) throw std::invalid_argument("");
+      const auto from = syncsim::parse_duration(range[0].trimmed().toStdString());
+      const auto to = syncsim::parse_duration(range[1].trimmed().toStdString());
+      if (to <= from) throw std::invalid_argument("");
+      options.timeRangePs = std::pair<qint64, qint64>{from.ps(), to.ps()};
+    } catch (const std::exception&) {
+      return fail(QApplication::translate("main",
+                                          "--time: expected FROM:TO with units and FROM < TO, like 30ms:33ms, "
+                                          "got '%1'")
+                      .arg(parser.value(QStringLiteral("time"))));
+    }
+  }
+  LoadedDocument doc;
+  try {
+    doc = loadDocument(inputs.front());
+  } catch (const std::exception& e) {
+    return fail(QString::fromUtf8(e.what()));
+  }
+  options.size = size;
+  const Screenshot shot = renderScreenshot(doc, *view, options);
+  if (!shot.error.isEmpty()) return fail(shot.error);
+  const QString out = parser.value(QStringLiteral("screenshot"));
+  if (!shot.image.save(out)) {
+    return fail(QApplication::translate("main", "cannot write %1 (a .png name is expected)").arg(out));
+  }
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  // A screenshot (or --help) never shows a window, so it needs no display: the offscreen platform, unless one was
+  // chosen. (A Qt program with no display and no platform aborts before main can say anything.)
+  for (int i = 1; i < argc; ++i) {
+    const QByteArray arg(argv[i]);
+    const bool windowless = arg == "--screenshot" || arg.startsWith("--screenshot=") || arg == "--help" || arg == "-h";
+    if (windowless && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) {
+      qputenv("QT_QPA_PLATFORM", "offscreen");
+    }
+  }
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("syncsim"));
+  QApplication::setApplicationName(QStringLiteral("syncsim-gui"));
+  installTranslators(app, requestedLocale(QApplication::arguments()));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QApplication::translate("main", "Shows syncsim runs: timeline, ring AllReduce steps, scaling charts."));
+  parser.addHelpOption();
+  parser.addPositionalArgument(
+      QStringLiteral("INPUT"),
+      QApplication::translate("main", "A scenario (.yaml), a trace (.json) or a sweep (.csv)"));
+  parser.addOptions({
+      {QStringLiteral("screenshot"), QApplication::translate("main", "Render a view to OUT.png without a window."),
+       QStringLiteral("OUT.png")},
+      {QStringLiteral("view"), QApplication::translate("main", "The view to render: timeline, ring or scaling."),
+       QStringLiteral("VIEW"), QStringLiteral("timeline")},
+      {QStringLiteral("step"), QApplication::translate("main", "Ring step to show (timeline: the cursor at it)."),
+       QStringLiteral("K")},
+      {QStringLiteral("size"),
+       QApplication::translate("main", "Screenshot size, e.g. 1400x420 (default: fitted to the view)."),
+       QStringLiteral("WxH")},
+      {QStringLiteral("all-lanes"),
+       QApplication::translate("main", "Timeline screenshot: link and collective lanes too, not only GPUs.")},
+      {QStringLiteral("time"), QApplication::translate("main", "Timeline screenshot: only this time window."),
+       QStringLiteral("FROM:TO")},
+      {QStringLiteral("lang"), QApplication::translate("main", "Language, e.g. zh_CN (default: the system's)."),
+       QStringLiteral("LANG")},
+  });
+  if (!parser.parse(QApplication::arguments())) return fail(parser.errorText());
+  if (parser.isSet(QStringLiteral("help"))) parser.showHelp(0);
+
+  try {
+    if (parser.isSet(QStringLiteral("screenshot"))) return screenshot(parser);
+    MainWindow window;
+    window.show();
+    if (!parser.positionalArguments().isEmpty()) window.openFile(parser.positionalArguments().front());
+    return QApplication::exec();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "syncsim-gui: internal error: %s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,89 @@
+#include "models/ring_step_model.h"
+
+#include <algorithm>
+
+RingStepModel::RingStepModel(int ranks, QObject* parent) : QAbstractTableModel(parent), m_schedule(ranks) {
+  setStep(0);
+}
+
+void RingStepModel::setRankCount(int ranks) {
+  beginResetModel();
+  m_schedule = RingSchedule(ranks);
+  m_step = -1;
+  setStep(0);
+  endResetModel();
+}
+
+int RingStepModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : m_schedule.rankCount();
+}
+
+int RingStepModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : m_schedule.rankCount();
+}
+
+int RingStepModel::contributions(int rank, int chunk) const {
+  return m_state[static_cast<std::size_t>(rank * m_schedule.rankCount() + chunk)];
+}
+
+const std::vector<RingTransfer>& RingStepModel::currentTransfers() const {
+  static const std::vector<RingTransfer> kNone;
+  return m_step < m_schedule.stepCount() ? m_schedule.transfers(m_step) : kNone;
+}
+
+void RingStepModel::setStep(int step) {
+  step = std::clamp(step, 0, m_schedule.stepCount());
+  if (step == m_step) return;
+  m_step = step;
+  m_state = m_schedule.stateAfter(step);
+  const auto n = static_cast<std::size_t>(m_schedule.rankCount());
+  m_sending.assign(n, static_cast<int>(n));
+  m_receiving.assign(n, static_cast<int>(n));
+  for (const RingTransfer& t : currentTransfers()) {
+    m_sending[static_cast<std::size_t>(t.src)] = t.chunk;
+    m_receiving[static_cast<std::size_t>(t.dst)] = t.chunk;
+  }
+  if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
+  emit stepChanged(m_step);
+}
+
+QVariant RingStepModel::data(const QModelIndex& index, int role) const {
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid)) return {};
+  const int rank = index.row();
+  const int chunk = index.column();
+  const int c = contributions(rank, chunk);
+  switch (role) {
+    case Qt::DisplayRole:
+      return tr("%1/%2").arg(c).arg(m_schedule.rankCount());
+    case Qt::ToolTipRole:
+      return tr("Rank %1 holds chunk %2 summed over %3 of %4 ranks")
+          .arg(rank)
+          .arg(chunk)
+          .arg(c)
+          .arg(m_schedule.rankCount());
+    case ContributionsRole:
+      return c;
+    case ReducedRole:
+      return c == m_schedule.rankCount();
+    case SendingRole:
+      return m_sending[static_cast<std::size_t>(rank)] == chunk;
+    case ReceivingRole:
+      return m_receiving[static_cast<std::size_t>(rank)] == chunk;
+    default:
+      return {};
+  }
+}
+
+QVariant RingStepModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (role != Qt::DisplayRole || section < 0 || section >= m_schedule.rankCount()) return {};
+  return orientation == Qt::Horizontal ? tr("Chunk %1").arg(section) : tr("Rank %1").arg(section);
+}
+
+QHash<int, QByteArray> RingStepModel::roleNames() const {
+  QHash<int, QByteArray> names = QAbstractTableModel::roleNames();
+  names.insert(ContributionsRole, "contributions");
+  names.insert(ReducedRole, "reduced");
+  names.insert(SendingRole, "sending");
+  names.insert(ReceivingRole, "receiving");
+  return names;
+}

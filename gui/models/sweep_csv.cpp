@@ -1,0 +1,201 @@
+#include "models/sweep_csv.h"
+
+#include <QCoreApplication>
+#include <QFile>
+#include <algorithm>
+#include <map>
+#include <optional>
+
+#include "syncsim/core/input_error.hpp"
+
+namespace {
+
+[[noreturn]] void fail(const QString& source, int line, const QString& message) {
+  throw syncsim::InputError(message.toStdString(), syncsim::SourceLocation{source.toStdString(), line, 0});
+}
+
+// RFC 4180 fields: commas inside double quotes, "" for a quote.
+QStringList splitCsvLine(const QString& line) {
+  QStringList fields;
+  QString field;
+  bool quoted = false;
+  for (qsizetype i = 0; i < line.size(); ++i) {
+    const QChar c = line[i];
+    if (quoted) {
+      if (c == u'"' && i + 1 < line.size() && line[i + 1] == u'"') {
+        field += u'"';
+        ++i;
+      } else if (c == u'"') {
+        quoted = false;
+      } else {
+        field += c;
+      }
+    } else if (c == u'"') {
+      quoted = true;
+    } else if (c == u',') {
+      fields << field.trimmed();
+      field.clear();
+    } else {
+      field += c;
+    }
+  }
+  fields << field.trimmed();
+  return fields;
+}
+
+std::optional<int> findColumn(const QStringList& header, std::initializer_list<const char*> names) {
+  for (const char* name : names) {
+    const auto it = std::find_if(header.begin(), header.end(), [name](const QString& h) {
+      return h.compare(QLatin1String(name), Qt::CaseInsensitive) == 0;
+    });
+    if (it != header.end()) return static_cast<int>(it - header.begin());
+  }
+  return std::nullopt;
+}
+
+bool isNumber(const QString& s) {
+  bool ok = false;
+  s.toDouble(&ok);
+  return ok;
+}
+
+}  // namespace
+
+double ScalingSeries::idealThroughput(int gpus) const {
+  if (points.empty() || points.front().gpus <= 0) return 0;
+  return points.front().throughput * gpus / points.front().gpus;
+}
+
+std::size_t ScalingData::pointCount() const {
+  std::size_t n = 0;
+  for (const ScalingSeries& s : series) n += s.points.size();
+  return n;
+}
+
+ScalingData parseSweepCsv(std::string_view text, const QString& source) {
+  const QStringList lines = QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()))
+                                .split(u'\n');  // trimmed() below also drops a \r of CRLF files
+  int headerLine = 0;
+  while (headerLine < lines.size() && lines[headerLine].trimmed().isEmpty()) ++headerLine;
+  if (headerLine == lines.size())
+    fail(source, 1, QCoreApplication::translate("SweepCsv", "empty file: expected a CSV header line"));
+  const QStringList header = splitCsvLine(lines[headerLine].trimmed());
+  const auto gpus = findColumn(header, {"gpus", "workers", "ranks", "n"});
+  const auto throughput = findColumn(header, {"samples_per_second", "samples_per_s", "throughput", "samples/s"});
+  const auto efficiency = findColumn(header, {"scaling_efficiency", "efficiency"});
+  const auto config = findColumn(header, {"config", "configuration", "label", "name"});
+  if (!gpus)
+    fail(source, headerLine + 1,
+         QCoreApplication::translate("SweepCsv", "no GPU count column (gpus, workers, ranks or n)"));
+  if (!throughput) {
+    fail(source, headerLine + 1,
+         QCoreApplication::translate("SweepCsv", "no throughput column (samples_per_second, throughput or samples/s)"));
+  }
+
+  struct Row {
+    QStringList fields;
+    int line;
+  };
+  std::vector<Row> rows;
+  for (int i = headerLine + 1; i < lines.size(); ++i) {
+    if (lines[i].trimmed().isEmpty()) continue;
+    QStringList fields = splitCsvLine(lines[i].trimmed());
+    if (fields.size() != header.size()) {  // a quoted newline inside a cell is not supported either
+      fail(source, i + 1,
+           QCoreApplication::translate("SweepCsv", "%1 fields, the header has %2")
+               .arg(fields.size())
+               .arg(header.size()));
+    }
+    rows.push_back({std::move(fields), i + 1});
+  }
+  // Without a config column, a configuration is told apart by the columns that take more than one value at the
+  // same GPU count (an algorithm, a batch size), not by those that follow from it (nodes). Candidates: in a
+  // `syncsim sweep` CSV the varied keys (the columns before "scenario"), elsewhere the non-numeric columns.
+  std::vector<int> labelColumns;
+  if (config) {
+    labelColumns.push_back(*config);
+  } else {
+    const auto scenarioColumn = findColumn(header, {"scenario"});
+    for (int c = 0; c < header.size(); ++c) {
+      if (c == *gpus || c == *throughput || (efficiency && c == *efficiency)) continue;
+      if (scenarioColumn ? c >= *scenarioColumn
+                         : std::all_of(rows.begin(), rows.end(), [c](const Row& r) { return isNumber(r.fields[c]); })) {
+        continue;
+      }
+      std::map<QString, QString> valueAtGpus;
+      bool varies = false;
+      for (const Row& r : rows) {
+        const auto [it, inserted] = valueAtGpus.try_emplace(r.fields[*gpus], r.fields[c]);
+        varies = varies || (!inserted && it->second != r.fields[c]);
+      }
+      if (varies) labelColumns.push_back(c);
+    }
+  }
+
+  std::map<QString, ScalingSeries> byConfig;
+  std::vector<QString> order;
+  bool anyEfficiency = false;
+  for (const Row& r : rows) {
+    QStringList label;
+    for (const int c : labelColumns) label << (config ? r.fields[c] : header[c] + u'=' + r.fields[c]);
+    const QString key = label.join(QStringLiteral(", "));
+    bool okG = false;
+    bool okT = false;
+    const double g = r.fields[*gpus].toDouble(&okG);
+    const double t = r.fields[*throughput].toDouble(&okT);
+    if (!okG || g < 1 || g != static_cast<int>(g)) {
+      fail(source, r.line,
+           QCoreApplication::translate("SweepCsv", "%1: expected a whole GPU count, got '%2'")
+               .arg(header[*gpus], r.fields[*gpus]));
+    }
+    if (!okT || t < 0) {
+      fail(source, r.line,
+           QCoreApplication::translate("SweepCsv", "%1: expected a throughput, got '%2'")
+               .arg(header[*throughput], r.fields[*throughput]));
+    }
+    ScalingPoint p{static_cast<int>(g), t, -1};
+    if (efficiency && !r.fields[*efficiency].isEmpty()) {
+      bool okE = false;
+      p.efficiency = r.fields[*efficiency].toDouble(&okE);
+      if (!okE) {
+        fail(source, r.line,
+             QCoreApplication::translate("SweepCsv", "%1: expected a number, got '%2'")
+                 .arg(header[*efficiency], r.fields[*efficiency]));
+      }
+      anyEfficiency = anyEfficiency || p.efficiency > 1.5;
+    }
+    auto [it, inserted] = byConfig.try_emplace(key);
+    if (inserted) {
+      it->second.config = key.isEmpty() ? QCoreApplication::translate("SweepCsv", "sweep") : key;
+      order.push_back(key);
+    }
+    it->second.points.push_back(p);
+  }
+
+  ScalingData out;
+  for (const QString& key : order) {
+    ScalingSeries s = std::move(byConfig[key]);
+    std::stable_sort(s.points.begin(), s.points.end(),
+                     [](const ScalingPoint& a, const ScalingPoint& b) { return a.gpus < b.gpus; });
+    for (ScalingPoint& p : s.points) {
+      if (p.efficiency < 0) {  // no efficiency given for this point
+        const double ideal = s.idealThroughput(p.gpus);
+        p.efficiency = ideal > 0 ? p.throughput / ideal : 0;
+      } else if (anyEfficiency) {
+        p.efficiency /= 100;  // the column is in percent
+      }
+    }
+    out.series.push_back(std::move(s));
+  }
+  if (out.series.empty())
+    fail(source, headerLine + 1, QCoreApplication::translate("SweepCsv", "no data rows after the header"));
+  return out;
+}
+
+ScalingData readSweepCsv(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly))
+    fail(path, 0, QCoreApplication::translate("SweepCsv", "cannot open: %1").arg(file.errorString()));
+  const QByteArray bytes = file.readAll();
+  return parseSweepCsv(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), path);
+}

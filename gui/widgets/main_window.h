@@ -1,0 +1,70 @@
+#pragma once
+// MainWindow: the application window — Timeline, Ring and Scaling tabs; a side panel with the scenario's
+// parameters (edit, run again), the run's progress and a cancel button; File menu with recent files and export;
+// drag and drop of scenarios, traces and sweep CSVs. Opening a file never blocks: ScenarioRunner loads it on a
+// worker thread. Errors are shown in a dialog.
+#include <QMainWindow>
+#include <memory>
+#include <optional>
+
+#include "models/loaded_document.h"
+#include "models/timeline_data.h"
+
+class QAction;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QPushButton;
+class QTabWidget;
+class ParameterModel;
+class RingPanel;
+class ScalingChartView;
+class ScenarioRunner;
+class TimelineView;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  TimelineView* timelineView() const { return m_timeline; }
+  RingPanel* ringPanel() const { return m_ring; }
+
+ public slots:
+  void openFile(const QString& path);
+  void rerun();
+  void showDocument(std::shared_ptr<const LoadedDocument> doc);
+
+ protected:
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  void createMenus();
+  QWidget* createSidePanel();
+  void addRecentFile(const QString& path);
+  void updateRecentMenu();
+  void showError(const QString& path, const QString& message);
+  void setBusy(bool busy);
+  void exportCurrentView();
+  void onCursorMoved(qint64 timePs);
+  void onRingStepChanged(int step);
+
+  TimelineView* m_timeline;
+  RingPanel* m_ring;
+  ScalingChartView* m_scaling;
+  QTabWidget* m_tabs;
+  ScenarioRunner* m_runner;
+  ParameterModel* m_parameters;
+  QProgressBar* m_progress = nullptr;
+  QPushButton* m_cancel = nullptr;
+  QPushButton* m_rerun = nullptr;
+  QLabel* m_runStatus = nullptr;
+  QMenu* m_recentMenu = nullptr;
+
+  std::shared_ptr<const LoadedDocument> m_doc;
+  QString m_scenarioPath;
+  std::optional<SpanRef> m_ringSpan;  // the AllReduce the ring view follows
+  bool m_syncing = false;             // set while one view updates the other, to stop the echo
+};

@@ -1,0 +1,102 @@
+#include "widgets/screenshot.h"
+
+#include <QApplication>
+#include <QChart>
+#include <QCoreApplication>
+#include <algorithm>
+
+#include "models/ring_sync.h"
+#include "widgets/ring_panel.h"
+#include "widgets/scaling_chart_view.h"
+#include "widgets/timeline_view.h"
+
+std::optional<ViewKind> parseViewKind(const QString& name) {
+  if (name == u"timeline") return ViewKind::Timeline;
+  if (name == u"ring") return ViewKind::Ring;
+  if (name == u"scaling") return ViewKind::Scaling;
+  return std::nullopt;
+}
+
+QSize defaultScreenshotSize(ViewKind view) {
+  switch (view) {
+    case ViewKind::Timeline:
+      return {1400, 420};
+    case ViewKind::Ring:
+      return {900, 820};
+    case ViewKind::Scaling:
+      return {1100, 820};
+  }
+  return {1200, 800};
+}
+
+namespace {
+
+QImage grabOffscreen(QWidget& w, QSize size) {
+  w.setAttribute(Qt::WA_DontShowOnScreen);
+  w.resize(size);
+  w.show();  // lays out children and sends the resize; nothing reaches a screen
+  QCoreApplication::processEvents();
+  QImage image = w.grab().toImage();
+  w.hide();
+  return image;
+}
+
+}  // namespace
+
+Screenshot renderScreenshot(const LoadedDocument& doc, ViewKind view, const ScreenshotOptions& options) {
+  Screenshot out;
+  QSize size = options.size.isEmpty() ? defaultScreenshotSize(view) : options.size;
+  if (options.size.isEmpty() && view == ViewKind::Timeline && doc.timeline) {
+    // Tall enough for every GPU lane at full height (and no taller), up to a screen's worth.
+    const int lanes =
+        options.allLanes ? static_cast<int>(doc.timeline->lanes().size()) : doc.timeline->laneCount(LaneKind::Gpu);
+    const int chrome = TimelineView::kLegendHeight + TimelineView::kAxisHeight + 4;
+    size.setHeight(std::clamp(chrome + lanes * TimelineView::kDefaultLaneHeight, 200, 1000));
+  }
+  const std::optional<int> step = options.step;
+  if (view == ViewKind::Scaling) {
+    if (doc.kind != DocumentKind::Sweep) {
+      out.error = QCoreApplication::translate("Screenshot", "the scaling view needs a sweep CSV, not %1").arg(doc.path);
+      return out;
+    }
+    ScalingChartView w;
+    w.setScaling(doc.scaling);
+    out.series = static_cast<int>(doc.scaling.series.size());
+    out.image = grabOffscreen(w, size);
+    return out;
+  }
+  if (!doc.timeline) {
+    out.error =
+        QCoreApplication::translate("Screenshot", "the timeline and ring views need a scenario or a trace, not %1")
+            .arg(doc.path);
+    return out;
+  }
+  if (view == ViewKind::Timeline) {
+    TimelineView w;
+    w.resize(size);
+    w.setShowLinkLanes(options.allLanes);
+    w.setShowCollectiveLanes(options.allLanes);
+    w.setTimeline(doc.timeline);
+    if (options.timeRangePs) w.showTimeRange(options.timeRangePs->first, options.timeRangePs->second);
+    if (step) {
+      if (const auto ref = ringSpanNear(*doc.timeline, doc.timeline->beginPs())) {
+        w.setCursorTime(ringStepTime(doc.timeline->span(*ref), *step, doc.ringRanks));
+      }
+    }
+    out.image = grabOffscreen(w, size);
+    out.lanes = w.shownLaneCount();
+    for (const int lane : w.frame().lanes) {
+      out.gpuLanes += doc.timeline->lanes()[static_cast<std::size_t>(lane)].kind == LaneKind::Gpu ? 1 : 0;
+    }
+    return out;
+  }
+  RingPanel w;
+  w.setRankCount(doc.ringRanks);
+  if (const auto ref = ringSpanNear(*doc.timeline, doc.timeline->beginPs())) {
+    w.setLinkRate(ringLinkRate(doc.timeline->span(*ref), doc.ringRanks));
+  }
+  w.setStep(step.value_or(0));
+  out.ranks = w.rankCount();
+  out.image = grabOffscreen(w, size);
+  return out;
+}
