@@ -98,6 +98,12 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
                      {"busy_us", us(l.busy)},
                      {"utilization", ratio(l.utilization)}});
   }
+  out["bottleneck"] = {{"bound", r.bottleneck.bound},
+                       {"resource", r.bottleneck.resource},
+                       {"link_class", r.bottleneck.link_class},
+                       {"compute_share", ratio(r.bottleneck.compute_share)},
+                       {"communication_share", ratio(r.bottleneck.communication_share)},
+                       {"straggler_share", ratio(r.bottleneck.straggler_share)}};
   out["bucket_cap_bytes"] = r.bucket_cap.value;
   auto& buckets = out["buckets"] = nlohmann::ordered_json::array();
   for (const BucketReport& b : r.buckets) {

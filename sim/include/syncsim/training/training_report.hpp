@@ -74,6 +74,18 @@ struct FaultReport {
   std::int64_t workers_after = 0;    // workers training after recovery
 };
 
+// What bounds the iteration, derived from the run (sim/run/src/bottleneck.hpp says how). Shares are of the run's
+// worker time, averaged over workers: compute (forward, backward, optimizer), exposed communication and
+// straggler wait; they sum to 1 (0 with no time).
+struct BottleneckReport {
+  std::string bound;       // compute | communication | parameter_server | stragglers
+  std::string resource;    // "compute", "straggler wait", or the link: "pod0 -> pod1 (inter-node network)"
+  std::string link_class;  // the busiest link's class for communication bounds, else empty
+  double compute_share = 0;
+  double communication_share = 0;
+  double straggler_share = 0;
+};
+
 struct TrainingReport {
   std::string scenario;
   std::string strategy;
@@ -111,6 +123,7 @@ struct TrainingReport {
   SimTime lost_work;                      // sum over faults
   SimTime downtime;                       // sum over faults
   std::vector<LinkReport> busiest_links;  // at most kBusiestLinks, busiest first
+  BottleneckReport bottleneck;
 
   Bytes bucket_cap;
   std::vector<BucketReport> buckets;  // in launch order

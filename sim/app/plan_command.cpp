@@ -1,0 +1,175 @@
+// `syncsim plan SCENARIO.yaml --gpus 8:1024 ...`: which cluster to buy (docs/planner.md). Runs the sweep the
+// question needs on threads, ranks the sizes, names the knee and the bottleneck, recommends one, draws charts.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "atomic_file.hpp"
+#include "commands.hpp"
+#include "syncsim/compute/gpu_spec.hpp"
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/core/units.hpp"
+#include "syncsim/planner/plan_analysis.hpp"
+#include "syncsim/planner/plan_grid.hpp"
+#include "syncsim/planner/plan_report.hpp"
+#include "syncsim/planner/price_table.hpp"
+#include "syncsim/planner/sweep_runner.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
+
+namespace syncsim::app {
+
+namespace {
+
+struct PlanOptions {
+  std::string scenario;
+  std::string gpus;
+  std::vector<std::string> gpu_types;
+  std::vector<std::string> networks;
+  std::string prices;
+  std::optional<double> target_throughput;
+  std::string time_to_train;
+  std::string samples;
+  double min_efficiency = 0.8;
+  std::string outdir;
+  unsigned threads = 0;
+};
+
+double positive_number(const std::string& text, const char* flag) {
+  try {
+    const double v = parse_number(text);
+    if (v > 0 && std::isfinite(v)) return v;
+  } catch (const InputError&) {
+  }
+  throw InputError(fmt::format("expected a number > 0, got '{}'", text), SourceLocation{flag});
+}
+
+planner::PlanGoal read_goal(const PlanOptions& o) {
+  planner::PlanGoal goal;
+  if (!(o.min_efficiency > 0 && o.min_efficiency <= 1)) {
+    throw InputError(fmt::format("expected a fraction in (0, 1], got {}", o.min_efficiency),
+                     SourceLocation{"--min-efficiency"});
+  }
+  goal.min_efficiency = o.min_efficiency;
+  if (!o.samples.empty()) goal.samples = positive_number(o.samples, "--samples");
+  if (o.target_throughput) {
+    if (!(*o.target_throughput > 0)) throw InputError("expected samples/s > 0", SourceLocation{"--target-throughput"});
+    goal.target_samples_per_s = *o.target_throughput;
+  }
+  if (!o.time_to_train.empty()) {
+    if (!goal.samples)
+      throw InputError("needs --samples M (how many samples to train on)", SourceLocation{"--time-to-train"});
+    double seconds = 0;
+    try {
+      seconds = parse_duration(o.time_to_train).seconds();
+    } catch (const InputError& e) {
+      throw InputError(e.message(), SourceLocation{"--time-to-train"});
+    }
+    if (seconds <= 0) throw InputError("expected a time > 0 such as 36h", SourceLocation{"--time-to-train"});
+    goal.target_samples_per_s = *goal.samples / seconds;
+  }
+  return goal;
+}
+
+std::string canonical_gpu(const Scenario& s) {
+  if (s.cluster.gpu.inline_spec) return s.cluster.gpu.name.value;
+  try {
+    return find_gpu(s.cluster.gpu.name.value).name;
+  } catch (const InputError& e) {
+    throw s.cluster.gpu.name.error(e.message());
+  }
+}
+
+int plan(const PlanOptions& o) {
+  const planner::PlanGoal goal = read_goal(o);
+  const Scenario base = load_scenario(o.scenario);
+  planner::PlanGrid grid;
+  grid.gpu_counts = planner::parse_gpu_counts(o.gpus);
+  grid.gpu_types =
+      o.gpu_types.empty() ? std::vector<std::string>{canonical_gpu(base)} : planner::parse_gpu_types(o.gpu_types);
+  grid.networks = planner::parse_networks(o.networks);
+  if (grid.networks.empty()) grid.networks.push_back({"scenario", std::nullopt});
+  std::optional<planner::PriceTable> prices;
+  if (!o.prices.empty()) {
+    prices = planner::load_price_table(o.prices);
+    for (const std::string& gpu : grid.gpu_types) (void)prices->gpu_price(gpu);  // every price known up front
+  }
+  const std::vector<planner::SweepPoint> points = planner::plan_points(base, grid);
+
+  std::vector<std::size_t> all(points.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  std::vector<planner::PlanPoint> results(points.size());
+  const unsigned threads = o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.threads;
+  planner::run_points(o.scenario, points, all, threads, [&](std::size_t index, const TrainingReport& r) {
+    planner::PlanPoint& p = results[index];
+    p.gpu = points[index].labels[0];
+    p.network = points[index].labels[1];
+    p.gpus = r.workers;
+    p.samples_per_s = r.samples_per_second;
+    p.single_gpu_samples_per_s = r.single_gpu_samples_per_second;
+    p.scaling_efficiency = r.scaling_efficiency;
+    const BottleneckReport& b = r.bottleneck;
+    p.bottleneck = b.bound == "compute" || b.bound == "stragglers" ? b.bound : b.bound + ": " + b.resource;
+    p.bottleneck_share = b.bound == "compute"      ? b.compute_share
+                         : b.bound == "stragglers" ? b.straggler_share
+                                                   : b.communication_share;
+    if (prices) {
+      p.price_per_hour = static_cast<double>(r.workers) * (prices->gpu_price(p.gpu) + prices->network_price(p.network));
+    }
+  });
+
+  const planner::PlanContext context{base.name, prices ? prices->currency : "", o.prices, goal};
+  const planner::Plan result = planner::analyze_plan(std::move(results), goal, context.currency);
+  const std::filesystem::path outdir =
+      o.outdir.empty() ? std::filesystem::path("syncsim-out") / (base.name + "-plan") : std::filesystem::path(o.outdir);
+  std::error_code ec;
+  std::filesystem::create_directories(outdir, ec);
+  if (ec) throw InputError(fmt::format("cannot create '{}': {}", outdir.string(), ec.message()), SourceLocation{"-o"});
+  const std::string csv = planner::plan_csv(result);
+  write_file_atomically(outdir / "plan.csv", [&](std::ostream& out) { out << csv; });
+  std::vector<std::string> written{(outdir / "plan.csv").string()};
+  for (const planner::NamedChart& chart : planner::plan_charts(result, context)) {
+    const std::string svg = planner::render_svg(chart.chart);
+    const std::vector<unsigned char> png = planner::render_png(chart.chart);
+    write_file_atomically(outdir / (chart.stem + ".svg"), [&](std::ostream& out) { out << svg; });
+    write_file_atomically(outdir / (chart.stem + ".png"), [&](std::ostream& out) {
+      out.write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()));
+    });
+    written.push_back((outdir / (chart.stem + ".svg")).string());
+    written.push_back((outdir / (chart.stem + ".png")).string());
+  }
+  std::cout << planner::plan_text(result, context);
+  std::cout << "wrote " << fmt::format("{}", fmt::join(written, ", ")) << "\n";
+  std::cout << result.recommendation << "\n";  // the answer, last
+  return 0;
+}
+
+}  // namespace
+
+Action add_plan_command(CLI::App& app) {
+  auto o = std::make_shared<PlanOptions>();
+  CLI::App* command = app.add_subcommand(
+      "plan", "Which GPU count, GPU type and network to buy: ranked table, knee, bottleneck, recommendation, charts");
+  command->add_option("scenario", o->scenario, "Scenario file (YAML): the model and training to plan for")->required();
+  command->add_option("--gpus", o->gpus, "GPU counts: MIN:MAX[:FACTOR] (8:1024 doubles) or a list 16,32")->required();
+  command->add_option("--gpu-types", o->gpu_types, "GPU catalog names, comma-separated (default: the scenario's)");
+  command->add_option("--networks", o->networks,
+                      "Topology specs [NAME=]KIND:key=value,...; ';' or the flag repeated separates them "
+                      "(default: the scenario's)");
+  command->add_option("--prices", o->prices, "Price file (YAML; your own prices, see examples/prices-example.yaml)");
+  auto* target = command->add_option("--target-throughput", o->target_throughput, "Required samples/s");
+  auto* ttt =
+      command->add_option("--time-to-train", o->time_to_train, "Required time to train, e.g. 36h (with --samples)");
+  target->excludes(ttt);
+  command->add_option("--samples", o->samples, "Samples to train on (for time-to-train and total cost), e.g. 1.2e9");
+  command->add_option("--min-efficiency", o->min_efficiency, "Scaling efficiency threshold for the knee (default 0.8)");
+  command->add_option("-o,--outdir", o->outdir, "Output folder (default: ./syncsim-out/<scenario>-plan)");
+  command->add_option("-j,--jobs", o->threads, "Threads (default: all cores)");
+  return [o]() { return plan(*o); };
+}
+
+}  // namespace syncsim::app

@@ -1,0 +1,72 @@
+#pragma once
+// Plan analysis: from simulated cluster sizes to a ranked table, the knee and one recommendation.
+//
+// A configuration is a (GPU type, network) pair; its points are cluster sizes n1 < n2 < ... For each point:
+//
+//   scaling efficiency   E(n)   = throughput(n) / (n x one-GPU throughput)            (TrainingReport's)
+//   marginal efficiency  M(n_i) = (throughput(n_i) - throughput(n_{i-1})) / ((n_i - n_{i-1}) x one-GPU throughput)
+//                                 with throughput(n_0) = 0 and n_0 = 0, so M(n1) = E(n1)
+//
+// M is what the last GPUs bought: 1 when they scale perfectly, 0 when they add nothing, negative when the cluster
+// got slower. The knee is the largest n_i such that M stays >= the threshold for n1..n_i — past it, GPUs still
+// cost full price but return less than the threshold's share. No knee: even the smallest size is below it.
+//
+// Cost: $/hour = n x (gpu_hour + network_gpu_hour) from the user's price file; $ per million samples =
+// $/hour / (throughput x 3600) x 1e6; time-to-train = samples / throughput.
+//
+// Recommendation:
+//   with a target (throughput, or samples within a time): the cheapest point that meets it with E >= threshold
+//     (cheapest by $/hour; without prices, fewest GPUs);
+//   without one: among the configurations' knees, the best throughput per dollar (without prices: the fastest),
+//     i.e. the biggest cluster of each kind that still scales, then the best buy among those.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace syncsim::planner {
+
+struct PlanPoint {
+  std::string gpu;      // canonical catalog name
+  std::string network;  // label: a --networks name, the spec, or "scenario"
+  std::int64_t gpus = 0;
+  double samples_per_s = 0;
+  double single_gpu_samples_per_s = 0;
+  double scaling_efficiency = 0;
+  std::string bottleneck;  // "compute", "communication: pod0 -> pod1 (network)", ...
+  double bottleneck_share = 0;
+  std::optional<double> price_per_hour;  // the whole cluster
+  // Filled by analyze_plan:
+  double marginal_efficiency = 0;
+  std::optional<double> price_per_million_samples;
+  std::optional<double> time_to_train_s;
+  bool meets_target = true;
+  bool pareto = false;  // on the cost vs time-to-train front (needs prices)
+};
+
+struct PlanGoal {
+  double min_efficiency = 0.8;
+  std::optional<double> target_samples_per_s;  // --target-throughput, or samples / time-to-train
+  std::optional<double> samples;               // --samples: for time-to-train and total cost
+};
+
+struct PlanConfiguration {
+  std::string gpu;
+  std::string network;
+  std::vector<std::size_t> points;         // into Plan::points, by GPU count
+  std::optional<std::size_t> knee;         // the knee's point
+  std::optional<std::size_t> first_below;  // the first point past the knee
+};
+
+struct Plan {
+  std::vector<PlanPoint> points;  // ranked: the recommendation first (when there is one)
+  std::vector<PlanConfiguration> configurations;
+  std::optional<std::size_t> recommended;  // index into points (0 when present)
+  std::string recommendation;              // one sentence
+};
+
+Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std::string& currency);
+
+std::string configuration_name(const PlanPoint& p);  // "A100-SXM4-80GB / ib400"
+
+}  // namespace syncsim::planner

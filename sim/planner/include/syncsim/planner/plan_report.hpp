@@ -1,0 +1,34 @@
+#pragma once
+// What `syncsim plan` prints and writes for a Plan: the ranked table, the knee of every configuration, the
+// recommendation, plan.csv, and the three charts (throughput and scaling efficiency vs GPUs per configuration;
+// cost vs time-to-train with the Pareto front).
+#include <string>
+#include <vector>
+
+#include "syncsim/planner/chart.hpp"
+#include "syncsim/planner/plan_analysis.hpp"
+
+namespace syncsim::planner {
+
+struct PlanContext {
+  std::string scenario;
+  std::string currency;  // empty: no prices given
+  std::string price_file;
+  PlanGoal goal;
+};
+
+// The table and the knees; the recommendation (Plan::recommendation) is printed after them, as the last line.
+std::string plan_text(const Plan& plan, const PlanContext& context);
+std::string plan_csv(const Plan& plan);
+
+struct NamedChart {
+  std::string stem;  // file name without extension: throughput, efficiency, cost
+  Chart chart;
+};
+// The cost chart only when prices were given.
+std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& context);
+
+// "communication 62%: pod0 -> pod1 (network)", "compute 97%".
+std::string bottleneck_text(const PlanPoint& point);
+
+}  // namespace syncsim::planner

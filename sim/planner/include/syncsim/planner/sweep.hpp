@@ -1,0 +1,37 @@
+#pragma once
+// run_sweep: a whole sweep — resume, split over MPI ranks and threads, gather, in point order.
+//
+//   rank 0: read the previous output (if any) ──▶ points not in it ──broadcast──▶ every rank
+//   every rank: its share (pending[i] for i % ranks == rank) on `threads` threads
+//   rank 0: gather the rows, merge with the resumed ones by point index ──▶ table
+//
+// Rows are stored by point index, never by arrival, so threads, ranks and resuming cannot change the output.
+// Without MPI (or outside mpirun) there is one rank and the table is saved every second while points finish,
+// so an interrupted sweep resumes from what it had finished.
+#include <filesystem>
+#include <functional>
+#include <iosfwd>
+#include <optional>
+
+#include "syncsim/planner/mpi_world.hpp"
+#include "syncsim/planner/sweep_point.hpp"
+#include "syncsim/planner/sweep_table.hpp"
+
+namespace syncsim::planner {
+
+struct SweepOptions {
+  std::filesystem::path scenario;
+  std::vector<std::string> varied_keys;  // the leading columns, one per SweepPoint label
+  std::vector<SweepPoint> points;
+  unsigned threads = 1;
+  std::optional<std::filesystem::path> output;  // resumed from when it exists
+  std::ostream* progress = nullptr;             // where the progress bar goes (rank 0), or nowhere
+  // Writes the table (atomically): called while points finish (one rank only) and never with a partial row.
+  std::function<void(const SweepTable&)> save;
+};
+
+// The full table on rank 0; on other ranks an empty one. Throws the first error of any rank on every rank:
+// InputError where the input was at fault.
+SweepTable run_sweep(const SweepOptions& options, const MpiWorld& world);
+
+}  // namespace syncsim::planner

@@ -1,0 +1,174 @@
+#include "syncsim/planner/plan_analysis.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <numeric>
+
+namespace syncsim::planner {
+
+namespace {
+
+constexpr double kSecondsPerHour = 3600;
+constexpr double kMillion = 1e6;
+
+std::string money(double value, const std::string& currency) {
+  return value >= 100 ? fmt::format("{:.0f} {}", value, currency) : fmt::format("{:.2f} {}", value, currency);
+}
+
+std::string gpus_text(const PlanPoint& p) {
+  return fmt::format("{} x {} on {}", p.gpus, p.gpu, p.network);
+}
+
+void fill_costs(std::vector<PlanPoint>& points, const PlanGoal& goal) {
+  for (PlanPoint& p : points) {
+    if (p.price_per_hour && p.samples_per_s > 0) {
+      p.price_per_million_samples = *p.price_per_hour / (p.samples_per_s * kSecondsPerHour) * kMillion;
+    }
+    if (goal.samples && p.samples_per_s > 0) p.time_to_train_s = *goal.samples / p.samples_per_s;
+    p.meets_target = !goal.target_samples_per_s || p.samples_per_s >= *goal.target_samples_per_s;
+  }
+}
+
+// The cost vs time front: no other point is at least as fast and at least as cheap, and better in one. Cost and
+// time are per million samples when no sample count is given (the front is the same: both scale with it).
+void mark_pareto(std::vector<PlanPoint>& points) {
+  for (PlanPoint& p : points) {
+    if (!p.price_per_million_samples || p.samples_per_s <= 0) continue;
+    const double time = 1 / p.samples_per_s;
+    const double cost = *p.price_per_million_samples;
+    p.pareto = std::none_of(points.begin(), points.end(), [&](const PlanPoint& q) {
+      if (!q.price_per_million_samples || q.samples_per_s <= 0) return false;
+      const double qt = 1 / q.samples_per_s;
+      const double qc = *q.price_per_million_samples;
+      return qt <= time && qc <= cost && (qt < time || qc < cost);
+    });
+  }
+}
+
+std::vector<PlanConfiguration> group(std::vector<PlanPoint>& points, double min_efficiency) {
+  std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> by_config;
+  for (std::size_t i = 0; i < points.size(); ++i) by_config[{points[i].gpu, points[i].network}].push_back(i);
+  std::vector<PlanConfiguration> out;
+  for (auto& [key, members] : by_config) {
+    std::sort(members.begin(), members.end(),
+              [&](std::size_t a, std::size_t b) { return points[a].gpus < points[b].gpus; });
+    PlanConfiguration c{key.first, key.second, members, std::nullopt, std::nullopt};
+    double previous_throughput = 0;
+    std::int64_t previous_gpus = 0;
+    bool scaling = true;
+    for (std::size_t i : members) {
+      PlanPoint& p = points[i];
+      const double added = static_cast<double>(p.gpus - previous_gpus) * p.single_gpu_samples_per_s;
+      p.marginal_efficiency = added > 0 ? (p.samples_per_s - previous_throughput) / added : 0;
+      if (scaling && p.marginal_efficiency >= min_efficiency) {
+        c.knee = i;
+      } else if (scaling) {
+        scaling = false;
+        c.first_below = i;
+      }
+      previous_throughput = p.samples_per_s;
+      previous_gpus = p.gpus;
+    }
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+// Smaller is better: the order of the table after the recommendation.
+double rank_key(const PlanPoint& p, const PlanGoal& goal) {
+  if (goal.target_samples_per_s) return p.price_per_hour.value_or(static_cast<double>(p.gpus));
+  return p.price_per_million_samples.value_or(-p.samples_per_s);
+}
+
+}  // namespace
+
+std::string configuration_name(const PlanPoint& p) {
+  return p.gpu + " / " + p.network;
+}
+
+Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std::string& currency) {
+  fill_costs(points, goal);
+  mark_pareto(points);
+  std::vector<PlanConfiguration> configs = group(points, goal.min_efficiency);
+
+  const auto efficient = [&](const PlanPoint& p) { return p.scaling_efficiency >= goal.min_efficiency; };
+  std::optional<std::size_t> best;
+  std::string why;
+  if (goal.target_samples_per_s) {
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (!points[i].meets_target || !efficient(points[i])) continue;
+      if (!best || rank_key(points[i], goal) < rank_key(points[*best], goal)) best = i;
+    }
+    why = fmt::format("the cheapest size that reaches {:.0f} samples/s with scaling efficiency >= {:.2f}",
+                      *goal.target_samples_per_s, goal.min_efficiency);
+  } else {
+    for (const PlanConfiguration& c : configs) {
+      if (!c.knee) continue;
+      if (!best || rank_key(points[*c.knee], goal) < rank_key(points[*best], goal)) best = *c.knee;
+    }
+    why = points.front().price_per_hour
+              ? fmt::format(
+                    "the best throughput per dollar among the largest sizes that still scale (marginal "
+                    "efficiency >= {:.2f})",
+                    goal.min_efficiency)
+              : fmt::format("the fastest of the largest sizes that still scale (marginal efficiency >= {:.2f})",
+                            goal.min_efficiency);
+  }
+
+  Plan plan;
+  std::vector<std::size_t> order(points.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if ((best == a) != (best == b)) return best == a;
+    const bool fa = efficient(points[a]) && points[a].meets_target;
+    const bool fb = efficient(points[b]) && points[b].meets_target;
+    if (fa != fb) return fa;
+    const double ka = rank_key(points[a], goal);
+    const double kb = rank_key(points[b], goal);
+    if (ka != kb) return ka < kb;
+    return std::tie(points[a].gpu, points[a].network, points[a].gpus) <
+           std::tie(points[b].gpu, points[b].network, points[b].gpus);
+  });
+  std::vector<std::size_t> new_index(points.size());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    new_index[order[i]] = i;
+    plan.points.push_back(points[order[i]]);
+  }
+  for (PlanConfiguration& c : configs) {
+    for (std::size_t& i : c.points) i = new_index[i];
+    if (c.knee) c.knee = new_index[*c.knee];
+    if (c.first_below) c.first_below = new_index[*c.first_below];
+  }
+  plan.configurations = std::move(configs);
+
+  if (best) {
+    plan.recommended = 0;
+    const PlanPoint& r = plan.points.front();
+    std::string cost;
+    if (r.price_per_hour) {
+      cost = fmt::format(" at {}/hour ({} per million samples)", money(*r.price_per_hour, currency),
+                         money(*r.price_per_million_samples, currency));
+    }
+    plan.recommendation = fmt::format("Recommendation: {} — {:.0f} samples/s, {:.0f}% scaling efficiency{}; {}.",
+                                      gpus_text(r), r.samples_per_s, 100 * r.scaling_efficiency, cost, why);
+  } else if (goal.target_samples_per_s) {
+    const auto fastest =
+        std::max_element(plan.points.begin(), plan.points.end(),
+                         [](const PlanPoint& a, const PlanPoint& b) { return a.samples_per_s < b.samples_per_s; });
+    plan.recommendation = fmt::format(
+        "Recommendation: none of these sizes reaches {:.0f} samples/s with scaling efficiency >= {:.2f}; the fastest "
+        "is {} at {:.0f} samples/s ({:.0f}% efficiency) — look at its bottleneck before buying more.",
+        *goal.target_samples_per_s, goal.min_efficiency, gpus_text(*fastest), fastest->samples_per_s,
+        100 * fastest->scaling_efficiency);
+  } else {
+    plan.recommendation = fmt::format(
+        "Recommendation: none — even the smallest size scales below {:.2f} efficiency in every configuration; "
+        "fix the bottleneck the table names first.",
+        goal.min_efficiency);
+  }
+  return plan;
+}
+
+}  // namespace syncsim::planner

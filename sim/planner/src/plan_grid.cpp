@@ -1,0 +1,176 @@
+#include "syncsim/planner/plan_grid.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <set>
+
+#include "syncsim/compute/gpu_spec.hpp"
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/core/units.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
+#include "syncsim/topology/topology_spec.hpp"
+
+namespace syncsim::planner {
+
+namespace {
+
+constexpr std::int64_t kMaxPlanGpus = 1 << 20;
+constexpr std::int64_t kDgxDefaultGpusPerNode = 8;  // dgx.cpp's default
+
+std::vector<std::string> split(std::string_view text, char separator) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == separator) {
+      out.emplace_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
+std::int64_t count_at(const std::string& text, const char* flag) {
+  try {
+    return parse_count(text);
+  } catch (const InputError& e) {
+    throw InputError(e.message(), SourceLocation{flag});
+  }
+}
+
+std::string spec_text(const TopologySpec& spec) {
+  std::string out = spec.kind + ":";
+  bool first = true;
+  for (const auto& [key, value] : spec.params) {
+    out += fmt::format("{}{}={}", first ? "" : ",", key, value);
+    first = false;
+  }
+  return out;
+}
+
+// The overrides that make `kind` a topology of n GPUs; `params` are the spec's (to read dgx's gpus per node).
+std::vector<std::string> size_overrides(const std::string& kind, const std::map<std::string, std::string>& params,
+                                        std::int64_t n, std::optional<std::size_t> file_gpus,
+                                        const std::string& label) {
+  if (kind == "dgx") {
+    const auto it = params.find("gpus");
+    const std::int64_t per_node = it == params.end() ? kDgxDefaultGpusPerNode : count_at(it->second, "--networks");
+    return {fmt::format("cluster.topology.nodes={}", (n + per_node - 1) / per_node)};
+  }
+  if (kind == "ring" || kind == "mesh" || kind == "switch" || kind == "fattree") {
+    return {fmt::format("cluster.topology.n={}", n)};
+  }
+  if (kind == "file") {
+    if (file_gpus && static_cast<std::size_t>(n) > *file_gpus) {
+      throw InputError(fmt::format("{} GPUs asked, but network '{}' (a topology file) has {}", n, label, *file_gpus),
+                       SourceLocation{"--gpus"});
+    }
+    return {};
+  }
+  throw InputError(fmt::format("cannot resize a '{}' topology (network '{}') to a GPU count; give --networks of "
+                               "kind dgx, fattree, switch, ring, mesh or file",
+                               kind, label),
+                   SourceLocation{"--gpus"});
+}
+
+}  // namespace
+
+std::vector<std::int64_t> parse_gpu_counts(std::string_view text) {
+  const InputError empty("empty: expected MIN:MAX[:FACTOR] (8:1024) or a list (16,32)", SourceLocation{"--gpus"});
+  if (text.empty()) throw empty;
+  std::vector<std::int64_t> out;
+  if (text.find(':') == std::string_view::npos) {
+    for (const std::string& part : split(text, ',')) out.push_back(count_at(part, "--gpus"));
+  } else {
+    const std::vector<std::string> parts = split(text, ':');
+    if (parts.size() > 3) throw empty;
+    const std::int64_t lo = count_at(parts[0], "--gpus");
+    const std::int64_t hi = count_at(parts[1], "--gpus");
+    const std::int64_t factor = parts.size() == 3 ? count_at(parts[2], "--gpus") : 2;
+    if (factor < 2)
+      throw InputError("the factor must be at least 2, or the range does not advance", SourceLocation{"--gpus"});
+    if (hi < lo) throw InputError(fmt::format("empty range: {} is below {}", hi, lo), SourceLocation{"--gpus"});
+    for (std::int64_t n = lo; n <= hi; n *= factor) out.push_back(n);
+  }
+  std::set<std::int64_t> seen;
+  for (std::int64_t n : out) {
+    if (n < 1 || n > kMaxPlanGpus)
+      throw InputError(fmt::format("{} GPUs is out of range", n), SourceLocation{"--gpus"});
+    if (!seen.insert(n).second) throw InputError(fmt::format("{} GPUs given twice", n), SourceLocation{"--gpus"});
+  }
+  return out;
+}
+
+std::vector<std::string> parse_gpu_types(const std::vector<std::string>& args) {
+  std::vector<std::string> out;
+  for (const std::string& arg : args) {
+    for (const std::string& name : split(arg, ',')) {
+      if (name.empty()) throw InputError("empty GPU name", SourceLocation{"--gpu-types"});
+      try {
+        out.push_back(find_gpu(name).name);
+      } catch (const InputError& e) {
+        throw InputError(e.message(), SourceLocation{"--gpu-types"});
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<PlanNetwork> parse_networks(const std::vector<std::string>& args) {
+  std::vector<PlanNetwork> out;
+  std::set<std::string> labels;
+  for (const std::string& arg : args) {
+    for (const std::string& item : split(arg, ';')) {
+      if (item.empty()) throw InputError("empty network spec", SourceLocation{"--networks"});
+      // NAME=SPEC when an '=' comes before the spec's ':' (a bare spec has its ':' first).
+      const auto eq = item.find('=');
+      const auto colon = item.find(':');
+      const bool named = eq != std::string::npos && (colon == std::string::npos || eq < colon);
+      const std::string label = named ? item.substr(0, eq) : item;
+      TopologySpec spec = parse_topology_spec(named ? item.substr(eq + 1) : item, "--networks");
+      if (spec.kind == "file") {
+        // The scenario resolves relative paths against its own folder; a path on the command line is the shell's.
+        auto path = spec.params.find("path");
+        if (path != spec.params.end()) path->second = std::filesystem::absolute(path->second).string();
+      }
+      if (!labels.insert(label).second) {
+        throw InputError(fmt::format("network '{}' given twice", label), SourceLocation{"--networks"});
+      }
+      out.push_back({label, std::move(spec)});
+    }
+  }
+  return out;
+}
+
+std::vector<SweepPoint> plan_points(const Scenario& base, const PlanGrid& grid) {
+  std::vector<SweepPoint> points;
+  for (const PlanNetwork& net : grid.networks) {
+    const TopologySpec& spec = net.spec ? *net.spec : base.cluster.topology;
+    std::optional<std::size_t> file_gpus;
+    if (spec.kind == "file") {
+      Scenario probe = base;
+      probe.cluster.topology = spec;
+      file_gpus = build_scenario_topology(probe).gpu_count();
+    }
+    for (const std::string& gpu : grid.gpu_types) {
+      for (const std::int64_t n : grid.gpu_counts) {
+        SweepPoint p;
+        p.index = points.size();
+        p.labels = {gpu, net.label, std::to_string(n)};
+        // An inline GPU stays as the file defines it; a catalog GPU is replaced by name.
+        if (!base.cluster.gpu.inline_spec || gpu != base.cluster.gpu.name.value) {
+          p.overrides.push_back("cluster.gpu=" + gpu);
+        }
+        if (net.spec) p.overrides.push_back("cluster.topology=" + spec_text(spec));
+        for (std::string& o : size_overrides(spec.kind, spec.params, n, file_gpus, net.label)) {
+          p.overrides.push_back(std::move(o));
+        }
+        p.overrides.push_back(fmt::format("cluster.workers={}", n));
+        points.push_back(std::move(p));
+      }
+    }
+  }
+  return points;
+}
+
+}  // namespace syncsim::planner

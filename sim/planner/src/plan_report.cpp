@@ -1,0 +1,152 @@
+#include "syncsim/planner/plan_report.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+
+namespace syncsim::planner {
+
+namespace {
+
+std::string hours_text(double seconds) {
+  const double hours = seconds / 3600;
+  if (hours >= 48) return fmt::format("{:.1f} d", hours / 24);
+  if (hours >= 1) return fmt::format("{:.1f} h", hours);
+  return fmt::format("{:.1f} min", seconds / 60);
+}
+
+std::string optional_number(const std::optional<double>& v, const char* format) {
+  return v ? fmt::format(fmt::runtime(format), *v) : "-";
+}
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+Chart make_chart(std::string title, std::string x_label, std::string y_label) {
+  Chart chart;
+  chart.title = std::move(title);
+  chart.x_label = std::move(x_label);
+  chart.y_label = std::move(y_label);
+  return chart;
+}
+
+}  // namespace
+
+std::string bottleneck_text(const PlanPoint& p) {
+  return fmt::format("{:.0f}% {}", 100 * p.bottleneck_share, p.bottleneck);
+}
+
+std::string plan_text(const Plan& plan, const PlanContext& c) {
+  std::string out;
+  out += fmt::format("# syncsim plan {}: {} points, efficiency threshold {:.2f}\n", c.scenario, plan.points.size(),
+                     c.goal.min_efficiency);
+  if (!c.currency.empty()) {
+    out += fmt::format("# prices: USER INPUT from {} ({}), not quotes from syncsim\n", c.price_file, c.currency);
+  } else {
+    out += "# prices: none given (--prices FILE); ranked by throughput\n";
+  }
+  if (c.goal.target_samples_per_s) out += fmt::format("# target: {:.0f} samples/s\n", *c.goal.target_samples_per_s);
+  const std::string cur = c.currency.empty() ? "$" : c.currency;
+  std::size_t config_width = 13;
+  for (const PlanPoint& p : plan.points) config_width = std::max(config_width, configuration_name(p).size());
+  out += fmt::format("{:>4}  {:<{}}  {:>5}  {:>11}  {:>6}  {:>8}  {:>10}  {:>12}  {:>13}  {}\n", "rank",
+                     "configuration", config_width, "GPUs", "samples/s", "effic.", "marginal", cur + "/hour",
+                     cur + "/M samples", "time-to-train", "bottleneck");
+  for (std::size_t i = 0; i < plan.points.size(); ++i) {
+    const PlanPoint& p = plan.points[i];
+    const bool best = plan.recommended && *plan.recommended == i;
+    out +=
+        fmt::format("{:>4}  {:<{}}  {:>5}  {:>11.1f}  {:>6.3f}  {:>8.3f}  {:>10}  {:>12}  {:>13}  {}{}\n",
+                    best ? "*1" : std::to_string(i + 1), configuration_name(p), config_width, p.gpus, p.samples_per_s,
+                    p.scaling_efficiency, p.marginal_efficiency, optional_number(p.price_per_hour, "{:.2f}"),
+                    optional_number(p.price_per_million_samples, "{:.2f}"),
+                    p.time_to_train_s ? hours_text(*p.time_to_train_s) : "-", bottleneck_text(p),
+                    p.meets_target ? "" : "  (below target)");
+  }
+  for (const PlanConfiguration& cfg : plan.configurations) {
+    const std::string name = cfg.gpu + " / " + cfg.network;
+    if (!cfg.knee) {
+      const PlanPoint& first = plan.points[cfg.points.front()];
+      out += fmt::format("knee {}: none — already {:.3f} efficiency at {} GPUs (bottleneck: {})\n", name,
+                         first.scaling_efficiency, first.gpus, bottleneck_text(first));
+      continue;
+    }
+    const PlanPoint& knee = plan.points[*cfg.knee];
+    if (!cfg.first_below) {
+      out += fmt::format("knee {}: none up to {} GPUs — marginal efficiency stays >= {:.2f}\n", name, knee.gpus,
+                         c.goal.min_efficiency);
+      continue;
+    }
+    const PlanPoint& below = plan.points[*cfg.first_below];
+    out += fmt::format(
+        "knee {}: {} GPUs — going to {} GPUs the added GPUs return {:.3f} of their throughput "
+        "(bottleneck at {}: {})\n",
+        name, knee.gpus, below.gpus, below.marginal_efficiency, below.gpus, bottleneck_text(below));
+  }
+  return out;
+}
+
+std::string plan_csv(const Plan& plan) {
+  std::string out =
+      "rank,gpu,network,gpus,samples_per_s,scaling_efficiency,marginal_efficiency,price_per_hour,"
+      "price_per_million_samples,time_to_train_s,meets_target,pareto,bottleneck,bottleneck_share\n";
+  const auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
+  for (std::size_t i = 0; i < plan.points.size(); ++i) {
+    const PlanPoint& p = plan.points[i];
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", i + 1, csv_cell(p.gpu), csv_cell(p.network),
+                       p.gpus, p.samples_per_s, p.scaling_efficiency, p.marginal_efficiency, opt(p.price_per_hour),
+                       opt(p.price_per_million_samples), opt(p.time_to_train_s), p.meets_target, p.pareto,
+                       csv_cell(p.bottleneck), p.bottleneck_share);
+  }
+  return out;
+}
+
+std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& c) {
+  Chart throughput = make_chart("Throughput vs GPUs", "GPUs", "samples/s");
+  Chart efficiency = make_chart("Scaling efficiency vs GPUs", "GPUs", "scaling efficiency");
+  throughput.log_x = efficiency.log_x = true;
+  efficiency.y_rule = c.goal.min_efficiency;
+  efficiency.y_rule_label = fmt::format("threshold {:.2f}", c.goal.min_efficiency);
+  if (c.goal.target_samples_per_s) {
+    throughput.y_rule = *c.goal.target_samples_per_s;
+    throughput.y_rule_label = "target";
+  }
+  const bool priced = !c.currency.empty();
+  const bool absolute = c.goal.samples.has_value();
+  Chart cost = make_chart(absolute ? "Cost vs time-to-train" : "Cost vs time per million samples",
+                          absolute ? "time-to-train (hours)" : "hours per million samples",
+                          absolute ? "total cost (" + c.currency + ")" : c.currency + " per million samples");
+  std::vector<std::pair<double, double>> front;
+  for (const PlanConfiguration& cfg : plan.configurations) {
+    ChartSeries t{cfg.gpu + " / " + cfg.network, {}, true};
+    ChartSeries e{t.name, {}, true};
+    ChartSeries k{t.name, {}, false};
+    for (std::size_t i : cfg.points) {
+      const PlanPoint& p = plan.points[i];
+      t.points.emplace_back(static_cast<double>(p.gpus), p.samples_per_s);
+      e.points.emplace_back(static_cast<double>(p.gpus), p.scaling_efficiency);
+      if (priced && p.price_per_million_samples && p.samples_per_s > 0) {
+        const double samples = absolute ? *c.goal.samples : 1e6;
+        const double hours = samples / p.samples_per_s / 3600;
+        k.points.emplace_back(hours, *p.price_per_million_samples * samples / 1e6);
+        if (p.pareto) front.push_back(k.points.back());
+      }
+    }
+    throughput.series.push_back(std::move(t));
+    efficiency.series.push_back(std::move(e));
+    cost.series.push_back(std::move(k));
+  }
+  std::sort(front.begin(), front.end());
+  cost.front = std::move(front);
+  cost.front_label = "Pareto front";
+  std::vector<NamedChart> out{{"throughput", std::move(throughput)}, {"efficiency", std::move(efficiency)}};
+  if (priced) out.push_back({"cost", std::move(cost)});
+  return out;
+}
+
+}  // namespace syncsim::planner

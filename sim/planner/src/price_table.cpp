@@ -1,0 +1,115 @@
+#include "syncsim/planner/price_table.hpp"
+
+#include <fmt/format.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "syncsim/compute/gpu_spec.hpp"
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/core/units.hpp"
+
+namespace syncsim::planner {
+
+namespace {
+
+SourceLocation at(const std::string& source, const YAML::Node& node) {
+  const YAML::Mark m = node.Mark();
+  // yaml-cpp counts from 0 and reports -1 for nodes it made up.
+  return SourceLocation{source, m.line >= 0 ? m.line + 1 : 0, m.column >= 0 ? m.column + 1 : 0};
+}
+
+double read_price(const std::string& source, const YAML::Node& node, const std::string& key) {
+  const std::string text = node.IsScalar() ? node.Scalar() : std::string();
+  double value = 0;
+  try {
+    value = parse_number(text);
+  } catch (const InputError&) {
+    throw InputError(fmt::format("expected a price per GPU-hour (a number >= 0), got '{}'", text), at(source, node),
+                     key);
+  }
+  if (!std::isfinite(value) || value < 0) {
+    throw InputError(fmt::format("a price must be >= 0, got '{}'", text), at(source, node), key);
+  }
+  return value;
+}
+
+void require_map(const std::string& source, const YAML::Node& node, const std::string& key) {
+  if (!node.IsMap()) throw InputError("expected a mapping of names to prices", at(source, node), key);
+}
+
+}  // namespace
+
+double PriceTable::gpu_price(const std::string& canonical_gpu) const {
+  const auto it = gpu_hour.find(canonical_gpu);
+  if (it == gpu_hour.end()) {
+    throw InputError(fmt::format("{} has no gpu_hour entry for {}", source, canonical_gpu), SourceLocation{"--prices"});
+  }
+  return it->second;
+}
+
+double PriceTable::network_price(const std::string& network) const {
+  const auto it = network_gpu_hour.find(network);
+  return it == network_gpu_hour.end() ? 0.0 : it->second;
+}
+
+PriceTable parse_price_table(const std::string& yaml, const std::string& source) {
+  PriceTable table;
+  table.source = source;
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml);
+  } catch (const YAML::Exception& e) {
+    throw InputError(e.msg, SourceLocation{source, e.mark.line + 1, e.mark.column + 1});
+  }
+  if (!root.IsMap()) {
+    throw InputError("expected a mapping with gpu_hour (and optionally currency, network_gpu_hour)",
+                     SourceLocation{source, 1, 1});
+  }
+  bool has_gpus = false;
+  for (const auto& entry : root) {
+    const std::string key = entry.first.Scalar();
+    const YAML::Node& value = entry.second;
+    if (key == "currency") {
+      if (!value.IsScalar()) throw InputError("expected a label such as USD", at(source, value), key);
+      table.currency = value.Scalar();
+    } else if (key == "gpu_hour") {
+      require_map(source, value, key);
+      for (const auto& gpu : value) {
+        const std::string path = key + "." + gpu.first.Scalar();
+        std::string name;
+        try {
+          name = find_gpu(gpu.first.Scalar()).name;
+        } catch (const InputError& e) {
+          throw InputError(e.message(), at(source, gpu.first), path);
+        }
+        table.gpu_hour[name] = read_price(source, gpu.second, path);
+        has_gpus = true;
+      }
+    } else if (key == "network_gpu_hour") {
+      require_map(source, value, key);
+      for (const auto& net : value) {
+        const std::string path = key + "." + net.first.Scalar();
+        table.network_gpu_hour[net.first.Scalar()] = read_price(source, net.second, path);
+      }
+    } else {
+      throw InputError(fmt::format("unknown key '{}' (expected currency, gpu_hour or network_gpu_hour)", key),
+                       at(source, entry.first), key);
+    }
+  }
+  if (!has_gpus)
+    throw InputError("no gpu_hour prices: give at least one GPU's price", SourceLocation{source, 1, 1}, "gpu_hour");
+  return table;
+}
+
+PriceTable load_price_table(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw InputError(fmt::format("cannot read '{}'", file.string()), SourceLocation{"--prices"});
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return parse_price_table(buffer.str(), file.string());
+}
+
+}  // namespace syncsim::planner

@@ -1,0 +1,82 @@
+// Plan analysis on hand-made points: marginal efficiency, the knee, the Pareto front, the ranking and the
+// recommendation, each with the answer worked out first.
+#include <catch2/catch.hpp>
+
+#include "syncsim/planner/plan_analysis.hpp"
+
+using namespace syncsim::planner;
+
+namespace {
+
+// One GPU does 100 samples/s; `per_gpu_price` per GPU-hour.
+PlanPoint point(std::string network, std::int64_t gpus, double samples_per_s, std::optional<double> per_gpu_price) {
+  PlanPoint p;
+  p.gpu = "A100-SXM4-80GB";
+  p.network = std::move(network);
+  p.gpus = gpus;
+  p.samples_per_s = samples_per_s;
+  p.single_gpu_samples_per_s = 100;
+  p.scaling_efficiency = samples_per_s / (100.0 * static_cast<double>(gpus));
+  p.bottleneck = "compute";
+  if (per_gpu_price) p.price_per_hour = *per_gpu_price * static_cast<double>(gpus);
+  return p;
+}
+
+const PlanPoint& find(const Plan& plan, const std::string& network, std::int64_t gpus) {
+  for (const PlanPoint& p : plan.points) {
+    if (p.network == network && p.gpus == gpus) return p;
+  }
+  throw std::logic_error("no such point");
+}
+
+}  // namespace
+
+TEST_CASE("marginal efficiency and the knee: 8 -> 16 scales, 16 -> 32 gets slower") {
+  // 8: 790/s (E 0.99); 16: 1580/s, M = (1580 - 790) / (8 x 100) = 0.9875; 32: 1090/s, M = (1090 - 1580) / 1600 < 0.
+  const Plan plan = analyze_plan(
+      {point("pods", 8, 790, 1.0), point("pods", 16, 1580, 1.0), point("pods", 32, 1090, 1.0)}, PlanGoal{}, "USD");
+  CHECK(find(plan, "pods", 8).marginal_efficiency == Approx(0.9875));
+  CHECK(find(plan, "pods", 16).marginal_efficiency == Approx(0.9875));
+  CHECK(find(plan, "pods", 32).marginal_efficiency == Approx(-0.30625));
+  REQUIRE(plan.configurations.size() == 1);
+  REQUIRE(plan.configurations[0].knee);
+  CHECK(plan.points[*plan.configurations[0].knee].gpus == 16);
+  CHECK(plan.points[*plan.configurations[0].first_below].gpus == 32);
+  REQUIRE(plan.recommended == 0u);
+  CHECK(plan.points[0].gpus == 16);
+  CHECK_THAT(plan.recommendation, Catch::StartsWith("Recommendation: 16 x A100-SXM4-80GB on pods"));
+}
+
+TEST_CASE("no knee when even the smallest size is below the threshold") {
+  const Plan plan =
+      analyze_plan({point("eth", 16, 400, std::nullopt), point("eth", 32, 500, std::nullopt)}, PlanGoal{}, "");
+  CHECK_FALSE(plan.configurations[0].knee);
+  CHECK_FALSE(plan.recommended);
+  CHECK_THAT(plan.recommendation, Catch::Contains("none"));
+}
+
+TEST_CASE("with a target, the cheapest efficient point that reaches it is recommended") {
+  // Target 1500/s: ib at 16 GPUs (1580/s, 16 x 2.0 = 32/h) beats eth at 32 GPUs (2900/s, E 0.906, 32 x 1.1 = 35.2/h);
+  // eth at 16 (1200/s) misses the target.
+  PlanGoal goal;
+  goal.target_samples_per_s = 1500;
+  goal.samples = 1e9;
+  const Plan plan =
+      analyze_plan({point("eth", 16, 1200, 1.1), point("eth", 32, 2900, 1.1), point("ib", 16, 1580, 2.0)}, goal, "USD");
+  REQUIRE(plan.recommended == 0u);
+  CHECK(plan.points[0].network == "ib");
+  CHECK(plan.points[0].gpus == 16);
+  CHECK_FALSE(find(plan, "eth", 16).meets_target);
+  CHECK(*find(plan, "ib", 16).time_to_train_s == Approx(1e9 / 1580));
+  // $ per million samples = 32 / (1580 x 3600) x 1e6
+  CHECK(*find(plan, "ib", 16).price_per_million_samples == Approx(32.0 / (1580 * 3600) * 1e6));
+}
+
+TEST_CASE("the Pareto front keeps the points no other point beats on both time and cost") {
+  // eth 32: fastest; ib 16: cheaper per sample than eth 16 and faster -> eth 16 is dominated.
+  const Plan plan = analyze_plan({point("eth", 16, 1200, 2.2), point("eth", 32, 2900, 1.1), point("ib", 16, 1580, 1.0)},
+                                 PlanGoal{}, "USD");
+  CHECK(find(plan, "eth", 32).pareto);
+  CHECK(find(plan, "ib", 16).pareto);
+  CHECK_FALSE(find(plan, "eth", 16).pareto);
+}

@@ -1,0 +1,119 @@
+// The planner's examples (examples/planner-*.yaml and the 16-vs-32 story) through the same path `syncsim plan`
+// takes: grid -> sweep points -> simulations on threads -> analysis; each conclusion asserted.
+#include <catch2/catch.hpp>
+
+#include <mutex>
+
+#include "syncsim/planner/plan_analysis.hpp"
+#include "syncsim/planner/plan_grid.hpp"
+#include "syncsim/planner/sweep_runner.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
+
+using namespace syncsim;
+using namespace syncsim::planner;
+
+namespace {
+
+std::string example(const std::string& name) {
+  return std::string(SYNCSIM_EXAMPLES_DIR) + "/" + name;
+}
+
+Plan plan_for(const std::string& file, const std::string& gpus, double min_efficiency = 0.8) {
+  const Scenario base = load_scenario(file);
+  PlanGrid grid;
+  grid.gpu_counts = parse_gpu_counts(gpus);
+  grid.gpu_types = {base.cluster.gpu.name.value};
+  grid.networks = {{"scenario", std::nullopt}};
+  const auto points = plan_points(base, grid);
+  std::vector<std::size_t> all;
+  for (const SweepPoint& p : points) all.push_back(p.index);
+  std::vector<PlanPoint> results(points.size());
+  run_points(file, points, all, 2, [&](std::size_t i, const TrainingReport& r) {
+    PlanPoint& p = results[i];
+    p.gpu = points[i].labels[0];
+    p.network = points[i].labels[1];
+    p.gpus = r.workers;
+    p.samples_per_s = r.samples_per_second;
+    p.single_gpu_samples_per_s = r.single_gpu_samples_per_second;
+    p.scaling_efficiency = r.scaling_efficiency;
+    p.bottleneck = r.bottleneck.bound + ": " + r.bottleneck.resource;
+    p.price_per_hour = 1.8 * static_cast<double>(r.workers);
+  });
+  PlanGoal goal;
+  goal.min_efficiency = min_efficiency;
+  return analyze_plan(std::move(results), goal, "USD");
+}
+
+const PlanPoint& at(const Plan& plan, std::int64_t gpus) {
+  for (const PlanPoint& p : plan.points) {
+    if (p.gpus == gpus) return p;
+  }
+  throw std::logic_error("no such size");
+}
+
+}  // namespace
+
+TEST_CASE("bert-large over two pods: plan recommends 16 GPUs and names the inter-node link at 32") {
+  const Plan plan = plan_for(example("bert-large-two-pods.yaml"), "16,32");
+  REQUIRE(plan.recommended == 0u);
+  CHECK(plan.points[0].gpus == 16);
+  CHECK(at(plan, 32).samples_per_s < at(plan, 16).samples_per_s);
+  CHECK_THAT(at(plan, 32).bottleneck,
+             Catch::StartsWith("communication: pod") && Catch::Contains("(inter-node network)"));
+  CHECK_THAT(at(plan, 16).bottleneck, Catch::StartsWith("compute"));
+}
+
+TEST_CASE("a compute-bound model on a fat network keeps efficiency >= 0.9 up to 256 GPUs") {
+  const Plan plan = plan_for(example("planner-compute-bound.yaml"), "8:256");
+  REQUIRE(plan.points.size() == 6);
+  for (const PlanPoint& p : plan.points) {
+    INFO(p.gpus << " GPUs");
+    CHECK(p.scaling_efficiency >= 0.9);
+    CHECK_THAT(p.bottleneck, Catch::StartsWith("compute"));
+  }
+  REQUIRE(plan.configurations.size() == 1);
+  CHECK_FALSE(plan.configurations[0].first_below);  // no knee inside the range
+  CHECK(plan.points[*plan.configurations[0].knee].gpus == 256);
+}
+
+TEST_CASE("vgg16 over 25 Gbps Ethernet falls off steeply; the knee is where efficiency drops") {
+  const Plan plan = plan_for(example("planner-vgg16-25gbe.yaml"), "8:64");
+  CHECK(at(plan, 8).scaling_efficiency > 0.9);
+  CHECK(at(plan, 16).scaling_efficiency < 0.5);
+  REQUIRE(plan.configurations.size() == 1);
+  const PlanConfiguration& c = plan.configurations[0];
+  REQUIRE(c.knee);
+  CHECK(plan.points[*c.knee].gpus == 8);
+  REQUIRE(c.first_below);
+  CHECK(plan.points[*c.first_below].gpus == 16);
+  CHECK_THAT(at(plan, 16).bottleneck, Catch::Contains("inter-node network"));
+  CHECK(plan.points[0].gpus == 8);  // the recommendation
+}
+
+TEST_CASE("the plan's grid resizes each kind of topology and rejects what it cannot") {
+  CHECK(parse_gpu_counts("8:64") == std::vector<std::int64_t>{8, 16, 32, 64});
+  CHECK(parse_gpu_counts("8:1024:4") == std::vector<std::int64_t>{8, 32, 128, 512});
+  CHECK(parse_gpu_counts("16,24") == std::vector<std::int64_t>{16, 24});
+  CHECK_THROWS_WITH(parse_gpu_counts("64:8"), Catch::Contains("--gpus: empty range"));
+  CHECK_THROWS_WITH(parse_gpu_counts(""), Catch::Contains("--gpus"));
+  CHECK_THROWS_WITH(parse_gpu_types({"A100-SXM4-80GB,Z100"}), Catch::Contains("--gpu-types: unknown GPU 'Z100'"));
+  const auto nets = parse_networks({"ib=dgx:gpus=4,nic_bw=400Gbps;switch:n=8,bw=25Gbps"});
+  REQUIRE(nets.size() == 2);
+  CHECK(nets[0].label == "ib");
+  CHECK(nets[1].label == "switch:n=8,bw=25Gbps");
+
+  const Scenario base = load_scenario(example("planner-compute-bound.yaml"));
+  PlanGrid grid{{12}, {"H100-SXM-80GB"}, nets};
+  const auto points = plan_points(base, grid);
+  REQUIRE(points.size() == 2);
+  CHECK(points[0].overrides == std::vector<std::string>{"cluster.gpu=H100-SXM-80GB",
+                                                        "cluster.topology=dgx:gpus=4,nic_bw=400Gbps",
+                                                        "cluster.topology.nodes=3", "cluster.workers=12"});
+  CHECK(points[1].overrides.at(2) == "cluster.topology.n=12");
+  // Every override is a valid scenario.
+  for (const SweepPoint& p : points) CHECK_NOTHROW(load_scenario(example("planner-compute-bound.yaml"), p.overrides));
+
+  const Scenario pods = load_scenario(example("bert-large-two-pods.yaml"));
+  PlanGrid too_many{{64}, {"A100-SXM4-80GB"}, {{"scenario", std::nullopt}}};
+  CHECK_THROWS_WITH(plan_points(pods, too_many), Catch::Contains("--gpus: 64 GPUs asked") && Catch::Contains("has 32"));
+}
