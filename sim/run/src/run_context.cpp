@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "collective_cache.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/compute/model_catalog.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
@@ -120,9 +121,19 @@ const CollectiveOutcome& RunContext::allreduce(Bytes size, std::optional<std::si
   if (const auto it = allreduce_cache_.find(key); it != allreduce_cache_.end()) return it->second;
   CollectiveSpec spec = collective_spec(CollectiveOp::allreduce, n);
   spec.size = size;
+  // Across runs of one process (a sweep), the same collective on the same network is simulated once.
+  const std::string shared_key = CollectiveCache::key(scenario_->cluster.topology, spec);
+  if (!shared_key.empty()) {
+    if (const CollectiveOutcome* hit = CollectiveCache::shared().find(shared_key)) {
+      return allreduce_cache_.emplace(key, *hit).first->second;
+    }
+  }
   const Located<std::optional<Algorithm>>& algorithm = scenario_->training.algorithm;
-  return allreduce_cache_.emplace(key, at_value(algorithm, [&] { return simulate_collective(*router_, spec); }))
-      .first->second;
+  const CollectiveOutcome& outcome =
+      allreduce_cache_.emplace(key, at_value(algorithm, [&] { return simulate_collective(*router_, spec); }))
+          .first->second;
+  if (!shared_key.empty()) CollectiveCache::shared().store(shared_key, outcome);
+  return outcome;
 }
 
 TrainingReport RunContext::base_report() const {
