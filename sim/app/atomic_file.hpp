@@ -9,4 +9,9 @@ namespace syncsim::app {
 
 void write_file_atomically(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write);
 
+// Makes SIGINT and SIGTERM end the program with exit code 128 + the signal (130 for Ctrl-C) after removing the
+// temporary file being written, if any: an interrupted run leaves earlier outputs as they were and no stray
+// temporary behind. Call once, at start-up.
+void exit_cleanly_on_interrupt();
+
 }  // namespace syncsim::app

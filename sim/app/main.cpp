@@ -1,13 +1,16 @@
-// syncsim: simulate gradient synchronization. Exit codes: 0 success, 2 bad input or usage, 1 internal error.
+// syncsim: simulate gradient synchronization. Exit codes: 0 success, 2 bad input or usage, 1 internal error,
+// 130 interrupted (SIGINT; 143 for SIGTERM), earlier outputs left as they were.
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "atomic_file.hpp"
 #include "commands.hpp"
 #include "syncsim/core/input_error.hpp"
 
 int main(int argc, char** argv) {
+  syncsim::app::exit_cleanly_on_interrupt();
   CLI::App app{
       "syncsim — a discrete-event simulator of distributed gradient synchronization.\n"
       "Simulates collectives (ring, tree, halving-doubling, ...) on GPU cluster topologies with a max-min fair\n"

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "collective_cache.hpp"
+#include "memory_budget.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/compute/model_catalog.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
@@ -48,6 +49,7 @@ ModelSpec resolve_model(const ModelConfig& m) {
 RunContext::RunContext(const Scenario& scenario)
     : scenario_(&scenario), gpu_(resolve_gpu(scenario)), model_(resolve_model(scenario.model)) {
   const Scenario& s = scenario;
+  check_memory_budget(s.cluster.topology);  // before building anything a million-GPU spec would allocate
   topology_ = std::make_unique<Topology>(build_scenario_topology(s));
   const auto gpus = static_cast<std::int64_t>(topology_->gpu_count());
   workers_ = s.cluster.workers ? s.cluster.workers->value : gpus;

@@ -1,0 +1,81 @@
+#include "memory_budget.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <string>
+
+#include "syncsim/core/input_error.hpp"
+
+namespace syncsim::run {
+
+namespace {
+
+std::optional<std::int64_t> whole(const TopologySpec& spec, const std::string& key) {
+  const auto it = spec.params.find(key);
+  if (it == spec.params.end()) return std::nullopt;
+  try {
+    std::size_t used = 0;
+    const long long value = std::stoll(it->second, &used);
+    if (used != it->second.size() || value < 0) return std::nullopt;
+    return value;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+std::optional<std::int64_t> planned_gpus(const TopologySpec& spec) {
+  if (spec.kind == "ring" || spec.kind == "mesh" || spec.kind == "switch" || spec.kind == "fattree") {
+    return whole(spec, "n");
+  }
+  if (spec.kind == "dgx") {
+    const std::optional<std::int64_t> nodes = whole(spec, "nodes");
+    const std::optional<std::int64_t> gpus = spec.params.count("gpus") ? whole(spec, "gpus") : 8;
+    if (!nodes || !gpus) return std::nullopt;
+    return *nodes * *gpus;
+  }
+  if (spec.kind == "torus") {
+    const auto it = spec.params.find("dims");
+    if (it == spec.params.end()) return std::nullopt;
+    std::int64_t total = 1;
+    std::size_t start = 0;
+    while (start <= it->second.size()) {
+      const std::size_t end = std::min(it->second.find('x', start), it->second.size());
+      try {
+        total *= std::stoll(it->second.substr(start, end - start));
+      } catch (const std::exception&) {
+        return std::nullopt;
+      }
+      start = end + 1;
+    }
+    return total;
+  }
+  return std::nullopt;
+}
+
+Bytes memory_budget() {
+  const char* text = std::getenv("SYNCSIM_MEMORY_BUDGET");
+  if (text == nullptr || *text == '\0') return kDefaultBudget;
+  try {
+    return parse_bytes(text);
+  } catch (const InputError& e) {
+    throw InputError(e.message(), SourceLocation{"SYNCSIM_MEMORY_BUDGET"});
+  }
+}
+
+void check_memory_budget(const TopologySpec& spec) {
+  const std::optional<std::int64_t> gpus = planned_gpus(spec);
+  if (!gpus) return;
+  const double needed = static_cast<double>(*gpus) * static_cast<double>(kBytesPerGpu);
+  const Bytes budget = memory_budget();
+  if (needed <= static_cast<double>(budget.value)) return;
+  throw InputError(
+      fmt::format("{} GPUs need about {:.1f} GiB ({} KiB per GPU), over the memory budget of {:.1f} "
+                  "GiB; set SYNCSIM_MEMORY_BUDGET (e.g. 64GB) to allow it",
+                  *gpus, needed / (1LL << 30), kBytesPerGpu >> 10, static_cast<double>(budget.value) / (1LL << 30)),
+      spec.location, "cluster.topology");
+}
+
+}  // namespace syncsim::run
