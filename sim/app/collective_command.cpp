@@ -12,6 +12,7 @@
 #include "syncsim/collectives/size_range.hpp"
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/run/memory_budget.hpp"
 #include "syncsim/topology/topology_spec.hpp"
 #include "syncsim/validation/calibration.hpp"
 
@@ -145,7 +146,9 @@ void print_choices(const std::vector<Row>& rows, const CalibratedModel* model) {
 }
 
 int run_collective(const CollectiveOptions& options) {
-  const Topology topology = build_topology(options.topology, "--topology");
+  const TopologySpec topology_spec = parse_topology_spec(options.topology, "--topology");
+  run::check_memory_budget(topology_spec, "");
+  const Topology topology = build_topology(topology_spec);
   CollectiveSpec base = make_spec(options, topology);
   // --calibration: the calibrated regimes replace NCCL's protocols (and its algorithm applies, if it has one).
   std::optional<CalibratedModel> calibrated;

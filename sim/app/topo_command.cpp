@@ -3,6 +3,7 @@
 
 #include "atomic_file.hpp"
 #include "commands.hpp"
+#include "syncsim/run/memory_budget.hpp"
 #include "syncsim/topology/dot_io.hpp"
 #include "syncsim/topology/topology_spec.hpp"
 #include "syncsim/topology/topology_summary.hpp"
@@ -23,7 +24,9 @@ Action add_topo_command(CLI::App& app) {
       ->required();
   command->add_option("--dot", options->dot_path, "Also write the topology as Graphviz DOT to this file");
   return [options]() {
-    const Topology topology = build_topology(options->spec, "SPEC");
+    const TopologySpec spec = parse_topology_spec(options->spec, "SPEC");
+    run::check_memory_budget(spec, "");
+    const Topology topology = build_topology(spec);
     std::cout << to_text(summarize(topology), topology);
     if (!options->dot_path.empty()) {
       write_file_atomically(options->dot_path, [&](std::ostream& out) { write_dot(topology, out); });

@@ -1,4 +1,4 @@
-#include "memory_budget.hpp"
+#include "syncsim/run/memory_budget.hpp"
 
 #include <fmt/format.h>
 
@@ -65,7 +65,7 @@ Bytes memory_budget() {
   }
 }
 
-void check_memory_budget(const TopologySpec& spec) {
+void check_memory_budget(const TopologySpec& spec, const std::string& key) {
   const std::optional<std::int64_t> gpus = planned_gpus(spec);
   if (!gpus) return;
   const double needed = static_cast<double>(*gpus) * static_cast<double>(kBytesPerGpu);
@@ -75,7 +75,7 @@ void check_memory_budget(const TopologySpec& spec) {
       fmt::format("{} GPUs need about {:.1f} GiB ({} KiB per GPU), over the memory budget of {:.1f} "
                   "GiB; set SYNCSIM_MEMORY_BUDGET (e.g. 64GB) to allow it",
                   *gpus, needed / (1LL << 30), kBytesPerGpu >> 10, static_cast<double>(budget.value) / (1LL << 30)),
-      spec.location, "cluster.topology");
+      spec.location, key);
 }
 
 }  // namespace syncsim::run

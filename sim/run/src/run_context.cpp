@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "collective_cache.hpp"
-#include "memory_budget.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/compute/model_catalog.hpp"
+#include "syncsim/run/memory_budget.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 #include "syncsim/validation/calibration.hpp"
 

@@ -1,5 +1,5 @@
 #pragma once
-// A run's memory, estimated from the scenario before anything is built, against a budget: a scenario that would
+// A run's memory, estimated from the topology spec before anything is built, against a budget: a scenario that would
 // need more (a million GPUs, say) fails at once with a clear message instead of swapping for minutes.
 //
 // The estimate is per GPU of the topology: kBytesPerGpu covers the topology, its routes, the per-rank engine state
@@ -9,6 +9,7 @@
 // Budget: SYNCSIM_MEMORY_BUDGET (a size such as 32GB) or kDefaultBudget.
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "syncsim/core/units.hpp"
 #include "syncsim/topology/topology_spec.hpp"
@@ -25,7 +26,7 @@ std::optional<std::int64_t> planned_gpus(const TopologySpec& spec);
 // The budget from SYNCSIM_MEMORY_BUDGET, or kDefaultBudget; InputError naming the variable when it does not parse.
 Bytes memory_budget();
 
-// Throws InputError at the topology spec when planned_gpus x kBytesPerGpu exceeds the budget.
-void check_memory_budget(const TopologySpec& spec);
+// Throws InputError at the topology spec (under `key`) when planned_gpus x kBytesPerGpu exceeds the budget.
+void check_memory_budget(const TopologySpec& spec, const std::string& key = "cluster.topology");
 
 }  // namespace syncsim::run
