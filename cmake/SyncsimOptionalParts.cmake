@@ -51,3 +51,6 @@ if(SYNCSIM_WITH_MPI)
 else()
   message(STATUS "syncsim: MPI benchmark disabled by SYNCSIM_WITH_MPI=OFF")
 endif()
+
+# Fuzzing: its own file, as it changes every target's flags when on.
+include(SyncsimFuzz)

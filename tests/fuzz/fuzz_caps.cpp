@@ -1,0 +1,54 @@
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "fuzz_targets.hpp"
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/core/units.hpp"
+
+namespace syncsim::fuzz {
+namespace {
+
+// The value of a count key as the generators read it (parse_count), or nullopt when absent or not a count: the
+// generator then rejects it itself, before building anything.
+std::optional<std::int64_t> count_of(const TopologySpec& spec, const std::string& key) {
+  const auto it = spec.params.find(key);
+  if (it == spec.params.end()) return std::nullopt;
+  try {
+    return parse_count(it->second);
+  } catch (const InputError&) {
+    return std::nullopt;
+  }
+}
+
+}  // namespace
+
+bool small_enough_to_build(const TopologySpec& spec) {
+  if (spec.kind == "file") return false;
+  for (const char* key : {"n", "nodes", "gpus"}) {
+    if (count_of(spec, key).value_or(0) > kMaxFuzzGpus) return false;
+  }
+  // dgx: nodes x gpus (gpus defaults to 8).
+  if (count_of(spec, "nodes").value_or(1) * count_of(spec, "gpus").value_or(8) > kMaxFuzzGpus) return false;
+  // torus: the product of `dims` (4x4x4); each part is bounded before multiplying, so the product cannot overflow.
+  if (const auto it = spec.params.find("dims"); it != spec.params.end()) {
+    const std::string& text = it->second;
+    std::int64_t total = 1;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+      const std::size_t end = std::min(text.find_first_of("xX", start), text.size());
+      try {
+        const std::int64_t part = parse_count(std::string_view(text).substr(start, end - start));
+        if (part > kMaxFuzzGpus) return false;
+        total *= std::max<std::int64_t>(part, 1);
+        if (total > kMaxFuzzGpus) return false;
+      } catch (const InputError&) {
+        // Not a count: the torus generator rejects the whole value.
+      }
+      start = end + 1;
+    }
+  }
+  return true;
+}
+
+}  // namespace syncsim::fuzz

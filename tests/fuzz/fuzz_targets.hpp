@@ -1,0 +1,52 @@
+#pragma once
+// The fuzz targets: one function per reader of user input, each called with arbitrary bytes.
+//
+// The contract every reader keeps under fuzzing: an input either reads or throws syncsim::InputError (printed by
+// `main` as one line, exit 2). A target catches InputError and nothing else, so any other exception escapes and
+// becomes a finding, as do crashes, leaks, hangs and memory blow-ups (libFuzzer and the sanitizers catch those).
+//
+// Each function is linked twice: into a libFuzzer binary per target (clang only, libfuzzer_entry.cpp) and into
+// syncsim-fuzz-replay (every compiler, replay_main.cpp), which ctest runs over the seed corpora, the kept
+// regressions and the malformed corpus, so a fixed finding stays fixed on machines without clang.
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "syncsim/topology/topology_spec.hpp"
+
+namespace syncsim::fuzz {
+
+using FuzzTarget = int (*)(const std::uint8_t* data, std::size_t size);
+
+int fuzz_scenario(const std::uint8_t* data, std::size_t size);        // parse_scenario (+ its topology)
+int fuzz_topology_spec(const std::uint8_t* data, std::size_t size);   // parse_topology_spec + build_topology
+int fuzz_dot(const std::uint8_t* data, std::size_t size);             // read_dot_text
+int fuzz_nccl_xml(const std::uint8_t* data, std::size_t size);        // read_nccl_xml_text
+int fuzz_nccl_tests_log(const std::uint8_t* data, std::size_t size);  // parse_nccl_tests_log
+int fuzz_calibration(const std::uint8_t* data, std::size_t size);     // parse_calibration
+
+struct NamedTarget {
+  std::string_view name;  // also the folder of its seed corpus, regressions and malformed inputs
+  FuzzTarget run;
+};
+
+inline constexpr NamedTarget kTargets[] = {
+    {"scenario", fuzz_scenario}, {"topology_spec", fuzz_topology_spec},   {"dot", fuzz_dot},
+    {"nccl_xml", fuzz_nccl_xml}, {"nccl_tests_log", fuzz_nccl_tests_log}, {"calibration", fuzz_calibration},
+};
+
+// Generators accept up to 2^20 GPUs, which is right for users and wrong for a fuzzer: one input asking for a
+// million-node mesh would spend the whole run (or the memory limit) building it. Specs over this many GPUs are
+// parsed but not built; every size up to it still goes through the generators' own checks.
+inline constexpr std::int64_t kMaxFuzzGpus = 256;
+
+// True when building `spec` stays within kMaxFuzzGpus and reads no file (`file:` specs name paths on the machine
+// running the fuzzer; the DOT and XML readers are fuzzed through their text entry points instead).
+bool small_enough_to_build(const TopologySpec& spec);
+
+inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
+}  // namespace syncsim::fuzz
