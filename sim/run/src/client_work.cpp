@@ -1,18 +1,8 @@
 #include "client_work.hpp"
 
 #include <algorithm>
-#include <cmath>
 
 namespace syncsim::run {
-
-namespace {
-
-SimTime scaled(SimTime t, double factor) {
-  if (factor == 1.0) return t;
-  return SimTime::from_ps(std::llround(static_cast<double>(t.ps()) * factor));
-}
-
-}  // namespace
 
 WorkerCompute worker_compute(const LayerTimes& layers, const BucketPlan& buckets, std::int64_t micro_batches,
                              bool overlap, double factor) {
@@ -21,10 +11,10 @@ WorkerCompute worker_compute(const LayerTimes& layers, const BucketPlan& buckets
   WorkerCompute out;
   SimTime now;
   for (std::int64_t mb = 0; mb < micro_batches; ++mb) {
-    for (std::size_t i = 0; i < n; ++i) now += scaled(layers.forward[i], factor);
+    for (std::size_t i = 0; i < n; ++i) now += layers.forward[i].scaled(factor);
     out.forward_end = now;
     for (std::size_t i = n; i-- > 0;) {
-      now += scaled(layers.backward[i], factor);
+      now += layers.backward[i].scaled(factor);
       backward_end_of[i] = now;
     }
   }

@@ -13,6 +13,7 @@
 #include "server_placement.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/training/bucket_plan.hpp"
+#include "syncsim/training/synchronous_run.hpp"
 
 namespace syncsim::run {
 
@@ -66,13 +67,6 @@ std::function<SimTime(double)> apply_cost(const RunContext& context) {
   return [&context, element, optimizer](double bytes) {
     return context.compute().optimizer_step(std::llround(bytes / element), optimizer);
   };
-}
-
-SimTime nearest_rank(std::vector<SimTime> times, double p) {
-  if (times.empty()) return SimTime::zero();
-  std::sort(times.begin(), times.end());
-  const auto rank = static_cast<std::size_t>(std::ceil(p / 100 * static_cast<double>(times.size())));
-  return times[std::clamp<std::size_t>(rank, 1, times.size()) - 1];
 }
 
 StalenessReport staleness_report(const std::vector<std::int64_t>& staleness) {
@@ -172,7 +166,8 @@ RunOutput run_parameter_server(RunContext& context) {
   TrainingReport& r = out.report;
   r = context.base_report();
   fill_throughput(r, t.iterations, result.total, SimTime::from_ps(result.total.ps() / t.iterations),
-                  nearest_rank(result.iteration_times, 50), nearest_rank(result.iteration_times, 99));
+                  nearest_rank_percentile(result.iteration_times, 50),
+                  nearest_rank_percentile(result.iteration_times, 99));
   if (setup.mode == PsMode::async) {
     // Async iterations are per worker: their mean, not the run's total over the iteration count.
     SimTime sum;

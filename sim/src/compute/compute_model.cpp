@@ -18,9 +18,6 @@ void require_batch(std::int64_t batch) {
   if (batch < 1) throw InputError(fmt::format("batch size must be positive, got {}", batch));
 }
 
-SimTime scaled(SimTime t, double factor) {
-  return SimTime::from_ps(std::llround(static_cast<double>(t.ps()) * factor));
-}
 }  // namespace
 
 ComputeModel::ComputeModel(GpuSpec gpu, Precision precision, ComputeOptions options)
@@ -51,7 +48,7 @@ SimTime ComputeModel::forward(const Layer& layer, std::int64_t batch) const {
 }
 
 SimTime ComputeModel::backward(const Layer& layer, std::int64_t batch) const {
-  return scaled(forward(layer, batch), options_.backward_factor);
+  return forward(layer, batch).scaled(options_.backward_factor);
 }
 
 SimTime ComputeModel::forward(const ModelSpec& model, std::int64_t batch) const {

@@ -12,11 +12,6 @@ namespace {
 
 using FaultSpan = SynchronousRunObserver::FaultSpan;
 
-SimTime scaled(SimTime t, double factor) {
-  if (factor == 1.0) return t;
-  return SimTime::from_ps(std::llround(static_cast<double>(t.ps()) * factor));
-}
-
 // One rank's compute in one iteration, as offsets from its start.
 struct RankCompute {
   SimTime compute;                       // k x (forward + backward)
@@ -33,10 +28,10 @@ void run_compute(const DdpSetup& ddp, double factor, RankCompute& out) {
   SimTime now;
   for (std::int64_t mb = 0; mb < ddp.micro_batches; ++mb) {
     out.forward_start.push_back(now);
-    for (std::size_t i = 0; i < n; ++i) now += scaled(ddp.layers.forward[i], factor);
+    for (std::size_t i = 0; i < n; ++i) now += ddp.layers.forward[i].scaled(factor);
     out.backward_start.push_back(now);
     for (std::size_t i = n; i-- > 0;) {
-      now += scaled(ddp.layers.backward[i], factor);
+      now += ddp.layers.backward[i].scaled(factor);
       out.backward_end_of[i] = now;
     }
   }
@@ -358,14 +353,16 @@ class SynchronousEngine {
 
 }  // namespace
 
-SimTime SynchronousRunResult::percentile(double p) const {
-  if (iteration_times.empty()) return SimTime::zero();
+SimTime nearest_rank_percentile(std::vector<SimTime> times, double p) {
   if (!(p > 0 && p <= 100)) throw InputError("percentile must be in (0, 100], got " + std::to_string(p));
-  std::vector<SimTime> sorted = iteration_times;
-  std::sort(sorted.begin(), sorted.end());
-  const double n = static_cast<double>(sorted.size());
-  const auto rank = static_cast<std::size_t>(std::ceil(p / 100 * n));
-  return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
+  if (times.empty()) return SimTime::zero();
+  std::sort(times.begin(), times.end());
+  const auto rank = static_cast<std::size_t>(std::ceil(p / 100 * static_cast<double>(times.size())));
+  return times[std::clamp<std::size_t>(rank, 1, times.size()) - 1];
+}
+
+SimTime SynchronousRunResult::percentile(double p) const {
+  return nearest_rank_percentile(iteration_times, p);
 }
 
 double SynchronousRunResult::samples_per_second(std::int64_t global_batch) const {

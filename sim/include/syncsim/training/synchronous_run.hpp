@@ -147,6 +147,10 @@ struct SynchronousRunResult {
   double samples_per_second(std::int64_t global_batch) const;
 };
 
+// Nearest-rank percentile of `times` (0 < p <= 100): the ceil(p/100 x n)-th smallest; zero for no times.
+// Throws InputError for p out of range.
+SimTime nearest_rank_percentile(std::vector<SimTime> times, double p);
+
 // Throws InputError for what simulate_ddp_iteration rejects, ranks < 1, iterations < 1, a slow rank >= ranks,
 // a negative AllReduce time, sync_every < 0, a fault rank out of range or already gone, or an elastic fault that
 // leaves no rank.

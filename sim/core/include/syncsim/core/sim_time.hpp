@@ -3,6 +3,7 @@
 //
 // An int64 of picoseconds spans about 106 days of simulated time, far beyond any training run we model,
 // and keeps event ordering exact: there is no floating-point clock and no epsilon comparison anywhere.
+#include <cmath>
 #include <compare>
 #include <cstdint>
 #include <limits>
@@ -41,6 +42,10 @@ class SimTime {
     return *this;
   }
   constexpr SimTime operator*(std::int64_t k) const { return SimTime{ps_ * k}; }
+  // This duration times a real factor (a straggler's slowdown, an efficiency), rounded to the nearest picosecond.
+  SimTime scaled(double factor) const {
+    return factor == 1.0 ? *this : SimTime{std::llround(static_cast<double>(ps_) * factor)};
+  }
 
  private:
   constexpr explicit SimTime(std::int64_t ps) : ps_(ps) {}
