@@ -16,3 +16,5 @@ done
 "$build/bench/bench_training_iteration"
 "$build/bench/bench_event_queue" --benchmark_min_time=0.2
 "$build/bench/bench_flow_model" --benchmark_min_time=0.2
+# The convergence proxy's cost on a 64-worker, 200-iteration run (off, logistic, mlp).
+"$build/bench/bench_convergence"

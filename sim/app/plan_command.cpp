@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "atomic_file.hpp"
+#include "chart_files.hpp"
 #include "commands.hpp"
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -35,6 +36,8 @@ struct PlanOptions {
   std::string time_to_train;
   std::string samples;
   double min_efficiency = 0.8;
+  std::string objective = "throughput";
+  std::optional<double> target_loss;
   std::string outdir;
   unsigned threads = 0;
 };
@@ -72,6 +75,21 @@ planner::PlanGoal read_goal(const PlanOptions& o) {
     if (seconds <= 0) throw InputError("expected a time > 0 such as 36h", SourceLocation{"--time-to-train"});
     goal.target_samples_per_s = *goal.samples / seconds;
   }
+  if (o.objective == "time-to-accuracy") {
+    if (!o.target_loss) {
+      throw InputError("--objective time-to-accuracy needs --target-loss X (the held-out loss to reach)",
+                       SourceLocation{"--objective"});
+    }
+    if (!(*o.target_loss > 0 && std::isfinite(*o.target_loss))) {
+      throw InputError(fmt::format("expected a loss > 0, got {}", *o.target_loss), SourceLocation{"--target-loss"});
+    }
+    goal.target_loss = *o.target_loss;
+  } else if (o.objective != "throughput") {
+    throw InputError(fmt::format("expected throughput or time-to-accuracy, got '{}'", o.objective),
+                     SourceLocation{"--objective"});
+  } else if (o.target_loss) {
+    throw InputError("--target-loss goes with --objective time-to-accuracy", SourceLocation{"--target-loss"});
+  }
   return goal;
 }
 
@@ -98,7 +116,12 @@ int plan(const PlanOptions& o) {
     prices = planner::load_price_table(o.prices);
     for (const std::string& gpu : grid.gpu_types) (void)prices->gpu_price(gpu);  // every price known up front
   }
-  const std::vector<planner::SweepPoint> points = planner::plan_points(base, grid);
+  std::vector<planner::SweepPoint> points = planner::plan_points(base, grid);
+  if (goal.target_loss) {
+    // Every point trains the convergence proxy (the scenario's own settings, or the defaults) to this target.
+    for (planner::SweepPoint& p : points)
+      p.overrides.push_back(fmt::format("convergence.target_loss={}", *goal.target_loss));
+  }
 
   std::vector<std::size_t> all(points.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
@@ -117,6 +140,10 @@ int plan(const PlanOptions& o) {
     p.bottleneck_share = b.bound == "compute"      ? b.compute_share
                          : b.bound == "stragglers" ? b.straggler_share
                                                    : b.communication_share;
+    if (r.convergence) {
+      if (r.convergence->time_to_target) p.time_to_target_s = r.convergence->time_to_target->seconds();
+      p.best_loss = r.convergence->best_loss;
+    }
     if (prices) {
       p.price_per_hour = static_cast<double>(r.workers) * (prices->gpu_price(p.gpu) + prices->network_price(p.network));
     }
@@ -129,16 +156,11 @@ int plan(const PlanOptions& o) {
   std::error_code ec;
   std::filesystem::create_directories(outdir, ec);
   if (ec) throw InputError(fmt::format("cannot create '{}': {}", outdir.string(), ec.message()), SourceLocation{"-o"});
-  const std::string csv = planner::plan_csv(result);
+  const std::string csv = planner::plan_csv(result, goal);
   write_file_atomically(outdir / "plan.csv", [&](std::ostream& out) { out << csv; });
   std::vector<std::string> written{(outdir / "plan.csv").string()};
   for (const planner::NamedChart& chart : planner::plan_charts(result, context)) {
-    const std::string svg = planner::render_svg(chart.chart);
-    const std::vector<unsigned char> png = planner::render_png(chart.chart);
-    write_file_atomically(outdir / (chart.stem + ".svg"), [&](std::ostream& out) { out << svg; });
-    write_file_atomically(outdir / (chart.stem + ".png"), [&](std::ostream& out) {
-      out.write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()));
-    });
+    write_chart_files(outdir / chart.stem, chart.chart);
     written.push_back((outdir / (chart.stem + ".svg")).string());
     written.push_back((outdir / (chart.stem + ".png")).string());
   }
@@ -166,6 +188,10 @@ Action add_plan_command(CLI::App& app) {
       command->add_option("--time-to-train", o->time_to_train, "Required time to train, e.g. 36h (with --samples)");
   target->excludes(ttt);
   command->add_option("--samples", o->samples, "Samples to train on (for time-to-train and total cost), e.g. 1.2e9");
+  command->add_option("--objective", o->objective,
+                      "throughput (default) or time-to-accuracy: rank by simulated time to --target-loss in the "
+                      "convergence proxy (docs/convergence.md)");
+  command->add_option("--target-loss", o->target_loss, "Held-out loss to reach, with --objective time-to-accuracy");
   command->add_option("--min-efficiency", o->min_efficiency, "Scaling efficiency threshold for the knee (default 0.8)");
   command->add_option("-o,--outdir", o->outdir, "Output folder (default: ./syncsim-out/<scenario>-plan)");
   command->add_option("-j,--jobs", o->threads, "Threads (default: all cores)");

@@ -8,8 +8,10 @@
 #include <memory>
 
 #include "atomic_file.hpp"
+#include "chart_files.hpp"
 #include "commands.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/planner/convergence_chart.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 #include "syncsim/trace/chrome_trace_writer.hpp"
@@ -28,6 +30,25 @@ struct RunOptions {
 
 std::string bytes_text(Bytes b) {
   return fmt::format("{:.2f} GiB", static_cast<double>(b.value) / (1LL << 30));
+}
+
+void print_convergence(const ConvergenceReport& c) {
+  auto& o = std::cout;
+  fmt::print(
+      o, "convergence      {} proxy ({} parameters): {} updates, {} samples; held-out loss {:.4f}, accuracy {:.1f}%\n",
+      c.problem, c.parameters, c.updates, c.samples, c.final_loss, 100 * c.final_accuracy);
+  if (c.diverged_at) {
+    fmt::print(o, "                 DIVERGED at update {} ({:.3f} s)\n", *c.diverged_at_update,
+               c.diverged_at->seconds());
+  }
+  if (c.target_loss) {
+    if (c.time_to_target) {
+      fmt::print(o, "time to target   loss {} reached at {:.3f} s (update {})\n", *c.target_loss,
+                 c.time_to_target->seconds(), *c.updates_to_target);
+    } else {
+      fmt::print(o, "time to target   loss {} not reached (best {:.4f})\n", *c.target_loss, c.best_loss);
+    }
+  }
 }
 
 void print_summary(const TrainingReport& r, const std::filesystem::path& outdir) {
@@ -67,7 +88,12 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir)
   fmt::print(o, "memory           {}: {} of {}{}\n", r.memory.fits ? "fits" : "DOES NOT FIT",
              bytes_text(r.memory.total), bytes_text(r.memory.capacity),
              r.memory.fits ? "" : fmt::format(" (short by {})", bytes_text(r.memory.shortfall)));
+  if (r.convergence) print_convergence(*r.convergence);
   fmt::print(o, "wrote            {} and {}\n", (outdir / "report.json").string(), (outdir / "trace.json").string());
+  if (r.convergence) {
+    fmt::print(o, "                 {}{}\n", (outdir / "convergence.svg").string(),
+               r.staleness ? fmt::format(" and {}", (outdir / "staleness.svg").string()) : "");
+  }
 }
 
 int run_scenario(const RunOptions& options) {
@@ -82,6 +108,10 @@ int run_scenario(const RunOptions& options) {
   if (ec) throw InputError(fmt::format("cannot create '{}': {}", outdir.string(), ec.message()), SourceLocation{"-o"});
   write_file_atomically(outdir / "trace.json", [&](std::ostream& out) { trace::write_chrome_trace(sim.trace, out); });
   write_file_atomically(outdir / "report.json", [&](std::ostream& out) { out << report; });
+  if (sim.report.convergence) {
+    write_chart_files(outdir / "convergence", planner::loss_chart({{scenario.name, &*sim.report.convergence}}));
+    if (sim.report.staleness) write_chart_files(outdir / "staleness", planner::staleness_chart(*sim.report.staleness));
+  }
   if (options.json) {
     std::cout << report;
   } else {

@@ -111,7 +111,7 @@ TEST_CASE("folded halving-doubling on a full mesh: 2(L+1) alpha + (2 + 2(m-1)/m)
   }
 }
 
-TEST_CASE("direct on a switch: each step alpha + (n-1) S/(n B); Broadcast/Reduce alpha + (n-1) S/B", "[closed_form]") {
+TEST_CASE("direct on a switch: each step alpha + (n-1) S/(n B), Broadcast/Reduce alpha + (n-1) S/B", "[closed_form]") {
   const double alpha = 2 * kLatency;
   for (const std::size_t n : {2, 3, 5, 8, 16}) {
     const Topology topology = build_topology(fmt::format("switch:n={},bw=100Gbps,lat=5us", n));

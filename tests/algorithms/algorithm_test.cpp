@@ -20,7 +20,7 @@ TEST_CASE("make_plan builds every algorithm", "[algorithm]") {
   }
 }
 
-TEST_CASE("tree channels alternate between the two trees; roots carry over", "[algorithm]") {
+TEST_CASE("tree channels alternate between the two trees, roots carry over", "[algorithm]") {
   PlanContext context;
   context.channel = 3;
   const auto odd = make_plan(Algorithm::tree, CollectiveOp::allreduce, 8, Bytes{64}, context);

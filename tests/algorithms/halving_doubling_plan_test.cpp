@@ -30,7 +30,7 @@ TEST_CASE("halving-doubling step counts: 2 log2 n, plus a fold step at each end"
   CHECK(folded.step_count(Rank{5}) == 6);
 }
 
-TEST_CASE("halving ReduceScatter leaves piece r summed on rank r; doubling AllGather spreads every piece",
+TEST_CASE("halving ReduceScatter leaves piece r summed on rank r, doubling AllGather spreads every piece",
           "[halving_doubling]") {
   for (std::size_t n : {2, 4, 8, 32}) {
     const HalvingDoublingPlan scatter(CollectiveOp::reduce_scatter, n, Bytes{static_cast<std::int64_t>(n) * 64});

@@ -6,7 +6,7 @@
 
 using namespace syncsim;
 
-TEST_CASE("same seed, same numbers; different seeds differ", "[rng]") {
+TEST_CASE("same seed, same numbers, different seeds differ", "[rng]") {
   Rng a(42), b(42), c(43);
   bool any_difference = false;
   for (int i = 0; i < 100; ++i) {

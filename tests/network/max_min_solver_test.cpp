@@ -105,7 +105,7 @@ TEST_CASE("max-min: a link need not saturate when all its flows are limited else
   CHECK(solver.rate(3) == 0.75);
 }
 
-TEST_CASE("max-min: a flow on no link is unconstrained; clear() starts afresh", "[max_min]") {
+TEST_CASE("max-min: a flow on no link is unconstrained, clear() starts afresh", "[max_min]") {
   MaxMinSolver solver;
   solver.add_link(1);
   const auto free_flow = solver.add_flow(Links{});

@@ -22,7 +22,7 @@ TrainingReport shares(double compute, double optimizer, double exposed, double i
 
 }  // namespace
 
-TEST_CASE("the largest share names the bound; compute and optimizer count together") {
+TEST_CASE("the largest share names the bound, compute and optimizer count together") {
   CHECK(run::attribute_bottleneck(shares(0.4, 0.15, 0.45, 0)).bound == "compute");  // 0.55 vs 0.45
   CHECK(run::attribute_bottleneck(shares(0.2, 0.0, 0.2, 0.6)).bound == "stragglers");
   const BottleneckReport b = run::attribute_bottleneck(shares(0.3, 0.0, 0.7, 0));

@@ -80,3 +80,45 @@ TEST_CASE("the Pareto front keeps the points no other point beats on both time a
   CHECK(find(plan, "ib", 16).pareto);
   CHECK_FALSE(find(plan, "eth", 16).pareto);
 }
+
+TEST_CASE("time to accuracy: the first to reach the target is recommended, whatever its throughput") {
+  // 32 GPUs run fastest but reach the loss later than 16; 64 never do.
+  PlanPoint p8 = point("net", 8, 800, std::nullopt), p16 = point("net", 16, 1600, std::nullopt);
+  PlanPoint p32 = point("net", 32, 3200, std::nullopt), p64 = point("net", 64, 3000, std::nullopt);
+  p8.time_to_target_s = 10;
+  p16.time_to_target_s = 4;
+  p32.time_to_target_s = 6;
+  p8.best_loss = p16.best_loss = p32.best_loss = 0.5;
+  p64.best_loss = 0.7;
+  PlanGoal goal;
+  goal.target_loss = 0.6;
+  const Plan plan = analyze_plan({p8, p16, p32, p64}, goal, "");
+  REQUIRE(plan.recommended);
+  CHECK(plan.points[0].gpus == 16);
+  CHECK(plan.points[1].gpus == 32);
+  CHECK(plan.points[2].gpus == 8);
+  CHECK(plan.points[3].gpus == 64);
+  CHECK_FALSE(plan.points[3].meets_target);
+  CHECK_THAT(plan.recommendation, Catch::Contains("16 x A100-SXM4-80GB") && Catch::Contains("loss 0.6 after 4.000 s"));
+}
+
+TEST_CASE("time to accuracy with prices: the lowest cost to reach the target, none reached says so") {
+  // 16 GPUs at 1/GPU-hour for 3600 s cost 16; 8 GPUs for 5400 s cost 12: cheaper though slower.
+  PlanPoint p8 = point("net", 8, 800, 1.0), p16 = point("net", 16, 1600, 1.0);
+  p8.time_to_target_s = 5400;
+  p16.time_to_target_s = 3600;
+  PlanGoal goal;
+  goal.target_loss = 0.6;
+  const Plan plan = analyze_plan({p8, p16}, goal, "USD");
+  CHECK(plan.points[0].gpus == 8);
+  CHECK(*plan.points[0].cost_to_target == Approx(12));
+  CHECK(*plan.points[1].cost_to_target == Approx(16));
+
+  p8.time_to_target_s.reset();
+  p16.time_to_target_s.reset();
+  p8.best_loss = 0.65;
+  p16.best_loss = 0.62;
+  const Plan none = analyze_plan({p8, p16}, goal, "USD");
+  CHECK_FALSE(none.recommended);
+  CHECK_THAT(none.recommendation, Catch::Contains("none of these reaches loss 0.6") && Catch::Contains("16 x"));
+}

@@ -76,7 +76,7 @@ TEST_CASE("a compute-bound model on a fat network keeps efficiency >= 0.9 up to 
   CHECK(plan.points[*plan.configurations[0].knee].gpus == 256);
 }
 
-TEST_CASE("vgg16 over 25 Gbps Ethernet falls off steeply; the knee is where efficiency drops") {
+TEST_CASE("vgg16 over 25 Gbps Ethernet falls off steeply, the knee is where efficiency drops") {
   const Plan plan = plan_for(example("planner-vgg16-25gbe.yaml"), "8:64");
   CHECK(at(plan, 8).scaling_efficiency > 0.9);
   CHECK(at(plan, 16).scaling_efficiency < 0.5);

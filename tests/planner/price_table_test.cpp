@@ -7,7 +7,7 @@
 using namespace syncsim;
 using namespace syncsim::planner;
 
-TEST_CASE("prices are read by canonical GPU name; unlisted networks add nothing") {
+TEST_CASE("prices are read by canonical GPU name, unlisted networks add nothing") {
   const PriceTable t = parse_price_table(
       "currency: EUR\ngpu_hour:\n  a100-80gb: 1.5\n  H100-SXM: 3\nnetwork_gpu_hour:\n  ib400: 0.25\n", "p.yaml");
   CHECK(t.currency == "EUR");

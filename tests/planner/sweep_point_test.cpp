@@ -7,7 +7,7 @@
 using namespace syncsim;
 using namespace syncsim::planner;
 
-TEST_CASE("vary values split on commas outside YAML brackets, or on ';' when there is one") {
+TEST_CASE("vary values split on commas outside YAML brackets, or on a semicolon when there is one") {
   CHECK(parse_vary("cluster.workers=8, 16,32").values == std::vector<std::string>{"8", "16", "32"});
   CHECK(parse_vary("stragglers.slow=[{rank: 1, factor: 2}],[]").values ==
         std::vector<std::string>{"[{rank: 1, factor: 2}]", "[]"});
@@ -23,7 +23,7 @@ TEST_CASE("a vary axis rejects an empty range, an empty value and a missing '='"
   CHECK_THROWS_AS(parse_vary("=8"), InputError);
 }
 
-TEST_CASE("the cartesian product turns the last axis fastest; indices follow that order") {
+TEST_CASE("the cartesian product turns the last axis fastest, indices follow that order") {
   const auto points = expand_points({parse_vary("a=1,2"), parse_vary("b=x,y,z")}, false);
   REQUIRE(points.size() == 6);
   CHECK(points[0].labels == std::vector<std::string>{"1", "x"});

@@ -111,7 +111,7 @@ TEST_CASE("parameter server bytes: every send is received, dedicated 2 N S, colo
   }
 }
 
-TEST_CASE("dedicated servers on a switch: 2 (alpha + max(N, k) S/(k B)); linear in N, divided by k", "[ps]") {
+TEST_CASE("dedicated servers on a switch: 2 (alpha + max(N, k) S/(k B)), linear in N, divided by k", "[ps]") {
   const double size = 1 << 26;
   std::map<std::pair<std::size_t, std::size_t>, double> transfer;  // (N, k) -> T - 2 alpha, seconds
   for (const std::size_t n : {2, 4, 8, 16}) {
@@ -151,7 +151,7 @@ TEST_CASE("a server's apply cost adds N S/k / reduction_rate", "[ps]") {
                    to_ps(colocated_closed_form(8, 2, size) + 7 * size / 2 / 100e9)) <= kTolerancePs);
 }
 
-TEST_CASE("colocated servers on switch:n=N: 2 (alpha + (N-1) S/(k B)); k = N is the direct AllReduce", "[ps]") {
+TEST_CASE("colocated servers on switch:n=N: 2 (alpha + (N-1) S/(k B)), k = N is the direct AllReduce", "[ps]") {
   const double size = 1 << 24;
   for (const std::size_t n : {2, 3, 4, 8, 16}) {
     for (const std::size_t k : {1, 2, 4, 16}) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run_check.sh MODE SYNCSIM SCENARIO OUTDIR [ARGS...]: checks `syncsim run` end to end.
 #   ok           exit 0; OUTDIR/report.json and OUTDIR/trace.json exist and parse as JSON (python3, when present)
-#   deterministic  two runs into OUTDIR/a and OUTDIR/b give byte-identical report.json and trace.json
+#                with a convergence section, its charts too
+#   deterministic  two runs into OUTDIR/a and OUTDIR/b give byte-identical report.json and trace.json (and charts)
 #   fails REGEX  exit 2, one line on stderr matching REGEX (grep -E), nothing on stdout, and OUTDIR not created
 #                (or left empty)
 set -u
@@ -21,6 +22,13 @@ ok)
     fi
   done
   grep -q '"traceEvents"' "$outdir/trace.json" || { echo "trace.json has no traceEvents"; exit 1; }
+  # With the convergence proxy, its loss chart comes with the report (and the staleness chart when asynchronous).
+  if grep -q '"convergence"' "$outdir/report.json"; then
+    for f in convergence.svg convergence.png; do [ -s "$outdir/$f" ] || { echo "missing $outdir/$f"; exit 1; }; done
+    if ! grep -q '"staleness": null' "$outdir/report.json"; then
+      [ -s "$outdir/staleness.svg" ] || { echo "missing $outdir/staleness.svg"; exit 1; }
+    fi
+  fi
   ;;
 deterministic)
   for d in a b; do
@@ -28,6 +36,9 @@ deterministic)
   done
   cmp "$outdir/a/report.json" "$outdir/b/report.json" || exit 1
   cmp "$outdir/a/trace.json" "$outdir/b/trace.json" || exit 1
+  for f in convergence.svg convergence.png staleness.svg staleness.png; do
+    if [ -e "$outdir/a/$f" ]; then cmp "$outdir/a/$f" "$outdir/b/$f" || exit 1; fi
+  done
   ;;
 fails)
   pattern=$1

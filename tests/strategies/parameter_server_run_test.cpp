@@ -123,7 +123,7 @@ TEST_CASE("one rank 1.5x slower: sync waits for it, async does not") {
   CHECK(updates == 8 * 12);
 }
 
-TEST_CASE("async staleness: N identical workers each see the other N-1 updates; SSP bounds the lead") {
+TEST_CASE("async staleness: N identical workers each see the other N-1 updates, SSP bounds the lead") {
   const TrainingReport r = run({"cluster.workers=6", "training.strategy=async", "training.iterations=10"});
   REQUIRE(r.staleness.has_value());
   CHECK(r.staleness->updates == 60);

@@ -227,7 +227,7 @@ TEST_CASE("a direct GPU-GPU NVLink is one link at count x the sm86 rate", "[nccl
   CHECK(router.gpu_route(1, 0).latency == SimTime::from_ns(300));
 }
 
-TEST_CASE("C2C and NICs without a PCIe path; one GPU is a topology but not a file: spec", "[nccl_xml]") {
+TEST_CASE("C2C and NICs without a PCIe path, one GPU is a topology but not a file: spec", "[nccl_xml]") {
   const Topology topology = read_nccl_xml(kData + "/nccl_gh200.xml");
   CHECK(topology.gpu_count() == 1);
   CHECK(topology.node_count() == 3);

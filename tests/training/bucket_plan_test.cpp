@@ -40,7 +40,7 @@ TEST_CASE("gradient bytes are params times the gradient element size", "[buckets
   CHECK(gradient_bytes(layer, Precision::bf16) == Bytes{2000});
 }
 
-TEST_CASE("buckets fill in reverse layer order under the cap; a layer over the cap stands alone", "[buckets]") {
+TEST_CASE("buckets fill in reverse layer order under the cap, a layer over the cap stands alone", "[buckets]") {
   // fp32 gradient bytes per layer (forward order): 400, 1200, 200, 8000, 0 (no parameters), 800. Cap 1500, no
   // separate first cap. Reverse: {5} 800 (adding layer 3 would make 8800); {3} 8000 alone (over the cap);
   // {2, 1} 200 + 1200 = 1400 (adding layer 0 would make 1800); {0} 400.

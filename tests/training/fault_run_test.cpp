@@ -94,7 +94,7 @@ TEST_CASE("restart from a checkpoint: total = I T + (t - t_ckpt) + timeout + res
   for (const auto& [start, ranks] : recorder.allreduce) CHECK((start < ms(84) || start >= ms(137)));
 }
 
-TEST_CASE("restart without checkpoints loses everything; a time interval checkpoints at the next iteration end",
+TEST_CASE("restart without checkpoints loses everything, a time interval checkpoints at the next iteration end",
           "[faults]") {
   SynchronousRunSetup setup = four_ranks(10);
   setup.faults = {fault(ms(100), {1}, FaultRecovery::restart_from_checkpoint)};

@@ -102,7 +102,7 @@ TEST_CASE("a scenario restart: total = I T + (t - t_ckpt) + timeout + restart_co
   CHECK(r.compute_share + r.optimizer_share + r.exposed_communication_share + r.idle_share == Approx(1));
 }
 
-TEST_CASE("link_down: the worker it cuts off fails; elastic goes on with 3, restart with 4", "[faults]") {
+TEST_CASE("link_down: the worker it cuts off fails, elastic goes on with 3, restart with 4", "[faults]") {
   const auto fault = [](const std::string& policy) {
     return "faults: [{at: 150ms, kind: link_down, between: [gpu3, sw0], policy: " + policy + "}]\n";
   };

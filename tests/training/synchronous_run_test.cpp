@@ -134,7 +134,7 @@ TEST_CASE("jitter is deterministic and independent of the number of ranks and of
   CHECK(StragglerModel(jitter(JitterKind::lognormal, 0.3, 7)).factor(5, 9) == first);
 }
 
-TEST_CASE("lognormal jitter has mean factor 1; normal jitter is clamped positive", "[sync_run]") {
+TEST_CASE("lognormal jitter has mean factor 1, normal jitter is clamped positive", "[sync_run]") {
   // sigma = 0.5: the factor's standard deviation is sqrt(exp(0.25) - 1) = 0.53, so the mean of 100,000 draws has a
   // standard error of 0.0017; the bound 0.01 is about 6 standard errors.
   const StragglerModel lognormal(jitter(JitterKind::lognormal, 0.5, 3));
@@ -172,7 +172,7 @@ TEST_CASE("mean iteration grows with sigma: the collective waits for the max of 
   CHECK(wide.p50 > nominal);
 }
 
-TEST_CASE("percentiles are nearest-rank; throughput is global batch x I / total", "[sync_run]") {
+TEST_CASE("percentiles are nearest-rank, throughput is global batch x I / total", "[sync_run]") {
   SynchronousRunResult result;
   result.iteration_times = {ms(4), ms(1), ms(3), ms(2)};
   result.total = ms(10);

@@ -25,7 +25,7 @@ TEST_CASE("a dgx family takes the log's hosts and ranks per host, other keys in 
   CHECK(scale_topology_spec("dgx:nodes=2,gpus=8,rails=2", 4, 1, "t") == "dgx:nodes=1,gpus=4,rails=2");
 }
 
-TEST_CASE("single-tier families take the rank count; torus and file specs stay as given", "[log-system]") {
+TEST_CASE("single-tier families take the rank count, torus and file specs stay as given", "[log-system]") {
   CHECK(scale_topology_spec("switch:n=4,bw=32GB/s,link_kind=pcie", 2, 1, "t") == "switch:n=2,bw=32GB/s,link_kind=pcie");
   CHECK(scale_topology_spec("ring:bw=1Gbps", 6, 2, "t") == "ring:bw=1Gbps,n=6");
   CHECK(scale_topology_spec("torus:dims=4x4,bw=50GB/s", 8, 1, "t") == "torus:dims=4x4,bw=50GB/s");

@@ -42,7 +42,7 @@ std::string tick_text(double v) {
   const double a = std::abs(v);
   if (a >= 1e6) return fmt::format("{:g}M", v / 1e6);
   if (a >= 1e4) return fmt::format("{:g}k", v / 1e3);
-  return fmt::format("{:g}", v);
+  return fmt::format("{:g}", v == 0 ? 0.0 : v);  // a tick computed as -0.0 prints as 0
 }
 
 }  // namespace

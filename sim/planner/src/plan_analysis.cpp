@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <numeric>
 
@@ -28,6 +29,11 @@ void fill_costs(std::vector<PlanPoint>& points, const PlanGoal& goal) {
     }
     if (goal.samples && p.samples_per_s > 0) p.time_to_train_s = *goal.samples / p.samples_per_s;
     p.meets_target = !goal.target_samples_per_s || p.samples_per_s >= *goal.target_samples_per_s;
+    if (goal.target_loss) {
+      p.meets_target = p.time_to_target_s.has_value();
+      if (p.price_per_hour && p.time_to_target_s)
+        p.cost_to_target = *p.price_per_hour * *p.time_to_target_s / kSecondsPerHour;
+    }
   }
 }
 
@@ -78,6 +84,10 @@ std::vector<PlanConfiguration> group(std::vector<PlanPoint>& points, double min_
 
 // Smaller is better: the order of the table after the recommendation.
 double rank_key(const PlanPoint& p, const PlanGoal& goal) {
+  if (goal.target_loss) {
+    if (!p.time_to_target_s) return std::numeric_limits<double>::max();  // then by best loss (rank_order)
+    return p.cost_to_target.value_or(*p.time_to_target_s);
+  }
   if (goal.target_samples_per_s) return p.price_per_hour.value_or(static_cast<double>(p.gpus));
   return p.price_per_million_samples.value_or(-p.samples_per_s);
 }
@@ -96,7 +106,15 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
   const auto efficient = [&](const PlanPoint& p) { return p.scaling_efficiency >= goal.min_efficiency; };
   std::optional<std::size_t> best;
   std::string why;
-  if (goal.target_samples_per_s) {
+  if (goal.target_loss) {
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      if (!points[i].time_to_target_s) continue;
+      if (!best || rank_key(points[i], goal) < rank_key(points[*best], goal)) best = i;
+    }
+    why = points.front().price_per_hour
+              ? fmt::format("the lowest cost to reach held-out loss {} in the convergence proxy", *goal.target_loss)
+              : fmt::format("the first to reach held-out loss {} in the convergence proxy", *goal.target_loss);
+  } else if (goal.target_samples_per_s) {
     for (std::size_t i = 0; i < points.size(); ++i) {
       if (!points[i].meets_target || !efficient(points[i])) continue;
       if (!best || rank_key(points[i], goal) < rank_key(points[*best], goal)) best = i;
@@ -122,12 +140,15 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     if ((best == a) != (best == b)) return best == a;
-    const bool fa = efficient(points[a]) && points[a].meets_target;
-    const bool fb = efficient(points[b]) && points[b].meets_target;
+    // Time-to-accuracy ranks by the time (or cost) to the target alone: efficiency is no longer the question.
+    const bool fa = (goal.target_loss || efficient(points[a])) && points[a].meets_target;
+    const bool fb = (goal.target_loss || efficient(points[b])) && points[b].meets_target;
     if (fa != fb) return fa;
     const double ka = rank_key(points[a], goal);
     const double kb = rank_key(points[b], goal);
     if (ka != kb) return ka < kb;
+    if (goal.target_loss && points[a].best_loss != points[b].best_loss)
+      return points[a].best_loss < points[b].best_loss;
     return std::tie(points[a].gpu, points[a].network, points[a].gpus) <
            std::tie(points[b].gpu, points[b].network, points[b].gpus);
   });
@@ -143,7 +164,23 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
   }
   plan.configurations = std::move(configs);
 
-  if (best) {
+  if (best && goal.target_loss) {
+    plan.recommended = 0;
+    const PlanPoint& r = plan.points.front();
+    const std::string cost =
+        r.cost_to_target ? fmt::format(", {} to get there", money(*r.cost_to_target, currency)) : std::string();
+    plan.recommendation =
+        fmt::format("Recommendation: {} — reaches loss {} after {:.3f} s of training ({:.0f} samples/s{}); {}.",
+                    gpus_text(r), *goal.target_loss, *r.time_to_target_s, r.samples_per_s, cost, why);
+  } else if (goal.target_loss) {
+    const auto closest =
+        std::min_element(plan.points.begin(), plan.points.end(),
+                         [](const PlanPoint& a, const PlanPoint& b) { return a.best_loss < b.best_loss; });
+    plan.recommendation = fmt::format(
+        "Recommendation: none of these reaches loss {} within the scenario's iterations; the closest is {} (best "
+        "loss {:.4f}) — run more iterations or relax the target.",
+        *goal.target_loss, gpus_text(*closest), closest->best_loss);
+  } else if (best) {
     plan.recommended = 0;
     const PlanPoint& r = plan.points.front();
     std::string cost;

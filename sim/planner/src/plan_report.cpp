@@ -48,9 +48,14 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
   if (!c.currency.empty()) {
     out += fmt::format("# prices: USER INPUT from {} ({}), not quotes from syncsim\n", c.price_file, c.currency);
   } else {
-    out += "# prices: none given (--prices FILE); ranked by throughput\n";
+    out += c.goal.target_loss ? "# prices: none given (--prices FILE); ranked by time to the target loss\n"
+                              : "# prices: none given (--prices FILE); ranked by throughput\n";
   }
   if (c.goal.target_samples_per_s) out += fmt::format("# target: {:.0f} samples/s\n", *c.goal.target_samples_per_s);
+  if (c.goal.target_loss) {
+    out += fmt::format("# objective: time to held-out loss {} in the convergence proxy (docs/convergence.md)\n",
+                       *c.goal.target_loss);
+  }
   const std::string cur = c.currency.empty() ? "$" : c.currency;
   std::size_t config_width = 13;
   for (const PlanPoint& p : plan.points) config_width = std::max(config_width, configuration_name(p).size());
@@ -66,7 +71,15 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
                     p.scaling_efficiency, p.marginal_efficiency, optional_number(p.price_per_hour, "{:.2f}"),
                     optional_number(p.price_per_million_samples, "{:.2f}"),
                     p.time_to_train_s ? hours_text(*p.time_to_train_s) : "-", bottleneck_text(p),
-                    p.meets_target ? "" : "  (below target)");
+                    p.meets_target       ? ""
+                    : c.goal.target_loss ? ""
+                                         : "  (below target)");
+    if (c.goal.target_loss) {
+      out += p.time_to_target_s
+                 ? fmt::format("{:>6}  reaches loss {} at {:.3f} s{}\n", "", *c.goal.target_loss, *p.time_to_target_s,
+                               p.cost_to_target ? fmt::format(" ({:.2f} {})", *p.cost_to_target, cur) : "")
+                 : fmt::format("{:>6}  does not reach loss {} (best {:.4f})\n", "", *c.goal.target_loss, p.best_loss);
+    }
   }
   for (const PlanConfiguration& cfg : plan.configurations) {
     const std::string name = cfg.gpu + " / " + cfg.network;
@@ -91,17 +104,20 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
   return out;
 }
 
-std::string plan_csv(const Plan& plan) {
+std::string plan_csv(const Plan& plan, const PlanGoal& goal) {
   std::string out =
       "rank,gpu,network,gpus,samples_per_s,scaling_efficiency,marginal_efficiency,price_per_hour,"
-      "price_per_million_samples,time_to_train_s,meets_target,pareto,bottleneck,bottleneck_share\n";
+      "price_per_million_samples,time_to_train_s,meets_target,pareto,bottleneck,bottleneck_share";
+  out += goal.target_loss ? ",time_to_target_s,cost_to_target,best_loss\n" : "\n";
   const auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
     const PlanPoint& p = plan.points[i];
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", i + 1, csv_cell(p.gpu), csv_cell(p.network),
-                       p.gpus, p.samples_per_s, p.scaling_efficiency, p.marginal_efficiency, opt(p.price_per_hour),
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}", i + 1, csv_cell(p.gpu), csv_cell(p.network), p.gpus,
+                       p.samples_per_s, p.scaling_efficiency, p.marginal_efficiency, opt(p.price_per_hour),
                        opt(p.price_per_million_samples), opt(p.time_to_train_s), p.meets_target, p.pareto,
                        csv_cell(p.bottleneck), p.bottleneck_share);
+    out += goal.target_loss ? fmt::format(",{},{},{}\n", opt(p.time_to_target_s), opt(p.cost_to_target), p.best_loss)
+                            : "\n";
   }
   return out;
 }
@@ -146,6 +162,20 @@ std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& c) {
   cost.front_label = "Pareto front";
   std::vector<NamedChart> out{{"throughput", std::move(throughput)}, {"efficiency", std::move(efficiency)}};
   if (priced) out.push_back({"cost", std::move(cost)});
+  if (c.goal.target_loss) {
+    Chart reach = make_chart(fmt::format("Time to held-out loss {} vs GPUs", *c.goal.target_loss), "GPUs",
+                             "simulated seconds to the target");
+    reach.log_x = true;
+    for (const PlanConfiguration& cfg : plan.configurations) {
+      ChartSeries series{cfg.gpu + " / " + cfg.network, {}, true};
+      for (std::size_t i : cfg.points) {
+        const PlanPoint& p = plan.points[i];
+        if (p.time_to_target_s) series.points.emplace_back(static_cast<double>(p.gpus), *p.time_to_target_s);
+      }
+      reach.series.push_back(std::move(series));
+    }
+    out.push_back({"time_to_target", std::move(reach)});
+  }
   return out;
 }
 

@@ -64,6 +64,10 @@ constexpr JsonColumn kJsonColumns[] = {
     {"memory_fits", "/memory/fits"},
     {"memory_total_bytes", "/memory/total_bytes"},
     {"memory_capacity_bytes", "/memory/capacity_bytes"},
+    {"time_to_target_us", "/convergence/time_to_target_us"},  // empty without a convergence section
+    {"updates_to_target", "/convergence/updates_to_target"},
+    {"final_loss", "/convergence/final_loss"},
+    {"final_accuracy", "/convergence/final_accuracy"},
 };
 constexpr const char* kCountColumns[] = {"faults", "buckets"};
 

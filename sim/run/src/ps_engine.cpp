@@ -264,10 +264,17 @@ class Engine final : public EventHandler, public FlowObserver {
     ClientStats& stats = result_.clients[c];
     ++stats.updates;
     stats.end = sim_.now();
-    if (s_.mode == PsMode::async) result_.iteration_times.push_back(sim_.now() - st.started);
+    if (s_.mode == PsMode::async) {
+      result_.iteration_times.push_back(sim_.now() - st.started);
+      if (s_.on_progress) {
+        s_.on_progress(static_cast<std::int64_t>(result_.iteration_times.size()),
+                       s_.iterations * static_cast<std::int64_t>(clients_.size()));
+      }
+    }
     if (s_.mode == PsMode::sync && ++round_done_count_ == live_clients()) {
       round_done_count_ = 0;
       result_.iteration_times.push_back(sim_.now() - previous_round_end_);
+      if (s_.on_progress) s_.on_progress(static_cast<std::int64_t>(result_.iteration_times.size()), s_.iterations);
       previous_round_end_ = sim_.now();
     }
     ++completed_[c];
@@ -377,6 +384,7 @@ class Engine final : public EventHandler, public FlowObserver {
     ++st.landed;
     if (j == 0) {
       result_.staleness.push_back(version_ - st.read_version);
+      result_.applied.push_back({sim_.now(), done.client, st.read_version});
       ++version_;
     }
     note_pull_start(done.client);

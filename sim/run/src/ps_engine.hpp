@@ -71,6 +71,9 @@ struct PsSetup {
   std::vector<std::string> client_names;                  // trace track names
   // Links whose utilization (load / bandwidth) the trace records as counters, while traced iterations run.
   std::vector<LinkId> utilization_links;
+  // Called after each completed round (sync) or client iteration (async) with the count so far and the count
+  // the run will complete; it may throw to abandon the run.
+  std::function<void(std::int64_t done, std::int64_t total)> on_progress;
 };
 
 struct ClientStats {
@@ -82,11 +85,19 @@ struct ClientStats {
   SimTime lost_work;  // compute and communication of the update dropped at the failure
 };
 
+// An update as server 0 applied it (async and ssp): the convergence proxy replays these in order.
+struct AppliedUpdate {
+  SimTime at;
+  std::size_t client = 0;
+  std::int64_t read_version = 0;  // server 0's version the client's parameters carried
+};
+
 struct PsResult {
   SimTime total;
   std::vector<SimTime> iteration_times;  // sync: per round; async: per client iteration, by completion
   std::vector<ClientStats> clients;
   std::vector<std::int64_t> staleness;  // async: one per complete update at server 0, in order
+  std::vector<AppliedUpdate> applied;   // async: the same updates, when and from which parameters
   std::uint64_t flows = 0;
 };
 

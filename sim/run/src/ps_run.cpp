@@ -81,9 +81,36 @@ StalenessReport staleness_report(const std::vector<std::int64_t>& staleness) {
   return out;
 }
 
+// Sync: one update per round, at its end, over every worker. Async, ssp and hybrid: server 0's updates in the
+// order it applied them, each computed on the version the client read (a hybrid client is a whole group).
+convergence::UpdateSchedule update_schedule(const PsSetup& setup, const PsResult& result, std::int64_t workers,
+                                            std::int64_t group) {
+  convergence::UpdateSchedule schedule;
+  schedule.workers = workers;
+  schedule.group_size = group;
+  if (setup.mode == PsMode::sync) {
+    schedule.kind = convergence::ScheduleKind::synchronous;
+    std::vector<std::int64_t> everyone(static_cast<std::size_t>(workers));
+    std::iota(everyone.begin(), everyone.end(), 0);
+    schedule.member_sets.push_back(std::move(everyone));
+    SimTime end;
+    for (std::size_t i = 0; i < result.iteration_times.size(); ++i) {
+      end += result.iteration_times[i];
+      schedule.updates.push_back({.at = end, .source = 0, .read_version = static_cast<std::int64_t>(i)});
+    }
+    return schedule;
+  }
+  schedule.kind = convergence::ScheduleKind::asynchronous;
+  for (const AppliedUpdate& u : result.applied) {
+    schedule.updates.push_back(
+        {.at = u.at, .source = static_cast<std::int64_t>(u.client), .read_version = u.read_version});
+  }
+  return schedule;
+}
+
 }  // namespace
 
-RunOutput run_parameter_server(RunContext& context) {
+RunOutput run_parameter_server(RunContext& context, convergence::UpdateSchedule* schedule) {
   const Scenario& s = context.scenario();
   check_supported(s);
   const TrainingConfig& t = s.training;
@@ -158,9 +185,13 @@ RunOutput run_parameter_server(RunContext& context) {
       setup.utilization_links.push_back(placed.topology.link(link).reverse);
     }
   }
+  if (context.reports_progress()) {
+    setup.on_progress = [&](std::int64_t done, std::int64_t total) { context.report_progress(done, total); };
+  }
   Simulator sim(s.seed);
   FlowModel flows(sim, placed.topology);
   const PsResult result = run_parameter_servers(sim, flows, router, setup);
+  if (schedule != nullptr) *schedule = update_schedule(setup, result, workers, group);
 
   RunOutput out;
   TrainingReport& r = out.report;

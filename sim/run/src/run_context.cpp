@@ -46,8 +46,8 @@ ModelSpec resolve_model(const ModelConfig& m) {
 
 }  // namespace
 
-RunContext::RunContext(const Scenario& scenario)
-    : scenario_(&scenario), gpu_(resolve_gpu(scenario)), model_(resolve_model(scenario.model)) {
+RunContext::RunContext(const Scenario& scenario, const RunProgress* progress)
+    : scenario_(&scenario), progress_(progress), gpu_(resolve_gpu(scenario)), model_(resolve_model(scenario.model)) {
   const Scenario& s = scenario;
   check_memory_budget(s.cluster.topology);  // before building anything a million-GPU spec would allocate
   topology_ = std::make_unique<Topology>(build_scenario_topology(s));
@@ -136,6 +136,12 @@ const CollectiveOutcome& RunContext::allreduce(Bytes size, std::optional<std::si
           .first->second;
   if (!shared_key.empty()) CollectiveCache::shared().store(shared_key, outcome);
   return outcome;
+}
+
+void RunContext::report_progress(std::int64_t done, std::int64_t total) const {
+  if (progress_ == nullptr) return;
+  if (progress_->on_iteration) progress_->on_iteration(done, total);
+  if (progress_->stop != nullptr && progress_->stop->load(std::memory_order_relaxed)) throw RunCancelled();
 }
 
 TrainingReport RunContext::base_report() const {

@@ -13,6 +13,7 @@
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/compute/model_spec.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario.hpp"
 #include "syncsim/topology/router.hpp"
 #include "syncsim/topology/topology.hpp"
@@ -40,7 +41,7 @@ inline constexpr std::size_t kTraceStepsMaxRanks = 64;
 
 class RunContext {
  public:
-  explicit RunContext(const Scenario& scenario);
+  explicit RunContext(const Scenario& scenario, const RunProgress* progress = nullptr);
   RunContext(const RunContext&) = delete;
   RunContext& operator=(const RunContext&) = delete;
 
@@ -65,11 +66,16 @@ class RunContext {
   // AllReduce of `size` over the first `ranks` workers (default: all), simulated once per (size, ranks).
   const CollectiveOutcome& allreduce(Bytes size, std::optional<std::size_t> ranks = std::nullopt);
 
+  // For engines to call after each iteration or update: `done` of `total`. Throws RunCancelled when asked to stop.
+  void report_progress(std::int64_t done, std::int64_t total) const;
+  bool reports_progress() const { return progress_ != nullptr; }
+
   // The report's fields that do not depend on the engine: names, sizes, single-GPU throughput, memory.
   TrainingReport base_report() const;
 
  private:
   const Scenario* scenario_;
+  const RunProgress* progress_;
   GpuSpec gpu_;
   ModelSpec model_;
   std::unique_ptr<Topology> topology_;

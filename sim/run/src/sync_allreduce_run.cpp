@@ -2,6 +2,7 @@
 // and faults resolved against the topology first), run_synchronous, and its result turned into the report.
 #include <fmt/format.h>
 
+#include <numeric>
 #include <string>
 
 #include "engines.hpp"
@@ -43,9 +44,47 @@ void fill_faults(TrainingReport& r, const SynchronousRunResult& result, const st
   }
 }
 
+// One update per iteration, at the iteration's end on the last rank (iteration_times add up to it); the members
+// are the ranks that elastic recovery has not dropped by then. Iterations a restart threw away are not there:
+// the proxy sees the run as resumed from the checkpoint, since the data of an iteration depends on its index only.
+convergence::UpdateSchedule update_schedule(const SynchronousRunSetup& setup, const SynchronousRunResult& result) {
+  convergence::UpdateSchedule schedule;
+  schedule.kind = setup.sync_every > 0 ? convergence::ScheduleKind::local : convergence::ScheduleKind::synchronous;
+  schedule.workers = setup.ranks;
+  std::vector<bool> gone(static_cast<std::size_t>(setup.ranks), false);
+  std::vector<std::int64_t> members(static_cast<std::size_t>(setup.ranks));
+  std::iota(members.begin(), members.end(), 0);
+  schedule.member_sets.push_back(members);
+  std::size_t next_fault = 0;
+  SimTime end;
+  for (std::size_t i = 0; i < result.iteration_times.size(); ++i) {
+    end += result.iteration_times[i];
+    bool changed = false;
+    for (; next_fault < result.faults.size() && result.faults[next_fault].at < end; ++next_fault) {
+      const FaultEvent& event = setup.faults[result.faults[next_fault].fault];
+      if (event.recovery != FaultRecovery::elastic) continue;
+      for (const std::int64_t rank : event.ranks) gone[static_cast<std::size_t>(rank)] = true;
+      changed = true;
+    }
+    if (changed) {
+      members.clear();
+      for (std::int64_t r = 0; r < setup.ranks; ++r) {
+        if (!gone[static_cast<std::size_t>(r)]) members.push_back(r);
+      }
+      schedule.member_sets.push_back(members);
+    }
+    const bool average = setup.sync_every > 0 && (static_cast<std::int64_t>(i) + 1) % setup.sync_every == 0;
+    schedule.updates.push_back({.at = end,
+                                .source = static_cast<std::int64_t>(schedule.member_sets.size()) - 1,
+                                .read_version = static_cast<std::int64_t>(i),
+                                .average = average});
+  }
+  return schedule;
+}
+
 }  // namespace
 
-RunOutput run_sync_allreduce(RunContext& context) {
+RunOutput run_sync_allreduce(RunContext& context, convergence::UpdateSchedule* schedule) {
   const Scenario& s = context.scenario();
   check_supported(s);
   const std::int64_t workers = context.workers();
@@ -80,10 +119,14 @@ RunOutput run_sync_allreduce(RunContext& context) {
   setup.detection_timeout = s.detection_timeout;
   SyncTraceRecorder recorder(workers, s.training.iterations, s.name);
   setup.observer = &recorder;
+  if (context.reports_progress()) {
+    setup.on_iteration = [&](std::int64_t committed) { context.report_progress(committed, s.training.iterations); };
+  }
   recorder.set_step_source([&](Bytes bytes, std::int64_t ranks, SimTime start) {
     return network.allreduce_outcome(bytes, ranks, start).outcome;
   });
   const SynchronousRunResult result = run_synchronous(setup);
+  if (schedule != nullptr) *schedule = update_schedule(setup, result);
 
   RunOutput out;
   TrainingReport& r = out.report;

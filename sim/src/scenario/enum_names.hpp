@@ -45,6 +45,11 @@ inline constexpr NameTable<FaultPolicy, 3> kPolicyNames{
      {"continue", FaultPolicy::continue_without},
      {"elastic", FaultPolicy::elastic}}};
 
+inline constexpr NameTable<ProxyProblem, 2> kProblemNames{
+    {{"logistic", ProxyProblem::logistic}, {"mlp", ProxyProblem::mlp}}};
+inline constexpr NameTable<LrScaling, 3> kLrScalingNames{
+    {{"none", LrScaling::none}, {"linear", LrScaling::linear}, {"sqrt", LrScaling::sqrt}}};
+
 inline constexpr NameTable<Precision, 4> kPrecisionNames{
     {{"fp32", Precision::fp32}, {"tf32", Precision::tf32}, {"fp16", Precision::fp16}, {"bf16", Precision::bf16}}};
 // adamw keeps the same state and moves the same bytes as adam (optimizer.hpp); it is written back as adam.

@@ -24,6 +24,13 @@ std::string_view to_string(FaultPolicy policy) {
   return name_of(scenario_detail::kPolicyNames, policy);
 }
 
+std::string_view to_string(ProxyProblem problem) {
+  return name_of(scenario_detail::kProblemNames, problem);
+}
+std::string_view to_string(LrScaling scaling) {
+  return name_of(scenario_detail::kLrScalingNames, scaling);
+}
+
 bool compatible(StrategyKind strategy, Communication communication) {
   switch (strategy) {
     case StrategyKind::sync:

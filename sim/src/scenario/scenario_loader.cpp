@@ -31,7 +31,7 @@ Scenario read_scenario(const ConfigNode& root, const std::string& source, const 
   }
   const MapReader reader(root, "",
                          {"name", "seed", "cluster", "model", "training", "stragglers", "degraded_links", "faults",
-                          "checkpoint", "detection_timeout", "calibration"});
+                          "checkpoint", "detection_timeout", "calibration", "convergence"});
   ConfigNode absent;
   absent.where = SourceLocation{source, 0, 0};
 
@@ -57,6 +57,7 @@ Scenario read_scenario(const ConfigNode& root, const std::string& source, const 
   if (const ConfigNode* timeout = reader.get("detection_timeout")) {
     scenario.detection_timeout = read_duration(*timeout, "detection_timeout");
   }
+  if (const ConfigNode* convergence = reader.get("convergence")) scenario.convergence = read_convergence(*convergence);
   check_across_sections(scenario);
   check_against_topology(scenario, build_scenario_topology(scenario));
   return scenario;

@@ -194,6 +194,20 @@ void write_perturbations(Writer& w, const Scenario& s) {
   w.text("detection_timeout", duration_text(s.detection_timeout));
 }
 
+void write_convergence(Writer& w, const ConvergenceConfig& c) {
+  w.begin_map("convergence").text("problem", to_string(c.problem));
+  w.field("features", c.features).field("classes", c.classes);
+  if (c.problem == ProxyProblem::mlp) w.field("hidden", c.hidden);
+  w.field("train_samples", c.train_samples).field("eval_samples", c.eval_samples);
+  w.text("separation", number_text(c.separation)).field("batch_per_worker", c.batch_per_worker);
+  w.text("learning_rate", number_text(c.learning_rate));
+  if (c.base_batch) w.field("base_batch", *c.base_batch);
+  w.text("lr_scaling", to_string(c.lr_scaling)).field("warmup_updates", c.warmup_updates);
+  if (c.target_loss) w.text("target_loss", number_text(c.target_loss->value));
+  if (c.eval_every) w.field("eval_every", *c.eval_every);
+  w.raw() << YAML::EndMap;
+}
+
 }  // namespace
 
 std::string to_yaml(const Scenario& scenario) {
@@ -204,6 +218,7 @@ std::string to_yaml(const Scenario& scenario) {
   write_training(w, scenario.training);
   write_perturbations(w, scenario);
   if (scenario.calibration) w.text("calibration", scenario.calibration->value);
+  if (scenario.convergence) write_convergence(w, *scenario.convergence);
   return w.finish();
 }
 

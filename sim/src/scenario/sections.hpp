@@ -20,6 +20,7 @@ StragglerConfig read_stragglers(const ConfigNode& node);
 std::vector<LinkDegradation> read_degraded_links(const ConfigNode& node);
 std::vector<FaultConfig> read_faults(const ConfigNode& node, StrategyKind strategy);
 CheckpointConfig read_checkpoint(const ConfigNode& node);
+ConvergenceConfig read_convergence(const ConfigNode& node);
 
 // Checks that need more than one section: ranks against the worker count, the inline GPU's peaks against the
 // model's precision, fault policies against the strategy. Then against the built topology: worker count, ranks,

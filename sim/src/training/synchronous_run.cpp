@@ -100,6 +100,7 @@ class SynchronousEngine {
       }
       commit(attempt);
       ++it;
+      if (setup_.on_iteration) setup_.on_iteration(it);
     }
     finish();
     return std::move(out_);

@@ -20,6 +20,45 @@ double share(SimTime part, SimTime whole) {
   return whole.ps() > 0 ? static_cast<double>(part.ps()) / static_cast<double>(whole.ps()) : 0.0;
 }
 
+template <typename T>
+nlohmann::ordered_json or_null(const std::optional<T>& value) {
+  return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json time_or_null(const std::optional<SimTime>& t) {
+  return t ? nlohmann::ordered_json(us(*t)) : nlohmann::ordered_json(nullptr);
+}
+
+nlohmann::ordered_json convergence_json(const ConvergenceReport& c) {
+  nlohmann::ordered_json out;
+  out["problem"] = c.problem;
+  out["parameters"] = c.parameters;
+  out["batch_per_worker"] = c.batch_per_worker;
+  out["learning_rate"] = c.learning_rate;
+  out["lr_scaling"] = c.lr_scaling;
+  out["warmup_updates"] = c.warmup_updates;
+  out["updates"] = c.updates;
+  out["samples"] = c.samples;
+  out["eval_every"] = c.eval_every;
+  out["target_loss"] = or_null(c.target_loss);
+  out["time_to_target_us"] = time_or_null(c.time_to_target);
+  out["updates_to_target"] = or_null(c.updates_to_target);
+  out["diverged_at_us"] = time_or_null(c.diverged_at);
+  out["diverged_at_update"] = or_null(c.diverged_at_update);
+  out["final_loss"] = ratio(c.final_loss);
+  out["final_accuracy"] = ratio(c.final_accuracy);
+  out["best_loss"] = ratio(c.best_loss);
+  auto& curve = out["curve"] = nlohmann::ordered_json::array();
+  for (const ConvergenceSample& p : c.curve) {
+    curve.push_back({{"update", p.update},
+                     {"time_us", us(p.at)},
+                     {"samples", p.samples},
+                     {"loss", ratio(p.loss)},
+                     {"accuracy", ratio(p.accuracy)}});
+  }
+  return out;
+}
+
 }  // namespace
 
 void compute_shares(TrainingReport& report) {
@@ -132,6 +171,8 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
                    {"total_bytes", r.memory.total.value},
                    {"capacity_bytes", r.memory.capacity.value},
                    {"shortfall_bytes", r.memory.shortfall.value}};
+  // Only with a convergence section, so that throughput-only reports keep their shape.
+  if (r.convergence) out["convergence"] = convergence_json(*r.convergence);
   return out;
 }
 

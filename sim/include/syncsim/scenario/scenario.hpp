@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "syncsim/scenario/cluster_config.hpp"
+#include "syncsim/scenario/convergence_config.hpp"
 #include "syncsim/scenario/located.hpp"
 #include "syncsim/scenario/model_config.hpp"
 #include "syncsim/scenario/perturbation_config.hpp"
@@ -33,6 +34,8 @@ struct Scenario {
   std::vector<FaultConfig> faults;
   CheckpointConfig checkpoint;
   SimTime detection_timeout = SimTime::from_seconds(30);
+  // The learning problem replayed under the simulated schedule; nullopt: throughput only.
+  std::optional<ConvergenceConfig> convergence;
   // A calibration file from `syncsim calibrate`, relative paths resolved against the scenario's directory.
   std::optional<Located<std::string>> calibration;
 };

@@ -106,6 +106,9 @@ struct SynchronousRunSetup {
   CheckpointPolicy checkpoint;
   SimTime detection_timeout = SimTime::from_seconds(30);
   SynchronousRunObserver* observer = nullptr;  // not owned; may be null
+  // Called after each committed iteration with the count committed so far (a restart can lower it); it may throw
+  // to abandon the run (a cancelled GUI run).
+  std::function<void(std::int64_t committed)> on_iteration;
 };
 
 // One fault that happened, in time order (FaultReport's fields).

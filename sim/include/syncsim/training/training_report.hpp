@@ -86,6 +86,36 @@ struct BottleneckReport {
   double straggler_share = 0;
 };
 
+// The convergence proxy's run (sim/convergence): held-out loss and accuracy against simulated time and updates.
+struct ConvergenceSample {
+  std::int64_t update = 0;
+  SimTime at;
+  std::int64_t samples = 0;
+  double loss = 0;
+  double accuracy = 0;
+};
+
+struct ConvergenceReport {
+  std::string problem;  // logistic | mlp
+  std::int64_t parameters = 0;
+  std::int64_t batch_per_worker = 0;
+  double learning_rate = 0;
+  std::string lr_scaling;
+  std::int64_t warmup_updates = 0;
+  std::int64_t updates = 0;  // applied: sync steps, async server updates, local SGD steps
+  std::int64_t samples = 0;
+  std::int64_t eval_every = 0;
+  std::optional<double> target_loss;
+  std::optional<SimTime> time_to_target;  // the first evaluation at or below target_loss
+  std::optional<std::int64_t> updates_to_target;
+  std::optional<SimTime> diverged_at;  // the loss or a gradient stopped being finite and bounded
+  std::optional<std::int64_t> diverged_at_update;
+  double final_loss = 0;
+  double final_accuracy = 0;
+  double best_loss = 0;
+  std::vector<ConvergenceSample> curve;
+};
+
 struct TrainingReport {
   std::string scenario;
   std::string strategy;
@@ -129,6 +159,7 @@ struct TrainingReport {
   std::vector<BucketReport> buckets;  // in launch order
   std::vector<WorkerReport> per_worker;
   MemoryReport memory;
+  std::optional<ConvergenceReport> convergence;  // with a `convergence:` section
 };
 
 inline constexpr std::size_t kBusiestLinks = 5;

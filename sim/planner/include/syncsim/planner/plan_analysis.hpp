@@ -17,6 +17,9 @@
 // Recommendation:
 //   with a target (throughput, or samples within a time): the cheapest point that meets it with E >= threshold
 //     (cheapest by $/hour; without prices, fewest GPUs);
+//   with a target loss (--objective time-to-accuracy): the point that reaches it soonest in simulated time
+//     (with prices: at the lowest cost to reach it, $/hour x time-to-target), whatever its throughput — more GPUs
+//     that run faster but learn less per sample, or stale asynchronous updates, can reach it later or never;
 //   without one: among the configurations' knees, the best throughput per dollar (without prices: the fastest),
 //     i.e. the biggest cluster of each kind that still scales, then the best buy among those.
 #include <cstdint>
@@ -42,12 +45,17 @@ struct PlanPoint {
   std::optional<double> time_to_train_s;
   bool meets_target = true;
   bool pareto = false;  // on the cost vs time-to-train front (needs prices)
+  // With a target loss (report.json's convergence): when the proxy reached it, or its best loss when it did not.
+  std::optional<double> time_to_target_s;
+  double best_loss = 0;
+  std::optional<double> cost_to_target;  // price_per_hour x time_to_target
 };
 
 struct PlanGoal {
   double min_efficiency = 0.8;
   std::optional<double> target_samples_per_s;  // --target-throughput, or samples / time-to-train
   std::optional<double> samples;               // --samples: for time-to-train and total cost
+  std::optional<double> target_loss;           // --objective time-to-accuracy --target-loss X
 };
 
 struct PlanConfiguration {

@@ -19,13 +19,14 @@ struct PlanContext {
 
 // The table and the knees; the recommendation (Plan::recommendation) is printed after them, as the last line.
 std::string plan_text(const Plan& plan, const PlanContext& context);
-std::string plan_csv(const Plan& plan);
+// With a target loss, three more columns: time_to_target_s, cost_to_target, best_loss.
+std::string plan_csv(const Plan& plan, const PlanGoal& goal);
 
 struct NamedChart {
   std::string stem;  // file name without extension: throughput, efficiency, cost
   Chart chart;
 };
-// The cost chart only when prices were given.
+// The cost chart only when prices were given; time_to_target only with a target loss.
 std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& context);
 
 // "communication 62%: pod0 -> pod1 (network)", "compute 97%".

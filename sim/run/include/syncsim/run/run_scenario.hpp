@@ -12,6 +12,11 @@
 //
 // Every check that needs the catalogs or the topology (GPU and model names, ranks, node names) happens here and
 // throws InputError with the scenario's file position; nothing is written by this function.
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <stdexcept>
+
 #include "syncsim/scenario/scenario.hpp"
 #include "syncsim/trace/trace.hpp"
 #include "syncsim/training/training_report.hpp"
@@ -23,6 +28,19 @@ struct RunOutput {
   trace::Trace trace;
 };
 
-RunOutput run_scenario(const Scenario& scenario);
+// Progress and cancellation for callers that run scenarios on a worker thread (the GUI). on_iteration is called
+// from the simulating thread after each completed iteration (synchronous strategies) or worker update
+// (asynchronous ones): `done` of `total`. When *stop is true at such a point, run_scenario throws RunCancelled.
+struct RunProgress {
+  std::function<void(std::int64_t done, std::int64_t total)> on_iteration;
+  const std::atomic<bool>* stop = nullptr;
+};
+
+class RunCancelled : public std::runtime_error {
+ public:
+  RunCancelled() : std::runtime_error("the run was cancelled") {}
+};
+
+RunOutput run_scenario(const Scenario& scenario, const RunProgress* progress = nullptr);
 
 }  // namespace syncsim::run
