@@ -1,9 +1,11 @@
 // syncsim-gui: the window, or with --screenshot an offscreen render of one view to a PNG (docs/gui.md).
 //
 //   syncsim-gui [SCENARIO.yaml | TRACE.json | SWEEP.csv]
-//   syncsim-gui --screenshot OUT.png --view timeline|ring|scaling [--step K] [--size WxH] [--all-lanes]
+//   syncsim-gui --screenshot OUT.png --view timeline|ring|scaling [--step K] [--bucket B] [--algorithm ALGO]
+//               [--size WxH] [--all-lanes]
 //               [--time FROM:TO]
 //               [--lang zh_CN] INPUT
+//   syncsim-gui --screenshot OUT.png --view convergence [--size WxH] REPORT.json|SCENARIO.yaml ...
 //
 // Exit status (DESIGN.md §7): 0 success; 2 bad input or usage (the message names the file and what is wrong);
 // 1 an unexpected internal error.
@@ -13,9 +15,11 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QTranslator>
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <stdexcept>
+#include <vector>
 
 #include "models/loaded_document.h"
 #include "syncsim/core/units.hpp"
@@ -66,11 +70,17 @@ void quietOffscreenNoise(QtMsgType type, const QMessageLogContext& context, cons
 int screenshot(const QCommandLineParser& parser) {
   previousHandler = qInstallMessageHandler(quietOffscreenNoise);
   const QStringList inputs = parser.positionalArguments();
-  if (inputs.size() != 1) return fail(QApplication::translate("main", "--screenshot needs exactly one INPUT file"));
   const auto view = parseViewKind(parser.value(QStringLiteral("view")));
   if (!view) {
-    return fail(QApplication::translate("main", "--view: expected timeline, ring or scaling, got '%1'")
+    return fail(QApplication::translate("main", "--view: expected timeline, ring, scaling or convergence, got '%1'")
                     .arg(parser.value(QStringLiteral("view"))));
+  }
+  // The convergence view overlays several runs; every other view shows one file.
+  if (*view == ViewKind::Convergence && inputs.isEmpty()) {
+    return fail(QApplication::translate("main", "--view convergence needs at least one report.json or scenario"));
+  }
+  if (*view != ViewKind::Convergence && inputs.size() != 1) {
+    return fail(QApplication::translate("main", "--screenshot needs exactly one INPUT file"));
   }
   std::optional<int> step;
   if (parser.isSet(QStringLiteral("step"))) {
@@ -83,6 +93,22 @@ int screenshot(const QCommandLineParser& parser) {
   }
   ScreenshotOptions options;
   options.step = step;
+  if (parser.isSet(QStringLiteral("bucket"))) {
+    bool ok = false;
+    const int bucket = parser.value(QStringLiteral("bucket")).toInt(&ok);
+    if (!ok || bucket < 0) {
+      return fail(QApplication::translate("main", "--bucket: expected a bucket number >= 0, got '%1'")
+                      .arg(parser.value(QStringLiteral("bucket"))));
+    }
+    options.bucket = bucket;
+  }
+  if (parser.isSet(QStringLiteral("algorithm"))) {
+    options.algorithm = parseCollectiveAlgorithm(parser.value(QStringLiteral("algorithm")));
+    if (!options.algorithm) {
+      return fail(QApplication::translate("main", "--algorithm: expected ring, tree or halving_doubling, got '%1'")
+                      .arg(parser.value(QStringLiteral("algorithm"))));
+    }
+  }
   options.allLanes = parser.isSet(QStringLiteral("all-lanes"));
   QSize size;  // empty: the view's default (a timeline sized to its lanes)
   if (parser.isSet(QStringLiteral("size"))) {
@@ -110,14 +136,25 @@ int screenshot(const QCommandLineParser& parser) {
                       .arg(parser.value(QStringLiteral("time"))));
     }
   }
-  LoadedDocument doc;
-  try {
-    doc = loadDocument(inputs.front());
-  } catch (const std::exception& e) {
-    return fail(QString::fromUtf8(e.what()));
-  }
   options.size = size;
-  const Screenshot shot = renderScreenshot(doc, *view, options);
+  Screenshot shot;
+  if (*view == ViewKind::Convergence) {
+    std::vector<ConvergenceRun> runs;
+    try {
+      for (const QString& input : inputs) runs.push_back(loadConvergenceRun(input));
+    } catch (const std::exception& e) {
+      return fail(QString::fromUtf8(e.what()));
+    }
+    shot = renderConvergenceScreenshot(std::move(runs), size);
+  } else {
+    LoadedDocument doc;
+    try {
+      doc = loadDocument(inputs.front());
+    } catch (const std::exception& e) {
+      return fail(QString::fromUtf8(e.what()));
+    }
+    shot = renderScreenshot(doc, *view, options);
+  }
   if (!shot.error.isEmpty()) return fail(shot.error);
   const QString out = parser.value(QStringLiteral("screenshot"));
   if (!shot.image.save(out)) {
@@ -144,19 +181,31 @@ int main(int argc, char* argv[]) {
   installTranslators(app, requestedLocale(QApplication::arguments()));
 
   QCommandLineParser parser;
-  parser.setApplicationDescription(
-      QApplication::translate("main", "Shows syncsim runs: timeline, ring AllReduce steps, scaling charts."));
+  parser.setApplicationDescription(QApplication::translate(
+      "main", "Shows syncsim runs: timeline, ring AllReduce steps, scaling charts, convergence."));
   parser.addHelpOption();
   parser.addPositionalArgument(
       QStringLiteral("INPUT"),
-      QApplication::translate("main", "A scenario (.yaml), a trace (.json) or a sweep (.csv)"));
+      QApplication::translate("main",
+                              "A scenario (.yaml), a trace or report (.json) or a sweep (.csv); --view "
+                              "convergence takes several reports or scenarios"));
   parser.addOptions({
       {QStringLiteral("screenshot"), QApplication::translate("main", "Render a view to OUT.png without a window."),
        QStringLiteral("OUT.png")},
-      {QStringLiteral("view"), QApplication::translate("main", "The view to render: timeline, ring or scaling."),
+      {QStringLiteral("view"),
+       QApplication::translate("main", "The view to render: timeline, ring, scaling or convergence."),
        QStringLiteral("VIEW"), QStringLiteral("timeline")},
       {QStringLiteral("step"), QApplication::translate("main", "Ring step to show (timeline: the cursor at it)."),
        QStringLiteral("K")},
+      {QStringLiteral("bucket"),
+       QApplication::translate(
+           "main",
+           "Ring view: follow this bucket's first AllReduce (default: the first bucket that ran as a ring, else 0)."),
+       QStringLiteral("B")},
+      {QStringLiteral("algorithm"),
+       QApplication::translate("main",
+                               "Ring view: animate ring, tree or halving_doubling instead of what the bucket ran."),
+       QStringLiteral("ALGO")},
       {QStringLiteral("size"),
        QApplication::translate("main", "Screenshot size, e.g. 1400x420 (default: fitted to the view)."),
        QStringLiteral("WxH")},
@@ -174,7 +223,16 @@ int main(int argc, char* argv[]) {
     if (parser.isSet(QStringLiteral("screenshot"))) return screenshot(parser);
     MainWindow window;
     window.show();
-    if (!parser.positionalArguments().isEmpty()) window.openFile(parser.positionalArguments().front());
+    // Several report.json files overlay in the Convergence view; otherwise the first file opens.
+    const QStringList files = parser.positionalArguments();
+    const bool reports = files.size() > 1 && std::all_of(files.begin(), files.end(), [](const QString& f) {
+                           return documentKindOf(f) == DocumentKind::Report;
+                         });
+    if (reports) {
+      window.addConvergenceReports(files);
+    } else if (!files.isEmpty()) {
+      window.openFile(files.front());
+    }
     return QApplication::exec();
   } catch (const std::exception& e) {
     std::fprintf(stderr, "syncsim-gui: internal error: %s\n", e.what());

@@ -1,18 +1,36 @@
 #include "models/loaded_document.h"
 
 #include <QCoreApplication>
+#include <QFile>
 #include <QFileInfo>
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "models/trace_json_reader.h"
+#include "syncsim/core/input_error.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
+namespace {
+
+// A report.json opens with its "scenario" key; a trace with "traceEvents" (or is an array of events). The first
+// bytes decide, so that a large trace is not read twice; what is neither goes to the trace reader, which says why.
+constexpr qint64 kSniffBytes = 4096;
+
+bool looksLikeReport(const QString& path) {
+  QFile file(path);
+  if (!file.open(QIODevice::ReadOnly)) return false;
+  const QByteArray head = file.read(kSniffBytes).trimmed();
+  if (head.startsWith('[') || head.contains("\"traceEvents\"")) return false;
+  return head.contains("\"scenario\"") || head.contains("\"convergence\"") || head.contains("\"samples_per_s\"");
+}
+
+}  // namespace
+
 DocumentKind documentKindOf(const QString& path) {
   const QString suffix = QFileInfo(path).suffix().toLower();
-  if (suffix == u"json") return DocumentKind::Trace;
+  if (suffix == u"json") return looksLikeReport(path) ? DocumentKind::Report : DocumentKind::Trace;
   if (suffix == u"csv") return DocumentKind::Sweep;
   return DocumentKind::Scenario;
 }
@@ -28,13 +46,67 @@ int ringRanksOf(const TimelineData& timeline) {
   return std::max(2, timeline.laneCount(LaneKind::Gpu));
 }
 
-LoadedDocument loadDocument(const QString& path, const QStringList& overrides) {
+namespace {
+
+// The stages of opening a scenario, in order; a trace or sweep has only the reading one.
+enum Stage { Reading, Simulating, BuildingTimeline, LayingOutTopology, StageCount };
+
+void enter(const RunControl* control, Stage stage) {
+  if (control == nullptr) return;
+  if (control->canceled.load()) throw RunCanceled();
+  static const char* const kWhat[] = {
+      QT_TRANSLATE_NOOP("LoadedDocument", "Reading"),
+      QT_TRANSLATE_NOOP("LoadedDocument", "Simulating"),
+      QT_TRANSLATE_NOOP("LoadedDocument", "Building the timeline"),
+      QT_TRANSLATE_NOOP("LoadedDocument", "Laying out the topology"),
+  };
+  control->report(stage, StageCount, QCoreApplication::translate("LoadedDocument", kWhat[stage]));
+}
+
+// The bar moves at most this many times during a simulation: a run of 100,000 iterations would otherwise post
+// 100,000 events to the window's thread, and a bar is 200-odd pixels wide anyway.
+constexpr std::int64_t kProgressSteps = 200;
+
+// run_scenario with the control's progress (iterations, or worker updates for asynchronous strategies) and its
+// cancel flag, which the simulator checks after every iteration: a canceled run stops within one iteration.
+syncsim::run::RunOutput simulate(const syncsim::Scenario& scenario, const RunControl* control) {
+  if (control == nullptr) return syncsim::run::run_scenario(scenario);
+  syncsim::run::RunProgress progress;
+  progress.stop = &control->canceled;
+  // Asynchronous strategies count worker updates (each worker's own iterations), the others iterations.
+  const syncsim::StrategyKind strategy = scenario.training.strategy.value;
+  const bool updates = strategy == syncsim::StrategyKind::async || strategy == syncsim::StrategyKind::ssp ||
+                       strategy == syncsim::StrategyKind::hybrid;
+  std::int64_t lastStep = -1;
+  progress.on_iteration = [control, updates, &lastStep](std::int64_t done, std::int64_t total) {
+    if (total <= 0) return;
+    const std::int64_t step = done * kProgressSteps / total;
+    if (step == lastStep && done != total) return;
+    lastStep = step;
+    control->reportSimulation(done, total, updates);
+  };
+  try {
+    return syncsim::run::run_scenario(scenario, &progress);
+  } catch (const syncsim::run::RunCancelled&) {
+    throw RunCanceled();
+  }
+}
+
+}  // namespace
+
+LoadedDocument loadDocument(const QString& path, const QStringList& overrides, const RunControl* control) {
   LoadedDocument doc;
+  enter(control, Reading);
   doc.kind = documentKindOf(path);
   doc.path = path;
   doc.title = QFileInfo(path).fileName();
   if (doc.kind == DocumentKind::Sweep) {
     doc.scaling = readSweepCsv(path);
+    return doc;
+  }
+  if (doc.kind == DocumentKind::Report) {
+    doc.convergence = readConvergenceReport(path);
+    doc.title = doc.convergence->name();
     return doc;
   }
   if (doc.kind == DocumentKind::Trace) {
@@ -43,14 +115,38 @@ LoadedDocument loadDocument(const QString& path, const QStringList& overrides) {
     std::vector<std::string> sets;
     for (const QString& o : overrides) sets.push_back(o.toStdString());
     const syncsim::Scenario scenario = syncsim::load_scenario(path.toStdString(), sets);
-    syncsim::run::RunOutput out = syncsim::run::run_scenario(scenario);
+    enter(control, Simulating);
+    syncsim::run::RunOutput out = simulate(scenario, control);
+    enter(control, BuildingTimeline);
     doc.summary = QCoreApplication::translate("LoadedDocument", "%1 samples/s, %2% scaling efficiency, %3 GPUs")
                       .arg(out.report.samples_per_second, 0, 'f', 1)
                       .arg(out.report.scaling_efficiency * 100, 0, 'f', 1)
                       .arg(out.report.workers);
+    doc.convergence = convergenceRunOf(out.report, path);
     doc.timeline = std::make_shared<const TimelineData>(TimelineData::fromTrace(out.trace));
+    enter(control, LayingOutTopology);
+    syncsim::Topology topology = syncsim::build_scenario_topology(scenario);
+    const auto workers =
+        scenario.cluster.workers ? scenario.cluster.workers->value : static_cast<std::int64_t>(topology.gpu_count());
+    doc.topology = std::make_shared<const TopologyLayout>(std::move(topology), static_cast<int>(workers));
   }
   if (!doc.timeline->title().isEmpty()) doc.title = doc.timeline->title();
   doc.ringRanks = ringRanksOf(*doc.timeline);
   return doc;
+}
+
+ConvergenceRun loadConvergenceRun(const QString& path, const QStringList& overrides) {
+  if (documentKindOf(path) != DocumentKind::Scenario) return readConvergenceReport(path);
+  std::vector<std::string> sets;
+  for (const QString& o : overrides) sets.push_back(o.toStdString());
+  const syncsim::Scenario scenario = syncsim::load_scenario(path.toStdString(), sets);
+  auto run = convergenceRunOf(syncsim::run::run_scenario(scenario).report, path);
+  if (!run) {
+    throw syncsim::InputError(
+        QCoreApplication::translate("LoadedDocument",
+                                    "no convergence section: add `convergence:` to the scenario (docs/convergence.md)")
+            .toStdString(),
+        syncsim::SourceLocation{path.toStdString(), 0, 0}, "convergence");
+  }
+  return std::move(*run);
 }

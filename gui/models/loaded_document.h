@@ -1,5 +1,6 @@
 #pragma once
-// Opening a file: a scenario (YAML) is simulated, a trace (trace.json) is read, a sweep (CSV) is parsed — the one
+// Opening a file: a scenario (YAML) is simulated, a trace (trace.json) is read, a sweep (CSV) is parsed, a
+// report.json's convergence section is read (convergence_run.h) — the one
 // function the window, its worker thread and the --screenshot mode share. It blocks; ScenarioRunner runs it on a
 // worker thread for the window.
 //
@@ -7,11 +8,15 @@
 #include <QString>
 #include <QStringList>
 #include <memory>
+#include <optional>
 
+#include "models/convergence_run.h"
+#include "models/run_control.h"
 #include "models/sweep_csv.h"
 #include "models/timeline_data.h"
+#include "models/topology_layout.h"
 
-enum class DocumentKind { Scenario, Trace, Sweep };
+enum class DocumentKind { Scenario, Trace, Sweep, Report };
 
 struct LoadedDocument {
   DocumentKind kind = DocumentKind::Trace;
@@ -21,10 +26,20 @@ struct LoadedDocument {
   std::shared_ptr<const TimelineData> timeline;  // scenarios and traces
   ScalingData scaling;                           // sweeps
   int ringRanks = 0;  // ranks in the AllReduce ring: a communication span's "ranks", else the GPU lanes
+  // Scenarios: the machine they ran on, for the ring view (traces do not record it: the view draws a circle).
+  std::shared_ptr<const TopologyLayout> topology;
+  // Reports, and scenarios with a `convergence:` section: the run for the Convergence view.
+  std::optional<ConvergenceRun> convergence;
 };
 
-// By extension: .json is a trace, .csv a sweep, anything else a scenario.
+// By extension: .csv is a sweep, .json a trace or, when its first bytes look like one (a "scenario" key and no
+// "traceEvents"), a report.json; anything else a scenario.
 DocumentKind documentKindOf(const QString& path);
-LoadedDocument loadDocument(const QString& path, const QStringList& overrides = {});
+// With `control`, reports each stage and throws RunCanceled between stages once it is canceled.
+LoadedDocument loadDocument(const QString& path, const QStringList& overrides = {},
+                            const RunControl* control = nullptr);
+// The convergence run of a report.json, or of a scenario (.yaml) simulated here; throws InputError when the file
+// has no convergence section, as for any bad input.
+ConvergenceRun loadConvergenceRun(const QString& path, const QStringList& overrides = {});
 // The ring size a timeline implies (at least 2).
 int ringRanksOf(const TimelineData& timeline);

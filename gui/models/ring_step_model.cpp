@@ -2,13 +2,14 @@
 
 #include <algorithm>
 
-RingStepModel::RingStepModel(int ranks, QObject* parent) : QAbstractTableModel(parent), m_schedule(ranks) {
+RingStepModel::RingStepModel(int ranks, QObject* parent)
+    : QAbstractTableModel(parent), m_schedule(CollectiveAlgorithm::Ring, ranks) {
   setStep(0);
 }
 
-void RingStepModel::setRankCount(int ranks) {
+void RingStepModel::setSchedule(CollectiveAlgorithm algorithm, int ranks) {
   beginResetModel();
-  m_schedule = RingSchedule(ranks);
+  m_schedule = CollectiveSchedule(algorithm, ranks);
   m_step = -1;
   setStep(0);
   endResetModel();
@@ -19,15 +20,15 @@ int RingStepModel::rowCount(const QModelIndex& parent) const {
 }
 
 int RingStepModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : m_schedule.rankCount();
+  return parent.isValid() ? 0 : m_schedule.pieceCount();
 }
 
 int RingStepModel::contributions(int rank, int chunk) const {
-  return m_state[static_cast<std::size_t>(rank * m_schedule.rankCount() + chunk)];
+  return m_state[static_cast<std::size_t>(rank * m_schedule.pieceCount() + chunk)];
 }
 
-const std::vector<RingTransfer>& RingStepModel::currentTransfers() const {
-  static const std::vector<RingTransfer> kNone;
+const std::vector<CollectiveTransfer>& RingStepModel::currentTransfers() const {
+  static const std::vector<CollectiveTransfer> kNone;
   return m_step < m_schedule.stepCount() ? m_schedule.transfers(m_step) : kNone;
 }
 
@@ -36,12 +37,14 @@ void RingStepModel::setStep(int step) {
   if (step == m_step) return;
   m_step = step;
   m_state = m_schedule.stateAfter(step);
-  const auto n = static_cast<std::size_t>(m_schedule.rankCount());
-  m_sending.assign(n, static_cast<int>(n));
-  m_receiving.assign(n, static_cast<int>(n));
-  for (const RingTransfer& t : currentTransfers()) {
-    m_sending[static_cast<std::size_t>(t.src)] = t.chunk;
-    m_receiving[static_cast<std::size_t>(t.dst)] = t.chunk;
+  const auto pieces = static_cast<std::size_t>(m_schedule.pieceCount());
+  m_sending.assign(m_state.size(), false);
+  m_receiving.assign(m_state.size(), false);
+  for (const CollectiveTransfer& t : currentTransfers()) {
+    for (int c = t.chunk; c < t.chunk + t.chunks; ++c) {
+      m_sending[static_cast<std::size_t>(t.src) * pieces + static_cast<std::size_t>(c)] = true;
+      m_receiving[static_cast<std::size_t>(t.dst) * pieces + static_cast<std::size_t>(c)] = true;
+    }
   }
   if (rowCount() > 0) emit dataChanged(index(0, 0), index(rowCount() - 1, columnCount() - 1));
   emit stepChanged(m_step);
@@ -52,6 +55,7 @@ QVariant RingStepModel::data(const QModelIndex& index, int role) const {
   const int rank = index.row();
   const int chunk = index.column();
   const int c = contributions(rank, chunk);
+  const auto cell = static_cast<std::size_t>(rank * m_schedule.pieceCount() + chunk);
   switch (role) {
     case Qt::DisplayRole:
       return tr("%1/%2").arg(c).arg(m_schedule.rankCount());
@@ -66,16 +70,17 @@ QVariant RingStepModel::data(const QModelIndex& index, int role) const {
     case ReducedRole:
       return c == m_schedule.rankCount();
     case SendingRole:
-      return m_sending[static_cast<std::size_t>(rank)] == chunk;
+      return bool(m_sending[cell]);
     case ReceivingRole:
-      return m_receiving[static_cast<std::size_t>(rank)] == chunk;
+      return bool(m_receiving[cell]);
     default:
       return {};
   }
 }
 
 QVariant RingStepModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (role != Qt::DisplayRole || section < 0 || section >= m_schedule.rankCount()) return {};
+  const int count = orientation == Qt::Horizontal ? m_schedule.pieceCount() : m_schedule.rankCount();
+  if (role != Qt::DisplayRole || section < 0 || section >= count) return {};
   return orientation == Qt::Horizontal ? tr("Chunk %1").arg(section) : tr("Rank %1").arg(section);
 }
 

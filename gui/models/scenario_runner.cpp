@@ -9,6 +9,7 @@ ScenarioRunner::ScenarioRunner(QObject* parent) : QObject(parent) {
 
 ScenarioRunner::~ScenarioRunner() {
   ++m_generation;
+  for (auto& [generation, control] : m_controls) control->canceled = true;
   for (QThread* t : m_threads) {
     t->wait();
     delete t;
@@ -16,13 +17,27 @@ ScenarioRunner::~ScenarioRunner() {
 }
 
 void ScenarioRunner::start(const QString& path, const QStringList& overrides) {
+  // An older run still going is overtaken: it stops at its next stage and its result is dropped.
+  if (const auto it = m_controls.find(m_generation); it != m_controls.end()) it->second->canceled = true;
   const quint64 generation = ++m_generation;
   m_running = true;
-  QThread* thread = QThread::create([this, generation, path, overrides] {
+  auto control = std::make_shared<RunControl>();
+  control->progress = [this, generation](int done, int total, const QString& what) {
+    QMetaObject::invokeMethod(
+        this,
+        [this, generation, done, total, what] {
+          if (generation == m_generation) emit progress(done, total, what);
+        },
+        Qt::QueuedConnection);
+  };
+  m_controls[generation] = control;
+  QThread* thread = QThread::create([this, generation, path, overrides, control] {
     std::shared_ptr<const LoadedDocument> doc;
     QString error;
     try {
-      doc = std::make_shared<const LoadedDocument>(loadDocument(path, overrides));
+      doc = std::make_shared<const LoadedDocument>(loadDocument(path, overrides, control.get()));
+    } catch (const RunCanceled&) {
+      // cancel() has told the window already; nothing to deliver.
     } catch (const std::exception& e) {
       error = QString::fromUtf8(e.what());
     }
@@ -41,6 +56,7 @@ void ScenarioRunner::start(const QString& path, const QStringList& overrides) {
 
 void ScenarioRunner::cancel() {
   if (!m_running) return;
+  if (const auto it = m_controls.find(m_generation); it != m_controls.end()) it->second->canceled = true;
   ++m_generation;
   m_running = false;
   emit canceled();
@@ -48,6 +64,7 @@ void ScenarioRunner::cancel() {
 
 void ScenarioRunner::deliver(quint64 generation, std::shared_ptr<const LoadedDocument> doc, const QString& path,
                              const QString& error) {
+  m_controls.erase(generation);
   if (generation != m_generation) return;  // canceled, or overtaken by a newer start()
   m_running = false;
   if (doc) {

@@ -100,6 +100,19 @@ TimelineData TimelineData::fromTrace(const tr::Trace& trace) {
     return it->second;
   };
 
+  // Which algorithm ran each AllReduce: its nested steps say so (a child's "algorithm" string argument).
+  std::unordered_map<tr::SpanId, CollectiveAlgorithm> algorithmOfSpan;
+  std::unordered_map<tr::NameId, std::optional<CollectiveAlgorithm>> algorithmOfName;  // parsed once per name
+  for (const tr::Span& s : trace.spans()) {
+    if (s.parent == tr::kNoSpan) continue;
+    for (const tr::Arg& a : trace.args(s)) {
+      if (a.kind != tr::SpanArg::Kind::string || trace.str(a.key) != "algorithm") continue;
+      auto [it, fresh] = algorithmOfName.try_emplace(a.str_id());
+      if (fresh) it->second = parseCollectiveAlgorithm(QString::fromUtf8(trace.str(a.str_id())));
+      if (it->second) algorithmOfSpan.emplace(s.parent, *it->second);
+    }
+  }
+
   std::map<int, int> stepsLaneOf;  // GPU lane -> the lane of its nested spans
   for (std::size_t i = 0; i < trace.spans().size(); ++i) {
     const tr::Span& s = trace.spans()[i];
@@ -133,6 +146,10 @@ TimelineData TimelineData::fromTrace(const tr::Trace& trace) {
         default:
           break;
       }
+    }
+    if (const auto it = algorithmOfSpan.find(static_cast<tr::SpanId>(i)); it != algorithmOfSpan.end()) {
+      out.algorithm = it->second;
+      out.flags |= TimelineSpan::HasAlgorithm;
     }
     const auto [lane, row] = rowOfTrack[s.track];
     if (s.parent != tr::kNoSpan && d.m_lanes[static_cast<std::size_t>(lane)].kind == LaneKind::Gpu) {

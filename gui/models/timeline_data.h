@@ -11,8 +11,8 @@
 // which is what makes a frame of 1 M spans cheap when zoomed in. Zoomed out, the renderer coalesces spans that
 // fall into one pixel (timeline_renderer.h).
 //
-// A span is 48 bytes: times in integer picoseconds as the simulator keeps them, the few arguments the tooltip and
-// the "related spans" highlight need, and its index in the source trace.
+// A span is 48 bytes (checked below): times in integer picoseconds as the simulator keeps them, the few arguments the
+// tooltip and the "related spans" highlight need, and its index in the source trace.
 #include <QString>
 #include <QtGlobal>
 #include <memory>
@@ -20,6 +20,7 @@
 #include <utility>
 #include <vector>
 
+#include "models/collective_schedule.h"
 #include "models/span_kind.h"
 
 namespace syncsim::trace {
@@ -27,7 +28,7 @@ class Trace;
 }
 
 struct TimelineSpan {
-  enum Flag : quint8 { HasIteration = 1, HasBucket = 2, HasBytes = 4, HasPeers = 8 };
+  enum Flag : quint8 { HasIteration = 1, HasBucket = 2, HasBytes = 4, HasPeers = 8, HasAlgorithm = 16 };
 
   qint64 startPs = 0;
   qint64 durationPs = 0;
@@ -39,6 +40,9 @@ struct TimelineSpan {
   qint32 peers = 0;
   SpanKind kind = SpanKind::Other;
   quint8 flags = 0;
+  // A communication span's algorithm, from its collective steps' "algorithm" argument (sim/run/src/sync_trace.cpp):
+  // what the simulator picked for this bucket (`algorithm: auto` picks per size).
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::Ring;
 
   qint64 endPs() const { return startPs + durationPs; }
   bool has(Flag f) const { return (flags & f) != 0; }
@@ -46,6 +50,8 @@ struct TimelineSpan {
   // for communication, the same bucket), e.g. bucket 2's AllReduce of iteration 5 on all GPUs.
   bool relatedTo(const TimelineSpan& other) const;
 };
+
+static_assert(sizeof(TimelineSpan) == 48, "a million spans must stay 48 MB");
 
 struct TimelineRow {
   QString name;

@@ -9,6 +9,7 @@
 #include "models/loaded_document.h"
 #include "models/parameter_model.h"
 #include "models/scaling_model.h"
+#include "models/scenario_runner.h"
 #include "models/sweep_csv.h"
 #include "models/time_scale.h"
 #include "models/timeline_data.h"
@@ -249,6 +250,38 @@ class TestGuiModels : public QObject {
     QVERIFY(model.flags(model.index(0, 0)) & Qt::ItemIsEditable);
     model.clearValues();
     QVERIFY(model.overrides().isEmpty());
+  }
+
+  // A scenario run reports its four stages (read, simulate, timeline, topology) in order, then the document; while
+  // simulating, its iterations too (tst_gui_run_progress.cpp).
+  void scenarioRunnerReportsStages() {
+    ScenarioRunner runner;
+    QSignalSpy progress(&runner, &ScenarioRunner::progress);
+    QSignalSpy finished(&runner, &ScenarioRunner::finished);
+    runner.start(QStringLiteral(SYNCSIM_SOURCE_DIR "/examples/resnet50-dgx-8gpu.yaml"));
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 30000);
+    QList<int> stages;
+    for (const QList<QVariant>& p : progress) {
+      if (p.at(2).toString().startsWith(QStringLiteral("Simulating:"))) continue;  // an iteration, of 20
+      stages << p.at(0).toInt();
+      QVERIFY(!p.at(2).toString().isEmpty());
+    }
+    QCOMPARE(stages, (QList<int>{0, 1, 2, 3}));
+    const auto doc = finished.front().front().value<std::shared_ptr<const LoadedDocument>>();
+    QVERIFY(doc->topology);
+  }
+
+  // Cancel: canceled() at once, and the run's result never arrives (the worker stops within an iteration).
+  void scenarioRunnerCancels() {
+    ScenarioRunner runner;
+    QSignalSpy finished(&runner, &ScenarioRunner::finished);
+    QSignalSpy canceled(&runner, &ScenarioRunner::canceled);
+    runner.start(QStringLiteral(SYNCSIM_SOURCE_DIR "/examples/resnet50-dgx-8gpu.yaml"));
+    runner.cancel();
+    QCOMPARE(canceled.count(), 1);
+    QVERIFY(!runner.isRunning());
+    QTest::qWait(300);
+    QCOMPARE(finished.count(), 0);
   }
 };
 

@@ -93,15 +93,34 @@ class TestGuiViews : public QObject {
   }
 
   void ringShowsEightRanksMidReduceScatter() {
+    // Bucket 1 of the example ran as a ring (bucket 0, 4 MB, as a tree: `algorithm: auto`), on the DGX's NVSwitch.
+    // Without --bucket the ring view follows the first bucket that ran as a ring: bucket 1.
     const Screenshot shot = renderScreenshot(m_doc, ViewKind::Ring, options(3, QSize(900, 820), false));
     QVERIFY(shot.error.isEmpty());
     QCOMPARE(shot.ranks, 8);
+    QCOMPARE(shot.steps, 14);
+    QVERIFY(shot.topology);
+    ScreenshotOptions ring = options(3, QSize(900, 820), false);
+    ring.bucket = 1;
+    QCOMPARE(renderScreenshot(m_doc, ViewKind::Ring, ring).steps, 14);
+    // The view follows what the bucket ran: bucket 0's tree has 2H = 6 rounds.
+    ScreenshotOptions tree = ring;
+    tree.bucket = 0;
+    QCOMPARE(renderScreenshot(m_doc, ViewKind::Ring, tree).steps, 6);
+    ScreenshotOptions hd = ring;
+    hd.algorithm = CollectiveAlgorithm::HalvingDoubling;
+    QCOMPARE(renderScreenshot(m_doc, ViewKind::Ring, hd).steps, 6);
+    ScreenshotOptions missing = ring;
+    missing.bucket = 99;
+    QVERIFY(!renderScreenshot(m_doc, ViewKind::Ring, missing).error.isEmpty());
+
+    // Without a topology (a trace): ranks on a circle.
     RingPanel panel;
     panel.resize(900, 820);
     panel.setRankCount(8);
     panel.setStep(3);
     QCOMPARE(panel.model()->step(), 3);
-    QVERIFY(panel.model()->schedule().isReduceScatter(3));
+    QCOMPARE(panel.model()->schedule().phases(3), unsigned(CollectiveSchedule::ReduceScatter));
     // Each rank's node is drawn where the view says: the node's fill just inside its upper edge.
     panel.setAttribute(Qt::WA_DontShowOnScreen);
     panel.show();
@@ -191,12 +210,24 @@ class TestGuiViews : public QObject {
     window.openFile(kExample);
     QTRY_VERIFY_WITH_TIMEOUT(window.timelineView()->timeline() != nullptr, 30000);
     QCOMPARE(window.ringPanel()->rankCount(), 8);
+    QVERIFY(window.ringPanel()->view()->drawsTopology());  // a scenario: the DGX, not a circle
     const TimelineData& data = *window.timelineView()->timeline();
-    const auto ref = data.spanNear(0, 0, SpanKind::Communication);
-    QVERIFY(ref.has_value());
-    const TimelineSpan& ar = data.span(*ref);
-    // Cursor 5/14 of the way into the first AllReduce: ring step 5 (all-gather has not begun at 7).
+    // The first AllReduce (bucket 0, 4 MB) ran as a tree: 6 rounds on 8 ranks.
+    const auto tree = data.spanNear(0, 0, SpanKind::Communication);
+    QVERIFY(tree.has_value());
+    const TimelineSpan& t = data.span(*tree);
+    QVERIFY(t.has(TimelineSpan::HasAlgorithm));
+    QCOMPARE(t.algorithm, CollectiveAlgorithm::Tree);
+    window.timelineView()->setCursorTime(t.startPs + t.durationPs * 3 / 6 + 1);
+    QCOMPARE(window.ringPanel()->algorithm(), CollectiveAlgorithm::Tree);
+    QCOMPARE(window.ringPanel()->step(), 3);
+    // The next bucket ran as a ring: the view switches with the cursor. 5/14 of the way in: ring step 5.
+    const auto ring = data.spanNear(0, t.endPs(), SpanKind::Communication);
+    QVERIFY(ring.has_value());
+    const TimelineSpan& ar = data.span(*ring);
+    QCOMPARE(ar.algorithm, CollectiveAlgorithm::Ring);
     window.timelineView()->setCursorTime(ar.startPs + ar.durationPs * 5 / 14 + 1);
+    QCOMPARE(window.ringPanel()->algorithm(), CollectiveAlgorithm::Ring);
     QCOMPARE(window.ringPanel()->step(), 5);
     // And back: ring step 9 puts the cursor in the middle of that step.
     window.ringPanel()->setStep(9);

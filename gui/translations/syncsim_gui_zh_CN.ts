@@ -2,6 +2,302 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>CollectiveSchedule</name>
+    <message>
+        <source>Ring AllReduce</source>
+        <translation>环形 AllReduce</translation>
+    </message>
+    <message>
+        <source>Tree AllReduce</source>
+        <translation>树形 AllReduce</translation>
+    </message>
+    <message>
+        <source>Halving-doubling AllReduce</source>
+        <translation>减半-加倍 AllReduce</translation>
+    </message>
+    <message>
+        <source>fold in (odd ranks hand over)</source>
+        <translation>折入（奇数 rank 交出数据）</translation>
+    </message>
+    <message>
+        <source>reduce-scatter</source>
+        <translation>reduce-scatter（归约-分散）</translation>
+    </message>
+    <message>
+        <source>all-gather</source>
+        <translation>all-gather（全收集）</translation>
+    </message>
+    <message>
+        <source>reduce up the tree</source>
+        <translation>沿树向上归约</translation>
+    </message>
+    <message>
+        <source>broadcast down the tree</source>
+        <translation>沿树向下广播</translation>
+    </message>
+    <message>
+        <source>recursive halving (reduce-scatter)</source>
+        <translation>递归减半（归约-分散）</translation>
+    </message>
+    <message>
+        <source>recursive doubling (all-gather)</source>
+        <translation>递归加倍（全收集）</translation>
+    </message>
+    <message>
+        <source>fold out (results handed back)</source>
+        <translation>折出（结果交回）</translation>
+    </message>
+</context>
+<context>
+    <name>ConvergenceModel</name>
+    <message>
+        <source>no target</source>
+        <translation>无目标</translation>
+    </message>
+    <message>
+        <source>not reached</source>
+        <translation>未达到</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>at %1 (update %2)</source>
+        <translation>于 %1（第 %2 次更新）</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>synchronous</source>
+        <translation>同步</translation>
+    </message>
+    <message>
+        <source>%1 mean, %2 max</source>
+        <translation>平均 %1，最大 %2</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Strategy</source>
+        <translation>策略</translation>
+    </message>
+    <message>
+        <source>Workers</source>
+        <translation>工作节点</translation>
+    </message>
+    <message>
+        <source>Updates</source>
+        <translation>更新次数</translation>
+    </message>
+    <message>
+        <source>Final loss</source>
+        <translation>最终损失</translation>
+    </message>
+    <message>
+        <source>Best loss</source>
+        <translation>最佳损失</translation>
+    </message>
+    <message>
+        <source>Final accuracy</source>
+        <translation>最终准确率</translation>
+    </message>
+    <message>
+        <source>Time to target</source>
+        <translation>达到目标时间</translation>
+    </message>
+    <message>
+        <source>Updates to target</source>
+        <translation>达到目标更新次数</translation>
+    </message>
+    <message>
+        <source>Diverged</source>
+        <translation>发散</translation>
+    </message>
+    <message>
+        <source>Staleness</source>
+        <translation>陈旧度</translation>
+    </message>
+</context>
+<context>
+    <name>ConvergenceRun</name>
+    <message>
+        <source>missing</source>
+        <translation>缺失</translation>
+    </message>
+    <message>
+        <source>expected a value, got null</source>
+        <translation>应为一个值，实际为 null</translation>
+    </message>
+    <message>
+        <source>expected a string</source>
+        <translation>应为字符串</translation>
+    </message>
+    <message>
+        <source>expected a number</source>
+        <translation>应为数字</translation>
+    </message>
+    <message>
+        <source>expected a finite number</source>
+        <translation>应为有限数字</translation>
+    </message>
+    <message>
+        <source>expected a time &gt;= 0 (microseconds), got %1</source>
+        <translation>应为 &gt;= 0 的时间（微秒），实际为 %1</translation>
+    </message>
+    <message>
+        <source>expected a whole number</source>
+        <translation>应为整数</translation>
+    </message>
+    <message>
+        <source>expected a count &gt;= 0, got %1</source>
+        <translation>应为 &gt;= 0 的计数，实际为 %1</translation>
+    </message>
+    <message>
+        <source>expected an object</source>
+        <translation>应为对象</translation>
+    </message>
+    <message>
+        <source>expected an array</source>
+        <translation>应为数组</translation>
+    </message>
+    <message>
+        <source>curve points must be in update and time order</source>
+        <translation>曲线点必须按更新次数和时间排序</translation>
+    </message>
+    <message>
+        <source>%1 %2, %3 workers</source>
+        <translation>%1 %2，%3 个工作节点</translation>
+    </message>
+    <message>
+        <source>s</source>
+        <translation>秒</translation>
+    </message>
+    <message>
+        <source>ms</source>
+        <translation>毫秒</translation>
+    </message>
+    <message>
+        <source>not valid JSON: %1</source>
+        <translation>不是有效的 JSON：%1</translation>
+    </message>
+    <message>
+        <source>not a report.json: expected an object</source>
+        <translation>不是 report.json：应为对象</translation>
+    </message>
+    <message>
+        <source>no convergence section: run the scenario with a `convergence:` section or --set convergence.target_loss=X (docs/convergence.md)</source>
+        <translation>没有 convergence 部分：请在场景中加入 `convergence:` 部分，或使用 --set convergence.target_loss=X 运行（docs/convergence.md）</translation>
+    </message>
+    <message>
+        <source>given without a target_loss</source>
+        <translation>给出了该值却没有 target_loss</translation>
+    </message>
+    <message>
+        <source>expected a count &gt;= 0</source>
+        <translation>应为 &gt;= 0 的计数</translation>
+    </message>
+    <message>
+        <source>cannot open: %1</source>
+        <translation>无法打开：%1</translation>
+    </message>
+    <message>
+        <source>not a report.json written by `syncsim run`: it has no &quot;scenario&quot; or &quot;convergence&quot; key</source>
+        <translation>不是 `syncsim run` 写出的 report.json：没有 &quot;scenario&quot; 或 &quot;convergence&quot; 键</translation>
+    </message>
+</context>
+<context>
+    <name>ConvergenceView</name>
+    <message>
+        <source>Accuracy (right axis)</source>
+        <translation>准确率（右轴）</translation>
+    </message>
+    <message>
+        <source>Open report.json files written by `syncsim run` with a convergence section, or run a scenario that has one, to compare how runs converge.</source>
+        <translation>打开由 `syncsim run` 写出、带有 convergence 部分的 report.json 文件，或运行带有该部分的场景，以比较各次运行的收敛情况。</translation>
+    </message>
+    <message>
+        <source>Simulated time</source>
+        <translation>模拟时间</translation>
+    </message>
+    <message>
+        <source>Updates</source>
+        <translation>更新次数</translation>
+    </message>
+    <message>
+        <source>Add Reports...</source>
+        <translation>添加报告...</translation>
+    </message>
+    <message>
+        <source>Remove Run</source>
+        <translation>移除运行</translation>
+    </message>
+    <message>
+        <source>Clear</source>
+        <translation>清空</translation>
+    </message>
+    <message>
+        <source>X axis:</source>
+        <translation>X 轴：</translation>
+    </message>
+    <message>
+        <source>Held-out loss against simulated time</source>
+        <translation>留出集损失随模拟时间的变化</translation>
+    </message>
+    <message>
+        <source>Held-out loss against updates</source>
+        <translation>留出集损失随更新次数的变化</translation>
+    </message>
+    <message>
+        <source>Simulated time (%1)</source>
+        <translation>模拟时间（%1）</translation>
+    </message>
+    <message>
+        <source>Held-out loss</source>
+        <translation>留出集损失</translation>
+    </message>
+    <message>
+        <source>Held-out accuracy (%, dotted)</source>
+        <translation>留出集准确率（%，点线）</translation>
+    </message>
+    <message>
+        <source>Reached the target</source>
+        <translation>达到目标</translation>
+    </message>
+    <message>
+        <source>Diverged</source>
+        <translation>发散</translation>
+    </message>
+    <message>
+        <source>%1 (diverged)</source>
+        <translation>%1（发散）</translation>
+    </message>
+    <message>
+        <source>Target loss %1</source>
+        <translation>目标损失 %1</translation>
+    </message>
+    <message>
+        <source>Select a run to see its staleness.</source>
+        <translation>选择一次运行以查看其陈旧度。</translation>
+    </message>
+    <message>
+        <source>%1 is synchronous: every update is computed on the current parameters (staleness 0).</source>
+        <translation>%1 为同步运行：每次更新都基于当前参数计算（陈旧度为 0）。</translation>
+    </message>
+    <message>
+        <source>Staleness of %1</source>
+        <translation>%1 的陈旧度</translation>
+    </message>
+    <message>
+        <source>Staleness (updates behind): mean %1, max %2</source>
+        <translation>陈旧度（落后的更新次数）：平均 %1，最大 %2</translation>
+    </message>
+</context>
+<context>
     <name>LaneModel</name>
     <message>
         <source>GPU</source>
@@ -33,6 +329,26 @@
     <message>
         <source>%1 samples/s, %2% scaling efficiency, %3 GPUs</source>
         <translation>%1 样本/秒，扩展效率 %2%，%3 块 GPU</translation>
+    </message>
+    <message>
+        <source>Reading</source>
+        <translation>读取中</translation>
+    </message>
+    <message>
+        <source>Simulating</source>
+        <translation>模拟中</translation>
+    </message>
+    <message>
+        <source>Building the timeline</source>
+        <translation>构建时间线</translation>
+    </message>
+    <message>
+        <source>Laying out the topology</source>
+        <translation>布局拓扑</translation>
+    </message>
+    <message>
+        <source>no convergence section: add `convergence:` to the scenario (docs/convergence.md)</source>
+        <translation>没有 convergence 部分：请在场景中加入 `convergence:`（docs/convergence.md）</translation>
     </message>
 </context>
 <context>
@@ -66,10 +382,6 @@
         <translation>已取消。</translation>
     </message>
     <message>
-        <source>Open a scenario, a trace.json or a sweep CSV (File &gt; Open, or drop it here).</source>
-        <translation>打开场景、trace.json 或扫描 CSV（文件 &gt; 打开，或拖放到此处）。</translation>
-    </message>
-    <message>
         <source>Add parameter</source>
         <translation>添加参数</translation>
     </message>
@@ -96,10 +408,6 @@
     <message>
         <source>Open</source>
         <translation>打开</translation>
-    </message>
-    <message>
-        <source>Scenarios, traces and sweeps (*.yaml *.yml *.json *.csv);;All files (*)</source>
-        <translation>场景、跟踪和扫描 (*.yaml *.yml *.json *.csv);;所有文件 (*)</translation>
     </message>
     <message>
         <source>Open &amp;Recent</source>
@@ -193,6 +501,34 @@
         <source>Export failed</source>
         <translation>导出失败</translation>
     </message>
+    <message>
+        <source>Run &amp;Sweep...</source>
+        <translation>运行扫描(&amp;S)...</translation>
+    </message>
+    <message>
+        <source>Convergence</source>
+        <translation>收敛</translation>
+    </message>
+    <message>
+        <source>Open a scenario, a trace.json, a report.json or a sweep CSV (File &gt; Open, or drop it here).</source>
+        <translation>打开场景、trace.json、report.json 或扫描 CSV（文件 &gt; 打开，或拖放到此处）。</translation>
+    </message>
+    <message>
+        <source>Scenarios, traces, reports and sweeps (*.yaml *.yml *.json *.csv);;All files (*)</source>
+        <translation>场景、跟踪、报告和扫描 (*.yaml *.yml *.json *.csv);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Add Convergence &amp;Reports...</source>
+        <translation>添加收敛报告(&amp;R)...</translation>
+    </message>
+    <message>
+        <source>Add Convergence Reports</source>
+        <translation>添加收敛报告</translation>
+    </message>
+    <message>
+        <source>Reports (*.json);;All files (*)</source>
+        <translation>报告 (*.json);;所有文件 (*)</translation>
+    </message>
 </context>
 <context>
     <name>ParameterModel</name>
@@ -234,6 +570,34 @@
         <source>Pause</source>
         <translation>暂停</translation>
     </message>
+    <message>
+        <source>As run</source>
+        <translation>按实际运行</translation>
+    </message>
+    <message>
+        <source>Ring</source>
+        <translation>环形</translation>
+    </message>
+    <message>
+        <source>Tree</source>
+        <translation>树形</translation>
+    </message>
+    <message>
+        <source>Halving-doubling</source>
+        <translation>减半-加倍</translation>
+    </message>
+    <message>
+        <source>Which algorithm to animate: the one the simulator ran for this bucket, or another on the same ranks for comparison</source>
+        <translation>要演示的算法：模拟器为该桶实际运行的算法，或在相同 rank 上用于对比的其他算法</translation>
+    </message>
+    <message>
+        <source>Algorithm:</source>
+        <translation>算法：</translation>
+    </message>
+    <message>
+        <source>As run (%1)</source>
+        <translation>按实际运行（%1）</translation>
+    </message>
 </context>
 <context>
     <name>RingStepModel</name>
@@ -257,22 +621,6 @@
 <context>
     <name>RingView</name>
     <message>
-        <source>Done: after %1 steps every rank holds every chunk fully reduced</source>
-        <translation>完成：%1 步之后，每个进程都持有全部完全规约的数据块</translation>
-    </message>
-    <message>
-        <source>Reduce-scatter, step %1 of %2 (overall %3 of %4)</source>
-        <translation>规约散射（Reduce-scatter），第 %1 / %2 步（总第 %3 / %4 步）</translation>
-    </message>
-    <message>
-        <source>All-gather, step %1 of %2 (overall %3 of %4)</source>
-        <translation>全收集（All-gather），第 %1 / %2 步（总第 %3 / %4 步）</translation>
-    </message>
-    <message>
-        <source>Ring AllReduce on %1 ranks: </source>
-        <translation>%1 个进程上的环形 AllReduce：</translation>
-    </message>
-    <message>
         <source>chunk %1</source>
         <translation>数据块 %1</translation>
     </message>
@@ -285,8 +633,47 @@
         <translation>GPU %1</translation>
     </message>
     <message>
-        <source>Each strip: a rank&apos;s chunks, coloured per chunk, filled by the share of ranks summed in; black frame: fully reduced. ▲ sends, ▼ receives this step; arrows: this step&apos;s transfers.</source>
-        <translation>每个色条：一个进程的各数据块，按数据块着色，填充高度表示已累加的进程比例；黑框：已完全规约。▲ 本步发送，▼ 本步接收；箭头：本步的传输。</translation>
+        <source>%1 on %2 ranks</source>
+        <translation>%1，%2 个 rank</translation>
+    </message>
+    <message>
+        <source> (%1)</source>
+        <translation>（%1）</translation>
+    </message>
+    <message>
+        <source>: done after %1 steps, every rank holds every piece fully reduced</source>
+        <translation>：%1 步后完成，每个 rank 都持有完全归约的所有数据片</translation>
+    </message>
+    <message>
+        <source>: step %1 of %2, %3</source>
+        <translation>：第 %1 / %2 步，%3</translation>
+    </message>
+    <message>
+        <source>Each strip: a rank&apos;s pieces of the buffer, coloured per piece, filled by the share of ranks summed in; black frame: fully reduced. ▲ sends, ▼ receives this step; coloured arrows and links: this step&apos;s transfers, with their rate.</source>
+        <translation>每个色条：一个 rank 的缓冲区数据片，按数据片着色，填充高度表示已累加的 rank 比例；黑框：已完全归约。▲ 本步发送，▼ 本步接收；彩色箭头和链路：本步的传输及其速率。</translation>
+    </message>
+    <message>
+        <source>buffer</source>
+        <translation>整个缓冲区</translation>
+    </message>
+    <message>
+        <source>chunks %1-%2</source>
+        <translation>数据块 %1-%2</translation>
+    </message>
+    <message>
+        <source>; %1 GB/s per transfer</source>
+        <translation>；每次传输 %1 GB/秒</translation>
+    </message>
+</context>
+<context>
+    <name>RunControl</name>
+    <message>
+        <source>Simulating: update %1 of %2</source>
+        <translation>模拟中：第 %1 / %2 次更新</translation>
+    </message>
+    <message>
+        <source>Simulating: iteration %1 of %2</source>
+        <translation>模拟中：第 %1 / %2 次迭代</translation>
     </message>
 </context>
 <context>
@@ -352,6 +739,14 @@
     <message>
         <source>the timeline and ring views need a scenario or a trace, not %1</source>
         <translation>时间线和环视图需要场景或跟踪文件，而不是 %1</translation>
+    </message>
+    <message>
+        <source>--bucket: no AllReduce of bucket %1 in %2</source>
+        <translation>--bucket：%2 中没有桶 %1 的 AllReduce</translation>
+    </message>
+    <message>
+        <source>%1 has no convergence section</source>
+        <translation>%1 没有 convergence 部分</translation>
     </message>
 </context>
 <context>
@@ -437,6 +832,100 @@
     </message>
 </context>
 <context>
+    <name>SweepDialog</name>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+    <message>
+        <source>Run Sweep</source>
+        <translation>运行扫描</translation>
+    </message>
+    <message>
+        <source>e.g. 8,16,32 (commas; &apos;;&apos; for values with commas)</source>
+        <translation>例如 8,16,32（用逗号分隔；值中含逗号时用“;”）</translation>
+    </message>
+    <message>
+        <source>Browse...</source>
+        <translation>浏览...</translation>
+    </message>
+    <message>
+        <source>Scenario:</source>
+        <translation>场景：</translation>
+    </message>
+    <message>
+        <source>Vary key:</source>
+        <translation>变化的键：</translation>
+    </message>
+    <message>
+        <source>Values:</source>
+        <translation>取值：</translation>
+    </message>
+    <message>
+        <source>Threads:</source>
+        <translation>线程数：</translation>
+    </message>
+    <message>
+        <source>One simulation per value, as `syncsim sweep SCENARIO --vary KEY=VALUES`; the scaling chart plots throughput against GPU count.</source>
+        <translation>每个取值运行一次模拟，等同于 `syncsim sweep SCENARIO --vary KEY=VALUES`；扩展性图表绘制吞吐量随 GPU 数量的变化。</translation>
+    </message>
+    <message>
+        <source>Scenario</source>
+        <translation>场景</translation>
+    </message>
+    <message>
+        <source>Scenarios (*.yaml *.yml);;All files (*)</source>
+        <translation>场景 (*.yaml *.yml);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Canceling: no new point starts; the points running finish first ...</source>
+        <translation>正在取消：不再启动新的点；正在运行的点会先完成 ...</translation>
+    </message>
+    <message>
+        <source>Checking %1 points ...</source>
+        <translation>正在检查 %1 个点 ...</translation>
+    </message>
+    <message>
+        <source>%1 of %2 points done (last: %3)</source>
+        <translation>已完成 %1 / %2 个点（最近：%3）</translation>
+    </message>
+    <message>
+        <source>Canceled after %1 of %2 points.</source>
+        <translation>在完成 %1 / %2 个点后已取消。</translation>
+    </message>
+    <message>
+        <source>Done: %1 points.</source>
+        <translation>完成：%1 个点。</translation>
+    </message>
+    <message>
+        <source>sweep of %1 over %2</source>
+        <translation>%1 按 %2 扫描</translation>
+    </message>
+    <message>
+        <source>Failed.</source>
+        <translation>失败。</translation>
+    </message>
+    <message>
+        <source>Sweep failed</source>
+        <translation>扫描失败</translation>
+    </message>
+    <message>
+        <source>Starting ...</source>
+        <translation>正在启动 ...</translation>
+    </message>
+</context>
+<context>
+    <name>SweepJob</name>
+    <message>
+        <source>sweep of %1</source>
+        <translation>%1 的扫描</translation>
+    </message>
+</context>
+<context>
     <name>TimeScale</name>
     <message>
         <source>s</source>
@@ -514,6 +1003,32 @@
     </message>
 </context>
 <context>
+    <name>TopologyLayout</name>
+    <message>
+        <source>GPU %1</source>
+        <translation>GPU %1</translation>
+    </message>
+    <message>
+        <source>NVSwitch</source>
+        <translation>NVSwitch</translation>
+    </message>
+    <message>
+        <source>server %1</source>
+        <translation>服务器 %1</translation>
+    </message>
+</context>
+<context>
+    <name>TopologyPainter</name>
+    <message>
+        <source>%1 GB/s</source>
+        <translation>%1 GB/秒</translation>
+    </message>
+    <message>
+        <source>%1 / %2 GB/s</source>
+        <translation>%1 / %2 GB/秒</translation>
+    </message>
+</context>
+<context>
     <name>ViewExport</name>
     <message>
         <source>syncsim view</source>
@@ -535,10 +1050,6 @@
         <translation>--screenshot 需要且仅需要一个输入文件</translation>
     </message>
     <message>
-        <source>--view: expected timeline, ring or scaling, got &apos;%1&apos;</source>
-        <translation>--view：应为 timeline、ring 或 scaling，实际为“%1”</translation>
-    </message>
-    <message>
         <source>--step: expected a step number &gt;= 0, got &apos;%1&apos;</source>
         <translation>--step：应为 &gt;= 0 的步骤编号，实际为“%1”</translation>
     </message>
@@ -551,20 +1062,8 @@
         <translation>无法写入 %1（应为 .png 文件名）</translation>
     </message>
     <message>
-        <source>Shows syncsim runs: timeline, ring AllReduce steps, scaling charts.</source>
-        <translation>显示 syncsim 运行结果：时间线、环形 AllReduce 步骤、扩展性图表。</translation>
-    </message>
-    <message>
-        <source>A scenario (.yaml), a trace (.json) or a sweep (.csv)</source>
-        <translation>场景（.yaml）、跟踪（.json）或扫描（.csv）</translation>
-    </message>
-    <message>
         <source>Render a view to OUT.png without a window.</source>
         <translation>不打开窗口，将视图渲染为 OUT.png。</translation>
-    </message>
-    <message>
-        <source>The view to render: timeline, ring or scaling.</source>
-        <translation>要渲染的视图：timeline、ring 或 scaling。</translation>
     </message>
     <message>
         <source>Ring step to show (timeline: the cursor at it).</source>
@@ -589,6 +1088,42 @@
     <message>
         <source>Timeline screenshot: only this time window.</source>
         <translation>时间线截图：仅显示此时间窗口。</translation>
+    </message>
+    <message>
+        <source>--bucket: expected a bucket number &gt;= 0, got &apos;%1&apos;</source>
+        <translation>--bucket：应为 &gt;= 0 的桶编号，实际为“%1”</translation>
+    </message>
+    <message>
+        <source>--algorithm: expected ring, tree or halving_doubling, got &apos;%1&apos;</source>
+        <translation>--algorithm：应为 ring、tree 或 halving_doubling，实际为“%1”</translation>
+    </message>
+    <message>
+        <source>Ring view: follow this bucket&apos;s first AllReduce (default: the first bucket that ran as a ring, else 0).</source>
+        <translation>环视图：跟随该桶的第一次 AllReduce（默认：第一个以环算法运行的桶，否则为 0）。</translation>
+    </message>
+    <message>
+        <source>Ring view: animate ring, tree or halving_doubling instead of what the bucket ran.</source>
+        <translation>环视图：演示 ring、tree 或 halving_doubling，而不是该桶实际运行的算法。</translation>
+    </message>
+    <message>
+        <source>--view: expected timeline, ring, scaling or convergence, got &apos;%1&apos;</source>
+        <translation>--view：应为 timeline、ring、scaling 或 convergence，实际为“%1”</translation>
+    </message>
+    <message>
+        <source>--view convergence needs at least one report.json or scenario</source>
+        <translation>--view convergence 至少需要一个 report.json 或场景</translation>
+    </message>
+    <message>
+        <source>Shows syncsim runs: timeline, ring AllReduce steps, scaling charts, convergence.</source>
+        <translation>显示 syncsim 运行结果：时间线、环形 AllReduce 步骤、扩展性图表、收敛情况。</translation>
+    </message>
+    <message>
+        <source>A scenario (.yaml), a trace or report (.json) or a sweep (.csv); --view convergence takes several reports or scenarios</source>
+        <translation>场景（.yaml）、跟踪或报告（.json）或扫描（.csv）；--view convergence 可接受多个报告或场景</translation>
+    </message>
+    <message>
+        <source>The view to render: timeline, ring, scaling or convergence.</source>
+        <translation>要渲染的视图：timeline、ring、scaling 或 convergence。</translation>
     </message>
 </context>
 </TS>

@@ -19,13 +19,16 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <exception>
 
 #include "models/parameter_model.h"
 #include "models/ring_step_model.h"
 #include "models/ring_sync.h"
 #include "models/scenario_runner.h"
+#include "widgets/convergence_view.h"
 #include "widgets/ring_panel.h"
 #include "widgets/scaling_chart_view.h"
+#include "widgets/sweep_dialog.h"
 #include "widgets/timeline_view.h"
 #include "widgets/view_export.h"
 
@@ -39,6 +42,7 @@ MainWindow::MainWindow(QWidget* parent)
       m_timeline(new TimelineView(this)),
       m_ring(new RingPanel(this)),
       m_scaling(new ScalingChartView(this)),
+      m_convergence(new ConvergenceView(this)),
       m_tabs(new QTabWidget(this)),
       m_runner(new ScenarioRunner(this)),
       m_parameters(new ParameterModel(this)) {
@@ -47,6 +51,7 @@ MainWindow::MainWindow(QWidget* parent)
   m_tabs->addTab(m_timeline, tr("Timeline"));
   m_tabs->addTab(m_ring, tr("Ring"));
   m_tabs->addTab(m_scaling, tr("Scaling"));
+  m_tabs->addTab(m_convergence, tr("Convergence"));
   setCentralWidget(m_tabs);
 
   auto* dock = new QDockWidget(tr("Scenario"), this);
@@ -59,6 +64,11 @@ MainWindow::MainWindow(QWidget* parent)
     setBusy(true);
     m_runStatus->setText(tr("Loading %1 ...").arg(QFileInfo(path).fileName()));
   });
+  connect(m_runner, &ScenarioRunner::progress, this, [this](int done, int total, const QString& what) {
+    m_progress->setRange(0, total);
+    m_progress->setValue(done);
+    m_progress->setFormat(what);
+  });
   connect(m_runner, &ScenarioRunner::finished, this, &MainWindow::showDocument);
   connect(m_runner, &ScenarioRunner::failed, this, &MainWindow::showError);
   connect(m_runner, &ScenarioRunner::canceled, this, [this] {
@@ -67,7 +77,9 @@ MainWindow::MainWindow(QWidget* parent)
   });
   connect(m_timeline, &TimelineView::cursorMoved, this, &MainWindow::onCursorMoved);
   connect(m_ring, &RingPanel::stepChanged, this, &MainWindow::onRingStepChanged);
-  statusBar()->showMessage(tr("Open a scenario, a trace.json or a sweep CSV (File > Open, or drop it here)."));
+  connect(m_convergence, &ConvergenceView::addReportsRequested, this, &MainWindow::chooseConvergenceReports);
+  statusBar()->showMessage(
+      tr("Open a scenario, a trace.json, a report.json or a sweep CSV (File > Open, or drop it here)."));
   resize(1400, 850);
 }
 
@@ -85,7 +97,9 @@ QWidget* MainWindow::createSidePanel() {
   m_rerun = new QPushButton(tr("Run again"), panel);
   m_rerun->setEnabled(false);
   m_progress = new QProgressBar(panel);
-  m_progress->setRange(0, 0);  // run_scenario reports no fraction done: a busy indicator
+  // Stages of the run (read, simulate, timeline, topology: run_control.h), with the stage's name on the bar.
+  m_progress->setRange(0, 0);
+  m_progress->setTextVisible(true);
   m_progress->setVisible(false);
   m_cancel = new QPushButton(tr("Cancel"), panel);
   m_cancel->setVisible(false);
@@ -108,10 +122,13 @@ void MainWindow::createMenus() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(tr("&Open..."), QKeySequence::Open, this, [this] {
     const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open"), QString(), tr("Scenarios, traces and sweeps (*.yaml *.yml *.json *.csv);;All files (*)"));
+        this, tr("Open"), QString(),
+        tr("Scenarios, traces, reports and sweeps (*.yaml *.yml *.json *.csv);;All files (*)"));
     if (!path.isEmpty()) openFile(path);
   });
+  file->addAction(tr("Add Convergence &Reports..."), this, &MainWindow::chooseConvergenceReports);
   m_recentMenu = file->addMenu(tr("Open &Recent"));
+  file->addAction(tr("Run &Sweep..."), this, &MainWindow::openSweepDialog);
   file->addAction(tr("&Export View..."), QKeySequence(tr("Ctrl+E")), this, &MainWindow::exportCurrentView);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
@@ -138,6 +155,10 @@ void MainWindow::createMenus() {
 }
 
 void MainWindow::openFile(const QString& path) {
+  if (documentKindOf(path) == DocumentKind::Report) {
+    if (addConvergenceReports({path})) addRecentFile(path);
+    return;
+  }
   if (documentKindOf(path) == DocumentKind::Scenario) {
     if (path != m_scenarioPath) m_parameters->clearValues();
     m_scenarioPath = path;
@@ -147,11 +168,44 @@ void MainWindow::openFile(const QString& path) {
   m_runner->start(path, documentKindOf(path) == DocumentKind::Scenario ? m_parameters->overrides() : QStringList());
 }
 
+bool MainWindow::addConvergenceReports(const QStringList& paths) {
+  for (const QString& path : paths) {
+    try {
+      m_convergence->addRun(readConvergenceReport(path));
+    } catch (const std::exception& e) {
+      showError(path, QString::fromUtf8(e.what()));
+      return false;
+    }
+  }
+  if (!paths.isEmpty()) m_tabs->setCurrentWidget(m_convergence);
+  return true;
+}
+
+void MainWindow::chooseConvergenceReports() {
+  const QStringList paths = QFileDialog::getOpenFileNames(this, tr("Add Convergence Reports"), QString(),
+                                                          tr("Reports (*.json);;All files (*)"));
+  addConvergenceReports(paths);
+}
+
 void MainWindow::rerun() {
   if (!m_scenarioPath.isEmpty()) m_runner->start(m_scenarioPath, m_parameters->overrides());
 }
 
+void MainWindow::openSweepDialog() {
+  auto* dialog = new SweepDialog(m_scenarioPath, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &SweepDialog::sweepFinished, this, &MainWindow::showSweep);
+  dialog->show();
+}
+
+void MainWindow::showSweep(const SweepResult& result, const QString& title) {
+  m_scaling->setScaling(result.scaling);
+  m_tabs->setCurrentWidget(m_scaling);
+  setWindowTitle(tr("%1 - syncsim").arg(title));
+}
+
 void MainWindow::setBusy(bool busy) {
+  m_progress->setRange(0, 0);  // busy until the runner reports its first stage
   m_progress->setVisible(busy);
   m_cancel->setVisible(busy);
   m_rerun->setEnabled(!busy && !m_scenarioPath.isEmpty());
@@ -169,15 +223,23 @@ void MainWindow::showDocument(std::shared_ptr<const LoadedDocument> doc) {
   addRecentFile(m_doc->path);
   setWindowTitle(tr("%1 - syncsim").arg(m_doc->title));
   m_runStatus->setText(m_doc->summary.isEmpty() ? tr("Loaded.") : m_doc->summary);
+  if (m_doc->convergence) {
+    // A scenario run again with another strategy adds a curve; the same one replaces its own.
+    m_convergence->addRun(*m_doc->convergence);
+  }
   if (m_doc->kind == DocumentKind::Sweep) {
     m_scaling->setScaling(m_doc->scaling);
     m_tabs->setCurrentWidget(m_scaling);
     return;
   }
+  if (!m_doc->timeline) {
+    m_tabs->setCurrentWidget(m_convergence);
+    return;
+  }
   m_timeline->setTimeline(m_doc->timeline);
-  m_ring->setRankCount(m_doc->ringRanks);
+  m_ring->setTopology(m_doc->topology);
   m_ringSpan = ringSpanNear(*m_doc->timeline, m_doc->timeline->beginPs());
-  m_ring->setLinkRate(m_ringSpan ? ringLinkRate(m_doc->timeline->span(*m_ringSpan), m_doc->ringRanks) : std::nullopt);
+  m_ring->follow(m_ringSpan ? std::optional(m_doc->timeline->span(*m_ringSpan)) : std::nullopt, m_doc->ringRanks);
   statusBar()->showMessage(
       tr("%1 spans on %2 lanes").arg(m_doc->timeline->spanCount()).arg(m_doc->timeline->lanes().size()));
   if (m_tabs->currentWidget() == m_scaling) m_tabs->setCurrentWidget(m_timeline);
@@ -189,18 +251,19 @@ void MainWindow::onCursorMoved(qint64 timePs) {
   if (!m_ringSpan) return;
   const TimelineSpan& span = m_doc->timeline->span(*m_ringSpan);
   m_syncing = true;
-  m_ring->setLinkRate(ringLinkRate(span, m_doc->ringRanks));
-  // Before the AllReduce starts, the ring waits at its first step; after it, at the end.
+  // The bucket under the cursor may have run another algorithm (auto picks per size): the view follows it.
+  m_ring->follow(span, m_doc->ringRanks);
+  // Before the AllReduce starts, the view waits at its first step; after it, at the end.
   m_ring->setStep(timePs < span.startPs    ? 0
-                  : timePs >= span.endPs() ? m_ring->model()->schedule().stepCount()
-                                           : ringStepAt(span, timePs, m_doc->ringRanks));
+                  : timePs >= span.endPs() ? m_ring->stepCount()
+                                           : collectiveStepAt(span, timePs, m_ring->stepCount()));
   m_syncing = false;
 }
 
 void MainWindow::onRingStepChanged(int step) {
   if (m_syncing || !m_doc || !m_doc->timeline || !m_ringSpan) return;
   m_syncing = true;
-  m_timeline->setCursorTime(ringStepTime(m_doc->timeline->span(*m_ringSpan), step, m_doc->ringRanks));
+  m_timeline->setCursorTime(collectiveStepTime(m_doc->timeline->span(*m_ringSpan), step, m_ring->stepCount()));
   m_syncing = false;
 }
 

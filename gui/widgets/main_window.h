@@ -1,13 +1,16 @@
 #pragma once
-// MainWindow: the application window — Timeline, Ring and Scaling tabs; a side panel with the scenario's
-// parameters (edit, run again), the run's progress and a cancel button; File menu with recent files and export;
-// drag and drop of scenarios, traces and sweep CSVs. Opening a file never blocks: ScenarioRunner loads it on a
-// worker thread. Errors are shown in a dialog.
+// MainWindow: the application window — Timeline, Ring, Scaling and Convergence tabs; a side panel with the scenario's
+// parameters (edit, run again), the run's progress and a cancel button; File menu with recent files, a small sweep
+// run from the window (SweepDialog) and export;
+// drag and drop of scenarios, traces, sweep CSVs and report.json files. Opening a scenario or trace never blocks:
+// ScenarioRunner loads it on a worker thread. A report.json (a few kilobytes) is read at once and its run added to
+// the Convergence view, as is the convergence run of a scenario that has one. Errors are shown in a dialog.
 #include <QMainWindow>
 #include <memory>
 #include <optional>
 
 #include "models/loaded_document.h"
+#include "models/sweep_job.h"
 #include "models/timeline_data.h"
 
 class QAction;
@@ -16,6 +19,7 @@ class QMenu;
 class QProgressBar;
 class QPushButton;
 class QTabWidget;
+class ConvergenceView;
 class ParameterModel;
 class RingPanel;
 class ScalingChartView;
@@ -30,11 +34,17 @@ class MainWindow : public QMainWindow {
 
   TimelineView* timelineView() const { return m_timeline; }
   RingPanel* ringPanel() const { return m_ring; }
+  ConvergenceView* convergenceView() const { return m_convergence; }
 
  public slots:
   void openFile(const QString& path);
+  // Adds each report's run to the Convergence view; false (after an error dialog) at the first bad one.
+  bool addConvergenceReports(const QStringList& paths);
+  void chooseConvergenceReports();
   void rerun();
   void showDocument(std::shared_ptr<const LoadedDocument> doc);
+  void openSweepDialog();
+  void showSweep(const SweepResult& result, const QString& title);
 
  protected:
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -54,6 +64,7 @@ class MainWindow : public QMainWindow {
   TimelineView* m_timeline;
   RingPanel* m_ring;
   ScalingChartView* m_scaling;
+  ConvergenceView* m_convergence;
   QTabWidget* m_tabs;
   ScenarioRunner* m_runner;
   ParameterModel* m_parameters;

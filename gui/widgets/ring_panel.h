@@ -1,16 +1,24 @@
 #pragma once
-// RingPanel: the ring view with its controls — a step slider, play/pause that animates reduce-scatter then
-// all-gather, and the step's description. The step is the same one the timeline's cursor points at (MainWindow
-// keeps the two in sync through stepChanged / setStep).
+// RingPanel: the ring view with its controls — a step slider, play/pause that animates the AllReduce step by step,
+// the step's description, and which algorithm to show: the one the simulator ran for the followed bucket (the
+// default: `algorithm: auto` picks tree or ring per size) or ring, tree or halving-doubling for comparison. The
+// step is the same one the timeline's cursor points at (MainWindow keeps the two in sync through stepChanged /
+// setStep).
 #include <QWidget>
+#include <memory>
 #include <optional>
 
+#include "models/collective_schedule.h"
+#include "models/timeline_data.h"
+
+class QComboBox;
 class QLabel;
 class QPushButton;
 class QSlider;
 class QTimer;
 class RingStepModel;
 class RingView;
+class TopologyLayout;
 
 class RingPanel : public QWidget {
   Q_OBJECT
@@ -20,24 +28,40 @@ class RingPanel : public QWidget {
   RingStepModel* model() const { return m_model; }
   RingView* view() const { return m_view; }
   int step() const;
+  int stepCount() const;
   int rankCount() const;
+  CollectiveAlgorithm algorithm() const;
 
  public slots:
+  // A ring on `ranks` ranks, with no bucket to follow.
   void setRankCount(int ranks);
+  // Follow one AllReduce: its algorithm (unless overridden), its ranks (else `fallbackRanks`), its rates.
+  void follow(const std::optional<TimelineSpan>& allReduce, int fallbackRanks);
+  // None: the algorithm the followed bucket ran with.
+  void setAlgorithmOverride(std::optional<CollectiveAlgorithm> algorithm);
+  void setTopology(std::shared_ptr<const TopologyLayout> topology);
   void setStep(int step);
-  void setLinkRate(std::optional<double> bytesPerSecond);
   void setPlaying(bool playing);
 
  signals:
   void stepChanged(int step);
+  // The schedule changed (another algorithm or rank count): the step count may differ.
+  void scheduleChanged();
 
  private:
+  void applySchedule();
   void advance();
+  void updateStepLabel();
 
   RingStepModel* m_model;
   RingView* m_view;
+  QComboBox* m_algorithmBox;
   QSlider* m_slider;
   QPushButton* m_play;
   QLabel* m_stepLabel;
   QTimer* m_timer;
+  CollectiveAlgorithm m_ranAlgorithm = CollectiveAlgorithm::Ring;  // what the followed bucket ran
+  std::optional<CollectiveAlgorithm> m_override;
+  std::optional<TimelineSpan> m_bucket;  // the followed AllReduce
+  int m_ranks = 8;
 };

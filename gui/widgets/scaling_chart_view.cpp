@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "widgets/chart_palette.h"
+
 namespace {
 
 // GPU counts usually double from point to point: a log2 axis spaces them evenly.
@@ -22,14 +24,6 @@ QLogValueAxis* gpuAxis(int maxGpus) {
   axis->setRange(1, std::max(2, maxGpus) * 1.2);
   axis->setTitleText(QObject::tr("GPUs"));
   return axis;
-}
-
-// Okabe-Ito: configurations stay apart for readers with colour-blindness, and print in grey apart too.
-QColor seriesColor(std::size_t i) {
-  static const QColor kColours[] = {QColor(0x00, 0x72, 0xB2), QColor(0xD5, 0x5E, 0x00), QColor(0x00, 0x9E, 0x73),
-                                    QColor(0xCC, 0x79, 0xA7), QColor(0xE6, 0x9F, 0x00), QColor(0x56, 0xB4, 0xE9),
-                                    QColor(0xF0, 0xE4, 0x42), QColor(0x00, 0x00, 0x00)};
-  return kColours[i % std::size(kColours)];
 }
 
 QChart* makeChart(const QString& title) {
@@ -102,10 +96,11 @@ void ScalingChartView::setScaling(const ScalingData& scaling) {
   auto* ex = gpuAxis(maxGpus);
   auto* ey = new QValueAxis;
   ey->setTitleText(tr("Efficiency (%)"));
-  // Tens of percent, up to at least 110 so the 100 % line never sits on the frame.
-  const int top = std::max(110, static_cast<int>(std::ceil(maxEfficiency * 10)) * 10 + 10);
+  // Steps of 20 %, up to at least 120 so the 100 % line never sits on the frame; finer ticks get elided ("...")
+  // when the window leaves the chart little height.
+  const int top = std::max(120, (static_cast<int>(std::ceil(maxEfficiency * 5)) + 1) * 20);
   ey->setRange(0, top);
-  ey->setTickCount(top / 10 + 1);
+  ey->setTickCount(top / 20 + 1);
   ey->setLabelFormat(QStringLiteral("%.0f"));
   eff->addAxis(ex, Qt::AlignBottom);
   eff->addAxis(ey, Qt::AlignLeft);
@@ -136,7 +131,7 @@ void ScalingChartView::setScaling(const ScalingData& scaling) {
     attach(tput, ideal, tx, ty);
     attach(eff, efficiency, ex, ey);
     // Same colour for a configuration everywhere; its ideal line dashed.
-    const QColor colour = seriesColor(i);
+    const QColor colour = chartSeriesColor(i);
     measured->setPen(QPen(colour, 2));
     dots->setColor(colour);
     dots->setBorderColor(colour);

@@ -6,7 +6,9 @@
 #include <algorithm>
 
 #include "models/ring_sync.h"
+#include "widgets/convergence_view.h"
 #include "widgets/ring_panel.h"
+#include "widgets/ring_view.h"
 #include "widgets/scaling_chart_view.h"
 #include "widgets/timeline_view.h"
 
@@ -14,6 +16,7 @@ std::optional<ViewKind> parseViewKind(const QString& name) {
   if (name == u"timeline") return ViewKind::Timeline;
   if (name == u"ring") return ViewKind::Ring;
   if (name == u"scaling") return ViewKind::Scaling;
+  if (name == u"convergence") return ViewKind::Convergence;
   return std::nullopt;
 }
 
@@ -25,6 +28,8 @@ QSize defaultScreenshotSize(ViewKind view) {
       return {900, 820};
     case ViewKind::Scaling:
       return {1100, 820};
+    case ViewKind::Convergence:
+      return {1200, 900};
   }
   return {1200, 800};
 }
@@ -41,6 +46,16 @@ QImage grabOffscreen(QWidget& w, QSize size) {
   return image;
 }
 
+// The bucket to follow: the one asked for, else the first (by index) whose first AllReduce ran as a ring, else 0.
+int followedBucket(const TimelineData& timeline, const ScreenshotOptions& options) {
+  if (options.bucket) return *options.bucket;
+  for (int bucket = 0;; ++bucket) {
+    const auto ref = bucketSpan(timeline, bucket);
+    if (!ref) return 0;
+    if (timeline.span(*ref).algorithm == CollectiveAlgorithm::Ring) return bucket;
+  }
+}
+
 }  // namespace
 
 Screenshot renderScreenshot(const LoadedDocument& doc, ViewKind view, const ScreenshotOptions& options) {
@@ -54,6 +69,13 @@ Screenshot renderScreenshot(const LoadedDocument& doc, ViewKind view, const Scre
     size.setHeight(std::clamp(chrome + lanes * TimelineView::kDefaultLaneHeight, 200, 1000));
   }
   const std::optional<int> step = options.step;
+  if (view == ViewKind::Convergence) {
+    if (!doc.convergence) {
+      out.error = QCoreApplication::translate("Screenshot", "%1 has no convergence section").arg(doc.path);
+      return out;
+    }
+    return renderConvergenceScreenshot({*doc.convergence}, options.size);
+  }
   if (view == ViewKind::Scaling) {
     if (doc.kind != DocumentKind::Sweep) {
       out.error = QCoreApplication::translate("Screenshot", "the scaling view needs a sweep CSV, not %1").arg(doc.path);
@@ -79,8 +101,12 @@ Screenshot renderScreenshot(const LoadedDocument& doc, ViewKind view, const Scre
     w.setTimeline(doc.timeline);
     if (options.timeRangePs) w.showTimeRange(options.timeRangePs->first, options.timeRangePs->second);
     if (step) {
-      if (const auto ref = ringSpanNear(*doc.timeline, doc.timeline->beginPs())) {
-        w.setCursorTime(ringStepTime(doc.timeline->span(*ref), *step, doc.ringRanks));
+      // The cursor at that step of the followed bucket, as the ring view would split it.
+      if (const auto ref = bucketSpan(*doc.timeline, followedBucket(*doc.timeline, options))) {
+        RingPanel ring;
+        ring.follow(doc.timeline->span(*ref), doc.ringRanks);
+        if (options.algorithm) ring.setAlgorithmOverride(options.algorithm);
+        w.setCursorTime(collectiveStepTime(doc.timeline->span(*ref), *step, ring.stepCount()));
       }
     }
     out.image = grabOffscreen(w, size);
@@ -91,12 +117,30 @@ Screenshot renderScreenshot(const LoadedDocument& doc, ViewKind view, const Scre
     return out;
   }
   RingPanel w;
-  w.setRankCount(doc.ringRanks);
-  if (const auto ref = ringSpanNear(*doc.timeline, doc.timeline->beginPs())) {
-    w.setLinkRate(ringLinkRate(doc.timeline->span(*ref), doc.ringRanks));
+  const auto ref = bucketSpan(*doc.timeline, followedBucket(*doc.timeline, options));
+  if (!ref && options.bucket) {
+    out.error = QCoreApplication::translate("Screenshot", "--bucket: no AllReduce of bucket %1 in %2")
+                    .arg(*options.bucket)
+                    .arg(doc.path);
+    return out;
   }
+  w.setTopology(doc.topology);
+  w.follow(ref ? std::optional(doc.timeline->span(*ref)) : std::nullopt, doc.ringRanks);
+  if (options.algorithm) w.setAlgorithmOverride(options.algorithm);
   w.setStep(step.value_or(0));
   out.ranks = w.rankCount();
+  out.steps = w.stepCount();
+  out.topology = w.view()->drawsTopology();
   out.image = grabOffscreen(w, size);
+  return out;
+}
+
+Screenshot renderConvergenceScreenshot(std::vector<ConvergenceRun> runs, QSize size) {
+  Screenshot out;
+  ConvergenceView w;
+  w.setRuns(std::move(runs));
+  out.series = w.model()->rowCount();
+  out.staleness = w.showsStaleness();
+  out.image = grabOffscreen(w, size.isEmpty() ? defaultScreenshotSize(ViewKind::Convergence) : size);
   return out;
 }

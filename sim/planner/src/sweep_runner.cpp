@@ -55,14 +55,15 @@ void check_overrides(const std::filesystem::path& scenario, const std::vector<Sw
 }
 
 void run_points(const std::filesystem::path& scenario, const std::vector<SweepPoint>& points,
-                const std::vector<std::size_t>& which, unsigned threads, const PointDone& done) {
+                const std::vector<std::size_t>& which, unsigned threads, const PointDone& done,
+                const std::atomic<bool>* cancel) {
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   std::mutex lock;
   std::exception_ptr first_error;
   std::size_t first_error_index = 0;
   auto worker = [&] {
-    while (!stop.load()) {
+    while (!stop.load() && (cancel == nullptr || !cancel->load())) {
       const std::size_t slot = next.fetch_add(1);
       if (slot >= which.size()) return;
       const SweepPoint& point = points.at(which[slot]);

@@ -11,6 +11,7 @@
 //
 // The first error stops the pool (points already running finish, no new one starts) and is rethrown by run();
 // an InputError from a point is prefixed with the point's overrides, so the user can find it.
+#include <atomic>
 #include <cstddef>
 #include <filesystem>
 #include <functional>
@@ -23,9 +24,12 @@ namespace syncsim::planner {
 
 using PointDone = std::function<void(std::size_t index, const TrainingReport& report)>;
 
-// Runs `points[i]` for every i in `which` on `threads` threads (at least 1).
+// Runs `points[i]` for every i in `which` on `threads` threads (at least 1). When `cancel` is given and becomes
+// true, no new point starts (points already running finish and are reported) and run_points returns normally: the
+// caller knows it asked, and which points it got (syncsim-gui's Cancel).
 void run_points(const std::filesystem::path& scenario, const std::vector<SweepPoint>& points,
-                const std::vector<std::size_t>& which, unsigned threads, const PointDone& done);
+                const std::vector<std::size_t>& which, unsigned threads, const PointDone& done,
+                const std::atomic<bool>* cancel = nullptr);
 
 // Loads the scenario once per distinct override (not per point), so that an unknown key or a bad value is found
 // before anything runs (GPU names included); errors from `--set` overrides are reported at `--vary`.

@@ -1,0 +1,197 @@
+#include "models/collective_schedule.h"
+
+#include <QCoreApplication>
+#include <QStringList>
+#include <algorithm>
+#include <cmath>
+#include <memory>
+
+#include "syncsim/collectives/halving_doubling_plan.hpp"
+#include "syncsim/collectives/ring_plan.hpp"
+#include "syncsim/collectives/tree_plan.hpp"
+#include "syncsim/core/input_error.hpp"
+
+std::optional<CollectiveAlgorithm> parseCollectiveAlgorithm(const QString& name) {
+  if (name == u"ring") return CollectiveAlgorithm::Ring;
+  if (name == u"tree") return CollectiveAlgorithm::Tree;
+  if (name == u"halving_doubling") return CollectiveAlgorithm::HalvingDoubling;
+  return std::nullopt;
+}
+
+QString collectiveAlgorithmName(CollectiveAlgorithm algorithm) {
+  switch (algorithm) {
+    case CollectiveAlgorithm::Ring:
+      return QCoreApplication::translate("CollectiveSchedule", "Ring AllReduce");
+    case CollectiveAlgorithm::Tree:
+      return QCoreApplication::translate("CollectiveSchedule", "Tree AllReduce");
+    case CollectiveAlgorithm::HalvingDoubling:
+      return QCoreApplication::translate("CollectiveSchedule", "Halving-doubling AllReduce");
+  }
+  return {};
+}
+
+namespace {
+
+// One transfer of the plan, with the per-rank steps it joins.
+struct PlannedTransfer {
+  CollectiveTransfer transfer;
+  std::uint32_t srcStep = 0;
+  std::uint32_t dstStep = 0;
+  int round = -1;
+};
+
+std::unique_ptr<syncsim::CollectivePlan> planFor(CollectiveAlgorithm algorithm, int ranks, int& pieces) {
+  if (ranks < 2) {
+    throw syncsim::InputError("an AllReduce needs at least 2 ranks, got " + std::to_string(ranks));
+  }
+  const auto n = static_cast<std::size_t>(ranks);
+  switch (algorithm) {
+    case CollectiveAlgorithm::Ring:
+      pieces = ranks;
+      break;
+    case CollectiveAlgorithm::Tree:
+      pieces = 1;  // one slice: store-and-forward, so every round is one level of the tree
+      break;
+    case CollectiveAlgorithm::HalvingDoubling:
+      pieces = 1 << static_cast<int>(std::floor(std::log2(ranks)));
+      break;
+  }
+  // One byte per piece, so a send's byte count is the number of pieces it moves.
+  const syncsim::Bytes size{pieces};
+  switch (algorithm) {
+    case CollectiveAlgorithm::Ring:
+      return std::make_unique<syncsim::RingPlan>(syncsim::CollectiveOp::allreduce, n, size);
+    case CollectiveAlgorithm::Tree:
+      return std::make_unique<syncsim::TreePlan>(syncsim::CollectiveOp::allreduce, n, size);
+    case CollectiveAlgorithm::HalvingDoubling:
+      return std::make_unique<syncsim::HalvingDoublingPlan>(syncsim::CollectiveOp::allreduce, n, size);
+  }
+  return nullptr;
+}
+
+unsigned phaseOf(CollectiveAlgorithm algorithm, const CollectiveTransfer& t, int ranks, int pieces) {
+  switch (algorithm) {
+    case CollectiveAlgorithm::Ring:
+      return t.reduces ? CollectiveSchedule::ReduceScatter : CollectiveSchedule::AllGather;
+    case CollectiveAlgorithm::Tree:
+      return t.reduces ? CollectiveSchedule::ReduceUp : CollectiveSchedule::BroadcastDown;
+    case CollectiveAlgorithm::HalvingDoubling:
+      // Only the fold moves the whole buffer: halving and doubling move at most half of it.
+      if (t.chunks == pieces && ranks != pieces) {
+        return t.reduces ? CollectiveSchedule::FoldIn : CollectiveSchedule::FoldOut;
+      }
+      return t.reduces ? CollectiveSchedule::Halving : CollectiveSchedule::Doubling;
+  }
+  return 0;
+}
+
+}  // namespace
+
+CollectiveSchedule::CollectiveSchedule(CollectiveAlgorithm algorithm, int ranks)
+    : m_algorithm(algorithm), m_ranks(ranks) {
+  const std::unique_ptr<syncsim::CollectivePlan> plan = planFor(algorithm, ranks, m_pieces);
+  const auto n = static_cast<std::size_t>(ranks);
+
+  // Every rank's steps, and the transfers between them.
+  std::vector<PlannedTransfer> all;
+  std::vector<std::vector<std::vector<std::size_t>>> outgoing(n);  // [rank][step] -> transfers it sends
+  std::vector<std::vector<std::vector<std::size_t>>> incoming(n);  // [rank][step] -> transfers it waits for
+  std::vector<std::vector<bool>> reduces(n);
+  syncsim::PlanStep step;
+  for (std::uint32_t r = 0; r < n; ++r) {
+    const std::uint32_t count = plan->step_count(syncsim::Rank{r});
+    outgoing[r].resize(count);
+    incoming[r].resize(count);
+    reduces[r].resize(count);
+    for (std::uint32_t s = 0; s < count; ++s) {
+      plan->step(syncsim::Rank{r}, s, step);
+      reduces[r][s] = step.reduce_bytes > 0;
+      for (const syncsim::PlanSend& send : step.sends) {
+        PlannedTransfer t;
+        t.transfer = {static_cast<int>(r), static_cast<int>(send.dst.value()), static_cast<int>(send.chunk), false,
+                      static_cast<int>(std::lround(send.bytes))};
+        t.srcStep = s;
+        t.dstStep = send.dst_step;
+        outgoing[r][s].push_back(all.size());
+        all.push_back(t);
+      }
+    }
+  }
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    PlannedTransfer& t = all[i];
+    const auto dst = static_cast<std::size_t>(t.transfer.dst);
+    incoming[dst].at(t.dstStep).push_back(i);
+    t.transfer.reduces = reduces[dst][t.dstStep];
+  }
+
+  // Unit-time replay (see the header): advance every rank as far as its receives allow, until all are done. The
+  // plans are deadlock-free, so each pass moves some rank on.
+  std::vector<std::size_t> current(n, 0);
+  std::vector<int> time(n, 0);
+  bool moved = true;
+  while (moved) {
+    moved = false;
+    for (std::size_t r = 0; r < n; ++r) {
+      while (current[r] < outgoing[r].size()) {
+        const std::size_t s = current[r];
+        for (const std::size_t t : outgoing[r][s]) all[t].round = time[r];
+        int end = time[r] + (outgoing[r][s].empty() ? 0 : 1);
+        const auto& waits = incoming[r][s];
+        if (std::any_of(waits.begin(), waits.end(), [&](std::size_t t) { return all[t].round < 0; })) break;
+        for (const std::size_t t : waits) end = std::max(end, all[t].round + 1);
+        time[r] = end;
+        ++current[r];
+        moved = true;
+      }
+    }
+  }
+
+  int rounds = 0;
+  for (const PlannedTransfer& t : all) rounds = std::max(rounds, t.round + 1);
+  m_rounds.resize(static_cast<std::size_t>(rounds));
+  for (const PlannedTransfer& t : all) {
+    if (t.round >= 0) m_rounds[static_cast<std::size_t>(t.round)].push_back(t.transfer);
+  }
+  std::erase_if(m_rounds, [](const std::vector<CollectiveTransfer>& r) { return r.empty(); });
+  for (auto& round : m_rounds) {
+    std::sort(round.begin(), round.end(), [](const CollectiveTransfer& a, const CollectiveTransfer& b) {
+      return std::tie(a.src, a.dst, a.chunk) < std::tie(b.src, b.dst, b.chunk);
+    });
+    unsigned phases = 0;
+    for (const CollectiveTransfer& t : round) phases |= phaseOf(algorithm, t, m_ranks, m_pieces);
+    m_phases.push_back(phases);
+  }
+}
+
+QString CollectiveSchedule::phaseText(int step) const {
+  const unsigned p = phases(step);
+  QStringList parts;
+  if (p & FoldIn) parts << QCoreApplication::translate("CollectiveSchedule", "fold in (odd ranks hand over)");
+  if (p & ReduceScatter) parts << QCoreApplication::translate("CollectiveSchedule", "reduce-scatter");
+  if (p & AllGather) parts << QCoreApplication::translate("CollectiveSchedule", "all-gather");
+  if (p & ReduceUp) parts << QCoreApplication::translate("CollectiveSchedule", "reduce up the tree");
+  if (p & BroadcastDown) parts << QCoreApplication::translate("CollectiveSchedule", "broadcast down the tree");
+  if (p & Halving) parts << QCoreApplication::translate("CollectiveSchedule", "recursive halving (reduce-scatter)");
+  if (p & Doubling) parts << QCoreApplication::translate("CollectiveSchedule", "recursive doubling (all-gather)");
+  if (p & FoldOut) parts << QCoreApplication::translate("CollectiveSchedule", "fold out (results handed back)");
+  return parts.join(QStringLiteral(", "));
+}
+
+std::vector<int> CollectiveSchedule::stateAfter(int completedSteps) const {
+  const auto pieces = static_cast<std::size_t>(m_pieces);
+  std::vector<int> state(static_cast<std::size_t>(m_ranks) * pieces, 1);
+  std::vector<int> next;
+  const int last = std::clamp(completedSteps, 0, stepCount());
+  for (int s = 0; s < last; ++s) {
+    next = state;
+    for (const CollectiveTransfer& t : transfers(s)) {
+      for (int c = t.chunk; c < t.chunk + t.chunks; ++c) {
+        const std::size_t from = static_cast<std::size_t>(t.src) * pieces + static_cast<std::size_t>(c);
+        const std::size_t to = static_cast<std::size_t>(t.dst) * pieces + static_cast<std::size_t>(c);
+        next[to] = t.reduces ? next[to] + state[from] : state[from];
+      }
+    }
+    state.swap(next);
+  }
+  return state;
+}

@@ -1,0 +1,88 @@
+#pragma once
+// CollectiveSchedule: what every rank of an AllReduce sends, receives and has reduced at each step, for the ring,
+// the binary tree and recursive halving-doubling — replayed from the simulator's own plans (RingPlan, TreePlan,
+// HalvingDoublingPlan in sim/include/syncsim/collectives/), never re-derived here.
+//
+// A plan gives each rank its own list of steps (collective_plan.hpp); ranks need not step together (a tree's leaves
+// idle while the root reduces). The animation needs global steps, so each transfer is placed at the round in which
+// it would run if every transfer took one unit of time and empty steps none — the plan's own data dependencies:
+//
+//   start(r, 0) = 0,  start(r, s+1) = end(r, s)
+//   end(r, s)   = max(start(r, s) + 1 if step s sends,  round(t) + 1 for every transfer t that feeds step s)
+//   round(t)    = start(sender, its step)
+//
+// Ring: 2(n-1) rounds (reduce-scatter, then all-gather), as RingPlan's steps. Tree (tree 0 of NCCL's double binary
+// tree, one slice): reduce up level by level, then broadcast down: 2H rounds, H = floor(log2(n-1)) + 1.
+// Halving-doubling: 2 log2(n) rounds for a power of two; otherwise a fold into the largest power of two first and
+// back out at the end.
+//
+//   n = 4 tree       rounds: 0: 1 -> 2, 3 -> 2 (reduce)   1: 2 -> 0 (reduce)   2: 0 -> 2   3: 2 -> 1, 2 -> 3
+//     0 -- 2
+//         / \        every rank's buffer is one piece; after round 1 the root holds the sum of all 4
+//        1   3
+//
+// The buffer is cut into pieceCount() equal pieces (n for the ring, the largest power of two <= n for
+// halving-doubling, 1 for the tree); a transfer moves `chunks` consecutive pieces from `chunk` on. The state is how
+// many ranks' contributions each rank's copy of each piece holds:
+//
+//   before round 0:        contributions(r, p) = 1
+//   transfer that reduces: dst(p) += src(p)     (the receiving step adds it in: reduce-scatter, reduce, halving)
+//   transfer that copies:  dst(p)  = src(p)     (all-gather, broadcast, doubling: the sum travels)
+//
+// all transfers of a round read the state before that round.
+#include <QString>
+#include <optional>
+#include <vector>
+
+#include <QtGlobal>
+
+enum class CollectiveAlgorithm : quint8 { Ring, Tree, HalvingDoubling };
+
+// The simulator's names: "ring", "tree", "halving_doubling"; nullopt for others (hierarchical, direct).
+std::optional<CollectiveAlgorithm> parseCollectiveAlgorithm(const QString& name);
+QString collectiveAlgorithmName(CollectiveAlgorithm algorithm);  // translated, for titles
+
+struct CollectiveTransfer {
+  int src = 0;
+  int dst = 0;
+  int chunk = 0;  // first piece moved
+  bool reduces = false;
+  int chunks = 1;  // pieces moved
+  bool operator==(const CollectiveTransfer&) const = default;
+};
+
+class CollectiveSchedule {
+ public:
+  // What a round does, for its caption; a round may do two things at once (a fold beside a halving exchange).
+  enum Phase : unsigned {
+    ReduceScatter = 1,
+    AllGather = 2,
+    ReduceUp = 4,
+    BroadcastDown = 8,
+    Halving = 16,
+    Doubling = 32,
+    FoldIn = 64,
+    FoldOut = 128,
+  };
+
+  // Throws syncsim::InputError for fewer than 2 ranks (as the plans do).
+  CollectiveSchedule(CollectiveAlgorithm algorithm, int ranks);
+
+  CollectiveAlgorithm algorithm() const { return m_algorithm; }
+  int rankCount() const { return m_ranks; }
+  int pieceCount() const { return m_pieces; }
+  int stepCount() const { return static_cast<int>(m_rounds.size()); }
+  const std::vector<CollectiveTransfer>& transfers(int step) const { return m_rounds[static_cast<std::size_t>(step)]; }
+  unsigned phases(int step) const { return m_phases[static_cast<std::size_t>(step)]; }
+  // The caption of a step ("Reduce-scatter", "Fold in, recursive halving"), translated.
+  QString phaseText(int step) const;
+  // contributions after `completedSteps` rounds (0..stepCount()), row-major [rank * pieceCount() + piece].
+  std::vector<int> stateAfter(int completedSteps) const;
+
+ private:
+  CollectiveAlgorithm m_algorithm;
+  int m_ranks;
+  int m_pieces = 1;
+  std::vector<std::vector<CollectiveTransfer>> m_rounds;
+  std::vector<unsigned> m_phases;
+};

@@ -1,0 +1,86 @@
+#pragma once
+// TopologyLayout: where the ring view draws a topology's nodes and links — servers as boxes holding their GPUs,
+// NVSwitches and NICs; network switches (leaves, spines, fat-tree tiers) in rows above, each tier one hop further
+// from the GPUs — and which drawn links a transfer between two ranks crosses (the simulator's own Router, so the
+// path is the one the simulation used).
+//
+//        [spine0]           [spine1]             tier 2: two hops from the servers
+//   [leaf0] [leaf1] ... [leaf7]                  tier 1
+//   +-------- host 0 --------+ +-- host 1 --+
+//   | [nic]   [nic]   ...     | |    ...     |
+//   | [GPU 0] [GPU 1] ...     | |            |
+//   | [======= NVSwitch ====] | |            |
+//   +-------------------------+ +------------+
+//
+// Coordinates are abstract (a GPU box is 1 wide); the view scales bounds() to the widget. Switches in a tier are
+// ordered by the mean x of their neighbours below (barycentre), so rails and pods stay untangled. A topology with
+// no switches and no servers (ring, mesh, torus) has no useful picture beyond the ring itself: isCircle().
+#include <QRectF>
+#include <QString>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace syncsim {
+class Router;
+class Topology;
+}  // namespace syncsim
+
+struct TopologyBox {
+  enum class Kind { Host, Gpu, NvSwitch, Nic, NetworkSwitch, Other };
+  Kind kind = Kind::Other;
+  QRectF rect;
+  QString label;
+};
+
+struct TopologyEdge {
+  int a = 0;  // box indices; a transfer crossing a -> b uses the edge forwards
+  int b = 0;
+  double bytesPerSecond = 0;  // each direction's capacity
+  bool nvlink = false;
+};
+
+// One directed use of an edge by a route.
+struct EdgeUse {
+  int edge = 0;
+  bool forward = true;
+  bool operator==(const EdgeUse&) const = default;
+};
+
+class TopologyLayout {
+ public:
+  // `ranks`: how many GPUs train (ranks 0..ranks-1 on GPUs 0..ranks-1).
+  TopologyLayout(syncsim::Topology topology, int ranks);
+  ~TopologyLayout();
+  TopologyLayout(const TopologyLayout&) = delete;
+  TopologyLayout& operator=(const TopologyLayout&) = delete;
+
+  bool isCircle() const { return m_circle; }
+  const QString& description() const { return m_description; }
+  const std::vector<TopologyBox>& boxes() const { return m_boxes; }
+  const std::vector<TopologyEdge>& edges() const { return m_edges; }
+  int count(TopologyBox::Kind kind) const;
+  int rankCount() const { return m_ranks; }
+  std::size_t gpuCount() const { return m_gpuBox.size(); }
+  int gpuBox(int gpu) const { return m_gpuBox[static_cast<std::size_t>(gpu)]; }
+  QRectF bounds() const { return m_bounds; }
+  // The edges a transfer from rank src to rank dst crosses, in order. Computed on first use and cached: call from
+  // one thread at a time (the GUI thread).
+  const std::vector<EdgeUse>& route(int src, int dst) const;
+
+ private:
+  void place(const syncsim::Topology& t);
+
+  std::unique_ptr<syncsim::Topology> m_topology;  // the Router refers to it
+  std::unique_ptr<syncsim::Router> m_router;
+  int m_ranks = 0;
+  bool m_circle = false;
+  QString m_description;
+  std::vector<TopologyBox> m_boxes;
+  std::vector<TopologyEdge> m_edges;
+  std::vector<int> m_boxOfNode;
+  std::vector<int> m_gpuBox;
+  std::vector<EdgeUse> m_useOfLink;  // by directed LinkId
+  QRectF m_bounds;
+  mutable std::map<std::pair<int, int>, std::vector<EdgeUse>> m_routes;
+};
