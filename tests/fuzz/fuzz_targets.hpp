@@ -25,6 +25,8 @@ int fuzz_dot(const std::uint8_t* data, std::size_t size);             // read_do
 int fuzz_nccl_xml(const std::uint8_t* data, std::size_t size);        // read_nccl_xml_text
 int fuzz_nccl_tests_log(const std::uint8_t* data, std::size_t size);  // parse_nccl_tests_log
 int fuzz_calibration(const std::uint8_t* data, std::size_t size);     // parse_calibration
+int fuzz_prices(const std::uint8_t* data, std::size_t size);          // parse_price_table (plan --prices)
+int fuzz_sweep_args(const std::uint8_t* data, std::size_t size);      // --vary/--zip, --gpus/--gpu-types/--networks
 
 struct NamedTarget {
   std::string_view name;  // also the folder of its seed corpus, regressions and malformed inputs
@@ -34,6 +36,7 @@ struct NamedTarget {
 inline constexpr NamedTarget kTargets[] = {
     {"scenario", fuzz_scenario}, {"topology_spec", fuzz_topology_spec},   {"dot", fuzz_dot},
     {"nccl_xml", fuzz_nccl_xml}, {"nccl_tests_log", fuzz_nccl_tests_log}, {"calibration", fuzz_calibration},
+    {"prices", fuzz_prices},     {"sweep_args", fuzz_sweep_args},
 };
 
 // Generators accept up to 2^20 GPUs, which is right for users and wrong for a fuzzer: one input asking for a

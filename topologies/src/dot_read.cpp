@@ -1,8 +1,9 @@
 // DOT import: Boost's Graphviz parser does the syntax; this file maps its attributes onto a Topology.
 //
 // Boost reports syntax errors without positions, so a small pre-scan finds the common mistakes (unbalanced
-// brackets or quotes, a missing `graph`/`digraph` header) with their line numbers first, and attribute errors are
-// located by searching the text for the node or edge they belong to.
+// brackets or quotes, a missing `graph`/`digraph` header) with their line numbers first, any other syntax error is
+// located by re-parsing prefixes of the text (locate_syntax_error), and attribute errors are located by searching
+// the text for the node or edge they belong to.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -338,6 +339,91 @@ Topology to_topology(const Graph& graph, const Source& source, bool directed) {
   return topology;
 }
 
+// 1-based line and column of a byte offset.
+SourceLocation location_of(const Source& source, std::size_t offset) {
+  offset = std::min(offset, source.text.size());
+  const std::string_view before = source.text.substr(0, offset);
+  const std::size_t line_start = before.rfind('\n');
+  const auto line = static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1;
+  const auto column = static_cast<int>(line_start == std::string_view::npos ? offset : offset - line_start - 1) + 1;
+  return source.at(line, column);
+}
+
+// Offsets where the text may be cut without splitting a token: whitespace outside comments, quoted strings and
+// HTML strings, and the end. Cut there, every token of the prefix is a token of the whole text.
+std::vector<std::size_t> token_boundaries(std::string_view text) {
+  std::vector<std::size_t> cuts;
+  std::size_t i = 0;
+  auto skip_past = [&](std::string_view end) {
+    const std::size_t found = text.find(end, i);
+    i = found == std::string_view::npos ? text.size() : found + end.size();
+  };
+  while (i < text.size()) {
+    const char c = text[i];
+    if ((c == '/' && i + 1 < text.size() && text[i + 1] == '/') || (c == '#' && (i == 0 || text[i - 1] == '\n'))) {
+      skip_past("\n");
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      i += 2;
+      skip_past("*/");
+    } else if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\') ++i;
+      }
+      ++i;
+    } else if (c == '<') {
+      for (int depth = 0; i < text.size();) {
+        depth += text[i] == '<' ? 1 : text[i] == '>' ? -1 : 0;
+        ++i;
+        if (depth == 0) break;
+      }
+    } else {
+      if (std::isspace(static_cast<unsigned char>(c))) cuts.push_back(i);
+      ++i;
+    }
+  }
+  cuts.push_back(text.size());
+  return cuts;
+}
+
+// Boost's message for a syntax error names the token (`... (token is "<identifier> 'x'")`) but not where it is.
+// Its parser reads left to right and stops at the first bad token, so a prefix of the text fails with the same
+// message exactly when it contains that token (a shorter prefix fails at its end instead: `<eof>`). A binary search
+// over the token boundaries finds the shortest such prefix; the bad token is its last, found by its text.
+template <typename Graph>
+SourceLocation locate_syntax_error(const Source& source, const std::string& message) {
+  const bool at_end = message.find("<eof>") != std::string::npos || message.find("end of input") != std::string::npos;
+  if (at_end) return location_of(source, source.text.size());
+  const auto fails_the_same_way = [&](std::size_t length) {
+    Graph graph;
+    boost::dynamic_properties properties(boost::ignore_other_properties);
+    std::string prefix(source.text.substr(0, length));
+    try {
+      boost::read_graphviz(prefix, graph, properties, "node_id");
+    } catch (const boost::bad_graphviz_syntax& error) {
+      return message == error.what();
+    } catch (const boost::graph_exception&) {
+    }
+    return false;
+  };
+  const std::vector<std::size_t> cuts = token_boundaries(source.text);
+  const auto first =
+      std::partition_point(cuts.begin(), cuts.end(), [&](std::size_t c) { return !fails_the_same_way(c); });
+  if (first == cuts.end()) return source.at(0);  // not the parser's own error (it needs the whole text)
+  // The bad token lies between the previous boundary and this one; Boost quotes it as 'TEXT' (or char is 'C').
+  const std::size_t run_start = first == cuts.begin() ? 0 : *std::prev(first);
+  const std::size_t quote_end = message.rfind('\'');
+  const std::size_t quote_start =
+      quote_end == std::string::npos ? std::string::npos : message.rfind('\'', quote_end - 1);
+  std::size_t at = run_start;
+  if (quote_start != std::string::npos && quote_end > quote_start + 1) {
+    const std::string_view token = std::string_view(message).substr(quote_start + 1, quote_end - quote_start - 1);
+    const std::size_t found = source.text.substr(0, *first).rfind(token);
+    if (found != std::string_view::npos && found >= run_start) at = found;
+  }
+  while (at < *first && std::isspace(static_cast<unsigned char>(source.text[at]))) ++at;
+  return location_of(source, at);
+}
+
 template <typename Graph>
 Topology parse_with_boost(const Source& source, bool directed) {
   Graph graph;
@@ -353,6 +439,8 @@ Topology parse_with_boost(const Source& source, bool directed) {
   try {
     std::string text(source.text);
     boost::read_graphviz(text, graph, properties, "node_id");
+  } catch (const boost::bad_graphviz_syntax& error) {
+    throw InputError(fmt::format("malformed DOT: {}", error.what()), locate_syntax_error<Graph>(source, error.what()));
   } catch (const boost::graph_exception& error) {
     throw InputError(fmt::format("malformed DOT: {}", error.what()), source.at(0));
   }
@@ -363,6 +451,10 @@ Topology parse_with_boost(const Source& source, bool directed) {
 
 Topology read_dot_text(std::string_view text, std::string_view source_name) {
   const Source source{text, std::string(source_name)};
+  // Boost's lexer takes a NUL byte for the end of the input and reports it there, far from the byte.
+  if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    throw InputError("a NUL byte: a DOT file is text (is this a binary file?)", location_of(source, nul));
+  }
   const bool directed = prescan(source);
   Topology topology =
       directed ? parse_with_boost<DirectedDot>(source, true) : parse_with_boost<UndirectedDot>(source, false);

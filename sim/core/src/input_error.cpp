@@ -37,4 +37,8 @@ void invariant_failed(const char* what, const char* file, int line) {
   throw std::logic_error(fmt::format("internal error: invariant broken: {} ({}:{})", what, file, line));
 }
 
+void invariant_failed(const std::string& what, const char* file, int line) {
+  invariant_failed(what.c_str(), file, line);
+}
+
 }  // namespace syncsim

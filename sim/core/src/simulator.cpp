@@ -1,5 +1,7 @@
 #include "syncsim/core/simulator.hpp"
 
+#include <vector>
+
 #include "syncsim/core/input_error.hpp"
 
 namespace syncsim {
@@ -20,12 +22,28 @@ void Simulator::dispatch_one() {
 void Simulator::run() {
   stopped_ = false;
   while (!stopped_ && !queue_.empty()) dispatch_one();
+  if (!stopped_) check_quiescent();
 }
 
 void Simulator::run_until(SimTime limit) {
   stopped_ = false;
   while (!stopped_ && !queue_.empty() && queue_.top().time <= limit) dispatch_one();
+  if (!stopped_ && queue_.empty()) check_quiescent();
   if (!stopped_ && now_ < limit) now_ = limit;
+}
+
+void Simulator::watch(const QuiescenceCheck& check) {
+  watchers_.push_back(&check);
+}
+
+void Simulator::unwatch(const QuiescenceCheck& check) {
+  std::erase(watchers_, &check);
+}
+
+void Simulator::check_quiescent() const {
+  // A copy: a failing check throws, and nothing may unregister while the list is walked.
+  const std::vector<const QuiescenceCheck*> watchers = watchers_;
+  for (const QuiescenceCheck* check : watchers) check->on_quiescent(*this);
 }
 
 }  // namespace syncsim

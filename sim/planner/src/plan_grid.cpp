@@ -55,7 +55,13 @@ std::vector<std::string> size_overrides(const std::string& kind, const std::map<
   if (kind == "dgx") {
     const auto it = params.find("gpus");
     const std::int64_t per_node = it == params.end() ? kDgxDefaultGpusPerNode : count_at(it->second, "--networks");
-    return {fmt::format("cluster.topology.nodes={}", (n + per_node - 1) / per_node)};
+    // Checked here, before dividing by it: the dgx generator would reject it too, but only after this division.
+    if (per_node < 1) {
+      throw InputError(fmt::format("network '{}': a DGX node needs at least 1 GPU, got {}", label, per_node),
+                       SourceLocation{"--networks"}, "gpus");
+    }
+    // ceil(n / per_node) without n + per_node - 1, which overflows for a per_node near 2^63 (n >= 1).
+    return {fmt::format("cluster.topology.nodes={}", (n - 1) / per_node + 1)};
   }
   if (kind == "ring" || kind == "mesh" || kind == "switch" || kind == "fattree") {
     return {fmt::format("cluster.topology.n={}", n)};
@@ -90,12 +96,21 @@ std::vector<std::int64_t> parse_gpu_counts(std::string_view text) {
     if (factor < 2)
       throw InputError("the factor must be at least 2, or the range does not advance", SourceLocation{"--gpus"});
     if (hi < lo) throw InputError(fmt::format("empty range: {} is below {}", hi, lo), SourceLocation{"--gpus"});
-    for (std::int64_t n = lo; n <= hi; n *= factor) out.push_back(n);
+    // Bounds first: from 0 or below, multiplying never reaches `hi` (an endless loop filling memory), and beyond
+    // 2^63 / factor the next step overflows.
+    for (const std::int64_t end : {lo, hi}) {
+      if (end < 1 || end > kMaxPlanGpus)
+        throw InputError(fmt::format("{} GPUs is out of range (1 to {})", end, kMaxPlanGpus), SourceLocation{"--gpus"});
+    }
+    for (std::int64_t n = lo;; n *= factor) {
+      out.push_back(n);
+      if (n > hi / factor) break;
+    }
   }
   std::set<std::int64_t> seen;
   for (std::int64_t n : out) {
     if (n < 1 || n > kMaxPlanGpus)
-      throw InputError(fmt::format("{} GPUs is out of range", n), SourceLocation{"--gpus"});
+      throw InputError(fmt::format("{} GPUs is out of range (1 to {})", n, kMaxPlanGpus), SourceLocation{"--gpus"});
     if (!seen.insert(n).second) throw InputError(fmt::format("{} GPUs given twice", n), SourceLocation{"--gpus"});
   }
   return out;

@@ -27,8 +27,8 @@ double read_price(const std::string& source, const YAML::Node& node, const std::
   try {
     value = parse_number(text);
   } catch (const InputError&) {
-    throw InputError(fmt::format("expected a price per GPU-hour (a number >= 0), got '{}'", text), at(source, node),
-                     key);
+    const std::string got = node.IsSequence() ? "a list" : node.IsMap() ? "a mapping" : fmt::format("'{}'", text);
+    throw InputError(fmt::format("expected a price per GPU-hour (a number >= 0), got {}", got), at(source, node), key);
   }
   if (!std::isfinite(value) || value < 0) {
     throw InputError(fmt::format("a price must be >= 0, got '{}'", text), at(source, node), key);
@@ -85,14 +85,20 @@ PriceTable parse_price_table(const std::string& yaml, const std::string& source)
         } catch (const InputError& e) {
           throw InputError(e.message(), at(source, gpu.first), path);
         }
-        table.gpu_hour[name] = read_price(source, gpu.second, path);
+        // yaml-cpp keeps duplicate keys, and aliases (a100-80gb) name the same GPU: the second price is a mistake.
+        if (!table.gpu_hour.emplace(name, read_price(source, gpu.second, path)).second) {
+          throw InputError(fmt::format("{} is priced twice (names and aliases of one GPU share its price)", name),
+                           at(source, gpu.first), path);
+        }
         has_gpus = true;
       }
     } else if (key == "network_gpu_hour") {
       require_map(source, value, key);
       for (const auto& net : value) {
         const std::string path = key + "." + net.first.Scalar();
-        table.network_gpu_hour[net.first.Scalar()] = read_price(source, net.second, path);
+        if (!table.network_gpu_hour.emplace(net.first.Scalar(), read_price(source, net.second, path)).second) {
+          throw InputError("network priced twice", at(source, net.first), path);
+        }
       }
     } else {
       throw InputError(fmt::format("unknown key '{}' (expected currency, gpu_hour or network_gpu_hour)", key),

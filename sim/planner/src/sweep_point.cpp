@@ -67,13 +67,43 @@ VaryAxis parse_vary(std::string_view text) {
   return axis;
 }
 
-std::vector<SweepPoint> expand_points(const std::vector<VaryAxis>& axes, bool zip) {
+std::size_t count_points(const std::vector<VaryAxis>& axes, bool zip) {
   std::set<std::string> keys;
   for (const VaryAxis& a : axes) {
     if (!keys.insert(a.key).second) throw vary_error("varied twice; give all its values in one --vary", a.key);
   }
+  if (axes.empty()) return 0;
+  std::size_t count = 1;
+  if (zip) {
+    for (const VaryAxis& a : axes) {
+      if (a.values.size() != axes.front().values.size()) {
+        throw InputError(fmt::format("{} has {} values but {} has {}: zipped axes need equal lengths", a.key,
+                                     a.values.size(), axes.front().key, axes.front().values.size()),
+                         SourceLocation{"--zip"});
+      }
+    }
+    count = axes.front().values.size();
+  } else {
+    for (const VaryAxis& a : axes) {
+      // Compared before multiplying, so the product can neither overflow nor pass the limit unseen.
+      const std::size_t n = a.values.size();
+      count = n != 0 && count > kMaxSweepPoints / n ? kMaxSweepPoints + 1 : count * n;
+    }
+  }
+  if (count > kMaxSweepPoints) {
+    throw vary_error(fmt::format("more than {} points ({} axes); a sweep runs one simulation per point: vary fewer "
+                                 "values, or split the sweep",
+                                 kMaxSweepPoints, axes.size()),
+                     axes.back().key);
+  }
+  return count;
+}
+
+std::vector<SweepPoint> expand_points(const std::vector<VaryAxis>& axes, bool zip) {
   std::vector<SweepPoint> points;
-  if (axes.empty()) return points;
+  const std::size_t count = count_points(axes, zip);
+  if (count == 0) return points;  // no axes, or an axis without values: the odometer below needs a value each
+  points.reserve(count);
   auto make = [&](const std::vector<std::size_t>& choice) {
     SweepPoint p;
     p.index = points.size();
@@ -84,13 +114,6 @@ std::vector<SweepPoint> expand_points(const std::vector<VaryAxis>& axes, bool zi
     points.push_back(std::move(p));
   };
   if (zip) {
-    for (const VaryAxis& a : axes) {
-      if (a.values.size() != axes.front().values.size()) {
-        throw InputError(fmt::format("{} has {} values but {} has {}: zipped axes need equal lengths", a.key,
-                                     a.values.size(), axes.front().key, axes.front().values.size()),
-                         SourceLocation{"--zip"});
-      }
-    }
     for (std::size_t i = 0; i < axes.front().values.size(); ++i) make(std::vector<std::size_t>(axes.size(), i));
     return points;
   }

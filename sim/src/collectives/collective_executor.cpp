@@ -2,9 +2,11 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <map>
 #include <unordered_map>
 
+#include "deadlock_report.hpp"
 #include "syncsim/core/input_error.hpp"
 
 namespace syncsim {
@@ -33,7 +35,11 @@ struct InFlight {
   std::uint32_t src_step;
   std::uint32_t dst_step;
   SimTime latency;  // paid after the last byte left the sender
+  double bytes;     // the send's, for the conservation check
 };
+
+// Bytes delivered may differ from bytes sent by the rounding of summing the same doubles in another order.
+constexpr double kConservationTolerance = 1e-9;
 
 struct BulkTransfer {
   const Route* route;
@@ -52,10 +58,15 @@ struct BulkPattern {
 };
 }  // namespace
 
-struct CollectiveExecutor::Impl {
+struct CollectiveExecutor::Impl final : QuiescenceCheck {
   Impl(CollectiveExecutor& owner, Simulator& s, FlowModel& f, Router& r, const CollectivePlan& p, std::vector<NodeId> g,
        ExecutorOptions o)
       : self(owner), sim(s), flows(f), router(r), plan(p), gpus(std::move(g)), options(o) {}
+  ~Impl() override {
+    if (running) sim.unwatch(*this);
+  }
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
 
   CollectiveExecutor& self;
   Simulator& sim;
@@ -71,6 +82,7 @@ struct CollectiveExecutor::Impl {
   bool running = false;
   std::size_t ranks_done = 0;
   ExecutorStats stats;
+  double bytes_delivered = 0;  // to the step that expects them; equals stats.bytes_sent at the end
 
   std::vector<RankState> ranks;
   std::vector<std::vector<SimTime>> step_starts;                    // with options.record_steps
@@ -136,7 +148,7 @@ struct CollectiveExecutor::Impl {
       slot = free_slots.back();
       free_slots.pop_back();
     }
-    in_flight[slot] = InFlight{src, send.dst, src_step, send.dst_step, latency};
+    in_flight[slot] = InFlight{src, send.dst, src_step, send.dst_step, latency, send.bytes};
     ++stats.transfers;
     stats.bytes_sent += send.bytes;
     return slot;
@@ -183,6 +195,7 @@ struct CollectiveExecutor::Impl {
   void arrived(std::uint64_t token) {
     const InFlight transfer = in_flight[token];
     free_slots.push_back(static_cast<std::uint32_t>(token));
+    bytes_delivered += transfer.bytes;
     RankState& receiver = ranks[transfer.dst.value()];
     if (receiver.step == transfer.dst_step && !receiver.finished) {
       ++receiver.recvs_got;
@@ -224,7 +237,42 @@ struct CollectiveExecutor::Impl {
   void finish() {
     finished = sim.now();
     running = false;
+    sim.unwatch(*this);
+    check_conservation();
     if (on_done) on_done();
+  }
+
+  // Bytes conserved: when the last rank finishes, every transfer has arrived at the step that waited for it, and
+  // the bytes delivered are the bytes sent (audits: and the bytes the plan holds).
+  void check_conservation() const {
+    SYNCSIM_INVARIANT(free_slots.size() == in_flight.size(),
+                      "bytes not conserved: a transfer is still in flight when its collective finished (the plan "
+                      "sends to a step its receiver never waits in)");
+    SYNCSIM_INVARIANT(early_arrivals.empty(),
+                      "bytes not conserved: a transfer arrived for a step its receiver never reached");
+    SYNCSIM_INVARIANT(std::abs(bytes_delivered - stats.bytes_sent) <= kConservationTolerance * stats.bytes_sent,
+                      "bytes not conserved: the bytes delivered differ from the bytes sent");
+    if constexpr (kAuditsCompiledIn) {
+      std::uint64_t rank_steps = 0;
+      for (const RankState& st : ranks) rank_steps += st.steps;
+      if (rank_steps <= kMaxDeadlockScan) {
+        const double expected = plan_bytes(plan);
+        SYNCSIM_AUDIT(std::abs(stats.bytes_sent - expected) <= kConservationTolerance * expected,
+                      "bytes not conserved: the collective sent other bytes than its plan holds");
+      }
+    }
+  }
+
+  // The simulation ran out of events: a collective still running waits for something that will never come.
+  void on_quiescent(const Simulator&) const override {
+    if (!running) return;
+    std::vector<RankProgress> progress;
+    progress.reserve(ranks.size());
+    for (const RankState& st : ranks) {
+      progress.push_back(
+          {st.step, st.steps, st.sends_pending, st.recvs_needed, st.recvs_got, st.reducing, st.finished});
+    }
+    invariant_failed(deadlock_report(plan, progress), __FILE__, __LINE__);
   }
 
   // ---- bulk path ----
@@ -299,7 +347,10 @@ struct CollectiveExecutor::Impl {
     ++pattern.unrecorded_steps;
     ++stats.bulk_steps;
     stats.transfers += pattern.transfers.size();
-    for (const auto& transfer : pattern.transfers) stats.bytes_sent += transfer.bytes;
+    for (const auto& transfer : pattern.transfers) {
+      stats.bytes_sent += transfer.bytes;
+      bytes_delivered += transfer.bytes;
+    }
     stats.bytes_reduced += pattern.reduce_bytes * static_cast<double>(pattern.transfers.size());
     ++bulk_step;
     run_bulk_step();
@@ -353,7 +404,11 @@ struct CollectiveExecutor::Impl {
       st.recvs_needed = 1;
       st.reduce_bytes = scratch.reduce_bytes;
       if (elapsed >= pattern.transfer_time) {
-        // Transfers done, reduction under way: finish it where the bulk step would have.
+        // Transfers done, reduction under way: finish it where the bulk step would have. The transfers count here,
+        // as bulk_step_finished would have counted them.
+        ++stats.transfers;
+        stats.bytes_sent += pattern.transfers[r].bytes;
+        bytes_delivered += pattern.transfers[r].bytes;
         st.sends_pending = 0;
         st.recvs_got = 1;
         st.reducing = true;
@@ -401,6 +456,7 @@ void CollectiveExecutor::start(std::function<void()> on_done) {
   m.on_done = std::move(on_done);
   m.started = m.sim.now();
   m.running = true;
+  m.sim.watch(m);
   m.ranks.assign(m.plan.rank_count(), RankState{});
   m.step_starts.assign(m.options.record_steps ? m.ranks.size() : 0, {});
   bool same_step_count = true;
@@ -463,7 +519,7 @@ CollectiveTiming time_collective(Router& router, const CollectivePlan& plan, Exe
   FlowModel flows(sim, topology);
   CollectiveExecutor executor(sim, flows, router, plan, std::move(gpus), options);
   executor.start();
-  sim.run();
+  sim.run();  // a deadlock fails inside, naming who waits for whom (on_quiescent)
   SYNCSIM_INVARIANT(executor.done(), "the collective ended with ranks still waiting (deadlock in the plan)");
   return {executor.finish_time() - executor.start_time(), executor.stats(), sim.events_dispatched()};
 }

@@ -64,6 +64,10 @@ std::size_t FlowModel::active_flows() const {
   return impl_->active_;
 }
 
+void FlowModel::check_finished() const {
+  impl_->check_finished();
+}
+
 Bandwidth FlowModel::rate(FlowId flow) const {
   SYNCSIM_INVARIANT(flow.value() < impl_->flows_.size() && impl_->flows_[flow.value()].phase != FlowPhase::free,
                     "flow model: rate() of a flow that is not active");

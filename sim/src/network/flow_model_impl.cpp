@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include <fmt/format.h>
+
 #include "syncsim/core/input_error.hpp"
 
 namespace syncsim {
@@ -26,12 +28,62 @@ std::uint64_t pack(std::uint32_t slot, std::uint32_t generation) {
 
 }  // namespace
 
+void audit_link_loads(const std::vector<LinkState>& links, const std::vector<FlowState>& flows, SimTime now) {
+  for (const LinkState& link : links) {
+    double sum = 0;
+    for (const LinkEntry entry : link.flows) {
+      const FlowState& f = flows[entry.flow];
+      // A lazily drained flow stays listed until purged; it pushes nothing, and the link's load no longer counts it
+      // once another flow looked at the link.
+      if (f.phase == FlowPhase::pushing && f.drain_end > now) sum += f.rate;
+    }
+    SYNCSIM_INVARIANT(sum <= link.capacity * (1 + capacity_tolerance),
+                      "flow model audit: the flows on a link push more than its capacity");
+    SYNCSIM_INVARIANT(link.load <= link.capacity * (1 + capacity_tolerance),
+                      "flow model audit: a link's recorded load is over its capacity");
+    SYNCSIM_INVARIANT(sum <= link.load * (1 + capacity_tolerance) + capacity_tolerance,
+                      "flow model audit: a link's recorded load misses rates of flows listed on it");
+  }
+}
+
+std::optional<std::string> unfinished_flows_report(std::size_t active, const FlowState* sample) {
+  if (active == 0) return std::nullopt;
+  std::string report = fmt::format(
+      "flow model: {} flow(s) still active when the simulation ran out of events (each started flow must finish)",
+      active);
+  if (sample != nullptr) {
+    report += fmt::format("; one has {} bytes left at rate {} B/s, {}", sample->remaining, sample->rate,
+                          sample->phase == FlowPhase::tail ? "in its latency tail" : "pushing");
+  }
+  return report;
+}
+
 FlowModel::Impl::Impl(Simulator& sim, const Topology& topology) : sim_(sim) {
   links_.resize(topology.link_count());
   for (std::uint32_t i = 0; i < links_.size(); ++i) {
     links_[i].capacity = topology.link(LinkId{i}).bandwidth.bytes_per_second;
     SYNCSIM_INVARIANT(links_[i].capacity > 0, "flow model: a link has no bandwidth");
   }
+  sim_.watch(*this);
+}
+
+FlowModel::Impl::~Impl() {
+  sim_.unwatch(*this);
+}
+
+void FlowModel::Impl::on_quiescent(const Simulator&) const {
+  check_finished();
+}
+
+void FlowModel::Impl::check_finished() const {
+  const FlowState* sample = nullptr;
+  for (const FlowState& f : flows_) {
+    if (f.phase != FlowPhase::free) {
+      sample = &f;
+      break;
+    }
+  }
+  if (const auto report = unfinished_flows_report(active_, sample)) invariant_failed(*report, __FILE__, __LINE__);
 }
 
 const LinkState& FlowModel::Impl::link_state(LinkId id) const {
@@ -262,6 +314,8 @@ void FlowModel::Impl::resolve() {
     for (const LinkEntry entry : link.flows) link.load += flows_[entry.flow].rate;
     SYNCSIM_INVARIANT(link.load <= link.capacity * (1 + capacity_tolerance), "flow model: a link is over capacity");
   }
+  // The check above sees the re-solved component only; the audit sees every link.
+  if constexpr (kAuditsCompiledIn) audit_link_loads(links_, flows_, t);
 }
 
 void FlowModel::Impl::apply_rate(std::uint32_t slot, double rate) {

@@ -15,6 +15,8 @@
 // whose rate or mode changed. Batching by instant matters for collectives: k flows that start or drain together
 // cost one solve, not k. Queries flush pending work first, so they never see a half-updated state.
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "syncsim/network/flow_model.hpp"
@@ -68,11 +70,26 @@ struct LinkState {
   std::uint32_t solver_index = 0;
 };
 
-struct FlowModel::Impl final : EventHandler {
+// The audit of every link's load (SYNCSIM_AUDIT): each link carries no more than its capacity, and its recorded
+// load is the sum of the rates of the flows listed on it. A free function over the records, so a test can hand it
+// a broken state. O(links + flows): run after each re-solve in the builds that compile audits in.
+void audit_link_loads(const std::vector<LinkState>& links, const std::vector<FlowState>& flows, SimTime now);
+
+// Every started flow must finish: the failure message when `active` flows are left once the events ran out
+// (`sample` is one of them), or nullopt when none is.
+std::optional<std::string> unfinished_flows_report(std::size_t active, const FlowState* sample);
+
+struct FlowModel::Impl final : EventHandler, QuiescenceCheck {
   Impl(Simulator& sim, const Topology& topology);
+  ~Impl() override;
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
 
   FlowId start(const Route& route, double bytes, FlowObserver& observer, std::uint64_t token, SimTime latency);
   void on_event(Simulator& sim, std::uint64_t payload) override;
+  // The simulation ran out of events: no flow may be left active (each has its event while it is).
+  void on_quiescent(const Simulator& sim) const override;
+  void check_finished() const;
   // Runs the pending re-solve now, if any (queries call it).
   void flush();
 

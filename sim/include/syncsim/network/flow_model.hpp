@@ -79,6 +79,9 @@ class FlowModel {
 
   // Flows started and not yet finished; a flow in its latency tail counts.
   std::size_t active_flows() const;
+  // Fails an invariant (std::logic_error) when a flow is still active. The model runs it by itself whenever its
+  // simulation runs out of events (Simulator::watch): a flow without a pending event would never finish.
+  void check_finished() const;
   // Current rate of an active flow; 0 once its last byte left (during its latency tail).
   Bandwidth rate(FlowId flow) const;
   // Sum of the current rates on a link (never above its bandwidth; a tested invariant).

@@ -34,11 +34,28 @@ class InputError : public std::runtime_error {
   std::string key_;
 };
 
-// Engine invariant check: always on, throws std::logic_error naming the broken invariant.
+// Engine invariant check: always on, throws std::logic_error naming the broken invariant. `what` is a string
+// literal, or a std::string for a report built only once the check failed (a deadlock names who waits for whom).
 [[noreturn]] void invariant_failed(const char* what, const char* file, int line);
+[[noreturn]] void invariant_failed(const std::string& what, const char* file, int line);
 #define SYNCSIM_INVARIANT(cond, what)                                   \
   do {                                                                  \
     if (!(cond)) ::syncsim::invariant_failed(what, __FILE__, __LINE__); \
+  } while (false)
+
+// Audits: invariants too costly for every run (a sweep over all links after each re-solve, a walk over a whole
+// collective plan), compiled in where a bug is being looked for: Debug, sanitizer and fuzz builds (SYNCSIM_AUDITS,
+// set by sim/core/CMakeLists.txt). `syncsim-invariants` lists what a build checks (docs/reliability.md).
+#ifdef SYNCSIM_AUDITS
+inline constexpr bool kAuditsCompiledIn = true;
+#else
+inline constexpr bool kAuditsCompiledIn = false;
+#endif
+#define SYNCSIM_AUDIT(cond, what)                                         \
+  do {                                                                    \
+    if constexpr (::syncsim::kAuditsCompiledIn) {                         \
+      if (!(cond)) ::syncsim::invariant_failed(what, __FILE__, __LINE__); \
+    }                                                                     \
   } while (false)
 
 }  // namespace syncsim

@@ -11,6 +11,7 @@
 //   sim.schedule_in(syncsim::SimTime::zero(), tick, 10);
 //   sim.run();  // sim.now() == 10 us
 #include <cstdint>
+#include <vector>
 
 #include "syncsim/core/event_queue.hpp"
 #include "syncsim/core/rng.hpp"
@@ -25,6 +26,17 @@ class EventHandler {
  public:
   virtual ~EventHandler() = default;
   virtual void on_event(Simulator& sim, std::uint64_t payload) = 0;
+};
+
+// Something that must not be left waiting when the simulation runs out of events: a flow model with a flow still
+// active, a collective whose ranks wait for a transfer nobody will send. Without the check such a run would end
+// early and silently, reporting the time of its last event as if the work were done. run() and run_until() call
+// every watcher when the queue empties (not after stop(), which ends a run on purpose); a watcher that finds work
+// left fails an invariant naming it.
+class QuiescenceCheck {
+ public:
+  virtual ~QuiescenceCheck() = default;
+  virtual void on_quiescent(const Simulator& sim) const = 0;
 };
 
 class Simulator {
@@ -53,14 +65,20 @@ class Simulator {
   std::uint64_t events_dispatched() const { return dispatched_; }
   std::size_t events_pending() const { return queue_.size(); }
 
+  // Registers a check run when the queue empties; the watcher unregisters itself before it is destroyed.
+  void watch(const QuiescenceCheck& check);
+  void unwatch(const QuiescenceCheck& check);
+
  private:
   void dispatch_one();
+  void check_quiescent() const;
 
   EventQueue queue_;
   SimTime now_ = SimTime::zero();
   Rng rng_;
   std::uint64_t dispatched_ = 0;
   bool stopped_ = false;
+  std::vector<const QuiescenceCheck*> watchers_;  // few (a flow model and its collectives): a vector is enough
 };
 
 }  // namespace syncsim

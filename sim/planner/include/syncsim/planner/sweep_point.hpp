@@ -34,8 +34,15 @@ struct SweepPoint {
 // range or an empty value.
 VaryAxis parse_vary(std::string_view text);
 
-// The cartesian product (or, with zip, the element-wise pairing) of the axes. Throws InputError at `--vary` for a
-// key given twice and at `--zip` for axes of unequal length.
+// A sweep runs one simulation per point; more than this is a typo (an axis pasted twice), not a plan, and its
+// points alone would fill the memory before the first simulation.
+inline constexpr std::size_t kMaxSweepPoints = 1'000'000;
+
+// How many points expand_points gives, computed without expanding. Throws InputError at `--vary` for a key given
+// twice or more than kMaxSweepPoints points, and at `--zip` for axes of unequal length.
+std::size_t count_points(const std::vector<VaryAxis>& axes, bool zip);
+
+// The cartesian product (or, with zip, the element-wise pairing) of the axes; throws what count_points throws.
 std::vector<SweepPoint> expand_points(const std::vector<VaryAxis>& axes, bool zip);
 
 }  // namespace syncsim::planner
