@@ -93,6 +93,22 @@ planner::PlanGoal read_goal(const PlanOptions& o) {
   return goal;
 }
 
+// The sweep runner names the flag of a failing point's overrides --vary, as `syncsim sweep` has it; the plan's
+// points come from its grid: the GPU type from --gpu-types, the size from --gpus (cluster.workers and the
+// topology's node or GPU count), anything else in the topology from --networks.
+InputError as_grid_error(const InputError& e, bool networks_given) {
+  if (!e.where() || e.where()->source != "--vary") return e;
+  const std::string& key = e.key();
+  std::string flag = "--gpus";
+  if (key.starts_with("cluster.gpu")) {
+    flag = "--gpu-types";
+  } else if (key.starts_with("cluster.topology") && key != "cluster.topology.nodes" && key != "cluster.topology.n" &&
+             networks_given) {
+    flag = "--networks";
+  }
+  return InputError(e.message(), SourceLocation{flag}, key);
+}
+
 std::string canonical_gpu(const Scenario& s) {
   if (s.cluster.gpu.inline_spec) return s.cluster.gpu.name.value;
   try {
@@ -127,7 +143,7 @@ int plan(const PlanOptions& o) {
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   std::vector<planner::PlanPoint> results(points.size());
   const unsigned threads = o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.threads;
-  planner::run_points(o.scenario, points, all, threads, [&](std::size_t index, const TrainingReport& r) {
+  const auto on_point = [&](std::size_t index, const TrainingReport& r) {
     planner::PlanPoint& p = results[index];
     p.gpu = points[index].labels[0];
     p.network = points[index].labels[1];
@@ -147,7 +163,12 @@ int plan(const PlanOptions& o) {
     if (prices) {
       p.price_per_hour = static_cast<double>(r.workers) * (prices->gpu_price(p.gpu) + prices->network_price(p.network));
     }
-  });
+  };
+  try {
+    planner::run_points(o.scenario, points, all, threads, on_point);
+  } catch (const InputError& e) {
+    throw as_grid_error(e, !o.networks.empty());
+  }
 
   const planner::PlanContext context{base.name, prices ? prices->currency : "", o.prices, goal};
   const planner::Plan result = planner::analyze_plan(std::move(results), goal, context.currency);

@@ -117,7 +117,7 @@ syncsim_malformed_case(sweep_args gpus-factor-one.txt "--gpus: the factor must b
 syncsim_malformed_case(sweep_args gpus-from-zero.txt "--gpus: 0 GPUs is out of range")
 syncsim_malformed_case(sweep_args gpus-negative.txt "--gpus: -8 GPUs is out of range")
 syncsim_malformed_case(sweep_args gpus-twice.txt "--gpus: 8 GPUs given twice")
-syncsim_malformed_case(sweep_args networks-dgx-huge-gpus.txt "--vary: cluster.topology.gpus: must be at most 1024")
+syncsim_malformed_case(sweep_args networks-dgx-huge-gpus.txt "--networks: cluster.topology.gpus: must be at most 1024")
 syncsim_malformed_case(sweep_args networks-dgx-zero-gpus.txt "--networks: gpus: network 'x': a DGX node needs at least 1 GPU")
 syncsim_malformed_case(sweep_args networks-torus.txt "--gpus: cannot resize a 'torus' topology")
 syncsim_malformed_case(sweep_args networks-twice.txt "--networks: network 'a' given twice")
