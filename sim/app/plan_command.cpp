@@ -144,26 +144,12 @@ int plan(const PlanOptions& o) {
   std::vector<planner::PlanPoint> results(points.size());
   const unsigned threads = o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.threads;
   const auto on_point = [&](std::size_t index, const TrainingReport& r) {
-    planner::PlanPoint& p = results[index];
-    p.gpu = points[index].labels[0];
-    p.network = points[index].labels[1];
-    p.gpus = r.workers;
-    p.samples_per_s = r.samples_per_second;
-    p.single_gpu_samples_per_s = r.single_gpu_samples_per_second;
-    p.scaling_efficiency = r.scaling_efficiency;
-    const BottleneckReport& b = r.bottleneck;
-    p.bottleneck = b.bound == "compute" || b.bound == "stragglers" ? b.bound : b.bound + ": " + b.resource;
-    p.bottleneck_share = b.bound == "compute"      ? b.compute_share
-                         : b.bound == "stragglers" ? b.straggler_share
-                                                   : b.communication_share;
-    if (r.convergence) {
-      if (r.convergence->time_to_target) p.time_to_target_s = r.convergence->time_to_target->seconds();
-      p.best_loss = r.convergence->best_loss;
-    }
+    planner::PlanPoint& p = results[index] = planner::plan_point(points[index], r);
     if (prices) {
       p.price_per_hour = static_cast<double>(r.workers) * (prices->gpu_price(p.gpu) + prices->network_price(p.network));
     }
   };
+
   try {
     planner::run_points(o.scenario, points, all, threads, on_point);
   } catch (const InputError& e) {

@@ -130,7 +130,7 @@ TEST_CASE("evaluations: before the first update, every eval_every updates and af
   c.eval_every = 7;
   const ConvergenceResult r = replay_convergence(c, 1, synchronous(2, 20));
   std::vector<std::int64_t> at;
-  for (const ConvergencePoint& p : r.curve) at.push_back(p.update);
+  for (const ConvergenceSample& p : r.curve) at.push_back(p.update);
   CHECK(at == std::vector<std::int64_t>{0, 7, 14, 20});
   CHECK(r.curve[1].at == seconds(0.7));
   c.eval_every.reset();  // default: about 100 points
@@ -163,7 +163,7 @@ TEST_CASE("a learning rate far too large diverges, and the replay says when inst
   CHECK(r.updates < 200);
   CHECK(*r.diverged_at_update == r.updates);
   CHECK(r.curve.back().loss > 100 * r.curve.front().loss);
-  for (const ConvergencePoint& p : r.curve) CHECK(std::isfinite(p.loss));
+  for (const ConvergenceSample& p : r.curve) CHECK(std::isfinite(p.loss));
 }
 
 TEST_CASE("the replay is deterministic, and the seed matters") {

@@ -29,14 +29,7 @@ Plan plan_for(const std::string& file, const std::string& gpus, double min_effic
   for (const SweepPoint& p : points) all.push_back(p.index);
   std::vector<PlanPoint> results(points.size());
   run_points(file, points, all, 2, [&](std::size_t i, const TrainingReport& r) {
-    PlanPoint& p = results[i];
-    p.gpu = points[i].labels[0];
-    p.network = points[i].labels[1];
-    p.gpus = r.workers;
-    p.samples_per_s = r.samples_per_second;
-    p.single_gpu_samples_per_s = r.single_gpu_samples_per_second;
-    p.scaling_efficiency = r.scaling_efficiency;
-    p.bottleneck = r.bottleneck.bound + ": " + r.bottleneck.resource;
+    PlanPoint& p = results[i] = plan_point(points[i], r);
     p.price_per_hour = 1.8 * static_cast<double>(r.workers);
   });
   PlanGoal goal;

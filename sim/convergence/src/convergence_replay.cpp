@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <numeric>
 #include <stdexcept>
 
 #include "sample_stream.hpp"
@@ -57,13 +58,11 @@ class Replay {
   }
 
  private:
-  // The workers whose samples update u reads.
-  std::vector<std::int64_t> workers_of(const ScheduledUpdate& u) const {
-    if (schedule_.kind != ScheduleKind::asynchronous) {
-      return schedule_.member_sets.at(static_cast<std::size_t>(u.source));
-    }
-    std::vector<std::int64_t> group;
-    for (std::int64_t k = 0; k < schedule_.group_size; ++k) group.push_back(u.source * schedule_.group_size + k);
+  // The workers whose samples an update from `source` reads: a member set, or an asynchronous client's group.
+  std::vector<std::int64_t> workers_of(std::int64_t source) const {
+    if (schedule_.kind != ScheduleKind::asynchronous) return schedule_.member_sets.at(static_cast<std::size_t>(source));
+    std::vector<std::int64_t> group(static_cast<std::size_t>(schedule_.group_size));
+    std::iota(group.begin(), group.end(), source * schedule_.group_size);
     return group;
   }
 
@@ -76,9 +75,7 @@ class Replay {
     }
     last_use_.assign(positions_.size(), 0);
     for (const auto& [source, last] : last_by_source) {
-      ScheduledUpdate probe;
-      probe.source = source;
-      for (const std::int64_t w : workers_of(probe)) {
+      for (const std::int64_t w : workers_of(source)) {
         if (w < 0 || w >= std::ssize(positions_)) {
           throw std::logic_error(fmt::format("schedule: worker {} out of {}", w, positions_.size()));
         }
@@ -217,7 +214,8 @@ class Replay {
       const std::vector<double>& read =
           update.read_version == version ? params_ : kept.find(update.read_version)->second;
       sum_.clear();
-      for (const std::int64_t w : workers_of(update)) {
+      // A client is a group of consecutive workers (one worker without hybrid).
+      for (std::int64_t w = update.source * schedule_.group_size; w < (update.source + 1) * schedule_.group_size; ++w) {
         if (!add_batch(w, read)) {
           diverged(static_cast<std::int64_t>(u) + 1, update.at);
           return;

@@ -188,4 +188,24 @@ std::vector<SweepPoint> plan_points(const Scenario& base, const PlanGrid& grid) 
   return points;
 }
 
+PlanPoint plan_point(const SweepPoint& point, const TrainingReport& r) {
+  PlanPoint p;
+  p.gpu = point.labels[0];
+  p.network = point.labels[1];
+  p.gpus = r.workers;
+  p.samples_per_s = r.samples_per_second;
+  p.single_gpu_samples_per_s = r.single_gpu_samples_per_second;
+  p.scaling_efficiency = r.scaling_efficiency;
+  const BottleneckReport& b = r.bottleneck;
+  p.bottleneck = b.bound == "compute" || b.bound == "stragglers" ? b.bound : b.bound + ": " + b.resource;
+  p.bottleneck_share = b.bound == "compute"      ? b.compute_share
+                       : b.bound == "stragglers" ? b.straggler_share
+                                                 : b.communication_share;
+  if (r.convergence) {
+    if (r.convergence->time_to_target) p.time_to_target_s = r.convergence->time_to_target->seconds();
+    p.best_loss = r.convergence->best_loss;
+  }
+  return p;
+}
+
 }  // namespace syncsim::planner

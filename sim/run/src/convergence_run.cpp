@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "syncsim/convergence/convergence_replay.hpp"
-#include "syncsim/convergence/proxy_model.hpp"
 
 namespace syncsim::run {
 
@@ -12,7 +11,7 @@ ConvergenceReport run_convergence(const Scenario& scenario, const convergence::U
   const convergence::ConvergenceResult result = convergence::replay_convergence(config, scenario.seed, schedule);
   ConvergenceReport r;
   r.problem = std::string(to_string(config.problem));
-  r.parameters = static_cast<std::int64_t>(convergence::make_proxy_model(config)->parameter_count());
+  r.parameters = static_cast<std::int64_t>(result.parameters.size());
   r.batch_per_worker = config.batch_per_worker;
   r.learning_rate = config.learning_rate;
   r.lr_scaling = std::string(to_string(config.lr_scaling));
@@ -25,9 +24,7 @@ ConvergenceReport run_convergence(const Scenario& scenario, const convergence::U
   r.updates_to_target = result.updates_to_target;
   r.diverged_at = result.diverged_at;
   r.diverged_at_update = result.diverged_at_update;
-  for (const convergence::ConvergencePoint& p : result.curve) {
-    r.curve.push_back({p.update, p.at, p.samples, p.loss, p.accuracy});
-  }
+  r.curve = result.curve;
   if (!r.curve.empty()) {
     r.final_loss = r.curve.back().loss;
     r.final_accuracy = r.curve.back().accuracy;

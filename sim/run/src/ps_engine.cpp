@@ -383,12 +383,10 @@ class Engine final : public EventHandler, public FlowObserver {
     ClientState& st = clients_[done.client];
     ++st.landed;
     if (j == 0) {
-      result_.staleness.push_back(version_ - st.read_version);
       result_.applied.push_back({sim_.now(), done.client, st.read_version});
-      ++version_;
+      st.read_version = static_cast<std::int64_t>(result_.applied.size());  // server 0's version, this update in
     }
     note_pull_start(done.client);
-    if (j == 0) st.read_version = version_;
     const double shard = s_.model_bytes / static_cast<double>(servers_.size());
     start_transfer({false, done.client, j, 0, done.round}, s_.servers[j], s_.clients[done.client], shard);
   }
@@ -483,7 +481,6 @@ class Engine final : public EventHandler, public FlowObserver {
 
   std::int64_t started_updates_ = 0;
   std::int64_t target_updates_ = 0;
-  std::int64_t version_ = 0;  // server 0's complete updates (async)
 
   std::map<std::size_t, SimTime> round_compute_end_;  // sync: this round's compute ends so far
   std::size_t round_compute_count_ = 0;

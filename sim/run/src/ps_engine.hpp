@@ -96,8 +96,8 @@ struct PsResult {
   SimTime total;
   std::vector<SimTime> iteration_times;  // sync: per round; async: per client iteration, by completion
   std::vector<ClientStats> clients;
-  std::vector<std::int64_t> staleness;  // async: one per complete update at server 0, in order
-  std::vector<AppliedUpdate> applied;   // async: the same updates, when and from which parameters
+  // async: every complete update at server 0, in order; the k-th one's staleness is k - read_version.
+  std::vector<AppliedUpdate> applied;
   std::uint64_t flows = 0;
 };
 

@@ -69,7 +69,12 @@ std::function<SimTime(double)> apply_cost(const RunContext& context) {
   };
 }
 
-StalenessReport staleness_report(const std::vector<std::int64_t>& staleness) {
+// Update k at server 0 lands on version k, so it is k - read_version versions stale.
+StalenessReport staleness_report(const std::vector<AppliedUpdate>& applied) {
+  std::vector<std::int64_t> staleness;
+  for (std::size_t k = 0; k < applied.size(); ++k) {
+    staleness.push_back(static_cast<std::int64_t>(k) - applied[k].read_version);
+  }
   StalenessReport out;
   out.updates = static_cast<std::int64_t>(staleness.size());
   if (staleness.empty()) return out;
@@ -206,7 +211,7 @@ RunOutput run_parameter_server(RunContext& context, convergence::UpdateSchedule*
     r.iteration_mean = result.iteration_times.empty()
                            ? SimTime::zero()
                            : SimTime::from_ps(sum.ps() / static_cast<std::int64_t>(result.iteration_times.size()));
-    r.staleness = staleness_report(result.staleness);
+    r.staleness = staleness_report(result.applied);
   }
   for (std::int64_t w = 0; w < workers; ++w) {
     const ClientStats& c = result.clients[static_cast<std::size_t>(w / group)];

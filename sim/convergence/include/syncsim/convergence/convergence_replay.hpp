@@ -19,20 +19,13 @@
 #include "syncsim/convergence/update_schedule.hpp"
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/scenario/convergence_config.hpp"
+#include "syncsim/training/training_report.hpp"
 
 namespace syncsim::convergence {
 
-struct ConvergencePoint {
-  std::int64_t update = 0;   // updates applied so far
-  SimTime at;                // simulated time of the last of them
-  std::int64_t samples = 0;  // samples whose gradients were applied so far
-  double loss = 0;           // held-out
-  double accuracy = 0;
-};
-
 struct ConvergenceResult {
-  std::vector<ConvergencePoint> curve;
-  std::int64_t updates = 0;  // applied (fewer than scheduled after divergence)
+  std::vector<ConvergenceSample> curve;  // update, its time, samples so far, held-out loss and accuracy
+  std::int64_t updates = 0;              // applied (fewer than scheduled after divergence)
   std::int64_t samples = 0;
   std::int64_t eval_every = 1;
   std::optional<std::int64_t> updates_to_target;

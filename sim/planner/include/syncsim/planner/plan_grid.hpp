@@ -16,8 +16,10 @@
 #include <string_view>
 #include <vector>
 
+#include "syncsim/planner/plan_analysis.hpp"
 #include "syncsim/planner/sweep_point.hpp"
 #include "syncsim/scenario/scenario.hpp"
+#include "syncsim/training/training_report.hpp"
 
 namespace syncsim::planner {
 
@@ -42,5 +44,10 @@ std::vector<PlanNetwork> parse_networks(const std::vector<std::string>& args);
 // One point per (GPU type, network, count), labels {gpu, network, count}, in that nesting order. Throws
 // InputError at `--gpus` for a count the topology cannot have (above a file's GPUs, a torus).
 std::vector<SweepPoint> plan_points(const Scenario& base, const PlanGrid& grid);
+
+// The table row of one simulated point (labels from plan_points): throughput, efficiency, the bottleneck as
+// "compute", "stragglers" or "BOUND: RESOURCE", and, with a convergence section, time to target and best loss.
+// Prices are the caller's.
+PlanPoint plan_point(const SweepPoint& point, const TrainingReport& report);
 
 }  // namespace syncsim::planner
