@@ -7,6 +7,7 @@
 
 #include "atomic_file.hpp"
 #include "commands.hpp"
+#include "report_error.hpp"
 #include "syncsim/core/input_error.hpp"
 
 int main(int argc, char** argv) {
@@ -62,11 +63,7 @@ int main(int argc, char** argv) {
     if (app.got_subcommand("sweep")) return sweep();
     if (app.got_subcommand("plan")) return plan();
     return 2;
-  } catch (const syncsim::InputError& e) {
-    std::cerr << "syncsim: error: " << e.what() << '\n';
-    return 2;
-  } catch (const std::exception& e) {
-    std::cerr << "syncsim: " << e.what() << '\n';
-    return 1;
+  } catch (const std::exception&) {
+    return syncsim::app::report_error(std::current_exception());
   }
 }

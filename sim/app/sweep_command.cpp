@@ -8,6 +8,7 @@
 
 #include "atomic_file.hpp"
 #include "commands.hpp"
+#include "report_error.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/planner/mpi_world.hpp"
 #include "syncsim/planner/sweep.hpp"
@@ -64,13 +65,18 @@ int sweep_on_this_rank(const SweepCommandOptions& options, const planner::MpiWor
 
 int sweep(const SweepCommandOptions& options) {
   const planner::MpiWorld world;
+  if (world.size() == 1) return sweep_on_this_rank(options, world);
+  // Every rank ends here, with the same error if any (run_sweep gathers the points' errors at rank 0 and hands
+  // each rank its own). Rank 0 alone reports it, so the user reads it once, and no rank exits before rank 0 has
+  // printed: mpirun kills the other ranks as soon as one exits non-zero, which would lose an unprinted message.
+  int code = 0;
   try {
-    return sweep_on_this_rank(options, world);
-  } catch (const InputError&) {
-    // Every rank finds the same bad input; rank 0 alone says so, so the user reads it once.
-    if (world.rank() != 0) return 2;
-    throw;
+    code = sweep_on_this_rank(options, world);
+  } catch (const std::exception&) {
+    code = world.rank() == 0 ? report_error(std::current_exception()) : 2;
   }
+  world.barrier();
+  return code;
 }
 
 }  // namespace

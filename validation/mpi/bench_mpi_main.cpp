@@ -205,6 +205,9 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
   const int code = syncsim::run(argc, argv, rank, ranks);
+  // Rank 0 alone prints errors; no rank exits before it has, since mpirun kills the other ranks as soon as one
+  // exits non-zero and an unprinted message would be lost.
+  MPI_Barrier(MPI_COMM_WORLD);
   MPI_Finalize();
   return code;
 }

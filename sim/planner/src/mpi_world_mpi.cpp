@@ -45,6 +45,11 @@ void MpiWorld::broadcast(std::vector<std::int64_t>& values) const {
   check(MPI_Bcast(values.data(), static_cast<int>(count), MPI_INT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
 }
 
+void MpiWorld::barrier() const {
+  if (size_ == 1) return;
+  check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
+}
+
 std::vector<std::string> MpiWorld::gather(const std::string& mine) const {
   if (size_ == 1) return {mine};
   const int length = static_cast<int>(mine.size());

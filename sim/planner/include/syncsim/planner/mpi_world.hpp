@@ -25,6 +25,8 @@ class MpiWorld {
 
   // Rank 0's values, on every rank.
   void broadcast(std::vector<std::int64_t>& values) const;
+  // Returns once every rank has called it.
+  void barrier() const;
   // Every rank's text at rank 0, in rank order; an empty vector on the other ranks.
   std::vector<std::string> gather(const std::string& mine) const;
 
