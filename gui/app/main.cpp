@@ -10,7 +10,10 @@
 // Exit status (DESIGN.md §7): 0 success; 2 bad input or usage (the message names the file and what is wrong);
 // 1 an unexpected internal error.
 #include <QApplication>
+#include <QBuffer>
 #include <QCommandLineParser>
+#include <QFileInfo>
+#include <QImageWriter>
 #include <QLibraryInfo>
 #include <QLocale>
 #include <QMessageBox>
@@ -22,6 +25,8 @@
 #include <vector>
 
 #include "models/loaded_document.h"
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/core/output_file.hpp"
 #include "syncsim/core/units.hpp"
 #include "widgets/main_window.h"
 #include "widgets/screenshot.h"
@@ -58,6 +63,88 @@ int fail(const QString& message) {
   return 2;
 }
 
+// The largest screenshot side: 10000 x 10000 is 400 MB of pixels already; a typo's extra zero should be refused,
+// not allocated.
+constexpr int kMaxScreenshotSide = 10000;
+
+// The image format --screenshot's name asks for (QImageWriter picks it by suffix); empty when Qt cannot write it.
+QByteArray screenshotFormat(const QString& out) {
+  const QByteArray suffix = QFileInfo(out).suffix().toLower().toLatin1();
+  return QImageWriter::supportedImageFormats().contains(suffix) ? suffix : QByteArray();
+}
+
+// What is wrong with where the screenshot goes, found before anything is loaded or simulated: the folder missing
+// or not writable, a folder given as the name, a suffix Qt cannot write. Empty when nothing is.
+QString screenshotOutputProblem(const QString& out) {
+  try {
+    syncsim::check_output_file(out.toStdString(), "--screenshot");
+  } catch (const syncsim::InputError& e) {
+    return QString::fromUtf8(e.what());
+  }
+  if (screenshotFormat(out).isEmpty()) {
+    return QApplication::translate("main", "--screenshot: expected a .png file name, got '%1'").arg(out);
+  }
+  return {};
+}
+
+// Which files a view can show, checked before a scenario is simulated for nothing: a report.json holds only the
+// convergence curve, a sweep CSV only the scaling chart.
+QString viewMismatch(ViewKind view, const QString& viewName, const QString& input) {
+  if (!QFileInfo(input).isFile()) return {};  // the loader says what is wrong with it
+  const DocumentKind kind = documentKindOf(input);
+  const bool timelineOrRing = view == ViewKind::Timeline || view == ViewKind::Ring;
+  if (timelineOrRing && kind == DocumentKind::Report) {
+    return QApplication::translate("main",
+                                   "--view %1: %2 is a report.json, which only --view convergence shows; give the "
+                                   "scenario or its trace.json")
+        .arg(viewName, input);
+  }
+  if (timelineOrRing && kind == DocumentKind::Sweep) {
+    return QApplication::translate("main", "--view %1: %2 is a sweep CSV, which only --view scaling shows")
+        .arg(viewName, input);
+  }
+  if (view == ViewKind::Scaling && kind != DocumentKind::Sweep) {
+    return QApplication::translate("main",
+                                   "--view scaling: expected a sweep CSV (syncsim sweep -o results.csv), got %1")
+        .arg(input);
+  }
+  if (view == ViewKind::Convergence && (kind == DocumentKind::Sweep || kind == DocumentKind::Trace)) {
+    return QApplication::translate("main", "--view convergence: expected report.json files or scenarios, got %1")
+        .arg(input);
+  }
+  return {};
+}
+
+// Flags that only one view reads: given with another, they would be silently ignored.
+QString flagsForOtherViews(const QCommandLineParser& parser, ViewKind view, const QString& viewName) {
+  const bool timelineOrRing = view == ViewKind::Timeline || view == ViewKind::Ring;
+  for (const char* flag : {"step", "bucket", "algorithm"}) {
+    if (parser.isSet(QLatin1String(flag)) && !timelineOrRing) {
+      return QApplication::translate("main", "--%1 goes with --view ring or timeline, not %2")
+          .arg(QLatin1String(flag), viewName);
+    }
+  }
+  for (const char* flag : {"all-lanes", "time"}) {
+    if (parser.isSet(QLatin1String(flag)) && view != ViewKind::Timeline) {
+      return QApplication::translate("main", "--%1 goes with --view timeline, not %2")
+          .arg(QLatin1String(flag), viewName);
+    }
+  }
+  return {};
+}
+
+// Encodes the image and writes it as syncsim writes its outputs (writeOutputBytes).
+QString saveScreenshot(const QImage& image, const QString& out) {
+  QByteArray bytes;
+  QBuffer buffer(&bytes);
+  buffer.open(QIODevice::WriteOnly);
+  QImageWriter writer(&buffer, screenshotFormat(out));
+  if (!writer.write(image)) {
+    return QApplication::translate("main", "--screenshot: cannot encode %1: %2").arg(out, writer.errorString());
+  }
+  return writeOutputBytes(out, bytes);
+}
+
 // The offscreen platform warns that it cannot propagate size hints each time a window is laid out: noise in a
 // screenshot run, where nothing is shown anyway.
 QtMessageHandler previousHandler = nullptr;
@@ -82,6 +169,16 @@ int screenshot(const QCommandLineParser& parser) {
   if (*view != ViewKind::Convergence && inputs.size() != 1) {
     return fail(QApplication::translate("main", "--screenshot needs exactly one INPUT file"));
   }
+  if (const QString problem = flagsForOtherViews(parser, *view, parser.value(QStringLiteral("view")));
+      !problem.isEmpty()) {
+    return fail(problem);
+  }
+  for (const QString& input : inputs) {
+    const QString mismatch = viewMismatch(*view, parser.value(QStringLiteral("view")), input);
+    if (!mismatch.isEmpty()) return fail(mismatch);
+  }
+  const QString out = parser.value(QStringLiteral("screenshot"));
+  if (const QString problem = screenshotOutputProblem(out); !problem.isEmpty()) return fail(problem);
   std::optional<int> step;
   if (parser.isSet(QStringLiteral("step"))) {
     bool ok = false;
@@ -116,8 +213,10 @@ int screenshot(const QCommandLineParser& parser) {
     bool okW = false;
     bool okH = false;
     if (wh.size() == 2) size = QSize(wh[0].toInt(&okW), wh[1].toInt(&okH));
-    if (!okW || !okH || size.width() < 100 || size.height() < 100) {
-      return fail(QApplication::translate("main", "--size: expected WIDTHxHEIGHT of at least 100x100, got '%1'")
+    const auto inRange = [](int side) { return side >= 100 && side <= kMaxScreenshotSide; };
+    if (!okW || !okH || !inRange(size.width()) || !inRange(size.height())) {
+      return fail(QApplication::translate("main", "--size: expected WIDTHxHEIGHT from 100x100 to %1x%1, got '%2'")
+                      .arg(kMaxScreenshotSide)
                       .arg(parser.value(QStringLiteral("size"))));
     }
   }
@@ -156,10 +255,7 @@ int screenshot(const QCommandLineParser& parser) {
     shot = renderScreenshot(doc, *view, options);
   }
   if (!shot.error.isEmpty()) return fail(shot.error);
-  const QString out = parser.value(QStringLiteral("screenshot"));
-  if (!shot.image.save(out)) {
-    return fail(QApplication::translate("main", "cannot write %1 (a .png name is expected)").arg(out));
-  }
+  if (const QString problem = saveScreenshot(shot.image, out); !problem.isEmpty()) return fail(problem);
   return 0;
 }
 

@@ -76,7 +76,10 @@ ScalingData parseSweepCsv(std::string_view text, const QString& source) {
   const QStringList lines = QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()))
                                 .split(u'\n');  // trimmed() below also drops a \r of CRLF files
   int headerLine = 0;
-  while (headerLine < lines.size() && lines[headerLine].trimmed().isEmpty()) ++headerLine;
+  // Blank lines, and `# ...` comments such as the fingerprint line `syncsim sweep -o` writes first, precede the header.
+  while (headerLine < lines.size() &&
+         (lines[headerLine].trimmed().isEmpty() || lines[headerLine].trimmed().startsWith(u'#')))
+    ++headerLine;
   if (headerLine == lines.size())
     fail(source, 1, QCoreApplication::translate("SweepCsv", "empty file: expected a CSV header line"));
   const QStringList header = splitCsvLine(lines[headerLine].trimmed());

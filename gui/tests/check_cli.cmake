@@ -1,6 +1,9 @@
-# Runs syncsim-gui --screenshot OUT ARGS and checks its exit status (EXPECT); on success, that OUT is a PNG.
+# Runs syncsim-gui --screenshot OUT ARGS and checks its exit status (EXPECT); on success, that OUT is a PNG. With
+# MATCH (a regex), a failure's message must match it and be one line: the user reads what was wrong, and where.
 string(REPLACE "|" ";" args "${ARGS}")
-file(REMOVE "${OUT}")
+if(NOT OUT MATCHES "^/nonexistent" AND NOT IS_DIRECTORY "${OUT}")
+  file(REMOVE "${OUT}")
+endif()
 execute_process(COMMAND "${EXE}" --screenshot "${OUT}" ${args} RESULT_VARIABLE status ERROR_VARIABLE err)
 if(NOT status STREQUAL "${EXPECT}")
   message(FATAL_ERROR "syncsim-gui exited with '${status}', expected ${EXPECT}: ${err}")
@@ -11,5 +14,15 @@ if(EXPECT STREQUAL "0")
     message(FATAL_ERROR "${OUT} is not a PNG")
   endif()
 else()
+  # Qt may add its own environment notes (XDG_RUNTIME_DIR not set); syncsim-gui's message is the one line of its own.
+  string(REPLACE ";" "," text "${err}")  # a ';' in a message would split it as a CMake list
+  string(REGEX MATCHALL "syncsim-gui:[^\n]*" messages "${text}")
+  list(LENGTH messages count)
+  if(NOT count EQUAL 1)
+    message(FATAL_ERROR "expected one line from syncsim-gui, got ${count}: ${err}")
+  endif()
+  if(DEFINED MATCH AND NOT messages MATCHES "${MATCH}")
+    message(FATAL_ERROR "the message does not match /${MATCH}/: ${err}")
+  endif()
   message(STATUS "error message, as expected: ${err}")
 endif()

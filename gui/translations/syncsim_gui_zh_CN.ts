@@ -733,6 +733,10 @@
 <context>
     <name>Screenshot</name>
     <message>
+        <source>--step: expected a step from 0 to %1 (the AllReduce shown has %1 steps), got %2</source>
+        <translation>--step：应为 0 到 %1 之间的步骤（所示 AllReduce 共 %1 步），实际为 %2</translation>
+    </message>
+    <message>
         <source>the scaling view needs a sweep CSV, not %1</source>
         <translation>扩展性视图需要扫描 CSV，而不是 %1</translation>
     </message>
@@ -1039,8 +1043,8 @@
         <translation>无法写入 %1</translation>
     </message>
     <message>
-        <source>cannot write %1 (use a .png or .svg name)</source>
-        <translation>无法写入 %1（请使用 .png 或 .svg 文件名）</translation>
+        <source>cannot write %1 (%2)</source>
+        <translation>无法写入 %1（%2）</translation>
     </message>
 </context>
 <context>
@@ -1054,12 +1058,16 @@
         <translation>--step：应为 &gt;= 0 的步骤编号，实际为“%1”</translation>
     </message>
     <message>
-        <source>--size: expected WIDTHxHEIGHT of at least 100x100, got &apos;%1&apos;</source>
-        <translation>--size：应为至少 100x100 的 宽x高，实际为“%1”</translation>
+        <source>--size: expected WIDTHxHEIGHT from 100x100 to %1x%1, got &apos;%2&apos;</source>
+        <translation>--size：应为 100x100 到 %1x%1 之间的 宽x高，实际为“%2”</translation>
     </message>
     <message>
-        <source>cannot write %1 (a .png name is expected)</source>
-        <translation>无法写入 %1（应为 .png 文件名）</translation>
+        <source>--screenshot: expected a .png file name, got &apos;%1&apos;</source>
+        <translation>--screenshot：应为 .png 文件名，实际为“%1”</translation>
+    </message>
+    <message>
+        <source>--view %1: %2 is a report.json, which only --view convergence shows; give the scenario or its trace.json</source>
+        <translation>--view %1：%2 是 report.json，只有 --view convergence 能显示；请给出场景文件或其 trace.json</translation>
     </message>
     <message>
         <source>Render a view to OUT.png without a window.</source>

@@ -56,6 +56,15 @@ int followedBucket(const TimelineData& timeline, const ScreenshotOptions& option
   }
 }
 
+// The ring view's steps run from 0 (nothing sent yet) to the step count (all done), as its slider does.
+QString stepOutOfRange(int step, int steps) {
+  return QCoreApplication::translate("Screenshot",
+                                     "--step: expected a step from 0 to %1 (the AllReduce shown has %1 "
+                                     "steps), got %2")
+      .arg(steps)
+      .arg(step);
+}
+
 }  // namespace
 
 Screenshot renderScreenshot(const LoadedDocument& doc, ViewKind view, const ScreenshotOptions& options) {
@@ -106,7 +115,15 @@ Screenshot renderScreenshot(const LoadedDocument& doc, ViewKind view, const Scre
         RingPanel ring;
         ring.follow(doc.timeline->span(*ref), doc.ringRanks);
         if (options.algorithm) ring.setAlgorithmOverride(options.algorithm);
+        if (*step > ring.stepCount()) {
+          out.error = stepOutOfRange(*step, ring.stepCount());
+          return out;
+        }
         w.setCursorTime(collectiveStepTime(doc.timeline->span(*ref), *step, ring.stepCount()));
+      } else {
+        out.error =
+            QCoreApplication::translate("Screenshot", "--step: %1 has no AllReduce to step through").arg(doc.path);
+        return out;
       }
     }
     out.image = grabOffscreen(w, size);
@@ -127,6 +144,10 @@ Screenshot renderScreenshot(const LoadedDocument& doc, ViewKind view, const Scre
   w.setTopology(doc.topology);
   w.follow(ref ? std::optional(doc.timeline->span(*ref)) : std::nullopt, doc.ringRanks);
   if (options.algorithm) w.setAlgorithmOverride(options.algorithm);
+  if (step && *step > w.stepCount()) {
+    out.error = stepOutOfRange(*step, w.stepCount());
+    return out;
+  }
   w.setStep(step.value_or(0));
   out.ranks = w.rankCount();
   out.steps = w.stepCount();

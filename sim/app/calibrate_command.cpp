@@ -6,9 +6,9 @@
 #include <chrono>
 #include <iostream>
 
-#include "atomic_file.hpp"
 #include "commands.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/output_file.hpp"
 #include "syncsim/validation/calibration_fit.hpp"
 
 namespace syncsim::app {
@@ -54,7 +54,8 @@ void print_summary(const Calibration& calibration, const FitStats& stats, double
   }
 }
 
-int run_calibrate(const CalibrateOptions& options) {
+// The flags, checked without reading a log (the cli_args fuzz target runs this alone).
+FitOptions check_calibrate_flags(const CalibrateOptions& options) {
   if (options.topology.empty()) {
     throw InputError(
         "required: the system the logs were measured on, e.g. dgx:nodes=1,gpus=8,nvlink_bw=300GB/s (a log records "
@@ -74,6 +75,12 @@ int run_calibrate(const CalibrateOptions& options) {
       throw e.at(SourceLocation{"--algo"});
     }
   }
+  return fit;
+}
+
+int run_calibrate(const CalibrateOptions& options) {
+  FitOptions fit = check_calibrate_flags(options);
+  check_output_file(options.output, "-o");  // before the fit, which may take minutes
   std::vector<NcclTestsLog> logs;
   for (const std::string& path : options.logs) logs.push_back(read_nccl_tests_log(path));
   if (::isatty(STDERR_FILENO)) fit.progress = [](const std::string& line) { std::cerr << line << '\n'; };
@@ -94,7 +101,7 @@ int run_calibrate(const CalibrateOptions& options) {
 
 }  // namespace
 
-Action add_calibrate_command(CLI::App& app) {
+Action add_calibrate_command(CLI::App& app, FlagCheck* check) {
   auto options = std::make_shared<CalibrateOptions>();
   CLI::App* command =
       app.add_subcommand("calibrate", "Fit per-link-class latencies and efficiencies (two regimes) to nccl-tests logs");
@@ -113,6 +120,7 @@ Action add_calibrate_command(CLI::App& app) {
       ->add_option("--algo", options->algo,
                    "The algorithm the logs ran, when one was forced (NCCL_ALGO=Tree: tree); auto: NCCL's choice")
       ->capture_default_str();
+  if (check) *check = [options] { (void)check_calibrate_flags(*options); };
   return [options]() { return run_calibrate(*options); };
 }
 

@@ -1,19 +1,21 @@
 #include "chart_files.hpp"
 
-#include <string>
 #include <vector>
-
-#include "atomic_file.hpp"
 
 namespace syncsim::app {
 
-void write_chart_files(const std::filesystem::path& stem, const planner::Chart& chart) {
+void add_chart_files(OutputSet& set, const std::string& stem, const planner::Chart& chart) {
   const std::string svg = planner::render_svg(chart);
   const std::vector<unsigned char> png = planner::render_png(chart);
-  write_file_atomically(stem.string() + ".svg", [&](std::ostream& out) { out << svg; });
-  write_file_atomically(stem.string() + ".png", [&](std::ostream& out) {
+  set.add(stem + ".svg", [&](std::ostream& out) { out << svg; });
+  set.add(stem + ".png", [&](std::ostream& out) {
     out.write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()));
   });
+}
+
+void remove_chart_files(OutputSet& set, const std::string& stem) {
+  set.remove(stem + ".svg");
+  set.remove(stem + ".png");
 }
 
 }  // namespace syncsim::app

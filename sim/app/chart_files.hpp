@@ -1,11 +1,15 @@
 #pragma once
-// A chart written as STEM.svg and STEM.png (chart.hpp), each atomically.
-#include <filesystem>
+// A chart as STEM.svg and STEM.png (chart.hpp), two files of an output set (output_set.hpp).
+#include <string>
 
+#include "syncsim/core/output_set.hpp"
 #include "syncsim/planner/chart.hpp"
 
 namespace syncsim::app {
 
-void write_chart_files(const std::filesystem::path& stem, const planner::Chart& chart);
+void add_chart_files(OutputSet& set, const std::string& stem, const planner::Chart& chart);
+
+// STEM.svg and STEM.png of an earlier run, which this one does not draw, go with the swap.
+void remove_chart_files(OutputSet& set, const std::string& stem);
 
 }  // namespace syncsim::app

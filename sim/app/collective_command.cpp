@@ -12,6 +12,7 @@
 #include "syncsim/collectives/size_range.hpp"
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/sim_time_overflow.hpp"
 #include "syncsim/run/memory_budget.hpp"
 #include "syncsim/topology/topology_spec.hpp"
 #include "syncsim/validation/calibration.hpp"
@@ -27,9 +28,9 @@ struct CollectiveOptions {
   std::string protocol = "auto";
   std::string latency = "nccl";
   std::string sizes = "8:1G";
-  std::size_t ranks = 0;
-  std::uint32_t channels = 0;
-  int root = 0;
+  std::optional<std::int64_t> ranks;     // absent: all the topology's GPUs
+  std::optional<std::int64_t> channels;  // absent: one per rail (default_channels)
+  std::optional<std::int64_t> root;      // absent: rank 0 (broadcast and reduce only)
   std::string pipeline = "auto";
   bool per_flow = false;
   bool json = false;
@@ -46,7 +47,27 @@ auto at_flag(const char* flag, F&& parse) {
   }
 }
 
-CollectiveSpec make_spec(const CollectiveOptions& options, const Topology& topology) {
+// NCCL runs at most MAXCHANNELS channels (64 since NCCL 2.12, src/include/device.h; 32 before): more is no
+// configuration a real system has, and each channel is a plan the simulator builds and runs.
+constexpr std::int64_t kMaxChannels = 64;
+// Chain and tree pipelines: `auto` cuts at most 16 slices of 512 KiB; a count beyond this makes slices smaller than
+// NCCL's chunks for any size it is worth pipelining, and every slice is a step of every rank's plan.
+constexpr std::int64_t kMaxPipelineSlices = 1024;
+
+bool rooted(CollectiveOp op) {
+  return op == CollectiveOp::broadcast || op == CollectiveOp::reduce;
+}
+
+void check_range(std::int64_t value, std::int64_t lo, std::int64_t hi, const char* what, const char* flag,
+                 const char* why = "") {
+  if (value < lo || value > hi) {
+    throw InputError(fmt::format("expected {} from {} to {}{}, got {}", what, lo, hi, why, value),
+                     SourceLocation{flag});
+  }
+}
+
+// Every flag that can be checked without the topology; make_spec checks the rest (ranks and root against its GPUs).
+CollectiveSpec spec_from_flags(const CollectiveOptions& options) {
   CollectiveSpec spec;
   spec.op = at_flag("--op", [&] { return parse_collective_op(options.op); });
   if (options.algo == "best") {
@@ -61,23 +82,26 @@ CollectiveSpec make_spec(const CollectiveOptions& options, const Topology& topol
       throw InputError("a protocol needs --latency-model nccl", SourceLocation{"--protocol"});
     }
   }
-  spec.ranks = options.ranks == 0 ? topology.gpu_count() : options.ranks;
-  if (spec.ranks < 2 || spec.ranks > topology.gpu_count()) {
-    throw InputError(
-        fmt::format("expected 2 to {} ranks (the topology's GPUs), got {}", topology.gpu_count(), spec.ranks),
-        SourceLocation{"--ranks"});
+  // 0 is refused rather than read as "the default": leaving the flag out is how the default is asked for.
+  if (options.ranks) check_range(*options.ranks, 2, std::int64_t{1} << 20, "a rank count", "--ranks");
+  if (options.root) {
+    if (!rooted(spec.op)) {
+      throw InputError(
+          fmt::format("applies only to rooted collectives (broadcast, reduce), not {}", to_string(spec.op)),
+          SourceLocation{"--root"});
+    }
+    check_range(*options.root, 0, (std::int64_t{1} << 20) - 1, "a rank", "--root");
   }
-  if (options.root < 0 || static_cast<std::size_t>(options.root) >= spec.ranks) {
-    throw InputError(fmt::format("root {} does not exist among {} ranks", options.root, spec.ranks),
-                     SourceLocation{"--root"});
+  if (options.channels) {
+    check_range(*options.channels, 1, kMaxChannels, "a channel count", "--channels", " (NCCL's MAXCHANNELS)");
+    spec.channels = static_cast<std::uint32_t>(*options.channels);
   }
-  spec.root = Rank{static_cast<std::uint32_t>(options.root)};
-  if (options.channels > 0) spec.channels = options.channels;
   if (options.pipeline != "auto") {
     const std::int64_t slices = at_flag("--pipeline", [&] { return parse_count(options.pipeline); });
     if (slices < 1) throw InputError("expected 'auto' or a slice count of at least 1", SourceLocation{"--pipeline"});
+    check_range(slices, 1, kMaxPipelineSlices, "'auto' or a slice count", "--pipeline");
     spec.pipeline_slices = static_cast<std::uint32_t>(slices);
-    const bool chain = spec.op == CollectiveOp::broadcast || spec.op == CollectiveOp::reduce;
+    const bool chain = rooted(spec.op);
     const bool tree = !spec.algorithm || *spec.algorithm == Algorithm::tree;
     if (!chain && !tree) {
       throw InputError(fmt::format("--pipeline applies to broadcast, reduce and tree algorithms, not a {} {}",
@@ -91,6 +115,38 @@ CollectiveSpec make_spec(const CollectiveOptions& options, const Topology& topol
     if (gpu.compute_capability) spec.busbw_cap = nccl_busbw_cap(*gpu.compute_capability);
   }
   return spec;
+}
+
+std::vector<Bytes> requested_sizes(const CollectiveOptions& options) {
+  return at_flag("--sizes", [&] { return expand(parse_size_range(options.sizes)); });
+}
+
+CollectiveSpec make_spec(const CollectiveOptions& options, const Topology& topology) {
+  CollectiveSpec spec = spec_from_flags(options);
+  spec.ranks = options.ranks ? static_cast<std::size_t>(*options.ranks) : topology.gpu_count();
+  if (spec.ranks < 2 || spec.ranks > topology.gpu_count()) {
+    throw InputError(
+        fmt::format("expected 2 to {} ranks (the topology's GPUs), got {}", topology.gpu_count(), spec.ranks),
+        SourceLocation{"--ranks"});
+  }
+  const std::int64_t root = options.root.value_or(0);
+  if (static_cast<std::size_t>(root) >= spec.ranks) {
+    throw InputError(fmt::format("root {} does not exist among {} ranks", root, spec.ranks), SourceLocation{"--root"});
+  }
+  spec.root = Rank{static_cast<std::uint32_t>(root)};
+  return spec;
+}
+
+// The table's rows: each requested size rounded down to whole elements (per rank for reduce_scatter and
+// all_gather), as nccl-tests does. Sizes that round to the same byte count (8, 9, 10 and 11 bytes of floats, or a
+// factor near 1) are one row, not several identical ones.
+std::vector<CollectiveRow> table_rows(const CollectiveSpec& base, const std::vector<Bytes>& sizes, int root) {
+  std::vector<CollectiveRow> rows;
+  for (const Bytes requested : sizes) {
+    CollectiveRow row = make_row(base.op, base.ranks, requested, root);
+    if (rows.empty() || row.size != rows.back().size) rows.push_back(row);
+  }
+  return rows;
 }
 
 struct Row {
@@ -145,7 +201,15 @@ void print_choices(const std::vector<Row>& rows, const CalibratedModel* model) {
   }
 }
 
+// The flags, checked without building the topology or simulating (the cli_args fuzz target runs this alone).
+void check_collective_flags(const CollectiveOptions& options) {
+  (void)parse_topology_spec(options.topology, "--topology");
+  (void)spec_from_flags(options);
+  (void)requested_sizes(options);
+}
+
 int run_collective(const CollectiveOptions& options) {
+  check_collective_flags(options);  // before building the topology, which may take long
   const TopologySpec topology_spec = parse_topology_spec(options.topology, "--topology");
   run::check_memory_budget(topology_spec, "");
   const Topology topology = build_topology(topology_spec);
@@ -163,17 +227,20 @@ int run_collective(const CollectiveOptions& options) {
     base.calibration = &*calibrated;
     if (options.algo == "auto" && calibration.algorithm) base.algorithm = calibration.algorithm;
   }
-  const std::vector<Bytes> sizes = at_flag("--sizes", [&] { return expand(parse_size_range(options.sizes)); });
+  const std::vector<Bytes> sizes = requested_sizes(options);
 
   Router router(topology);
   std::vector<Row> rows;
-  for (const Bytes requested : sizes) {
-    CollectiveRow row = make_row(base.op, base.ranks, requested, options.root);
+  for (CollectiveRow row : table_rows(base, sizes, static_cast<int>(base.root.value()))) {
     CollectiveSpec spec = base;
     spec.size = row.size;
     const CollectiveOutcome outcome = [&] {
       try {
         return simulate_collective(router, spec);
+      } catch (const SimTimeOverflow& e) {
+        // The network (and the latency model) set a collective's time: too slow a link, too long a latency.
+        throw InputError(fmt::format("{} (a {} collective)", e.message(), format_bytes(spec.size)),
+                         SourceLocation{"--topology"});
       } catch (const InputError& e) {
         throw e.at(SourceLocation{options.algo == "auto" || options.algo == "best" ? "--op" : "--algo"});
       }
@@ -204,7 +271,7 @@ int run_collective(const CollectiveOptions& options) {
 
 }  // namespace
 
-Action add_collective_command(CLI::App& app) {
+Action add_collective_command(CLI::App& app, FlagCheck* check) {
   auto options = std::make_shared<CollectiveOptions>();
   CLI::App* command =
       app.add_subcommand("collective", "Simulate one collective over a range of sizes; print nccl-tests' table");
@@ -222,12 +289,13 @@ Action add_collective_command(CLI::App& app) {
       ->add_option("--latency-model", options->latency,
                    "nccl: NCCL's per-step latencies and protocol efficiencies; physical: the topology's latencies")
       ->capture_default_str();
-  command->add_option("--channels", options->channels, "Channels (rings/trees at once); default: one per rail");
+  command->add_option("--channels", options->channels,
+                      "Channels (rings/trees at once), 1 to 64; default: one per rail");
   command->add_option("--sizes", options->sizes, "MIN:MAX[:FACTOR] bytes, e.g. 8:1G (K/M/G are powers of 1024)")
       ->capture_default_str();
-  command->add_option("--ranks", options->ranks, "Use the first N GPUs (default: all)");
-  command->add_option("--root", options->root, "Root rank of broadcast and reduce")->capture_default_str();
-  command->add_option("--pipeline", options->pipeline, "Chain/tree pipeline slices: auto (512 KiB each) or a count")
+  command->add_option("--ranks", options->ranks, "Use the first N GPUs, N >= 2 (default: all)");
+  command->add_option("--root", options->root, "Root rank of broadcast and reduce (default: 0)");
+  command->add_option("--pipeline", options->pipeline, "Chain/tree pipeline slices: auto (512 KiB each) or 1 to 1024")
       ->capture_default_str();
   command->add_flag("--per-flow", options->per_flow, "Simulate every transfer as a flow (no bulk steps)");
   command->add_flag("--json", options->json, "Print the rows as JSON");
@@ -236,6 +304,7 @@ Action add_collective_command(CLI::App& app) {
   command->add_option("--gpu", options->gpu,
                       "GPU model (catalog name): applies NCCL's bus-bandwidth ceiling for its architecture "
                       "(A100: 235 GB/s, Hopper: 370 GB/s) with the nccl latency model");
+  if (check) *check = [options] { check_collective_flags(*options); };
   return [options]() { return run_collective(*options); };
 }
 

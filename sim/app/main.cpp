@@ -5,13 +5,14 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
-#include "atomic_file.hpp"
 #include "commands.hpp"
 #include "report_error.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/output_file.hpp"
 
 int main(int argc, char** argv) {
-  syncsim::app::exit_cleanly_on_interrupt();
+  syncsim::exit_cleanly_on_interrupt();
+  syncsim::check_standard_output_writes();
   CLI::App app{
       "syncsim — a discrete-event simulator of distributed gradient synchronization.\n"
       "Simulates collectives (ring, tree, halving-doubling, ...) on GPU cluster topologies with a max-min fair\n"
@@ -55,14 +56,19 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    if (app.got_subcommand("collective")) return collective();
-    if (app.got_subcommand("topo")) return topo();
-    if (app.got_subcommand("calibrate")) return calibrate();
-    if (app.got_subcommand("validate")) return validate();
-    if (app.got_subcommand("run")) return run();
-    if (app.got_subcommand("sweep")) return sweep();
-    if (app.got_subcommand("plan")) return plan();
-    return 2;
+    const auto command = [&]() -> int {
+      if (app.got_subcommand("collective")) return collective();
+      if (app.got_subcommand("topo")) return topo();
+      if (app.got_subcommand("calibrate")) return calibrate();
+      if (app.got_subcommand("validate")) return validate();
+      if (app.got_subcommand("run")) return run();
+      if (app.got_subcommand("sweep")) return sweep();
+      if (app.got_subcommand("plan")) return plan();
+      return 2;
+    };
+    // Files are checked as they are written (syncsim/core/output_file.hpp); the standard output once the command is
+    // done.
+    return syncsim::finish_standard_output(command());
   } catch (const std::exception&) {
     return syncsim::app::report_error(std::current_exception());
   }

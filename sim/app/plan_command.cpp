@@ -2,6 +2,7 @@
 // question needs on threads, ranks the sizes, names the knee and the bottleneck, recommends one, draws charts.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -9,11 +10,12 @@
 #include <mutex>
 #include <thread>
 
-#include "atomic_file.hpp"
 #include "chart_files.hpp"
 #include "commands.hpp"
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/output_file.hpp"
+#include "syncsim/core/output_set.hpp"
 #include "syncsim/core/units.hpp"
 #include "syncsim/planner/plan_analysis.hpp"
 #include "syncsim/planner/plan_grid.hpp"
@@ -39,16 +41,27 @@ struct PlanOptions {
   std::string objective = "throughput";
   std::optional<double> target_loss;
   std::string outdir;
-  unsigned threads = 0;
+  std::optional<std::int64_t> threads;  // absent: all cores
 };
 
-double positive_number(const std::string& text, const char* flag) {
+// The flags, checked (check_plan_flags): everything but the scenario and the price file, which are read later.
+struct PlanFlags {
+  planner::PlanGoal goal;
+  planner::PlanGrid grid;  // gpu_types empty: the scenario's GPU; networks empty: the scenario's topology
+  unsigned threads = 1;
+};
+
+// Beyond this, a sample count is no training run (large language models train on about 1e13 tokens), and a
+// cost or a time computed from it could leave the range where doubles stay finite.
+constexpr double kMaxSamples = 1e18;
+
+double positive_number(const std::string& text, const char* flag, double max) {
   try {
     const double v = parse_number(text);
-    if (v > 0 && std::isfinite(v)) return v;
+    if (v > 0 && v <= max) return v;
   } catch (const InputError&) {
   }
-  throw InputError(fmt::format("expected a number > 0, got '{}'", text), SourceLocation{flag});
+  throw InputError(fmt::format("expected a number > 0 and at most {:g}, got '{}'", max, text), SourceLocation{flag});
 }
 
 planner::PlanGoal read_goal(const PlanOptions& o) {
@@ -58,9 +71,13 @@ planner::PlanGoal read_goal(const PlanOptions& o) {
                      SourceLocation{"--min-efficiency"});
   }
   goal.min_efficiency = o.min_efficiency;
-  if (!o.samples.empty()) goal.samples = positive_number(o.samples, "--samples");
+  if (!o.samples.empty()) goal.samples = positive_number(o.samples, "--samples", kMaxSamples);
   if (o.target_throughput) {
-    if (!(*o.target_throughput > 0)) throw InputError("expected samples/s > 0", SourceLocation{"--target-throughput"});
+    // inf would be a target no cluster meets, NaN one every comparison fails: both are refused, not planned for.
+    if (!(*o.target_throughput > 0 && std::isfinite(*o.target_throughput))) {
+      throw InputError(fmt::format("expected a finite number of samples/s > 0, got {}", *o.target_throughput),
+                       SourceLocation{"--target-throughput"});
+    }
     goal.target_samples_per_s = *o.target_throughput;
   }
   if (!o.time_to_train.empty()) {
@@ -118,19 +135,66 @@ std::string canonical_gpu(const Scenario& s) {
   }
 }
 
+std::filesystem::path plan_dir(const PlanOptions& o, const Scenario& base) {
+  return o.outdir.empty() ? std::filesystem::path("syncsim-out") / (base.name + "-plan")
+                          : std::filesystem::path(o.outdir);
+}
+
+// The charts planner::plan_charts can draw.
+constexpr const char* kPlanChartStems[] = {"throughput", "efficiency", "cost", "time_to_target"};
+
+// plan.csv and the charts are one set (output_set.hpp): all of an earlier plan or all of this one. A chart an
+// earlier plan drew and this one does not (cost without --prices now) goes with the swap.
+std::vector<std::string> write_plan(const std::filesystem::path& outdir, const std::string& csv,
+                                    const std::vector<planner::NamedChart>& charts) {
+  OutputSet set(outdir);
+  set.add("plan.csv", [&](std::ostream& out) { out << csv; });
+  std::vector<std::string> written{(outdir / "plan.csv").string()};
+  for (const planner::NamedChart& chart : charts) {
+    add_chart_files(set, chart.stem, chart.chart);
+    written.push_back((outdir / (chart.stem + ".svg")).string());
+    written.push_back((outdir / (chart.stem + ".png")).string());
+  }
+  for (const char* stem : kPlanChartStems) {
+    const bool drawn = std::any_of(charts.begin(), charts.end(), [&](const auto& c) { return c.stem == stem; });
+    if (!drawn) remove_chart_files(set, stem);
+  }
+  set.commit();
+  return written;
+}
+
+// The flags a plan can check before reading any file (the cli_args fuzz target runs this alone).
+PlanFlags check_plan_flags(const PlanOptions& o) {
+  PlanFlags flags;
+  flags.goal = read_goal(o);
+  flags.grid.gpu_counts = planner::parse_gpu_counts(o.gpus);
+  if (!o.gpu_types.empty()) flags.grid.gpu_types = planner::parse_gpu_types(o.gpu_types);
+  flags.grid.networks = planner::parse_networks(o.networks);
+  flags.threads = thread_count(o.threads);
+  return flags;
+}
+
 int plan(const PlanOptions& o) {
-  const planner::PlanGoal goal = read_goal(o);
+  PlanFlags flags = check_plan_flags(o);
+  const planner::PlanGoal& goal = flags.goal;
   const Scenario base = load_scenario(o.scenario);
-  planner::PlanGrid grid;
-  grid.gpu_counts = planner::parse_gpu_counts(o.gpus);
-  grid.gpu_types =
-      o.gpu_types.empty() ? std::vector<std::string>{canonical_gpu(base)} : planner::parse_gpu_types(o.gpu_types);
-  grid.networks = planner::parse_networks(o.networks);
+  const std::filesystem::path outdir = plan_dir(o, base);
+  std::vector<std::string> files{"plan.csv"};
+  for (const char* stem : kPlanChartStems) {
+    files.push_back(std::string(stem) + ".svg");
+    files.push_back(std::string(stem) + ".png");
+  }
+  check_output_dir(outdir, "-o", files);  // before the sweep, which may take long
+  planner::PlanGrid grid = std::move(flags.grid);
+  if (grid.gpu_types.empty()) grid.gpu_types = {canonical_gpu(base)};
   if (grid.networks.empty()) grid.networks.push_back({"scenario", std::nullopt});
   std::optional<planner::PriceTable> prices;
   if (!o.prices.empty()) {
     prices = planner::load_price_table(o.prices);
     for (const std::string& gpu : grid.gpu_types) (void)prices->gpu_price(gpu);  // every price known up front
+    std::vector<std::string> labels;
+    for (const planner::PlanNetwork& net : grid.networks) labels.push_back(net.label);
+    prices->check_networks(labels);  // a network priced but not planned is a typo that would cost nothing
   }
   std::vector<planner::SweepPoint> points = planner::plan_points(base, grid);
   if (goal.target_loss) {
@@ -142,7 +206,7 @@ int plan(const PlanOptions& o) {
   std::vector<std::size_t> all(points.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   std::vector<planner::PlanPoint> results(points.size());
-  const unsigned threads = o.threads == 0 ? std::max(1u, std::thread::hardware_concurrency()) : o.threads;
+  const unsigned threads = flags.threads;
   const auto on_point = [&](std::size_t index, const TrainingReport& r) {
     planner::PlanPoint& p = results[index] = planner::plan_point(points[index], r);
     if (prices) {
@@ -158,19 +222,8 @@ int plan(const PlanOptions& o) {
 
   const planner::PlanContext context{base.name, prices ? prices->currency : "", o.prices, goal};
   const planner::Plan result = planner::analyze_plan(std::move(results), goal, context.currency);
-  const std::filesystem::path outdir =
-      o.outdir.empty() ? std::filesystem::path("syncsim-out") / (base.name + "-plan") : std::filesystem::path(o.outdir);
-  std::error_code ec;
-  std::filesystem::create_directories(outdir, ec);
-  if (ec) throw InputError(fmt::format("cannot create '{}': {}", outdir.string(), ec.message()), SourceLocation{"-o"});
   const std::string csv = planner::plan_csv(result, goal);
-  write_file_atomically(outdir / "plan.csv", [&](std::ostream& out) { out << csv; });
-  std::vector<std::string> written{(outdir / "plan.csv").string()};
-  for (const planner::NamedChart& chart : planner::plan_charts(result, context)) {
-    write_chart_files(outdir / chart.stem, chart.chart);
-    written.push_back((outdir / (chart.stem + ".svg")).string());
-    written.push_back((outdir / (chart.stem + ".png")).string());
-  }
+  const std::vector<std::string> written = write_plan(outdir, csv, planner::plan_charts(result, context));
   std::cout << planner::plan_text(result, context);
   std::cout << "wrote " << fmt::format("{}", fmt::join(written, ", ")) << "\n";
   std::cout << result.recommendation << "\n";  // the answer, last
@@ -179,7 +232,7 @@ int plan(const PlanOptions& o) {
 
 }  // namespace
 
-Action add_plan_command(CLI::App& app) {
+Action add_plan_command(CLI::App& app, FlagCheck* check) {
   auto o = std::make_shared<PlanOptions>();
   CLI::App* command = app.add_subcommand(
       "plan", "Which GPU count, GPU type and network to buy: ranked table, knee, bottleneck, recommendation, charts");
@@ -201,7 +254,8 @@ Action add_plan_command(CLI::App& app) {
   command->add_option("--target-loss", o->target_loss, "Held-out loss to reach, with --objective time-to-accuracy");
   command->add_option("--min-efficiency", o->min_efficiency, "Scaling efficiency threshold for the knee (default 0.8)");
   command->add_option("-o,--outdir", o->outdir, "Output folder (default: ./syncsim-out/<scenario>-plan)");
-  command->add_option("-j,--jobs", o->threads, "Threads (default: all cores)");
+  command->add_option("-j,--jobs", o->threads, "Threads, 1 to 1024 (default: all cores)");
+  if (check) *check = [o] { (void)check_plan_flags(*o); };
   return [o]() { return plan(*o); };
 }
 

@@ -7,10 +7,11 @@
 #include <iostream>
 #include <memory>
 
-#include "atomic_file.hpp"
 #include "chart_files.hpp"
 #include "commands.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/output_file.hpp"
+#include "syncsim/core/output_set.hpp"
 #include "syncsim/planner/convergence_chart.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
@@ -96,22 +97,41 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir)
   }
 }
 
+std::filesystem::path output_dir(const RunOptions& options, const Scenario& scenario) {
+  return options.outdir.empty() ? std::filesystem::path("syncsim-out") / scenario.name
+                                : std::filesystem::path(options.outdir);
+}
+
+// report.json, trace.json and the convergence charts are one set (output_set.hpp): an interrupt or a full disk
+// leaves an earlier run's set whole, and charts an earlier run drew but this one does not are taken away with it.
+void write_outputs(const std::filesystem::path& outdir, const Scenario& scenario, const run::RunOutput& sim,
+                   const std::string& report) {
+  OutputSet set(outdir);
+  set.add("trace.json", [&](std::ostream& out) { trace::write_chrome_trace(sim.trace, out); });
+  set.add("report.json", [&](std::ostream& out) { out << report; });
+  if (sim.report.convergence) {
+    add_chart_files(set, "convergence", planner::loss_chart({{scenario.name, &*sim.report.convergence}}));
+  } else {
+    remove_chart_files(set, "convergence");
+  }
+  if (sim.report.convergence && sim.report.staleness) {
+    add_chart_files(set, "staleness", planner::staleness_chart(*sim.report.staleness));
+  } else {
+    remove_chart_files(set, "staleness");
+  }
+  set.commit();
+}
+
 int run_scenario(const RunOptions& options) {
   const Scenario scenario = load_scenario(options.scenario, options.overrides);
+  const std::filesystem::path outdir = output_dir(options, scenario);
+  check_output_dir(
+      outdir, "-o",  // before the simulation, which may take long
+      {"trace.json", "report.json", "convergence.svg", "convergence.png", "staleness.svg", "staleness.png"});
   // Everything is simulated and checked before anything is written.
   const run::RunOutput sim = run::run_scenario(scenario);
   const std::string report = to_json(sim.report).dump(2) + "\n";
-  const std::filesystem::path outdir = options.outdir.empty() ? std::filesystem::path("syncsim-out") / scenario.name
-                                                              : std::filesystem::path(options.outdir);
-  std::error_code ec;
-  std::filesystem::create_directories(outdir, ec);
-  if (ec) throw InputError(fmt::format("cannot create '{}': {}", outdir.string(), ec.message()), SourceLocation{"-o"});
-  write_file_atomically(outdir / "trace.json", [&](std::ostream& out) { trace::write_chrome_trace(sim.trace, out); });
-  write_file_atomically(outdir / "report.json", [&](std::ostream& out) { out << report; });
-  if (sim.report.convergence) {
-    write_chart_files(outdir / "convergence", planner::loss_chart({{scenario.name, &*sim.report.convergence}}));
-    if (sim.report.staleness) write_chart_files(outdir / "staleness", planner::staleness_chart(*sim.report.staleness));
-  }
+  write_outputs(outdir, scenario, sim, report);
   if (options.json) {
     std::cout << report;
   } else {

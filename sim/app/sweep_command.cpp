@@ -2,14 +2,16 @@
 // The sweep itself is syncsim::planner::run_sweep (sweep.hpp); this file is the command line around it.
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <iostream>
 #include <memory>
 #include <thread>
 
-#include "atomic_file.hpp"
 #include "commands.hpp"
 #include "report_error.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/output_file.hpp"
 #include "syncsim/planner/mpi_world.hpp"
 #include "syncsim/planner/sweep.hpp"
 #include "syncsim/planner/sweep_runner.hpp"
@@ -23,26 +25,35 @@ struct SweepCommandOptions {
   std::vector<std::string> vary;
   bool zip = false;
   std::string output;
-  unsigned threads = 0;
+  std::optional<std::int64_t> threads;  // absent: all cores
 };
 
-unsigned default_threads() {
-  return std::max(1u, std::thread::hardware_concurrency());
+// The flags, checked without reading the scenario (the cli_args fuzz target runs this alone): the axes, their
+// point count (count_points refuses more than a million before anything is expanded), the output's format, -j.
+std::vector<planner::VaryAxis> check_sweep_flags(const SweepCommandOptions& options) {
+  if (options.vary.empty()) throw InputError("give at least one --vary key.path=v1,v2,...", SourceLocation{"--vary"});
+  std::vector<planner::VaryAxis> axes;
+  for (const std::string& v : options.vary) axes.push_back(planner::parse_vary(v));
+  (void)planner::count_points(axes, options.zip);
+  if (!options.output.empty()) (void)planner::table_format_of(options.output);
+  (void)thread_count(options.threads);
+  return axes;
 }
 
 int sweep_on_this_rank(const SweepCommandOptions& options, const planner::MpiWorld& world) {
-  if (options.vary.empty()) throw InputError("give at least one --vary key.path=v1,v2,...", SourceLocation{"--vary"});
+  const std::vector<planner::VaryAxis> axes = check_sweep_flags(options);
   planner::SweepOptions o;
   o.scenario = options.scenario;
-  std::vector<planner::VaryAxis> axes;
-  for (const std::string& v : options.vary) axes.push_back(planner::parse_vary(v));
   for (const planner::VaryAxis& a : axes) o.varied_keys.push_back(a.key);
   o.points = planner::expand_points(axes, options.zip);
-  o.threads = options.threads == 0 ? default_threads() : options.threads;
+  o.threads = thread_count(options.threads);
   std::optional<planner::TableFormat> format;
   if (!options.output.empty()) {
+    check_output_file(options.output, "-o");
     o.output = options.output;
     format = planner::table_format_of(*o.output);
+    // What the rows belong to, kept in the output: resuming refuses a file from an edited scenario or other keys.
+    o.fingerprint = planner::sweep_fingerprint(o.scenario, o.varied_keys);
   }
   // Every point's overrides are checked before the first simulation, so a typo costs no time.
   planner::check_overrides(o.scenario, o.points);
@@ -81,7 +92,16 @@ int sweep(const SweepCommandOptions& options) {
 
 }  // namespace
 
-Action add_sweep_command(CLI::App& app) {
+unsigned thread_count(std::optional<std::int64_t> jobs) {
+  if (!jobs) return std::max(1u, std::thread::hardware_concurrency());
+  if (*jobs < 1 || *jobs > kMaxThreads) {
+    throw InputError(fmt::format("expected 1 to {} threads, got {} (leave -j out for all cores)", kMaxThreads, *jobs),
+                     SourceLocation{"-j"});
+  }
+  return static_cast<unsigned>(*jobs);
+}
+
+Action add_sweep_command(CLI::App& app, FlagCheck* check) {
   auto options = std::make_shared<SweepCommandOptions>();
   CLI::App* command = app.add_subcommand(
       "sweep", "Run a scenario over a grid of overrides (threads; MPI ranks under mpirun); one CSV/JSON row per point");
@@ -91,7 +111,8 @@ Action add_sweep_command(CLI::App& app) {
   command->add_flag("--zip", options->zip, "Pair the --vary lists element by element instead of all combinations");
   command->add_option("-o,--output", options->output,
                       "results.csv or results.json; points already in it are skipped (resume). Default: CSV on stdout");
-  command->add_option("-j,--jobs", options->threads, "Threads per process (default: all cores)");
+  command->add_option("-j,--jobs", options->threads, "Threads per process, 1 to 1024 (default: all cores)");
+  if (check) *check = [options] { (void)check_sweep_flags(*options); };
   return [options]() { return sweep(*options); };
 }
 

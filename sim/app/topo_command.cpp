@@ -1,8 +1,8 @@
 // `syncsim topo SPEC [--dot FILE]`: what a topology is made of, its bisection bandwidth and diameter.
 #include <iostream>
 
-#include "atomic_file.hpp"
 #include "commands.hpp"
+#include "syncsim/core/output_file.hpp"
 #include "syncsim/run/memory_budget.hpp"
 #include "syncsim/topology/dot_io.hpp"
 #include "syncsim/topology/topology_spec.hpp"
@@ -24,6 +24,7 @@ Action add_topo_command(CLI::App& app) {
       ->required();
   command->add_option("--dot", options->dot_path, "Also write the topology as Graphviz DOT to this file");
   return [options]() {
+    if (!options->dot_path.empty()) check_output_file(options->dot_path, "--dot");
     const TopologySpec spec = parse_topology_spec(options->spec, "SPEC");
     run::check_memory_budget(spec, "");
     const Topology topology = build_topology(spec);

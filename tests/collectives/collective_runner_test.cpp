@@ -3,6 +3,7 @@
 
 #include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/sim_time_overflow.hpp"
 #include "syncsim/topology/topology_spec.hpp"
 
 using namespace syncsim;
@@ -165,4 +166,23 @@ TEST_CASE("NCCL's architecture ceiling caps busbw on an A100 node, only with NCC
   CHECK(capped > 0.98 * 235);  // 1 GiB: the launch overhead is negligible
   spec.latency = LatencySource::physical;
   CHECK(busbw(simulate_collective(router, spec)) > 235);
+}
+
+// Valid but extreme (issue 14): 1 GiB over 1 bps takes 272 years, past the int64-picosecond clock's 106 days. The
+// collective says so with the transfer that overflowed, as SimTimeOverflow (an InputError), in auto mode (every
+// candidate overflows) and with an explicit algorithm; it once ended in "event scheduled in the past".
+TEST_CASE("a collective slower than the simulated clock is a SimTimeOverflow naming the transfer", "[runner]") {
+  const Topology topology = build_topology("switch:n=4,bw=1bps");
+  Router router(topology);
+  CollectiveSpec spec;
+  spec.size = Bytes{std::int64_t{1} << 30};
+  CHECK_THROWS_AS(simulate_collective(router, spec), SimTimeOverflow);
+  CHECK_THROWS_WITH(simulate_collective(router, spec),
+                    Catch::Contains("passes 106 days") && Catch::Contains("B/s takes"));
+  spec.algorithm = Algorithm::ring;
+  CHECK_THROWS_AS(simulate_collective(router, spec), SimTimeOverflow);
+  // A latency of 2000 h per hop: two hops pass the clock.
+  const Topology slow = build_topology("switch:n=4,bw=100Gbps,lat=2000h");
+  Router slow_router(slow);
+  CHECK_THROWS_AS(simulate_collective(slow_router, spec), SimTimeOverflow);
 }

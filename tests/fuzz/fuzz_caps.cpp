@@ -23,13 +23,13 @@ std::optional<std::int64_t> count_of(const TopologySpec& spec, const std::string
 
 }  // namespace
 
-bool small_enough_to_build(const TopologySpec& spec) {
+bool small_enough_to_build(const TopologySpec& spec, std::int64_t max_gpus) {
   if (spec.kind == "file") return false;
   for (const char* key : {"n", "nodes", "gpus"}) {
-    if (count_of(spec, key).value_or(0) > kMaxFuzzGpus) return false;
+    if (count_of(spec, key).value_or(0) > max_gpus) return false;
   }
   // dgx: nodes x gpus (gpus defaults to 8).
-  if (count_of(spec, "nodes").value_or(1) * count_of(spec, "gpus").value_or(8) > kMaxFuzzGpus) return false;
+  if (count_of(spec, "nodes").value_or(1) * count_of(spec, "gpus").value_or(8) > max_gpus) return false;
   // torus: the product of `dims` (4x4x4); each part is bounded before multiplying, so the product cannot overflow.
   if (const auto it = spec.params.find("dims"); it != spec.params.end()) {
     const std::string& text = it->second;
@@ -39,9 +39,9 @@ bool small_enough_to_build(const TopologySpec& spec) {
       const std::size_t end = std::min(text.find_first_of("xX", start), text.size());
       try {
         const std::int64_t part = parse_count(std::string_view(text).substr(start, end - start));
-        if (part > kMaxFuzzGpus) return false;
+        if (part > max_gpus) return false;
         total *= std::max<std::int64_t>(part, 1);
-        if (total > kMaxFuzzGpus) return false;
+        if (total > max_gpus) return false;
       } catch (const InputError&) {
         // Not a count: the torus generator rejects the whole value.
       }
@@ -49,6 +49,18 @@ bool small_enough_to_build(const TopologySpec& spec) {
     }
   }
   return true;
+}
+
+std::vector<std::string> set_lines(std::string_view text) {
+  constexpr std::string_view kSetPrefix = "#--set ";
+  std::vector<std::string> overrides;
+  for (std::size_t start = 0; start < text.size();) {
+    const std::size_t end = std::min(text.find('\n', start), text.size());
+    const std::string_view line = text.substr(start, end - start);
+    if (line.starts_with(kSetPrefix)) overrides.emplace_back(line.substr(kSetPrefix.size()));
+    start = end + 1;
+  }
+  return overrides;
 }
 
 }  // namespace syncsim::fuzz

@@ -11,7 +11,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "syncsim/topology/topology_spec.hpp"
 
@@ -27,6 +29,10 @@ int fuzz_nccl_tests_log(const std::uint8_t* data, std::size_t size);  // parse_n
 int fuzz_calibration(const std::uint8_t* data, std::size_t size);     // parse_calibration
 int fuzz_prices(const std::uint8_t* data, std::size_t size);          // parse_price_table (plan --prices)
 int fuzz_sweep_args(const std::uint8_t* data, std::size_t size);      // --vary/--zip, --gpus/--gpu-types/--networks
+int fuzz_scenario_run(const std::uint8_t* data, std::size_t size);    // parse_scenario + run::run_scenario (small)
+int fuzz_cli_args(const std::uint8_t* data, std::size_t size);        // every subcommand's flags: CLI11 + flag checks
+int fuzz_sweep_resume(const std::uint8_t* data, std::size_t size);    // parse_table + resumable_rows + match_rows
+int fuzz_topology_file(const std::uint8_t* data, std::size_t size);   // file: spec, built and summarized
 
 struct NamedTarget {
   std::string_view name;  // also the folder of its seed corpus, regressions and malformed inputs
@@ -36,7 +42,8 @@ struct NamedTarget {
 inline constexpr NamedTarget kTargets[] = {
     {"scenario", fuzz_scenario}, {"topology_spec", fuzz_topology_spec},   {"dot", fuzz_dot},
     {"nccl_xml", fuzz_nccl_xml}, {"nccl_tests_log", fuzz_nccl_tests_log}, {"calibration", fuzz_calibration},
-    {"prices", fuzz_prices},     {"sweep_args", fuzz_sweep_args},
+    {"prices", fuzz_prices},     {"sweep_args", fuzz_sweep_args},         {"scenario_run", fuzz_scenario_run},
+    {"cli_args", fuzz_cli_args}, {"sweep_resume", fuzz_sweep_resume},     {"topology_file", fuzz_topology_file},
 };
 
 // Generators accept up to 2^20 GPUs, which is right for users and wrong for a fuzzer: one input asking for a
@@ -46,10 +53,14 @@ inline constexpr std::int64_t kMaxFuzzGpus = 256;
 
 // True when building `spec` stays within kMaxFuzzGpus and reads no file (`file:` specs name paths on the machine
 // running the fuzzer; the DOT and XML readers are fuzzed through their text entry points instead).
-bool small_enough_to_build(const TopologySpec& spec);
+bool small_enough_to_build(const TopologySpec& spec, std::int64_t max_gpus = kMaxFuzzGpus);
 
 inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
 }
+
+// The overrides a scenario input carries as lines `#--set key=value` (comments to YAML), so the fuzzer reaches
+// the override parser too.
+std::vector<std::string> set_lines(std::string_view text);
 
 }  // namespace syncsim::fuzz

@@ -14,14 +14,7 @@ namespace syncsim::fuzz {
 
 int fuzz_scenario(const std::uint8_t* data, std::size_t size) {
   const std::string_view text = as_text(data, size);
-  constexpr std::string_view kSetPrefix = "#--set ";
-  std::vector<std::string> overrides;
-  for (std::size_t start = 0; start < text.size();) {
-    const std::size_t end = std::min(text.find('\n', start), text.size());
-    const std::string_view line = text.substr(start, end - start);
-    if (line.starts_with(kSetPrefix)) overrides.emplace_back(line.substr(kSetPrefix.size()));
-    start = end + 1;
-  }
+  const std::vector<std::string> overrides = set_lines(text);
   try {
     const Scenario scenario = parse_scenario(text, "fuzz.yaml", overrides);
     if (small_enough_to_build(scenario.cluster.topology)) (void)build_scenario_topology(scenario);

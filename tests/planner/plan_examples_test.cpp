@@ -90,6 +90,11 @@ TEST_CASE("the plan's grid resizes each kind of topology and rejects what it can
   CHECK_THROWS_WITH(parse_gpu_counts("64:8"), Catch::Contains("--gpus: empty range"));
   CHECK_THROWS_WITH(parse_gpu_counts(""), Catch::Contains("--gpus"));
   CHECK_THROWS_WITH(parse_gpu_types({"A100-SXM4-80GB,Z100"}), Catch::Contains("--gpu-types: unknown GPU 'Z100'"));
+  // An alias names the same catalog GPU: planned (and priced) twice otherwise.
+  CHECK_THROWS_WITH(parse_gpu_types({"A100-SXM4-80GB,a100-80gb"}),
+                    Catch::Equals("--gpu-types: A100-SXM4-80GB given twice: 'A100-SXM4-80GB' and 'a100-80gb' name the "
+                                  "same GPU"));
+  CHECK_THROWS_WITH(parse_gpu_types({"H100-SXM", "H100-SXM"}), Catch::Contains("H100-SXM-80GB given twice"));
   const auto nets = parse_networks({"ib=dgx:gpus=4,nic_bw=400Gbps;switch:n=8,bw=25Gbps"});
   REQUIRE(nets.size() == 2);
   CHECK(nets[0].label == "ib");

@@ -29,3 +29,25 @@ TEST_CASE("malformed price files are errors at file:line:column and key") {
   CHECK_THROWS_WITH(parse_price_table("currency: USD\n", "p.yaml"), Catch::Contains("no gpu_hour prices"));
   CHECK_THROWS_AS(parse_price_table("gpu_hour: {a: 1\n", "p.yaml"), InputError);
 }
+
+TEST_CASE("a price above kMaxPrice is refused, so that no cost becomes inf") {
+  // 1e308 x 16 GPUs is inf in plan.csv; the limit leaves room for 2^20 GPUs over any time.
+  CHECK_THROWS_WITH(parse_price_table("gpu_hour:\n  A100-SXM4-80GB: 1e308\n", "p.yaml"),
+                    Catch::Contains("p.yaml:2:19: gpu_hour.A100-SXM4-80GB: a price must be at most 1e+09"));
+  CHECK_THROWS_WITH(parse_price_table("gpu_hour:\n  A100-SXM4-80GB: 1\nnetwork_gpu_hour:\n  ib: 2e9\n", "p.yaml"),
+                    Catch::Contains("p.yaml:4:7: network_gpu_hour.ib: a price must be at most"));
+  CHECK(parse_price_table("gpu_hour:\n  A100-SXM4-80GB: 1e9\n", "p.yaml").gpu_price("A100-SXM4-80GB") == 1e9);
+}
+
+TEST_CASE("a file that prices networks must price every planned one; a misspelt key is named") {
+  const PriceTable t =
+      parse_price_table("gpu_hour:\n  A100-SXM4-80GB: 1\nnetwork_gpu_hour:\n  scenario: 0\n  rial400: 0.2\n", "p.yaml");
+  CHECK_NOTHROW(t.check_networks({"scenario"}));
+  CHECK_THROWS_WITH(t.check_networks({"scenario", "rail400"}),
+                    Catch::Equals("p.yaml:5:3: network_gpu_hour.rial400: no planned network is called 'rial400', and "
+                                  "network 'rail400' has no price: did you mean 'rail400'?"));
+  CHECK_THROWS_WITH(t.check_networks({"eth25"}),
+                    Catch::Contains("--prices: p.yaml has no network_gpu_hour entry for network 'eth25'"));
+  // Without network prices, every network adds 0 (documented): nothing to check.
+  CHECK_NOTHROW(parse_price_table("gpu_hour:\n  A100-SXM4-80GB: 1\n", "p.yaml").check_networks({"anything"}));
+}

@@ -104,7 +104,45 @@ const std::vector<Row>& rows() {
       {"yes is not a boolean here", kBase + "training: {overlap: yes}\n",
        "bad.yaml:3:21: training.overlap: expected true or false, got 'yes'"},
       {"degradation factor above 1", kBase + "degraded_links: [{between: [gpu0, switch0], factor: 1.5}]\n",
-       "bad.yaml:3:53: degraded_links[0].factor: expected a fraction of the bandwidth in (0, 1], got 1.5"},
+       "bad.yaml:3:53: degraded_links[0].factor: expected a fraction of the bandwidth in [1e-06, 1], got 1.5"},
+      // Valid-but-extreme values (issue 14): refused at their key before they can overflow the simulated clock.
+      {"degradation factor of 1e-300", kBase + "degraded_links: [{between: [gpu0, switch0], factor: 1e-300}]\n",
+       "bad.yaml:3:53: degraded_links[0].factor: expected a fraction of the bandwidth in [1e-06, 1], got 1e-300"},
+      {"efficiency of 1e-300",
+       "cluster: {gpu: A100, topology: \"switch:n=8,bw=100Gbps\"}\n"
+       "model: {name: resnet50, batch_per_gpu: 32, efficiency: 1e-300}\n",
+       "bad.yaml:2:56: model.efficiency: expected a fraction of peak in [1e-06, 1], got 1e-300"},
+      {"kernel overhead of an hour",
+       "cluster: {gpu: A100, topology: \"switch:n=8,bw=100Gbps\"}\n"
+       "model: {name: resnet50, batch_per_gpu: 32, kernel_overhead: 1h}\n",
+       "bad.yaml:2:61: model.kernel_overhead: expected a per-kernel overhead of at most 1s, got '1h'"},
+      {"batch of 10^12",
+       "cluster: {gpu: A100, topology: \"switch:n=8,bw=100Gbps\"}\n"
+       "model: {name: resnet50, batch_per_gpu: 1000000000000}\n",
+       "bad.yaml:2:40: model.batch_per_gpu: expected at most 16777216 samples per GPU, got 1000000000000"},
+      {"a billion micro-batches",
+       "cluster: {gpu: A100, topology: \"switch:n=8,bw=100Gbps\"}\n"
+       "model: {name: resnet50, batch_per_gpu: 32, micro_batches: 1000000000}\n",
+       "bad.yaml:2:59: model.micro_batches: expected at most 1048576 micro-batches, got 1000000000"},
+      {"a count tagged as a string", kBase + "training: {iterations: !!str 20}\n",
+       "bad.yaml:3:24: training.iterations: expected a whole number, got the string '20' (tagged !!str)"},
+      {"a number tagged as a string", kBase + "stragglers: {slow: [{rank: 1, factor: !!str 1.5}]}\n",
+       "bad.yaml:3:39: stragglers.slow[0].factor: expected a number, got the string '1.5' (tagged !!str)"},
+      {"a boolean tagged as a string", kBase + "training: {overlap: !!str true}\n",
+       "bad.yaml:3:21: training.overlap: expected true or false, got the string 'true' (tagged !!str)"},
+      {"normal jitter of sigma 10", kBase + "stragglers: {jitter: {distribution: normal, sigma: 10}}\n",
+       "bad.yaml:3:52: stragglers.jitter.sigma: expected a spread in [0, 0.5] for normal jitter, got 10"},
+      {"lognormal jitter of sigma 2", kBase + "stragglers: {jitter: {distribution: lognormal, sigma: 2}}\n",
+       "bad.yaml:3:55: stragglers.jitter.sigma: expected a spread in [0, 1] for lognormal jitter, got 2"},
+      {"one worker failing twice at one instant",
+       kBase + "faults:\n  - {at: 1s, kind: worker_down, rank: 1}\n  - {at: 1s, kind: worker_down, rank: 1}\n",
+       "bad.yaml:5:5: faults[1]: rank 1 already fails at 1 s (faults[0]); a worker fails once at an instant"},
+      {"more than 64 channels", kBase + "training: {channels: 65}\n",
+       "bad.yaml:3:22: training.channels: expected at most 64 channels (NCCL's limit), got 65"},
+      {"a layer repeated a billion times",
+       "cluster: {gpu: A100, topology: \"switch:n=8,bw=100Gbps\"}\n"
+       "model: {layers: [{name: fc, params: 10, forward_flops: 20, repeat: 1000000000}], batch_per_gpu: 1}\n",
+       "bad.yaml:2:18: model.layers[0].repeat: the model would have more than 100000 layers"},
       {"degradation ending before it starts",
        kBase + "degraded_links: [{between: [gpu0, switch0], factor: 0.5, from: 2s, until: 1s}]\n",
        "bad.yaml:3:75: degraded_links[0].until: expected a time after `from`"},
@@ -177,5 +215,6 @@ TEST_CASE("invalid scenarios fail with file:line:column, key path and what was w
 }
 
 TEST_CASE("a scenario file that cannot be read is an InputError naming it", "[scenario][invalid]") {
-  CHECK_THROWS_WITH(load_scenario("/nonexistent/run.yaml"), "/nonexistent/run.yaml: cannot open the scenario file");
+  CHECK_THROWS_WITH(load_scenario("/nonexistent/run.yaml"),
+                    "/nonexistent/run.yaml: cannot open the scenario file: No such file or directory");
 }

@@ -222,3 +222,26 @@ TEST_CASE("malformed DOT is an InputError, with the line where it can be found",
     CHECK_THROWS_WITH(read_dot(kData + "/nope.dot"), Catch::Contains("nope.dot") && Catch::Contains("cannot open"));
   }
 }
+
+TEST_CASE("subgraphs nested deeper than 256 levels are refused before Boost's parser recurses into them", "[dot_io]") {
+  // Boost's read_graphviz recurses once per '{': 20,000 levels overflowed the stack (a segfault, not a message).
+  const auto nested = [](int depth, const std::string& open) {
+    std::string text = "graph g {\n  a -- b [bw=\"1Gbps\"];\n  ";
+    for (int level = 0; level < depth; ++level) text += open;
+    return text + std::string(static_cast<std::size_t>(depth), '}') + "\n}\n";
+  };
+  // With the graph's own braces, 256 levels (Boost takes nested subgraphs as `subgraph { ... }`).
+  CHECK(read_dot_text(nested(255, "subgraph {"), "test.dot").gpu_count() == 2);
+  const InputError deep = dot_error(nested(20'000, "{"));
+  CHECK(std::string(deep.what()) == "test.dot:3:258: subgraphs nested deeper than 256 levels");
+  // Braces in strings and comments are text, not nesting.
+  const std::string quoted = "graph g {\n  a [label=\"" + std::string(1000, '{') + "\"];\n  a -- b [bw=\"1Gbps\"];\n" +
+                             "  // " + std::string(1000, '{') + "\n}\n";
+  CHECK(read_dot_text(quoted, "test.dot").gpu_count() == 2);
+}
+
+TEST_CASE("a DOT text with a byte-order mark and CR-only lines reads like the same text without", "[dot_io]") {
+  const Topology plain = read_dot_text("graph g {\n  // GPUs\n  a -- b [bw=\"1Gbps\"];\n}\n", "test.dot");
+  const Topology mac = read_dot_text("\xEF\xBB\xBFgraph g {\r  // GPUs\r  a -- b [bw=\"1Gbps\"];\r}\r", "test.dot");
+  CHECK(link_records(mac) == link_records(plain));
+}

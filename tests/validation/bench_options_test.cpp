@@ -71,6 +71,14 @@ TEST_CASE("bad benchmark flags name the flag", "[bench]") {
   CHECK(with([](BenchFlags& f) { f.warmup_iters = -1; }) == "-w: expected 0 or more iterations, got -1");
   CHECK(with([](BenchFlags& f) { f.check = 2; }) == "-c: expected 0 or 1, got 2");
   CHECK(with([](BenchFlags& f) { f.root = -1; }) == "-r: expected a rank (0 or more), got -1");
+  // Bounds: iterations a typo would make days long, and factors that never finish (or overflow) the sweep.
+  CHECK(with([](BenchFlags& f) { f.iters = 20000000; }) == "-n: expected at most 100000 iterations, got 20000000");
+  CHECK(with([](BenchFlags& f) { f.warmup_iters = 20000000; }) ==
+        "-w: expected at most 100000 iterations, got 20000000");
+  CHECK_THAT(with([](BenchFlags& f) { f.factor = "1.0000001"; }),
+             Catch::StartsWith("-f: ") && Catch::Contains("too close to 1"));
+  CHECK_THAT(with([](BenchFlags& f) { f.factor = "inf"; }), Catch::StartsWith("-f: "));
+  CHECK_THAT(with([](BenchFlags& f) { f.sizes = "8:64:1e-300"; }), Catch::StartsWith("--sizes: "));
   CHECK_THAT(with([](BenchFlags& f) { f.ops = "allreduce,alltoall"; }),
              Catch::StartsWith("--op: unknown collective 'alltoall'"));
 }
@@ -108,7 +116,10 @@ TEST_CASE("benchmark outputs: one log per collective and one JSON, written whole
   for (const auto& entry : std::filesystem::directory_iterator(dir / "out")) {
     CHECK_THAT(entry.path().string(), !Catch::Contains(".tmp"));  // nothing half-written left beside
   }
-  CHECK_THROWS_WITH(write_file_atomically((dir / "missing" / "x.json").string(), "{}"),
-                    Catch::Contains("missing/x.json: cannot write the file"));
+  BenchPlan unwritable = plan;
+  unwritable.out_dir.clear();
+  unwritable.json_path = (dir / "missing" / "x.json").string();
+  CHECK_THROWS_WITH(write_bench_outputs(unwritable, "syncsim-bench-test", {log}, {}),
+                    Catch::Contains("cannot write '" + unwritable.json_path + "'"));
   std::filesystem::remove_all(dir);
 }

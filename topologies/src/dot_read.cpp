@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/input_file.hpp"
 #include "syncsim/topology/dot_io.hpp"
 
 namespace syncsim {
@@ -89,7 +90,12 @@ class Cursor {
   int column_ = 1;
 };
 
-// Checks what Boost would reject without saying where, and reports whether the graph is directed.
+// Boost's parser recurses once per `{` (a subgraph, or an edge's `{a b}` group): 20,000 nested braces overflow
+// the stack. Real topologies nest a few levels; the limit matches the NCCL XML reader's and the scenario reader's.
+constexpr int kMaxSubgraphDepth = 256;
+
+// Checks what Boost would reject without saying where, and reports whether the graph is directed. It walks the
+// text with a loop, never recursing, so it can refuse a nesting depth that Boost's recursion would not survive.
 bool prescan(const Source& source) {
   struct Open {
     char bracket;
@@ -97,6 +103,7 @@ bool prescan(const Source& source) {
     int column;
   };
   std::vector<Open> open;
+  int brace_depth = 0;
   std::string first_word;
   int first_line = 1;
   Cursor at(source.text);
@@ -129,6 +136,10 @@ bool prescan(const Source& source) {
         first_line = here.line;
       }
     } else {
+      if (c == '{' && ++brace_depth > kMaxSubgraphDepth) {
+        throw InputError(fmt::format("subgraphs nested deeper than {} levels", kMaxSubgraphDepth), here);
+      }
+      if (c == '}' && brace_depth > 0) --brace_depth;
       if (c == '{' || c == '[') open.push_back(Open{c, here.line, here.column});
       if (c == '}' || c == ']') {
         if (open.empty() || open.back().bracket != (c == '}' ? '{' : '[')) {
@@ -450,6 +461,12 @@ Topology parse_with_boost(const Source& source, bool directed) {
 }  // namespace
 
 Topology read_dot_text(std::string_view text, std::string_view source_name) {
+  // A byte-order mark (Boost: "Invalid character") and old Mac line endings, as read_input_file handles a file's.
+  std::string normalized;
+  if (needs_normalizing(text)) {
+    normalized = normalized_input_text(text);
+    text = normalized;
+  }
   const Source source{text, std::string(source_name)};
   // Boost's lexer takes a NUL byte for the end of the input and reports it there, far from the byte.
   if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
@@ -468,11 +485,7 @@ Topology read_dot_text(std::string_view text, std::string_view source_name) {
 }
 
 Topology read_dot(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot open the file", SourceLocation{path.string(), 0, 0});
-  std::ostringstream text;
-  text << in.rdbuf();
-  return read_dot_text(text.str(), path.string());
+  return read_dot_text(read_input_file(path, "DOT file"), path.string());
 }
 
 }  // namespace syncsim

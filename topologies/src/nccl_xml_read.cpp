@@ -6,15 +6,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "nccl_xml_hardware.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/input_file.hpp"
 #include "syncsim/topology/nccl_xml_io.hpp"
 #include "xml_reader.hpp"
 
@@ -289,6 +288,12 @@ class Importer {
 }  // namespace
 
 Topology read_nccl_xml_text(std::string_view text, std::string_view source_name) {
+  // A byte-order mark and old Mac line endings, as read_input_file handles a file's.
+  std::string normalized;
+  if (needs_normalizing(text)) {
+    normalized = normalized_input_text(text);
+    text = normalized;
+  }
   const Source source{std::string(source_name)};
   const xml::Element root = xml::parse(text, source.name);
   Topology topology = Importer(source, root).run();
@@ -302,11 +307,7 @@ Topology read_nccl_xml_text(std::string_view text, std::string_view source_name)
 }
 
 Topology read_nccl_xml(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot open the file", SourceLocation{path.string(), 0, 0});
-  std::ostringstream text;
-  text << in.rdbuf();
-  return read_nccl_xml_text(text.str(), path.string());
+  return read_nccl_xml_text(read_input_file(path, "NCCL topology file"), path.string());
 }
 
 }  // namespace syncsim

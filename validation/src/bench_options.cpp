@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/output_file.hpp"
 #include "syncsim/validation/nccl_tests_json.hpp"
 #include "syncsim/validation/nccl_tests_writer.hpp"
 
@@ -86,10 +87,22 @@ BenchPlan make_bench_plan(const BenchFlags& flags) {
     if (plan.range.min < plan.range.max && !(plan.range.factor > 1.0)) {
       bad_flag("-f", fmt::format("the sweep does not advance: factor {} must be above 1", flags.factor));
     }
+    // Finite, and not so close to 1 that the sweep takes more than kMaxSizeSteps sizes (size_range.hpp).
+    for_flag("-f", [&] {
+      check_size_range(plan.range, fmt::format("{}:{}:{}", flags.min_bytes, flags.max_bytes, flags.factor));
+    });
   }
   plan.sizes = expand(plan.range);
   if (flags.warmup_iters < 0) bad_flag("-w", fmt::format("expected 0 or more iterations, got {}", flags.warmup_iters));
   if (flags.iters < 1) bad_flag("-n", fmt::format("expected 1 or more iterations, got {}", flags.iters));
+  // Every iteration is a real collective of up to the largest size, per size and placement: beyond this a typo
+  // (-n 20000000) would hold the GPUs for days.
+  if (flags.warmup_iters > kMaxBenchIters) {
+    bad_flag("-w", fmt::format("expected at most {} iterations, got {}", kMaxBenchIters, flags.warmup_iters));
+  }
+  if (flags.iters > kMaxBenchIters) {
+    bad_flag("-n", fmt::format("expected at most {} iterations, got {}", kMaxBenchIters, flags.iters));
+  }
   if (flags.check != 0 && flags.check != 1) bad_flag("-c", fmt::format("expected 0 or 1, got {}", flags.check));
   if (flags.root < 0) bad_flag("-r", fmt::format("expected a rank (0 or more), got {}", flags.root));
   plan.ops = for_flag("--op", [&] { return parse_collective_list(flags.ops); });
@@ -102,25 +115,6 @@ BenchPlan make_bench_plan(const BenchFlags& flags) {
   return plan;
 }
 
-void write_file_atomically(const std::string& path, const std::string& text) {
-  const std::string temporary = fmt::format("{}.tmp{}", path, ::getpid());
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out << text;
-    out.flush();
-    if (!out) {
-      const std::string reason = std::strerror(errno);
-      std::remove(temporary.c_str());
-      throw InputError(fmt::format("cannot write the file: {}", reason), SourceLocation{path});
-    }
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    std::remove(temporary.c_str());
-    throw InputError(fmt::format("cannot write the file: {}", reason), SourceLocation{path});
-  }
-}
-
 void write_bench_outputs(const BenchPlan& plan, const std::string& tool, const std::vector<NcclTestsLog>& logs,
                          const nlohmann::json& extra) {
   nlohmann::json document = extra.is_object() ? extra : nlohmann::json::object();
@@ -128,6 +122,9 @@ void write_bench_outputs(const BenchPlan& plan, const std::string& tool, const s
   document["results"] = nlohmann::json::array();
   for (const NcclTestsLog& log : logs) document["results"].push_back(to_json(log));
   const std::string json_text = document.dump(2) + "\n";
+  const auto write_text = [](const std::string& path, const std::string& text) {
+    write_file_atomically(path, [&](std::ostream& out) { out << text; });
+  };
   if (!plan.out_dir.empty()) {
     std::error_code error;
     std::filesystem::create_directories(plan.out_dir, error);
@@ -135,14 +132,14 @@ void write_bench_outputs(const BenchPlan& plan, const std::string& tool, const s
       throw InputError(fmt::format("cannot create the directory: {}", error.message()), SourceLocation{plan.out_dir});
     }
   }
-  if (!plan.json_path.empty()) write_file_atomically(plan.json_path, json_text);
+  if (!plan.json_path.empty()) write_text(plan.json_path, json_text);
   if (plan.out_dir.empty()) return;
   for (const NcclTestsLog& log : logs) {
     std::ostringstream text;
     write_nccl_tests_log(text, log);
-    write_file_atomically(fmt::format("{}/{}.log", plan.out_dir, nccl_tests_name(log.collective)), text.str());
+    write_text(fmt::format("{}/{}.log", plan.out_dir, nccl_tests_name(log.collective)), text.str());
   }
-  write_file_atomically(plan.out_dir + "/results.json", json_text);
+  write_text(plan.out_dir + "/results.json", json_text);
 }
 
 }  // namespace syncsim

@@ -3,11 +3,10 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
-#include <fstream>
 #include <initializer_list>
-#include <sstream>
 
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/input_file.hpp"
 #include "syncsim/validation/calibration.hpp"
 
 namespace syncsim {
@@ -30,6 +29,12 @@ const char* kind_name(const YAML::Node& node) {
 std::string shown(const YAML::Node& node) {
   return node.IsScalar() ? fmt::format("'{}'", node.Scalar()) : kind_name(node);
 }
+
+// Latencies (launch, per step) up to a second, ten times the fit's bound (calibration_fit.cpp); efficiencies from
+// 1e-6 of the link rate. Outside them a file's value would overflow the simulated clock (1e308 us was printed as
+// -9223372036841.42 us) or make every transfer last for days.
+constexpr double kMaxLatencyUs = 1e6;
+constexpr double kMinEfficiency = 1e-6;
 
 // One YAML node with the key path that led to it, for messages like `cal.yaml:7:18: regimes[0].launch_us: ...`.
 class Field {
@@ -93,6 +98,15 @@ class Field {
     return value;
   }
 
+  // A latency in [0, kMaxLatencyUs]: beyond it the simulated clock (int64 picoseconds) is the limit, not the file.
+  double latency_us() const {
+    const double value = number_at_least(0, "us");
+    if (value > kMaxLatencyUs) {
+      fail(fmt::format("expected a latency of at most {:g} us (1 s), got {:g}", kMaxLatencyUs, value));
+    }
+    return value;
+  }
+
   std::int64_t whole_number() const {
     std::int64_t value = 0;
     if (!node_.IsScalar() || !YAML::convert<std::int64_t>::decode(node_, value)) {
@@ -130,12 +144,16 @@ class Field {
 LinkCalibration read_link(const Field& field) {
   field.expect_mapping({"step_latency_us", "efficiency"}, {"fitted"});
   LinkCalibration link;
-  link.step_latency_us = field["step_latency_us"].number_at_least(0, "us");
+  link.step_latency_us = field["step_latency_us"].latency_us();
   const Field efficiency = field["efficiency"];
   link.efficiency = efficiency.number();
   if (!(link.efficiency > 0) || link.efficiency > kMaxEfficiency) {
     efficiency.fail(
         fmt::format("expected a fraction of the link rate in (0, {}], got {}", kMaxEfficiency, link.efficiency));
+  }
+  if (link.efficiency < kMinEfficiency) {
+    efficiency.fail(fmt::format("expected a fraction of the link rate of at least {:g}, got {:g}", kMinEfficiency,
+                                link.efficiency));
   }
   link.fitted = field.has("fitted") && field["fitted"].boolean();
   return link;
@@ -146,7 +164,7 @@ CalibrationRegime read_regime(const Field& field) {
   CalibrationRegime regime;
   regime.name = field["name"].text();
   if (regime.name.empty()) field["name"].fail("expected a regime name, got an empty string");
-  regime.launch_us = field["launch_us"].number_at_least(0, "us");
+  regime.launch_us = field["launch_us"].latency_us();
   const Field links = field["links"];
   links.expect_mapping({"nvlink", "pci", "net"}, {});
   for (const LinkClass c : {LinkClass::nvlink, LinkClass::pci, LinkClass::net}) {
@@ -248,11 +266,7 @@ Calibration parse_calibration(const std::string& text, const std::string& source
 }
 
 Calibration read_calibration(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError("cannot open the calibration file", SourceLocation{path});
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_calibration(text.str(), path);
+  return parse_calibration(read_input_file(path, "calibration file"), path);
 }
 
 }  // namespace syncsim

@@ -70,7 +70,33 @@ Placement parse_placement(std::string_view text) {
   throw InputError(fmt::format("unknown placement '{}': expected out_of_place, in_place or min", text));
 }
 
+namespace {
+
+// nccl-tests run with `-d all` or `-o all` prints rows of several data types or reduction ops in one table. Each is
+// a fine measurement, but validation and calibration compare rows by size alone: a float row and a half row of
+// one size are two different measurements of "the same" point, and a fit through both is neither. Refused, with
+// both lines, rather than averaged silently.
+void check_one_kind_of_row(const NcclTestsLog& log) {
+  if (log.rows.empty()) return;
+  const NcclTestsRow& first = log.rows.front();
+  for (const NcclTestsRow& row : log.rows) {
+    const bool type_differs = row.type != first.type;
+    if (!type_differs && row.redop == first.redop) continue;
+    const std::string what = type_differs ? "data type" : "reduction op";
+    const std::string& a = type_differs ? first.type : first.redop;
+    const std::string& b = type_differs ? row.type : row.redop;
+    throw InputError(fmt::format("the log mixes {}s: '{}' here, '{}' at line {}; syncsim compares rows by size alone, "
+                                 "so give one {} per log (run nccl-tests with one -d TYPE and one -o OP, or split "
+                                 "the table)",
+                                 what, b, a, first.line, what),
+                     SourceLocation{log.source, row.line}, type_differs ? "type" : "redop");
+  }
+}
+
+}  // namespace
+
 std::vector<MeasuredPoint> measured_points(const NcclTestsLog& log, Placement placement) {
+  check_one_kind_of_row(log);
   std::vector<MeasuredPoint> points;
   for (const NcclTestsRow& row : log.rows) {
     if (row.size_bytes <= 0) continue;

@@ -110,7 +110,12 @@ NcclTestsRank parse_rank_line(const std::vector<Token>& tokens, std::string_view
   NcclTestsRank rank;
   if (tokens.size() < 2) bad(tokens.front().column);
   const std::int64_t number = parse_integer(tokens[1], where, "rank");
-  if (number < 0 || number > 1'000'000) where.fail(tokens[1].column, "rank", "expected a rank number from 0");
+  if (number < 0) where.fail(tokens[1].column, "rank", "expected a rank number from 0");
+  if (number >= kMaxNcclTestsRanks) {
+    where.fail(tokens[1].column, "rank",
+               fmt::format("rank {} is beyond the {} ranks a log may have (the largest topology syncsim builds)",
+                           number, kMaxNcclTestsRanks));
+  }
   rank.rank = static_cast<int>(number);
   rank.pid = parse_integer(tokens[find("Pid")], where, "pid");
   rank.host = std::string(tokens[find("on")].text);
@@ -182,7 +187,7 @@ NcclTestsRow parse_row(const std::vector<Token>& tokens, NcclTestsLayout layout,
   std::size_t next = 4;
   if (layout == NcclTestsLayout::with_root) {
     const std::int64_t root = parse_integer(tokens[4], where, "root");
-    if (root < -1 || root > 1'000'000) where.fail(tokens[4].column, "root", "expected -1 or a rank");
+    if (root < -1 || root >= kMaxNcclTestsRanks) where.fail(tokens[4].column, "root", "expected -1 or a rank");
     row.root = static_cast<int>(root);
     next = 5;
   }

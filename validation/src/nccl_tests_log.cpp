@@ -5,13 +5,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <map>
-#include <sstream>
+#include <set>
 
 #include "nccl_tests_checks.hpp"
 #include "nccl_tests_lines.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/input_file.hpp"
 
 namespace syncsim {
 
@@ -107,6 +107,10 @@ class LogReader {
     } else if (tokens.front().text == "Rank") {
       if (footer_line_ != 0) second_log(tokens.front(), where);
       if (table_line_ != 0) where.fail(tokens.front().column, "rank", "a rank line inside the table");
+      if (ranks_.size() >= static_cast<std::size_t>(kMaxNcclTestsRanks)) {
+        where.fail(tokens.front().column, "rank",
+                   fmt::format("more than {} rank lines: more ranks than a log may have", kMaxNcclTestsRanks));
+      }
       ranks_.push_back({nccl_tests_detail::parse_rank_line(tokens, line, where), where.line});
     } else if (tokens.front().text == "size") {
       if (table_line_ != 0) second_log(tokens.front(), where);
@@ -165,11 +169,10 @@ class LogReader {
       log_.ranks = static_cast<int>(ranks_.size());
     }
     std::map<std::string, int> per_host;
+    std::set<std::string_view> named;  // a set, not a search of gpu_names: a million ranks may name many devices
     for (const NcclTestsRank& rank : log_.rank_list) {
       ++per_host[rank.host];
-      if (std::find(log_.gpu_names.begin(), log_.gpu_names.end(), rank.device_name) == log_.gpu_names.end()) {
-        log_.gpu_names.push_back(rank.device_name);
-      }
+      if (named.insert(rank.device_name).second) log_.gpu_names.push_back(rank.device_name);
     }
     if (per_host.empty() || log_.ranks != static_cast<int>(log_.rank_list.size())) {
       log_.hosts = 1;
@@ -207,7 +210,12 @@ std::string_view to_string(NcclTestsLayout layout) {
 
 NcclTestsLog parse_nccl_tests_log(std::string_view text, const std::string& source,
                                   const NcclTestsReadOptions& options) {
-  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // a UTF-8 byte-order mark from Windows editors
+  // A UTF-8 byte-order mark from Windows editors, old Mac line endings: as read_input_file gives a file.
+  std::string normalized;
+  if (needs_normalizing(text)) {
+    normalized = normalized_input_text(text);
+    text = normalized;
+  }
   LogReader reader(source, options);
   int number = 0;
   while (!text.empty() || number == 0) {
@@ -220,14 +228,7 @@ NcclTestsLog parse_nccl_tests_log(std::string_view text, const std::string& sour
 }
 
 NcclTestsLog read_nccl_tests_log(const std::string& path, const NcclTestsReadOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    throw InputError(fmt::format("cannot open the nccl-tests log: {}", std::strerror(errno)), SourceLocation{path});
-  }
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError("cannot read the nccl-tests log", SourceLocation{path});
-  return parse_nccl_tests_log(text.str(), path, options);
+  return parse_nccl_tests_log(read_input_file(path, "nccl-tests log"), path, options);
 }
 
 }  // namespace syncsim

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/sim_time_overflow.hpp"
 
 namespace syncsim {
 
@@ -122,7 +123,11 @@ std::string trimmed_number(double value) {
 }  // namespace
 
 SimTime transfer_time(Bytes bytes, Bandwidth bw) {
-  return SimTime::from_seconds(static_cast<double>(bytes.value) / bw.bytes_per_second);
+  const double seconds = static_cast<double>(bytes.value) / bw.bytes_per_second;
+  if (!SimTime::fits_seconds(seconds)) {
+    throw SimTimeOverflow(fmt::format("{} at {} takes {:.3g} s", format_bytes(bytes), format_bandwidth(bw), seconds));
+  }
+  return SimTime::from_seconds(seconds);
 }
 
 Bytes parse_bytes(std::string_view text) {

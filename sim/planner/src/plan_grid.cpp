@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <map>
 #include <set>
 
 #include "syncsim/compute/gpu_spec.hpp"
@@ -118,14 +119,24 @@ std::vector<std::int64_t> parse_gpu_counts(std::string_view text) {
 
 std::vector<std::string> parse_gpu_types(const std::vector<std::string>& args) {
   std::vector<std::string> out;
+  std::map<std::string, std::string> spelling;  // canonical name -> as the user first wrote it
   for (const std::string& arg : args) {
     for (const std::string& name : split(arg, ',')) {
       if (name.empty()) throw InputError("empty GPU name", SourceLocation{"--gpu-types"});
+      std::string canonical;
       try {
-        out.push_back(find_gpu(name).name);
+        canonical = find_gpu(name).name;
       } catch (const InputError& e) {
         throw InputError(e.message(), SourceLocation{"--gpu-types"});
       }
+      // Aliases (a100-80gb) name a catalog GPU too: the same GPU twice would be planned, and priced, twice.
+      const auto [it, first] = spelling.emplace(canonical, name);
+      if (!first) {
+        const std::string why =
+            it->second == name ? std::string() : fmt::format(": '{}' and '{}' name the same GPU", it->second, name);
+        throw InputError(fmt::format("{} given twice{}", canonical, why), SourceLocation{"--gpu-types"});
+      }
+      out.push_back(std::move(canonical));
     }
   }
   return out;

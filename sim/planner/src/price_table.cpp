@@ -1,14 +1,16 @@
 #include "syncsim/planner/price_table.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
+#include <vector>
 
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/input_file.hpp"
 #include "syncsim/core/units.hpp"
 
 namespace syncsim::planner {
@@ -33,7 +35,42 @@ double read_price(const std::string& source, const YAML::Node& node, const std::
   if (!std::isfinite(value) || value < 0) {
     throw InputError(fmt::format("a price must be >= 0, got '{}'", text), at(source, node), key);
   }
+  if (value > kMaxPrice) {
+    throw InputError(fmt::format("a price must be at most {:g} per GPU-hour (so that every cost stays a finite "
+                                 "number), got '{}'",
+                                 kMaxPrice, text),
+                     at(source, node), key);
+  }
   return value;
+}
+
+// Levenshtein distance, for a did-you-mean on a mistyped network name (names are short).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+std::string closest(const std::string& name, const std::vector<std::string>& candidates) {
+  std::string best;
+  std::size_t best_distance = name.size() / 2 + 1;  // beyond this, a guess would mislead more than help
+  for (const std::string& c : candidates) {
+    const std::size_t d = edit_distance(name, c);
+    if (d < best_distance) {
+      best = c;
+      best_distance = d;
+    }
+  }
+  return best;
 }
 
 void require_map(const std::string& source, const YAML::Node& node, const std::string& key) {
@@ -53,6 +90,28 @@ double PriceTable::gpu_price(const std::string& canonical_gpu) const {
 double PriceTable::network_price(const std::string& network) const {
   const auto it = network_gpu_hour.find(network);
   return it == network_gpu_hour.end() ? 0.0 : it->second;
+}
+
+void PriceTable::check_networks(const std::vector<std::string>& planned) const {
+  if (network_gpu_hour.empty()) return;  // no network prices at all: every network adds 0, as documented
+  std::vector<std::string> priced;
+  for (const auto& [name, price] : network_gpu_hour) priced.push_back(name);
+  for (const std::string& network : planned) {
+    if (network_gpu_hour.contains(network)) continue;
+    // A file that prices networks but not this one most likely misspells it (rial400 for rail400): silently the
+    // network would cost nothing.
+    const std::string guess = closest(network, priced);
+    if (!guess.empty() && std::find(planned.begin(), planned.end(), guess) == planned.end()) {
+      throw InputError(fmt::format("no planned network is called '{}', and network '{}' has no price: did you mean "
+                                   "'{}'?",
+                                   guess, network, network),
+                       network_keys.at(guess), "network_gpu_hour." + guess);
+    }
+    throw InputError(fmt::format("{} has no network_gpu_hour entry for network '{}' (it prices {}; list this one too, "
+                                 "at 0 if it adds nothing)",
+                                 source, network, fmt::join(priced, ", ")),
+                     SourceLocation{"--prices"});
+  }
 }
 
 PriceTable parse_price_table(const std::string& yaml, const std::string& source) {
@@ -99,6 +158,7 @@ PriceTable parse_price_table(const std::string& yaml, const std::string& source)
         if (!table.network_gpu_hour.emplace(net.first.Scalar(), read_price(source, net.second, path)).second) {
           throw InputError("network priced twice", at(source, net.first), path);
         }
+        table.network_keys.emplace(net.first.Scalar(), at(source, net.first));
       }
     } else {
       throw InputError(fmt::format("unknown key '{}' (expected currency, gpu_hour or network_gpu_hour)", key),
@@ -111,11 +171,7 @@ PriceTable parse_price_table(const std::string& yaml, const std::string& source)
 }
 
 PriceTable load_price_table(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError(fmt::format("cannot read '{}'", file.string()), SourceLocation{"--prices"});
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  return parse_price_table(buffer.str(), file.string());
+  return parse_price_table(read_input_file(file, "price file"), file.string());
 }
 
 }  // namespace syncsim::planner

@@ -1,6 +1,7 @@
 #include "syncsim/planner/sweep.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <chrono>
 #include <map>
@@ -9,6 +10,7 @@
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/planner/progress_bar.hpp"
 #include "syncsim/planner/sweep_runner.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
 
 namespace syncsim::planner {
 
@@ -27,17 +29,19 @@ std::string point_key(const std::vector<std::string>& labels) {
 
 // Rows of the previous output that belong to this sweep's points, by point index.
 std::map<std::size_t, std::vector<Json>> resumed_rows(const SweepOptions& o, const std::vector<std::string>& columns) {
-  std::map<std::size_t, std::vector<Json>> out;
-  if (!o.output || !std::filesystem::exists(*o.output)) return out;
-  std::map<std::string, std::size_t> index_of;
-  for (const SweepPoint& p : o.points) index_of.emplace(point_key(p.labels), p.index);
-  for (auto& row : read_table(*o.output, table_format_of(*o.output), columns)) {
-    std::vector<std::string> labels;
-    for (std::size_t c = 0; c < o.varied_keys.size(); ++c) labels.push_back(cell_text(row[c]));
-    const auto it = index_of.find(point_key(labels));
-    if (it != index_of.end()) out[it->second] = std::move(row);
+  if (!o.output || !std::filesystem::exists(*o.output)) return {};
+  return match_rows(read_table(*o.output, table_format_of(*o.output), columns, o.fingerprint), o.points,
+                    o.varied_keys.size(), o.output->string());
+}
+
+// 64-bit FNV-1a: small, stable across platforms and versions, and plenty to tell two scenarios apart (this is a
+// guard against mistakes, not against forgery).
+std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 0xcbf29ce484222325ULL) {
+  for (const char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001b3ULL;
   }
-  return out;
+  return hash;
 }
 
 // What a rank sends to rank 0: its rows, or the error that stopped it.
@@ -72,8 +76,38 @@ Json rank_payload(const std::map<std::size_t, std::vector<Json>>& rows, std::exc
 
 }  // namespace
 
+std::map<std::size_t, std::vector<Json>> match_rows(std::vector<std::vector<Json>> rows,
+                                                    const std::vector<SweepPoint>& points, std::size_t varied,
+                                                    const std::string& file) {
+  std::map<std::string, std::size_t> index_of;
+  for (const SweepPoint& p : points) index_of.emplace(point_key(p.labels), p.index);
+  std::map<std::size_t, std::vector<Json>> out;
+  for (auto& row : rows) {
+    std::vector<std::string> labels;
+    for (std::size_t c = 0; c < varied && c < row.size(); ++c) labels.push_back(cell_text(row[c]));
+    const auto it = index_of.find(point_key(labels));
+    // A point no longer in the grid (a value dropped from --vary) is left out; one point twice is an edited file.
+    if (it == index_of.end()) continue;
+    if (!out.emplace(it->second, std::move(row)).second) {
+      throw InputError(fmt::format("point {} ({}) has two rows: the file was edited; delete it, or choose another -o, "
+                                   "to start again",
+                                   it->second, fmt::join(labels, ", ")),
+                       SourceLocation{file});
+    }
+  }
+  return out;
+}
+
+std::string sweep_fingerprint(const std::filesystem::path& scenario, const std::vector<std::string>& varied_keys) {
+  std::uint64_t hash = fnv1a(to_yaml(load_scenario(scenario)));
+  // Each key ends in a byte no key holds, so that {"a.b", "c"} and {"a", "b.c"} differ.
+  for (const std::string& key : varied_keys) hash = fnv1a(key + '\x1f', fnv1a("\n--vary ", hash));
+  return fmt::format("{:016x}", hash);
+}
+
 SweepTable run_sweep(const SweepOptions& o, const MpiWorld& world) {
   SweepTable table;
+  table.fingerprint = o.fingerprint;
   table.columns = o.varied_keys;
   table.columns.insert(table.columns.end(), report_columns().begin(), report_columns().end());
 

@@ -2,10 +2,11 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
+#include <cmath>
+#include <string_view>
 
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/input_file.hpp"
 
 namespace syncsim::planner {
 
@@ -15,61 +16,141 @@ using Json = nlohmann::ordered_json;
 
 // Column name -> where its value sits in to_json(TrainingReport). Scalars only: lists (buckets, per-worker times)
 // are summarized by the columns after this table.
+// What a cell of a column holds; resuming refuses a cell of another type (`samples_per_s: NOT_A_NUMBER`). Any
+// column may be empty (null): a metric a run does not have.
+enum class CellKind {
+  text,
+  number,   // finite
+  integer,  // whole
+  boolean,
+  label,  // a varied key's value, as the user wrote it: any scalar
+};
+
 struct JsonColumn {
   const char* name;
   const char* pointer;
+  CellKind kind;
 };
 constexpr JsonColumn kJsonColumns[] = {
-    {"scenario", "/scenario"},
-    {"strategy", "/strategy"},
-    {"communication", "/communication"},
-    {"algorithm", "/algorithm"},
-    {"latency_model", "/latency_model"},
-    {"workers", "/workers"},
-    {"gpu", "/gpu"},
-    {"model", "/model"},
-    {"params", "/params"},
-    {"precision", "/precision"},
-    {"batch_per_gpu", "/batch_per_gpu"},
-    {"micro_batches", "/micro_batches"},
-    {"global_batch", "/global_batch"},
-    {"iterations", "/iterations"},
-    {"overlap", "/overlap"},
-    {"total_us", "/total_us"},
-    {"iteration_mean_us", "/iteration_time_us/mean"},
-    {"iteration_p50_us", "/iteration_time_us/p50"},
-    {"iteration_p99_us", "/iteration_time_us/p99"},
-    {"samples_per_s", "/samples_per_s"},
-    {"single_gpu_iteration_us", "/single_gpu_iteration_us"},
-    {"single_gpu_samples_per_s", "/single_gpu_samples_per_s"},
-    {"scaling_efficiency", "/scaling_efficiency"},
-    {"compute_share", "/shares/compute"},
-    {"optimizer_share", "/shares/optimizer"},
-    {"exposed_communication_share", "/shares/exposed_communication"},
-    {"idle_share", "/shares/idle"},
-    {"staleness_mean", "/staleness/mean"},
-    {"staleness_max", "/staleness/max"},
-    {"lost_work_us", "/lost_work_us"},
-    {"downtime_us", "/downtime_us"},
-    {"bottleneck", "/bottleneck/bound"},
-    {"bottleneck_resource", "/bottleneck/resource"},
-    {"bottleneck_link_class", "/bottleneck/link_class"},
-    {"bottleneck_compute_share", "/bottleneck/compute_share"},
-    {"bottleneck_communication_share", "/bottleneck/communication_share"},
-    {"bottleneck_straggler_share", "/bottleneck/straggler_share"},
-    {"busiest_link", "/busiest_links/0/from"},  // completed below with "/to"
-    {"busiest_link_class", "/busiest_links/0/class"},
-    {"busiest_link_utilization", "/busiest_links/0/utilization"},
-    {"bucket_cap_bytes", "/bucket_cap_bytes"},
-    {"memory_fits", "/memory/fits"},
-    {"memory_total_bytes", "/memory/total_bytes"},
-    {"memory_capacity_bytes", "/memory/capacity_bytes"},
-    {"time_to_target_us", "/convergence/time_to_target_us"},  // empty without a convergence section
-    {"updates_to_target", "/convergence/updates_to_target"},
-    {"final_loss", "/convergence/final_loss"},
-    {"final_accuracy", "/convergence/final_accuracy"},
+    {"scenario", "/scenario", CellKind::text},
+    {"strategy", "/strategy", CellKind::text},
+    {"communication", "/communication", CellKind::text},
+    {"algorithm", "/algorithm", CellKind::text},
+    {"latency_model", "/latency_model", CellKind::text},
+    {"workers", "/workers", CellKind::integer},
+    {"gpu", "/gpu", CellKind::text},
+    {"model", "/model", CellKind::text},
+    {"params", "/params", CellKind::integer},
+    {"precision", "/precision", CellKind::text},
+    {"batch_per_gpu", "/batch_per_gpu", CellKind::integer},
+    {"micro_batches", "/micro_batches", CellKind::integer},
+    {"global_batch", "/global_batch", CellKind::integer},
+    {"iterations", "/iterations", CellKind::integer},
+    {"overlap", "/overlap", CellKind::boolean},
+    {"total_us", "/total_us", CellKind::number},
+    {"iteration_mean_us", "/iteration_time_us/mean", CellKind::number},
+    {"iteration_p50_us", "/iteration_time_us/p50", CellKind::number},
+    {"iteration_p99_us", "/iteration_time_us/p99", CellKind::number},
+    {"samples_per_s", "/samples_per_s", CellKind::number},
+    {"single_gpu_iteration_us", "/single_gpu_iteration_us", CellKind::number},
+    {"single_gpu_samples_per_s", "/single_gpu_samples_per_s", CellKind::number},
+    {"scaling_efficiency", "/scaling_efficiency", CellKind::number},
+    {"compute_share", "/shares/compute", CellKind::number},
+    {"optimizer_share", "/shares/optimizer", CellKind::number},
+    {"exposed_communication_share", "/shares/exposed_communication", CellKind::number},
+    {"idle_share", "/shares/idle", CellKind::number},
+    {"staleness_mean", "/staleness/mean", CellKind::number},
+    {"staleness_max", "/staleness/max", CellKind::number},
+    {"lost_work_us", "/lost_work_us", CellKind::number},
+    {"downtime_us", "/downtime_us", CellKind::number},
+    {"bottleneck", "/bottleneck/bound", CellKind::text},
+    {"bottleneck_resource", "/bottleneck/resource", CellKind::text},
+    {"bottleneck_link_class", "/bottleneck/link_class", CellKind::text},
+    {"bottleneck_compute_share", "/bottleneck/compute_share", CellKind::number},
+    {"bottleneck_communication_share", "/bottleneck/communication_share", CellKind::number},
+    {"bottleneck_straggler_share", "/bottleneck/straggler_share", CellKind::number},
+    {"busiest_link", "/busiest_links/0/from", CellKind::text},  // completed below with "/to"
+    {"busiest_link_class", "/busiest_links/0/class", CellKind::text},
+    {"busiest_link_utilization", "/busiest_links/0/utilization", CellKind::number},
+    {"bucket_cap_bytes", "/bucket_cap_bytes", CellKind::integer},
+    {"memory_fits", "/memory/fits", CellKind::boolean},
+    {"memory_total_bytes", "/memory/total_bytes", CellKind::integer},
+    {"memory_capacity_bytes", "/memory/capacity_bytes", CellKind::integer},
+    {"time_to_target_us", "/convergence/time_to_target_us", CellKind::number},  // empty without convergence
+    {"updates_to_target", "/convergence/updates_to_target", CellKind::integer},
+    {"final_loss", "/convergence/final_loss", CellKind::number},
+    {"final_accuracy", "/convergence/final_accuracy", CellKind::number},
 };
 constexpr const char* kCountColumns[] = {"faults", "buckets"};
+
+// The first line of a CSV output and the first key of a JSON one (sweep.hpp, sweep_fingerprint).
+constexpr std::string_view kCsvFingerprint = "# syncsim sweep fingerprint=";
+constexpr const char* kJsonFingerprint = "sweep_fingerprint";
+
+CellKind kind_of(const std::string& column) {
+  for (const JsonColumn& c : kJsonColumns) {
+    if (column == c.name) return c.kind;
+  }
+  for (const char* c : kCountColumns) {
+    if (column == c) return CellKind::integer;
+  }
+  return CellKind::label;
+}
+
+const char* kind_name(CellKind kind) {
+  switch (kind) {
+    case CellKind::text:
+      return "text";
+    case CellKind::number:
+      return "a finite number";
+    case CellKind::integer:
+      return "a whole number";
+    case CellKind::boolean:
+      return "true or false";
+    case CellKind::label:
+      break;
+  }
+  return "a value";
+}
+
+// A JSON cell of the right type for its column (null is always allowed).
+bool cell_fits(const Json& cell, CellKind kind) {
+  if (cell.is_null()) return true;
+  switch (kind) {
+    case CellKind::text:
+      return cell.is_string();
+    case CellKind::number:
+      return cell.is_number() && std::isfinite(cell.get<double>());
+    case CellKind::integer:
+      return cell.is_number_integer();
+    case CellKind::boolean:
+      return cell.is_boolean();
+    case CellKind::label:
+      return cell.is_primitive();
+  }
+  return false;
+}
+
+// A CSV cell (text) that reads as its column's type: what a JSON number, integer or boolean prints as.
+bool text_fits(const std::string& text, CellKind kind) {
+  if (text.empty() || kind == CellKind::text || kind == CellKind::label) return true;
+  if (kind == CellKind::boolean) return text == "true" || text == "false";
+  const Json parsed = Json::parse(text, nullptr, false);
+  return !parsed.is_discarded() && cell_fits(parsed, kind);
+}
+
+InputError bad_cell(const std::string& column, const std::string& got, CellKind kind, SourceLocation where) {
+  return InputError(fmt::format("expected {} in this column, got {}: the file was edited, or is not a sweep output "
+                                "(delete it, or choose another -o, to start again)",
+                                kind_name(kind), got),
+                    std::move(where), column);
+}
+
+std::string quoted_cell(const Json& cell) {
+  std::string text = cell.is_string() ? fmt::format("'{}'", cell.get<std::string>()) : cell.dump();
+  if (text.size() > 40) text = text.substr(0, 37) + "...";
+  return text;
+}
 
 std::vector<std::string> make_columns() {
   std::vector<std::string> out;
@@ -89,13 +170,20 @@ std::string csv_quote(const std::string& text) {
 }
 
 // RFC 4180 records; a quoted cell may hold commas, quotes and newlines.
-std::vector<std::vector<std::string>> parse_csv(const std::string& text, const std::string& file) {
-  std::vector<std::vector<std::string>> records;
+// Each record with the line it starts on (for messages; a quoted cell may span lines).
+struct CsvRecord {
+  std::vector<std::string> cells;
+  int line;
+};
+
+std::vector<CsvRecord> parse_csv(std::string_view text, const std::string& file, int first_line) {
+  std::vector<CsvRecord> records;
   std::vector<std::string> record;
   std::string cell;
   bool quoted = false;
   bool cell_was_quoted = false;
-  int line = 1;
+  int line = first_line;
+  int record_line = first_line;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
     if (quoted) {
@@ -116,11 +204,11 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text, const s
       cell_was_quoted = false;
     } else if (c == '\n') {
       record.push_back(std::move(cell));
-      records.push_back(std::move(record));
+      records.push_back({std::move(record), record_line});
       record.clear();
       cell.clear();
       cell_was_quoted = false;
-      ++line;
+      record_line = ++line;
     } else if (c != '\r') {
       cell += c;
     }
@@ -128,9 +216,101 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text, const s
   if (quoted) throw InputError("a quoted cell is never closed", SourceLocation{file, line, 0});
   if (!cell.empty() || !record.empty()) {
     record.push_back(std::move(cell));
-    records.push_back(std::move(record));
+    records.push_back({std::move(record), record_line});
   }
   return records;
+}
+
+InputError columns_mismatch(const std::string& file, int line) {
+  return InputError(
+      "this file holds another sweep's columns: resuming needs the same --vary keys (or choose another -o)",
+      SourceLocation{file, line, 0});
+}
+
+// A fingerprint as sweep_fingerprint writes it: 16 lowercase hex digits.
+bool is_fingerprint(std::string_view text) {
+  return text.size() == 16 && text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
+}
+
+TableFile parse_csv_table(std::string_view text, const std::string& file, const std::vector<std::string>& columns) {
+  TableFile out;
+  int first_line = 1;
+  if (text.starts_with("#")) {
+    const std::size_t end = std::min(text.find('\n'), text.size());
+    std::string_view comment = text.substr(0, end);
+    if (comment.ends_with('\r')) comment.remove_suffix(1);
+    const std::string_view value =
+        comment.starts_with(kCsvFingerprint) ? comment.substr(kCsvFingerprint.size()) : std::string_view();
+    if (!is_fingerprint(value)) {
+      throw InputError(fmt::format("expected '{}' and 16 hex digits on the first line", kCsvFingerprint),
+                       SourceLocation{file, 1, 1});
+    }
+    out.fingerprint = std::string(value);
+    text.remove_prefix(std::min(end + 1, text.size()));
+    first_line = 2;
+  }
+  const auto records = parse_csv(text, file, first_line);
+  if (records.empty()) return out;
+  if (records.front().cells != columns) throw columns_mismatch(file, records.front().line);
+  for (std::size_t r = 1; r < records.size(); ++r) {
+    const CsvRecord& record = records[r];
+    if (record.cells.size() != columns.size()) {
+      throw InputError(fmt::format("expected {} cells, got {}", columns.size(), record.cells.size()),
+                       SourceLocation{file, record.line, 0});
+    }
+    // Cells stay text: written back, text prints exactly as the number it came from did.
+    std::vector<Json> row;
+    for (std::size_t c = 0; c < columns.size(); ++c) {
+      const std::string& cell = record.cells[c];
+      if (!text_fits(cell, kind_of(columns[c]))) {
+        throw bad_cell(columns[c], quoted_cell(Json(cell)), kind_of(columns[c]), SourceLocation{file, record.line, 0});
+      }
+      row.emplace_back(cell.empty() ? Json(nullptr) : Json(cell));
+    }
+    out.rows.push_back(std::move(row));
+  }
+  return out;
+}
+
+TableFile parse_json_table(std::string_view text, const std::string& file, const std::vector<std::string>& columns) {
+  TableFile out;
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const Json::exception& e) {
+    throw InputError(fmt::format("not JSON: {}", e.what()), SourceLocation{file, 0, 0});
+  }
+  const Json* rows = &j;
+  if (j.is_object()) {
+    // {"sweep_fingerprint": "...", "rows": [...]}: what a sweep writes with -o.
+    if (j.size() != 2 || !j.contains(kJsonFingerprint) || !j.contains("rows")) {
+      throw InputError(fmt::format("expected an object of \"{}\" and \"rows\" (or an array of rows)", kJsonFingerprint),
+                       SourceLocation{file, 0, 0});
+    }
+    const Json& fingerprint = j.at(kJsonFingerprint);
+    if (!fingerprint.is_string() || !is_fingerprint(fingerprint.get<std::string>())) {
+      throw InputError("expected 16 hex digits", SourceLocation{file, 0, 0}, kJsonFingerprint);
+    }
+    out.fingerprint = fingerprint.get<std::string>();
+    rows = &j.at("rows");
+  }
+  if (!rows->is_array()) throw InputError("expected a JSON array of rows", SourceLocation{file, 0, 0});
+  for (const Json& object : *rows) {
+    if (!object.is_object() || object.size() != columns.size()) throw columns_mismatch(file, 0);
+    std::vector<Json> row;
+    std::size_t c = 0;
+    for (const auto& [key, value] : object.items()) {
+      if (key != columns[c]) throw columns_mismatch(file, 0);
+      if (!cell_fits(value, kind_of(key))) {
+        throw bad_cell(fmt::format("rows[{}].{}", out.rows.size(), key), quoted_cell(value), kind_of(key),
+                       SourceLocation{file, 0, 0});
+      }
+      ++c;
+      row.push_back(value);
+    }
+    out.rows.push_back(std::move(row));
+  }
+  return out;
 }
 
 }  // namespace
@@ -172,6 +352,7 @@ std::string cell_text(const Json& cell) {
 
 std::string write_csv(const SweepTable& table) {
   std::string out;
+  if (!table.fingerprint.empty()) out += fmt::format("{}{}\n", kCsvFingerprint, table.fingerprint);
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
     if (c > 0) out += ',';
     out += csv_quote(table.columns[c]);
@@ -194,61 +375,45 @@ std::string write_json(const SweepTable& table) {
     for (std::size_t c = 0; c < row.size(); ++c) object[table.columns[c]] = row[c];
     out.push_back(std::move(object));
   }
-  return out.dump(2) + "\n";
+  if (table.fingerprint.empty()) return out.dump(2) + "\n";
+  Json document = Json::object();
+  document[kJsonFingerprint] = table.fingerprint;
+  document["rows"] = std::move(out);
+  return document.dump(2) + "\n";
 }
 
 std::string write_table(const SweepTable& table, TableFormat format) {
   return format == TableFormat::csv ? write_csv(table) : write_json(table);
 }
 
+TableFile parse_table(std::string_view text, const std::string& file, TableFormat format,
+                      const std::vector<std::string>& columns) {
+  return format == TableFormat::csv ? parse_csv_table(text, file, columns) : parse_json_table(text, file, columns);
+}
+
 std::vector<std::vector<Json>> read_table(const std::filesystem::path& path, TableFormat format,
-                                          const std::vector<std::string>& columns) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw InputError(fmt::format("cannot read '{}'", path.string()), SourceLocation{"-o"});
-  std::stringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+                                          const std::vector<std::string>& columns, const std::string& fingerprint) {
   const std::string file = path.string();
-  const auto mismatch = [&](int line) {
-    return InputError(
-        "this file holds another sweep's columns: resuming needs the same --vary keys (or choose another -o)",
-        SourceLocation{file, line, 0});
-  };
-  std::vector<std::vector<Json>> rows;
-  if (format == TableFormat::csv) {
-    const auto records = parse_csv(text, file);
-    if (records.empty()) return rows;
-    if (records.front() != columns) throw mismatch(1);
-    for (std::size_t r = 1; r < records.size(); ++r) {
-      if (records[r].size() != columns.size()) {
-        throw InputError(fmt::format("expected {} cells, got {}", columns.size(), records[r].size()),
-                         SourceLocation{file, static_cast<int>(r + 1), 0});
-      }
-      // Cells stay text: written back, text prints exactly as the number it came from did.
-      std::vector<Json> row;
-      for (const std::string& cell : records[r]) row.emplace_back(cell.empty() ? Json(nullptr) : Json(cell));
-      rows.push_back(std::move(row));
-    }
-    return rows;
+  return resumable_rows(parse_table(read_input_file(path, "sweep output to resume"), file, format, columns), file,
+                        fingerprint);
+}
+
+std::vector<std::vector<Json>> resumable_rows(TableFile table, const std::string& file,
+                                              const std::string& fingerprint) {
+  if (table.rows.empty() && !table.fingerprint) return {};  // empty, or a header alone: nothing to keep
+  if (!table.fingerprint) {
+    throw InputError(
+        "no sweep fingerprint: written by an older syncsim (or redirected from stdout), so resuming cannot tell "
+        "whether its rows belong to this scenario; delete it, or choose another -o, to start again",
+        SourceLocation{file, 1, 0});
   }
-  Json j;
-  try {
-    j = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    throw InputError(fmt::format("not JSON: {}", e.what()), SourceLocation{file, 0, 0});
+  if (*table.fingerprint != fingerprint) {
+    throw InputError(fmt::format("holds the rows of another sweep (fingerprint {}, this sweep's is {}): the scenario "
+                                 "or the --vary keys changed since; delete it, or choose another -o, to start again",
+                                 *table.fingerprint, fingerprint),
+                     SourceLocation{file, 1, 0});
   }
-  if (!j.is_array()) throw InputError("expected a JSON array of rows", SourceLocation{file, 0, 0});
-  for (const Json& object : j) {
-    if (!object.is_object() || object.size() != columns.size()) throw mismatch(0);
-    std::vector<Json> row;
-    std::size_t c = 0;
-    for (const auto& [key, value] : object.items()) {
-      if (key != columns[c++]) throw mismatch(0);
-      row.push_back(value);
-    }
-    rows.push_back(std::move(row));
-  }
-  return rows;
+  return std::move(table.rows);
 }
 
 }  // namespace syncsim::planner

@@ -106,4 +106,15 @@ std::vector<PlannedFault> plan_faults(const Scenario& s, const Topology& topolog
   return planned;
 }
 
+void check_faults_happened(const Scenario& s, const std::vector<bool>& happened, SimTime run_end) {
+  const FaultConfig* first = nullptr;
+  for (std::size_t i = 0; i < s.faults.size() && i < happened.size(); ++i) {
+    if (!happened[i] && (first == nullptr || s.faults[i].at < first->at)) first = &s.faults[i];
+  }
+  if (first == nullptr) return;
+  throw InputError(fmt::format("the fault at {} never happens: the run ends at {} (move it earlier or remove it)",
+                               format_duration(first->at), format_duration(run_end)),
+                   first->where, first->key + ".at");
+}
+
 }  // namespace syncsim::run

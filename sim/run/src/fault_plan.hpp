@@ -35,4 +35,9 @@ struct PlannedFault {
 // In the scenario's order (the engine orders them by time). Throws InputError at the fault's key.
 std::vector<PlannedFault> plan_faults(const Scenario& scenario, const Topology& topology, std::int64_t workers);
 
+// A fault that never took effect because the run ended first (`happened[i]` false for scenario.faults[i]) is an
+// error at its `at`: the run length is known only once simulated, and a fault silently dropped hides a mistake
+// in the scenario (a time in seconds meant as minutes, say). Throws InputError for the earliest such fault.
+void check_faults_happened(const Scenario& scenario, const std::vector<bool>& happened, SimTime run_end);
+
 }  // namespace syncsim::run

@@ -78,4 +78,42 @@ void check_memory_budget(const TopologySpec& spec, const std::string& key) {
       spec.location, key);
 }
 
+void check_run_memory(const Scenario& s) {
+  check_memory_budget(s.cluster.topology);  // the GPUs first: a huge topology is the cause, not the counts below
+  const std::optional<std::int64_t> gpus = planned_gpus(s.cluster.topology);
+  const double workers = static_cast<double>(s.cluster.workers ? s.cluster.workers->value : gpus.value_or(1));
+  const double iterations =
+      static_cast<double>(s.training.iterations) + static_cast<double>(s.training.warmup_iterations);
+  // A catalog model's layers are not known here; its largest (a transformer's) stays under a thousand.
+  const double layers = s.model.layers.empty() ? 1000.0 : static_cast<double>(s.model.layers.size());
+  const double micro_batches = static_cast<double>(s.model.micro_batches);
+  struct Term {
+    double bytes;
+    std::string key;
+    std::string what;
+  };
+  const Term terms[] = {
+      {iterations * (kBytesPerIteration + workers * kBytesPerRankIteration),
+       s.training.warmup_iterations > s.training.iterations ? "training.warmup_iterations" : "training.iterations",
+       fmt::format("{} iterations{} over {:.0f} workers", s.training.iterations,
+                   s.training.warmup_iterations > 0 ? fmt::format(" (and {} warm-up)", s.training.warmup_iterations)
+                                                    : std::string(),
+                   workers)},
+      {micro_batches * (layers * kBytesPerLayerMicroBatch + workers * kBytesPerRankMicroBatch), "model.micro_batches",
+       fmt::format("{:.0f} micro-batches of {:.0f} layers over {:.0f} workers", micro_batches, layers, workers)},
+  };
+  const Term* largest = &terms[0];
+  double needed = 0;
+  for (const Term& term : terms) {
+    needed += term.bytes;
+    if (term.bytes > largest->bytes) largest = &term;
+  }
+  const Bytes budget = memory_budget();
+  if (needed <= static_cast<double>(budget.value)) return;
+  throw InputError(fmt::format("{} need about {:.3g} GiB, over the memory budget of {:.1f} GiB; set "
+                               "SYNCSIM_MEMORY_BUDGET (e.g. 64GB) to allow it",
+                               largest->what, needed / (1LL << 30), static_cast<double>(budget.value) / (1LL << 30)),
+                   SourceLocation{s.source, 0, 0}, largest->key);
+}
+
 }  // namespace syncsim::run

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "syncsim/core/sim_time_overflow.hpp"
 #include "syncsim/topology/router.hpp"
 
 namespace syncsim::run {
@@ -83,8 +84,24 @@ NetworkTimeline::Outcome NetworkTimeline::allreduce_outcome(Bytes size, std::int
   CollectiveSpec spec = context_->collective_spec(CollectiveOp::allreduce, n);
   spec.size = size;
   const auto placed = v.allreduce.emplace(
-      key, at_value(context_->scenario().training.algorithm, [&] { return simulate_collective(v.router, spec); }));
+      key, at_value(context_->scenario().training.algorithm, [&] { return degraded_collective(v, spec, start); }));
   return {&placed.first->second, &v.topology};
+}
+
+CollectiveOutcome NetworkTimeline::degraded_collective(Variant& variant, const CollectiveSpec& spec, SimTime start) {
+  try {
+    return simulate_collective(variant.router, spec);
+  } catch (const SimTimeOverflow& e) {
+    // The undegraded network's collectives are timed first (the nominal iteration), so one that passes the clock
+    // only here does so because of a degradation active now.
+    for (const LinkDegradation& d : context_->scenario().degraded_links) {
+      if (start < d.from || (d.until && start >= *d.until)) continue;
+      throw InputError(
+          fmt::format("{} (an AllReduce of {} over the degraded link)", e.message(), format_bytes(spec.size)), d.where,
+          d.key + ".factor");
+    }
+    throw;
+  }
 }
 
 }  // namespace syncsim::run

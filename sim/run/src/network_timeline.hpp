@@ -58,6 +58,8 @@ class NetworkTimeline {
     std::optional<SimTime> until;
   };
   struct Variant;  // a changed topology and its router
+  // simulate_collective on the variant; a clock overflow placed at the degradation active at `start`.
+  CollectiveOutcome degraded_collective(Variant& variant, const CollectiveSpec& spec, SimTime start);
 
   RunContext* context_;
   std::vector<Change> changes_;

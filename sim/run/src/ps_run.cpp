@@ -8,6 +8,7 @@
 
 #include "client_work.hpp"
 #include "engines.hpp"
+#include "fault_plan.hpp"
 #include "link_report.hpp"
 #include "ps_engine.hpp"
 #include "server_placement.hpp"
@@ -196,6 +197,11 @@ RunOutput run_parameter_server(RunContext& context, convergence::UpdateSchedule*
   Simulator sim(s.seed);
   FlowModel flows(sim, placed.topology);
   const PsResult result = run_parameter_servers(sim, flows, router, setup);
+  std::vector<bool> happened;
+  for (const FaultConfig& fault : s.faults) {
+    happened.push_back(result.clients[static_cast<std::size_t>(fault.rank->value / group)].failed_at.has_value());
+  }
+  check_faults_happened(s, happened, result.total);
   if (schedule != nullptr) *schedule = update_schedule(setup, result, workers, group);
 
   RunOutput out;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -69,11 +70,21 @@ RunContext::RunContext(const Scenario& scenario, const RunProgress* progress)
 }
 
 LayerTimes RunContext::layer_times() const {
-  return syncsim::layer_times(*compute_, model_, batch());
+  try {
+    return syncsim::layer_times(*compute_, model_, batch());
+  } catch (const SimTimeOverflow& e) {
+    // Compute times grow with the batch (and shrink with the efficiency, which the reader bounds).
+    throw scenario_->model.batch_per_gpu.error(
+        fmt::format("{} (a layer's compute time at {} samples per GPU)", e.message(), batch()));
+  }
 }
 
 SimTime RunContext::optimizer_step() const {
-  return compute_->optimizer_step(model_.params(), scenario_->model.optimizer.value);
+  try {
+    return compute_->optimizer_step(model_.params(), scenario_->model.optimizer.value);
+  } catch (const SimTimeOverflow& e) {
+    throw scenario_->model.optimizer.error(fmt::format("{} (the optimizer step)", e.message()));
+  }
 }
 
 StragglerModel RunContext::stragglers() const {
@@ -132,16 +143,58 @@ const CollectiveOutcome& RunContext::allreduce(Bytes size, std::optional<std::si
   }
   const Located<std::optional<Algorithm>>& algorithm = scenario_->training.algorithm;
   const CollectiveOutcome& outcome =
-      allreduce_cache_.emplace(key, at_value(algorithm, [&] { return simulate_collective(*router_, spec); }))
-          .first->second;
+      allreduce_cache_.emplace(key, at_value(algorithm, [&] { return timed_collective(spec); })).first->second;
   if (!shared_key.empty()) CollectiveCache::shared().store(shared_key, outcome);
   return outcome;
+}
+
+CollectiveOutcome RunContext::timed_collective(const CollectiveSpec& spec) {
+  try {
+    return simulate_collective(*router_, spec);
+  } catch (const SimTimeOverflow& e) {
+    // A collective's time depends on the network (bandwidths, latencies) and the latency model alone.
+    const TopologySpec& topology = scenario_->cluster.topology;
+    throw InputError(
+        fmt::format("{} (an AllReduce of {} over {} ranks)", e.message(), format_bytes(spec.size), spec.ranks),
+        topology.location, "cluster.topology");
+  }
 }
 
 void RunContext::report_progress(std::int64_t done, std::int64_t total) const {
   if (progress_ == nullptr) return;
   if (progress_->on_iteration) progress_->on_iteration(done, total);
   if (progress_->stop != nullptr && progress_->stop->load(std::memory_order_relaxed)) throw RunCancelled();
+}
+
+SimTime RunContext::single_gpu_iteration() const {
+  const Scenario& s = *scenario_;
+  const LayerTimes layers = layer_times();
+  SimTime forward_backward;
+  try {
+    for (std::size_t i = 0; i < layers.forward.size(); ++i) forward_backward += layers.forward[i] + layers.backward[i];
+  } catch (const SimTimeOverflow& e) {
+    throw s.model.batch_per_gpu.error(
+        fmt::format("{} (a forward and backward pass at {} samples per GPU)", e.message(), batch()));
+  }
+  try {
+    return forward_backward * s.model.micro_batches + optimizer_step();
+  } catch (const SimTimeOverflow& e) {
+    throw InputError(fmt::format("{} ({} micro-batches of {} each)", e.message(), s.model.micro_batches,
+                                 format_duration(forward_backward)),
+                     SourceLocation{s.source, 0, 0}, "model.micro_batches");
+  }
+}
+
+void RunContext::check_run_length() const {
+  const Scenario& s = *scenario_;
+  const SimTime iteration = single_gpu_iteration();
+  const std::int64_t iterations = s.training.iterations + s.training.warmup_iterations;
+  if (iteration <= SimTime::zero() || iterations <= SimTime::max().ps() / iteration.ps()) return;
+  throw InputError(
+      fmt::format("{} iterations of at least {} each (the compute alone) pass the simulated clock's {:.0f} "
+                  "days (int64 picoseconds)",
+                  iterations, format_duration(iteration), std::floor(SimTime::kLimitDays)),
+      SourceLocation{s.source, 0, 0}, "training.iterations");
 }
 
 TrainingReport RunContext::base_report() const {
@@ -163,10 +216,7 @@ TrainingReport RunContext::base_report() const {
   r.global_batch = workers_ * batch() * s.model.micro_batches;
   r.iterations = s.training.iterations;
   r.overlap = s.training.overlap;
-  const LayerTimes layers = layer_times();
-  SimTime forward_backward;
-  for (std::size_t i = 0; i < layers.forward.size(); ++i) forward_backward += layers.forward[i] + layers.backward[i];
-  r.single_gpu_iteration = SimTime::from_ps(forward_backward.ps() * s.model.micro_batches) + optimizer_step();
+  r.single_gpu_iteration = single_gpu_iteration();
   r.single_gpu_samples_per_second =
       static_cast<double>(batch() * s.model.micro_batches) / r.single_gpu_iteration.seconds();
   r.bucket_cap = s.training.bucket_size;

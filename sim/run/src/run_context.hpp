@@ -13,6 +13,7 @@
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/compute/model_spec.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/sim_time_overflow.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario.hpp"
 #include "syncsim/topology/router.hpp"
@@ -25,11 +26,14 @@ namespace syncsim::run {
 
 // Runs `make`; an InputError without a line gets `value`'s position (file:line:column and key path). One placed
 // on a line of another file (inside a calibration file, say) stays; one naming a file but no line (a file that
-// cannot be opened) is reported at the scenario key that named the file, with the file in the message.
+// cannot be opened) is reported at the scenario key that named the file, with the file in the message. A
+// SimTimeOverflow passes through: the input that led to it is seldom `value` (run_scenario places it).
 template <typename T, typename F>
 auto at_value(const Located<T>& value, F&& make) {
   try {
     return make();
+  } catch (const SimTimeOverflow&) {
+    throw;
   } catch (const InputError& e) {
     if (e.where() && e.where()->line > 0) throw;
     throw value.error(e.where() && !e.where()->source.empty() ? e.where()->source + ": " + e.message() : e.message());
@@ -70,10 +74,20 @@ class RunContext {
   void report_progress(std::int64_t done, std::int64_t total) const;
   bool reports_progress() const { return progress_ != nullptr; }
 
+  // One GPU's iteration: forward and backward of every micro-batch, and the optimizer step. A time beyond the
+  // clock is an InputError at the batch (or the micro-batch count).
+  SimTime single_gpu_iteration() const;
+  // InputError at training.iterations when the iterations' compute alone passes the clock: found before a
+  // simulation that would run until it overflows.
+  void check_run_length() const;
+
   // The report's fields that do not depend on the engine: names, sizes, single-GPU throughput, memory.
   TrainingReport base_report() const;
 
  private:
+  // simulate_collective, with a clock overflow placed at cluster.topology.
+  CollectiveOutcome timed_collective(const CollectiveSpec& spec);
+
   const Scenario* scenario_;
   const RunProgress* progress_;
   GpuSpec gpu_;

@@ -1,5 +1,10 @@
 #include "syncsim/run/run_scenario.hpp"
 
+#include <fmt/format.h>
+
+#include "syncsim/core/sim_time_overflow.hpp"
+#include "syncsim/run/memory_budget.hpp"
+
 #include "bottleneck.hpp"
 #include "convergence_run.hpp"
 #include "engines.hpp"
@@ -10,6 +15,7 @@ namespace {
 
 RunOutput run_engine(const Scenario& scenario, convergence::UpdateSchedule* schedule, const RunProgress* progress) {
   RunContext context(scenario, progress);
+  context.check_run_length();
   const TrainingConfig& t = scenario.training;
   if (t.communication.value == Communication::parameter_server || t.strategy.value == StrategyKind::hybrid) {
     return run_parameter_server(context, schedule);
@@ -17,11 +23,25 @@ RunOutput run_engine(const Scenario& scenario, convergence::UpdateSchedule* sche
   return run_sync_allreduce(context, schedule);  // sync and local_sgd over AllReduce
 }
 
+// A clock overflow that no stage placed (RunContext places the compute and collective times): the run as a whole
+// (many iterations of long ones, a degraded link, a fault's recovery) passed the clock. Reported at the scenario.
+InputError run_too_long(const Scenario& scenario, const SimTimeOverflow& e) {
+  return InputError(fmt::format("{} (simulating {} iterations)", e.message(),
+                                scenario.training.iterations + scenario.training.warmup_iterations),
+                    SourceLocation{scenario.source, 0, 0});
+}
+
 }  // namespace
 
 RunOutput run_scenario(const Scenario& scenario, const RunProgress* progress) {
+  check_run_memory(scenario);
   convergence::UpdateSchedule schedule;
-  RunOutput out = run_engine(scenario, scenario.convergence ? &schedule : nullptr, progress);
+  RunOutput out;
+  try {
+    out = run_engine(scenario, scenario.convergence ? &schedule : nullptr, progress);
+  } catch (const SimTimeOverflow& e) {
+    throw run_too_long(scenario, e);
+  }
   out.report.bottleneck = attribute_bottleneck(out.report);
   if (scenario.convergence) out.report.convergence = run_convergence(scenario, schedule);
   return out;

@@ -126,6 +126,9 @@ RunOutput run_sync_allreduce(RunContext& context, convergence::UpdateSchedule* s
     return network.allreduce_outcome(bytes, ranks, start).outcome;
   });
   const SynchronousRunResult result = run_synchronous(setup);
+  std::vector<bool> happened(s.faults.size(), false);
+  for (const FaultOutcome& outcome : result.faults) happened[outcome.fault] = true;
+  check_faults_happened(s, happened, result.total);
   if (schedule != nullptr) *schedule = update_schedule(setup, result);
 
   RunOutput out;

@@ -8,6 +8,7 @@
 
 #include "syncsim/collectives/lockstep_runner.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/sim_time_overflow.hpp"
 
 namespace syncsim {
 
@@ -223,16 +224,22 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
   }
   std::optional<CollectiveOutcome> best;
   std::string last_refusal;
+  std::optional<SimTimeOverflow> overflow;  // a candidate slower than the clock loses to any that fits
   for (const Candidate& candidate : candidates) {
     try {
       CollectiveOutcome outcome = run_candidate(router, spec, ranks, candidate, hosts);
       if (!best || outcome.time < best->time) best = outcome;
+    } catch (const SimTimeOverflow& e) {
+      if (spec.algorithm) throw;
+      overflow = e;
     } catch (const InputError& e) {
       // With an explicit algorithm its refusal is the answer; in auto mode, try the others.
       if (spec.algorithm) throw;
       last_refusal = e.what();
     }
   }
+  // When none fits, the clock is the reason (the caller names the input behind it), else the last refusal.
+  if (!best && overflow) throw *overflow;
   if (!best) throw InputError(fmt::format("no algorithm can run this collective here: {}", last_refusal));
   return *best;
 }

@@ -5,6 +5,7 @@
 #include <span>
 
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/sim_time_overflow.hpp"
 
 namespace syncsim {
 
@@ -151,9 +152,15 @@ void advance(const CombinedStep& step, const std::vector<std::int64_t>& start, s
   const std::uint32_t* pred = step.pred.data();
   const std::int64_t* self = step.self_weight.data();
   const std::int64_t* receive = step.receive_weight.data();
+  bool overflow = false;  // checked once per step, not per rank: the loop stays branch-free
   for (std::size_t i = 0; i < states; ++i) {
-    next_start[i] = std::max(start[i] + self[i], start[pred[i]] + receive[i]);
+    std::int64_t sent = 0;
+    std::int64_t received = 0;
+    overflow |= __builtin_add_overflow(start[i], self[i], &sent);
+    overflow |= __builtin_add_overflow(start[pred[i]], receive[i], &received);
+    next_start[i] = std::max(sent, received);
   }
+  if (overflow) throw SimTimeOverflow("the steps of a collective (run in lockstep over its channels)");
 }
 
 // Runs the recurrence over the first `steps` steps; records, for each shape, the ranks' start times at its

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/sim_time_overflow.hpp"
 
 namespace syncsim {
 namespace {
@@ -27,6 +28,12 @@ std::uint64_t pack(std::uint32_t slot, std::uint32_t generation) {
 }
 
 }  // namespace
+
+void drain_overflow(double bytes, double rate) {
+  throw SimTimeOverflow(fmt::format("{} at {} takes {:.3g} s",
+                                    format_bytes(Bytes{static_cast<std::int64_t>(std::min(bytes, 9.0e18))}),
+                                    format_bandwidth(Bandwidth{rate}), bytes / rate));
+}
 
 void audit_link_loads(const std::vector<LinkState>& links, const std::vector<FlowState>& flows, SimTime now) {
   for (const LinkState& link : links) {

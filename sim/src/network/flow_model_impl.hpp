@@ -25,8 +25,13 @@
 namespace syncsim {
 
 // The one place a drain time is rounded: FlowModel::drain_time() and the engine must agree to the picosecond.
+// A rate so low that the drain leaves the clock (a link of 1 bps, a degradation factor of 1e-300) is an input's
+// extreme, reported as SimTimeOverflow naming the transfer.
+[[noreturn]] void drain_overflow(double bytes, double rate);
 inline SimTime drain_duration(double bytes, double rate) {
-  return SimTime::from_seconds(bytes / rate);
+  const double seconds = bytes / rate;
+  if (!SimTime::fits_seconds(seconds)) drain_overflow(bytes, rate);
+  return SimTime::from_seconds(seconds);
 }
 
 enum class FlowPhase : std::uint8_t { free, pushing, tail };

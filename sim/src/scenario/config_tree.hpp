@@ -19,6 +19,7 @@ struct ConfigNode {
   Kind kind = Kind::null;
   std::string text;                  // scalar
   bool plain = true;                 // scalar written without quotes (or block style)
+  bool tagged_string = false;        // scalar tagged `!!str` in the file: text, never a number
   std::vector<ConfigNode> items;     // sequence
   std::vector<ConfigEntry> entries;  // mapping, in file order, keys distinct
   SourceLocation where;

@@ -38,6 +38,15 @@ const std::string& scalar(const ConfigNode& node, const std::string& path, std::
   return node.text;
 }
 
+// A number, a count or a boolean: a scalar the file tagged `!!str` says it is text, so it is not read as one.
+const std::string& untyped_scalar(const ConfigNode& node, const std::string& path, std::string_view expected) {
+  const std::string& text = scalar(node, path, expected);
+  if (node.tagged_string) {
+    fail(node, path, fmt::format("expected {}, got the string '{}' (tagged !!str)", expected, text));
+  }
+  return text;
+}
+
 // Rethrows a units.hpp parser error at the node, keeping the parser's message.
 template <typename F>
 auto parsed(const ConfigNode& node, const std::string& path, F&& parse) {
@@ -110,14 +119,14 @@ std::string read_text(const ConfigNode& node, const std::string& path, std::stri
 }
 
 std::int64_t read_count(const ConfigNode& node, const std::string& path, std::int64_t minimum) {
-  const std::string& text = scalar(node, path, "a whole number");
+  const std::string& text = untyped_scalar(node, path, "a whole number");
   const std::int64_t value = parsed(node, path, [&] { return parse_count(text); });
   if (value < minimum) fail(node, path, fmt::format("expected a whole number of at least {}, got {}", minimum, value));
   return value;
 }
 
 std::int64_t read_whole(const ConfigNode& node, const std::string& path, std::int64_t minimum) {
-  const std::string& text = scalar(node, path, "a whole number");
+  const std::string& text = untyped_scalar(node, path, "a whole number");
   const double value = parsed(node, path, [&] { return parse_number(text); });
   if (value != std::floor(value) || std::abs(value) > 9.0e18) {
     fail(node, path, fmt::format("expected a whole number, got '{}'", text));
@@ -129,7 +138,7 @@ std::int64_t read_whole(const ConfigNode& node, const std::string& path, std::in
 }
 
 double read_number(const ConfigNode& node, const std::string& path) {
-  const std::string& text = scalar(node, path, "a number");
+  const std::string& text = untyped_scalar(node, path, "a number");
   return parsed(node, path, [&] { return parse_number(text); });
 }
 
@@ -143,7 +152,7 @@ double read_number_in(const ConfigNode& node, const std::string& path, double lo
 }
 
 bool read_bool(const ConfigNode& node, const std::string& path) {
-  const std::string& text = scalar(node, path, "true or false");
+  const std::string& text = untyped_scalar(node, path, "true or false");
   if (text == "true" || text == "True" || text == "TRUE") return true;
   if (text == "false" || text == "False" || text == "FALSE") return false;
   fail(node, path, fmt::format("expected true or false, got '{}'", text));

@@ -11,6 +11,17 @@ namespace syncsim::scenario_detail {
 
 namespace {
 
+// Inline layers after `repeat` is expanded: far beyond any model (the largest catalog one has under a thousand),
+// and each expanded layer is a value in memory, so a `repeat: 1000000000` is refused before it is expanded.
+constexpr std::int64_t kMaxLayers = 100'000;
+// Compute knobs within which per-layer times stay on the simulated clock: an efficiency of 1e-300 would make a
+// microsecond kernel last 10^294 s, a kernel overhead of an hour per layer is no GPU's.
+constexpr double kMinEfficiency = 1e-6;
+constexpr SimTime kMaxKernelOverhead = SimTime::from_seconds(1);
+// Samples per GPU per micro-batch, and micro-batches: counts that multiply into the global batch (an int64).
+constexpr std::int64_t kMaxBatch = std::int64_t{1} << 24;
+constexpr std::int64_t kMaxMicroBatches = std::int64_t{1} << 20;
+
 struct LayerEntry {
   Located<Layer> layer;
   std::int64_t repeat = 1;
@@ -49,8 +60,15 @@ std::vector<Located<Layer>> read_layers(const ConfigNode& node, const std::strin
   std::vector<Located<Layer>> layers;
   std::map<std::string, std::string, std::less<>> first_given;  // layer name -> key path of its entry
   bool any_params = false;
+  std::int64_t expanded = 0;
   for (std::size_t i = 0; i < items.size(); ++i) {
     const LayerEntry entry = read_layer(items[i], item_path(path, i));
+    if (entry.repeat > kMaxLayers - expanded) {
+      fail(items[i], child_path(entry.layer.key, "repeat"),
+           fmt::format("the model would have more than {} layers ({} before this entry, {} repeats of it)", kMaxLayers,
+                       expanded, entry.repeat));
+    }
+    expanded += entry.repeat;
     const std::string& name = entry.layer.value.name;
     const auto [previous, fresh] = first_given.emplace(name, entry.layer.key);
     if (!fresh)
@@ -98,12 +116,20 @@ ModelConfig read_model(const ConfigNode& node) {
   const ConfigNode& batch = reader.require("batch_per_gpu", "samples per GPU per micro-batch");
   model.batch_per_gpu =
       located(read_count(batch, reader.path("batch_per_gpu"), 1), batch, reader.path("batch_per_gpu"));
+  if (model.batch_per_gpu.value > kMaxBatch) {
+    fail(batch, reader.path("batch_per_gpu"),
+         fmt::format("expected at most {} samples per GPU, got {}", kMaxBatch, model.batch_per_gpu.value));
+  }
   const ConfigNode* precision = reader.get("precision");
   model.precision = precision ? located(read_choice(*precision, reader.path("precision"), kPrecisionNames), *precision,
                                         reader.path("precision"))
                               : reader.defaulted("precision", Precision::fp32);
   if (const ConfigNode* micro = reader.get("micro_batches")) {
     model.micro_batches = read_count(*micro, reader.path("micro_batches"), 1);
+    if (model.micro_batches > kMaxMicroBatches) {
+      fail(*micro, reader.path("micro_batches"),
+           fmt::format("expected at most {} micro-batches, got {}", kMaxMicroBatches, model.micro_batches));
+    }
   }
   const ConfigNode* optimizer = reader.get("optimizer");
   model.optimizer = optimizer ? located(read_choice(*optimizer, reader.path("optimizer"), kOptimizerNames), *optimizer,
@@ -115,10 +141,14 @@ ModelConfig read_model(const ConfigNode& node) {
   }
   if (const ConfigNode* overhead = reader.get("kernel_overhead")) {
     model.kernel_overhead = read_duration(*overhead, reader.path("kernel_overhead"));
+    if (model.kernel_overhead > kMaxKernelOverhead) {
+      fail(*overhead, reader.path("kernel_overhead"),
+           fmt::format("expected a per-kernel overhead of at most 1s, got '{}'", overhead->text));
+    }
   }
   if (const ConfigNode* efficiency = reader.get("efficiency")) {
-    model.efficiency =
-        read_number_in(*efficiency, reader.path("efficiency"), 0, 1, true, "a fraction of peak in (0, 1]");
+    model.efficiency = read_number_in(*efficiency, reader.path("efficiency"), kMinEfficiency, 1, false,
+                                      "a fraction of peak in [1e-06, 1]");
   }
   return model;
 }

@@ -12,6 +12,10 @@ namespace syncsim::scenario_detail {
 
 namespace {
 
+constexpr double kMaxNormalSigma = 0.5;
+constexpr double kMaxLognormalSigma = 1.0;
+constexpr double kMinDegradedFactor = 1e-6;
+
 LinkEnds read_between(const ConfigNode& node, const std::string& path) {
   const auto& items = read_list(node, path);
   if (items.size() != 2) {
@@ -93,8 +97,13 @@ StragglerConfig read_stragglers(const ConfigNode& node) {
     stragglers.jitter.distribution = read_choice(distribution, jitter_reader.path("distribution"), kJitterNames);
     if (stragglers.jitter.distribution != JitterDistribution::none) {
       const ConfigNode& sigma = jitter_reader.require("sigma", "the spread, e.g. 0.05");
+      // Beyond these the multiplier stops meaning a spread: normal's 1 + sigma x N(0, 1) is clamped at 0.05 (in
+      // 3% of draws at 0.5, in half of them at 10), lognormal's median exp(-sigma^2 / 2) falls to 0.6 at 1.
+      const bool normal = stragglers.jitter.distribution == JitterDistribution::normal;
+      const double most = normal ? kMaxNormalSigma : kMaxLognormalSigma;
       stragglers.jitter.sigma =
-          read_number_in(sigma, jitter_reader.path("sigma"), 0, 10, false, "a spread of zero or more");
+          read_number_in(sigma, jitter_reader.path("sigma"), 0, most, false,
+                         fmt::format("a spread in [0, {}] for {} jitter", most, normal ? "normal" : "lognormal"));
     }
   }
   if (const ConfigNode* slow = reader.get("slow")) {
@@ -127,8 +136,11 @@ std::vector<LinkDegradation> read_degraded_links(const ConfigNode& node) {
     link.key = path;
     link.between =
         read_between(reader.require("between", "the link's two nodes, e.g. [nic3, leaf0]"), reader.path("between"));
-    link.factor = read_number_in(reader.require("factor", "the fraction of bandwidth left, e.g. 0.25"),
-                                 reader.path("factor"), 0, 1, true, "a fraction of the bandwidth in (0, 1]");
+    // At least 1e-6 of the bandwidth: below it a link is down (a link_down fault says so), and a factor of 1e-300
+    // would make one transfer outlast the simulated clock.
+    link.factor =
+        read_number_in(reader.require("factor", "the fraction of bandwidth left, e.g. 0.25"), reader.path("factor"),
+                       kMinDegradedFactor, 1, false, "a fraction of the bandwidth in [1e-06, 1]");
     if (const ConfigNode* from = reader.get("from")) link.from = read_duration(*from, reader.path("from"));
     if (const ConfigNode* until = reader.get("until")) {
       link.until = read_duration(*until, reader.path("until"));
@@ -139,11 +151,28 @@ std::vector<LinkDegradation> read_degraded_links(const ConfigNode& node) {
   return links;
 }
 
+// Two failures of one worker at one instant are one failure written twice (the engine would take the second for
+// a new failure once the first is recovered): refused at the second.
+void check_not_repeated(const std::vector<FaultConfig>& faults, const ConfigNode& item) {
+  const FaultConfig& fault = faults.back();
+  if (fault.kind != FaultKind::worker_down) return;
+  for (std::size_t i = 0; i + 1 < faults.size(); ++i) {
+    const FaultConfig& earlier = faults[i];
+    if (earlier.kind == FaultKind::worker_down && earlier.at == fault.at && earlier.rank->value == fault.rank->value) {
+      fail(item, fault.key,
+           fmt::format("rank {} already fails at {} ({}); a worker fails once at an instant", fault.rank->value,
+                       format_duration(fault.at), earlier.key));
+    }
+  }
+}
+
 std::vector<FaultConfig> read_faults(const ConfigNode& node, StrategyKind strategy) {
   std::vector<FaultConfig> faults;
   const auto& items = read_list(node, "faults");
-  for (std::size_t i = 0; i < items.size(); ++i)
+  for (std::size_t i = 0; i < items.size(); ++i) {
     faults.push_back(read_fault(items[i], item_path("faults", i), strategy));
+    check_not_repeated(faults, items[i]);
+  }
   return faults;
 }
 

@@ -10,6 +10,9 @@ namespace syncsim::scenario_detail {
 
 namespace {
 
+// NCCL runs at most 64 channels (MAXCHANNELS); each is a plan of its own in the simulation.
+constexpr std::int64_t kMaxChannels = 64;
+
 ParameterServerConfig read_servers(const ConfigNode& node, const std::string& path) {
   const MapReader reader(node, path, {"count", "placement", "nic_bw", "apply_rate", "apply_time"});
   ParameterServerConfig servers;
@@ -75,6 +78,10 @@ TrainingConfig read_training(const ConfigNode& node, bool has_calibration) {
     training.algorithm = reader.defaulted<std::optional<Algorithm>>("algorithm", std::nullopt);
   }
   training.channels = optional_count(reader, "channels", 1);
+  if (training.channels && training.channels->value > kMaxChannels) {
+    throw training.channels->error(
+        fmt::format("expected at most {} channels (NCCL's limit), got {}", kMaxChannels, training.channels->value));
+  }
   if (const ConfigNode* latency = reader.get("latency_model")) {
     const std::string path = reader.path("latency_model");
     training.latency_model = located(read_choice(*latency, path, kLatencyNames), *latency, path);

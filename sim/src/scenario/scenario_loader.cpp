@@ -4,13 +4,13 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
-#include <sstream>
+#include <algorithm>
 
 #include "config_tree.hpp"
 #include "field_reader.hpp"
 #include "overrides.hpp"
 #include "sections.hpp"
+#include "syncsim/core/input_file.hpp"
 
 namespace syncsim {
 
@@ -39,6 +39,14 @@ Scenario read_scenario(const ConfigNode& root, const std::string& source, const 
   scenario.source = source;
   const ConfigNode* name = reader.get("name");
   scenario.name = name ? read_text(*name, "name") : std::filesystem::path(source).stem().string();
+  // The name is the output folder syncsim-out/NAME: a name, not a path that could lead out of syncsim-out/.
+  const std::string& n = scenario.name;
+  const auto path_char = [](char c) { return c == '/' || c == '\\' || (c >= 0 && c < 0x20); };
+  if (name && (n.find("..") != n.npos || n.starts_with('.') || std::any_of(n.begin(), n.end(), path_char))) {
+    fail(*name, "name",
+         "expected a plain name, the output folder syncsim-out/NAME (no '/', '\\', '..', control characters or "
+         "leading '.')");
+  }
   if (scenario.name.empty()) scenario.name = "scenario";
   if (const ConfigNode* seed = reader.get("seed"))
     scenario.seed = static_cast<std::uint64_t>(read_count(*seed, "seed", 0));
@@ -77,13 +85,9 @@ Scenario parse_in(std::string_view yaml, const std::string& source, const std::f
 
 Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
   const std::string source = file.string();
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw InputError("cannot open the scenario file", SourceLocation{source, 0, 0});
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw InputError("cannot read the scenario file", SourceLocation{source, 0, 0});
+  const std::string text = read_input_file(file, "scenario file");
   const std::filesystem::path base_dir = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
-  return parse_in(text.str(), source, base_dir, overrides);
+  return parse_in(text, source, base_dir, overrides);
 }
 
 Scenario parse_scenario(std::string_view yaml, std::string_view source, const std::vector<std::string>& overrides) {

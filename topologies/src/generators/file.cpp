@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "generators.hpp"
+#include "syncsim/core/input_file.hpp"
 #include "syncsim/topology/dot_io.hpp"
 #include "syncsim/topology/nccl_xml_io.hpp"
 
@@ -27,8 +28,9 @@ Topology build_file(const SpecParams& params) {
                                     extension.empty() ? "(none)" : extension, path.string()));
   }
   std::error_code error;
-  if (!std::filesystem::is_regular_file(path, error)) {
-    params.fail("path", fmt::format("no such file '{}'", path.string()));
+  if (!std::filesystem::exists(path, error)) params.fail("path", fmt::format("no such file '{}'", path.string()));
+  if (const std::string kind = non_regular_kind(path); !kind.empty()) {
+    params.fail("path", fmt::format("'{}' is {}, not a regular file", path.string(), kind));
   }
   return xml ? read_nccl_xml(path) : read_dot(path);
 }

@@ -32,13 +32,13 @@ struct ModelConfig {
   // transformer, the square image side for a CNN. Whether the model takes them is the catalog's call.
   std::optional<Located<std::int64_t>> sequence_length;
   std::optional<Located<std::int64_t>> image_size;
-  Located<std::int64_t> batch_per_gpu;  // samples per GPU per micro-batch
+  Located<std::int64_t> batch_per_gpu;  // samples per GPU per micro-batch, 1 to 2^24
   Located<Precision> precision;
-  std::int64_t micro_batches = 1;  // gradient accumulation: micro-batches per synchronization
+  std::int64_t micro_batches = 1;  // gradient accumulation: micro-batches per synchronization, 1 to 2^20
   Located<Optimizer> optimizer;
   double backward_factor = ComputeOptions{}.backward_factor;
-  SimTime kernel_overhead = ComputeOptions{}.kernel_overhead;
-  // Fraction of peak reached, (0, 1]; nullopt: the calibration's, else ComputeOptions' default.
+  SimTime kernel_overhead = ComputeOptions{}.kernel_overhead;  // at most 1 s
+  // Fraction of peak reached, [1e-6, 1]; nullopt: the calibration's, else ComputeOptions' default.
   std::optional<double> efficiency;
 };
 

@@ -32,7 +32,8 @@ std::string_view to_string(FaultPolicy policy);  // continue_without is written 
 
 struct JitterConfig {
   JitterDistribution distribution = JitterDistribution::none;
-  // lognormal: the multiplier is exp(N(0, sigma)); normal: 1 + N(0, sigma). >= 0.
+  // lognormal: the multiplier is exp(N(0, sigma)), sigma in [0, 1]; normal: 1 + N(0, sigma), sigma in [0, 0.5]
+  // (wider spreads are refused rather than clamped).
   double sigma = 0;
 };
 
@@ -55,13 +56,15 @@ struct LinkEnds {
 
 struct LinkDegradation {
   LinkEnds between;
-  double factor = 1;             // remaining fraction of the bandwidth, in (0, 1]
+  double factor = 1;             // remaining fraction of the bandwidth, in [1e-6, 1]
   SimTime from;                  // >= 0
   std::optional<SimTime> until;  // > from; nullopt: to the end of the run
   SourceLocation where;          // the entry
   std::string key;               // "degraded_links[0]"
 };
 
+// Two worker_down faults of one rank at one instant are refused (at the second). A fault that falls in another's
+// recovery takes effect when training resumes; one after the run's end is an error once the run is simulated.
 struct FaultConfig {
   SimTime at;  // >= 0
   FaultKind kind = FaultKind::worker_down;

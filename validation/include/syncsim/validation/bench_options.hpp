@@ -41,7 +41,12 @@ struct BenchFlags {
 
 void add_bench_options(CLI::App& app, BenchFlags& flags);
 
-// Checked flags: throws InputError naming the flag (`-b`, `--sizes`, `--op`, ...) for bad values.
+// The most warm-up or timed iterations a benchmark takes per size and placement (nccl-tests' defaults: 5 and 20).
+inline constexpr int kMaxBenchIters = 100000;
+
+// Checked flags: throws InputError naming the flag (`-b`, `--sizes`, `--op`, ...) for bad values: sizes below 1
+// byte, a factor that is not finite or does not advance (or takes more than kMaxSizeSteps steps), iterations
+// outside 0 (1 for -n) .. kMaxBenchIters, -c other than 0 or 1, a negative root.
 struct BenchPlan {
   std::vector<CollectiveOp> ops;
   SizeRange range;
@@ -58,12 +63,10 @@ BenchPlan make_bench_plan(const BenchFlags& flags);
 // "allreduce,all_gather", "all", or one name; throws InputError for an unknown one.
 std::vector<CollectiveOp> parse_collective_list(std::string_view text);
 
-// Writes --json and --out-dir outputs: each file complete or not at all (written aside, then renamed).
+// Writes --json and --out-dir outputs as syncsim writes every output (syncsim/core/output_file.hpp): each file
+// complete or not at all, a FIFO or device written through, every error with its reason.
 // `extra` holds what the tool adds to the JSON object beside "tool" and "results" (versions, devices, compute).
 void write_bench_outputs(const BenchPlan& plan, const std::string& tool, const std::vector<NcclTestsLog>& logs,
                          const nlohmann::json& extra);
-
-// Writes `text` to `path` through a temporary file and a rename; throws InputError naming the path on failure.
-void write_file_atomically(const std::string& path, const std::string& text);
 
 }  // namespace syncsim

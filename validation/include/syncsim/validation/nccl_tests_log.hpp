@@ -52,6 +52,11 @@ struct NcclTestsRow {
   int line = 0;  // 1-based line in the source, for messages of later stages; 0 for rows not read from text
 };
 
+// The most ranks a log may have: the generators' GPU limit (2^20), since every rank of a log is simulated on a GPU
+// of a topology. A rank number or a count of rank lines beyond it is an InputError, before any memory is spent on
+// the ranks.
+inline constexpr int kMaxNcclTestsRanks = 1 << 20;
+
 // One `#  Rank  3 Group  0 Pid  10003 on node-00 device  3 [0x37] NVIDIA A100-SXM4-40GB` line.
 struct NcclTestsRank {
   int rank = 0;

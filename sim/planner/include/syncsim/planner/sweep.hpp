@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
+#include <map>
 #include <optional>
 
 #include "syncsim/planner/mpi_world.hpp"
@@ -25,10 +26,22 @@ struct SweepOptions {
   std::vector<SweepPoint> points;
   unsigned threads = 1;
   std::optional<std::filesystem::path> output;  // resumed from when it exists
-  std::ostream* progress = nullptr;             // where the progress bar goes (rank 0), or nowhere
+  std::string fingerprint;           // sweep_fingerprint(scenario, varied_keys): kept in the table, checked on resume
+  std::ostream* progress = nullptr;  // where the progress bar goes (rank 0), or nowhere
   // Writes the table (atomically): called while points finish (one rank only) and never with a partial row.
   std::function<void(const SweepTable&)> save;
 };
+
+// What a sweep's rows belong to, as 16 hex digits (64-bit FNV-1a): the resolved scenario (to_yaml of the loaded
+// file, defaults filled in, so a comment or a reordering does not count as an edit) and the varied keys. A row
+// resumed from a file with another fingerprint could be another scenario's numbers. Throws what load_scenario does.
+std::string sweep_fingerprint(const std::filesystem::path& scenario, const std::vector<std::string>& varied_keys);
+
+// Resumed rows (read_table's) by the index of the point whose labels they carry in their first `varied` cells;
+// rows of points not in `points` are left out. Throws InputError naming `file` for two rows of one point.
+std::map<std::size_t, std::vector<nlohmann::ordered_json>> match_rows(
+    std::vector<std::vector<nlohmann::ordered_json>> rows, const std::vector<SweepPoint>& points, std::size_t varied,
+    const std::string& file);
 
 // The full table on rank 0; on other ranks an empty one. Throws the first error of any rank on every rank:
 // InputError where the input was at fault.

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "syncsim/core/units.hpp"
+#include "syncsim/scenario/scenario.hpp"
 #include "syncsim/topology/topology_spec.hpp"
 
 namespace syncsim::run {
@@ -28,5 +29,19 @@ Bytes memory_budget();
 
 // Throws InputError at the topology spec (under `key`) when planned_gpus x kBytesPerGpu exceeds the budget.
 void check_memory_budget(const TopologySpec& spec, const std::string& key = "cluster.topology");
+
+// Beyond kBytesPerGpu, what a run keeps per iteration (its time, the ranks in it), per rank and iteration (the
+// parameter-server engine's per-worker iteration times and updates), per layer and micro-batch (the iteration's
+// compute phases) and per rank and micro-batch (the micro-batches' start times and their forward and backward spans
+// in the trace). Sizes with a margin, like kBytesPerGpu.
+inline constexpr std::int64_t kBytesPerIteration = 64;
+inline constexpr std::int64_t kBytesPerRankIteration = 64;
+inline constexpr std::int64_t kBytesPerLayerMicroBatch = 96;
+inline constexpr std::int64_t kBytesPerRankMicroBatch = 512;
+
+// Throws InputError, keyed by the count that dominates, when a scenario's sizes (iterations, workers, layers,
+// micro-batches) ask for more memory than the budget, before anything is allocated. Overflow-free: the estimate is
+// a double.
+void check_run_memory(const Scenario& scenario);
 
 }  // namespace syncsim::run

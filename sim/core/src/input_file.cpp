@@ -1,0 +1,111 @@
+#include "syncsim/core/input_file.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "syncsim/core/input_error.hpp"
+
+namespace syncsim {
+
+namespace {
+
+std::string kind_of(mode_t mode) {
+  if (S_ISREG(mode)) return "";
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+std::string format_bytes(std::uint64_t bytes) {
+  if (bytes % (std::uint64_t{1} << 20) == 0) return fmt::format("{} MiB", bytes >> 20);
+  return fmt::format("{} bytes", bytes);
+}
+
+// Closes the descriptor on every path out of read_input_file.
+class FileDescriptor {
+ public:
+  explicit FileDescriptor(int fd) : fd_(fd) {}
+  ~FileDescriptor() {
+    if (fd_ >= 0) ::close(fd_);
+  }
+  FileDescriptor(const FileDescriptor&) = delete;
+  FileDescriptor& operator=(const FileDescriptor&) = delete;
+  int get() const { return fd_; }
+
+ private:
+  int fd_;
+};
+
+void normalize_text(std::string& text) {
+  if (text.size() >= 3 && text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\r' && (i + 1 == text.size() || text[i + 1] != '\n')) text[i] = '\n';
+  }
+}
+
+}  // namespace
+
+bool needs_normalizing(std::string_view text) {
+  if (text.starts_with("\xEF\xBB\xBF")) return true;
+  for (std::size_t cr = text.find('\r'); cr != std::string_view::npos; cr = text.find('\r', cr + 1)) {
+    if (cr + 1 == text.size() || text[cr + 1] != '\n') return true;
+  }
+  return false;
+}
+
+std::string normalized_input_text(std::string_view text) {
+  std::string out(text);
+  normalize_text(out);
+  return out;
+}
+
+std::string non_regular_kind(const std::filesystem::path& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) return "";
+  return kind_of(info.st_mode);
+}
+
+std::string read_input_file(const std::filesystem::path& path, std::string_view what, std::uint64_t max_bytes) {
+  const std::string name = path.string();
+  const auto fail = [&](const std::string& reason) {
+    return InputError(fmt::format("cannot read the {}: {}", what, reason), SourceLocation{name, 0, 0});
+  };
+  // stat before open: opening a FIFO for reading blocks until a writer comes, which may be never.
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    throw InputError(fmt::format("cannot open the {}: {}", what, std::strerror(errno)), SourceLocation{name, 0, 0});
+  }
+  if (const std::string kind = kind_of(info.st_mode); !kind.empty()) {
+    throw fail(fmt::format("it is {}, not a regular file", kind));
+  }
+  const auto too_large = [&] { return fail(fmt::format("it is larger than {}, the limit", format_bytes(max_bytes))); };
+  if (static_cast<std::uint64_t>(info.st_size) > max_bytes) throw too_large();
+  // O_NONBLOCK: should the path have become a FIFO since the stat, the open still returns at once.
+  const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
+  if (fd.get() < 0) {
+    throw InputError(fmt::format("cannot open the {}: {}", what, std::strerror(errno)), SourceLocation{name, 0, 0});
+  }
+  std::string text;
+  text.reserve(static_cast<std::size_t>(info.st_size));
+  char buffer[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd.get(), buffer, sizeof buffer);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw fail(std::strerror(errno));
+    if (n == 0) break;
+    if (text.size() + static_cast<std::uint64_t>(n) > max_bytes) throw too_large();
+    text.append(buffer, static_cast<std::size_t>(n));
+  }
+  normalize_text(text);
+  return text;
+}
+
+}  // namespace syncsim

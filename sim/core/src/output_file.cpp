@@ -1,0 +1,332 @@
+#include "syncsim/core/output_file.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <ostream>
+#include <streambuf>
+
+#include "output_detail.hpp"
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/core/input_file.hpp"
+
+namespace syncsim {
+
+namespace output_detail {
+
+namespace {
+
+// The temporaries being written, for the signal handler to remove; an empty slot starts with '\0'. Slots are set
+// and cleared with the signals blocked, so the handler never sees half a path. A set of outputs holds a temporary
+// and a backup per file: 64 slots is several times the largest set (syncsim plan's).
+constexpr int kSlots = 64;
+constexpr std::size_t kPathMax = 4096;
+char g_temporaries[kSlots][kPathMax];
+
+void on_interrupt(int signal_number) {
+  for (auto& slot : g_temporaries) {
+    if (slot[0] != '\0') ::unlink(slot);
+  }
+  ::_exit(128 + signal_number);  // async-signal-safe, unlike exit()
+}
+
+// Symlinks followed before giving up, as the kernel does (ELOOP).
+constexpr int kMaxSymlinkHops = 40;
+
+// An ostream's buffer over a file descriptor that keeps the first errno a write() gave: std::ofstream only says
+// that something failed, never what (a full disk and a vanished folder read the same).
+class FdStreambuf : public std::streambuf {
+ public:
+  explicit FdStreambuf(int fd) : fd_(fd) { setp(buffer_, buffer_ + sizeof buffer_); }
+  int error() const { return error_; }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (!drain()) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(c);
+      pbump(1);
+    }
+    return traits_type::not_eof(c);
+  }
+  int sync() override { return drain() ? 0 : -1; }
+
+ private:
+  bool drain() {
+    if (error_ != 0) return false;
+    const char* p = pbase();
+    while (p < pptr()) {
+      const ssize_t n = ::write(fd_, p, static_cast<std::size_t>(pptr() - p));
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        error_ = n < 0 ? errno : EIO;
+        return false;
+      }
+      p += n;
+    }
+    setp(buffer_, buffer_ + sizeof buffer_);
+    return true;
+  }
+
+  int fd_;
+  int error_ = 0;
+  char buffer_[1 << 16];
+};
+
+// Writes through `fd`; flush, fsync (where the file is one that can be synced) and close are each checked, and
+// `fd` is closed whatever happens.
+void write_and_close(int fd, const std::filesystem::path& shown, bool sync,
+                     const std::function<void(std::ostream&)>& write) {
+  int error = 0;
+  try {
+    FdStreambuf buffer(fd);
+    std::ostream out(&buffer);
+    write(out);
+    out.flush();
+    error = buffer.error() != 0 ? buffer.error() : (out ? 0 : EIO);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  if (error == 0 && sync && ::fsync(fd) != 0) error = errno;
+  if (::close(fd) != 0 && error == 0 && errno != EINTR) error = errno;
+  if (error != 0) write_failed_errno(shown, error);
+}
+
+}  // namespace
+
+void write_failed(const std::filesystem::path& shown, const std::string& reason) {
+  throw InputError(fmt::format("cannot write '{}': {}", shown.string(), reason));
+}
+
+void write_failed_errno(const std::filesystem::path& shown, int error_number) {
+  write_failed(shown, std::strerror(error_number));
+}
+
+OutputTarget resolve_output(const std::filesystem::path& path) {
+  OutputTarget target;
+  target.file = path;
+  struct stat info {};
+  for (int hops = 0;; ++hops) {
+    if (::lstat(target.file.c_str(), &info) != 0) {
+      if (errno != ENOENT) write_failed_errno(path, errno);
+      return target;  // absent
+    }
+    if (!S_ISLNK(info.st_mode)) break;
+    if (hops == kMaxSymlinkHops) write_failed_errno(path, ELOOP);
+    std::error_code error;
+    const std::filesystem::path link = std::filesystem::read_symlink(target.file, error);
+    if (error) write_failed(path, error.message());
+    target.file = link.is_absolute() ? link : target.file.parent_path() / link;
+  }
+  if (S_ISREG(info.st_mode)) {
+    target.kind = OutputKind::regular;
+    target.mode = info.st_mode & 07777;
+  } else {
+    target.kind = S_ISFIFO(info.st_mode) || S_ISCHR(info.st_mode) ? OutputKind::write_through : OutputKind::refused;
+    target.what = non_regular_kind(target.file);
+  }
+  return target;
+}
+
+std::filesystem::path temporary_beside(const std::filesystem::path& file, const char* suffix) {
+  return file.string() + fmt::format(".{}{}", suffix, ::getpid());
+}
+
+void write_new_file(const std::filesystem::path& file, const std::filesystem::path& shown, mode_t mode,
+                    const std::function<void(std::ostream&)>& write) {
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0666);
+  if (fd < 0) write_failed_errno(shown, errno);
+  if (mode != 0) (void)::fchmod(fd, mode);  // best effort: a file the user made read-only for others stays so
+  write_and_close(fd, shown, true, write);
+}
+
+void write_through(const std::filesystem::path& file, const std::filesystem::path& shown,
+                   const std::function<void(std::ostream&)>& write) {
+  // Replacing /dev/null or a FIFO by a rename would destroy it for everyone: write into it instead. A FIFO's open
+  // waits for a reader, as a shell's redirection does.
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) write_failed_errno(shown, errno);
+  write_and_close(fd, shown, false, write);
+}
+
+RegisteredTemporary::RegisteredTemporary(const std::filesystem::path& path) : slot_(-1) {
+  const std::string text = path.string();
+  if (text.size() >= kPathMax) write_failed(path, "the path is too long");
+  const SignalsBlocked blocked;
+  for (int i = 0; i < kSlots; ++i) {
+    if (g_temporaries[i][0] == '\0') {
+      std::memcpy(g_temporaries[i], text.c_str(), text.size() + 1);
+      slot_ = i;
+      return;
+    }
+  }
+  write_failed(path, "too many files written at once");
+}
+
+RegisteredTemporary::~RegisteredTemporary() {
+  const SignalsBlocked blocked;
+  g_temporaries[slot_][0] = '\0';
+}
+
+SignalsBlocked::SignalsBlocked() {
+  sigset_t block;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &block, &previous_);
+}
+
+SignalsBlocked::~SignalsBlocked() {
+  pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
+}
+
+}  // namespace output_detail
+
+using namespace output_detail;
+
+namespace {
+
+[[noreturn]] void fail_at(std::string_view flag, const std::string& message) {
+  throw InputError(message, SourceLocation{std::string(flag)});
+}
+
+// The folder a new file goes into (or a regular file is replaced in) must exist and take new entries.
+void check_folder_takes_files(const std::filesystem::path& folder, const std::filesystem::path& shown,
+                              std::string_view flag) {
+  const std::filesystem::path dir = folder.empty() ? "." : folder;
+  struct stat info {};
+  if (::stat(dir.c_str(), &info) != 0) {
+    fail_at(flag, fmt::format("cannot write '{}': folder '{}' {}", shown.string(), dir.string(),
+                              errno == ENOENT ? "does not exist" : std::strerror(errno)));
+  }
+  if (!S_ISDIR(info.st_mode)) {
+    fail_at(flag, fmt::format("cannot write '{}': '{}' is not a folder", shown.string(), dir.string()));
+  }
+  if (::access(dir.c_str(), W_OK | X_OK) != 0) {
+    fail_at(flag, fmt::format("cannot write '{}': folder '{}' is not writable ({})", shown.string(), dir.string(),
+                              std::strerror(errno)));
+  }
+}
+
+}  // namespace
+
+void exit_cleanly_on_interrupt() {
+  struct sigaction action {};
+  action.sa_handler = on_interrupt;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+namespace {
+// std::cout's buffer once check_standard_output_writes() has run; never freed, since std::cout is flushed at exit
+// after every static object is gone.
+FdStreambuf* g_standard_output = nullptr;
+}  // namespace
+
+void check_standard_output_writes() {
+  // A terminal keeps the standard library's line buffering: what a user watches appears line by line. A file or a
+  // pipe is fully buffered either way.
+  if (::isatty(STDOUT_FILENO) == 1 || g_standard_output != nullptr) return;
+  std::cout.flush();
+  g_standard_output = new FdStreambuf(STDOUT_FILENO);
+  std::cout.rdbuf(g_standard_output);
+}
+
+int finish_standard_output(int code) {
+  std::cout.flush();
+  const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout) != 0;
+  if (!failed) return code;
+  const int error = g_standard_output != nullptr ? g_standard_output->error() : 0;
+  std::cerr << "syncsim: error: cannot write the standard output" << (error != 0 ? ": " : "")
+            << (error != 0 ? std::strerror(error) : "") << '\n';
+  return 2;
+}
+
+void write_file_atomically(const std::filesystem::path& path, const std::function<void(std::ostream&)>& write) {
+  const OutputTarget target = resolve_output(path);
+  if (target.kind == OutputKind::refused) write_failed(path, fmt::format("it is {}", target.what));
+  if (target.kind == OutputKind::write_through) return write_through(target.file, path, write);
+  const std::filesystem::path temporary = temporary_beside(target.file, "tmp");
+  const RegisteredTemporary registered(temporary);
+  try {
+    write_new_file(temporary, path, target.mode, write);
+  } catch (...) {
+    ::unlink(temporary.c_str());
+    throw;
+  }
+  const SignalsBlocked blocked;
+  if (::rename(temporary.c_str(), target.file.c_str()) != 0) {
+    const int error = errno;
+    ::unlink(temporary.c_str());
+    write_failed_errno(path, error);
+  }
+}
+
+void check_output_file(const std::filesystem::path& path, std::string_view flag) {
+  OutputTarget target;
+  try {
+    target = resolve_output(path);
+  } catch (const InputError& e) {
+    throw e.at(SourceLocation{std::string(flag)});
+  }
+  if (target.kind == OutputKind::refused) {
+    fail_at(flag, fmt::format("cannot write '{}': it is {}", path.string(), target.what));
+  }
+  if (target.kind == OutputKind::write_through) {
+    if (::access(target.file.c_str(), W_OK) != 0) {
+      fail_at(flag, fmt::format("cannot write '{}': {}", path.string(), std::strerror(errno)));
+    }
+    return;
+  }
+  check_folder_takes_files(target.file.parent_path(), path, flag);
+}
+
+void check_output_dir(const std::filesystem::path& dir, std::string_view flag, const std::vector<std::string>& files) {
+  // The nearest folder that exists: create_directories makes the rest, so it alone must take new entries.
+  std::filesystem::path existing = dir.empty() ? "." : dir;
+  struct stat info {};
+  while (::stat(existing.c_str(), &info) != 0) {
+    if (errno != ENOENT && errno != ENOTDIR) {
+      fail_at(flag, fmt::format("cannot create '{}': {}", dir.string(), std::strerror(errno)));
+    }
+    const std::filesystem::path parent = existing.parent_path();
+    if (parent == existing || parent.empty()) {
+      existing = parent.empty() ? "." : parent;
+      if (::stat(existing.c_str(), &info) != 0) fail_at(flag, fmt::format("cannot create '{}'", dir.string()));
+      break;
+    }
+    existing = parent;
+  }
+  if (!S_ISDIR(info.st_mode)) {
+    fail_at(flag, existing == dir
+                      ? fmt::format("cannot write into '{}': it is not a folder", dir.string())
+                      : fmt::format("cannot create '{}': '{}' is not a folder", dir.string(), existing.string()));
+  }
+  if (::access(existing.c_str(), W_OK | X_OK) != 0) {
+    fail_at(flag, fmt::format("cannot write into '{}': folder '{}' is not writable ({})", dir.string(),
+                              existing.string(), std::strerror(errno)));
+  }
+  if (existing != dir) return;  // a folder still to be made holds nothing
+  for (const std::string& name : files) {
+    const std::filesystem::path file = dir / name;
+    try {
+      const OutputTarget target = resolve_output(file);
+      if (target.kind == OutputKind::refused) write_failed(file, fmt::format("it is {}", target.what));
+    } catch (const InputError& e) {
+      throw e.at(SourceLocation{std::string(flag)});
+    }
+  }
+}
+
+}  // namespace syncsim
