@@ -102,3 +102,15 @@ TEST_CASE("a table that mixes reduction ops or data types cannot be validated or
   const NcclTestsLog one_kind = parse_nccl_tests_log(make_log(8, kFloatSum, a100), "one.all_reduce.log");
   CHECK(measured_points(one_kind, Placement::out_of_place).size() == 2);
 }
+
+TEST_CASE("a log of more ranks than validate and calibrate simulate is refused at once, naming the limit",
+          "[nccl-tests][limits]") {
+  // Reading 100,000 ranks is quick; simulating each size at that scale took minutes, so the system is refused.
+  const NcclTestsLog wide = parse_nccl_tests_log(make_log(100'000, kFloatSum, a100), "wide.all_reduce.log");
+  const InputError error = error_of([&] { const LogSystem system(wide, "switch:bw=10GB/s", "--topology"); });
+  CHECK(std::string(error.what()) ==
+        "wide.all_reduce.log: the log has 100000 ranks; validate and calibrate simulate each of its sizes at that "
+        "scale, which takes minutes beyond 4096 ranks: give a log of at most 4096 ranks");
+  const NcclTestsLog most = parse_nccl_tests_log(make_log(4096, kFloatSum, a100), "most.all_reduce.log");
+  CHECK(LogSystem(most, "switch:bw=10GB/s", "--topology").ranks() == 4096);
+}
