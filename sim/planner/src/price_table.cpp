@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "syncsim/compute/gpu_spec.hpp"
+#include "syncsim/core/closest_name.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/input_file.hpp"
 #include "syncsim/core/units.hpp"
@@ -44,35 +45,6 @@ double read_price(const std::string& source, const YAML::Node& node, const std::
   return value;
 }
 
-// Levenshtein distance, for a did-you-mean on a mistyped network name (names are short).
-std::size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
-std::string closest(const std::string& name, const std::vector<std::string>& candidates) {
-  std::string best;
-  std::size_t best_distance = name.size() / 2 + 1;  // beyond this, a guess would mislead more than help
-  for (const std::string& c : candidates) {
-    const std::size_t d = edit_distance(name, c);
-    if (d < best_distance) {
-      best = c;
-      best_distance = d;
-    }
-  }
-  return best;
-}
-
 void require_map(const std::string& source, const YAML::Node& node, const std::string& key) {
   if (!node.IsMap()) throw InputError("expected a mapping of names to prices", at(source, node), key);
 }
@@ -94,13 +66,13 @@ double PriceTable::network_price(const std::string& network) const {
 
 void PriceTable::check_networks(const std::vector<std::string>& planned) const {
   if (network_gpu_hour.empty()) return;  // no network prices at all: every network adds 0, as documented
-  std::vector<std::string> priced;
+  std::vector<std::string_view> priced;
   for (const auto& [name, price] : network_gpu_hour) priced.push_back(name);
   for (const std::string& network : planned) {
     if (network_gpu_hour.contains(network)) continue;
     // A file that prices networks but not this one most likely misspells it (rial400 for rail400): silently the
     // network would cost nothing.
-    const std::string guess = closest(network, priced);
+    const std::string guess(closest_name(network, priced));
     if (!guess.empty() && std::find(planned.begin(), planned.end(), guess) == planned.end()) {
       throw InputError(fmt::format("no planned network is called '{}', and network '{}' has no price: did you mean "
                                    "'{}'?",

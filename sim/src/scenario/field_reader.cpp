@@ -5,26 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
-#include <numeric>
 
 namespace syncsim::scenario_detail {
 
 namespace {
-
-std::size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  std::iota(row.begin(), row.end(), std::size_t{0});
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 std::string joined(std::span<const std::string_view> names) {
   std::string out;
@@ -68,21 +52,8 @@ void fail(const ConfigNode& node, const std::string& path, const std::string& me
   throw InputError(message, node.where, path);
 }
 
-std::string_view closest(std::string_view word, std::span<const std::string_view> candidates) {
-  std::string_view best;
-  std::size_t best_distance = std::max<std::size_t>(2, word.size() / 3) + 1;
-  for (const std::string_view candidate : candidates) {
-    const std::size_t distance = edit_distance(word, candidate);
-    if (distance < best_distance) {
-      best = candidate;
-      best_distance = distance;
-    }
-  }
-  return best;
-}
-
 std::string choice_message(std::string_view text, std::span<const std::string_view> names) {
-  const std::string_view suggestion = closest(text, names);
+  const std::string_view suggestion = closest_name(text, names);
   if (!suggestion.empty()) return fmt::format("unknown value '{}' (did you mean '{}'?)", text, suggestion);
   return fmt::format("unknown value '{}' (expected one of: {})", text, joined(names));
 }
@@ -95,7 +66,7 @@ MapReader::MapReader(const ConfigNode& node, std::string path, std::initializer_
   const std::span<const std::string_view> valid(keys.begin(), keys.size());
   for (const ConfigEntry& entry : node.entries) {
     if (std::find(valid.begin(), valid.end(), entry.key) != valid.end()) continue;
-    const std::string_view suggestion = closest(entry.key, valid);
+    const std::string_view suggestion = closest_name(entry.key, valid);
     const std::string message = suggestion.empty()
                                     ? fmt::format("unknown key '{}' (valid keys: {})", entry.key, joined(valid))
                                     : fmt::format("unknown key '{}' (did you mean '{}'?)", entry.key, suggestion);

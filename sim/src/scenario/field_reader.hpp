@@ -13,15 +13,13 @@
 
 #include "config_tree.hpp"
 #include "key_path.hpp"
+#include "syncsim/core/closest_name.hpp"
 #include "syncsim/core/units.hpp"
 #include "syncsim/scenario/located.hpp"
 
 namespace syncsim::scenario_detail {
 
 [[noreturn]] void fail(const ConfigNode& node, const std::string& path, const std::string& message);
-
-// The candidate closest to `word` by edit distance, or empty when none is close enough to be a likely typo.
-std::string_view closest(std::string_view word, std::span<const std::string_view> candidates);
 
 class MapReader {
  public:
