@@ -1,7 +1,7 @@
 #pragma once
 // CollectiveSchedule: what every rank of an AllReduce sends, receives and has reduced at each step, for the ring,
 // the binary tree and recursive halving-doubling — replayed from the simulator's own plans (RingPlan, TreePlan,
-// HalvingDoublingPlan in sim/include/syncsim/collectives/), never re-derived here.
+// HalvingDoublingPlan in sim/collectives/include/syncsim/collectives/), never re-derived here.
 //
 // A plan gives each rank its own list of steps (collective_plan.hpp); ranks need not step together (a tree's leaves
 // idle while the root reduces). The animation needs global steps, so each transfer is placed at the round in which

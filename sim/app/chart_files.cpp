@@ -4,9 +4,9 @@
 
 namespace syncsim::app {
 
-void add_chart_files(OutputSet& set, const std::string& stem, const planner::Chart& chart) {
-  const std::string svg = planner::render_svg(chart);
-  const std::vector<unsigned char> png = planner::render_png(chart);
+void add_chart_files(OutputSet& set, const std::string& stem, const chart::Chart& chart) {
+  const std::string svg = chart::render_svg(chart);
+  const std::vector<unsigned char> png = chart::render_png(chart);
   set.add(stem + ".svg", [&](std::ostream& out) { out << svg; });
   set.add(stem + ".png", [&](std::ostream& out) {
     out.write(reinterpret_cast<const char*>(png.data()), static_cast<std::streamsize>(png.size()));

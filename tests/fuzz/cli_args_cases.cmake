@@ -1,7 +1,7 @@
 # Flags of `syncsim collective` that used to hang, or to mean something they did not say (docs/reliability.md):
-# each exits 2 with one line naming the flag (tests/cli/expect.sh), or, for the size ranges that now work, prints
+# each exits 2 with one line naming the flag (tests/app/expect.sh), or, for the size ranges that now work, prints
 # each row once. Included by tests/fuzz/CMakeLists.txt; the cli_args fuzz target covers every subcommand's flags.
-set(cli_expect ${PROJECT_SOURCE_DIR}/tests/cli/expect.sh)
+set(cli_expect ${PROJECT_SOURCE_DIR}/tests/app/expect.sh)
 set(cli_switch8 switch:n=8,bw=100Gbps,lat=5us)
 function(syncsim_flag_case name code pattern)
   add_test(NAME "fuzz: flags ${name}" COMMAND ${cli_expect} ${code} ${pattern} $<TARGET_FILE:syncsim> ${ARGN})

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # malformed_cli.sh SYNCSIM FORMAT FILE LOCATION: feeds one malformed input to the command that reads FORMAT and
-# requires what a user must see (tests/cli/expect.sh): exit 2 (not a signal, not a crash, not 0), one line on
+# requires what a user must see (tests/app/expect.sh): exit 2 (not a signal, not a crash, not 0), one line on
 # stderr naming FILE at LOCATION (`LINE:COLUMN`, `LINE`, or for a spec string its column), nothing on stdout.
 # ctest's TIMEOUT turns a hang into a failure.
 set -u
@@ -9,7 +9,7 @@ format=$2
 file=$3
 location=$4
 here=$(cd "$(dirname "$0")" && pwd)
-expect=$here/../cli/expect.sh
+expect=$here/../app/expect.sh
 # A valid log and calibration to pair with the malformed one, so that only the input under test can fail.
 a100_log=$here/../data/nccl-tests/a100-sxm4-1node-8gpu-nvswitch.log
 # A valid scenario for the sweep and plan flags and the price files (small: a mistake is found before it runs).

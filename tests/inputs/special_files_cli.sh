@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # special_files_cli.sh SYNCSIM CASE: one command a user could run on what is not a regular file (a directory, a FIFO,
-# /dev/zero), which must exit 2 at once with one line naming the path and what it is (tests/cli/expect.sh). No one
+# /dev/zero), which must exit 2 at once with one line naming the path and what it is (tests/app/expect.sh). No one
 # ever writes to the FIFO: a reader that opened it would block, and ctest's timeout turns that into a failure.
 set -u
 syncsim=$1
 case_name=$2
 here=$(cd "$(dirname "$0")" && pwd)
-expect=$here/../cli/expect.sh
+expect=$here/../app/expect.sh
 log=$here/../data/nccl-tests/a100-sxm4-1node-8gpu-nvswitch.log
 scenario=$here/../../examples/planner-compute-bound.yaml
 tmp=$(mktemp -d)

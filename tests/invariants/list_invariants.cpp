@@ -15,15 +15,15 @@ struct Invariant {
 
 constexpr Invariant kInvariants[] = {
     {"event times never decrease (no event scheduled in the past)", "sim/core/src/simulator.cpp", false},
-    {"link capacity: a re-solved link carries at most its capacity", "sim/src/network/flow_model_impl.cpp", false},
-    {"link capacity: every link, after every re-solve (audit_link_loads)", "sim/src/network/flow_model_impl.cpp", true},
-    {"each flow leaves its links with its bytes sent, none overdrawn", "sim/src/network/flow_model_impl.cpp", false},
-    {"every started flow finishes (checked when the events run out)", "sim/src/network/flow_model_impl.cpp", false},
+    {"link capacity: a re-solved link carries at most its capacity", "sim/network/src/flow_model_impl.cpp", false},
+    {"link capacity: every link, after every re-solve (audit_link_loads)", "sim/network/src/flow_model_impl.cpp", true},
+    {"each flow leaves its links with its bytes sent, none overdrawn", "sim/network/src/flow_model_impl.cpp", false},
+    {"every started flow finishes (checked when the events run out)", "sim/network/src/flow_model_impl.cpp", false},
     {"bytes conserved per collective: nothing in flight or unclaimed at the end, delivered == sent",
-     "sim/src/collectives/collective_executor.cpp", false},
-    {"bytes conserved per collective: sent == the plan's bytes", "sim/src/collectives/collective_executor.cpp", true},
+     "sim/collectives/src/collective_executor.cpp", false},
+    {"bytes conserved per collective: sent == the plan's bytes", "sim/collectives/src/collective_executor.cpp", true},
     {"no deadlock: a collective still waiting when the events run out is reported, who waits for whom",
-     "sim/src/collectives/deadlock_report.cpp", false},
+     "sim/collectives/src/deadlock_report.cpp", false},
 };
 
 }  // namespace

@@ -1,4 +1,4 @@
-// The scenario reader's limits on what a YAML text may ask it to build (sim/src/scenario/config_tree.cpp): values,
+// The scenario reader's limits on what a YAML text may ask it to build (sim/scenario/src/config_tree.cpp): values,
 // counting each alias use as a copy, and nesting. Each is refused at its place with a message that says which
 // limit and why, before yaml-cpp builds the document (a million values cost seconds and half a gigabyte there).
 #include <catch2/catch.hpp>

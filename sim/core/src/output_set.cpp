@@ -32,7 +32,7 @@ struct OutputSet::Entry {
 namespace {
 
 // Tests only: SYNCSIM_TEST_INTERRUPT_AFTER_FILES=K sends this process SIGINT once K files of a set are written,
-// the moment a Ctrl-C between two outputs would come (tests/cli: the earlier set must survive whole).
+// the moment a Ctrl-C between two outputs would come (tests/app: the earlier set must survive whole).
 void interrupt_for_test(std::size_t files_written) {
   static const char* const after = std::getenv("SYNCSIM_TEST_INTERRUPT_AFTER_FILES");
   if (after != nullptr && std::to_string(files_written) == after) std::raise(SIGINT);

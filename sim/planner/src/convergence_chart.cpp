@@ -4,13 +4,13 @@
 
 namespace syncsim::planner {
 
-Chart loss_chart(const std::vector<std::pair<std::string, const ConvergenceReport*>>& runs) {
-  Chart chart;
+chart::Chart loss_chart(const std::vector<std::pair<std::string, const ConvergenceReport*>>& runs) {
+  chart::Chart chart;
   chart.title = "Held-out loss of the convergence proxy";
   chart.x_label = "simulated time (s)";
   chart.y_label = "loss (nats)";
   for (const auto& [name, report] : runs) {
-    ChartSeries series{name, {}, true};
+    chart::ChartSeries series{name, {}, true};
     for (const ConvergenceSample& p : report->curve) series.points.emplace_back(p.at.seconds(), p.loss);
     chart.series.push_back(std::move(series));
   }
@@ -21,12 +21,12 @@ Chart loss_chart(const std::vector<std::pair<std::string, const ConvergenceRepor
   return chart;
 }
 
-Chart staleness_chart(const StalenessReport& staleness) {
-  Chart chart;
+chart::Chart staleness_chart(const StalenessReport& staleness) {
+  chart::Chart chart;
   chart.title = "Staleness of the applied updates";
   chart.x_label = "staleness (updates in between)";
   chart.y_label = "updates";
-  ChartSeries series{"updates", {}, true};
+  chart::ChartSeries series{"updates", {}, true};
   for (std::size_t s = 0; s < staleness.histogram.size(); ++s) {
     series.points.emplace_back(static_cast<double>(s), static_cast<double>(staleness.histogram[s]));
   }

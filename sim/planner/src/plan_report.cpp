@@ -27,8 +27,8 @@ std::string csv_cell(const std::string& s) {
   return out + "\"";
 }
 
-Chart make_chart(std::string title, std::string x_label, std::string y_label) {
-  Chart chart;
+chart::Chart make_chart(std::string title, std::string x_label, std::string y_label) {
+  chart::Chart chart;
   chart.title = std::move(title);
   chart.x_label = std::move(x_label);
   chart.y_label = std::move(y_label);
@@ -123,8 +123,8 @@ std::string plan_csv(const Plan& plan, const PlanGoal& goal) {
 }
 
 std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& c) {
-  Chart throughput = make_chart("Throughput vs GPUs", "GPUs", "samples/s");
-  Chart efficiency = make_chart("Scaling efficiency vs GPUs", "GPUs", "scaling efficiency");
+  chart::Chart throughput = make_chart("Throughput vs GPUs", "GPUs", "samples/s");
+  chart::Chart efficiency = make_chart("Scaling efficiency vs GPUs", "GPUs", "scaling efficiency");
   throughput.log_x = efficiency.log_x = true;
   efficiency.y_rule = c.goal.min_efficiency;
   efficiency.y_rule_label = fmt::format("threshold {:.2f}", c.goal.min_efficiency);
@@ -134,14 +134,14 @@ std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& c) {
   }
   const bool priced = !c.currency.empty();
   const bool absolute = c.goal.samples.has_value();
-  Chart cost = make_chart(absolute ? "Cost vs time-to-train" : "Cost vs time per million samples",
-                          absolute ? "time-to-train (hours)" : "hours per million samples",
-                          absolute ? "total cost (" + c.currency + ")" : c.currency + " per million samples");
+  chart::Chart cost = make_chart(absolute ? "Cost vs time-to-train" : "Cost vs time per million samples",
+                                 absolute ? "time-to-train (hours)" : "hours per million samples",
+                                 absolute ? "total cost (" + c.currency + ")" : c.currency + " per million samples");
   std::vector<std::pair<double, double>> front;
   for (const PlanConfiguration& cfg : plan.configurations) {
-    ChartSeries t{cfg.gpu + " / " + cfg.network, {}, true};
-    ChartSeries e{t.name, {}, true};
-    ChartSeries k{t.name, {}, false};
+    chart::ChartSeries t{cfg.gpu + " / " + cfg.network, {}, true};
+    chart::ChartSeries e{t.name, {}, true};
+    chart::ChartSeries k{t.name, {}, false};
     for (std::size_t i : cfg.points) {
       const PlanPoint& p = plan.points[i];
       t.points.emplace_back(static_cast<double>(p.gpus), p.samples_per_s);
@@ -163,11 +163,11 @@ std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& c) {
   std::vector<NamedChart> out{{"throughput", std::move(throughput)}, {"efficiency", std::move(efficiency)}};
   if (priced) out.push_back({"cost", std::move(cost)});
   if (c.goal.target_loss) {
-    Chart reach = make_chart(fmt::format("Time to held-out loss {} vs GPUs", *c.goal.target_loss), "GPUs",
-                             "simulated seconds to the target");
+    chart::Chart reach = make_chart(fmt::format("Time to held-out loss {} vs GPUs", *c.goal.target_loss), "GPUs",
+                                    "simulated seconds to the target");
     reach.log_x = true;
     for (const PlanConfiguration& cfg : plan.configurations) {
-      ChartSeries series{cfg.gpu + " / " + cfg.network, {}, true};
+      chart::ChartSeries series{cfg.gpu + " / " + cfg.network, {}, true};
       for (std::size_t i : cfg.points) {
         const PlanPoint& p = plan.points[i];
         if (p.time_to_target_s) series.points.emplace_back(static_cast<double>(p.gpus), *p.time_to_target_s);

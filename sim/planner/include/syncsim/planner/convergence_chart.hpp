@@ -6,16 +6,16 @@
 #include <utility>
 #include <vector>
 
-#include "syncsim/planner/chart.hpp"
+#include "syncsim/chart/chart.hpp"
 #include "syncsim/training/training_report.hpp"
 
 namespace syncsim::planner {
 
 // Held-out loss against simulated seconds, one series per run (name, report), with the target as a rule when
 // the first run has one.
-Chart loss_chart(const std::vector<std::pair<std::string, const ConvergenceReport*>>& runs);
+chart::Chart loss_chart(const std::vector<std::pair<std::string, const ConvergenceReport*>>& runs);
 
 // Updates applied against their staleness (how many other updates landed in between).
-Chart staleness_chart(const StalenessReport& staleness);
+chart::Chart staleness_chart(const StalenessReport& staleness);
 
 }  // namespace syncsim::planner

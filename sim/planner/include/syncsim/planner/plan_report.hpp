@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "syncsim/planner/chart.hpp"
+#include "syncsim/chart/chart.hpp"
 #include "syncsim/planner/plan_analysis.hpp"
 
 namespace syncsim::planner {
@@ -24,7 +24,7 @@ std::string plan_csv(const Plan& plan, const PlanGoal& goal);
 
 struct NamedChart {
   std::string stem;  // file name without extension: throughput, efficiency, cost
-  Chart chart;
+  chart::Chart chart;
 };
 // The cost chart only when prices were given; time_to_target only with a target loss.
 std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& context);

@@ -1,0 +1,62 @@
+#pragma once
+// Line charts for `syncsim plan`, drawn once through a Canvas and rendered twice: as SVG (text, scalable) and as
+// PNG (a raster of the same primitives, written by png_encoder.hpp; no image library is needed).
+//
+//   Chart c{"Throughput", "GPUs", "samples/s"};
+//   c.log_x = true;
+//   c.series.push_back({"A100 / ib400", {{8, 2900}, {16, 5700}}});
+//   std::string svg = render_svg(c);
+//   std::vector<unsigned char> png = render_png(c);
+//
+// Layout: a plot box with 5 ticks per axis (x ticks at the data's x values on a log axis), series in a fixed
+// palette with round markers, an optional dashed horizontal rule (a threshold) and an optional front drawn
+// thick in black (the Pareto front), the legend at the right.
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace syncsim::chart {
+
+struct Rgb {
+  unsigned char r = 0, g = 0, b = 0;
+};
+
+struct ChartSeries {
+  std::string name;
+  std::vector<std::pair<double, double>> points;  // drawn in this order
+  bool lines = true;                              // false: markers only
+};
+
+struct Chart {
+  std::string title;
+  std::string x_label;
+  std::string y_label;
+  bool log_x = false;
+  std::vector<ChartSeries> series;
+  std::optional<double> y_rule;  // dashed horizontal line
+  std::string y_rule_label;
+  std::vector<std::pair<double, double>> front;  // thick black polyline (empty: none)
+  std::string front_label;
+};
+
+enum class TextAnchor { start, middle, end };
+
+// What draw_chart needs from an output format; coordinates in pixels, y down.
+class Canvas {
+ public:
+  virtual ~Canvas() = default;
+  virtual void line(double x1, double y1, double x2, double y2, Rgb color, double width, bool dashed) = 0;
+  virtual void circle(double x, double y, double radius, Rgb color) = 0;
+  virtual void text(double x, double y, const std::string& text, TextAnchor anchor, Rgb color) = 0;
+};
+
+inline constexpr int kChartWidth = 800;
+inline constexpr int kChartHeight = 480;
+
+void draw_chart(const Chart& chart, Canvas& canvas);
+
+std::string render_svg(const Chart& chart);
+std::vector<unsigned char> render_png(const Chart& chart);
+
+}  // namespace syncsim::chart

@@ -1,0 +1,141 @@
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "syncsim/chart/chart.hpp"
+
+namespace syncsim::chart {
+
+namespace {
+
+// Distinguishable on white and for common colour blindness (Okabe-Ito).
+constexpr Rgb kPalette[] = {{0, 114, 178},  {230, 159, 0}, {0, 158, 115},  {204, 121, 167},
+                            {86, 180, 233}, {213, 94, 0},  {240, 228, 66}, {0, 0, 0}};
+constexpr Rgb kInk{40, 40, 40};
+constexpr Rgb kGrid{220, 220, 220};
+constexpr double kLeft = 80, kRight = 230, kTop = 40, kBottom = 60;
+constexpr int kTicks = 5;
+
+struct Range {
+  double lo = std::numeric_limits<double>::infinity();
+  double hi = -std::numeric_limits<double>::infinity();
+  void add(double v) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  bool empty() const { return lo > hi; }
+};
+
+// A "nice" step (1, 2 or 5 x 10^k) so that tick labels read as round numbers.
+double nice_step(double span) {
+  const double raw = span / kTicks;
+  const double power = std::pow(10, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0}) {
+    if (raw <= m * power) return m * power;
+  }
+  return 10 * power;
+}
+
+std::string tick_text(double v) {
+  const double a = std::abs(v);
+  if (a >= 1e6) return fmt::format("{:g}M", v / 1e6);
+  if (a >= 1e4) return fmt::format("{:g}k", v / 1e3);
+  return fmt::format("{:g}", v == 0 ? 0.0 : v);  // a tick computed as -0.0 prints as 0
+}
+
+}  // namespace
+
+void draw_chart(const Chart& chart, Canvas& canvas) {
+  Range x, y;
+  for (const ChartSeries& s : chart.series) {
+    for (const auto& [px, py] : s.points) {
+      x.add(chart.log_x ? std::log2(std::max(px, 1e-12)) : px);
+      y.add(py);
+    }
+  }
+  for (const auto& [px, py] : chart.front) {
+    x.add(chart.log_x ? std::log2(std::max(px, 1e-12)) : px);
+    y.add(py);
+  }
+  if (chart.y_rule) y.add(*chart.y_rule);
+  if (x.empty()) x = {0, 1};
+  if (y.empty()) y = {0, 1};
+  y.lo = std::min(y.lo, 0.0);  // throughput, efficiency and cost all read best from zero
+  if (x.hi - x.lo < 1e-12) x = {x.lo - 1, x.hi + 1};
+  if (y.hi - y.lo < 1e-12) y.hi = y.lo + 1;
+  const double step = nice_step(y.hi - y.lo);
+  y.lo = std::floor(y.lo / step) * step;
+  y.hi = std::ceil(y.hi / step) * step;
+  const double x_pad = (x.hi - x.lo) * 0.04;
+  x = {x.lo - x_pad, x.hi + x_pad};
+
+  const double w = kChartWidth - kLeft - kRight;
+  const double h = kChartHeight - kTop - kBottom;
+  const auto sx = [&](double v) {
+    return kLeft + ((chart.log_x ? std::log2(std::max(v, 1e-12)) : v) - x.lo) / (x.hi - x.lo) * w;
+  };
+  const auto sy = [&](double v) { return kTop + h - (v - y.lo) / (y.hi - y.lo) * h; };
+
+  canvas.text(kChartWidth / 2.0 - (kRight - kLeft) / 2, 24, chart.title, TextAnchor::middle, kInk);
+  // y grid and ticks
+  for (double v = y.lo; v <= y.hi + step / 2; v += step) {
+    canvas.line(kLeft, sy(v), kLeft + w, sy(v), kGrid, 1, false);
+    canvas.text(kLeft - 8, sy(v) + 4, tick_text(v), TextAnchor::end, kInk);
+  }
+  // x ticks: the data's own x values on a log axis (GPU counts), round numbers otherwise
+  std::vector<double> xticks;
+  if (chart.log_x) {
+    for (const ChartSeries& s : chart.series) {
+      for (const auto& p : s.points) xticks.push_back(p.first);
+    }
+    std::sort(xticks.begin(), xticks.end());
+    xticks.erase(std::unique(xticks.begin(), xticks.end()), xticks.end());
+  } else {
+    const double xs = nice_step(x.hi - x.lo);
+    for (double v = std::ceil(x.lo / xs) * xs; v <= x.hi; v += xs) xticks.push_back(v);
+  }
+  for (double v : xticks) {
+    canvas.line(sx(v), kTop + h, sx(v), kTop + h + 5, kInk, 1, false);
+    canvas.text(sx(v), kTop + h + 20, tick_text(v), TextAnchor::middle, kInk);
+  }
+  canvas.line(kLeft, kTop + h, kLeft + w, kTop + h, kInk, 1, false);
+  canvas.line(kLeft, kTop, kLeft, kTop + h, kInk, 1, false);
+  canvas.text(kLeft + w / 2, kChartHeight - 16, chart.x_label, TextAnchor::middle, kInk);
+  canvas.text(12, kTop - 10, chart.y_label, TextAnchor::start, kInk);
+
+  double legend_y = kTop + 10;
+  const double legend_x = kLeft + w + 20;
+  if (chart.y_rule) {
+    canvas.line(kLeft, sy(*chart.y_rule), kLeft + w, sy(*chart.y_rule), {180, 0, 0}, 1.5, true);
+    canvas.line(legend_x, legend_y, legend_x + 20, legend_y, {180, 0, 0}, 1.5, true);
+    canvas.text(legend_x + 26, legend_y + 4, chart.y_rule_label, TextAnchor::start, kInk);
+    legend_y += 20;
+  }
+  if (chart.front.size() > 1) {
+    for (std::size_t i = 1; i < chart.front.size(); ++i) {
+      canvas.line(sx(chart.front[i - 1].first), sy(chart.front[i - 1].second), sx(chart.front[i].first),
+                  sy(chart.front[i].second), {0, 0, 0}, 3, false);
+    }
+  }
+  if (!chart.front.empty()) {
+    canvas.line(legend_x, legend_y, legend_x + 20, legend_y, {0, 0, 0}, 3, false);
+    canvas.text(legend_x + 26, legend_y + 4, chart.front_label, TextAnchor::start, kInk);
+    legend_y += 20;
+  }
+  for (std::size_t i = 0; i < chart.series.size(); ++i) {
+    const ChartSeries& s = chart.series[i];
+    const Rgb color = kPalette[i % std::size(kPalette)];
+    for (std::size_t p = 0; s.lines && p + 1 < s.points.size(); ++p) {
+      canvas.line(sx(s.points[p].first), sy(s.points[p].second), sx(s.points[p + 1].first), sy(s.points[p + 1].second),
+                  color, 2, false);
+    }
+    for (const auto& [px, py] : s.points) canvas.circle(sx(px), sy(py), 4, color);
+    canvas.circle(legend_x + 10, legend_y, 4, color);
+    canvas.text(legend_x + 26, legend_y + 4, s.name, TextAnchor::start, kInk);
+    legend_y += 20;
+  }
+}
+
+}  // namespace syncsim::chart
