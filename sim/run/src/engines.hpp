@@ -1,7 +1,7 @@
 #pragma once
 // The training engines behind run_scenario, one per family of strategies. Each checks that it supports what
 // the scenario asks (InputError at the key's position otherwise).
-#include "run_context.hpp"
+#include "resolved_scenario.hpp"
 #include "syncsim/convergence/update_schedule.hpp"
 #include "syncsim/run/run_scenario.hpp"
 
@@ -12,10 +12,10 @@ namespace syncsim::run {
 
 // Strategies sync and local_sgd over AllReduce: per-rank timelines over cached AllReduce times
 // (synchronous_run.hpp).
-RunOutput run_sync_allreduce(RunContext& context, convergence::UpdateSchedule* schedule);
+RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSchedule* schedule);
 
 // Everything with parameter servers — sync, async, ssp — and hybrid (AllReduce inside groups, servers across
 // them): an event-driven run on the flow model, so that incast at a server's link shows.
-RunOutput run_parameter_server(RunContext& context, convergence::UpdateSchedule* schedule);
+RunOutput run_parameter_server(ResolvedScenario& context, convergence::UpdateSchedule* schedule);
 
 }  // namespace syncsim::run

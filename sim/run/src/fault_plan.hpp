@@ -11,7 +11,7 @@
 //     With restart_from_checkpoint the restart includes the repair: the network is whole again after it.
 //     With elastic the cut-off workers leave; when nobody is cut off, the link stays down for the rest of the run
 //     and the re-formed ring's routes avoid it (NetworkTimeline::fail_links). When workers left, the survivors'
-//     AllReduce is simulated on the first N' GPUs of the intact topology (RunContext::allreduce's approximation,
+//     AllReduce is simulated on the first N' GPUs of the intact topology (ResolvedScenario::allreduce's approximation,
 //     which cannot place ranks on arbitrary GPUs).
 //   - continue is rejected: sync and local_sgd wait for every worker at each collective (the loader rejects it
 //     first; this covers scenarios built in code).
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "run_context.hpp"
+#include "resolved_scenario.hpp"
 #include "syncsim/training/synchronous_run.hpp"
 
 namespace syncsim::run {

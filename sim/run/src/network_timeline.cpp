@@ -26,7 +26,7 @@ std::vector<LinkId> resolve_link(const Topology& topology, const LinkEnds& ends)
   return links;
 }
 
-NetworkTimeline::NetworkTimeline(RunContext& context) : context_(&context) {
+NetworkTimeline::NetworkTimeline(ResolvedScenario& context) : context_(&context) {
   for (const LinkDegradation& d : context.scenario().degraded_links) {
     changes_.push_back({resolve_link(context.topology(), d.between), d.factor, d.from, d.until});
   }

@@ -8,7 +8,7 @@
 // would mean restarting its flows mid-way for little gain.
 //
 // Each distinct state (which links, which factors) gets its own Topology copy (link_changes.hpp) and Router,
-// built once; AllReduce times are cached per (state, size, ranks). The intact network is the RunContext's.
+// built once; AllReduce times are cached per (state, size, ranks). The intact network is the ResolvedScenario's.
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "run_context.hpp"
+#include "resolved_scenario.hpp"
 #include "syncsim/topology/link_changes.hpp"
 
 namespace syncsim::run {
@@ -28,7 +28,7 @@ std::vector<LinkId> resolve_link(const Topology& topology, const LinkEnds& ends)
 class NetworkTimeline {
  public:
   // Resolves the scenario's degraded_links against the context's topology.
-  explicit NetworkTimeline(RunContext& context);
+  explicit NetworkTimeline(ResolvedScenario& context);
   NetworkTimeline(const NetworkTimeline&) = delete;
   NetworkTimeline& operator=(const NetworkTimeline&) = delete;
   ~NetworkTimeline();
@@ -61,7 +61,7 @@ class NetworkTimeline {
   // simulate_collective on the variant; a clock overflow placed at the degradation active at `start`.
   CollectiveOutcome degraded_collective(Variant& variant, const CollectiveSpec& spec, SimTime start);
 
-  RunContext* context_;
+  ResolvedScenario* context_;
   std::vector<Change> changes_;
   std::map<std::map<LinkId, double>, std::unique_ptr<Variant>> variants_;
 };

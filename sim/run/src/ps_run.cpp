@@ -38,7 +38,7 @@ void check_supported(const Scenario& s) {
 }
 
 // Hybrid: workers per group; a node's GPUs unless training.group_size says otherwise.
-std::int64_t group_size(RunContext& context) {
+std::int64_t group_size(ResolvedScenario& context) {
   const TrainingConfig& t = context.scenario().training;
   const std::int64_t workers = context.workers();
   std::int64_t size = workers;
@@ -56,7 +56,7 @@ std::int64_t group_size(RunContext& context) {
   return size;
 }
 
-std::function<SimTime(double)> apply_cost(const RunContext& context) {
+std::function<SimTime(double)> apply_cost(const ResolvedScenario& context) {
   const ParameterServerConfig& ps = context.scenario().training.parameter_servers;
   if (ps.apply_time) return [t = *ps.apply_time](double) { return t; };
   if (ps.apply_rate) {
@@ -116,7 +116,7 @@ convergence::UpdateSchedule update_schedule(const PsSetup& setup, const PsResult
 
 }  // namespace
 
-RunOutput run_parameter_server(RunContext& context, convergence::UpdateSchedule* schedule) {
+RunOutput run_parameter_server(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
   const Scenario& s = context.scenario();
   check_supported(s);
   const TrainingConfig& t = s.training;

@@ -14,7 +14,7 @@ namespace syncsim::run {
 namespace {
 
 RunOutput run_engine(const Scenario& scenario, convergence::UpdateSchedule* schedule, const RunProgress* progress) {
-  RunContext context(scenario, progress);
+  ResolvedScenario context(scenario, progress);
   context.check_run_length();
   const TrainingConfig& t = scenario.training;
   if (t.communication.value == Communication::parameter_server || t.strategy.value == StrategyKind::hybrid) {
@@ -23,7 +23,7 @@ RunOutput run_engine(const Scenario& scenario, convergence::UpdateSchedule* sche
   return run_sync_allreduce(context, schedule);  // sync and local_sgd over AllReduce
 }
 
-// A clock overflow that no stage placed (RunContext places the compute and collective times): the run as a whole
+// A clock overflow that no stage placed (ResolvedScenario places the compute and collective times): the run as a whole
 // (many iterations of long ones, a degraded link, a fault's recovery) passed the clock. Reported at the scenario.
 InputError run_too_long(const Scenario& scenario, const SimTimeOverflow& e) {
   return InputError(fmt::format("{} (simulating {} iterations)", e.message(),

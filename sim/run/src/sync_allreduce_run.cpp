@@ -84,7 +84,7 @@ convergence::UpdateSchedule update_schedule(const SynchronousRunSetup& setup, co
 
 }  // namespace
 
-RunOutput run_sync_allreduce(RunContext& context, convergence::UpdateSchedule* schedule) {
+RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
   const Scenario& s = context.scenario();
   check_supported(s);
   const std::int64_t workers = context.workers();

@@ -46,7 +46,7 @@ double bandwidth_in(const Topology& topology, const LinkName& link) {
 
 }  // namespace
 
-void record_link_loads(RunContext& context, NetworkTimeline& network, SyncTraceRecorder& recorder,
+void record_link_loads(ResolvedScenario& context, NetworkTimeline& network, SyncTraceRecorder& recorder,
                        TrainingReport& report) {
   std::map<LinkName, Load> loads;
   for (const SyncTraceRecorder::Collective& c : recorder.collectives()) {

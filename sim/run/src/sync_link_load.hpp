@@ -17,7 +17,7 @@ namespace syncsim::run {
 
 // Fills report.busiest_links (over report.total) and, for the busiest links, adds a track per link to the trace
 // with a utilization counter per traced collective (its utilization while it runs, 0 after it).
-void record_link_loads(RunContext& context, NetworkTimeline& network, SyncTraceRecorder& recorder,
+void record_link_loads(ResolvedScenario& context, NetworkTimeline& network, SyncTraceRecorder& recorder,
                        TrainingReport& report);
 
 }  // namespace syncsim::run

@@ -1,4 +1,4 @@
-#include "run_context.hpp"
+#include "resolved_scenario.hpp"
 
 #include <fmt/format.h>
 
@@ -47,7 +47,7 @@ ModelSpec resolve_model(const ModelConfig& m) {
 
 }  // namespace
 
-RunContext::RunContext(const Scenario& scenario, const RunProgress* progress)
+ResolvedScenario::ResolvedScenario(const Scenario& scenario, const RunProgress* progress)
     : scenario_(&scenario), progress_(progress), gpu_(resolve_gpu(scenario)), model_(resolve_model(scenario.model)) {
   const Scenario& s = scenario;
   check_memory_budget(s.cluster.topology);  // before building anything a million-GPU spec would allocate
@@ -69,7 +69,7 @@ RunContext::RunContext(const Scenario& scenario, const RunProgress* progress)
   router_ = std::make_unique<Router>(*topology_);
 }
 
-LayerTimes RunContext::layer_times() const {
+LayerTimes ResolvedScenario::layer_times() const {
   try {
     return syncsim::layer_times(*compute_, model_, batch());
   } catch (const SimTimeOverflow& e) {
@@ -79,7 +79,7 @@ LayerTimes RunContext::layer_times() const {
   }
 }
 
-SimTime RunContext::optimizer_step() const {
+SimTime ResolvedScenario::optimizer_step() const {
   try {
     return compute_->optimizer_step(model_.params(), scenario_->model.optimizer.value);
   } catch (const SimTimeOverflow& e) {
@@ -87,7 +87,7 @@ SimTime RunContext::optimizer_step() const {
   }
 }
 
-StragglerModel RunContext::stragglers() const {
+StragglerModel ResolvedScenario::stragglers() const {
   const Scenario& s = *scenario_;
   StragglerSpec spec;
   spec.seed = s.seed;
@@ -112,7 +112,7 @@ StragglerModel RunContext::stragglers() const {
   return StragglerModel(spec);
 }
 
-CollectiveSpec RunContext::collective_spec(CollectiveOp op, std::size_t ranks) const {
+CollectiveSpec ResolvedScenario::collective_spec(CollectiveOp op, std::size_t ranks) const {
   const TrainingConfig& t = scenario_->training;
   CollectiveSpec spec;
   spec.op = op;
@@ -128,7 +128,7 @@ CollectiveSpec RunContext::collective_spec(CollectiveOp op, std::size_t ranks) c
   return spec;
 }
 
-const CollectiveOutcome& RunContext::allreduce(Bytes size, std::optional<std::size_t> ranks) {
+const CollectiveOutcome& ResolvedScenario::allreduce(Bytes size, std::optional<std::size_t> ranks) {
   const std::size_t n = ranks.value_or(static_cast<std::size_t>(workers_));
   const auto key = std::make_pair(size.value, n);
   if (const auto it = allreduce_cache_.find(key); it != allreduce_cache_.end()) return it->second;
@@ -148,7 +148,7 @@ const CollectiveOutcome& RunContext::allreduce(Bytes size, std::optional<std::si
   return outcome;
 }
 
-CollectiveOutcome RunContext::timed_collective(const CollectiveSpec& spec) {
+CollectiveOutcome ResolvedScenario::timed_collective(const CollectiveSpec& spec) {
   try {
     return simulate_collective(*router_, spec);
   } catch (const SimTimeOverflow& e) {
@@ -160,13 +160,13 @@ CollectiveOutcome RunContext::timed_collective(const CollectiveSpec& spec) {
   }
 }
 
-void RunContext::report_progress(std::int64_t done, std::int64_t total) const {
+void ResolvedScenario::report_progress(std::int64_t done, std::int64_t total) const {
   if (progress_ == nullptr) return;
   if (progress_->on_iteration) progress_->on_iteration(done, total);
   if (progress_->stop != nullptr && progress_->stop->load(std::memory_order_relaxed)) throw RunCancelled();
 }
 
-SimTime RunContext::single_gpu_iteration() const {
+SimTime ResolvedScenario::single_gpu_iteration() const {
   const Scenario& s = *scenario_;
   const LayerTimes layers = layer_times();
   SimTime forward_backward;
@@ -185,7 +185,7 @@ SimTime RunContext::single_gpu_iteration() const {
   }
 }
 
-void RunContext::check_run_length() const {
+void ResolvedScenario::check_run_length() const {
   const Scenario& s = *scenario_;
   const SimTime iteration = single_gpu_iteration();
   const std::int64_t iterations = s.training.iterations + s.training.warmup_iterations;
@@ -197,7 +197,7 @@ void RunContext::check_run_length() const {
       SourceLocation{s.source, 0, 0}, "training.iterations");
 }
 
-TrainingReport RunContext::base_report() const {
+TrainingReport ResolvedScenario::base_report() const {
   const Scenario& s = *scenario_;
   TrainingReport r;
   r.scenario = s.name;

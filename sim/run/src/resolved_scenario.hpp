@@ -1,5 +1,5 @@
 #pragma once
-// RunContext: what every training engine needs from a scenario, resolved and checked once — the GPU, the model,
+// ResolvedScenario: what every training engine needs from a scenario, resolved and checked once — the GPU, the model,
 // the topology and its router, the compute model, the worker count, and the AllReduce of a given size as
 // `syncsim collective` would simulate it (cached by size).
 #include <cstdint>
@@ -43,11 +43,11 @@ auto at_value(const Located<T>& value, F&& make) {
 // Collectives over at most this many ranks keep their per-rank step times, which traces show as nested spans.
 inline constexpr std::size_t kTraceStepsMaxRanks = 64;
 
-class RunContext {
+class ResolvedScenario {
  public:
-  explicit RunContext(const Scenario& scenario, const RunProgress* progress = nullptr);
-  RunContext(const RunContext&) = delete;
-  RunContext& operator=(const RunContext&) = delete;
+  explicit ResolvedScenario(const Scenario& scenario, const RunProgress* progress = nullptr);
+  ResolvedScenario(const ResolvedScenario&) = delete;
+  ResolvedScenario& operator=(const ResolvedScenario&) = delete;
 
   const Scenario& scenario() const { return *scenario_; }
   const GpuSpec& gpu() const { return gpu_; }
