@@ -11,10 +11,10 @@ SpanKind spanKindFromCategory(std::string_view category) {
   if (category == cat::backward) return SpanKind::Backward;
   if (category == cat::communication) return SpanKind::Communication;
   if (category == cat::idle) return SpanKind::Idle;
-  if (category == "optimizer") return SpanKind::Optimizer;
+  if (category == cat::optimizer) return SpanKind::Optimizer;
   if (category == cat::collective) return SpanKind::Collective;
   if (category == cat::collective_step) return SpanKind::CollectiveStep;
-  if (category == "fault") return SpanKind::Fault;
+  if (category == cat::fault) return SpanKind::Fault;
   return SpanKind::Other;
 }
 

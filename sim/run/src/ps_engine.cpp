@@ -351,7 +351,8 @@ class Engine final : public EventHandler, public FlowObserver {
     const PendingApply done = server.current;
     server.busy = false;
     if (s_.trace && done.round < s_.traced_iterations) {
-      s_.trace->add_span(server_track_[j], "apply", "apply", server.current_start, sim_.now() - server.current_start,
+      s_.trace->add_span(server_track_[j], "apply", trace::category::server_apply, server.current_start,
+                         sim_.now() - server.current_start,
                          {{"client", done.client}, {"bucket", done.bucket}, {"iteration", done.round}});
     }
     if (clients_[done.client].alive) {

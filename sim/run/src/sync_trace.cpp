@@ -65,8 +65,8 @@ void SyncTraceRecorder::on_allreduce(std::int64_t iteration, std::size_t bucket,
 
 void SyncTraceRecorder::on_optimizer(std::int64_t rank, std::int64_t iteration, SimTime start, SimTime end) {
   if (!traced(iteration)) return;
-  builder_.add_span(compute_track_[static_cast<std::size_t>(rank)], "optimizer", "optimizer", start, end - start,
-                    {{"iteration", iteration}});
+  builder_.add_span(compute_track_[static_cast<std::size_t>(rank)], "optimizer", trace::category::optimizer, start,
+                    end - start, {{"iteration", iteration}});
 }
 
 void SyncTraceRecorder::on_idle(std::int64_t rank, std::int64_t iteration, SimTime start, SimTime end) {
@@ -78,7 +78,7 @@ void SyncTraceRecorder::on_idle(std::int64_t rank, std::int64_t iteration, SimTi
 void SyncTraceRecorder::on_fault(std::int64_t rank, FaultSpan span, std::size_t fault, SimTime start, SimTime end) {
   // Fault spans are always traced: they are few, and they are what a reader looks for.
   const char* name = span == FaultSpan::down ? "down" : span == FaultSpan::stalled ? "stalled" : "restart";
-  const std::string_view category = span == FaultSpan::stalled ? trace::category::idle : std::string_view{"fault"};
+  const std::string_view category = span == FaultSpan::stalled ? trace::category::idle : trace::category::fault;
   builder_.add_span(compute_track_[static_cast<std::size_t>(rank)], name, category, start, end - start,
                     {{"fault", fault}});
 }
