@@ -69,8 +69,9 @@ constexpr std::int64_t kProgressSteps = 200;
 
 // run_scenario with the control's progress (iterations, or worker updates for asynchronous strategies) and its
 // cancel flag, which the simulator checks after every iteration: a canceled run stops within one iteration.
-syncsim::run::RunOutput simulate(const syncsim::Scenario& scenario, const RunControl* control) {
-  if (control == nullptr) return syncsim::run::run_scenario(scenario);
+syncsim::run::RunOutput simulate(const syncsim::Scenario& scenario, const RunControl* control,
+                                 syncsim::run::Workspace& workspace) {
+  if (control == nullptr) return syncsim::run::run_scenario(scenario, workspace);
   syncsim::run::RunProgress progress;
   progress.stop = &control->canceled;
   // Asynchronous strategies count worker updates (each worker's own iterations), the others iterations.
@@ -86,7 +87,7 @@ syncsim::run::RunOutput simulate(const syncsim::Scenario& scenario, const RunCon
     control->reportSimulation(done, total, updates);
   };
   try {
-    return syncsim::run::run_scenario(scenario, &progress);
+    return syncsim::run::run_scenario(scenario, workspace, &progress);
   } catch (const syncsim::run::RunCancelled&) {
     throw RunCanceled();
   }
@@ -94,7 +95,8 @@ syncsim::run::RunOutput simulate(const syncsim::Scenario& scenario, const RunCon
 
 }  // namespace
 
-LoadedDocument loadDocument(const QString& path, const QStringList& overrides, const RunControl* control) {
+LoadedDocument loadDocument(const QString& path, const QStringList& overrides, const RunControl* control,
+                            syncsim::run::Workspace* workspace) {
   LoadedDocument doc;
   enter(control, Reading);
   doc.kind = documentKindOf(path);
@@ -116,7 +118,8 @@ LoadedDocument loadDocument(const QString& path, const QStringList& overrides, c
     for (const QString& o : overrides) sets.push_back(o.toStdString());
     const syncsim::Scenario scenario = syncsim::load_scenario(path.toStdString(), sets);
     enter(control, Simulating);
-    syncsim::run::RunOutput out = simulate(scenario, control);
+    syncsim::run::Workspace own;  // a run of its own when the caller keeps no workspace
+    syncsim::run::RunOutput out = simulate(scenario, control, workspace ? *workspace : own);
     enter(control, BuildingTimeline);
     doc.summary = QCoreApplication::translate("LoadedDocument", "%1 samples/s, %2% scaling efficiency, %3 GPUs")
                       .arg(out.report.samples_per_second, 0, 'f', 1)

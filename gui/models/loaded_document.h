@@ -15,6 +15,7 @@
 #include "models/sweep_csv.h"
 #include "models/timeline_data.h"
 #include "models/topology_layout.h"
+#include "syncsim/run/workspace.hpp"
 
 enum class DocumentKind { Scenario, Trace, Sweep, Report };
 
@@ -35,9 +36,10 @@ struct LoadedDocument {
 // By extension: .csv is a sweep, .json a trace or, when its first bytes look like one (a "scenario" key and no
 // "traceEvents"), a report.json; anything else a scenario.
 DocumentKind documentKindOf(const QString& path);
-// With `control`, reports each stage and throws RunCanceled between stages once it is canceled.
-LoadedDocument loadDocument(const QString& path, const QStringList& overrides = {},
-                            const RunControl* control = nullptr);
+// With `control`, reports each stage and throws RunCanceled between stages once it is canceled. A scenario runs
+// with `workspace` when given (the document's: collectives its earlier runs simulated are reused), else alone.
+LoadedDocument loadDocument(const QString& path, const QStringList& overrides = {}, const RunControl* control = nullptr,
+                            syncsim::run::Workspace* workspace = nullptr);
 // The convergence run of a report.json, or of a scenario (.yaml) simulated here; throws InputError when the file
 // has no convergence section, as for any bad input.
 ConvergenceRun loadConvergenceRun(const QString& path, const QStringList& overrides = {});

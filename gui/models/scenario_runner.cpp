@@ -31,11 +31,15 @@ void ScenarioRunner::start(const QString& path, const QStringList& overrides) {
         Qt::QueuedConnection);
   };
   m_controls[generation] = control;
-  QThread* thread = QThread::create([this, generation, path, overrides, control] {
+  if (!m_workspace || path != m_workspacePath) {
+    m_workspace = std::make_shared<syncsim::run::Workspace>();
+    m_workspacePath = path;
+  }
+  QThread* thread = QThread::create([this, generation, path, overrides, control, workspace = m_workspace] {
     std::shared_ptr<const LoadedDocument> doc;
     QString error;
     try {
-      doc = std::make_shared<const LoadedDocument>(loadDocument(path, overrides, control.get()));
+      doc = std::make_shared<const LoadedDocument>(loadDocument(path, overrides, control.get(), workspace.get()));
     } catch (const RunCanceled&) {
       // cancel() has told the window already; nothing to deliver.
     } catch (const std::exception& e) {

@@ -8,6 +8,9 @@
 // between stages and that run_scenario checks after every iteration, so a canceled simulation stops within one
 // iteration and its thread ends; canceled() is emitted at once. A newer start() is never overtaken by an older
 // one; the destructor cancels and waits for runs still going.
+//
+// The document's workspace (run/workspace.hpp) lives here: runs of the same file (re-run, other overrides) reuse
+// the collectives its earlier runs simulated; another file starts a new one. Runs still going keep theirs alive.
 #include <QObject>
 #include <QStringList>
 #include <memory>
@@ -15,6 +18,7 @@
 #include <vector>
 
 #include "models/loaded_document.h"
+#include "syncsim/run/workspace.hpp"
 
 class QThread;
 
@@ -48,4 +52,6 @@ class ScenarioRunner : public QObject {
   bool m_running = false;
   std::vector<QThread*> m_threads;
   std::unordered_map<quint64, std::shared_ptr<RunControl>> m_controls;  // by generation, while running
+  QString m_workspacePath;                                              // the document m_workspace belongs to
+  std::shared_ptr<syncsim::run::Workspace> m_workspace;
 };

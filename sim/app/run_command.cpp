@@ -129,7 +129,8 @@ int run_scenario(const RunOptions& options) {
       outdir, "-o",  // before the simulation, which may take long
       {"trace.json", "report.json", "convergence.svg", "convergence.png", "staleness.svg", "staleness.png"});
   // Everything is simulated and checked before anything is written.
-  const run::RunOutput sim = run::run_scenario(scenario);
+  run::Workspace workspace;  // one run: its collectives are not kept past it
+  const run::RunOutput sim = run::run_scenario(scenario, workspace);
   const std::string report = to_json(sim.report).dump(2) + "\n";
   write_outputs(outdir, scenario, sim, report);
   if (options.json) {

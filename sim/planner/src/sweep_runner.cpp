@@ -62,6 +62,7 @@ void run_points(const std::filesystem::path& scenario, const std::vector<SweepPo
   std::mutex lock;
   std::exception_ptr first_error;
   std::size_t first_error_index = 0;
+  run::Workspace workspace;  // one for the sweep: points on every thread reuse each other's collectives
   auto worker = [&] {
     while (!stop.load() && (cancel == nullptr || !cancel->load())) {
       const std::size_t slot = next.fetch_add(1);
@@ -69,7 +70,7 @@ void run_points(const std::filesystem::path& scenario, const std::vector<SweepPo
       const SweepPoint& point = points.at(which[slot]);
       try {
         const Scenario s = load_scenario(scenario, point.overrides);
-        const TrainingReport report = run::run_scenario(s).report;
+        const TrainingReport report = run::run_scenario(s, workspace).report;
         const std::scoped_lock guard(lock);
         if (!stop.load()) done(point.index, report);
       } catch (const InputError& e) {

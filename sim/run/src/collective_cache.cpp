@@ -1,59 +1,127 @@
-#include "collective_cache.hpp"
+#include "syncsim/run/collective_cache.hpp"
 
-#include <fmt/format.h>
-
-#include <map>
-#include <memory>
-#include <mutex>
+#include <bit>
+#include <string_view>
 
 namespace syncsim::run {
 
 namespace {
 
-struct Storage {
-  mutable std::mutex mutex;
-  std::map<std::string, std::unique_ptr<CollectiveOutcome>> entries;
-};
+// Word by word: multiply-xorshift mixing (fast on topologies of millions of links), finished by splitmix64's
+// avalanche so that nearby inputs spread over the whole word.
+class Hasher {
+ public:
+  void add(std::uint64_t value) {
+    hash_ = (hash_ ^ value) * 0x9e3779b97f4a7c15ULL;
+    hash_ ^= hash_ >> 29;
+  }
+  void add(double value) { add(std::bit_cast<std::uint64_t>(value)); }
+  void add(std::string_view text) {
+    add(static_cast<std::uint64_t>(text.size()));
+    for (const char c : text) add(static_cast<std::uint64_t>(static_cast<unsigned char>(c)));
+  }
+  template <typename T>
+  void add(const std::optional<T>& value) {
+    add(static_cast<std::uint64_t>(value.has_value()));
+    if (value) add(static_cast<std::uint64_t>(*value));
+  }
+  std::uint64_t value() const {
+    std::uint64_t z = hash_ + 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+  }
 
-Storage& storage() {
-  static Storage instance;
-  return instance;
-}
+ private:
+  std::uint64_t hash_ = 0xcbf29ce484222325ULL;
+};
 
 }  // namespace
 
-CollectiveCache& CollectiveCache::shared() {
-  static CollectiveCache cache;
-  return cache;
+TopologyDigest digest(const Topology& topology) {
+  Hasher h;
+  for (std::size_t i = 0; i < topology.node_count(); ++i) {
+    const Node& node = topology.node(NodeId{static_cast<std::uint32_t>(i)});
+    h.add(node.name);
+    h.add(static_cast<std::uint64_t>(node.kind));
+    h.add(static_cast<std::uint64_t>(node.latency.ps()));
+    h.add(node.host);
+  }
+  for (std::size_t i = 0; i < topology.link_count(); ++i) {
+    const Link& link = topology.link(LinkId{static_cast<std::uint32_t>(i)});
+    h.add(static_cast<std::uint64_t>(link.src.value()));
+    h.add(static_cast<std::uint64_t>(link.dst.value()));
+    h.add(link.bandwidth.bytes_per_second);
+    h.add(static_cast<std::uint64_t>(link.latency.ps()));
+    h.add(static_cast<std::uint64_t>(link.kind));
+    h.add(static_cast<std::uint64_t>(link.reverse.value()));
+  }
+  for (std::size_t g = 0; g < topology.gpu_count(); ++g) h.add(static_cast<std::uint64_t>(topology.gpu(g).value()));
+  return {h.value(), topology.node_count(), topology.link_count()};
 }
 
-std::string CollectiveCache::key(const TopologySpec& topology, const CollectiveSpec& spec) {
-  if (spec.latency == LatencySource::calibrated || spec.calibration != nullptr) return {};
-  std::string key = topology.kind;
-  for (const auto& [name, value] : topology.params) key += fmt::format(";{}={}", name, value);
-  key += fmt::format(
-      "|op={} size={} ranks={} algo={} any={} proto={} ch={} lat={} cap={} root={} slices={} bulk={} "
-      "lockstep={} steps={}",
-      static_cast<int>(spec.op), spec.size.value, spec.ranks, spec.algorithm ? static_cast<int>(*spec.algorithm) : -1,
-      spec.any_algorithm, spec.protocol ? static_cast<int>(*spec.protocol) : -1, spec.channels ? *spec.channels : 0,
-      static_cast<int>(spec.latency), spec.busbw_cap ? spec.busbw_cap->bytes_per_second : 0.0, spec.root.value(),
-      spec.pipeline_slices ? *spec.pipeline_slices : 0, spec.bulk, spec.lockstep_min_transfers, spec.record_steps);
-  return key;
+std::size_t CollectiveKeyHash::operator()(const CollectiveKey& k) const {
+  Hasher h;
+  h.add(k.topology.hash);
+  h.add(static_cast<std::uint64_t>(k.op));
+  h.add(static_cast<std::uint64_t>(k.size.value));
+  h.add(static_cast<std::uint64_t>(k.ranks));
+  h.add(k.algorithm);
+  h.add(static_cast<std::uint64_t>(k.any_algorithm));
+  h.add(k.protocol);
+  h.add(k.channels);
+  h.add(static_cast<std::uint64_t>(k.latency));
+  h.add(k.busbw_cap ? k.busbw_cap->bytes_per_second : -1.0);
+  h.add(static_cast<std::uint64_t>(k.root.value()));
+  h.add(k.pipeline_slices);
+  h.add(static_cast<std::uint64_t>(k.bulk));
+  h.add(static_cast<std::uint64_t>(k.lockstep_min_transfers));
+  h.add(static_cast<std::uint64_t>(k.record_steps));
+  return static_cast<std::size_t>(h.value());
 }
 
-const CollectiveOutcome* CollectiveCache::find(const std::string& key) const {
-  Storage& s = storage();
-  const std::lock_guard<std::mutex> lock(s.mutex);
-  const auto it = s.entries.find(key);
-  return it == s.entries.end() ? nullptr : it->second.get();
+std::optional<CollectiveKey> CollectiveCache::key(const TopologyDigest& topology, const CollectiveSpec& spec) {
+  if (spec.latency == LatencySource::calibrated || spec.calibration != nullptr) return std::nullopt;
+  return CollectiveKey{.topology = topology,
+                       .op = spec.op,
+                       .size = spec.size,
+                       .ranks = spec.ranks,
+                       .algorithm = spec.algorithm,
+                       .any_algorithm = spec.any_algorithm,
+                       .protocol = spec.protocol,
+                       .channels = spec.channels,
+                       .latency = spec.latency,
+                       .busbw_cap = spec.busbw_cap,
+                       .root = spec.root,
+                       .pipeline_slices = spec.pipeline_slices,
+                       .bulk = spec.bulk,
+                       .lockstep_min_transfers = spec.lockstep_min_transfers,
+                       .record_steps = spec.record_steps};
 }
 
-const CollectiveOutcome* CollectiveCache::store(const std::string& key, const CollectiveOutcome& outcome) {
-  Storage& s = storage();
-  const std::lock_guard<std::mutex> lock(s.mutex);
-  if (const auto it = s.entries.find(key); it != s.entries.end()) return it->second.get();
-  if (s.entries.size() >= kMaxEntries) return nullptr;
-  return s.entries.emplace(key, std::make_unique<CollectiveOutcome>(outcome)).first->second.get();
+const CollectiveOutcome* CollectiveCache::find(const CollectiveKey& key) const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = entries_.find(key);
+  if (it == entries_.end()) return nullptr;
+  ++hits_;
+  return it->second.get();
+}
+
+const CollectiveOutcome* CollectiveCache::store(const CollectiveKey& key, const CollectiveOutcome& outcome) {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  if (const auto it = entries_.find(key); it != entries_.end()) return it->second.get();
+  if (entries_.size() >= kMaxEntries) return nullptr;
+  return entries_.emplace(key, std::make_unique<CollectiveOutcome>(outcome)).first->second.get();
+}
+
+std::size_t CollectiveCache::size() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return entries_.size();
+}
+
+std::size_t CollectiveCache::hits() const {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  return hits_;
 }
 
 }  // namespace syncsim::run

@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "collective_cache.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/compute/model_catalog.hpp"
 #include "syncsim/run/memory_budget.hpp"
@@ -47,8 +46,12 @@ ModelSpec resolve_model(const ModelConfig& m) {
 
 }  // namespace
 
-ResolvedScenario::ResolvedScenario(const Scenario& scenario, const RunProgress* progress)
-    : scenario_(&scenario), progress_(progress), gpu_(resolve_gpu(scenario)), model_(resolve_model(scenario.model)) {
+ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspace, const RunProgress* progress)
+    : scenario_(&scenario),
+      workspace_(&workspace),
+      progress_(progress),
+      gpu_(resolve_gpu(scenario)),
+      model_(resolve_model(scenario.model)) {
   const Scenario& s = scenario;
   check_memory_budget(s.cluster.topology);  // before building anything a million-GPU spec would allocate
   topology_ = std::make_unique<Topology>(build_scenario_topology(s));
@@ -134,18 +137,24 @@ const CollectiveOutcome& ResolvedScenario::allreduce(Bytes size, std::optional<s
   if (const auto it = allreduce_cache_.find(key); it != allreduce_cache_.end()) return it->second;
   CollectiveSpec spec = collective_spec(CollectiveOp::allreduce, n);
   spec.size = size;
-  // Across runs of one process (a sweep), the same collective on the same network is simulated once.
-  const std::string shared_key = CollectiveCache::key(scenario_->cluster.topology, spec);
-  if (!shared_key.empty()) {
-    if (const CollectiveOutcome* hit = CollectiveCache::shared().find(shared_key)) {
+  // Across the runs of one workspace (a sweep, a GUI document), the same collective on the same network is
+  // simulated once.
+  CollectiveCache& shared = workspace_->collectives();
+  const std::optional<CollectiveKey> shared_key = workspace_key(spec);
+  if (shared_key) {
+    if (const CollectiveOutcome* hit = shared.find(*shared_key))
       return allreduce_cache_.emplace(key, *hit).first->second;
-    }
   }
   const Located<std::optional<Algorithm>>& algorithm = scenario_->training.algorithm;
   const CollectiveOutcome& outcome =
       allreduce_cache_.emplace(key, at_value(algorithm, [&] { return timed_collective(spec); })).first->second;
-  if (!shared_key.empty()) CollectiveCache::shared().store(shared_key, outcome);
+  if (shared_key) shared.store(*shared_key, outcome);
   return outcome;
+}
+
+std::optional<CollectiveKey> ResolvedScenario::workspace_key(const CollectiveSpec& spec) {
+  if (!topology_digest_) topology_digest_ = digest(*topology_);
+  return CollectiveCache::key(*topology_digest_, spec);
 }
 
 CollectiveOutcome ResolvedScenario::timed_collective(const CollectiveSpec& spec) {

@@ -1,7 +1,7 @@
 #pragma once
 // ResolvedScenario: what every training engine needs from a scenario, resolved and checked once — the GPU, the model,
 // the topology and its router, the compute model, the worker count, and the AllReduce of a given size as
-// `syncsim collective` would simulate it (cached by size).
+// `syncsim collective` would simulate it (cached by size for the run, and in the workspace across runs).
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -15,6 +15,7 @@
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/sim_time_overflow.hpp"
 #include "syncsim/run/run_scenario.hpp"
+#include "syncsim/run/workspace.hpp"
 #include "syncsim/scenario/scenario.hpp"
 #include "syncsim/topology/router.hpp"
 #include "syncsim/topology/topology.hpp"
@@ -45,7 +46,8 @@ inline constexpr std::size_t kTraceStepsMaxRanks = 64;
 
 class ResolvedScenario {
  public:
-  explicit ResolvedScenario(const Scenario& scenario, const RunProgress* progress = nullptr);
+  // Collectives come from `workspace` when an earlier run simulated them, and are kept there for later ones.
+  ResolvedScenario(const Scenario& scenario, Workspace& workspace, const RunProgress* progress = nullptr);
   ResolvedScenario(const ResolvedScenario&) = delete;
   ResolvedScenario& operator=(const ResolvedScenario&) = delete;
 
@@ -88,7 +90,11 @@ class ResolvedScenario {
   // simulate_collective, with a clock overflow placed at cluster.topology.
   CollectiveOutcome timed_collective(const CollectiveSpec& spec);
 
+  // The workspace's key for `spec` (nullopt: not cached there); the topology's digest is taken on first use.
+  std::optional<CollectiveKey> workspace_key(const CollectiveSpec& spec);
+
   const Scenario* scenario_;
+  Workspace* workspace_;
   const RunProgress* progress_;
   GpuSpec gpu_;
   ModelSpec model_;
@@ -97,6 +103,7 @@ class ResolvedScenario {
   std::unique_ptr<ComputeModel> compute_;
   std::int64_t workers_ = 1;
   std::optional<CalibratedModel> calibrated_;
+  std::optional<TopologyDigest> topology_digest_;
   std::map<std::pair<std::int64_t, std::size_t>, CollectiveOutcome> allreduce_cache_;
 };
 

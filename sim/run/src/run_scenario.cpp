@@ -13,8 +13,9 @@ namespace syncsim::run {
 
 namespace {
 
-RunOutput run_engine(const Scenario& scenario, convergence::UpdateSchedule* schedule, const RunProgress* progress) {
-  ResolvedScenario context(scenario, progress);
+RunOutput run_engine(const Scenario& scenario, Workspace& workspace, convergence::UpdateSchedule* schedule,
+                     const RunProgress* progress) {
+  ResolvedScenario context(scenario, workspace, progress);
   context.check_run_length();
   const TrainingConfig& t = scenario.training;
   if (t.communication.value == Communication::parameter_server || t.strategy.value == StrategyKind::hybrid) {
@@ -33,18 +34,23 @@ InputError run_too_long(const Scenario& scenario, const SimTimeOverflow& e) {
 
 }  // namespace
 
-RunOutput run_scenario(const Scenario& scenario, const RunProgress* progress) {
+RunOutput run_scenario(const Scenario& scenario, Workspace& workspace, const RunProgress* progress) {
   check_run_memory(scenario);
   convergence::UpdateSchedule schedule;
   RunOutput out;
   try {
-    out = run_engine(scenario, scenario.convergence ? &schedule : nullptr, progress);
+    out = run_engine(scenario, workspace, scenario.convergence ? &schedule : nullptr, progress);
   } catch (const SimTimeOverflow& e) {
     throw run_too_long(scenario, e);
   }
   out.report.bottleneck = attribute_bottleneck(out.report);
   if (scenario.convergence) out.report.convergence = run_convergence(scenario, schedule);
   return out;
+}
+
+RunOutput run_scenario(const Scenario& scenario, const RunProgress* progress) {
+  Workspace workspace;
+  return run_scenario(scenario, workspace, progress);
 }
 
 }  // namespace syncsim::run

@@ -4,8 +4,9 @@
 //   SweepRunner runner("bert.yaml", points, 4);
 //   runner.run(pending, [&](std::size_t index, const TrainingReport& r) { ... });  // called under a lock
 //
-// Every point loads the scenario file with its own overrides and runs run::run_scenario; simulations share
-// nothing (DESIGN.md §1), so threads only hand out work. Results arrive in completion order through the callback,
+// Every point loads the scenario file with its own overrides and runs run::run_scenario; the points of one call
+// share one workspace (run/workspace.hpp: the collectives already simulated, which do not change any result) and
+// nothing else, so threads only hand out work. Results arrive in completion order through the callback,
 // which runs under the runner's lock: callers store them by point index, and it is that index, not the arrival
 // order, that orders the output.
 //

@@ -2,7 +2,7 @@
 // run_scenario: simulate one training scenario end to end — what `syncsim run` prints and writes.
 //
 //   Scenario s = load_scenario("examples/resnet50-dgx-8gpu.yaml");
-//   RunOutput out = run_scenario(s);
+//   RunOutput out = run_scenario(s);      // or run_scenario(s, workspace) to reuse collectives across runs
 //   out.report.samples_per_second;        // TrainingReport (training_report.hpp), report.json via to_json
 //   trace::write_chrome_trace(out.trace, file);
 //
@@ -17,6 +17,7 @@
 #include <functional>
 #include <stdexcept>
 
+#include "syncsim/run/workspace.hpp"
 #include "syncsim/scenario/scenario.hpp"
 #include "syncsim/trace/trace.hpp"
 #include "syncsim/training/training_report.hpp"
@@ -41,6 +42,9 @@ class RunCancelled : public std::runtime_error {
   RunCancelled() : std::runtime_error("the run was cancelled") {}
 };
 
+// Collectives that earlier runs with `workspace` simulated are reused (outputs are the same either way).
+RunOutput run_scenario(const Scenario& scenario, Workspace& workspace, const RunProgress* progress = nullptr);
+// A run of its own, on a fresh workspace: for callers that run once.
 RunOutput run_scenario(const Scenario& scenario, const RunProgress* progress = nullptr);
 
 }  // namespace syncsim::run

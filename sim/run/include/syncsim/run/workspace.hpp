@@ -1,0 +1,27 @@
+#pragma once
+// Workspace: what runs may share, owned by whoever runs them — today the cache of simulated collectives
+// (collective_cache.hpp). Nothing is shared between runs behind the caller's back: a run with a workspace reuses
+// what earlier runs with it simulated, a run without one (run_scenario's plain overload) starts fresh.
+//
+// Owners: `syncsim run` (one run), the sweep runner (one for all its points, shared by its worker threads), and the
+// GUI (one per document, so re-running a scenario with other settings reuses its collectives).
+//
+// Thread-safe: runs on several threads may share one workspace.
+#include "syncsim/run/collective_cache.hpp"
+
+namespace syncsim::run {
+
+class Workspace {
+ public:
+  Workspace() = default;
+  Workspace(const Workspace&) = delete;
+  Workspace& operator=(const Workspace&) = delete;
+
+  CollectiveCache& collectives() { return collectives_; }
+  const CollectiveCache& collectives() const { return collectives_; }
+
+ private:
+  CollectiveCache collectives_;
+};
+
+}  // namespace syncsim::run
