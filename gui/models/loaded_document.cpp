@@ -128,10 +128,9 @@ LoadedDocument loadDocument(const QString& path, const QStringList& overrides, c
     doc.convergence = convergenceRunOf(out.report, path);
     doc.timeline = std::make_shared<const TimelineData>(TimelineData::fromTrace(out.trace));
     enter(control, LayingOutTopology);
-    syncsim::Topology topology = syncsim::build_scenario_topology(scenario);
-    const auto workers =
-        scenario.cluster.workers ? scenario.cluster.workers->value : static_cast<std::int64_t>(topology.gpu_count());
-    doc.topology = std::make_shared<const TopologyLayout>(std::move(topology), static_cast<int>(workers));
+    // The topology the loader built and the run ran on, not built a third time.
+    doc.topology = std::make_shared<const TopologyLayout>(*syncsim::scenario_topology(scenario),
+                                                          static_cast<int>(out.report.workers));
   }
   if (!doc.timeline->title().isEmpty()) doc.title = doc.timeline->title();
   doc.ringRanks = ringRanksOf(*doc.timeline);

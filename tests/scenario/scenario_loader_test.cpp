@@ -46,7 +46,7 @@ TEST_CASE("the DESIGN.md section 8 example loads with the values it states", "[s
   CHECK(s.training.bucket_size == Bytes{25'000'000});
   CHECK(s.training.overlap);
   CHECK(s.training.iterations == 20);
-  CHECK(s.stragglers.jitter.distribution == JitterDistribution::lognormal);
+  CHECK(s.stragglers.jitter.distribution == JitterKind::lognormal);
   CHECK(s.stragglers.jitter.sigma == 0.05);
   REQUIRE(s.stragglers.slow.size() == 1);
   CHECK(s.stragglers.slow[0].rank.value == 3);
@@ -97,7 +97,7 @@ TEST_CASE("a minimal scenario gets the documented defaults", "[scenario]") {
   CHECK(t.warmup_iterations == 0);
   CHECK(t.parameter_servers.count.value == 1);
   CHECK(t.parameter_servers.placement == ServerPlacement::dedicated);
-  CHECK(s.stragglers.jitter.distribution == JitterDistribution::none);
+  CHECK(s.stragglers.jitter.distribution == JitterKind::none);
   CHECK(s.stragglers.slow.empty());
   CHECK(s.degraded_links.empty());
   CHECK(s.faults.empty());
@@ -158,7 +158,7 @@ TEST_CASE("inline GPU and model, topology string, hybrid training, links, faults
   CHECK(t.parameter_servers.nic_bw->bytes_per_second == 50e9);
   CHECK(t.parameter_servers.apply_rate->bytes_per_second == 500e9);
 
-  CHECK(s.stragglers.jitter.distribution == JitterDistribution::normal);
+  CHECK(s.stragglers.jitter.distribution == JitterKind::normal);
   REQUIRE(s.degraded_links.size() == 1);
   CHECK(s.degraded_links[0].between.a.value == "nic1");
   CHECK(s.degraded_links[0].factor == 0.25);
@@ -180,6 +180,19 @@ TEST_CASE("a topology file is found relative to the scenario file", "[scenario]"
   // Rank 3 exists in the file's 4 GPUs; rank 4 would not.
   CHECK_THROWS_WITH(load_scenario(kData / "file_topology.yaml", {"faults[0].rank=4"}),
                     Catch::StartsWith("--set: faults[0].rank: rank 4 does not exist: the topology has 4 GPUs"));
+}
+
+TEST_CASE("the topology the loader checked is the one scenario_topology gives, until the spec changes", "[scenario]") {
+  Scenario s = parse_scenario(kMinimal, "ok.yaml");
+  REQUIRE(s.cluster.built != nullptr);
+  const std::shared_ptr<const Topology> loaded = scenario_topology(s);
+  CHECK(loaded.get() == &s.cluster.built->topology);  // not built again
+  const Scenario copy = s;
+  CHECK(scenario_topology(copy).get() == loaded.get());
+  // A spec changed in code no longer names what was built: scenario_topology builds the new one.
+  s.cluster.topology.params["n"] = "4";
+  CHECK(scenario_topology(s)->gpu_count() == 4);
+  CHECK(loaded->gpu_count() == 8);
 }
 
 TEST_CASE("to_yaml is deterministic and loads back to the same scenario", "[scenario]") {

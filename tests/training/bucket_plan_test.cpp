@@ -76,7 +76,7 @@ TEST_CASE("the first bucket has its own, smaller cap", "[buckets]") {
         std::vector<std::vector<std::size_t>>{{5, 4, 3}, {2, 1, 0}});
   // The default first cap is torch's 1 MiB.
   CHECK(kDdpDefaultFirstBucketCap == Bytes{1 << 20});
-  CHECK(kDdpDefaultBucketCap == Bytes{25 << 20});
+  CHECK(kDdpDefaultBucketCap == Bytes{25'000'000});  // the scenario default, 25 MB (not torch's 25 MiB)
 }
 
 TEST_CASE("bucket plans of catalog models conserve bytes and keep reverse order", "[buckets]") {

@@ -176,7 +176,7 @@ std::vector<SweepPoint> plan_points(const Scenario& base, const PlanGrid& grid) 
     if (spec.kind == "file") {
       Scenario probe = base;
       probe.cluster.topology = spec;
-      file_gpus = build_scenario_topology(probe).gpu_count();
+      file_gpus = scenario_topology(probe)->gpu_count();  // the base's own topology is not built again
     }
     for (const std::string& gpu : grid.gpu_types) {
       for (const std::int64_t n : grid.gpu_counts) {

@@ -54,7 +54,7 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
       model_(resolve_model(scenario.model)) {
   const Scenario& s = scenario;
   check_memory_budget(s.cluster.topology);  // before building anything a million-GPU spec would allocate
-  topology_ = std::make_unique<Topology>(build_scenario_topology(s));
+  topology_ = scenario_topology(s);
   const auto gpus = static_cast<std::int64_t>(topology_->gpu_count());
   workers_ = s.cluster.workers ? s.cluster.workers->value : gpus;
   if (workers_ < 1 || workers_ > gpus) {
@@ -94,18 +94,8 @@ StragglerModel ResolvedScenario::stragglers() const {
   const Scenario& s = *scenario_;
   StragglerSpec spec;
   spec.seed = s.seed;
+  spec.jitter = s.stragglers.jitter.distribution;
   spec.sigma = s.stragglers.jitter.sigma;
-  switch (s.stragglers.jitter.distribution) {
-    case JitterDistribution::none:
-      spec.jitter = JitterKind::none;
-      break;
-    case JitterDistribution::lognormal:
-      spec.jitter = JitterKind::lognormal;
-      break;
-    case JitterDistribution::normal:
-      spec.jitter = JitterKind::normal;
-      break;
-  }
   for (const SlowRank& slow : s.stragglers.slow) {
     if (slow.rank.value >= workers_) {
       throw slow.rank.error(fmt::format("rank {} does not exist among {} workers", slow.rank.value, workers_));

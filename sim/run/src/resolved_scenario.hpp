@@ -98,7 +98,7 @@ class ResolvedScenario {
   const RunProgress* progress_;
   GpuSpec gpu_;
   ModelSpec model_;
-  std::unique_ptr<Topology> topology_;
+  std::shared_ptr<const Topology> topology_;  // the loader's, when it built one (scenario_topology)
   std::unique_ptr<Router> router_;
   std::unique_ptr<ComputeModel> compute_;
   std::int64_t workers_ = 1;

@@ -35,9 +35,8 @@ inline constexpr NameTable<LatencySource, 3> kLatencyNames{
     {{"nccl", LatencySource::nccl}, {"physical", LatencySource::physical}, {"calibrated", LatencySource::calibrated}}};
 inline constexpr NameTable<std::optional<Protocol>, 4> kProtocolNames{
     {{"auto", std::nullopt}, {"ll", Protocol::ll}, {"ll128", Protocol::ll128}, {"simple", Protocol::simple}}};
-inline constexpr NameTable<JitterDistribution, 3> kJitterNames{{{"none", JitterDistribution::none},
-                                                                {"lognormal", JitterDistribution::lognormal},
-                                                                {"normal", JitterDistribution::normal}}};
+inline constexpr NameTable<JitterKind, 3> kJitterNames{
+    {{"none", JitterKind::none}, {"lognormal", JitterKind::lognormal}, {"normal", JitterKind::normal}}};
 inline constexpr NameTable<FaultKind, 2> kFaultKindNames{
     {{"worker_down", FaultKind::worker_down}, {"link_down", FaultKind::link_down}}};
 inline constexpr NameTable<FaultPolicy, 3> kPolicyNames{

@@ -95,11 +95,11 @@ StragglerConfig read_stragglers(const ConfigNode& node) {
     const MapReader jitter_reader(*jitter, reader.path("jitter"), {"distribution", "sigma"});
     const ConfigNode& distribution = jitter_reader.require("distribution", "lognormal, normal or none");
     stragglers.jitter.distribution = read_choice(distribution, jitter_reader.path("distribution"), kJitterNames);
-    if (stragglers.jitter.distribution != JitterDistribution::none) {
+    if (stragglers.jitter.distribution != JitterKind::none) {
       const ConfigNode& sigma = jitter_reader.require("sigma", "the spread, e.g. 0.05");
       // Beyond these the multiplier stops meaning a spread: normal's 1 + sigma x N(0, 1) is clamped at 0.05 (in
       // 3% of draws at 0.5, in half of them at 10), lognormal's median exp(-sigma^2 / 2) falls to 0.6 at 1.
-      const bool normal = stragglers.jitter.distribution == JitterDistribution::normal;
+      const bool normal = stragglers.jitter.distribution == JitterKind::normal;
       const double most = normal ? kMaxNormalSigma : kMaxLognormalSigma;
       stragglers.jitter.sigma =
           read_number_in(sigma, jitter_reader.path("sigma"), 0, most, false,

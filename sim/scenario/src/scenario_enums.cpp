@@ -14,7 +14,7 @@ std::string_view to_string(Communication communication) {
 std::string_view to_string(ServerPlacement placement) {
   return name_of(scenario_detail::kPlacementNames, placement);
 }
-std::string_view to_string(JitterDistribution distribution) {
+std::string_view to_string(JitterKind distribution) {
   return name_of(scenario_detail::kJitterNames, distribution);
 }
 std::string_view to_string(FaultKind kind) {

@@ -67,7 +67,10 @@ Scenario read_scenario(const ConfigNode& root, const std::string& source, const 
   }
   if (const ConfigNode* convergence = reader.get("convergence")) scenario.convergence = read_convergence(*convergence);
   check_across_sections(scenario);
-  check_against_topology(scenario, build_scenario_topology(scenario));
+  auto built = std::make_shared<const BuiltTopology>(BuiltTopology{
+      scenario.cluster.topology.kind, scenario.cluster.topology.params, build_scenario_topology(scenario)});
+  check_against_topology(scenario, built->topology);
+  scenario.cluster.built = std::move(built);
   return scenario;
 }
 
@@ -104,6 +107,15 @@ Topology build_scenario_topology(const Scenario& scenario) {
     const std::string key = error.key().empty() ? "cluster.topology" : "cluster.topology." + error.key();
     throw InputError(error.message(), error.where(), key);
   }
+}
+
+std::shared_ptr<const Topology> scenario_topology(const Scenario& scenario) {
+  const ClusterConfig& cluster = scenario.cluster;
+  if (cluster.built && cluster.built->kind == cluster.topology.kind &&
+      cluster.built->params == cluster.topology.params) {
+    return {cluster.built, &cluster.built->topology};  // shares the loader's
+  }
+  return std::make_shared<const Topology>(build_scenario_topology(scenario));
 }
 
 }  // namespace syncsim

@@ -7,6 +7,7 @@
 //     topology: {kind: dgx, nodes: 4, gpus: 8}  # or the spec string "dgx:nodes=4,gpus=8"
 //     workers: 16                               # optional: the first 16 GPUs; default all
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -24,6 +25,13 @@ struct GpuConfig {
   std::optional<GpuSpec> inline_spec;
 };
 
+// A topology as built from a spec, with the spec (kind and values) it was built from.
+struct BuiltTopology {
+  std::string kind;
+  std::map<std::string, std::string> params;
+  Topology topology;
+};
+
 struct ClusterConfig {
   GpuConfig gpu;
   // Built by build_topology(); every value keeps its place in the file (param_locations), so a topology error
@@ -31,6 +39,10 @@ struct ClusterConfig {
   TopologySpec topology;
   // How many GPUs train (ranks 0..workers-1 on GPUs 0..workers-1); nullopt: every GPU of the topology.
   std::optional<Located<std::int64_t>> workers;
+  // The topology the loader built from `topology` and checked the scenario against. The run, the GUI and the
+  // planner take it through scenario_topology() (scenario_loader.hpp) rather than build it again; null in a
+  // scenario made in code. Immutable, so copies of the scenario share it, across threads too.
+  std::shared_ptr<const BuiltTopology> built;
 };
 
 }  // namespace syncsim

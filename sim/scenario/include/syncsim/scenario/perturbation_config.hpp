@@ -19,19 +19,19 @@
 
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/scenario/located.hpp"
+#include "syncsim/training/straggler_model.hpp"
 
 namespace syncsim {
 
-enum class JitterDistribution { none, lognormal, normal };
 enum class FaultKind { worker_down, link_down };
 enum class FaultPolicy { restart_from_checkpoint, continue_without, elastic };
 
-std::string_view to_string(JitterDistribution distribution);
+std::string_view to_string(JitterKind distribution);  // the straggler model's (straggler_model.hpp)
 std::string_view to_string(FaultKind kind);
 std::string_view to_string(FaultPolicy policy);  // continue_without is written `continue`
 
 struct JitterConfig {
-  JitterDistribution distribution = JitterDistribution::none;
+  JitterKind distribution = JitterKind::none;
   // lognormal: the multiplier is exp(N(0, sigma)), sigma in [0, 1]; normal: 1 + N(0, sigma), sigma in [0, 0.5]
   // (wider spreads are refused rather than clamped).
   double sigma = 0;

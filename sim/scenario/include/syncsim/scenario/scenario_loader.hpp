@@ -13,6 +13,7 @@
 // missing intermediate mappings are created. `cluster.topology.KEY=V` also works when the file gives the
 // topology as a spec string.
 #include <filesystem>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,5 +35,10 @@ std::string to_yaml(const Scenario& scenario);
 // build_topology() on the scenario's topology, its errors keyed `cluster.topology.KEY` at the value's place in
 // the file.
 Topology build_scenario_topology(const Scenario& scenario);
+
+// The scenario's topology, built once: the one the loader built and checked the scenario against
+// (cluster.built), while cluster.topology still names the same kind and values; otherwise (a scenario made or
+// changed in code) built now by build_scenario_topology.
+std::shared_ptr<const Topology> scenario_topology(const Scenario& scenario);
 
 }  // namespace syncsim

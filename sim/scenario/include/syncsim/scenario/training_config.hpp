@@ -18,6 +18,7 @@
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/core/units.hpp"
 #include "syncsim/scenario/located.hpp"
+#include "syncsim/training/bucket_plan.hpp"
 
 namespace syncsim {
 
@@ -55,7 +56,7 @@ struct TrainingConfig {
   // nccl by default; calibrated when a calibration file is given and no latency_model is.
   Located<LatencySource> latency_model;
   std::optional<Protocol> protocol;                      // nccl latency model only; nullopt: auto
-  Bytes bucket_size{25'000'000};                         // DDP's default 25 MB
+  Bytes bucket_size = kDdpDefaultBucketCap;              // 25 MB (bucket_plan.hpp)
   bool overlap = true;                                   // communication overlaps backward
   std::int64_t iterations = 10;                          // measured iterations (>= 1)
   std::int64_t warmup_iterations = 0;                    // run first and left out of the statistics

@@ -12,8 +12,9 @@
 // PyTorch's two differences, and what is kept:
 //   - First bucket. torch.nn.parallel.DistributedDataParallel caps the FIRST bucket (the last layers, whose
 //     gradients are ready first) at dist._DEFAULT_FIRST_BUCKET_BYTES = 1 MiB and the rest at bucket_cap_mb
-//     (25 MiB by default), so that communication starts early in backward. Kept: `first_bucket_cap` (default
-//     1 MiB); the effective first cap is min(first_bucket_cap, cap). Pass first_bucket_cap = cap to switch it off.
+//     (25 MiB by default; 25 MB here, see kDdpDefaultBucketCap), so that communication starts early in backward. Kept:
+//     `first_bucket_cap` (default 1 MiB); the effective first cap is min(first_bucket_cap, cap). Pass first_bucket_cap
+//     = cap to switch it off.
 //   - Overshoot. torch's compute_bucket_assignment_by_size adds a tensor and THEN closes the bucket once it
 //     reaches the limit, so its buckets can exceed the cap by one tensor; it also buckets per parameter tensor
 //     (weight and bias apart), not per layer. Here a bucket never exceeds its cap unless it holds one layer that
@@ -30,7 +31,10 @@
 
 namespace syncsim {
 
-inline constexpr Bytes kDdpDefaultBucketCap{25LL << 20};      // bucket_cap_mb = 25 (MiB, as torch computes it)
+// The scenario's default (training.bucket_size) and every run's: 25 MB. torch's bucket_cap_mb = 25 is 25 MiB (it
+// multiplies by 1024 * 1024); the 5% between them moves a bucket boundary now and then, and every report so far was
+// computed with 25 MB.
+inline constexpr Bytes kDdpDefaultBucketCap{25'000'000};
 inline constexpr Bytes kDdpDefaultFirstBucketCap{1LL << 20};  // dist._DEFAULT_FIRST_BUCKET_BYTES
 
 struct GradientBucket {

@@ -28,7 +28,7 @@
 
 namespace syncsim {
 
-enum class JitterKind { none, lognormal, normal };
+enum class JitterKind { none, lognormal, normal };  // also the scenario's stragglers.jitter.distribution
 
 struct StragglerSpec {
   JitterKind jitter = JitterKind::none;
