@@ -3,8 +3,8 @@
 // defaults, for synchronous AllReduce and for asynchronous parameter servers. The target: the proxy adds
 // at most 20% to the simulation's time. docs/performance.md has the figures; bench/compare.sh runs it.
 //
-// The collective cache is process-wide, so every measured run finds the AllReduce times cached; that makes the
-// simulation faster and the proxy's share larger, never smaller.
+// The measured runs share one workspace, so every run after the first finds the AllReduce times cached; that makes
+// the simulation faster and the proxy's share larger, never smaller.
 #include <benchmark/benchmark.h>
 
 #include <string>
@@ -27,8 +27,9 @@ void run_64_workers(benchmark::State& state, bool asynchronous) {
   if (state.range(0) == mlp) overrides.emplace_back("convergence.problem=mlp");
   const syncsim::Scenario scenario = syncsim::load_scenario(SYNCSIM_EXAMPLES_DIR "/resnet50-dgx-8gpu.yaml", overrides);
   double updates = 0;
+  syncsim::run::Workspace workspace;
   for (auto _ : state) {
-    const syncsim::run::RunOutput out = syncsim::run::run_scenario(scenario);
+    const syncsim::run::RunOutput out = syncsim::run::run_scenario(scenario, workspace);
     updates = out.report.convergence ? static_cast<double>(out.report.convergence->updates) : 0;
     benchmark::DoNotOptimize(updates);
   }

@@ -82,6 +82,42 @@ convergence::UpdateSchedule update_schedule(const SynchronousRunSetup& setup, co
   return schedule;
 }
 
+// Each rank's time split, and the throughput again when elastic recovery shrank the global batch.
+void fill_workers(TrainingReport& r, const SynchronousRunResult& result, std::int64_t workers,
+                  std::int64_t iterations) {
+  if (result.rank_iterations != workers * iterations && result.total > SimTime::zero()) {
+    // Elastic recovery shrank the global batch: count the samples actually trained.
+    const double samples = static_cast<double>(result.rank_iterations * r.batch_per_gpu * r.micro_batches);
+    r.samples_per_second = samples / result.total.seconds();
+    r.scaling_efficiency = r.samples_per_second / (static_cast<double>(workers) * r.single_gpu_samples_per_second);
+  }
+  for (const RankRunStats& rank : result.ranks) {
+    // A fault's wait (down, stalled, restarting, gone) is idle, like waiting for a straggler, not communication.
+    r.per_worker.push_back({.compute = rank.compute,
+                            .optimizer = rank.optimizer,
+                            .exposed_communication = rank.idle - rank.straggler_wait - rank.fault_wait,
+                            .straggler_wait = rank.straggler_wait + rank.fault_wait,
+                            .updates = std::nullopt});
+  }
+}
+
+// Each bucket's AllReduce as the intact network runs it (a single worker has none).
+void fill_buckets(TrainingReport& r, ResolvedScenario& context, const BucketPlan& plan) {
+  for (const GradientBucket& bucket : plan.buckets) {
+    BucketReport b;
+    b.bytes = bucket.bytes;
+    b.algorithm = "none";
+    if (context.workers() > 1) {
+      const CollectiveOutcome& o = context.allreduce(bucket.bytes);
+      b.allreduce_time = o.time;
+      b.algorithm = std::string(to_string(o.algorithm));
+      if (o.protocol) b.protocol = std::string(to_string(*o.protocol));
+      b.channels = o.channels;
+    }
+    r.buckets.push_back(std::move(b));
+  }
+}
+
 }  // namespace
 
 RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
@@ -135,35 +171,10 @@ RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSched
   TrainingReport& r = out.report;
   r = context.base_report();
   fill_throughput(r, s.training.iterations, result.total, result.mean, result.p50, result.p99);
-  if (result.rank_iterations != workers * s.training.iterations && result.total > SimTime::zero()) {
-    // Elastic recovery shrank the global batch: count the samples actually trained.
-    const double samples = static_cast<double>(result.rank_iterations * r.batch_per_gpu * r.micro_batches);
-    r.samples_per_second = samples / result.total.seconds();
-    r.scaling_efficiency = r.samples_per_second / (static_cast<double>(workers) * r.single_gpu_samples_per_second);
-  }
-  for (const RankRunStats& rank : result.ranks) {
-    // A fault's wait (down, stalled, restarting, gone) is idle, like waiting for a straggler, not communication.
-    r.per_worker.push_back({.compute = rank.compute,
-                            .optimizer = rank.optimizer,
-                            .exposed_communication = rank.idle - rank.straggler_wait - rank.fault_wait,
-                            .straggler_wait = rank.straggler_wait + rank.fault_wait,
-                            .updates = std::nullopt});
-  }
+  fill_workers(r, result, workers, s.training.iterations);
   compute_shares(r);
   fill_faults(r, result, faults);
-  for (const GradientBucket& bucket : setup.ddp.buckets.buckets) {
-    BucketReport b;
-    b.bytes = bucket.bytes;
-    b.algorithm = "none";
-    if (workers > 1) {
-      const CollectiveOutcome& o = context.allreduce(bucket.bytes);
-      b.allreduce_time = o.time;
-      b.algorithm = std::string(to_string(o.algorithm));
-      if (o.protocol) b.protocol = std::string(to_string(*o.protocol));
-      b.channels = o.channels;
-    }
-    r.buckets.push_back(std::move(b));
-  }
+  fill_buckets(r, context, setup.ddp.buckets);
   if (workers > 1) record_link_loads(context, network, recorder, r);
   out.trace = std::move(recorder).build();
   return out;

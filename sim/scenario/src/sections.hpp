@@ -29,7 +29,9 @@ void check_across_sections(const Scenario& scenario);
 void check_against_topology(const Scenario& scenario, const Topology& topology);
 
 // A spec string's `KEY=V` turned into a mapping node, each value at its column in the file (for `--set
-// cluster.topology.KEY=V` on a topology given as a string).
+// cluster.topology.KEY=V` on a topology given as a string). Overrides act on the tree, before any section is read,
+// so that an overridden topology key goes through the one reader (read_topology) like any other value and keeps
+// its place for messages; hence string -> spec -> mapping here, and mapping -> spec in the reader.
 ConfigNode topology_string_to_mapping(const ConfigNode& node, const std::string& path);
 
 }  // namespace syncsim::scenario_detail
