@@ -151,7 +151,7 @@ TEST_CASE("async with a worker failure: the others continue and the lost update 
                                 "faults=[{at: 50ms, kind: worker_down, rank: 2}]"});
   REQUIRE(r.faults.size() == 1);
   CHECK(r.faults[0].target == "rank 2");
-  CHECK(r.faults[0].policy == "continue");
+  CHECK(r.faults[0].policy == FaultPolicy::continue_without);
   CHECK(r.faults[0].workers_after == 3);
   CHECK(r.faults[0].lost_work > SimTime::zero());
   std::int64_t updates = 0;

@@ -64,10 +64,8 @@ std::vector<PlannedFault> plan_faults(const Scenario& s, const Topology& topolog
     }
     PlannedFault p;
     p.event.at = fault.at;
-    p.event.recovery =
-        fault.policy.value == FaultPolicy::elastic ? FaultRecovery::elastic : FaultRecovery::restart_from_checkpoint;
-    p.kind = std::string(to_string(fault.kind));
-    p.policy = std::string(to_string(fault.policy.value));
+    p.event.recovery = fault.policy.value;
+    p.kind = fault.kind;
     if (fault.kind == FaultKind::worker_down) {
       const Located<std::int64_t>& rank = *fault.rank;
       if (rank.value >= workers) {
@@ -79,7 +77,7 @@ std::vector<PlannedFault> plan_faults(const Scenario& s, const Topology& topolog
       const std::vector<LinkId> links = resolve_link(topology, *fault.between);
       p.event.ranks = cut_off_workers(topology, links, workers);
       p.target = fmt::format("{} - {}", fault.between->a.value, fault.between->b.value);
-      if (p.event.ranks.empty() && p.event.recovery == FaultRecovery::elastic) p.failed_links = links;
+      if (p.event.ranks.empty() && p.event.recovery == FaultPolicy::elastic) p.failed_links = links;
     }
     planned.push_back(std::move(p));
   }
@@ -97,7 +95,7 @@ std::vector<PlannedFault> plan_faults(const Scenario& s, const Topology& topolog
       throw fault.rank->error(fmt::format("rank {} already left the job at an earlier elastic fault", event.ranks[0]));
     }
     std::erase_if(event.ranks, [&](std::int64_t r) { return left.contains(r); });  // cut off before: gone already
-    if (event.recovery != FaultRecovery::elastic) continue;
+    if (event.recovery != FaultPolicy::elastic) continue;
     left.insert(event.ranks.begin(), event.ranks.end());
     if (static_cast<std::int64_t>(left.size()) >= workers) {
       throw fault.policy.error(fmt::format("after {} no worker is left to train elastically", fault.key));

@@ -26,9 +26,8 @@ namespace syncsim::run {
 
 struct PlannedFault {
   FaultEvent event;
-  std::string kind;    // FaultReport's strings
-  std::string target;  // "rank 5" or "nic2 - leaf0"
-  std::string policy;
+  FaultKind kind = FaultKind::worker_down;
+  std::string target;                // "rank 5" or "nic2 - leaf0"
   std::vector<LinkId> failed_links;  // link_down with elastic and nobody cut off: gone from event.at on
 };
 

@@ -115,9 +115,9 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
   }
   auto& faults = out["faults"] = nlohmann::ordered_json::array();
   for (const FaultReport& f : r.faults) {
-    faults.push_back({{"kind", f.kind},
+    faults.push_back({{"kind", std::string(to_string(f.kind))},
                       {"target", f.target},
-                      {"policy", f.policy},
+                      {"policy", std::string(to_string(f.policy))},
                       {"at_us", us(f.at)},
                       {"detected_us", us(f.detected)},
                       {"resumed_us", us(f.resumed)},

@@ -19,16 +19,13 @@
 
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/scenario/located.hpp"
+#include "syncsim/training/faults.hpp"
 
 namespace syncsim {
 
 enum class JitterDistribution { none, lognormal, normal };
-enum class FaultKind { worker_down, link_down };
-enum class FaultPolicy { restart_from_checkpoint, continue_without, elastic };
 
 std::string_view to_string(JitterDistribution distribution);
-std::string_view to_string(FaultKind kind);
-std::string_view to_string(FaultPolicy policy);  // continue_without is written `continue`
 
 struct JitterConfig {
   JitterDistribution distribution = JitterDistribution::none;
