@@ -7,7 +7,7 @@
 
 #include "engines.hpp"
 #include "fault_plan.hpp"
-#include "network_timeline.hpp"
+#include "scenario_network.hpp"
 #include "sync_link_load.hpp"
 #include "sync_trace.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -88,7 +88,7 @@ RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSched
   const Scenario& s = context.scenario();
   check_supported(s);
   const std::int64_t workers = context.workers();
-  NetworkTimeline network(context);  // checks degraded_links against the topology
+  NetworkTimeline network = scenario_network_timeline(context);  // checks degraded_links against the topology
   const std::vector<PlannedFault> faults = plan_faults(s, context.topology(), workers);
 
   SynchronousRunSetup setup;
