@@ -17,7 +17,7 @@ namespace syncsim {
 namespace {
 
 // resnet50 on one 100 Gbps switch, no overlap (the whole gradient is one message): the push starts when the
-// compute ends, so one round is C + 2 alpha + 2 N S / (k B) + N a exactly (ps_engine.hpp).
+// compute ends, so one round is C + 2 alpha + 2 N S / (k B) + N a exactly (parameter_server_run.hpp).
 constexpr const char* kScenario = R"(
 name: ps
 seed: 7

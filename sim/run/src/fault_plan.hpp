@@ -19,7 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "resolved_scenario.hpp"
+#include "syncsim/scenario/scenario.hpp"
+#include "syncsim/topology/topology.hpp"
 #include "syncsim/training/synchronous_run.hpp"
 
 namespace syncsim::run {
