@@ -268,6 +268,23 @@ TEST_CASE("parameter servers, asynchronous: a failure drops the update in flight
   CHECK(r.flows == 9);                 // c0's four pushes and four pulls, c1's one push
 }
 
+// A colocated server: p0 runs on c0's node, so c0's shard needs no network. At 10 c0's push arrives at once and
+// is applied 10-11; c1's crosses the star alone, arriving at 13, applied 13-14. At 14 the pulls: c0's at once,
+// c1's at 17. The round is 17 ms, and only c1's push and pull are flows; c0, done at 14, waits 3 ms.
+TEST_CASE("parameter servers, synchronous: a colocated server's own shard skips the network") {
+  const Star star(2, 0);
+  Router network(star.topology);
+  ParameterServerSetup setup = star_setup(network, star, {10, 10});
+  setup.servers = {star.clients[0]};
+  SpanLog log;
+  const ParameterServerResult r = run_parameter_server_engine(setup, &log);
+  CHECK(r.iteration_times == std::vector<SimTime>{ms(17)});
+  CHECK(r.flows == 2);
+  CHECK(log.of("push") == std::vector<Span>{{"push", 0, 0, ms(10), ms(10)}, {"push", 1, 0, ms(10), ms(13)}});
+  CHECK(log.of("pull") == std::vector<Span>{{"pull", 0, 0, ms(14), ms(14)}, {"pull", 1, 0, ms(14), ms(17)}});
+  CHECK(r.clients[0].straggler_wait == ms(3));  // c0 has its pull at 14, then waits for the end of the run
+}
+
 // A hybrid client pays after_pull (its group's broadcast) before its next iteration: 17 + 5 = 22 ms per update.
 TEST_CASE("parameter servers: after_pull delays the next iteration and is observed") {
   const Star star(1, 1);
