@@ -74,8 +74,8 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir)
         o,
         "fault            {} {} at {:.3f} ms ({}): resumed at {:.3f} ms, {} iteration(s) lost, {:.3f} ms of work lost, "
         "{} workers after\n",
-        f.kind, f.target, f.at.us() / 1e3, f.policy, f.resumed.us() / 1e3, f.iterations_lost, f.lost_work.us() / 1e3,
-        f.workers_after);
+        to_string(f.kind), f.target, f.at.us() / 1e3, to_string(f.policy), f.resumed.us() / 1e3, f.iterations_lost,
+        f.lost_work.us() / 1e3, f.workers_after);
   }
   if (!r.faults.empty()) {
     fmt::print(o, "lost to faults   {:.3f} ms of work, {:.3f} ms of downtime\n", r.lost_work.us() / 1e3,

@@ -17,7 +17,7 @@ namespace syncsim {
 namespace {
 
 // resnet50 on one 100 Gbps switch, no overlap (the whole gradient is one message): the push starts when the
-// compute ends, so one round is C + 2 alpha + 2 N S / (k B) + N a exactly (ps_engine.hpp).
+// compute ends, so one round is C + 2 alpha + 2 N S / (k B) + N a exactly (parameter_server_run.hpp).
 constexpr const char* kScenario = R"(
 name: ps
 seed: 7
@@ -151,7 +151,7 @@ TEST_CASE("async with a worker failure: the others continue and the lost update 
                                 "faults=[{at: 50ms, kind: worker_down, rank: 2}]"});
   REQUIRE(r.faults.size() == 1);
   CHECK(r.faults[0].target == "rank 2");
-  CHECK(r.faults[0].policy == "continue");
+  CHECK(r.faults[0].policy == FaultPolicy::continue_without);
   CHECK(r.faults[0].workers_after == 3);
   CHECK(r.faults[0].lost_work > SimTime::zero());
   std::int64_t updates = 0;

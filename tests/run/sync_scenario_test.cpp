@@ -85,9 +85,9 @@ TEST_CASE("a scenario restart: total = I T + (t - t_ckpt) + timeout + restart_co
   const TrainingReport r = run::run_scenario(s).report;
   REQUIRE(r.faults.size() == 1);
   const FaultReport& f = r.faults[0];
-  CHECK(f.kind == "worker_down");
+  CHECK(f.kind == FaultKind::worker_down);
   CHECK(f.target == "rank 1");
-  CHECK(f.policy == "restart_from_checkpoint");
+  CHECK(f.policy == FaultPolicy::restart_from_checkpoint);
   CHECK(f.at == t);
   CHECK(f.detected == t + SimTime::from_seconds(2));
   CHECK(f.resumed == t + SimTime::from_seconds(5));
@@ -108,7 +108,7 @@ TEST_CASE("link_down: the worker it cuts off fails, elastic goes on with 3, rest
   };
   const TrainingReport elastic = run_yaml(scenario_yaml(kSwitch, fault("elastic")));
   REQUIRE(elastic.faults.size() == 1);
-  CHECK(elastic.faults[0].kind == "link_down");
+  CHECK(elastic.faults[0].kind == FaultKind::link_down);
   CHECK(elastic.faults[0].target == "gpu3 - sw0");
   CHECK(elastic.faults[0].workers_after == 3);
   CHECK(elastic.faults[0].iterations_lost == 1);

@@ -27,7 +27,7 @@ SynchronousRunSetup four_ranks(std::int64_t iterations) {
   return setup;
 }
 
-FaultEvent fault(SimTime at, std::vector<std::int64_t> ranks, FaultRecovery recovery) {
+FaultEvent fault(SimTime at, std::vector<std::int64_t> ranks, FaultPolicy recovery) {
   return FaultEvent{at, std::move(ranks), recovery};
 }
 
@@ -59,10 +59,9 @@ TEST_CASE("restart from a checkpoint: total = I T + (t - t_ckpt) + timeout + res
   // 137, then iterations 3..9 again: total = 137 + 7 x 21 = 284 = 10 x 21 + 37 + 30 + 7.
   SynchronousRunSetup setup = four_ranks(10);
   setup.checkpoint.every_iterations = 3;
-  setup.faults = {fault(ms(100), {2}, FaultRecovery::restart_from_checkpoint)};
+  setup.faults = {fault(ms(100), {2}, FaultPolicy::restart_from_checkpoint)};
   Recorder recorder;
-  setup.observer = &recorder;
-  const SynchronousRunResult run = run_synchronous(setup);
+  const SynchronousRunResult run = run_synchronous(setup, &recorder);
 
   CHECK(run.total == ms(284));
   CHECK(sum(run.iteration_times) == run.total);
@@ -97,7 +96,7 @@ TEST_CASE("restart from a checkpoint: total = I T + (t - t_ckpt) + timeout + res
 TEST_CASE("restart without checkpoints loses everything, a time interval checkpoints at the next iteration end",
           "[faults]") {
   SynchronousRunSetup setup = four_ranks(10);
-  setup.faults = {fault(ms(100), {1}, FaultRecovery::restart_from_checkpoint)};
+  setup.faults = {fault(ms(100), {1}, FaultPolicy::restart_from_checkpoint)};
   SECTION("none: from the start") {
     const SynchronousRunResult run = run_synchronous(setup);
     REQUIRE(run.faults.size() == 1);
@@ -133,8 +132,8 @@ TEST_CASE("restart without checkpoints loses everything, a time interval checkpo
 TEST_CASE("a second failure during the recovery takes effect at the resumption", "[faults]") {
   SynchronousRunSetup setup = four_ranks(10);
   setup.checkpoint.every_iterations = 3;
-  setup.faults = {fault(ms(100), {2}, FaultRecovery::restart_from_checkpoint),
-                  fault(ms(110), {0}, FaultRecovery::restart_from_checkpoint)};
+  setup.faults = {fault(ms(100), {2}, FaultPolicy::restart_from_checkpoint),
+                  fault(ms(110), {0}, FaultPolicy::restart_from_checkpoint)};
   const SynchronousRunResult run = run_synchronous(setup);
   REQUIRE(run.faults.size() == 2);
   CHECK(run.faults[1].at == ms(137));
@@ -153,10 +152,9 @@ TEST_CASE("elastic: the survivors resume with the iteration in progress, AllRedu
     return (ranks == 4 ? four : three).at(size.value);
   };
   setup.checkpoint.every_iterations = 3;  // not used by elastic
-  setup.faults = {fault(ms(100), {3}, FaultRecovery::elastic)};
+  setup.faults = {fault(ms(100), {3}, FaultPolicy::elastic)};
   Recorder recorder;
-  setup.observer = &recorder;
-  const SynchronousRunResult run = run_synchronous(setup);
+  const SynchronousRunResult run = run_synchronous(setup, &recorder);
 
   // Rank 3 fails at 100 ms in iteration 4 (started at 84): 16 ms lost; resumed at 137 with iteration 4, then
   // iterations 4..9 at 18 ms: total = 137 + 6 x 18 = 245.
@@ -181,11 +179,11 @@ TEST_CASE("elastic: the survivors resume with the iteration in progress, AllRedu
 
 TEST_CASE("bad fault input is rejected", "[faults]") {
   SynchronousRunSetup setup = four_ranks(3);
-  setup.faults = {fault(ms(10), {4}, FaultRecovery::restart_from_checkpoint)};
+  setup.faults = {fault(ms(10), {4}, FaultPolicy::restart_from_checkpoint)};
   CHECK_THROWS_AS(run_synchronous(setup), InputError);
-  setup.faults = {fault(ms(10), {1}, FaultRecovery::elastic), fault(ms(50), {1}, FaultRecovery::elastic)};
+  setup.faults = {fault(ms(10), {1}, FaultPolicy::elastic), fault(ms(50), {1}, FaultPolicy::elastic)};
   CHECK_THROWS_AS(run_synchronous(setup), InputError);  // rank 1 already left
   setup.ranks = 1;
-  setup.faults = {fault(ms(10), {0}, FaultRecovery::elastic)};
+  setup.faults = {fault(ms(10), {0}, FaultPolicy::elastic)};
   CHECK_THROWS_AS(run_synchronous(setup), InputError);  // nobody left
 }

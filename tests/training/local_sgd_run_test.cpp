@@ -50,8 +50,7 @@ TEST_CASE("local SGD: total = I (compute + optimizer) + floor(I / K) x averaging
   // K = 3, I = 7: averaging after iterations 2 and 5, 8 ms each: total = 7 x 13 + 2 x 8 = 107 ms.
   SynchronousRunSetup setup = local_sgd(4, 7, 3);
   CollectiveLog log;
-  setup.observer = &log;
-  const SynchronousRunResult run = run_synchronous(setup);
+  const SynchronousRunResult run = run_synchronous(setup, &log);
   CHECK(run.total == ms(107));
   CHECK(run.iteration_times == std::vector<SimTime>{ms(13), ms(13), ms(21), ms(13), ms(13), ms(21), ms(13)});
   REQUIRE(log.entries.size() == 6);  // three buckets, twice; nothing in the other iterations
@@ -100,8 +99,7 @@ TEST_CASE("a collective takes the network state at its start: degraded inside th
     return degraded ? table.at(size.value) * 2 : table.at(size.value);
   };
   CollectiveLog log;
-  setup.observer = &log;
-  const SynchronousRunResult run = run_synchronous(setup);
+  const SynchronousRunResult run = run_synchronous(setup, &log);
   CHECK(run.iteration_times == std::vector<SimTime>{ms(21), ms(26), ms(21)});
   CHECK(run.total == ms(68));
   REQUIRE(log.entries.size() == 9);

@@ -7,51 +7,10 @@
 #include <numeric>
 #include <set>
 
-#include "network_timeline.hpp"
+#include "scenario_network.hpp"
+#include "syncsim/training/link_failure.hpp"
 
 namespace syncsim::run {
-
-namespace {
-
-// The workers (ranks 0..workers-1) that no longer reach the largest group of workers once `links` are gone.
-std::vector<std::int64_t> cut_off_workers(const Topology& topology, const std::vector<LinkId>& links,
-                                          std::int64_t workers) {
-  std::map<LinkId, double> gone;
-  for (const LinkId link : links) gone[link] = 0;
-  const Topology rest = with_link_factors(topology, gone);
-  // Label every node by the first worker that reaches it (links are duplex, so reaching is mutual).
-  std::vector<std::int64_t> group(rest.node_count(), -1);
-  for (std::int64_t r = 0; r < workers; ++r) {
-    const NodeId seed = rest.gpu(static_cast<std::size_t>(r));
-    if (group[seed.value()] >= 0) continue;
-    std::vector<NodeId> stack{seed};
-    group[seed.value()] = r;
-    while (!stack.empty()) {
-      const NodeId at = stack.back();
-      stack.pop_back();
-      for (const LinkId l : rest.out_links(at)) {
-        const NodeId next = rest.link(l).dst;
-        if (group[next.value()] < 0) {
-          group[next.value()] = r;
-          stack.push_back(next);
-        }
-      }
-    }
-  }
-  std::map<std::int64_t, std::int64_t> size_of;  // group label -> workers in it
-  for (std::int64_t r = 0; r < workers; ++r) ++size_of[group[rest.gpu(static_cast<std::size_t>(r)).value()]];
-  std::int64_t kept = 0;
-  for (const auto& [label, size] : size_of) {
-    if (size > size_of[kept]) kept = label;  // labels ascend, so a tie keeps the lowest rank's group
-  }
-  std::vector<std::int64_t> cut;
-  for (std::int64_t r = 0; r < workers; ++r) {
-    if (group[rest.gpu(static_cast<std::size_t>(r)).value()] != kept) cut.push_back(r);
-  }
-  return cut;
-}
-
-}  // namespace
 
 std::vector<PlannedFault> plan_faults(const Scenario& s, const Topology& topology, std::int64_t workers) {
   std::vector<PlannedFault> planned;
@@ -64,10 +23,8 @@ std::vector<PlannedFault> plan_faults(const Scenario& s, const Topology& topolog
     }
     PlannedFault p;
     p.event.at = fault.at;
-    p.event.recovery =
-        fault.policy.value == FaultPolicy::elastic ? FaultRecovery::elastic : FaultRecovery::restart_from_checkpoint;
-    p.kind = std::string(to_string(fault.kind));
-    p.policy = std::string(to_string(fault.policy.value));
+    p.event.recovery = fault.policy.value;
+    p.kind = fault.kind;
     if (fault.kind == FaultKind::worker_down) {
       const Located<std::int64_t>& rank = *fault.rank;
       if (rank.value >= workers) {
@@ -79,7 +36,7 @@ std::vector<PlannedFault> plan_faults(const Scenario& s, const Topology& topolog
       const std::vector<LinkId> links = resolve_link(topology, *fault.between);
       p.event.ranks = cut_off_workers(topology, links, workers);
       p.target = fmt::format("{} - {}", fault.between->a.value, fault.between->b.value);
-      if (p.event.ranks.empty() && p.event.recovery == FaultRecovery::elastic) p.failed_links = links;
+      if (p.event.ranks.empty() && p.event.recovery == FaultPolicy::elastic) p.failed_links = links;
     }
     planned.push_back(std::move(p));
   }
@@ -97,7 +54,7 @@ std::vector<PlannedFault> plan_faults(const Scenario& s, const Topology& topolog
       throw fault.rank->error(fmt::format("rank {} already left the job at an earlier elastic fault", event.ranks[0]));
     }
     std::erase_if(event.ranks, [&](std::int64_t r) { return left.contains(r); });  // cut off before: gone already
-    if (event.recovery != FaultRecovery::elastic) continue;
+    if (event.recovery != FaultPolicy::elastic) continue;
     left.insert(event.ranks.begin(), event.ranks.end());
     if (static_cast<std::int64_t>(left.size()) >= workers) {
       throw fault.policy.error(fmt::format("after {} no worker is left to train elastically", fault.key));

@@ -19,16 +19,16 @@
 #include <string>
 #include <vector>
 
-#include "resolved_scenario.hpp"
+#include "syncsim/scenario/scenario.hpp"
+#include "syncsim/topology/topology.hpp"
 #include "syncsim/training/synchronous_run.hpp"
 
 namespace syncsim::run {
 
 struct PlannedFault {
   FaultEvent event;
-  std::string kind;    // FaultReport's strings
-  std::string target;  // "rank 5" or "nic2 - leaf0"
-  std::string policy;
+  FaultKind kind = FaultKind::worker_down;
+  std::string target;                // "rank 5" or "nic2 - leaf0"
   std::vector<LinkId> failed_links;  // link_down with elastic and nobody cut off: gone from event.at on
 };
 

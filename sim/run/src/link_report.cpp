@@ -5,7 +5,7 @@
 
 namespace syncsim::run {
 
-std::vector<LinkReport> busiest_links(const Topology& topology, const FlowModel& flows, SimTime total) {
+std::vector<LinkReport> busiest_links(const Topology& topology, const std::vector<LinkUsage>& usage_of, SimTime total) {
   struct Used {
     LinkId link;
     LinkUsage usage;
@@ -13,7 +13,7 @@ std::vector<LinkReport> busiest_links(const Topology& topology, const FlowModel&
   std::vector<Used> used;
   for (std::size_t i = 0; i < topology.link_count(); ++i) {
     const LinkId link{static_cast<std::uint32_t>(i)};
-    const LinkUsage usage = flows.link_usage(link);
+    const LinkUsage& usage = usage_of.at(i);
     if (usage.bytes_carried > 0) used.push_back({link, usage});
   }
   // Utilization: what the link carried over what it could have carried in the run.

@@ -10,6 +10,7 @@ namespace syncsim::run {
 
 // Directed links with traffic, by utilization = bytes / (bandwidth x total) (then busy time, then link id), at
 // most kBusiestLinks.
-std::vector<LinkReport> busiest_links(const Topology& topology, const FlowModel& flows, SimTime total);
+// `usage` is per directed link of `topology`, by LinkId (FlowModel::link_usage of each).
+std::vector<LinkReport> busiest_links(const Topology& topology, const std::vector<LinkUsage>& usage, SimTime total);
 
 }  // namespace syncsim::run

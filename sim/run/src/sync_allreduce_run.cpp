@@ -7,7 +7,7 @@
 
 #include "engines.hpp"
 #include "fault_plan.hpp"
-#include "network_timeline.hpp"
+#include "scenario_network.hpp"
 #include "sync_link_load.hpp"
 #include "sync_trace.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -31,7 +31,7 @@ void fill_faults(TrainingReport& r, const SynchronousRunResult& result, const st
     const PlannedFault& p = planned[o.fault];
     r.faults.push_back({.kind = p.kind,
                         .target = p.target,
-                        .policy = p.policy,
+                        .policy = p.event.recovery,
                         .at = o.at,
                         .detected = o.detected,
                         .resumed = o.resumed,
@@ -62,7 +62,7 @@ convergence::UpdateSchedule update_schedule(const SynchronousRunSetup& setup, co
     bool changed = false;
     for (; next_fault < result.faults.size() && result.faults[next_fault].at < end; ++next_fault) {
       const FaultEvent& event = setup.faults[result.faults[next_fault].fault];
-      if (event.recovery != FaultRecovery::elastic) continue;
+      if (event.recovery != FaultPolicy::elastic) continue;
       for (const std::int64_t rank : event.ranks) gone[static_cast<std::size_t>(rank)] = true;
       changed = true;
     }
@@ -124,7 +124,7 @@ RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSched
   const Scenario& s = context.scenario();
   check_supported(s);
   const std::int64_t workers = context.workers();
-  NetworkTimeline network(context);  // checks degraded_links against the topology
+  NetworkTimeline network = scenario_network_timeline(context);  // checks degraded_links against the topology
   const std::vector<PlannedFault> faults = plan_faults(s, context.topology(), workers);
 
   SynchronousRunSetup setup;
@@ -154,14 +154,13 @@ RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSched
                       .restart_cost = s.checkpoint.restart_cost};
   setup.detection_timeout = s.detection_timeout;
   SyncTraceRecorder recorder(workers, s.training.iterations, s.name);
-  setup.observer = &recorder;
   if (context.reports_progress()) {
     setup.on_iteration = [&](std::int64_t committed) { context.report_progress(committed, s.training.iterations); };
   }
   recorder.set_step_source([&](Bytes bytes, std::int64_t ranks, SimTime start) {
     return network.allreduce_outcome(bytes, ranks, start).outcome;
   });
-  const SynchronousRunResult result = run_synchronous(setup);
+  const SynchronousRunResult result = run_synchronous(setup, &recorder);
   std::vector<bool> happened(s.faults.size(), false);
   for (const FaultOutcome& outcome : result.faults) happened[outcome.fault] = true;
   check_faults_happened(s, happened, result.total);

@@ -9,8 +9,9 @@
 // Each collective's traffic is the one simulated on the network as it was at the collective's start (a degraded
 // link's busy time grows with its slowdown), and links are named by their end nodes, since a changed network is
 // a copy of the topology.
-#include "network_timeline.hpp"
+#include "resolved_scenario.hpp"
 #include "sync_trace.hpp"
+#include "syncsim/training/network_timeline.hpp"
 #include "syncsim/training/training_report.hpp"
 
 namespace syncsim::run {

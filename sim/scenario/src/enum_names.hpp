@@ -37,12 +37,8 @@ inline constexpr NameTable<std::optional<Protocol>, 4> kProtocolNames{
     {{"auto", std::nullopt}, {"ll", Protocol::ll}, {"ll128", Protocol::ll128}, {"simple", Protocol::simple}}};
 inline constexpr NameTable<JitterKind, 3> kJitterNames{
     {{"none", JitterKind::none}, {"lognormal", JitterKind::lognormal}, {"normal", JitterKind::normal}}};
-inline constexpr NameTable<FaultKind, 2> kFaultKindNames{
-    {{"worker_down", FaultKind::worker_down}, {"link_down", FaultKind::link_down}}};
-inline constexpr NameTable<FaultPolicy, 3> kPolicyNames{
-    {{"restart_from_checkpoint", FaultPolicy::restart_from_checkpoint},
-     {"continue", FaultPolicy::continue_without},
-     {"elastic", FaultPolicy::elastic}}};
+// FaultKind and FaultPolicy: the training layer's tables (syncsim/training/faults.hpp), which the report prints
+// with too.
 
 inline constexpr NameTable<ProxyProblem, 2> kProblemNames{
     {{"logistic", ProxyProblem::logistic}, {"mlp", ProxyProblem::mlp}}};

@@ -73,7 +73,8 @@ FaultConfig read_fault(const ConfigNode& node, const std::string& path, Strategy
     if (rank) fail(*rank, reader.path("rank"), "a link_down fault names a link (between), not a rank");
   }
   if (const ConfigNode* policy = reader.get("policy")) {
-    fault.policy = located(read_choice(*policy, reader.path("policy"), kPolicyNames), *policy, reader.path("policy"));
+    fault.policy =
+        located(read_choice(*policy, reader.path("policy"), kFaultPolicyNames), *policy, reader.path("policy"));
     const std::string problem = policy_problem(fault.policy.value, strategy);
     if (!problem.empty()) fail(*policy, reader.path("policy"), problem);
   } else {

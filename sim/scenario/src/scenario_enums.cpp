@@ -17,12 +17,6 @@ std::string_view to_string(ServerPlacement placement) {
 std::string_view to_string(JitterKind distribution) {
   return name_of(scenario_detail::kJitterNames, distribution);
 }
-std::string_view to_string(FaultKind kind) {
-  return name_of(scenario_detail::kFaultKindNames, kind);
-}
-std::string_view to_string(FaultPolicy policy) {
-  return name_of(scenario_detail::kPolicyNames, policy);
-}
 
 std::string_view to_string(ProxyProblem problem) {
   return name_of(scenario_detail::kProblemNames, problem);

@@ -69,7 +69,8 @@ struct IterationAttempt {
 
 class SynchronousEngine {
  public:
-  explicit SynchronousEngine(const SynchronousRunSetup& setup) : setup_(setup) {
+  SynchronousEngine(const SynchronousRunSetup& setup, SynchronousRunObserver* observer)
+      : setup_(setup), observer_(observer) {
     // Validates the setup and gives each bucket's nominal AllReduce time (one call of allreduce_time per bucket).
     const IterationTimeline nominal = simulate_ddp_iteration(setup.ddp);
     for (const BucketSpan& b : nominal.buckets) nominal_duration_.push_back(b.end - b.start);
@@ -184,7 +185,7 @@ class SynchronousEngine {
   // they ended before `cut`. Returns, per rank of the attempt, when it stopped working.
   std::vector<SimTime> record(const IterationAttempt& a, std::optional<SimTime> cut = std::nullopt,
                               const std::vector<std::int64_t>& failed = {}, SimTime stall_end = {}) {
-    SynchronousRunObserver* obs = setup_.observer;
+    SynchronousRunObserver* obs = observer_;
     const DdpSetup& ddp = setup_.ddp;
     const std::int64_t it = a.iteration;
     std::vector<SimTime> stopped;
@@ -264,7 +265,7 @@ class SynchronousEngine {
     const bool in_progress = t > a.begin;
     const std::vector<SimTime> stopped = record(a, t, fault.ranks, detected);
 
-    SynchronousRunObserver* obs = setup_.observer;
+    SynchronousRunObserver* obs = observer_;
     const auto is_failed = [&](std::int64_t r) {
       return std::find(fault.ranks.begin(), fault.ranks.end(), r) != fault.ranks.end();
     };
@@ -288,7 +289,7 @@ class SynchronousEngine {
     outcome.resumed = resumed;
     outcome.downtime = resumed - t;
     std::int64_t next = a.iteration;
-    if (fault.recovery == FaultRecovery::restart_from_checkpoint) {
+    if (fault.recovery == FaultPolicy::restart_from_checkpoint) {
       outcome.iterations_lost = a.iteration - checkpoint_iterations_ + (in_progress ? 1 : 0);
       outcome.lost_work = t - checkpoint_time_;
       next = checkpoint_iterations_;
@@ -337,6 +338,7 @@ class SynchronousEngine {
   }
 
   const SynchronousRunSetup& setup_;
+  SynchronousRunObserver* observer_;  // not owned; may be null
   std::vector<SimTime> nominal_duration_;
   std::vector<std::int64_t> job_;                // ranks training now, in rank order
   std::vector<SimTime> start_;                   // per rank: its start of the next iteration
@@ -371,7 +373,7 @@ double SynchronousRunResult::samples_per_second(std::int64_t global_batch) const
   return static_cast<double>(global_batch) * static_cast<double>(iteration_times.size()) / total.seconds();
 }
 
-SynchronousRunResult run_synchronous(const SynchronousRunSetup& setup) {
+SynchronousRunResult run_synchronous(const SynchronousRunSetup& setup, SynchronousRunObserver* observer) {
   if (setup.ranks < 1)
     throw InputError("synchronous run: ranks must be at least 1, got " + std::to_string(setup.ranks));
   if (setup.iterations < 1) {
@@ -388,7 +390,12 @@ SynchronousRunResult run_synchronous(const SynchronousRunSetup& setup) {
   if (setup.detection_timeout < SimTime::zero() || setup.checkpoint.restart_cost < SimTime::zero()) {
     throw InputError("synchronous run: negative detection timeout or restart cost");
   }
-  return SynchronousEngine(setup).run();
+  for (const FaultEvent& fault : setup.faults) {
+    if (fault.recovery == FaultPolicy::continue_without) {
+      throw InputError("synchronous run: a fault cannot continue without its ranks (every collective waits for them)");
+    }
+  }
+  return SynchronousEngine(setup, observer).run();
 }
 
 }  // namespace syncsim

@@ -1,6 +1,8 @@
 #include "syncsim/training/training_report.hpp"
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 namespace syncsim {
 
@@ -59,6 +61,63 @@ nlohmann::ordered_json convergence_json(const ConvergenceReport& c) {
   return out;
 }
 
+nlohmann::ordered_json faults_json(const std::vector<FaultReport>& all) {
+  auto faults = nlohmann::ordered_json::array();
+  for (const FaultReport& f : all) {
+    faults.push_back({{"kind", std::string(to_string(f.kind))},
+                      {"target", f.target},
+                      {"policy", std::string(to_string(f.policy))},
+                      {"at_us", us(f.at)},
+                      {"detected_us", us(f.detected)},
+                      {"resumed_us", us(f.resumed)},
+                      {"iterations_lost", f.iterations_lost},
+                      {"lost_work_us", us(f.lost_work)},
+                      {"downtime_us", us(f.downtime)},
+                      {"workers_after", f.workers_after}});
+  }
+  return faults;
+}
+
+nlohmann::ordered_json links_json(const std::vector<LinkReport>& all) {
+  auto links = nlohmann::ordered_json::array();
+  for (const LinkReport& l : all) {
+    links.push_back({{"from", l.from},
+                     {"to", l.to},
+                     {"class", l.link_class},
+                     {"bytes", ratio(l.bytes)},
+                     {"busy_us", us(l.busy)},
+                     {"utilization", ratio(l.utilization)}});
+  }
+  return links;
+}
+
+nlohmann::ordered_json buckets_json(const std::vector<BucketReport>& all) {
+  auto buckets = nlohmann::ordered_json::array();
+  for (const BucketReport& b : all) {
+    nlohmann::ordered_json j = {{"bytes", b.bytes.value},
+                                {"allreduce_us", us(b.allreduce_time)},
+                                {"algorithm", b.algorithm},
+                                {"channels", b.channels}};
+    j["protocol"] = b.protocol ? nlohmann::ordered_json(*b.protocol) : nullptr;
+    buckets.push_back(std::move(j));
+  }
+  return buckets;
+}
+
+nlohmann::ordered_json workers_json(const std::vector<WorkerReport>& all) {
+  auto workers = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < all.size(); ++i) {
+    const WorkerReport& w = all[i];
+    workers.push_back({{"rank", i},
+                       {"compute_us", us(w.compute)},
+                       {"optimizer_us", us(w.optimizer)},
+                       {"exposed_communication_us", us(w.exposed_communication)},
+                       {"idle_us", us(w.straggler_wait)},
+                       {"updates", w.updates ? nlohmann::ordered_json(*w.updates) : nullptr}});
+  }
+  return workers;
+}
+
 }  // namespace
 
 void compute_shares(TrainingReport& report) {
@@ -113,30 +172,10 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
   } else {
     out["staleness"] = nullptr;
   }
-  auto& faults = out["faults"] = nlohmann::ordered_json::array();
-  for (const FaultReport& f : r.faults) {
-    faults.push_back({{"kind", f.kind},
-                      {"target", f.target},
-                      {"policy", f.policy},
-                      {"at_us", us(f.at)},
-                      {"detected_us", us(f.detected)},
-                      {"resumed_us", us(f.resumed)},
-                      {"iterations_lost", f.iterations_lost},
-                      {"lost_work_us", us(f.lost_work)},
-                      {"downtime_us", us(f.downtime)},
-                      {"workers_after", f.workers_after}});
-  }
+  out["faults"] = faults_json(r.faults);
   out["lost_work_us"] = us(r.lost_work);
   out["downtime_us"] = us(r.downtime);
-  auto& links = out["busiest_links"] = nlohmann::ordered_json::array();
-  for (const LinkReport& l : r.busiest_links) {
-    links.push_back({{"from", l.from},
-                     {"to", l.to},
-                     {"class", l.link_class},
-                     {"bytes", ratio(l.bytes)},
-                     {"busy_us", us(l.busy)},
-                     {"utilization", ratio(l.utilization)}});
-  }
+  out["busiest_links"] = links_json(r.busiest_links);
   out["bottleneck"] = {{"bound", r.bottleneck.bound},
                        {"resource", r.bottleneck.resource},
                        {"link_class", r.bottleneck.link_class},
@@ -144,25 +183,8 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
                        {"communication_share", ratio(r.bottleneck.communication_share)},
                        {"straggler_share", ratio(r.bottleneck.straggler_share)}};
   out["bucket_cap_bytes"] = r.bucket_cap.value;
-  auto& buckets = out["buckets"] = nlohmann::ordered_json::array();
-  for (const BucketReport& b : r.buckets) {
-    nlohmann::ordered_json j = {{"bytes", b.bytes.value},
-                                {"allreduce_us", us(b.allreduce_time)},
-                                {"algorithm", b.algorithm},
-                                {"channels", b.channels}};
-    j["protocol"] = b.protocol ? nlohmann::ordered_json(*b.protocol) : nullptr;
-    buckets.push_back(std::move(j));
-  }
-  auto& workers = out["per_worker"] = nlohmann::ordered_json::array();
-  for (std::size_t i = 0; i < r.per_worker.size(); ++i) {
-    const WorkerReport& w = r.per_worker[i];
-    workers.push_back({{"rank", i},
-                       {"compute_us", us(w.compute)},
-                       {"optimizer_us", us(w.optimizer)},
-                       {"exposed_communication_us", us(w.exposed_communication)},
-                       {"idle_us", us(w.straggler_wait)},
-                       {"updates", w.updates ? nlohmann::ordered_json(*w.updates) : nullptr}});
-  }
+  out["buckets"] = buckets_json(r.buckets);
+  out["per_worker"] = workers_json(r.per_worker);
   out["memory"] = {{"fits", r.memory.fits},
                    {"weights_bytes", r.memory.weights.value},
                    {"gradients_bytes", r.memory.gradients.value},

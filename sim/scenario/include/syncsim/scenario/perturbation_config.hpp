@@ -19,16 +19,12 @@
 
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/scenario/located.hpp"
+#include "syncsim/training/faults.hpp"
 #include "syncsim/training/straggler_model.hpp"
 
 namespace syncsim {
 
-enum class FaultKind { worker_down, link_down };
-enum class FaultPolicy { restart_from_checkpoint, continue_without, elastic };
-
 std::string_view to_string(JitterKind distribution);  // the straggler model's (straggler_model.hpp)
-std::string_view to_string(FaultKind kind);
-std::string_view to_string(FaultPolicy policy);  // continue_without is written `continue`
 
 struct JitterConfig {
   JitterKind distribution = JitterKind::none;

@@ -19,12 +19,12 @@
 #include "syncsim/core/units.hpp"
 #include "syncsim/scenario/located.hpp"
 #include "syncsim/training/bucket_plan.hpp"
+#include "syncsim/training/server_placement.hpp"
 
 namespace syncsim {
 
 enum class StrategyKind { sync, async, ssp, local_sgd, hybrid };
 enum class Communication { allreduce, parameter_server };
-enum class ServerPlacement { dedicated, colocated };
 
 std::string_view to_string(StrategyKind strategy);
 std::string_view to_string(Communication communication);

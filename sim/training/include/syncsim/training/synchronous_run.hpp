@@ -56,18 +56,18 @@
 
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/training/ddp_iteration.hpp"
+#include "syncsim/training/faults.hpp"
 #include "syncsim/training/straggler_model.hpp"
 
 namespace syncsim {
-
-enum class FaultRecovery { restart_from_checkpoint, elastic };
 
 // A failure as the engine sees it: when, and which ranks stop (a link_down's ranks are the workers it cut off;
 // none when every worker still reaches the others: the collective over the link fails all the same).
 struct FaultEvent {
   SimTime at;
   std::vector<std::int64_t> ranks;  // ranks of the initial numbering
-  FaultRecovery recovery = FaultRecovery::restart_from_checkpoint;
+  // restart_from_checkpoint or elastic: every collective waits for every rank, so it cannot continue without one.
+  FaultPolicy recovery = FaultPolicy::restart_from_checkpoint;
 };
 
 struct CheckpointPolicy {
@@ -105,7 +105,6 @@ struct SynchronousRunSetup {
   std::vector<FaultEvent> faults;
   CheckpointPolicy checkpoint;
   SimTime detection_timeout = SimTime::from_seconds(30);
-  SynchronousRunObserver* observer = nullptr;  // not owned; may be null
   // Called after each committed iteration with the count committed so far (a restart can lower it); it may throw
   // to abandon the run (a cancelled GUI run).
   std::function<void(std::int64_t committed)> on_iteration;
@@ -155,8 +154,9 @@ struct SynchronousRunResult {
 SimTime nearest_rank_percentile(std::vector<SimTime> times, double p);
 
 // Throws InputError for what simulate_ddp_iteration rejects, ranks < 1, iterations < 1, a slow rank >= ranks,
-// a negative AllReduce time, sync_every < 0, a fault rank out of range or already gone, or an elastic fault that
-// leaves no rank.
-SynchronousRunResult run_synchronous(const SynchronousRunSetup& setup);
+// a negative AllReduce time, sync_every < 0, a fault rank out of range or already gone, a fault that would continue
+// without its ranks, or an elastic fault that leaves no rank. The observer (not owned; may be null) sees every
+// span as it is placed.
+SynchronousRunResult run_synchronous(const SynchronousRunSetup& setup, SynchronousRunObserver* observer = nullptr);
 
 }  // namespace syncsim

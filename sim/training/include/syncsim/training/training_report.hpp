@@ -20,6 +20,7 @@
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/core/units.hpp"
+#include "syncsim/training/faults.hpp"
 
 namespace syncsim {
 
@@ -62,9 +63,9 @@ struct StalenessReport {
 
 // One fault and what it cost.
 struct FaultReport {
-  std::string kind;    // worker_down | link_down
+  FaultKind kind = FaultKind::worker_down;
   std::string target;  // "rank 5" or "nic2 - leaf0"
-  std::string policy;  // restart_from_checkpoint | continue | elastic
+  FaultPolicy policy = FaultPolicy::restart_from_checkpoint;
   SimTime at;
   SimTime detected;                  // at + detection timeout (sync policies); at for continue
   SimTime resumed;                   // training made progress again

@@ -1,12 +1,13 @@
-#include "server_placement.hpp"
+#include "syncsim/training/server_placement.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
+#include "syncsim/core/input_error.hpp"
 #include "syncsim/topology/router.hpp"
 
-namespace syncsim::run {
+namespace syncsim {
 
 namespace {
 
@@ -27,9 +28,9 @@ std::optional<NodeId> core_switch(const Topology& topology) {
 }
 
 // The narrowest network-kind link on GPU 0's way to `core`: what one GPU can push into the fabric.
-Bandwidth gpu_network_link(const Topology& topology, NodeId core) {
-  Router router(topology);
-  const Route& route = router.route(topology.gpu(0), core);
+Bandwidth gpu_network_link(Router& network, NodeId core) {
+  const Topology& topology = network.topology();
+  const Route& route = network.route(topology.gpu(0), core);
   std::optional<Bandwidth> narrowest;
   for (const LinkId link : route.links) {
     const Link& l = topology.link(link);
@@ -41,23 +42,23 @@ Bandwidth gpu_network_link(const Topology& topology, NodeId core) {
 
 }  // namespace
 
-PlacedServers place_servers(const Topology& topology, const ParameterServerConfig& config, std::int64_t workers) {
-  const std::int64_t count = config.count.value;
+PlacedServers place_servers(Router& network, std::int64_t count, ServerPlacement placement,
+                            std::optional<Bandwidth> nic, std::int64_t workers) {
+  const Topology& topology = network.topology();
   PlacedServers out{topology, {}, Bandwidth{}};
-  if (config.placement == syncsim::ServerPlacement::colocated) {
+  if (placement == ServerPlacement::colocated) {
     if (count > workers) {
-      throw config.count.error(
-          fmt::format("{} colocated servers need as many workers, but there are {}", count, workers));
+      throw InputError(fmt::format("{} colocated servers need as many workers, but there are {}", count, workers));
     }
     for (std::int64_t j = 0; j < count; ++j) out.servers.push_back(topology.gpu(static_cast<std::size_t>(j)));
     return out;
   }
   const std::optional<NodeId> core = core_switch(topology);
   if (!core) {
-    throw config.count.error(
+    throw InputError(
         "dedicated servers attach to a network switch, and this topology has none; use placement: colocated");
   }
-  out.server_link = config.nic_bw.value_or(gpu_network_link(topology, *core));
+  out.server_link = nic.value_or(gpu_network_link(network, *core));
   SimTime latency;
   if (!topology.out_links(*core).empty()) latency = topology.link(topology.out_links(*core).front()).latency;
   for (std::int64_t j = 0; j < count; ++j) {
@@ -68,4 +69,4 @@ PlacedServers place_servers(const Topology& topology, const ParameterServerConfi
   return out;
 }
 
-}  // namespace syncsim::run
+}  // namespace syncsim

@@ -1,16 +1,16 @@
 #pragma once
-// What one parameter-server client computes in one iteration (ps_engine.hpp's ClientWork), from the layer times,
-// the bucket plan and the straggler model: a single worker, or a hybrid group that reduces its gradients with
-// AllReduce inside the group before its leader pushes them.
+// What one parameter-server client computes in one iteration (parameter_server_run.hpp's ClientWork), from the
+// layer times, the bucket plan and the straggler model: a single worker, or a hybrid group that reduces its
+// gradients with AllReduce inside the group before its leader pushes them.
 #include <cstdint>
 #include <functional>
 
-#include "ps_engine.hpp"
 #include "syncsim/training/bucket_plan.hpp"
 #include "syncsim/training/ddp_iteration.hpp"
+#include "syncsim/training/parameter_server_run.hpp"
 #include "syncsim/training/straggler_model.hpp"
 
-namespace syncsim::run {
+namespace syncsim {
 
 struct WorkerCompute {
   SimTime forward_end;                // start of the last micro-batch's backward
@@ -33,4 +33,4 @@ ClientWork group_work(const LayerTimes& layers, const BucketPlan& buckets, std::
                       const StragglerModel& stragglers, std::int64_t first, std::int64_t size, std::int64_t iteration,
                       const std::function<SimTime(Bytes)>& allreduce_time);
 
-}  // namespace syncsim::run
+}  // namespace syncsim

@@ -1,6 +1,6 @@
 #pragma once
-// NetworkTimeline: the network as it changes during a run — degraded links over their windows (`degraded_links:`),
-// and links that failed for good under an elastic recovery — and the AllReduce time on it.
+// NetworkTimeline: the network as it changes during a run — degraded links over their windows, and links that
+// failed for good under an elastic recovery — and the AllReduce time on it.
 //
 // A collective takes the network state at its start for its whole duration: a degradation that begins or ends
 // while it runs does not change its time. Collectives are short next to degradation windows (milliseconds against
@@ -8,27 +8,42 @@
 // would mean restarting its flows mid-way for little gain.
 //
 // Each distinct state (which links, which factors) gets its own Topology copy (link_changes.hpp) and Router,
-// built once; AllReduce times are cached per (state, size, ranks). The intact network is the ResolvedScenario's.
+// built once; AllReduce times are cached per (state, size, ranks). The intact network's AllReduce is the
+// caller's (a run's cache of them).
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 #include <utility>
 #include <vector>
 
-#include "resolved_scenario.hpp"
+#include "syncsim/collectives/collective_runner.hpp"
+#include "syncsim/core/sim_time.hpp"
 #include "syncsim/topology/link_changes.hpp"
+#include "syncsim/topology/router.hpp"
 
-namespace syncsim::run {
+namespace syncsim {
 
-// The directed links between a scenario's two named nodes; InputError at the names' position when a node is
-// unknown or no link joins them.
-std::vector<LinkId> resolve_link(const Topology& topology, const LinkEnds& ends);
+// Links at `factor` of their bandwidth (0: gone) from `from` until `until` (nullopt: the end of the run).
+struct LinkChange {
+  std::vector<LinkId> links;
+  double factor = 1;
+  SimTime from;
+  std::optional<SimTime> until;
+};
 
 class NetworkTimeline {
  public:
-  // Resolves the scenario's degraded_links against the context's topology.
-  explicit NetworkTimeline(ResolvedScenario& context);
+  // The AllReduce of `size` over the first `ranks` GPUs of the intact network; the reference stays valid while
+  // the timeline lives.
+  using IntactAllReduce = std::function<const CollectiveOutcome&(Bytes size, std::size_t ranks)>;
+  // The same AllReduce simulated over `changed` (a changed network's router), starting at `start`.
+  using ChangedAllReduce =
+      std::function<CollectiveOutcome(Router& changed, Bytes size, std::size_t ranks, SimTime start)>;
+
+  NetworkTimeline(const Topology& intact, std::vector<LinkChange> changes, IntactAllReduce intact_allreduce,
+                  ChangedAllReduce changed_allreduce);
   NetworkTimeline(const NetworkTimeline&) = delete;
   NetworkTimeline& operator=(const NetworkTimeline&) = delete;
   ~NetworkTimeline();
@@ -51,19 +66,13 @@ class NetworkTimeline {
   Outcome allreduce_outcome(Bytes size, std::int64_t ranks, SimTime start);
 
  private:
-  struct Change {
-    std::vector<LinkId> links;
-    double factor = 1;
-    SimTime from;
-    std::optional<SimTime> until;
-  };
   struct Variant;  // a changed topology and its router
-  // simulate_collective on the variant; a clock overflow placed at the degradation active at `start`.
-  CollectiveOutcome degraded_collective(Variant& variant, const CollectiveSpec& spec, SimTime start);
 
-  ResolvedScenario* context_;
-  std::vector<Change> changes_;
+  const Topology* intact_;
+  std::vector<LinkChange> changes_;
+  IntactAllReduce intact_allreduce_;
+  ChangedAllReduce changed_allreduce_;
   std::map<std::map<LinkId, double>, std::unique_ptr<Variant>> variants_;
 };
 
-}  // namespace syncsim::run
+}  // namespace syncsim

@@ -1,13 +1,8 @@
-#include "network_timeline.hpp"
+#include "syncsim/training/network_timeline.hpp"
 
 #include <algorithm>
 
-#include <fmt/format.h>
-
-#include "syncsim/core/sim_time_overflow.hpp"
-#include "syncsim/topology/router.hpp"
-
-namespace syncsim::run {
+namespace syncsim {
 
 struct NetworkTimeline::Variant {
   Topology topology;
@@ -16,21 +11,12 @@ struct NetworkTimeline::Variant {
   explicit Variant(Topology changed) : topology(std::move(changed)), router(topology) {}
 };
 
-std::vector<LinkId> resolve_link(const Topology& topology, const LinkEnds& ends) {
-  const std::optional<NodeId> a = find_node(topology, ends.a.value);
-  if (!a) throw ends.a.error(fmt::format("the topology has no node '{}' (`syncsim topo` lists them)", ends.a.value));
-  const std::optional<NodeId> b = find_node(topology, ends.b.value);
-  if (!b) throw ends.b.error(fmt::format("the topology has no node '{}' (`syncsim topo` lists them)", ends.b.value));
-  std::vector<LinkId> links = links_between(topology, *a, *b);
-  if (links.empty()) throw ends.b.error(fmt::format("no link joins '{}' and '{}'", ends.a.value, ends.b.value));
-  return links;
-}
-
-NetworkTimeline::NetworkTimeline(ResolvedScenario& context) : context_(&context) {
-  for (const LinkDegradation& d : context.scenario().degraded_links) {
-    changes_.push_back({resolve_link(context.topology(), d.between), d.factor, d.from, d.until});
-  }
-}
+NetworkTimeline::NetworkTimeline(const Topology& intact, std::vector<LinkChange> changes,
+                                 IntactAllReduce intact_allreduce, ChangedAllReduce changed_allreduce)
+    : intact_(&intact),
+      changes_(std::move(changes)),
+      intact_allreduce_(std::move(intact_allreduce)),
+      changed_allreduce_(std::move(changed_allreduce)) {}
 
 NetworkTimeline::~NetworkTimeline() = default;
 
@@ -40,7 +26,7 @@ void NetworkTimeline::fail_links(const std::vector<LinkId>& links, SimTime from)
 
 std::map<LinkId, double> NetworkTimeline::state_at(SimTime time) const {
   std::map<LinkId, double> factors;
-  for (const Change& c : changes_) {
+  for (const LinkChange& c : changes_) {
     if (time < c.from || (c.until && time >= *c.until)) continue;
     // Overlapping degradations of one link compound; a failed link stays at 0.
     for (const LinkId link : c.links) {
@@ -55,7 +41,7 @@ std::map<LinkId, double> NetworkTimeline::state_at(SimTime time) const {
 double NetworkTimeline::mean_factor(LinkId link, SimTime total) const {
   if (total <= SimTime::zero()) return 1.0;
   double lost = 0;  // seconds of full bandwidth missing
-  for (const Change& c : changes_) {
+  for (const LinkChange& c : changes_) {
     if (std::find(c.links.begin(), c.links.end(), link) == c.links.end()) continue;
     const SimTime from = std::min(c.from, total);
     const SimTime until = std::min(c.until.value_or(total), total);
@@ -72,36 +58,17 @@ SimTime NetworkTimeline::allreduce(Bytes size, std::int64_t ranks, SimTime start
 NetworkTimeline::Outcome NetworkTimeline::allreduce_outcome(Bytes size, std::int64_t ranks, SimTime start) {
   const auto n = static_cast<std::size_t>(std::max<std::int64_t>(ranks, 1));
   std::map<LinkId, double> state = state_at(start);
-  if (state.empty()) return {&context_->allreduce(size, n), &context_->topology()};
+  if (state.empty()) return {&intact_allreduce_(size, n), intact_};
   auto found = variants_.find(state);
   if (found == variants_.end()) {
-    Topology changed = with_link_factors(context_->topology(), state);
+    Topology changed = with_link_factors(*intact_, state);
     found = variants_.emplace(std::move(state), std::make_unique<Variant>(std::move(changed))).first;
   }
   Variant& v = *found->second;
   const auto key = std::make_pair(size.value, ranks);
   if (const auto hit = v.allreduce.find(key); hit != v.allreduce.end()) return {&hit->second, &v.topology};
-  CollectiveSpec spec = context_->collective_spec(CollectiveOp::allreduce, n);
-  spec.size = size;
-  const auto placed = v.allreduce.emplace(
-      key, at_value(context_->scenario().training.algorithm, [&] { return degraded_collective(v, spec, start); }));
+  const auto placed = v.allreduce.emplace(key, changed_allreduce_(v.router, size, n, start));
   return {&placed.first->second, &v.topology};
 }
 
-CollectiveOutcome NetworkTimeline::degraded_collective(Variant& variant, const CollectiveSpec& spec, SimTime start) {
-  try {
-    return simulate_collective(variant.router, spec);
-  } catch (const SimTimeOverflow& e) {
-    // The undegraded network's collectives are timed first (the nominal iteration), so one that passes the clock
-    // only here does so because of a degradation active now.
-    for (const LinkDegradation& d : context_->scenario().degraded_links) {
-      if (start < d.from || (d.until && start >= *d.until)) continue;
-      throw InputError(
-          fmt::format("{} (an AllReduce of {} over the degraded link)", e.message(), format_bytes(spec.size)), d.where,
-          d.key + ".factor");
-    }
-    throw;
-  }
-}
-
-}  // namespace syncsim::run
+}  // namespace syncsim

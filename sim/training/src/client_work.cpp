@@ -1,8 +1,8 @@
-#include "client_work.hpp"
+#include "syncsim/training/client_work.hpp"
 
 #include <algorithm>
 
-namespace syncsim::run {
+namespace syncsim {
 
 WorkerCompute worker_compute(const LayerTimes& layers, const BucketPlan& buckets, std::int64_t micro_batches,
                              bool overlap, double factor) {
@@ -52,4 +52,4 @@ ClientWork group_work(const LayerTimes& layers, const BucketPlan& buckets, std::
   return out;
 }
 
-}  // namespace syncsim::run
+}  // namespace syncsim

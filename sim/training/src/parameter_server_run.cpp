@@ -1,16 +1,13 @@
-#include "ps_engine.hpp"
-
-#include <fmt/format.h>
+#include "syncsim/training/parameter_server_run.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <deque>
 #include <map>
-#include <string>
 
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/simulator.hpp"
 
-namespace syncsim::run {
+namespace syncsim {
 
 namespace {
 
@@ -52,7 +49,7 @@ struct ClientState {
   bool pushing = false;
   std::size_t push_arrivals = 0;  // shards of the bucket being pushed that arrived
   std::size_t pulls_pending = 0;
-  bool pull_started = false;  // the first pull of this iteration was sent (trace)
+  bool pull_started = false;  // the first pull of this iteration was sent (for on_pull)
   std::size_t landed = 0;     // async: servers that applied this iteration's whole update
   bool blocked = false;       // ssp: waiting for slower clients
   SimTime blocked_since;
@@ -70,22 +67,21 @@ struct ServerState {
   std::map<std::size_t, std::size_t> buckets_applied;                   // async: client -> buckets
 };
 
-class Engine final : public EventHandler, public FlowObserver {
+class ParameterServerEngine final : public EventHandler, public FlowObserver {
  public:
-  Engine(Simulator& sim, FlowModel& flows, Router& router, const PsSetup& setup)
-      : sim_(sim), flows_(flows), router_(router), s_(setup) {
+  ParameterServerEngine(const ParameterServerSetup& setup, ParameterServerObserver* observer)
+      : sim_(setup.seed), flows_(sim_, setup.network->topology()), router_(*setup.network), s_(setup), obs_(observer) {
     clients_.resize(s_.clients.size());
     servers_.resize(s_.servers.size());
     completed_.assign(clients_.size(), 0);
     push_start_.assign(clients_.size(), SimTime::zero());
     pull_start_.assign(clients_.size(), SimTime::zero());
     result_.clients.resize(s_.clients.size());
-    if (s_.trace) make_tracks();
   }
 
-  PsResult run() {
+  ParameterServerResult run() {
     const std::size_t n = clients_.size();
-    target_updates_ = s_.mode == PsMode::async ? static_cast<std::int64_t>(n) * s_.iterations : 0;
+    target_updates_ = s_.mode == ParameterServerMode::asynchronous ? static_cast<std::int64_t>(n) * s_.iterations : 0;
     for (const auto& [client, at] : s_.failures) sim_.schedule_at(at, *this, payload(EventKind::failure, client));
     for (std::size_t c = 0; c < n; ++c) start_iteration(c);
     sim_.run();
@@ -97,6 +93,10 @@ class Engine final : public EventHandler, public FlowObserver {
       ClientStats& stats = result_.clients[c];
       const SimTime stop = stats.failed_at.value_or(stats.end);
       if (!stats.failed_at) stats.straggler_wait += result_.total - stop;  // waiting for the run to end
+    }
+    const Topology& topology = router_.topology();
+    for (std::size_t i = 0; i < topology.link_count(); ++i) {
+      result_.link_usage.push_back(flows_.link_usage(LinkId{static_cast<std::uint32_t>(i)}));
     }
     return std::move(result_);
   }
@@ -148,7 +148,7 @@ class Engine final : public EventHandler, public FlowObserver {
     ClientState& st = clients_[c];
     if (!st.alive || st.done) return;
     const std::int64_t next = st.iteration + 1;
-    if (s_.mode == PsMode::sync ? next >= s_.iterations : started_updates_ >= target_updates_) {
+    if (s_.mode == ParameterServerMode::synchronous ? next >= s_.iterations : started_updates_ >= target_updates_) {
       if (st.blocked) result_.clients[c].straggler_wait += sim_.now() - st.blocked_since;
       st.blocked = false;
       st.done = true;
@@ -165,29 +165,21 @@ class Engine final : public EventHandler, public FlowObserver {
     }
     if (st.blocked) {
       result_.clients[c].straggler_wait += sim_.now() - st.blocked_since;
-      if (traced(c, next)) {
-        s_.trace->add_span(compute_track_[c], "wait (staleness bound)", trace::category::idle, st.blocked_since,
-                           sim_.now() - st.blocked_since, {{"iteration", next}});
-      }
+      if (obs_) obs_->on_bound_wait(c, next, st.blocked_since, sim_.now());
       st.blocked = false;
     }
     st.iteration = next;
-    if (next == s_.traced_iterations) ++clients_past_trace_;
     ++started_updates_;
     st.started = sim_.now();
     st.pull_started = false;
     st.landed = 0;
     // Sync: every server sends every bucket's shard once the round is applied; async: each server its shard.
-    st.pulls_pending = s_.mode == PsMode::sync ? s_.bucket_bytes.size() * servers_.size() : servers_.size();
+    st.pulls_pending =
+        s_.mode == ParameterServerMode::synchronous ? s_.bucket_bytes.size() * servers_.size() : servers_.size();
     st.work = s_.work(c, next);
     SYNCSIM_INVARIANT(st.work.bucket_ready.size() == s_.bucket_bytes.size(), "client work without every bucket");
     result_.clients[c].compute += st.work.busy;
-    if (traced(c, next)) {
-      s_.trace->add_span(compute_track_[c], "forward", trace::category::forward, st.started, st.work.forward_end,
-                         {{"iteration", next}});
-      s_.trace->add_span(compute_track_[c], "backward", trace::category::backward, st.started + st.work.forward_end,
-                         st.work.compute_end - st.work.forward_end, {{"iteration", next}});
-    }
+    if (obs_) obs_->on_iteration_start(c, next, st.started, st.work);
     for (std::size_t b = 0; b < st.work.bucket_ready.size(); ++b) {
       sim_.schedule_at(st.started + st.work.bucket_ready[b], *this, payload(EventKind::bucket_ready, c, b));
     }
@@ -195,7 +187,7 @@ class Engine final : public EventHandler, public FlowObserver {
   }
 
   void compute_ended(std::size_t c) {
-    if (s_.mode != PsMode::sync) return;
+    if (s_.mode != ParameterServerMode::synchronous) return;
     // The barrier: a client waits for the slowest one's compute before the round can end.
     round_compute_end_[c] = sim_.now();
     if (++round_compute_count_ < live_clients()) return;
@@ -230,11 +222,7 @@ class Engine final : public EventHandler, public FlowObserver {
     if (!st.alive || t.round != st.iteration) return;  // dropped with its failed client
     enqueue_apply(t.server, {t.client, t.bucket, t.round, s_.bucket_bytes[t.bucket] / double(servers_.size())});
     if (++st.push_arrivals < servers_.size()) return;
-    if (traced(t.client, t.round)) {
-      s_.trace->add_span(comm_track_[t.client], fmt::format("push bucket {}", t.bucket), trace::category::communication,
-                         push_start_[t.client], sim_.now() - push_start_[t.client],
-                         {{"iteration", t.round}, {"bucket", t.bucket}});
-    }
+    if (obs_) obs_->on_push(t.client, t.round, t.bucket, push_start_[t.client], sim_.now());
     st.pushing = false;
     push_next(t.client);
   }
@@ -244,15 +232,9 @@ class Engine final : public EventHandler, public FlowObserver {
     if (!st.alive || t.round != st.iteration) return;
     SYNCSIM_INVARIANT(st.pulls_pending > 0, "a pull arrived that its client did not expect");
     if (--st.pulls_pending > 0) return;
-    if (traced(t.client, t.round)) {
-      s_.trace->add_span(comm_track_[t.client], "pull", trace::category::communication, pull_start_[t.client],
-                         sim_.now() - pull_start_[t.client], {{"iteration", t.round}});
-    }
+    if (obs_) obs_->on_pull(t.client, t.round, pull_start_[t.client], sim_.now());
     if (s_.after_pull > SimTime::zero()) {
-      if (traced(t.client, t.round)) {
-        s_.trace->add_span(comm_track_[t.client], "broadcast in group", trace::category::communication, sim_.now(),
-                           s_.after_pull, {{"iteration", t.round}});
-      }
+      if (obs_) obs_->on_after_pull(t.client, t.round, sim_.now(), sim_.now() + s_.after_pull);
       sim_.schedule_in(s_.after_pull, *this, payload(EventKind::resume, t.client));
     } else {
       iteration_done(t.client);
@@ -264,14 +246,14 @@ class Engine final : public EventHandler, public FlowObserver {
     ClientStats& stats = result_.clients[c];
     ++stats.updates;
     stats.end = sim_.now();
-    if (s_.mode == PsMode::async) {
+    if (s_.mode == ParameterServerMode::asynchronous) {
       result_.iteration_times.push_back(sim_.now() - st.started);
       if (s_.on_progress) {
         s_.on_progress(static_cast<std::int64_t>(result_.iteration_times.size()),
                        s_.iterations * static_cast<std::int64_t>(clients_.size()));
       }
     }
-    if (s_.mode == PsMode::sync && ++round_done_count_ == live_clients()) {
+    if (s_.mode == ParameterServerMode::synchronous && ++round_done_count_ == live_clients()) {
       round_done_count_ = 0;
       result_.iteration_times.push_back(sim_.now() - previous_round_end_);
       if (s_.on_progress) s_.on_progress(static_cast<std::int64_t>(result_.iteration_times.size()), s_.iterations);
@@ -289,7 +271,7 @@ class Engine final : public EventHandler, public FlowObserver {
     ClientStats& stats = result_.clients[c];
     stats.failed_at = sim_.now();
     stats.end = sim_.now();
-    if (s_.mode == PsMode::async && !st.blocked && st.iteration >= 0) {
+    if (s_.mode == ParameterServerMode::asynchronous && !st.blocked && st.iteration >= 0) {
       if (st.landed == servers_.size()) {
         ++stats.updates;  // its update reached the model; only the pull back is lost
       } else {
@@ -350,13 +332,9 @@ class Engine final : public EventHandler, public FlowObserver {
     ServerState& server = servers_[j];
     const PendingApply done = server.current;
     server.busy = false;
-    if (s_.trace && done.round < s_.traced_iterations) {
-      s_.trace->add_span(server_track_[j], "apply", trace::category::server_apply, server.current_start,
-                         sim_.now() - server.current_start,
-                         {{"client", done.client}, {"bucket", done.bucket}, {"iteration", done.round}});
-    }
+    if (obs_) obs_->on_apply(j, done.client, done.bucket, done.round, server.current_start, sim_.now());
     if (clients_[done.client].alive) {
-      if (s_.mode == PsMode::sync) {
+      if (s_.mode == ParameterServerMode::synchronous) {
         sync_applied(j, done);
       } else {
         async_applied(j, done);
@@ -392,7 +370,7 @@ class Engine final : public EventHandler, public FlowObserver {
     start_transfer({false, done.client, j, 0, done.round}, s_.servers[j], s_.clients[done.client], shard);
   }
 
-  // ---- network and trace ----
+  // ---- network ----
 
   void note_pull_start(std::size_t c) {
     if (clients_[c].pull_started) return;
@@ -422,55 +400,22 @@ class Engine final : public EventHandler, public FlowObserver {
   // Rates change only when a flow starts or ends, and the flow model settles them at the end of the instant
   // (EventPriority::last, scheduled before this sample), so one sample per such instant sees every change.
   void schedule_sample() {
-    if (sample_pending_ || link_track_.empty() || clients_past_trace_ == clients_.size()) return;
+    if (sample_pending_ || obs_ == nullptr || !obs_->wants_link_loads()) return;
     sample_pending_ = true;
     sim_.schedule_at(sim_.now(), *this, payload(EventKind::sample_links, 0), EventPriority::last);
   }
 
   void sample_links() {
     sample_pending_ = false;
-    for (std::size_t i = 0; i < s_.utilization_links.size(); ++i) {
-      const LinkId link = s_.utilization_links[i];
-      const double capacity = router_.topology().link(link).bandwidth.bytes_per_second;
-      // Rounded so that float noise in the solver (0.9999999999) does not show as a change.
-      const double value =
-          capacity > 0 ? std::round(flows_.link_load(link).bytes_per_second / capacity * 1e6) / 1e6 : 0.0;
-      if (value == last_utilization_[i]) continue;
-      last_utilization_[i] = value;
-      s_.trace->add_counter(link_track_[i], "utilization", sim_.now(), value);
-    }
+    obs_->on_link_loads(sim_.now(), flows_);
   }
 
-  bool traced(std::size_t c, std::int64_t iteration) const {
-    return s_.trace && iteration < s_.traced_iterations && c < compute_track_.size();
-  }
-
-  void make_tracks() {
-    for (std::size_t c = 0; c < clients_.size(); ++c) {
-      const std::string name = c < s_.client_names.size() ? s_.client_names[c] : fmt::format("worker {}", c);
-      const auto index = static_cast<std::int32_t>(2 * c);
-      compute_track_.push_back(s_.trace->add_track(name + " compute", trace::TrackKind::worker, index));
-      comm_track_.push_back(s_.trace->add_track(name + " communication", trace::TrackKind::worker, index + 1));
-    }
-    for (std::size_t j = 0; j < servers_.size(); ++j) {
-      server_track_.push_back(s_.trace->add_track(fmt::format("server {}", j), trace::TrackKind::worker,
-                                                  static_cast<std::int32_t>(2 * clients_.size() + j)));
-    }
-    const Topology& topology = router_.topology();
-    for (std::size_t i = 0; i < s_.utilization_links.size(); ++i) {
-      const Link& link = topology.link(s_.utilization_links[i]);
-      link_track_.push_back(
-          s_.trace->add_track(fmt::format("link {} -> {}", topology.node(link.src).name, topology.node(link.dst).name),
-                              trace::TrackKind::link, static_cast<std::int32_t>(i)));
-    }
-    last_utilization_.assign(link_track_.size(), -1.0);
-  }
-
-  Simulator& sim_;
-  FlowModel& flows_;
+  Simulator sim_;
+  FlowModel flows_;
   Router& router_;
-  const PsSetup& s_;
-  PsResult result_;
+  const ParameterServerSetup& s_;
+  ParameterServerObserver* obs_;  // may be null
+  ParameterServerResult result_;
 
   std::vector<ClientState> clients_;
   std::vector<ServerState> servers_;
@@ -488,25 +433,21 @@ class Engine final : public EventHandler, public FlowObserver {
   std::size_t round_done_count_ = 0;
   SimTime previous_round_end_;
 
-  std::vector<trace::TrackId> compute_track_;
-  std::vector<trace::TrackId> comm_track_;
-  std::vector<trace::TrackId> server_track_;
-  std::vector<trace::TrackId> link_track_;
-  std::vector<double> last_utilization_;
   bool sample_pending_ = false;
-  std::size_t clients_past_trace_ = 0;  // clients whose traced iterations are over
 };
 
 }  // namespace
 
-PsResult run_parameter_servers(Simulator& sim, FlowModel& flows, Router& router, const PsSetup& setup) {
+ParameterServerResult run_parameter_server_engine(const ParameterServerSetup& setup,
+                                                  ParameterServerObserver* observer) {
+  if (setup.network == nullptr) throw InputError("parameter servers: no network");
   if (setup.clients.empty()) throw InputError("parameter servers: no clients");
   if (setup.servers.empty()) throw InputError("parameter servers: no servers");
   if (setup.bucket_bytes.empty()) throw InputError("parameter servers: no gradient buckets");
   if (setup.iterations < 1) throw InputError("parameter servers: iterations must be at least 1");
   if (setup.clients.size() >= (std::size_t{1} << 24)) throw InputError("parameter servers: too many clients");
-  Engine engine(sim, flows, router, setup);
+  ParameterServerEngine engine(setup, observer);
   return engine.run();
 }
 
-}  // namespace syncsim::run
+}  // namespace syncsim

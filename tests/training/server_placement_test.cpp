@@ -1,0 +1,52 @@
+// place_servers on small topologies whose every link is known: where the servers go, and what joins them.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/topology/router.hpp"
+#include "syncsim/topology/topology_spec.hpp"
+#include "syncsim/training/server_placement.hpp"
+
+using namespace syncsim;
+
+// Four GPUs on one switch, 100 Gbps (12.5 GB/s) and 2 us per link.
+TEST_CASE("dedicated servers hang off the switch with a GPU's link, or the NIC given") {
+  const Topology star = build_topology("switch:n=4,bw=100Gbps,lat=2us");
+  Router network(star);
+  const PlacedServers placed = place_servers(network, 2, ServerPlacement::dedicated, std::nullopt, 4);
+  REQUIRE(placed.servers.size() == 2);
+  CHECK(placed.topology.node_count() == star.node_count() + 2);
+  CHECK(placed.server_link.bytes_per_second == Approx(12.5e9));
+  for (std::size_t j = 0; j < 2; ++j) {
+    const NodeId server = placed.servers[j];
+    CHECK(placed.topology.node(server).name == "ps" + std::to_string(j));
+    CHECK(placed.topology.node(server).kind == NodeKind::cpu);
+    REQUIRE(placed.topology.out_links(server).size() == 1);  // one duplex link, to the switch
+    const Link& link = placed.topology.link(placed.topology.out_links(server).front());
+    CHECK(placed.topology.node(link.dst).kind == NodeKind::network_switch);
+    CHECK(link.bandwidth.bytes_per_second == Approx(12.5e9));
+    CHECK(link.latency == SimTime::from_us(2));
+  }
+
+  const PlacedServers wide = place_servers(network, 1, ServerPlacement::dedicated, Bandwidth{50e9}, 4);
+  CHECK(wide.server_link.bytes_per_second == 50e9);
+}
+
+TEST_CASE("colocated servers are the first workers' GPUs, at most one per worker") {
+  const Topology star = build_topology("switch:n=4,bw=100Gbps,lat=2us");
+  Router network(star);
+  const PlacedServers placed = place_servers(network, 2, ServerPlacement::colocated, std::nullopt, 4);
+  CHECK(placed.servers == std::vector<NodeId>{star.gpu(0), star.gpu(1)});
+  CHECK(placed.topology.node_count() == star.node_count());
+  CHECK(placed.server_link.bytes_per_second == 0);
+  CHECK_THROWS_AS(place_servers(network, 5, ServerPlacement::colocated, std::nullopt, 4), InputError);
+}
+
+TEST_CASE("dedicated servers need a network switch") {
+  const Topology ring = build_topology("ring:n=4,bw=100Gbps,lat=1us");
+  Router network(ring);
+  CHECK_THROWS_WITH(place_servers(network, 1, ServerPlacement::dedicated, std::nullopt, 4),
+                    Catch::Contains("dedicated servers attach to a network switch"));
+}
