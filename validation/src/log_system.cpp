@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "syncsim/collectives/transfer_cost.hpp"
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/topology/topology_spec.hpp"

@@ -72,16 +72,6 @@ LatencySource parse_latency_source(std::string_view text) {
   throw InputError(fmt::format("unknown latency model '{}': expected nccl or physical", text));
 }
 
-LinkClass classify(const Topology& topology, const Route& route) {
-  LinkClass result = LinkClass::nvlink;
-  for (const LinkId id : route.links) {
-    const LinkKind kind = topology.link(id).kind;
-    if (kind == LinkKind::network) return LinkClass::net;
-    if (kind == LinkKind::pcie) result = LinkClass::pci;
-  }
-  return result;
-}
-
 std::optional<Bandwidth> nccl_busbw_cap(int compute_capability) {
   if (compute_capability == 80) return Bandwidth::from_gb_per_s(235);
   if (compute_capability == 90) return Bandwidth::from_gb_per_s(370);

@@ -29,7 +29,7 @@
 
 #include "syncsim/collectives/algorithm.hpp"
 #include "syncsim/core/sim_time.hpp"
-#include "syncsim/topology/router.hpp"
+#include "syncsim/core/units.hpp"
 
 namespace syncsim {
 
@@ -42,9 +42,6 @@ Protocol parse_protocol(std::string_view text);  // ll | ll128 | simple
 std::string_view to_string(LinkClass link_class);
 std::string_view to_string(LatencySource source);
 LatencySource parse_latency_source(std::string_view text);  // physical | nccl
-
-// The class of a route: net if it crosses a network link, pci if a PCIe link, else nvlink.
-LinkClass classify(const Topology& topology, const Route& route);
 
 // How transfers of one (algorithm, protocol) are costed: per-class step latency (nullopt: the route's own),
 // per-class bandwidth efficiency (the fraction of the route's bottleneck rate a transfer gets when alone), and a
