@@ -2,12 +2,12 @@
 
 namespace syncsim {
 
-LinkClass classify(const Topology& topology, const Route& route) {
-  LinkClass result = LinkClass::nvlink;
+LinkKind classify(const Topology& topology, const Route& route) {
+  LinkKind result = LinkKind::nvlink;
   for (const LinkId id : route.links) {
     const LinkKind kind = topology.link(id).kind;
-    if (kind == LinkKind::network) return LinkClass::net;
-    if (kind == LinkKind::pcie) result = LinkClass::pci;
+    if (kind == LinkKind::network) return LinkKind::network;
+    if (kind == LinkKind::pcie) result = LinkKind::pcie;
   }
   return result;
 }

@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "collective_cache.hpp"
+#include "syncsim/collectives/calibration.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/compute/model_catalog.hpp"
 #include "syncsim/run/memory_budget.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
-#include "syncsim/validation/calibration.hpp"
 
 namespace syncsim::run {
 

@@ -2,7 +2,7 @@
 // What one transfer of a collective costs on its route: the one costing the executor and the lockstep runner share,
 // so that an uncontended step takes the same picoseconds on either path.
 //
-//   class(route)  net if the route crosses a network link, else pci if it crosses a PCIe link, else nvlink
+//   class(route)  network if the route crosses a network link, else pcie if it crosses a PCIe link, else nvlink
 //   wire bytes    bytes / efficiency[class]     a protocol delivering a fraction of the link rate is modelled as
 //                                               moving proportionally more bytes at the full rate
 //   latency       step_latency[class]           paid once per transfer, after its last byte left; the route's
@@ -18,7 +18,7 @@
 namespace syncsim {
 
 // The class of a route (see above): the index into TransferCost's per-class arrays.
-LinkClass classify(const Topology& topology, const Route& route);
+LinkKind classify(const Topology& topology, const Route& route);
 
 double wire_bytes(const TransferCost& cost, const Topology& topology, const Route& route, double bytes);
 SimTime step_latency(const TransferCost& cost, const Topology& topology, const Route& route);
