@@ -6,15 +6,17 @@
 #include <cmath>
 #include <memory>
 
+#include "syncsim/collectives/algorithm.hpp"
 #include "syncsim/collectives/halving_doubling_plan.hpp"
 #include "syncsim/collectives/ring_plan.hpp"
 #include "syncsim/collectives/tree_plan.hpp"
 #include "syncsim/core/input_error.hpp"
 
 std::optional<CollectiveAlgorithm> parseCollectiveAlgorithm(const QString& name) {
-  if (name == u"ring") return CollectiveAlgorithm::Ring;
-  if (name == u"tree") return CollectiveAlgorithm::Tree;
-  if (name == u"halving_doubling") return CollectiveAlgorithm::HalvingDoubling;
+  const std::optional<syncsim::Algorithm> algorithm = syncsim::find_algorithm(name.toStdString());
+  if (algorithm == syncsim::Algorithm::ring) return CollectiveAlgorithm::Ring;
+  if (algorithm == syncsim::Algorithm::tree) return CollectiveAlgorithm::Tree;
+  if (algorithm == syncsim::Algorithm::halving_doubling) return CollectiveAlgorithm::HalvingDoubling;
   return std::nullopt;
 }
 

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "syncsim/collectives/calibration.hpp"
 #include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/collectives/nccl_tests_table.hpp"
 #include "syncsim/collectives/size_range.hpp"
@@ -15,7 +16,6 @@
 #include "syncsim/core/sim_time_overflow.hpp"
 #include "syncsim/run/memory_budget.hpp"
 #include "syncsim/topology/topology_spec.hpp"
-#include "syncsim/validation/calibration.hpp"
 
 namespace syncsim::app {
 

@@ -7,8 +7,9 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "syncsim/collectives/calibration.hpp"
 #include "syncsim/core/input_error.hpp"
-#include "syncsim/validation/calibration.hpp"
+#include "syncsim/validation/log_system.hpp"
 
 namespace syncsim::app {
 

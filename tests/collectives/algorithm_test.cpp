@@ -46,3 +46,17 @@ TEST_CASE("make_plan refuses what an algorithm cannot do", "[algorithm]") {
   CHECK_THROWS_WITH(make_plan(Algorithm::direct, CollectiveOp::allreduce, 4, Bytes{64}, context),
                     Catch::Contains("takes no slices"));
 }
+
+TEST_CASE("one table names the algorithms, both ways", "[algorithm]") {
+  for (const auto& [name, algorithm] : kAlgorithmNames) {
+    CHECK(to_string(algorithm) == name);
+    CHECK(parse_algorithm(name) == algorithm);
+    CHECK(find_algorithm(name) == algorithm);
+  }
+  // auto and best are the caller's (algorithm_selection.hpp), not an algorithm; the message lists all three kinds.
+  CHECK(find_algorithm("auto") == std::nullopt);
+  CHECK(find_algorithm("Ring") == std::nullopt);
+  CHECK_THROWS_WITH(
+      parse_algorithm("rign"),
+      "unknown algorithm 'rign': expected ring, tree, halving_doubling, hierarchical, direct, auto or best");
+}

@@ -3,8 +3,8 @@
 #include <string>
 
 #include "fuzz_targets.hpp"
+#include "syncsim/collectives/calibration.hpp"
 #include "syncsim/core/input_error.hpp"
-#include "syncsim/validation/calibration.hpp"
 
 namespace syncsim::fuzz {
 

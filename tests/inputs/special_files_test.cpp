@@ -7,13 +7,13 @@
 #include <vector>
 
 #include "../support/special_files.hpp"
+#include "syncsim/collectives/calibration.hpp"
 #include "syncsim/planner/price_table.hpp"
 #include "syncsim/planner/sweep_table.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 #include "syncsim/topology/dot_io.hpp"
 #include "syncsim/topology/nccl_xml_io.hpp"
 #include "syncsim/topology/topology_spec.hpp"
-#include "syncsim/validation/calibration.hpp"
 #include "syncsim/validation/nccl_tests_log.hpp"
 
 using namespace syncsim;

@@ -83,9 +83,9 @@ TEST_CASE("the fit recovers the times of a model it is given data from", "[calib
   const ErrorSummary& e = fitted.measurements[0].fit_error;
   CHECK(e.max_abs_error < 0.005);
   // The large sizes are all bandwidth: the fitted efficiency is the true one.
-  CHECK(fitted.regimes[1].links[static_cast<std::size_t>(LinkClass::pci)].efficiency == Approx(0.8).epsilon(0.01));
-  CHECK(fitted.regimes[1].links[static_cast<std::size_t>(LinkClass::pci)].fitted);
-  CHECK_FALSE(fitted.regimes[1].links[static_cast<std::size_t>(LinkClass::net)].fitted);
+  CHECK(fitted.regimes[1].links[static_cast<std::size_t>(LinkKind::pcie)].efficiency == Approx(0.8).epsilon(0.01));
+  CHECK(fitted.regimes[1].links[static_cast<std::size_t>(LinkKind::pcie)].fitted);
+  CHECK_FALSE(fitted.regimes[1].links[static_cast<std::size_t>(LinkKind::network)].fitted);
   CHECK(stats.simulations > 0);
 }
 
@@ -147,9 +147,9 @@ TEST_CASE("calibrated on the A100 one- and two-node logs together, each validate
   }
   // Both links were measured: NVLink by both logs, the network by the two-node one; PCIe by neither.
   for (const CalibrationRegime& r : calibration.regimes) {
-    CHECK(r.links[static_cast<std::size_t>(LinkClass::nvlink)].fitted);
-    CHECK(r.links[static_cast<std::size_t>(LinkClass::net)].fitted);
-    CHECK_FALSE(r.links[static_cast<std::size_t>(LinkClass::pci)].fitted);
+    CHECK(r.links[static_cast<std::size_t>(LinkKind::nvlink)].fitted);
+    CHECK(r.links[static_cast<std::size_t>(LinkKind::network)].fitted);
+    CHECK_FALSE(r.links[static_cast<std::size_t>(LinkKind::pcie)].fitted);
   }
 }
 

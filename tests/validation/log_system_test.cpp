@@ -45,9 +45,9 @@ TEST_CASE("a log's system knows the link classes its collective uses", "[log-sys
   LogSystem dual(two, family, "t");
   CHECK(single.topology_spec() == "dgx:nodes=1,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps");
   CHECK(single.ranks() == 8);
-  CHECK(single.link_classes() == std::vector<LinkClass>{LinkClass::nvlink});
+  CHECK(single.link_classes() == std::vector<LinkKind>{LinkKind::nvlink});
   CHECK(dual.ranks() == 16);
-  CHECK(dual.link_classes() == std::vector<LinkClass>{LinkClass::nvlink, LinkClass::net});
+  CHECK(dual.link_classes() == std::vector<LinkKind>{LinkKind::nvlink, LinkKind::network});
 }
 
 TEST_CASE("a topology with fewer GPUs than the log's ranks is refused", "[log-system]") {

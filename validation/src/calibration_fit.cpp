@@ -20,13 +20,12 @@ namespace {
 constexpr std::size_t kUnknowns = 7;
 using Params = std::array<double, kUnknowns>;
 constexpr std::size_t kLaunch = 0;
-constexpr std::size_t latency_index(LinkClass c) {
+constexpr std::size_t latency_index(LinkKind c) {
   return 1 + static_cast<std::size_t>(c);
 }
-constexpr std::size_t inverse_index(LinkClass c) {
+constexpr std::size_t inverse_index(LinkKind c) {
   return 4 + static_cast<std::size_t>(c);
 }
-constexpr std::array<LinkClass, 3> kClasses{LinkClass::nvlink, LinkClass::pci, LinkClass::net};
 
 constexpr std::array<const char*, 2> kRegimeNames{"latency", "bandwidth"};
 constexpr std::array<Protocol, 2> kRegimeDefaults{Protocol::ll, Protocol::simple};
@@ -56,7 +55,7 @@ constexpr double kMinLatencyStepUs = 0.1;
 TransferCost cost_of(const Params& p) {
   TransferCost cost;
   std::array<SimTime, 3> steps{};
-  for (const LinkClass c : kClasses) {
+  for (const LinkKind c : kLinkKinds) {
     const auto i = static_cast<std::size_t>(c);
     steps[i] = SimTime::from_us(p[latency_index(c)]);
     cost.efficiency[i] = 1.0 / p[inverse_index(c)];
@@ -69,7 +68,7 @@ TransferCost cost_of(const Params& p) {
 Params params_of(const TransferCost& cost) {
   Params p{};
   p[kLaunch] = cost.launch.us();
-  for (const LinkClass c : kClasses) {
+  for (const LinkKind c : kLinkKinds) {
     const auto i = static_cast<std::size_t>(c);
     p[latency_index(c)] = (*cost.step_latency)[i].us();
     p[inverse_index(c)] = 1.0 / cost.efficiency[i];
@@ -110,7 +109,7 @@ class Fitter {
       for (const MeasuredPoint& p : measured_points(log, options.placement)) {
         points_.push_back({systems_.size() - 1, p.size, p.time_us});
       }
-      for (const LinkClass c : systems_.back()->link_classes()) exercised_[static_cast<std::size_t>(c)] = true;
+      for (const LinkKind c : systems_.back()->link_classes()) exercised_[static_cast<std::size_t>(c)] = true;
     }
     for (std::size_t r = 0; r < kRegimeNames.size(); ++r) {
       defaults_[r] = params_of(nccl_cost(Algorithm::ring, kRegimeDefaults[r]));
@@ -171,7 +170,7 @@ class Fitter {
     Linear linear;
     linear.value = base.time.us();
     linear.gradient[kLaunch] = 1;  // paid once, after the simulated part
-    for (const LinkClass c : system.link_classes()) {
+    for (const LinkKind c : system.link_classes()) {
       for (const std::size_t k : {latency_index(c), inverse_index(c)}) {
         Params moved = params;
         const double step =
@@ -278,7 +277,7 @@ class Fitter {
     for (int step = 0; step < kIrlsSteps; ++step) {
       BoxLeastSquares problem(kUnknowns);
       problem.set_bounds(kLaunch, 0, kMaxLatencyUs);
-      for (const LinkClass c : kClasses) {
+      for (const LinkKind c : kLinkKinds) {
         const bool free = exercised_[static_cast<std::size_t>(c)];
         const std::size_t l = latency_index(c);
         const std::size_t x = inverse_index(c);
@@ -364,7 +363,7 @@ Calibration fit_calibration(const std::vector<NcclTestsLog>& logs, const std::st
     CalibrationRegime regime;
     regime.name = kRegimeNames[r];
     regime.launch_us = rounded(fitted[r][kLaunch]);
-    for (const LinkClass c : kClasses) {
+    for (const LinkKind c : kLinkKinds) {
       LinkCalibration& link = regime.links[static_cast<std::size_t>(c)];
       link.step_latency_us = rounded(fitted[r][latency_index(c)]);
       link.efficiency = std::min(rounded(1.0 / fitted[r][inverse_index(c)]), kMaxEfficiency);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 
+#include "syncsim/collectives/transfer_cost.hpp"
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/topology/topology_spec.hpp"
@@ -48,29 +49,6 @@ std::string set_keys(std::string_view text, const std::vector<std::pair<std::str
   for (std::size_t i = 0; i < items.size(); ++i) out += (i == 0 ? ":" : ",") + items[i];
   return out;
 }
-
-}  // namespace
-
-std::string_view to_string(Placement placement) {
-  switch (placement) {
-    case Placement::out_of_place:
-      return "out_of_place";
-    case Placement::in_place:
-      return "in_place";
-    case Placement::min:
-      return "min";
-  }
-  return "?";
-}
-
-Placement parse_placement(std::string_view text) {
-  if (text == "out_of_place" || text == "out-of-place") return Placement::out_of_place;
-  if (text == "in_place" || text == "in-place") return Placement::in_place;
-  if (text == "min") return Placement::min;
-  throw InputError(fmt::format("unknown placement '{}': expected out_of_place, in_place or min", text));
-}
-
-namespace {
 
 // nccl-tests run with `-d all` or `-o all` prints rows of several data types or reduction ops in one table. Each is
 // a fine measurement, but validation and calibration compare rows by size alone: a float row and a half row of
@@ -200,7 +178,7 @@ LogSystem::LogSystem(const NcclTestsLog& log, std::string_view topology_family, 
     note(r - 1, r);
   }
   for (std::size_t c = 0; c < seen.size(); ++c) {
-    if (seen[c]) classes_.push_back(static_cast<LinkClass>(c));
+    if (seen[c]) classes_.push_back(static_cast<LinkKind>(c));
   }
   std::optional<int> capability;
   bool same = !log.gpu_names.empty();

@@ -15,14 +15,6 @@
 namespace syncsim {
 
 namespace {
-constexpr std::array<std::pair<Algorithm, std::string_view>, 5> kNames{{
-    {Algorithm::ring, "ring"},
-    {Algorithm::tree, "tree"},
-    {Algorithm::halving_doubling, "halving_doubling"},
-    {Algorithm::hierarchical, "hierarchical"},
-    {Algorithm::direct, "direct"},
-}};
-
 // Only chains and trees stream in slices; the other algorithms already move every piece once per step.
 void require_no_slices(Algorithm algorithm, CollectiveOp op, const PlanContext& context) {
   if (context.pipeline_slices == 1) return;
@@ -32,18 +24,24 @@ void require_no_slices(Algorithm algorithm, CollectiveOp op, const PlanContext& 
 }  // namespace
 
 std::string_view to_string(Algorithm algorithm) {
-  for (const auto& [candidate, name] : kNames) {
+  for (const auto& [name, candidate] : kAlgorithmNames) {
     if (candidate == algorithm) return name;
   }
   return "?";
 }
 
-Algorithm parse_algorithm(std::string_view text) {
-  for (const auto& [algorithm, name] : kNames) {
+std::optional<Algorithm> find_algorithm(std::string_view text) {
+  for (const auto& [name, algorithm] : kAlgorithmNames) {
     if (name == text) return algorithm;
   }
-  throw InputError(fmt::format(
-      "unknown algorithm '{}': expected ring, tree, halving_doubling, hierarchical, direct, auto or best", text));
+  return std::nullopt;
+}
+
+Algorithm parse_algorithm(std::string_view text) {
+  if (const std::optional<Algorithm> algorithm = find_algorithm(text)) return *algorithm;
+  std::string expected;
+  for (const auto& [name, algorithm] : kAlgorithmNames) expected += fmt::format("{}, ", name);
+  throw InputError(fmt::format("unknown algorithm '{}': expected {}auto or best", text, expected));
 }
 
 std::unique_ptr<CollectivePlan> make_plan(Algorithm algorithm, CollectiveOp op, std::size_t ranks, Bytes size,

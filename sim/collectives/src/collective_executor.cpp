@@ -6,7 +6,9 @@
 #include <map>
 #include <unordered_map>
 
+#include "bulk_pattern.hpp"
 #include "deadlock_report.hpp"
+#include "syncsim/collectives/transfer_cost.hpp"
 #include "syncsim/core/input_error.hpp"
 
 namespace syncsim {
@@ -41,21 +43,6 @@ struct InFlight {
 // Bytes delivered may differ from bytes sent by the rounding of summing the same doubles in another order.
 constexpr double kConservationTolerance = 1e-9;
 
-struct BulkTransfer {
-  const Route* route;
-  double bytes;
-};
-
-// One validated uniform step shape: its transfers and the time it takes when they run alone.
-struct BulkPattern {
-  bool usable = false;
-  std::vector<BulkTransfer> transfers;
-  SimTime transfer_time;  // drain + latency, identical for every transfer
-  SimTime drain_time;
-  SimTime duration;  // transfer_time + reduction
-  double reduce_bytes = 0;
-  std::uint64_t unrecorded_steps = 0;  // completed steps whose link usage is not yet credited
-};
 }  // namespace
 
 struct CollectiveExecutor::Impl final : QuiescenceCheck {
@@ -98,9 +85,13 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
   std::map<std::uint32_t, BulkPattern> patterns;
   std::optional<std::uint32_t> claimed;  // the pattern whose links we hold
 
-  SimTime reduction_time(double bytes) const {
-    if (!options.reduction_rate || bytes <= 0) return SimTime::zero();
-    return SimTime::from_seconds(bytes / options.reduction_rate->bytes_per_second);
+  // The shared costing (transfer_cost.hpp), with this executor's options and topology.
+  SimTime reduction_time(double bytes) const { return syncsim::reduction_time(options.reduction_rate, bytes); }
+  double wire_bytes(double bytes, const Route& route) const {
+    return syncsim::wire_bytes(options.cost, router.topology(), route, bytes);
+  }
+  SimTime step_latency(const Route& route) const {
+    return syncsim::step_latency(options.cost, router.topology(), route);
   }
 
   // ---- per-flow path ----
@@ -152,16 +143,6 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
     ++stats.transfers;
     stats.bytes_sent += send.bytes;
     return slot;
-  }
-
-  // A protocol that delivers a fraction of the link rate is modelled as moving proportionally more bytes.
-  double wire_bytes(double bytes, const Route& route) const {
-    return bytes / options.cost.efficiency[static_cast<std::size_t>(classify(router.topology(), route))];
-  }
-
-  SimTime step_latency(const Route& route) const {
-    if (!options.cost.step_latency) return route.latency;
-    return (*options.cost.step_latency)[static_cast<std::size_t>(classify(router.topology(), route))];
   }
 
   std::uint32_t take_early_arrivals(Rank rank, std::uint32_t step) {
@@ -277,36 +258,6 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
 
   // ---- bulk path ----
 
-  // Checks once per pattern that the step really is uniform on this topology: one send and one receive per rank,
-  // links used by one transfer each, and the same transfer time on every route.
-  BulkPattern build_pattern(std::uint32_t step) {
-    BulkPattern pattern;
-    std::vector<bool> link_used(router.topology().link_count(), false);
-    std::optional<SimTime> transfer_time;
-    for (std::uint32_t r = 0; r < ranks.size(); ++r) {
-      plan.step(Rank{r}, step, scratch);
-      if (scratch.sends.size() != 1 || scratch.recv_count != 1 || scratch.sends[0].dst_step != step) return {};
-      if (r == 0) pattern.reduce_bytes = scratch.reduce_bytes;
-      if (scratch.reduce_bytes != pattern.reduce_bytes) return {};
-      const PlanSend& send = scratch.sends[0];
-      const Route& route = router.route(gpus[r], gpus[send.dst.value()]);
-      for (const LinkId link : route.links) {
-        if (link_used[link.value()]) return {};
-        link_used[link.value()] = true;
-      }
-      const SimTime drain = FlowModel::drain_time(wire_bytes(send.bytes, route), route.bottleneck);
-      const SimTime t = drain + step_latency(route);
-      if (transfer_time && *transfer_time != t) return {};
-      transfer_time = t;
-      pattern.drain_time = drain;
-      pattern.transfers.push_back({&route, send.bytes});
-    }
-    pattern.usable = true;
-    pattern.transfer_time = *transfer_time;
-    pattern.duration = *transfer_time + reduction_time(pattern.reduce_bytes);
-    return pattern;
-  }
-
   void run_bulk_step() {
     const std::uint32_t steps = ranks.empty() ? 0 : ranks[0].steps;
     if (bulk_step >= steps) {
@@ -321,7 +272,9 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
     const std::optional<std::uint32_t> id = plan.uniform_pattern(bulk_step);
     if (!id) return leave_bulk();
     auto it = patterns.find(*id);
-    if (it == patterns.end()) it = patterns.emplace(*id, build_pattern(bulk_step)).first;
+    if (it == patterns.end()) {
+      it = patterns.emplace(*id, build_bulk_pattern(plan, router, gpus, options, bulk_step, scratch)).first;
+    }
     BulkPattern& pattern = it->second;
     if (!pattern.usable) return leave_bulk();
     if (claimed != id) {

@@ -9,7 +9,7 @@ namespace syncsim {
 namespace {
 // NCCL 2.8, src/graph/tuning.cc. [tree=0 | ring=1][LL, LL128, Simple], microseconds.
 constexpr double kBaseLatencyUs[2][3] = {{4.4, 4.4, 0.0}, {3.6, 10.0, 8.4}};
-// [NVLink, PCI, NET][tree | ring][LL, LL128, Simple], microseconds per step.
+// [NVLink, PCI, NET] (LinkKind's order)[tree | ring][LL, LL128, Simple], microseconds per step.
 constexpr double kStepLatencyUs[3][2][3] = {
     {{0.52, 1.2, 28.0}, {0.47, 1.9, 3.4}},
     {{1.0, 1.9, 28.0}, {1.0, 2.5, 5.7}},
@@ -42,13 +42,13 @@ Protocol parse_protocol(std::string_view text) {
   throw InputError(fmt::format("unknown protocol '{}': expected ll, ll128, simple or auto", text));
 }
 
-std::string_view to_string(LinkClass link_class) {
-  switch (link_class) {
-    case LinkClass::nvlink:
+std::string_view nccl_class_name(LinkKind kind) {
+  switch (kind) {
+    case LinkKind::nvlink:
       return "nvlink";
-    case LinkClass::pci:
+    case LinkKind::pcie:
       return "pci";
-    case LinkClass::net:
+    case LinkKind::network:
       return "net";
   }
   return "?";
@@ -70,16 +70,6 @@ LatencySource parse_latency_source(std::string_view text) {
   if (text == "nccl") return LatencySource::nccl;
   if (text == "physical") return LatencySource::physical;
   throw InputError(fmt::format("unknown latency model '{}': expected nccl or physical", text));
-}
-
-LinkClass classify(const Topology& topology, const Route& route) {
-  LinkClass result = LinkClass::nvlink;
-  for (const LinkId id : route.links) {
-    const LinkKind kind = topology.link(id).kind;
-    if (kind == LinkKind::network) return LinkClass::net;
-    if (kind == LinkKind::pcie) result = LinkClass::pci;
-  }
-  return result;
 }
 
 std::optional<Bandwidth> nccl_busbw_cap(int compute_capability) {

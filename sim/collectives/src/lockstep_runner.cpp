@@ -4,29 +4,13 @@
 #include <map>
 #include <span>
 
+#include "syncsim/collectives/transfer_cost.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/sim_time_overflow.hpp"
 
 namespace syncsim {
 
 namespace {
-
-// The same costing as the executor's (collective_executor.cpp), so that one uncontended channel reproduces its
-// bulk path to the picosecond: a protocol delivering a fraction of the link rate moves proportionally more bytes,
-// and each transfer pays its link class's step latency or, by default, its route's.
-double wire_bytes(const TransferCost& cost, const Topology& topology, const Route& route, double bytes) {
-  return bytes / cost.efficiency[static_cast<std::size_t>(classify(topology, route))];
-}
-
-SimTime step_latency(const TransferCost& cost, const Topology& topology, const Route& route) {
-  if (!cost.step_latency) return route.latency;
-  return (*cost.step_latency)[static_cast<std::size_t>(classify(topology, route))];
-}
-
-SimTime reduction_time(const ExecutorOptions& options, double bytes) {
-  if (!options.reduction_rate || bytes <= 0) return SimTime::zero();
-  return SimTime::from_seconds(bytes / options.reduction_rate->bytes_per_second);
-}
 
 // One distinct combined step (a tuple of pattern ids), how often the collective takes it, and its timing. Uniform
 // steps give every rank (of every channel; index channel * ranks + rank) exactly one send and one receive, so the
@@ -100,7 +84,7 @@ bool read_step(Router& router, std::span<const CollectivePlan* const> channels, 
       routes[i] = &router.route(gpus[r], gpus[send.dst.value()]);
       step.latency[i] = step_latency(options.cost, topology, *routes[i]);
       wire[i] = wire_bytes(options.cost, topology, *routes[i], send.bytes);
-      step.reduction[i] = reduction_time(options, scratch.reduce_bytes);
+      step.reduction[i] = reduction_time(options.reduction_rate, scratch.reduce_bytes);
       step.bytes_sent += send.bytes;
       step.bytes_reduced += scratch.reduce_bytes;
     }

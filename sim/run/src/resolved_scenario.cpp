@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "syncsim/collectives/calibration.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/compute/model_catalog.hpp"
 #include "syncsim/run/memory_budget.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
-#include "syncsim/validation/calibration.hpp"
 
 namespace syncsim::run {
 

@@ -6,6 +6,7 @@
 #include <string_view>
 #include <utility>
 
+#include "syncsim/collectives/algorithm.hpp"
 #include "syncsim/scenario/scenario.hpp"
 
 namespace syncsim::scenario_detail {
@@ -22,15 +23,16 @@ inline constexpr NameTable<Communication, 2> kCommunicationNames{
     {{"allreduce", Communication::allreduce}, {"parameter_server", Communication::parameter_server}}};
 inline constexpr NameTable<ServerPlacement, 2> kPlacementNames{
     {{"dedicated", ServerPlacement::dedicated}, {"colocated", ServerPlacement::colocated}}};
-// auto and best are nullopt (any_algorithm tells them apart).
-inline constexpr NameTable<std::optional<Algorithm>, 7> kAlgorithmNames{
-    {{"ring", Algorithm::ring},
-     {"tree", Algorithm::tree},
-     {"halving_doubling", Algorithm::halving_doubling},
-     {"hierarchical", Algorithm::hierarchical},
-     {"direct", Algorithm::direct},
-     {"auto", std::nullopt},
-     {"best", std::nullopt}}};
+// The collectives' names (algorithm.hpp) and two that are no one algorithm: auto and best are nullopt
+// (any_algorithm tells them apart).
+inline constexpr NameTable<std::optional<Algorithm>, kAlgorithmNames.size() + 2> kAlgorithmChoices = [] {
+  NameTable<std::optional<Algorithm>, kAlgorithmNames.size() + 2> table{};
+  std::size_t i = 0;
+  for (const auto& [name, algorithm] : kAlgorithmNames) table[i++] = {name, algorithm};
+  table[i++] = {"auto", std::nullopt};
+  table[i] = {"best", std::nullopt};
+  return table;
+}();
 inline constexpr NameTable<LatencySource, 3> kLatencyNames{
     {{"nccl", LatencySource::nccl}, {"physical", LatencySource::physical}, {"calibrated", LatencySource::calibrated}}};
 inline constexpr NameTable<std::optional<Protocol>, 4> kProtocolNames{

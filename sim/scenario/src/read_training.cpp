@@ -72,7 +72,7 @@ TrainingConfig read_training(const ConfigNode& node, bool has_calibration) {
 
   if (const ConfigNode* algorithm = reader.get("algorithm")) {
     const std::string path = reader.path("algorithm");
-    training.algorithm = located(read_choice(*algorithm, path, kAlgorithmNames), *algorithm, path);
+    training.algorithm = located(read_choice(*algorithm, path, kAlgorithmChoices), *algorithm, path);
     training.any_algorithm = algorithm->text == "best";
   } else {
     training.algorithm = reader.defaulted<std::optional<Algorithm>>("algorithm", std::nullopt);

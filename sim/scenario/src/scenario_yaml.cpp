@@ -137,7 +137,7 @@ void write_training(Writer& w, const TrainingConfig& t) {
   w.begin_map("training").text("strategy", to_string(t.strategy.value));
   w.text("communication", to_string(t.communication.value));
   const std::optional<Algorithm>& algorithm = t.algorithm.value;
-  w.text("algorithm", t.any_algorithm ? "best" : name_of(kAlgorithmNames, algorithm));
+  w.text("algorithm", t.any_algorithm ? "best" : name_of(kAlgorithmChoices, algorithm));
   if (t.channels) w.field("channels", t.channels->value);
   w.text("latency_model", name_of(kLatencyNames, t.latency_model.value));
   w.text("protocol", name_of(kProtocolNames, t.protocol));

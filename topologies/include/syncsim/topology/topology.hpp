@@ -5,6 +5,7 @@
 // together by add_duplex_link(). GPUs are numbered 0..gpu_count()-1 (their "GPU index"): collectives place
 // rank r on GPU r unless told otherwise. Boost.Graph holds the structure inside the implementation; no Boost
 // type appears in this header.
+#include <array>
 #include <memory>
 #include <optional>
 #include <span>
@@ -19,7 +20,11 @@
 namespace syncsim {
 
 enum class NodeKind { gpu, nvswitch, pcie_switch, cpu, nic, network_switch };
+// A link's kind, and a route's class for costing (transfer_cost.hpp): the cost model's per-class arrays are indexed
+// by it, in this order. Spelt nvlink | pcie | network in topology files and reports, nvlink | pci | net (NCCL's
+// names) in calibration files.
 enum class LinkKind { nvlink, pcie, network };
+inline constexpr std::array<LinkKind, 3> kLinkKinds{LinkKind::nvlink, LinkKind::pcie, LinkKind::network};
 
 std::string_view to_string(NodeKind kind);
 std::string_view to_string(LinkKind kind);

@@ -31,7 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "syncsim/validation/calibration.hpp"
+#include "syncsim/collectives/calibration.hpp"
+#include "syncsim/validation/log_system.hpp"
 #include "syncsim/validation/nccl_tests_log.hpp"
 
 namespace syncsim {

@@ -23,18 +23,12 @@
 #include <string_view>
 #include <vector>
 
+#include "syncsim/collectives/calibration.hpp"
 #include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/topology/router.hpp"
 #include "syncsim/validation/nccl_tests_log.hpp"
 
 namespace syncsim {
-
-// Which of a log's two measurements is "the" measured time: out-of-place (nccl-tests' headline column),
-// in-place, or the faster of the two. Both placements run the same collective, and interference only ever adds
-// time, so `min` is the usual estimator for a noisy log (one straggling iteration inflates a mean).
-enum class Placement { out_of_place, in_place, min };
-std::string_view to_string(Placement placement);
-Placement parse_placement(std::string_view text);  // out_of_place | in_place | min
 
 struct MeasuredPoint {
   Bytes size;
@@ -61,7 +55,7 @@ class LogSystem {
   std::size_t ranks() const { return ranks_; }
   // The link classes the collective's routes use (GPU 0 to every rank, and each rank to the next): the classes
   // whose parameters the log can tell anything about.
-  const std::vector<LinkClass>& link_classes() const { return classes_; }
+  const std::vector<LinkKind>& link_classes() const { return classes_; }
   // NCCL's bus-bandwidth ceiling for the log's GPUs (nccl_busbw_cap), when every rank's device name is a catalog
   // GPU of one architecture; applied to NCCL's own model only (a calibrated one has fitted what it needs).
   const std::optional<Bandwidth>& busbw_cap() const { return busbw_cap_; }
@@ -80,7 +74,7 @@ class LogSystem {
   CollectiveOp op_;
   std::size_t ranks_;
   Rank root_{0};  // broadcast and reduce: the log's root
-  std::vector<LinkClass> classes_;
+  std::vector<LinkKind> classes_;
   std::optional<Bandwidth> busbw_cap_;
 };
 

@@ -1,8 +1,11 @@
 #pragma once
 // Collective algorithms by name, and the factory that builds a plan for one (what `--algo` and a scenario's
 // `training.algorithm` select).
+#include <array>
 #include <memory>
+#include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "syncsim/collectives/collective_plan.hpp"
@@ -11,7 +14,18 @@ namespace syncsim {
 
 enum class Algorithm { ring, tree, halving_doubling, hierarchical, direct };
 
+// The algorithms' names, the one table: to_string, parse_algorithm, the scenario file and the GUI read them here.
+inline constexpr std::array<std::pair<std::string_view, Algorithm>, 5> kAlgorithmNames{{
+    {"ring", Algorithm::ring},
+    {"tree", Algorithm::tree},
+    {"halving_doubling", Algorithm::halving_doubling},
+    {"hierarchical", Algorithm::hierarchical},
+    {"direct", Algorithm::direct},
+}};
+
 std::string_view to_string(Algorithm algorithm);
+// nullopt when the text names no algorithm.
+std::optional<Algorithm> find_algorithm(std::string_view text);
 // Throws InputError listing the accepted names ("auto" is handled by the caller: see algorithm_selection.hpp).
 Algorithm parse_algorithm(std::string_view text);
 

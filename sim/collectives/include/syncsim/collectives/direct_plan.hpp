@@ -18,6 +18,7 @@
 //   AllReduce                    2 (alpha + (n-1) S/(n B))
 //   ReduceScatter, AllGather       alpha + (n-1) S/(n B)
 //   Broadcast, Reduce              alpha + (n-1) S/B          (the root's link carries n-1 whole buffers)
+#include "syncsim/collectives/algorithm.hpp"
 #include "syncsim/collectives/collective_plan.hpp"
 
 namespace syncsim {
@@ -30,7 +31,7 @@ class DirectPlan final : public CollectivePlan {
   // Throws InputError for fewer than 2 or more than kMaxRanks ranks, or a root out of range.
   DirectPlan(CollectiveOp op, std::size_t ranks, Bytes size, Rank root = Rank{0});
 
-  std::string_view algorithm() const override { return "direct"; }
+  std::string_view algorithm() const override { return to_string(Algorithm::direct); }
   CollectiveOp op() const override { return op_; }
   std::size_t rank_count() const override { return n_; }
   Bytes size() const override { return size_; }

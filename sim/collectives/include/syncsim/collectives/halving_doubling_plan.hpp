@@ -30,6 +30,7 @@
 // the fold, which starts at once (true on a full mesh; on one switch the two share the folding rank's downlink).
 // Every step of a power-of-two plan is uniform (one send and one receive of equal bytes per rank), so the
 // executor's bulk path applies; folded plans are not uniform.
+#include "syncsim/collectives/algorithm.hpp"
 #include "syncsim/collectives/collective_plan.hpp"
 
 namespace syncsim {
@@ -40,7 +41,7 @@ class HalvingDoublingPlan final : public CollectivePlan {
   // that is not a power of two.
   HalvingDoublingPlan(CollectiveOp op, std::size_t ranks, Bytes size);
 
-  std::string_view algorithm() const override { return "halving_doubling"; }
+  std::string_view algorithm() const override { return to_string(Algorithm::halving_doubling); }
   CollectiveOp op() const override { return op_; }
   std::size_t rank_count() const override { return n_; }
   Bytes size() const override { return size_; }

@@ -22,6 +22,7 @@
 // Only AllReduce: the other operations gain nothing from the split (a ring or tree runs them directly).
 #include <vector>
 
+#include "syncsim/collectives/algorithm.hpp"
 #include "syncsim/collectives/collective_plan.hpp"
 
 namespace syncsim {
@@ -32,7 +33,7 @@ class HierarchicalPlan final : public CollectivePlan {
   // and for operations other than AllReduce.
   HierarchicalPlan(CollectiveOp op, std::size_t ranks, Bytes size, const std::vector<std::vector<Rank>>& hosts);
 
-  std::string_view algorithm() const override { return "hierarchical"; }
+  std::string_view algorithm() const override { return to_string(Algorithm::hierarchical); }
   CollectiveOp op() const override { return op_; }
   std::size_t rank_count() const override { return host_of_.size(); }
   Bytes size() const override { return size_; }

@@ -29,26 +29,24 @@
 
 #include "syncsim/collectives/algorithm.hpp"
 #include "syncsim/core/sim_time.hpp"
-#include "syncsim/topology/router.hpp"
+#include "syncsim/core/units.hpp"
+#include "syncsim/topology/topology.hpp"
 
 namespace syncsim {
 
 enum class Protocol { ll, ll128, simple };
-enum class LinkClass { nvlink, pci, net };
 enum class LatencySource { physical, nccl, calibrated };
 
 std::string_view to_string(Protocol protocol);
 Protocol parse_protocol(std::string_view text);  // ll | ll128 | simple
-std::string_view to_string(LinkClass link_class);
+// NCCL's name for a link class (nvlink | pci | net): the calibration file's keys.
+std::string_view nccl_class_name(LinkKind kind);
 std::string_view to_string(LatencySource source);
 LatencySource parse_latency_source(std::string_view text);  // physical | nccl
 
-// The class of a route: net if it crosses a network link, pci if a PCIe link, else nvlink.
-LinkClass classify(const Topology& topology, const Route& route);
-
 // How transfers of one (algorithm, protocol) are costed: per-class step latency (nullopt: the route's own),
 // per-class bandwidth efficiency (the fraction of the route's bottleneck rate a transfer gets when alone), and a
-// fixed launch overhead per collective. Arrays are indexed by LinkClass.
+// fixed launch overhead per collective. Arrays are indexed by LinkKind (kLinkKinds).
 struct TransferCost {
   std::optional<std::array<SimTime, 3>> step_latency;
   std::array<double, 3> efficiency{1.0, 1.0, 1.0};

@@ -22,6 +22,7 @@
 //   Broadcast, k pipeline slices from the root along the ring:  (n-2+k) * (alpha + S/(k B))
 #include <vector>
 
+#include "syncsim/collectives/algorithm.hpp"
 #include "syncsim/collectives/collective_plan.hpp"
 
 namespace syncsim {
@@ -40,7 +41,7 @@ class RingPlan final : public CollectivePlan {
   // pipelining on an operation that does not take it.
   RingPlan(CollectiveOp op, std::size_t ranks, Bytes size, RingOptions options = {});
 
-  std::string_view algorithm() const override { return "ring"; }
+  std::string_view algorithm() const override { return to_string(Algorithm::ring); }
   CollectiveOp op() const override { return op_; }
   std::size_t rank_count() const override { return order_.size(); }
   Bytes size() const override { return size_; }

@@ -51,6 +51,7 @@
 #include <array>
 #include <optional>
 
+#include "syncsim/collectives/algorithm.hpp"
 #include "syncsim/collectives/collective_plan.hpp"
 
 namespace syncsim {
@@ -67,7 +68,7 @@ class TreePlan final : public CollectivePlan {
   // ReduceScatter/AllGather.
   TreePlan(CollectiveOp op, std::size_t ranks, Bytes size, TreeOptions options = {});
 
-  std::string_view algorithm() const override { return "tree"; }
+  std::string_view algorithm() const override { return to_string(Algorithm::tree); }
   CollectiveOp op() const override { return op_; }
   std::size_t rank_count() const override { return n_; }
   Bytes size() const override { return size_; }

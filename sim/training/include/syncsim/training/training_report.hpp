@@ -46,7 +46,7 @@ struct WorkerReport {
 struct LinkReport {
   std::string from;  // topology node names, as `syncsim topo` prints them
   std::string to;
-  std::string link_class;  // nvlink, pcie, network, ... (latency_model.hpp's LinkClass)
+  std::string link_class;  // nvlink, pcie, network, ... (topology.hpp's LinkKind)
   double bytes = 0;        // carried over the whole run
   SimTime busy;            // time with traffic on it
   double utilization = 0;  // bytes / (bandwidth x total), degraded bandwidth counted as such

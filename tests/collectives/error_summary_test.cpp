@@ -3,7 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "syncsim/validation/error_summary.hpp"
+#include "syncsim/collectives/error_summary.hpp"
 
 using namespace syncsim;
 

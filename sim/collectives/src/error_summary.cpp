@@ -1,4 +1,4 @@
-#include "syncsim/validation/error_summary.hpp"
+#include "syncsim/collectives/error_summary.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -5,9 +5,9 @@
 #include <cmath>
 #include <initializer_list>
 
+#include "syncsim/collectives/calibration.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/input_file.hpp"
-#include "syncsim/validation/calibration.hpp"
 
 namespace syncsim {
 
@@ -167,8 +167,8 @@ CalibrationRegime read_regime(const Field& field) {
   regime.launch_us = field["launch_us"].latency_us();
   const Field links = field["links"];
   links.expect_mapping({"nvlink", "pci", "net"}, {});
-  for (const LinkClass c : {LinkClass::nvlink, LinkClass::pci, LinkClass::net}) {
-    regime.links[static_cast<std::size_t>(c)] = read_link(links[std::string(to_string(c))]);
+  for (const LinkKind c : kLinkKinds) {
+    regime.links[static_cast<std::size_t>(c)] = read_link(links[std::string(nccl_class_name(c))]);
   }
   return regime;
 }

@@ -4,8 +4,8 @@
 #include <sstream>
 #include <string>
 
+#include "syncsim/collectives/calibration.hpp"
 #include "syncsim/core/input_error.hpp"
-#include "syncsim/validation/calibration.hpp"
 
 using namespace syncsim;
 

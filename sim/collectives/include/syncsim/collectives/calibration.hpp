@@ -25,7 +25,7 @@
 //       collective: allreduce
 //       ranks: 16
 //       hosts: 2
-//       topology: dgx:nodes=2,gpus=8,...            # the family scaled to this log (log_system.hpp)
+//       topology: dgx:nodes=2,gpus=8,...            # the family scaled to this log
 //       sizes_bytes: [64, 128, ...]
 //       measured_us: [38.75, 39.25, ...]
 //       predicted_us: [37.9, 38.0, ...]
@@ -40,17 +40,24 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "syncsim/collectives/collective_op.hpp"
+#include "syncsim/collectives/error_summary.hpp"
 #include "syncsim/collectives/latency_model.hpp"
-#include "syncsim/validation/error_summary.hpp"
-#include "syncsim/validation/log_system.hpp"
 
 namespace syncsim {
 
 inline constexpr int kCalibrationFormatVersion = 1;
 inline constexpr double kMaxEfficiency = 1.5;
+
+// Which of a log's two measurements is "the" measured time: out-of-place (nccl-tests' headline column),
+// in-place, or the faster of the two. Both placements run the same collective, and interference only ever adds
+// time, so `min` is the usual estimator for a noisy log (one straggling iteration inflates a mean).
+enum class Placement { out_of_place, in_place, min };
+std::string_view to_string(Placement placement);
+Placement parse_placement(std::string_view text);  // out_of_place | in_place | min
 
 struct LinkCalibration {
   double step_latency_us = 0;
@@ -62,7 +69,7 @@ struct LinkCalibration {
 struct CalibrationRegime {
   std::string name;
   double launch_us = 0;
-  std::array<LinkCalibration, 3> links;  // indexed by LinkClass
+  std::array<LinkCalibration, 3> links;  // indexed by LinkKind
   friend bool operator==(const CalibrationRegime&, const CalibrationRegime&) = default;
 };
 

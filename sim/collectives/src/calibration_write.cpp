@@ -1,10 +1,11 @@
-// Writing a calibration file, and the calibration as the runner's model.
+// Writing a calibration file, the names of its placements, and the calibration as the runner's model.
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
 #include <ostream>
 
-#include "syncsim/validation/calibration.hpp"
+#include "syncsim/collectives/calibration.hpp"
+#include "syncsim/core/input_error.hpp"
 
 namespace syncsim {
 
@@ -36,9 +37,9 @@ void write_regime(std::ostream& out, const CalibrationRegime& regime) {
   fmt::print(out, "  - name: {}\n", quoted(regime.name));
   fmt::print(out, "    launch_us: {}\n", number(regime.launch_us));
   fmt::print(out, "    links:\n");
-  for (const LinkClass c : {LinkClass::nvlink, LinkClass::pci, LinkClass::net}) {
+  for (const LinkKind c : kLinkKinds) {
     const LinkCalibration& link = regime.links[static_cast<std::size_t>(c)];
-    fmt::print(out, "      {}: {{step_latency_us: {}, efficiency: {}, fitted: {}}}\n", to_string(c),
+    fmt::print(out, "      {}: {{step_latency_us: {}, efficiency: {}, fitted: {}}}\n", nccl_class_name(c),
                number(link.step_latency_us), number(link.efficiency), link.fitted ? "true" : "false");
   }
 }
@@ -63,6 +64,25 @@ void write_measurement(std::ostream& out, const CalibrationMeasurement& m) {
 }
 
 }  // namespace
+
+std::string_view to_string(Placement placement) {
+  switch (placement) {
+    case Placement::out_of_place:
+      return "out_of_place";
+    case Placement::in_place:
+      return "in_place";
+    case Placement::min:
+      return "min";
+  }
+  return "?";
+}
+
+Placement parse_placement(std::string_view text) {
+  if (text == "out_of_place" || text == "out-of-place") return Placement::out_of_place;
+  if (text == "in_place" || text == "in-place") return Placement::in_place;
+  if (text == "min") return Placement::min;
+  throw InputError(fmt::format("unknown placement '{}': expected out_of_place, in_place or min", text));
+}
 
 TransferCost to_cost(const CalibrationRegime& regime) {
   TransferCost cost;
