@@ -1,5 +1,6 @@
 // Event-queue throughput: schedule + dispatch pairs per second with a steady number of pending events
-// (DESIGN.md §10 expects about 20 M/s with a thousand pending; issue 2 asks for at least 10 M/s).
+// (about 20 M/s were expected with a thousand pending when the engine was designed, docs/architecture.md §10;
+// issue 2 asks for at least 10 M/s).
 #include <benchmark/benchmark.h>
 
 #include "syncsim/core/simulator.hpp"

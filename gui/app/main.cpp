@@ -7,8 +7,8 @@
 //               [--lang zh_CN] INPUT
 //   syncsim-gui --screenshot OUT.png --view convergence [--size WxH] REPORT.json|SCENARIO.yaml ...
 //
-// Exit status (DESIGN.md §7): 0 success; 2 bad input or usage (the message names the file and what is wrong);
-// 1 an unexpected internal error.
+// Exit status (docs/architecture.md §7): 0 success; 2 bad input or usage (the message names the file and what is
+// wrong); 1 an unexpected internal error.
 #include <QApplication>
 #include <QBuffer>
 #include <QCommandLineParser>

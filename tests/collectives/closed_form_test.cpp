@@ -1,4 +1,4 @@
-// Uncontended collectives against their alpha-beta closed forms (DESIGN.md §4, ring_plan.hpp).
+// Uncontended collectives against their alpha-beta closed forms (docs/architecture.md §4, ring_plan.hpp).
 //
 // On switch:n=N,bw=B,lat=L every route GPU -> switch -> GPU crosses two links, so alpha = 2L, and a ring
 // AllReduce of S bytes takes 2(N-1) (2L + S/(N B)). Each step rounds its transfer time to a whole picosecond, so

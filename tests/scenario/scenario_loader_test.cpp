@@ -1,4 +1,4 @@
-// Loading valid scenarios: the DESIGN.md §8 example as written, the defaults of a minimal file, every section
+// Loading valid scenarios: the docs/scenarios.md example as written, the defaults of a minimal file, every section
 // given inline, locations kept for later stages, and to_yaml's round trip.
 #include <catch2/catch.hpp>
 
@@ -21,8 +21,8 @@ std::string where(const SourceLocation& location) {
 }
 }  // namespace
 
-TEST_CASE("the DESIGN.md section 8 example loads with the values it states", "[scenario]") {
-  const std::filesystem::path file = kData / "design_example.yaml";
+TEST_CASE("the docs/scenarios.md example loads with the values it states", "[scenario]") {
+  const std::filesystem::path file = kData / "scenarios_doc_example.yaml";
   const Scenario s = load_scenario(file);
   CHECK(s.name == "resnet50-dgx-a100-4nodes");
   CHECK(s.seed == 42);
@@ -196,7 +196,7 @@ TEST_CASE("the topology the loader checked is the one scenario_topology gives, u
 }
 
 TEST_CASE("to_yaml is deterministic and loads back to the same scenario", "[scenario]") {
-  for (const char* name : {"design_example.yaml", "inline_hybrid.yaml"}) {
+  for (const char* name : {"scenarios_doc_example.yaml", "inline_hybrid.yaml"}) {
     INFO(name);
     const Scenario first = load_scenario(kData / name);
     const std::string yaml = to_yaml(first);

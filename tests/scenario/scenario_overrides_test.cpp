@@ -66,8 +66,8 @@ TEST_CASE("overrides: --set creates keys and whole sections, lists included", "[
 }
 
 TEST_CASE("overrides: --set reaches list items and the fields of a topology spec string", "[scenario][set]") {
-  const Scenario s =
-      load_scenario(kData / "design_example.yaml", {"faults[0].at=3s", "stragglers.slow.0.factor=2", "calibration="});
+  const Scenario s = load_scenario(kData / "scenarios_doc_example.yaml",
+                                   {"faults[0].at=3s", "stragglers.slow.0.factor=2", "calibration="});
   CHECK(s.faults[0].at == SimTime::from_seconds(3));
   CHECK(s.stragglers.slow[0].factor == 2.0);
   CHECK_FALSE(s.calibration);  // an empty value unsets

@@ -84,17 +84,12 @@ void fill_faults(TrainingReport& r, const ClientLayout& layout, const ParameterS
 // The gradient buckets; a hybrid group's AllReduce of each inside the group.
 void fill_buckets(TrainingReport& r, ResolvedScenario& context, const ClientLayout& layout, const BucketPlan& buckets) {
   for (const GradientBucket& bucket : buckets.buckets) {
-    BucketReport b;
-    b.bytes = bucket.bytes;
-    b.algorithm = "parameter_server";
-    if (layout.hybrid && layout.group > 1) {
-      const CollectiveOutcome& o = context.allreduce(bucket.bytes, static_cast<std::size_t>(layout.group));
-      b.allreduce_time = o.time;
-      b.algorithm = std::string(to_string(o.algorithm));
-      if (o.protocol) b.protocol = std::string(to_string(*o.protocol));
-      b.channels = o.channels;
+    if (layout.hybrid && layout.group > 1) {  // the AllReduce inside a group
+      const auto group = static_cast<std::size_t>(layout.group);
+      r.buckets.push_back(allreduce_bucket_report(bucket.bytes, context.allreduce(bucket.bytes, group)));
+    } else {
+      r.buckets.push_back(BucketReport{.bytes = bucket.bytes, .algorithm = "parameter_server"});
     }
-    r.buckets.push_back(std::move(b));
   }
 }
 

@@ -104,17 +104,11 @@ void fill_workers(TrainingReport& r, const SynchronousRunResult& result, std::in
 // Each bucket's AllReduce as the intact network runs it (a single worker has none).
 void fill_buckets(TrainingReport& r, ResolvedScenario& context, const BucketPlan& plan) {
   for (const GradientBucket& bucket : plan.buckets) {
-    BucketReport b;
-    b.bytes = bucket.bytes;
-    b.algorithm = "none";
     if (context.workers() > 1) {
-      const CollectiveOutcome& o = context.allreduce(bucket.bytes);
-      b.allreduce_time = o.time;
-      b.algorithm = std::string(to_string(o.algorithm));
-      if (o.protocol) b.protocol = std::string(to_string(*o.protocol));
-      b.channels = o.channels;
+      r.buckets.push_back(allreduce_bucket_report(bucket.bytes, context.allreduce(bucket.bytes)));
+    } else {
+      r.buckets.push_back(BucketReport{.bytes = bucket.bytes, .algorithm = "none"});
     }
-    r.buckets.push_back(std::move(b));
   }
 }
 

@@ -6,6 +6,16 @@
 
 namespace syncsim {
 
+BucketReport allreduce_bucket_report(Bytes bytes, const CollectiveOutcome& outcome) {
+  BucketReport b;
+  b.bytes = bytes;
+  b.allreduce_time = outcome.time;
+  b.algorithm = std::string(to_string(outcome.algorithm));
+  if (outcome.protocol) b.protocol = std::string(to_string(*outcome.protocol));
+  b.channels = outcome.channels;
+  return b;
+}
+
 namespace {
 
 // Exact decimal microseconds: a correctly rounded division prints as the shortest decimal that round-trips.

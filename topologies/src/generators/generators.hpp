@@ -1,5 +1,5 @@
 #pragma once
-// The built-in topology generators behind the spec kinds (DESIGN.md §3), one file per family.
+// The built-in topology generators behind the spec kinds (docs/topologies.md), one file per family.
 //
 // Each generator reads its keys through SpecParams (which has already rejected unknown keys) and returns the
 // topology; build_topology() then sets the description and checks that the GPUs are connected.

@@ -1,5 +1,5 @@
 #pragma once
-// Topology specs: `KIND:key=value,...` strings (DESIGN.md §3) and the generators behind them.
+// Topology specs: `KIND:key=value,...` strings (docs/topologies.md) and the generators behind them.
 //
 //   ring:n=8,bw=100Gbps,lat=1us          switch:n=8,bw=100Gbps,lat=5us
 //   mesh:n=8,bw=300GB/s,lat=700ns        torus:dims=4x4x4,bw=50GB/s,lat=1us

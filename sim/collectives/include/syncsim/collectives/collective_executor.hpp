@@ -4,8 +4,8 @@
 // Per-flow path: every transfer is a flow in the FlowModel; a rank moves to its next step when its sends were
 // delivered, its receives arrived and its reduction is done (see collective_plan.hpp).
 //
-// Bulk path (DESIGN.md §10): while all ranks stand at the same step, the plan says the step is uniform, and the
-// links it uses carry nothing else, the step's outcome is known in closed form — every transfer runs alone at its
+// Bulk path (docs/architecture.md §20): while all ranks stand at the same step, the plan says the step is uniform, and
+// the links it uses carry nothing else, the step's outcome is known in closed form — every transfer runs alone at its
 // route's bottleneck rate — so one event completes the step for all ranks. The executor claims the links for the
 // duration; if another flow starts on one of them, the claim breaks and the unfinished transfers become real
 // flows with exactly the bytes and latency they have left, so the result is the per-flow result. Tests hold the
@@ -32,7 +32,7 @@ namespace syncsim {
 struct ExecutorOptions {
   bool bulk = true;
   // Rate at which a rank reduces received data (bytes of input per second); nullopt makes reductions free, so
-  // collective times equal the network closed forms (DESIGN.md §5).
+  // collective times equal the network closed forms (docs/architecture.md §5).
   std::optional<Bandwidth> reduction_rate;
   // Per-step latency and protocol efficiency (latency_model.hpp); the default is the physical model. The launch
   // overhead is the caller's to add: it is paid once per collective, not per channel.

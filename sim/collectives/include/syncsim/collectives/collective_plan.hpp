@@ -11,7 +11,7 @@
 // after it arrived and was reduced) with one outstanding send per peer.
 //
 // Plans are generated step by step on demand: a ring on 4096 ranks has 33 M transfers, and memory must grow with
-// ranks, not with ranks squared (DESIGN.md §10).
+// ranks, not with ranks squared (docs/architecture.md §20).
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -53,8 +53,8 @@ class CollectivePlan {
   // Fills `out` (cleared first) with step `step` of `rank`.
   virtual void step(Rank rank, std::uint32_t step, PlanStep& out) const = 0;
 
-  // Symmetry, for bulk execution (DESIGN.md §10). A plan returns a pattern id for step s when, at step s, every
-  // rank has exactly one send and one receive, all of the same bytes and reduce bytes, every send feeds the
+  // Symmetry, for bulk execution (docs/architecture.md §20). A plan returns a pattern id for step s when, at step s,
+  // every rank has exactly one send and one receive, all of the same bytes and reduce bytes, every send feeds the
   // receiver's step s, and all steps that share the id move the same (src, dst, bytes) set. nullopt otherwise.
   virtual std::optional<std::uint32_t> uniform_pattern(std::uint32_t step) const {
     (void)step;

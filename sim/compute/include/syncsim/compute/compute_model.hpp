@@ -1,6 +1,6 @@
 #pragma once
 // ComputeModel: how long a GPU takes for each layer's forward and backward, the optimizer step, and reductions
-// inside collectives (DESIGN.md §6).
+// inside collectives (docs/compute.md).
 //
 // Per layer, for a batch of B samples at precision p (element size e: 4 bytes for fp32/tf32, 2 for fp16/bf16):
 //

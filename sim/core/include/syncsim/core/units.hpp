@@ -1,7 +1,7 @@
 #pragma once
 // Sizes, bandwidths and durations: strong types, parsers and printers.
 //
-// Units are explicit everywhere (DESIGN.md §2): sizes `4096`, `64KiB`, `25MB` (MB = 1e6, MiB = 2^20; a plain
+// Units are explicit everywhere (docs/architecture.md §3): sizes `4096`, `64KiB`, `25MB` (MB = 1e6, MiB = 2^20; a plain
 // integer is bytes); bandwidth `100Gbps` (bits per second) or `12.5GB/s` / `12.5GBps` (bytes per second, 1e9);
 // time `5us`, `1.5ms`, `2s`. A bandwidth or a time without its unit is an error, never a guess.
 #include <compare>

@@ -1,5 +1,5 @@
 #pragma once
-// FlowModel: the network as a flow-level fluid model with max-min fair sharing (DESIGN.md §4).
+// FlowModel: the network as a flow-level fluid model with max-min fair sharing (docs/architecture.md §4).
 //
 // Each active flow f on route R_f gets a rate x_f such that, for every directed link l with capacity C_l,
 //     sum_{f uses l} x_f <= C_l,
@@ -41,7 +41,7 @@ struct LinkTraffic {
 };
 
 // Holds links on behalf of work the caller advances in bulk (a symmetric collective step that completes for all
-// ranks in one event, DESIGN.md §10). When a flow is about to start on a claimed link, the model first calls
+// ranks in one event, docs/architecture.md §20). When a flow is about to start on a claimed link, the model first calls
 // on_claim_broken(): the claimant must release all its claims and start real flows for its unfinished work
 // (start() with the remaining bytes and, for work already pushed, the remaining latency), so the sharing that
 // follows is exact.

@@ -1,5 +1,5 @@
 #pragma once
-// Scenario: one validated simulation input, units resolved (DESIGN.md §8; the full schema is docs/scenarios.md).
+// Scenario: one validated simulation input, units resolved (the full schema is docs/scenarios.md).
 //
 //   Scenario s = load_scenario("scenario.yaml", {"training.iterations=5"});   // scenario_loader.hpp
 //   s.training.bucket_size   // Bytes{25'000'000}

@@ -1,5 +1,5 @@
 #pragma once
-// Trace: the immutable record of one simulated run (DESIGN.md §1) — tracks, spans and counters — and the
+// Trace: the immutable record of one simulated run (docs/architecture.md §2) — tracks, spans and counters — and the
 // TraceBuilder that records it while a simulation runs.
 //
 // Tracks: one per worker/GPU, per busy link and per collective; each has a name, a kind and a sort index.

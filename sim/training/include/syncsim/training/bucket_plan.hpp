@@ -1,5 +1,6 @@
 #pragma once
-// BucketPlan: how PyTorch DDP groups a model's gradients into buckets, each bucket one AllReduce (DESIGN.md §6).
+// BucketPlan: how PyTorch DDP groups a model's gradients into buckets, each bucket one AllReduce (docs/architecture.md
+// §6).
 //
 // Gradient bytes of a layer = params x element_bytes(precision): 4 bytes for fp32/tf32 gradients, 2 for fp16/bf16
 // (the gradient of the 16-bit working copy, as memory_check.hpp counts it). Layers without parameters produce no

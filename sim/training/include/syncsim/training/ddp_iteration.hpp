@@ -2,7 +2,7 @@
 // One synchronous data-parallel training iteration as PyTorch DDP runs it, seen from one rank (all ranks are
 // identical in synchronous DDP without jitter, so one rank's timeline is the job's).
 //
-// Semantics (DESIGN.md §6):
+// Semantics (docs/architecture.md §6):
 //   - forward of every layer in order, then backward in reverse order, on one compute stream;
 //   - gradient accumulation over k micro-batches: k forward+backward passes back to back; the first k-1 run under
 //     no_sync() and do not communicate; only the last one's buckets are reduced;

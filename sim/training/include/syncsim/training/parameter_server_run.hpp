@@ -31,7 +31,7 @@
 // still in flight are not applied) and counted as lost work; the others go on.
 //
 // The engine contract (docs/architecture.md): a setup in the engine's own words, an observer that sees what the
-// engine does as it does it (the trace is one: sim/run/src/parameter_server_trace.hpp), and a result.
+// engine does as it does it (the trace is one: sim/run/src/ps_trace.hpp), and a result.
 #include <cstdint>
 #include <functional>
 #include <optional>

@@ -17,6 +17,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/core/units.hpp"
@@ -31,6 +32,9 @@ struct BucketReport {
   std::optional<std::string> protocol;  // with the nccl latency model
   std::uint32_t channels = 0;
 };
+
+// A bucket of `bytes` whose AllReduce ran as `outcome` says (the time, algorithm, protocol and channels).
+BucketReport allreduce_bucket_report(Bytes bytes, const CollectiveOutcome& outcome);
 
 struct WorkerReport {
   SimTime compute;

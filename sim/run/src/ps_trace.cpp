@@ -1,4 +1,4 @@
-#include "parameter_server_trace.hpp"
+#include "ps_trace.hpp"
 
 #include <fmt/format.h>
 
