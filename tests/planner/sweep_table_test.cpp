@@ -3,6 +3,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <string>
+
+#include <unistd.h>
 
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/planner/sweep.hpp"
@@ -23,8 +26,11 @@ SweepTable sample_table() {
   return t;
 }
 
+// In a folder of this process's own: two test runs on one machine (two build trees) must not share the files.
 std::filesystem::path write_temp(const std::string& name, const std::string& text) {
-  const auto path = std::filesystem::temp_directory_path() / name;
+  const auto dir = std::filesystem::temp_directory_path() / ("syncsim-sweep-table-test-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const auto path = dir / name;
   std::ofstream(path, std::ios::binary) << text;
   return path;
 }

@@ -9,6 +9,8 @@
 #include <fstream>
 #include <string>
 
+#include <unistd.h>
+
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/run/workspace.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
@@ -37,9 +39,11 @@ Scenario file_scenario(const std::filesystem::path& dot) {
                         "four.yaml");
 }
 
+// One folder per process: two test runs on one machine (two build trees, ctest -j) must not share it.
 struct TempDir {
   std::filesystem::path path;
-  explicit TempDir(const std::string& name) : path(std::filesystem::temp_directory_path() / name) {
+  explicit TempDir(const std::string& name)
+      : path(std::filesystem::temp_directory_path() / (name + "-" + std::to_string(::getpid()))) {
     std::filesystem::remove_all(path);
     std::filesystem::create_directories(path);
   }
