@@ -88,7 +88,7 @@ TEST_CASE("backward is the backward factor times forward", "[compute_model]") {
 
 TEST_CASE("a model's times are the exact sums of its layers'", "[compute_model]") {
   const ModelSpec model = find_model("resnet50");
-  const ComputeModel c(find_gpu("H100"), Precision::bf16);
+  const ComputeModel c(find_gpu("H100-SXM"), Precision::bf16);
   SimTime forward;
   SimTime backward;
   for (const Layer& l : model.layers()) {

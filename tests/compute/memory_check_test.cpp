@@ -56,7 +56,7 @@ TEST_CASE("resnet50 at batch 64 fits an 80 GB A100 many times over", "[memory_ch
 TEST_CASE("mixed precision trades 16-bit weights and gradients for FP32 master weights", "[memory_check]") {
   // ZeRO's accounting: Adam costs 16 bytes per parameter either way (4+4+8 or 2+2+12); SGD 8 (4+4+0 or 2+2+4).
   const ModelSpec gpt2 = find_model("gpt2");
-  const GpuSpec h100 = find_gpu("H100");
+  const GpuSpec h100 = find_gpu("H100-SXM");
   const std::int64_t P = gpt2.params();
   const auto states = [&](Precision p, Optimizer o) {
     const MemoryReport r = memory_check(gpt2, h100, 1, p, o);

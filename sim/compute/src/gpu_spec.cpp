@@ -49,13 +49,59 @@ std::vector<GpuCatalogEntry> build_catalog() {
   // FP16/BF16 with FP32 accumulate 989.4. HBM3 80 GB at 3.35 TB/s.
   const PrecisionPeaks hopper{.fp32 = 67 * kTera, .tf32 = 494.7 * kTera, .fp16 = 989.4 * kTera, .bf16 = 989.4 * kTera};
   catalog.push_back({spec("H100-SXM-80GB", 90, hopper, 3350, 80),
-                     {"H100", "H100-SXM", "H100-SXM5", "H100-80GB-HBM3"},
+                     {"H100-SXM", "H100-SXM5", "H100-80GB-HBM3"},
                      "NVIDIA H100 datasheet (2023), H100 SXM; dense tensor peaks from the H100 whitepaper"});
+  // The same datasheet, H100 PCIe column: FP32 51 TFLOPS, TF32 756*, BF16/FP16 1,513* TFLOPS (* = with sparsity:
+  // dense is half), HBM2e 80 GB at 2 TB/s. nvidia-smi names it "NVIDIA H100 PCIe".
+  catalog.push_back(
+      {spec("H100-PCIe-80GB", 90,
+            {.fp32 = 51 * kTera, .tf32 = 378 * kTera, .fp16 = 756.5 * kTera, .bf16 = 756.5 * kTera}, 2000, 80),
+       {"H100-PCIe"},
+       "NVIDIA H100 datasheet (2023), H100 PCIe; dense = half the sparse tensor peaks"});
+  // The same datasheet, H100 NVL column (one GPU of the NVLink-bridged pair): FP32 60 TFLOPS, TF32 835*, BF16/FP16
+  // 1,671* TFLOPS, HBM3 94 GB at 3.9 TB/s. nvidia-smi: "NVIDIA H100 NVL".
+  catalog.push_back(
+      {spec("H100-NVL-94GB", 90,
+            {.fp32 = 60 * kTera, .tf32 = 417.5 * kTera, .fp16 = 835.5 * kTera, .bf16 = 835.5 * kTera}, 3900, 94),
+       {"H100-NVL"},
+       "NVIDIA H100 datasheet (2023), H100 NVL; dense = half the sparse tensor peaks"});
   // NVIDIA H200 Tensor Core GPU datasheet (2024), H200 SXM: the H100 SXM's compute (FP32 67, TF32 989*, BF16/FP16
   // 1,979* TFLOPS, * = with sparsity; dense as H100 SXM) with HBM3e 141 GB at 4.8 TB/s.
   catalog.push_back({spec("H200-SXM-141GB", 90, hopper, 4800, 141),
                      {"H200", "H200-SXM", "H200-141GB"},
                      "NVIDIA H200 datasheet (2024), H200 SXM"});
+  // Blackwell (compute capability 10.0). NVIDIA DGX B200 datasheet (2024), eight GPUs: FP32 600 TFLOPS (non-tensor
+  // dense), TF32 18*, FP16/BF16 36* PFLOPS (* = with sparsity), 1,440 GB of HBM3e at 64 TB/s: per GPU FP32 75, TF32
+  // 1,125, FP16/BF16 2,250 dense TFLOPS, 180 GB at 8 TB/s. nvidia-smi: "NVIDIA B200".
+  const PrecisionPeaks blackwell{.fp32 = 75 * kTera, .tf32 = 1125 * kTera, .fp16 = 2250 * kTera, .bf16 = 2250 * kTera};
+  catalog.push_back({spec("B200-SXM-180GB", 100, blackwell, 8000, 180),
+                     {"B200", "B200-SXM", "B200-180GB"},
+                     "NVIDIA DGX B200 datasheet (2024), per GPU; dense = half the sparse tensor peaks"});
+  // NVIDIA GB200 NVL72 datasheet (2024), 72 GPUs: FP32 5,760 TFLOPS, TF32 180*, FP16/BF16 360* PFLOPS, up to 13.4 TB
+  // of HBM3e at 576 TB/s: per GPU FP32 80, TF32 1,250, FP16/BF16 2,500 dense TFLOPS, 186 GB at 8 TB/s (the Grace
+  // CPU's LPDDR5X is not GPU memory here). nvidia-smi: "NVIDIA GB200".
+  catalog.push_back(
+      {spec("GB200-186GB", 100, {.fp32 = 80 * kTera, .tf32 = 1250 * kTera, .fp16 = 2500 * kTera, .bf16 = 2500 * kTera},
+            8000, 186),
+       {"GB200", "GB200-NVL72"},
+       "NVIDIA GB200 NVL72 datasheet (2024), per GPU; dense = half the sparse tensor peaks"});
+  // Blackwell Ultra (compute capability 10.3). NVIDIA HGX B300 datasheet (2025), eight GPUs: FP32 600 TFLOPS, TF32
+  // 18*, FP16/BF16 36* PFLOPS (the B200's: Blackwell Ultra raised FP4 and attention, not these), 2.3 TB of HBM3e at
+  // 64 TB/s: per GPU 288 GB at 8 TB/s.
+  catalog.push_back({spec("B300-SXM-288GB", 103, blackwell, 8000, 288),
+                     {"B300", "B300-SXM", "B300-288GB"},
+                     "NVIDIA HGX B300 datasheet (2025), per GPU; dense = half the sparse tensor peaks"});
+  // AMD Instinct MI300X data sheet (2023): FP32 vector 163.4 TFLOPS, TF32 matrix 653.7, FP16/BF16 matrix 1,307.4
+  // dense TFLOPS (twice that with sparsity), HBM3 192 GB at 5.3 TB/s. Not a CUDA device: no compute capability, so
+  // no NCCL ceiling (RCCL's tuning is its own). rocm-smi/RCCL: "AMD Instinct MI300X".
+  catalog.push_back(
+      {GpuSpec{"MI300X-192GB",
+               {.fp32 = 163.4 * kTera, .tf32 = 653.7 * kTera, .fp16 = 1307.4 * kTera, .bf16 = 1307.4 * kTera},
+               Bandwidth::from_gb_per_s(5300),
+               Bytes{192 * kGiB},
+               std::nullopt},
+       {"MI300X"},
+       "AMD Instinct MI300X data sheet (2023)"});
   // NVIDIA L40S datasheet (2023): FP32 91.6, TF32 Tensor 183 (366*), BF16/FP16 Tensor 362.05 (733*) TFLOPS;
   // GDDR6 48 GB at 864 GB/s.
   catalog.push_back(
@@ -86,17 +132,20 @@ constexpr std::pair<std::string_view, std::string_view> kAmbiguous[] = {
     {"v100", "V100-SXM2-16GB or V100-SXM2-32GB"},
     {"v100sxm2", "V100-SXM2-16GB or V100-SXM2-32GB"},
     {"a100", "A100-SXM4-40GB or A100-SXM4-80GB"},
-    {"a100sxm4", "A100-SXM4-40GB or A100-SXM4-80GB"}};
+    {"a100sxm4", "A100-SXM4-40GB or A100-SXM4-80GB"},
+    {"h100", "H100-SXM-80GB, H100-PCIe-80GB or H100-NVL-94GB"},
+    {"h10080gb", "H100-SXM-80GB or H100-PCIe-80GB"}};
 
-// Lower case without separators, and without the vendor and brand words nvidia-smi puts in front
-// ("NVIDIA GeForce RTX 4090" -> "rtx4090", "Tesla V100-SXM2-16GB" -> "v100sxm216gb").
+// Lower case without separators, and without the vendor and brand words nvidia-smi (and rocm-smi) put in front
+// ("NVIDIA GeForce RTX 4090" -> "rtx4090", "Tesla V100-SXM2-16GB" -> "v100sxm216gb", "AMD Instinct MI300X" ->
+// "mi300x"), so that the device name an nccl-tests log prints finds its GPU.
 std::string normalize(std::string_view name) {
   std::string out;
   for (char c : name) {
     if (c == '-' || c == '_' || c == ' ') continue;
     out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
-  for (std::string_view prefix : {"nvidia", "tesla", "geforce"}) {
+  for (std::string_view prefix : {"nvidia", "tesla", "geforce", "amd", "instinct"}) {
     if (out.starts_with(prefix) && out.size() > prefix.size()) out.erase(0, prefix.size());
   }
   return out;
