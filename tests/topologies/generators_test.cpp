@@ -202,4 +202,25 @@ TEST_CASE("dgx: NVSwitch per node, a NIC per rail, rail leaves and spines", "[ge
     CHECK(dgx.gpu_count() == 4);
     CHECK(count_nodes(dgx, NodeKind::network_switch) == 4 + 1);
   }
+  SECTION("NVLink domains of several nodes: two GB200 NVL72 racks of 18 trays of 4 GPUs") {
+    const Topology racks = build_topology("dgx:nodes=36,gpus=4,nvlink_domain=18,nvlink_bw=900GB/s,nic_bw=400Gbps");
+    CHECK(racks.gpu_count() == 144);
+    CHECK(count_nodes(racks, NodeKind::nvswitch) == 2);  // one fabric per rack
+    CHECK(count_nodes(racks, NodeKind::nic) == 144);     // every GPU keeps its own rail
+    // Trays are the hosts (as nccl-tests reports them); a rack's NVSwitch fabric belongs to none of them.
+    CHECK(racks.node(racks.gpu(5)).host == std::optional<int>{1});
+    CHECK(racks.node(racks.gpu(71)).host == std::optional<int>{17});
+    CHECK_FALSE(racks.node(node_named(racks, "nvswitch0")).host);
+    CHECK(neighbours(racks, racks.gpu(71)) == std::set<std::string>{"nvswitch0", "nic71"});
+    CHECK(neighbours(racks, racks.gpu(72)) == std::set<std::string>{"nvswitch1", "nic72"});
+    CHECK(link_between(racks, racks.gpu(72), node_named(racks, "nvswitch1"))->bandwidth ==
+          Bandwidth::from_gb_per_s(900));
+    // nvlink_domain=1 (the default) is the per-node NVSwitch of a DGX, node for node and link for link.
+    const Topology one = build_topology("dgx:nodes=2,nvlink_domain=1");
+    const Topology plain = build_topology("dgx:nodes=2");
+    REQUIRE(one.node_count() == plain.node_count());
+    REQUIRE(one.link_count() == plain.link_count());
+    for (std::uint32_t i = 0; i < one.node_count(); ++i) CHECK(one.node(NodeId{i}).name == plain.node(NodeId{i}).name);
+    CHECK(one.node(node_named(one, "nvswitch1")).host == std::optional<int>{1});
+  }
 }

@@ -150,6 +150,19 @@ TEST_CASE("dgx: NVSwitch inside a node, the rail's leaf between nodes, a spine a
   CHECK(path_of(shared, shared_router.gpu_route(0, 1)) == std::vector<std::string>{"gpu0", "nvswitch0", "gpu1"});
 }
 
+TEST_CASE("dgx NVLink domains: NVLink between the trays of a rack, the rails between racks", "[router]") {
+  const Topology racks = build_topology("dgx:nodes=36,gpus=4,nvlink_domain=18,nvlink_bw=900GB/s,nic_bw=400Gbps");
+  Router router(racks);
+  // GPU 0 (tray 0) and GPU 71 (tray 17) of rack 0: two NVLink hops through the rack's fabric.
+  const Route& in_rack = router.gpu_route(0, 71);
+  CHECK(path_of(racks, in_rack) == std::vector<std::string>{"gpu0", "nvswitch0", "gpu71"});
+  CHECK(in_rack.bottleneck == Bandwidth::from_gb_per_s(900));
+  // GPU 0 and GPU 72 (rack 1, tray 18, rail 0): the rail's leaf at NIC speed.
+  const Route& across = router.gpu_route(0, 72);
+  CHECK(path_of(racks, across) == std::vector<std::string>{"gpu0", "nic0", "leaf0", "nic72", "gpu72"});
+  CHECK(across.bottleneck == Bandwidth::from_gbps(400));
+}
+
 TEST_CASE("many sources and destinations interleaved give the same routes as one at a time", "[router]") {
   // More destinations than the router keeps search trees for, visited round-robin.
   const Topology torus = build_topology("torus:dims=4x4,bw=50GB/s");

@@ -99,6 +99,8 @@ TEST_CASE("bad specs throw InputError naming the key and the column", "[topology
       {"dgx:gpus=1,nodes=1", "gpus", "1", "at least 2 GPUs"},
       {"dgx:nodes=2,rails=9", "rails", "9", "at most 8"},
       {"dgx:nodes=2,nic_bw=fast", "nic_bw", "fast", "bandwidth"},
+      {"dgx:nodes=36,gpus=4,nvlink_domain=5", "nvlink_domain", "5", "must divide nodes"},
+      {"dgx:nodes=2,nvlink_domain=3", "nvlink_domain", "3", "at most 2"},
       {"file:path=cluster.txt", "path", "cluster.txt", "expected .dot"},
       {"file:path=does_not_exist.dot", "path", "does_not_exist.dot", "no such file"},
   };

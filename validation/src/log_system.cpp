@@ -123,12 +123,9 @@ std::string scale_topology_spec(std::string_view family, int ranks, int hosts, s
 
 namespace {
 
-// The catalog GPU of an nccl-tests device name ("NVIDIA A100-SXM4-40GB", "Tesla V100-SXM2-32GB", "NVIDIA GeForce
-// RTX 2080 Ti"), or nullopt when the catalog does not know it.
-std::optional<GpuSpec> catalog_gpu_of_device(std::string name) {
-  for (const std::string_view prefix : {"NVIDIA ", "Tesla ", "GeForce "}) {
-    if (name.rfind(prefix, 0) == 0) name.erase(0, prefix.size());
-  }
+// The catalog GPU of an nccl-tests device name ("NVIDIA A100-SXM4-40GB", "Tesla V100-SXM2-32GB", "NVIDIA GB200";
+// find_gpu ignores the vendor words), or nullopt when the catalog does not know it.
+std::optional<GpuSpec> catalog_gpu_of_device(const std::string& name) {
   try {
     return find_gpu(name);
   } catch (const InputError&) {

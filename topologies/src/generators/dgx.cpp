@@ -27,6 +27,18 @@
 //
 // The fabric is built even for nodes=1 (where no route uses it), so a topology's shape never depends on whether
 // its network happens to be needed.
+//
+// NVLink domains across nodes (nvlink_domain = t > 1): t consecutive nodes share one NVSwitch fabric, as the trays
+// of a GB200 NVL72 rack (18 trays of 4 GPUs, NVLink switches between them, 900 GB/s per GPU per direction) do:
+//
+//                 nvswitch{d}                         one per domain, GPUs of nodes d*t .. d*t+t-1 on it
+//        /     |      |      \      \
+//     gpu0 .. gpu3  gpu4 .. gpu7 ..  (node = tray = host, as nccl-tests reports hosts)
+//       |              |
+//     NICs of their own node, on the rails as above: the racks join over the network.
+//
+// A route between two GPUs of one domain is GPU->NVSwitch->GPU (two hops, at nvlink_bw) whichever trays they sit
+// in; between domains it takes the rails. The NVSwitch of a domain of several nodes belongs to no one host.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -62,6 +74,12 @@ Topology build_dgx(const SpecParams& params) {
   if (!(oversub >= 1.0)) params.fail("oversub", fmt::format("must be a ratio of at least 1, got {}", oversub));
   const std::int64_t radix = count_in_range(params, "radix", kDefaultRadix, 2, 1024);
   if (radix % 2 != 0) params.fail("radix", fmt::format("must be even (half the ports face down), got {}", radix));
+  const std::int64_t domain = count_in_range(params, "nvlink_domain", 1, 1, nodes);
+  if (nodes % domain != 0) {
+    params.fail("nvlink_domain",
+                fmt::format("{} nodes do not split into NVLink domains of {} nodes (nvlink_domain must divide nodes)",
+                            nodes, domain));
+  }
 
   const std::int64_t nodes_per_leaf = std::min(nodes, radix / 2);
   const std::int64_t leaves_per_rail = (nodes + nodes_per_leaf - 1) / nodes_per_leaf;
@@ -85,10 +103,16 @@ Topology build_dgx(const SpecParams& params) {
         topology.add_node(Node{fmt::format("spine{}", s), NodeKind::network_switch, SimTime::zero(), std::nullopt});
     for (const NodeId leaf : leaves) topology.add_duplex_link(leaf, spine, nic_bw, net_lat, LinkKind::network);
   }
+  NodeId nvswitch;
   for (std::int64_t h = 0; h < nodes; ++h) {
     const int host = static_cast<int>(h);
-    const NodeId nvswitch =
-        topology.add_node(Node{fmt::format("nvswitch{}", h), NodeKind::nvswitch, SimTime::zero(), host});
+    // Added with the first node of its domain, so that with one node per domain (the default) every node and link
+    // keeps the id it always had.
+    if (h % domain == 0) {
+      const std::optional<int> owner = domain == 1 ? std::optional<int>(host) : std::nullopt;
+      nvswitch =
+          topology.add_node(Node{fmt::format("nvswitch{}", h / domain), NodeKind::nvswitch, SimTime::zero(), owner});
+    }
     std::vector<NodeId> nics;
     for (std::int64_t r = 0; r < rails; ++r) {
       const NodeId nic =
