@@ -7,19 +7,19 @@
 namespace syncsim {
 
 // One send and one receive per rank, links used by one transfer each, and the same transfer time on every route.
-BulkPattern build_bulk_pattern(const CollectivePlan& plan, Router& router, const std::vector<NodeId>& gpus,
+BulkPattern build_bulk_pattern(const CollectivePlan& plan, Router& router, const std::vector<NodeId>& nodes,
                                const ExecutorOptions& options, std::uint32_t step, PlanStep& scratch) {
   const Topology& topology = router.topology();
   BulkPattern pattern;
   std::vector<bool> link_used(topology.link_count(), false);
   std::optional<SimTime> transfer_time;
-  for (std::uint32_t r = 0; r < gpus.size(); ++r) {
+  for (std::uint32_t r = 0; r < nodes.size(); ++r) {
     plan.step(Rank{r}, step, scratch);
     if (scratch.sends.size() != 1 || scratch.recv_count != 1 || scratch.sends[0].dst_step != step) return {};
     if (r == 0) pattern.reduce_bytes = scratch.reduce_bytes;
     if (scratch.reduce_bytes != pattern.reduce_bytes) return {};
     const PlanSend& send = scratch.sends[0];
-    const Route& route = router.route(gpus[r], gpus[send.dst.value()]);
+    const Route& route = router.route(nodes[r], nodes[send.dst.value()]);
     for (const LinkId link : route.links) {
       if (link_used[link.value()]) return {};
       link_used[link.value()] = true;

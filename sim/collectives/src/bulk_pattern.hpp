@@ -25,9 +25,9 @@ struct BulkPattern {
   std::uint64_t unrecorded_steps = 0;  // completed steps whose link usage is not yet credited
 };
 
-// The shape of `step` with rank r on gpus[r] (one GPU per rank of the plan); not `usable` when the step is not
-// uniform on this topology. `scratch` is the caller's buffer for the plan's steps.
-BulkPattern build_bulk_pattern(const CollectivePlan& plan, Router& router, const std::vector<NodeId>& gpus,
+// The shape of `step` with participant p on nodes[p] (every participant of the plan); not `usable` when the step is
+// not uniform on this topology. `scratch` is the caller's buffer for the plan's steps.
+BulkPattern build_bulk_pattern(const CollectivePlan& plan, Router& router, const std::vector<NodeId>& nodes,
                                const ExecutorOptions& options, std::uint32_t step, PlanStep& scratch);
 
 }  // namespace syncsim

@@ -40,6 +40,21 @@ struct InFlight {
   double bytes;     // the send's, for the conservation check
 };
 
+// Every participant's node: rank r's is gpus[r]; a second stream runs on its rank's GPU; a switch is itself.
+std::vector<NodeId> participant_nodes(const CollectivePlan& plan, std::vector<NodeId> gpus) {
+  if (gpus.size() != plan.rank_count()) {
+    throw InputError(fmt::format("the {} collective has {} ranks but {} GPUs were given", plan.algorithm(),
+                                 plan.rank_count(), gpus.size()));
+  }
+  std::vector<NodeId> nodes = gpus;
+  for (auto p = static_cast<std::uint32_t>(gpus.size()); p < plan.participant_count(); ++p) {
+    const Participant who = plan.participant(p);
+    SYNCSIM_INVARIANT(who.node || who.rank.value() < gpus.size(), "a plan's stream runs on a rank that does not exist");
+    nodes.push_back(who.node ? *who.node : gpus[who.rank.value()]);
+  }
+  return nodes;
+}
+
 // Bytes delivered may differ from bytes sent by the rounding of summing the same doubles in another order.
 constexpr double kConservationTolerance = 1e-9;
 
@@ -48,7 +63,7 @@ constexpr double kConservationTolerance = 1e-9;
 struct CollectiveExecutor::Impl final : QuiescenceCheck {
   Impl(CollectiveExecutor& owner, Simulator& s, FlowModel& f, Router& r, const CollectivePlan& p, std::vector<NodeId> g,
        ExecutorOptions o)
-      : self(owner), sim(s), flows(f), router(r), plan(p), gpus(std::move(g)), options(o) {}
+      : self(owner), sim(s), flows(f), router(r), plan(p), nodes(participant_nodes(p, std::move(g))), options(o) {}
   ~Impl() override {
     if (running) sim.unwatch(*this);
   }
@@ -60,7 +75,7 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
   FlowModel& flows;
   Router& router;
   const CollectivePlan& plan;
-  std::vector<NodeId> gpus;
+  std::vector<NodeId> nodes;  // by participant: the ranks' GPUs, then any streams' GPUs and switches
   ExecutorOptions options;
   std::function<void()> on_done;
 
@@ -121,7 +136,7 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
   // `bytes` may be less than the send's when a bulk step is resumed part-way; so may the latency.
   void start_transfer(Rank src, std::uint32_t src_step, const PlanSend& send, double bytes,
                       std::optional<SimTime> latency) {
-    const Route& route = router.route(gpus[src.value()], gpus[send.dst.value()]);
+    const Route& route = router.route(nodes[src.value()], nodes[send.dst.value()]);
     const std::uint32_t slot = track(src, src_step, send, latency ? *latency : step_latency(route));
     ++stats.flows;
     // The flow carries the bytes only; the latency is paid after it by an arrival event, so the sender may send
@@ -130,7 +145,7 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
   }
 
   std::uint32_t track(Rank src, std::uint32_t src_step, const PlanSend& send, SimTime latency) {
-    SYNCSIM_INVARIANT(send.dst.value() < ranks.size(), "plan sends to a rank that does not exist");
+    SYNCSIM_INVARIANT(send.dst.value() < ranks.size(), "plan sends to a participant that does not exist");
     std::uint32_t slot;
     if (free_slots.empty()) {
       slot = static_cast<std::uint32_t>(in_flight.size());
@@ -273,7 +288,7 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
     if (!id) return leave_bulk();
     auto it = patterns.find(*id);
     if (it == patterns.end()) {
-      it = patterns.emplace(*id, build_bulk_pattern(plan, router, gpus, options, bulk_step, scratch)).first;
+      it = patterns.emplace(*id, build_bulk_pattern(plan, router, nodes, options, bulk_step, scratch)).first;
     }
     BulkPattern& pattern = it->second;
     if (!pattern.usable) return leave_bulk();
@@ -392,12 +407,7 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
 
 CollectiveExecutor::CollectiveExecutor(Simulator& sim, FlowModel& flows, Router& router, const CollectivePlan& plan,
                                        std::vector<NodeId> gpus, ExecutorOptions options)
-    : impl_(std::make_unique<Impl>(*this, sim, flows, router, plan, std::move(gpus), options)) {
-  if (impl_->gpus.size() != plan.rank_count()) {
-    throw InputError(fmt::format("the {} collective has {} ranks but {} GPUs were given", plan.algorithm(),
-                                 plan.rank_count(), impl_->gpus.size()));
-  }
-}
+    : impl_(std::make_unique<Impl>(*this, sim, flows, router, plan, std::move(gpus), options)) {}
 
 CollectiveExecutor::~CollectiveExecutor() {
   if (impl_ && impl_->claimed) impl_->release_claims();
@@ -410,7 +420,7 @@ void CollectiveExecutor::start(std::function<void()> on_done) {
   m.started = m.sim.now();
   m.running = true;
   m.sim.watch(m);
-  m.ranks.assign(m.plan.rank_count(), RankState{});
+  m.ranks.assign(m.plan.participant_count(), RankState{});
   m.step_starts.assign(m.options.record_steps ? m.ranks.size() : 0, {});
   bool same_step_count = true;
   for (std::uint32_t r = 0; r < m.ranks.size(); ++r) {

@@ -126,7 +126,11 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
   }
   outcome.time = capped(spec, ranks, last) + options.cost.launch;
   outcome.links = flows.traffic();
-  if (spec.record_steps) outcome.step_starts = executors.front()->step_starts();
+  if (spec.record_steps) {
+    // The ranks' own streams; a plan's further participants (second streams, switches) are not ranks.
+    const auto& steps = executors.front()->step_starts();
+    outcome.step_starts.assign(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(ranks));
+  }
   return outcome;
 }
 

@@ -81,7 +81,7 @@ std::string deadlock_report(const CollectivePlan& plan, const std::vector<RankPr
 double plan_bytes(const CollectivePlan& plan) {
   double total = 0;
   PlanStep step;
-  for (std::uint32_t r = 0; r < plan.rank_count(); ++r) {
+  for (std::uint32_t r = 0; r < plan.participant_count(); ++r) {
     for (std::uint32_t s = 0; s < plan.step_count(Rank{r}); ++s) {
       plan.step(Rank{r}, s, step);
       for (const PlanSend& send : step.sends) total += send.bytes;

@@ -175,7 +175,7 @@ std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const Coll
   SYNCSIM_INVARIANT(gpus.size() == ranks, "lockstep: one GPU per rank expected");
   const std::uint32_t steps = channels[0]->step_count(Rank{0});
   for (const CollectivePlan* plan : channels) {
-    if (plan->rank_count() != ranks) return std::nullopt;
+    if (plan->rank_count() != ranks || plan->participant_count() != ranks) return std::nullopt;
     for (std::uint32_t r = 0; r < ranks; ++r) {
       if (plan->step_count(Rank{r}) != steps) return std::nullopt;
     }

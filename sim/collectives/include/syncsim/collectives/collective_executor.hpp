@@ -52,7 +52,8 @@ struct ExecutorStats {
 
 class CollectiveExecutor final : public EventHandler, public FlowObserver, public LinkClaimant {
  public:
-  // `gpus[r]` is the topology node of rank r. The plan, flow model and router must outlive the executor.
+  // `gpus[r]` is the topology node of rank r (the plan's further participants, if any, find theirs from it: see
+  // Participant). The plan, flow model and router must outlive the executor.
   CollectiveExecutor(Simulator& sim, FlowModel& flows, Router& router, const CollectivePlan& plan,
                      std::vector<NodeId> gpus, ExecutorOptions options = {});
   ~CollectiveExecutor() override;
@@ -64,7 +65,7 @@ class CollectiveExecutor final : public EventHandler, public FlowObserver, publi
   SimTime start_time() const;
   SimTime finish_time() const;
   const ExecutorStats& stats() const;
-  // With ExecutorOptions::record_steps: per rank, when each of its steps began and, last, when it finished, all
+  // With ExecutorOptions::record_steps: per participant (ranks first), when each of its steps began and, last, when it finished, all
   // relative to start_time(). Empty otherwise.
   const std::vector<std::vector<SimTime>>& step_starts() const;
 

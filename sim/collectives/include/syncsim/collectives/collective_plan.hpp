@@ -40,6 +40,17 @@ struct PlanStep {
   }
 };
 
+// Who takes part in a plan. Participants 0..rank_count()-1 are the collective's ranks, each on its GPU. A plan may
+// add more after them, each with a step stream of its own (PlanSend::dst and step() take participant numbers):
+//   a second stream on a rank's GPU   NCCL runs a tree's reduction up and its broadcast down on separate threads,
+//                                     so that neither direction waits for the other;
+//   a switch that reduces             NVLink SHARP's NVSwitch or InfiniBand SHARP's switches: the node itself sends
+//                                     and receives, and its reductions are the network's.
+struct Participant {
+  Rank rank;                   // a rank or a rank's second stream: the rank whose GPU runs it
+  std::optional<NodeId> node;  // a switch: the topology node (rank is then unused)
+};
+
 class CollectivePlan {
  public:
   virtual ~CollectivePlan() = default;
@@ -49,6 +60,10 @@ class CollectivePlan {
   virtual std::size_t rank_count() const = 0;
   // The operation's size as nccl-tests counts it (see collective_op.hpp).
   virtual Bytes size() const = 0;
+  // Ranks first, then any further participants (see Participant); the per-participant functions below take a
+  // participant number in a Rank.
+  virtual std::size_t participant_count() const { return rank_count(); }
+  virtual Participant participant(std::uint32_t index) const { return {Rank{index}, std::nullopt}; }
   virtual std::uint32_t step_count(Rank rank) const = 0;
   // Fills `out` (cleared first) with step `step` of `rank`.
   virtual void step(Rank rank, std::uint32_t step, PlanStep& out) const = 0;
