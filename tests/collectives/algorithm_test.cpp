@@ -18,6 +18,10 @@ TEST_CASE("make_plan builds every algorithm", "[algorithm]") {
     CHECK(plan->rank_count() == 4);
     CHECK(plan->size() == Bytes{4096});
   }
+  // PAT runs AllGather and ReduceScatter only.
+  const auto pat = make_plan(Algorithm::pat, CollectiveOp::all_gather, 4, Bytes{4096}, context);
+  CHECK(pat->algorithm() == "pat");
+  CHECK_THROWS_AS(make_plan(Algorithm::pat, CollectiveOp::allreduce, 4, Bytes{4096}, context), InputError);
 }
 
 TEST_CASE("tree channels alternate between the two trees, roots carry over", "[algorithm]") {
@@ -58,5 +62,5 @@ TEST_CASE("one table names the algorithms, both ways", "[algorithm]") {
   CHECK(find_algorithm("Ring") == std::nullopt);
   CHECK_THROWS_WITH(
       parse_algorithm("rign"),
-      "unknown algorithm 'rign': expected ring, tree, halving_doubling, hierarchical, direct, auto or best");
+      "unknown algorithm 'rign': expected ring, tree, halving_doubling, hierarchical, direct, pat, auto or best");
 }

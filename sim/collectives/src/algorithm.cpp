@@ -8,6 +8,7 @@
 #include "syncsim/collectives/direct_plan.hpp"
 #include "syncsim/collectives/halving_doubling_plan.hpp"
 #include "syncsim/collectives/hierarchical_plan.hpp"
+#include "syncsim/collectives/pat_plan.hpp"
 #include "syncsim/collectives/ring_plan.hpp"
 #include "syncsim/collectives/tree_plan.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -70,6 +71,9 @@ std::unique_ptr<CollectivePlan> make_plan(Algorithm algorithm, CollectiveOp op, 
     case Algorithm::direct:
       require_no_slices(algorithm, op, context);
       return std::make_unique<DirectPlan>(op, ranks, size, context.root);
+    case Algorithm::pat:
+      require_no_slices(algorithm, op, context);
+      return std::make_unique<PatPlan>(op, ranks, size, PatOptions{PatPlan::nccl_chunk_bytes(op, size)});
   }
   throw InputError(fmt::format("unknown algorithm {}", static_cast<int>(algorithm)));
 }

@@ -12,15 +12,16 @@
 
 namespace syncsim {
 
-enum class Algorithm { ring, tree, halving_doubling, hierarchical, direct };
+enum class Algorithm { ring, tree, halving_doubling, hierarchical, direct, pat };
 
 // The algorithms' names, the one table: to_string, parse_algorithm, the scenario file and the GUI read them here.
-inline constexpr std::array<std::pair<std::string_view, Algorithm>, 5> kAlgorithmNames{{
+inline constexpr std::array<std::pair<std::string_view, Algorithm>, 6> kAlgorithmNames{{
     {"ring", Algorithm::ring},
     {"tree", Algorithm::tree},
     {"halving_doubling", Algorithm::halving_doubling},
     {"hierarchical", Algorithm::hierarchical},
     {"direct", Algorithm::direct},
+    {"pat", Algorithm::pat},
 }};
 
 std::string_view to_string(Algorithm algorithm);
