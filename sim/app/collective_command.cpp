@@ -269,6 +269,13 @@ int run_collective(const CollectiveOptions& options) {
   return 0;
 }
 
+// "ring | tree | ... | auto (NCCL's choice) | best (any)", from the one table of names.
+std::string algorithm_help() {
+  std::string help;
+  for (const auto& [name, algorithm] : kAlgorithmNames) help += fmt::format("{} | ", name);
+  return help + "auto (NCCL's choice) | best (any)";
+}
+
 }  // namespace
 
 Action add_collective_command(CLI::App& app, FlagCheck* check) {
@@ -279,10 +286,7 @@ Action add_collective_command(CLI::App& app, FlagCheck* check) {
       ->required();
   command->add_option("--op", options->op, "allreduce | reduce_scatter | all_gather | broadcast | reduce")
       ->capture_default_str();
-  command
-      ->add_option("--algo", options->algo,
-                   "ring | tree | halving_doubling | hierarchical | direct | auto (NCCL's choice) | best (any)")
-      ->capture_default_str();
+  command->add_option("--algo", options->algo, algorithm_help())->capture_default_str();
   command->add_option("--protocol", options->protocol, "NCCL protocol: ll | ll128 | simple | auto")
       ->capture_default_str();
   command
