@@ -62,6 +62,11 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir)
   fmt::print(o, "throughput       {:.1f} samples/s (one GPU: {:.1f} samples/s)\n", r.samples_per_second,
              r.single_gpu_samples_per_second);
   fmt::print(o, "scaling          {:.1f}% of {} x one GPU\n", 100 * r.scaling_efficiency, r.workers);
+  if (r.compute_fit) {
+    fmt::print(o, "compute          fitted to a measured step of {:.3f} ms: efficiency {:.3f} of the roofline{}\n",
+               r.compute_fit->measured_step.us() / 1e3, r.compute_fit->implied_efficiency,
+               r.compute_fit->implied_efficiency > 1 ? " (the run beat the layers' FLOP count)" : "");
+  }
   fmt::print(o, "time shares      compute {:.1f}%  optimizer {:.1f}%  exposed communication {:.1f}%  idle {:.1f}%\n",
              100 * r.compute_share, 100 * r.optimizer_share, 100 * r.exposed_communication_share, 100 * r.idle_share);
   fmt::print(o, "buckets          {} (cap {} bytes)\n", r.buckets.size(), r.bucket_cap.value);

@@ -114,4 +114,10 @@ TEST_CASE("the plan's grid resizes each kind of topology and rejects what it can
   const Scenario pods = load_scenario(example("bert-large-two-pods.yaml"));
   PlanGrid too_many{{64}, {"A100-SXM4-80GB"}, {{"scenario", std::nullopt}}};
   CHECK_THROWS_WITH(plan_points(pods, too_many), Catch::Contains("--gpus: 64 GPUs asked") && Catch::Contains("has 32"));
+
+  // A measured step time is of the scenario's GPU: carried to another, it would make that GPU as fast.
+  const Scenario measured = load_scenario(example("planner-compute-bound.yaml"), {"model.step_time=50ms"});
+  CHECK_NOTHROW(plan_points(measured, PlanGrid{{12}, {measured.cluster.gpu.name.value}, nets}));
+  CHECK_THROWS_WITH(plan_points(measured, grid), Catch::Contains("model.step_time: a step time measured on") &&
+                                                     Catch::Contains("cannot stand for H100-SXM-80GB"));
 }

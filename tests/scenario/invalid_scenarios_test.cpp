@@ -112,6 +112,14 @@ const std::vector<Row>& rows() {
        "cluster: {gpu: A100, topology: \"switch:n=8,bw=100Gbps\"}\n"
        "model: {name: resnet50, batch_per_gpu: 32, efficiency: 1e-300}\n",
        "bad.yaml:2:56: model.efficiency: expected a fraction of peak in [1e-06, 1], got 1e-300"},
+      {"step time of two days",
+       "cluster: {gpu: A100, topology: \"switch:n=8,bw=100Gbps\"}\n"
+       "model: {name: resnet50, batch_per_gpu: 32, step_time: 48h}\n",
+       "bad.yaml:2:55: model.step_time: expected a measured iteration above 0 and at most 1 day, got '48h'"},
+      {"step time and efficiency both",
+       "cluster: {gpu: A100, topology: \"switch:n=8,bw=100Gbps\"}\n"
+       "model: {name: resnet50, batch_per_gpu: 32, efficiency: 0.5, step_time: 100ms}\n",
+       "bad.yaml:2:72: model.step_time: fits the efficiency to a measurement: remove model.efficiency"},
       {"kernel overhead of an hour",
        "cluster: {gpu: A100, topology: \"switch:n=8,bw=100Gbps\"}\n"
        "model: {name: resnet50, batch_per_gpu: 32, kernel_overhead: 1h}\n",

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <utility>
 
+#include "syncsim/compute/step_time_fit.hpp"
 #include "syncsim/core/input_error.hpp"
 
 namespace syncsim {
@@ -22,8 +23,8 @@ void require_batch(std::int64_t batch) {
 
 ComputeModel::ComputeModel(GpuSpec gpu, Precision precision, ComputeOptions options)
     : gpu_(std::move(gpu)), precision_(precision), options_(options), peak_flops_(gpu_.require_peak(precision)) {
-  if (!(options_.efficiency > 0 && options_.efficiency <= 1)) {
-    throw InputError(fmt::format("efficiency must be in (0, 1], got {}", options_.efficiency));
+  if (!(options_.efficiency > 0 && options_.efficiency <= kMaxImpliedEfficiency)) {
+    throw InputError(fmt::format("efficiency must be in (0, {}], got {}", kMaxImpliedEfficiency, options_.efficiency));
   }
   if (!(options_.backward_factor > 0) || !std::isfinite(options_.backward_factor)) {
     throw InputError(fmt::format("backward factor must be positive, got {}", options_.backward_factor));

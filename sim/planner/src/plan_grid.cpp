@@ -179,6 +179,13 @@ std::vector<SweepPoint> plan_points(const Scenario& base, const PlanGrid& grid) 
       file_gpus = scenario_topology(probe)->gpu_count();  // the base's own topology is not built again
     }
     for (const std::string& gpu : grid.gpu_types) {
+      if (base.model.step_time && gpu != base.cluster.gpu.name.value) {
+        // The measurement is of the scenario's GPU: fitting another GPU's roofline to it would predict that GPU
+        // as fast as the measured one.
+        throw base.model.step_time->error(fmt::format(
+            "a step time measured on {} cannot stand for {}: plan one GPU type, or give model.efficiency instead",
+            base.cluster.gpu.name.value, gpu));
+      }
       for (const std::int64_t n : grid.gpu_counts) {
         SweepPoint p;
         p.index = points.size();

@@ -9,6 +9,7 @@
 #include "syncsim/collectives/calibration.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/compute/model_catalog.hpp"
+#include "syncsim/compute/step_time_fit.hpp"
 #include "syncsim/run/memory_budget.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
@@ -61,9 +62,17 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
     throw s.cluster.workers->error(
         fmt::format("expected 1 to {} workers (the topology's GPUs), got {}", gpus, workers_));
   }
-  const ComputeOptions options{.efficiency = s.model.efficiency.value_or(ComputeOptions{}.efficiency),
-                               .kernel_overhead = s.model.kernel_overhead,
-                               .backward_factor = s.model.backward_factor};
+  ComputeOptions options{.efficiency = s.model.efficiency.value_or(ComputeOptions{}.efficiency),
+                         .kernel_overhead = s.model.kernel_overhead,
+                         .backward_factor = s.model.backward_factor};
+  if (s.model.step_time) {
+    // The one measurement sets the one factor (step_time_fit.hpp); errors point at the measurement.
+    step_time_fit_ = at_value(*s.model.step_time, [&] {
+      return fit_step_time(gpu_, s.model.precision.value, options, model_, batch(), s.model.micro_batches,
+                           s.model.optimizer.value, s.model.step_time->value);
+    });
+    options.efficiency = step_time_fit_->efficiency;
+  }
   compute_ = at_value(s.model.precision,
                       [&] { return std::make_unique<ComputeModel>(gpu_, s.model.precision.value, options); });
   if (s.training.latency_model.value == LatencySource::calibrated) {
@@ -216,6 +225,10 @@ TrainingReport ResolvedScenario::base_report() const {
   r.iterations = s.training.iterations;
   r.overlap = s.training.overlap;
   r.single_gpu_iteration = single_gpu_iteration();
+  if (step_time_fit_) {
+    r.compute_fit =
+        TrainingReport::ComputeFit{s.model.step_time->value, step_time_fit_->efficiency, step_time_fit_->fixed};
+  }
   r.single_gpu_samples_per_second =
       static_cast<double>(batch() * s.model.micro_batches) / r.single_gpu_iteration.seconds();
   r.bucket_cap = s.training.bucket_size;

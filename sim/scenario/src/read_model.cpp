@@ -14,6 +14,8 @@ namespace {
 // Inline layers after `repeat` is expanded: far beyond any model (the largest catalog one has under a thousand),
 // and each expanded layer is a value in memory, so a `repeat: 1000000000` is refused before it is expanded.
 constexpr std::int64_t kMaxLayers = 100'000;
+// A measured iteration longer than a day is a unit mistake, not a GPU (10^18 s would also overflow the clock).
+constexpr SimTime kMaxStepTime = SimTime::from_seconds(86'400);
 // Compute knobs within which per-layer times stay on the simulated clock: an efficiency of 1e-300 would make a
 // microsecond kernel last 10^294 s, a kernel overhead of an hour per layer is no GPU's.
 constexpr double kMinEfficiency = 1e-6;
@@ -96,9 +98,10 @@ std::vector<Located<Layer>> read_layers(const ConfigNode& node, const std::strin
 }  // namespace
 
 ModelConfig read_model(const ConfigNode& node) {
-  const MapReader reader(node, "model",
-                         {"name", "layers", "sequence_length", "image_size", "batch_per_gpu", "precision",
-                          "micro_batches", "optimizer", "backward_factor", "efficiency", "kernel_overhead"});
+  const MapReader reader(
+      node, "model",
+      {"name", "layers", "sequence_length", "image_size", "batch_per_gpu", "precision", "micro_batches", "optimizer",
+       "backward_factor", "efficiency", "kernel_overhead", "step_time"});
   ModelConfig model;
   if (const ConfigNode* layers = reader.get("layers")) model.layers = read_layers(*layers, reader.path("layers"));
   const ConfigNode* name =
@@ -149,6 +152,17 @@ ModelConfig read_model(const ConfigNode& node) {
   if (const ConfigNode* efficiency = reader.get("efficiency")) {
     model.efficiency = read_number_in(*efficiency, reader.path("efficiency"), kMinEfficiency, 1, false,
                                       "a fraction of peak in [1e-06, 1]");
+  }
+  if (const ConfigNode* step = reader.get("step_time")) {
+    if (model.efficiency) {
+      fail(*step, reader.path("step_time"), "fits the efficiency to a measurement: remove model.efficiency");
+    }
+    const SimTime measured = read_duration(*step, reader.path("step_time"));
+    if (measured <= SimTime::zero() || measured > kMaxStepTime) {
+      fail(*step, reader.path("step_time"),
+           fmt::format("expected a measured iteration above 0 and at most 1 day, got '{}'", step->text));
+    }
+    model.step_time = located(measured, *step, reader.path("step_time"));
   }
   return model;
 }

@@ -130,6 +130,7 @@ void write_model(Writer& w, const ModelConfig& model) {
   w.text("backward_factor", number_text(model.backward_factor));
   w.text("kernel_overhead", duration_text(model.kernel_overhead));
   if (model.efficiency) w.text("efficiency", number_text(*model.efficiency));
+  if (model.step_time) w.text("step_time", duration_text(model.step_time->value));
   w.raw() << YAML::EndMap;
 }
 

@@ -168,6 +168,11 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
       {"mean", us(r.iteration_mean)}, {"p50", us(r.iteration_p50)}, {"p99", us(r.iteration_p99)}};
   out["samples_per_s"] = ratio(r.samples_per_second);
   out["single_gpu_iteration_us"] = us(r.single_gpu_iteration);
+  if (r.compute_fit) {
+    out["compute_fit"] = {{"measured_step_us", us(r.compute_fit->measured_step)},
+                          {"implied_efficiency", ratio(r.compute_fit->implied_efficiency)},
+                          {"kernel_overheads_us", us(r.compute_fit->kernel_overheads)}};
+  }
   out["single_gpu_samples_per_s"] = ratio(r.single_gpu_samples_per_second);
   out["scaling_efficiency"] = ratio(r.scaling_efficiency);
   out["shares"] = {{"compute", ratio(r.compute_share)},

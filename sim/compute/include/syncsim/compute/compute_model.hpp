@@ -40,7 +40,9 @@
 namespace syncsim {
 
 struct ComputeOptions {
-  double efficiency = 0.7;                        // fraction of peak FLOP/s and of memory bandwidth reached
+  // Fraction of peak FLOP/s and of memory bandwidth reached; a scenario's model.efficiency is in (0, 1], one fitted
+  // to a measured step time may be more (step_time_fit.hpp).
+  double efficiency = 0.7;
   SimTime kernel_overhead = SimTime::from_us(5);  // per layer (one kernel) and per optimizer step
   double backward_factor = 2.0;                   // backward time / forward time
 };
@@ -55,7 +57,7 @@ struct Roofline {
 class ComputeModel {
  public:
   // Throws InputError when the GPU has no arithmetic at `precision` (bf16 on a V100), the efficiency is not in
-  // (0, 1], the backward factor is not positive, or the kernel overhead is negative.
+  // (0, kMaxImpliedEfficiency], the backward factor is not positive, or the kernel overhead is negative.
   ComputeModel(GpuSpec gpu, Precision precision, ComputeOptions options = {});
 
   const GpuSpec& gpu() const { return gpu_; }

@@ -40,6 +40,9 @@ struct ModelConfig {
   SimTime kernel_overhead = ComputeOptions{}.kernel_overhead;  // at most 1 s
   // Fraction of peak reached, [1e-6, 1]; nullopt: the calibration's, else ComputeOptions' default.
   std::optional<double> efficiency;
+  // A measured single-GPU iteration at this batch and precision (above zero, at most a day): the efficiency is
+  // fitted to it (compute/step_time_fit.hpp). Excludes `efficiency`.
+  std::optional<Located<SimTime>> step_time;
 };
 
 }  // namespace syncsim

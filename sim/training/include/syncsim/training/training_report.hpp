@@ -143,6 +143,14 @@ struct TrainingReport {
   SimTime iteration_p50;
   SimTime iteration_p99;
   SimTime single_gpu_iteration;  // k(F + B) + optimizer step, no communication
+  // With a measured step time (model.step_time): the efficiency it implies and the kernel overheads no efficiency
+  // scales (compute/step_time_fit.hpp); nullopt when the compute model is the roofline's with a given efficiency.
+  struct ComputeFit {
+    SimTime measured_step;
+    double implied_efficiency = 0;
+    SimTime kernel_overheads;
+  };
+  std::optional<ComputeFit> compute_fit;
   double samples_per_second = 0;
   double single_gpu_samples_per_second = 0;
   double scaling_efficiency = 0;
