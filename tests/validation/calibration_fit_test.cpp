@@ -148,6 +148,19 @@ TEST_CASE("a log faster than its links allow pins the efficiency at 1 and says s
   CHECK(parse_calibration(text.str(), "written.yaml").on_bound == calibration.on_bound);
 }
 
+TEST_CASE("the channel ramp of a model is fitted back", "[calibration-fit]") {
+  // The bandwidth regime of the model above with a 1 MiB fill (all channels busy from 1 MiB: NCCL's 32 KiB per
+  // channel x 32 channels), and a latency regime slow enough per byte (5% of the rate) that the ramp sets the
+  // times from about 128 KiB: 256 KiB costs what 1 MiB costs. The fit finds the fill and the times.
+  const std::string family = "switch:n=4,bw=32GB/s,link_kind=pcie";
+  TransferCost bandwidth = regime(20, 5, 0.8);
+  bandwidth.fill = Bytes{1 << 20};
+  const CalibratedModel truth{{"latency", "bandwidth"}, {regime(8, 1, 0.05), bandwidth}};
+  const Calibration fitted = fit_calibration({synthetic_log(family, 4, truth)}, family);
+  CHECK(fitted.measurements[0].fit_error.max_abs_error < 0.01);
+  CHECK(fitted.regimes[1].fill_bytes == Approx(1 << 20).epsilon(0.1));
+}
+
 TEST_CASE("a log of a single size still fits", "[calibration-fit]") {
   const std::string family = "switch:n=4,bw=32GB/s,link_kind=pcie";
   NcclTestsLog log = synthetic_log(family, 4, {{"only"}, {regime(10, 2, 0.5)}});

@@ -212,9 +212,13 @@ class Fitter {
       }
     }
     if (regime == kFillRegime) {
-      // The fill: only points below it (or below the step) move.
+      // The fill: only points below it (or below the step) move, so for a point above it the step reaches past
+      // the point (to twice its size, within the bound): a secant that lets the fill grow towards points whose
+      // times say they are still on the ramp.
       Params moved = params;
-      const double step = std::max(kRelativeStep * params[kFill], kMinFillStepBytes);
+      const double size = static_cast<double>(point.size.value);
+      double step = std::max(kRelativeStep * params[kFill], kMinFillStepBytes);
+      if (size >= params[kFill] && 2 * size <= max_fill_bytes_) step = std::max(step, 2 * size - params[kFill]);
       moved[kFill] += step;
       const double time = system.simulate(point.size, cost_of(moved), base.algorithm).time.us();
       ++simulations_;

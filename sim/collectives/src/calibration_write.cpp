@@ -135,8 +135,8 @@ void write_calibration(std::ostream& out, const Calibration& calibration) {
     fmt::print(out, "on_bound:\n");
   }
   for (const BoundHit& hit : calibration.on_bound) {
-    fmt::print(out, "  - {{parameter: {}, value: {}, bound: {}, side: {}}}\n", quoted(hit.parameter), number(hit.value),
-               number(hit.bound), hit.upper ? "upper" : "lower");
+    fmt::print(out, "  - {{parameter: {}, value: {}, bound: {}, side: {}}}\n", quoted(hit.parameter), hit.value,
+               hit.bound, hit.upper ? "upper" : "lower");
   }
   fmt::print(out, "# The measurements fitted, with the fit's prediction and its relative error (a fraction).\n");
   if (calibration.measurements.empty())
