@@ -1,4 +1,5 @@
-// `syncsim calibrate`: fit a calibration (latency and efficiency per link class, two regimes) to nccl-tests logs.
+// `syncsim calibrate`: fit a calibration (launch, fill, latency and efficiency per link class, two regimes) to
+// nccl-tests logs; a warning on stderr for each fitted parameter on a bound of its physical range.
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <unistd.h>
@@ -33,10 +34,10 @@ void print_summary(const Calibration& calibration, const FitStats& stats, double
              calibration.algorithm ? to_string(*calibration.algorithm) : std::string_view("auto"));
   fmt::print(std::cout, "# {} Gauss-Newton iterations, {} simulations, {:.2f} s\n", stats.iterations, stats.simulations,
              seconds);
-  fmt::print(std::cout, "{:<10} {:>10}  {:>26}  {:>26}  {:>26}\n", "regime", "launch_us", "nvlink lat_us / eff",
-             "pci lat_us / eff", "net lat_us / eff");
+  fmt::print(std::cout, "{:<10} {:>10} {:>10}  {:>26}  {:>26}  {:>26}\n", "regime", "launch_us", "fill_B",
+             "nvlink lat_us / eff", "pci lat_us / eff", "net lat_us / eff");
   for (const CalibrationRegime& regime : calibration.regimes) {
-    fmt::print(std::cout, "{:<10} {:>10.4g}", regime.name, regime.launch_us);
+    fmt::print(std::cout, "{:<10} {:>10.4g} {:>10.0f}", regime.name, regime.launch_us, regime.fill_bytes);
     for (const LinkCalibration& link : regime.links) {
       const std::string cell =
           fmt::format("{:.4g} / {:.4g}{}", link.step_latency_us, link.efficiency, link.fitted ? "" : " (default)");
@@ -94,6 +95,7 @@ int run_calibrate(const CalibrateOptions& options) {
   for (const NcclTestsLog& log : logs) {
     for (const std::string& warning : log.warnings) std::cerr << "syncsim: warning: " << warning << '\n';
   }
+  for (const BoundHit& hit : calibration.on_bound) std::cerr << "syncsim: warning: " << describe(hit) << '\n';
   print_summary(calibration, stats, seconds);
   fmt::print(std::cout, "# wrote {}\n", options.output);
   return 0;

@@ -168,6 +168,9 @@ int run_validate(const ValidateOptions& options) {
   }
   const ErrorSummary summary = summarize_errors(sizes, errors);
   for (const std::string& warning : log.warnings) std::cerr << "syncsim: warning: " << warning << '\n';
+  if (calibration) {
+    for (const BoundHit& hit : calibration->on_bound) std::cerr << "syncsim: warning: " << describe(hit) << '\n';
+  }
   if (options.json) {
     print_json(options, log, system, placement, model_ptr, rows, summary);
   } else {

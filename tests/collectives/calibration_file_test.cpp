@@ -156,3 +156,59 @@ TEST_CASE("text that is not YAML, or no file at all, is an input error", "[calib
   CHECK_THROWS_WITH(parse_calibration("", "cal.yaml"), Catch::Contains("empty calibration file"));
   CHECK_THROWS_WITH(read_calibration("/nonexistent/cal.yaml"), Catch::Contains("cannot open"));
 }
+
+TEST_CASE("format 2: the fill and the parameters on a bound read, reach the model and write back",
+          "[calibration-file]") {
+  std::string text = replaced("format_version: 1", "format_version: 2");
+  text.replace(text.find("    launch_us: 54.1\n"), 19, "    launch_us: 54.1\n    fill_bytes: 1048576\n");
+  text.replace(text.find("measurements:"), 0,
+               "on_bound:\n  - {parameter: bandwidth.nvlink.efficiency, value: 1, bound: 1, side: upper}\n");
+  const Calibration c = parse_calibration(text, "cal.yaml");
+  CHECK(c.format_version == 2);
+  CHECK(c.regimes[0].fill_bytes == 0);  // optional: no ramp
+  CHECK(c.regimes[1].fill_bytes == 1048576);
+  REQUIRE(c.on_bound.size() == 1);
+  CHECK(c.on_bound[0] == BoundHit{"bandwidth.nvlink.efficiency", 1, 1, true});
+  CHECK(describe(c.on_bound[0]).find("bandwidth.nvlink.efficiency = 1 is on its upper bound 1") != std::string::npos);
+  CHECK(to_model(c).regimes[1].fill == Bytes{1048576});
+
+  std::ostringstream out;
+  write_calibration(out, c);
+  const Calibration back = parse_calibration(out.str(), "written.yaml");
+  CHECK(back.format_version == 2);
+  CHECK(back.regimes == c.regimes);
+  CHECK(back.on_bound == c.on_bound);
+}
+
+TEST_CASE("format 2 bounds efficiencies by the link rate; format 1's above 1 read and are flagged",
+          "[calibration-file]") {
+  const std::string v2 = replaced("format_version: 1", "format_version: 2");
+  const std::string above = v2.substr(0, v2.find("efficiency: 0.78")) + "efficiency: 1.2" +
+                            v2.substr(v2.find("efficiency: 0.78") + std::string("efficiency: 0.78").size());
+  try {
+    parse_calibration(above, "cal.yaml");
+    FAIL("an efficiency of 1.2 in format 2 was accepted");
+  } catch (const InputError& e) {
+    CHECK(e.key() == "regimes[1].links.nvlink.efficiency");
+    CHECK_THAT(e.message(), Catch::Contains("expected a fraction of the link rate in (0, 1], got 1.2"));
+  }
+  // The same value in a format 1 file (written before efficiencies were bounded by 1): read, and on_bound says so.
+  const Calibration old = parse_calibration(replaced("efficiency: 0.78", "efficiency: 1.5"), "old.yaml");
+  CHECK(old.format_version == 1);
+  CHECK(old.regimes[1].links[0].efficiency == 1.5);
+  REQUIRE(old.on_bound.size() == 1);
+  CHECK(old.on_bound[0] == BoundHit{"bandwidth.nvlink.efficiency", 1.5, 1, true});
+  // A format 1 file within the bounds reads as before: no ramp, nothing flagged.
+  const Calibration plain = parse_calibration(kValid, "old.yaml");
+  CHECK(plain.on_bound.empty());
+  CHECK(plain.regimes[1].fill_bytes == 0);
+}
+
+TEST_CASE("a calibration of an unknown format version names the versions this syncsim reads", "[calibration-file]") {
+  try {
+    parse_calibration(replaced("format_version: 1", "format_version: 3"), "cal.yaml");
+    FAIL("format version 3 was accepted");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.message(), Catch::Contains("unsupported format version 3 (this syncsim reads versions 1 and 2)"));
+  }
+}

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "calibration_unknowns.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/validation/box_least_squares.hpp"
 
@@ -16,82 +17,48 @@ namespace syncsim {
 
 namespace {
 
-// The unknowns of one regime: launch, step latency per class, inverse efficiency per class (us, us, 1).
-constexpr std::size_t kUnknowns = 7;
-using Params = std::array<double, kUnknowns>;
-constexpr std::size_t kLaunch = 0;
-constexpr std::size_t latency_index(LinkKind c) {
-  return 1 + static_cast<std::size_t>(c);
-}
-constexpr std::size_t inverse_index(LinkKind c) {
-  return 4 + static_cast<std::size_t>(c);
-}
-
-constexpr std::array<const char*, 2> kRegimeNames{"latency", "bandwidth"};
-constexpr std::array<Protocol, 2> kRegimeDefaults{Protocol::ll, Protocol::simple};
+using namespace calibration_unknowns;
 
 // Relative residuals beyond 5% count linearly (Huber): measured curves are smooth to a few percent where the
 // system is quiet, and anything further off is more likely noise than shape.
 constexpr double kHuberThreshold = 0.05;
+// Each log's largest size is an anchor, fitted as a square with this weight: its time is bandwidth alone (the
+// asymptotic bus bandwidth the efficiencies stand for), the least noisy point of the log, and the one a bigger
+// system's large messages extrapolate from. Without it a log whose middle sizes sit on a slower plateau (the A100
+// 2-node log's 64-256 MiB) pulls the fitted bandwidth down to a compromise that misses every larger size.
+constexpr double kAnchorWeight = 100;
 // Gauss-Newton iterations (each a full re-simulation), assignment rounds per iteration, IRLS steps per round.
 constexpr int kMaxIterations = 8;
 constexpr int kAssignmentRounds = 4;
 constexpr int kIrlsSteps = 6;
 // Step halvings tried when an iteration makes the simulated objective worse.
-constexpr int kMaxHalvings = 2;
+constexpr int kMaxHalvings = 5;
 // An iteration that improves the objective by less than this fraction ends the fit.
 constexpr double kConvergence = 1e-3;
 // Ridge towards the defaults, as a fraction of the rows' own curvature along each unknown (so it is as weak for
 // a log of milliseconds as for one of microseconds): it only decides directions the measurements leave open, such
 // as launch versus per-step latency on a one-class log.
 constexpr double kRidgeStrength = 1e-3;
-// Bounds: latencies up to 100 ms, efficiency from 1/1000 of the link rate up to kMaxEfficiency.
-constexpr double kMaxLatencyUs = 1e5;
-constexpr double kMaxInverseEfficiency = 1e3;
-// Finite-difference steps: 10% of the value, at least 0.1 us for latencies.
+// Finite-difference steps: 10% of the value, at least 0.1 us for latencies and 64 KiB for the fill.
 constexpr double kRelativeStep = 0.1;
 constexpr double kMinLatencyStepUs = 0.1;
-
-TransferCost cost_of(const Params& p) {
-  TransferCost cost;
-  std::array<SimTime, 3> steps{};
-  for (const LinkKind c : kLinkKinds) {
-    const auto i = static_cast<std::size_t>(c);
-    steps[i] = SimTime::from_us(p[latency_index(c)]);
-    cost.efficiency[i] = 1.0 / p[inverse_index(c)];
-  }
-  cost.step_latency = steps;
-  cost.launch = SimTime::from_us(p[kLaunch]);
-  return cost;
-}
-
-Params params_of(const TransferCost& cost) {
-  Params p{};
-  p[kLaunch] = cost.launch.us();
-  for (const LinkKind c : kLinkKinds) {
-    const auto i = static_cast<std::size_t>(c);
-    p[latency_index(c)] = (*cost.step_latency)[i].us();
-    p[inverse_index(c)] = 1.0 / cost.efficiency[i];
-  }
-  return p;
-}
-
-double dot(const Params& a, const Params& b) {
-  double sum = 0;
-  for (std::size_t k = 0; k < kUnknowns; ++k) sum += a[k] * b[k];
-  return sum;
-}
-
-// 6 significant digits, as the file holds them: the fit's own errors are then what `validate` reproduces.
-double rounded(double value) {
-  return value == 0 ? 0 : std::stod(fmt::format("{:.6g}", value));
-}
+constexpr double kMinFillStepBytes = 65536;
 
 struct Point {
   std::size_t system;
   Bytes size;
   double measured_us;
+  bool anchor = false;  // its log's largest size (see kAnchorWeight)
 };
+
+// The loss of one relative residual: Huber for every point, a plain square with kAnchorWeight for an anchor.
+double point_loss(const Point& point, double residual) {
+  return point.anchor ? kAnchorWeight * 0.5 * residual * residual : huber_loss(residual, kHuberThreshold);
+}
+
+double point_weight(const Point& point, double residual) {
+  return point.anchor ? kAnchorWeight : huber_weight(residual, kHuberThreshold);
+}
 
 // T ~= intercept + gradient . params near the parameters it was taken at.
 struct Linear {
@@ -106,9 +73,18 @@ class Fitter {
       : options_(options) {
     for (const NcclTestsLog& log : logs) {
       systems_.push_back(std::make_unique<LogSystem>(log, family, options.topology_source));
+      const std::size_t first = points_.size();
       for (const MeasuredPoint& p : measured_points(log, options.placement)) {
         points_.push_back({systems_.size() - 1, p.size, p.time_us});
+        fastest_us_ = points_.size() == 1 ? p.time_us : std::min(fastest_us_, p.time_us);
       }
+      const auto largest = std::max_element(points_.begin() + static_cast<std::ptrdiff_t>(first), points_.end(),
+                                            [](const Point& a, const Point& b) { return a.size < b.size; });
+      if (largest != points_.end()) largest->anchor = true;
+      max_fill_bytes_ =
+          std::max(max_fill_bytes_,
+                   kNcclMaxChannels * kNcclMaxThreads *
+                       std::max(kNcclSimpleThreadThreshold, kNcclLlThreadThreshold * static_cast<double>(log.ranks)));
       for (const LinkKind c : systems_.back()->link_classes()) exercised_[static_cast<std::size_t>(c)] = true;
     }
     for (std::size_t r = 0; r < kRegimeNames.size(); ++r) {
@@ -117,11 +93,25 @@ class Fitter {
   }
 
   const std::array<bool, 3>& exercised() const { return exercised_; }
+
+  // Unknown k's physical range (calibration_fit.hpp); an unexercised class's unknowns are held where they are.
+  std::pair<double, double> bounds(std::size_t regime, std::size_t k, const Params& params) const {
+    const double max_fixed_us = kMaxFixedCostFactor * fastest_us_;
+    if (k == kLaunch) return {0, max_fixed_us};
+    if (k == kFill) return {0, regime == kFillRegime ? max_fill_bytes_ : 0};
+    for (const LinkKind c : kLinkKinds) {
+      if (!exercised_[static_cast<std::size_t>(c)] && (k == latency_index(c) || k == inverse_index(c))) {
+        return {params[k], params[k]};
+      }
+      if (k == latency_index(c)) return {0, max_fixed_us};
+    }
+    return {1.0 / kMaxEfficiency, kMaxInverseEfficiency};
+  }
   LogSystem& system(std::size_t log) { return *systems_[log]; }
   std::size_t simulations() const { return simulations_; }
 
   std::array<Params, 2> fit(int& iterations) {
-    std::array<Params, 2> best = defaults_;
+    std::array<Params, 2> best = start();
     Evaluation at_best = evaluate(best);
     double best_objective = objective(at_best);
     std::vector<std::size_t> assignment;
@@ -150,6 +140,46 @@ class Fitter {
   }
 
  private:
+  void clamp(std::size_t regime, Params& params) const {
+    for (std::size_t k = 0; k < kUnknowns; ++k) {
+      const auto [lower, upper] = bounds(regime, k, params);
+      params[k] = std::clamp(params[k], lower, upper);
+    }
+  }
+
+  // NCCL's constants, with `bandwidth`'s efficiencies scaled so that each log's largest size (pure bandwidth) is
+  // predicted as measured (the geometric mean of the ratios over logs): a start on the top of the curve. From
+  // NCCL's constants alone a log whose middle sizes are slow (a plateau below the top, as the A100 2-node log's
+  // 64-256 MiB) leads Gauss-Newton to fit the plateau and miss every larger size.
+  std::array<Params, 2> start() {
+    std::array<Params, 2> params = defaults_;
+    for (std::size_t r = 0; r < params.size(); ++r) clamp(r, params[r]);
+    Params& bandwidth = params[1];
+    double log_ratio = 0;
+    int logs = 0;
+    for (std::size_t s = 0; s < systems_.size(); ++s) {
+      const Point* largest = nullptr;
+      for (const Point& p : points_) {
+        if (p.system == s && (!largest || p.size > largest->size)) largest = &p;
+      }
+      if (!largest) continue;
+      const double launch = bandwidth[kLaunch];
+      const double predicted = systems_[s]->simulate(largest->size, cost_of(bandwidth), options_.algorithm).time.us();
+      ++simulations_;
+      if (predicted > launch && largest->measured_us > launch) {
+        log_ratio += std::log((largest->measured_us - launch) / (predicted - launch));
+        ++logs;
+      }
+    }
+    if (logs == 0) return params;
+    const double ratio = std::exp(log_ratio / logs);
+    for (const LinkKind c : kLinkKinds) {
+      if (exercised_[static_cast<std::size_t>(c)]) bandwidth[inverse_index(c)] *= ratio;
+    }
+    clamp(1, bandwidth);
+    return params;
+  }
+
   // [point][regime]: each regime's own simulation (the fastest algorithm, or the forced one).
   using Evaluation = std::vector<std::array<CollectiveOutcome, 2>>;
 
@@ -165,7 +195,7 @@ class Fitter {
   }
 
   // Finite differences around `params`, keeping the algorithm that won there.
-  Linear linearize(const Point& point, const Params& params, const CollectiveOutcome& base) {
+  Linear linearize(const Point& point, std::size_t regime, const Params& params, const CollectiveOutcome& base) {
     LogSystem& system = *systems_[point.system];
     Linear linear;
     linear.value = base.time.us();
@@ -181,6 +211,19 @@ class Fitter {
         linear.gradient[k] = (time - linear.value) / step;
       }
     }
+    if (regime == kFillRegime) {
+      // The fill: only points below it (or below the step) move, so for a point above it the step reaches past
+      // the point (to twice its size, within the bound): a secant that lets the fill grow towards points whose
+      // times say they are still on the ramp.
+      Params moved = params;
+      const double size = static_cast<double>(point.size.value);
+      double step = std::max(kRelativeStep * params[kFill], kMinFillStepBytes);
+      if (size >= params[kFill] && 2 * size <= max_fill_bytes_) step = std::max(step, 2 * size - params[kFill]);
+      moved[kFill] += step;
+      const double time = system.simulate(point.size, cost_of(moved), base.algorithm).time.us();
+      ++simulations_;
+      linear.gradient[kFill] = (time - linear.value) / step;
+    }
     linear.intercept = linear.value - dot(linear.gradient, params);
     return linear;
   }
@@ -188,7 +231,7 @@ class Fitter {
   std::vector<std::array<Linear, 2>> linearize_all(const std::array<Params, 2>& params, const Evaluation& at) {
     std::vector<std::array<Linear, 2>> out(points_.size());
     for (std::size_t i = 0; i < points_.size(); ++i) {
-      for (std::size_t r = 0; r < params.size(); ++r) out[i][r] = linearize(points_[i], params[r], at[i][r]);
+      for (std::size_t r = 0; r < params.size(); ++r) out[i][r] = linearize(points_[i], r, params[r], at[i][r]);
     }
     return out;
   }
@@ -198,7 +241,7 @@ class Fitter {
     double sum = 0;
     for (std::size_t i = 0; i < points_.size(); ++i) {
       const double predicted = std::min(at[i][0].time, at[i][1].time).us();
-      sum += huber_loss(relative_error(predicted, points_[i].measured_us), kHuberThreshold);
+      sum += point_loss(points_[i], relative_error(predicted, points_[i].measured_us));
     }
     return sum;
   }
@@ -208,7 +251,7 @@ class Fitter {
     double sum = 0;
     for (std::size_t i = 0; i < points_.size(); ++i) {
       const double predicted = std::min(predict(linear[i][0], params[0]), predict(linear[i][1], params[1]));
-      sum += huber_loss(relative_error(predicted, points_[i].measured_us), kHuberThreshold);
+      sum += point_loss(points_[i], relative_error(predicted, points_[i].measured_us));
     }
     return sum;
   }
@@ -276,13 +319,9 @@ class Fitter {
                const std::vector<std::size_t>& assignment) const {
     for (int step = 0; step < kIrlsSteps; ++step) {
       BoxLeastSquares problem(kUnknowns);
-      problem.set_bounds(kLaunch, 0, kMaxLatencyUs);
-      for (const LinkKind c : kLinkKinds) {
-        const bool free = exercised_[static_cast<std::size_t>(c)];
-        const std::size_t l = latency_index(c);
-        const std::size_t x = inverse_index(c);
-        problem.set_bounds(l, free ? 0 : params[l], free ? kMaxLatencyUs : params[l]);
-        problem.set_bounds(x, free ? 1.0 / kMaxEfficiency : params[x], free ? kMaxInverseEfficiency : params[x]);
+      for (std::size_t k = 0; k < kUnknowns; ++k) {
+        const auto [lower, upper] = bounds(regime, k, params);
+        problem.set_bounds(k, lower, upper);
       }
       Params curvature{};  // the rows' own weight along each unknown: the ridge's scale
       for (std::size_t i = 0; i < points_.size(); ++i) {
@@ -292,7 +331,7 @@ class Fitter {
         if (assignment[i] != regime && residual >= 0) continue;
         std::vector<double> coefficients(kUnknowns);
         for (std::size_t k = 0; k < kUnknowns; ++k) coefficients[k] = row.gradient[k] / m;
-        const double weight = huber_weight(residual, kHuberThreshold);
+        const double weight = point_weight(points_[i], residual);
         problem.add_row(coefficients, 1.0 - row.intercept / m, weight);
         for (std::size_t k = 0; k < kUnknowns; ++k) curvature[k] += weight * coefficients[k] * coefficients[k];
       }
@@ -323,8 +362,45 @@ class Fitter {
   std::vector<Point> points_;
   std::array<bool, 3> exercised_{};
   std::array<Params, 2> defaults_{};
+  double fastest_us_ = 0;      // the fastest measured collective: the scale of a sane fixed cost
+  double max_fill_bytes_ = 0;  // NCCL's largest channel ramp for the logs' rank counts
   std::size_t simulations_ = 0;
 };
+
+bool near(double value, double bound) {
+  return std::abs(value - bound) <= kOnBoundTolerance * std::max(std::abs(bound), 1.0);
+}
+
+// The fitted parameters of exercised classes (and the launch and fill) that sit on a bound of their range. The
+// fill's lower bound is none: any fill below the smallest size means the same (no ramp).
+std::vector<BoundHit> bound_hits(const Fitter& fitter, const std::array<Params, 2>& fitted) {
+  std::vector<BoundHit> hits;
+  for (std::size_t r = 0; r < fitted.size(); ++r) {
+    const Params& p = fitted[r];
+    const auto check = [&](std::size_t k, const std::string& name, double value, double lower, double upper) {
+      if (near(value, upper))
+        hits.push_back({fmt::format("{}.{}", kRegimeNames[r], name), rounded(value), upper, true});
+      if (k != kFill && near(value, lower)) {
+        hits.push_back({fmt::format("{}.{}", kRegimeNames[r], name), rounded(value), lower, false});
+      }
+    };
+    const auto [launch_lo, launch_hi] = fitter.bounds(r, kLaunch, p);
+    check(kLaunch, "launch_us", p[kLaunch], launch_lo, launch_hi);
+    if (r == kFillRegime) {
+      const auto [fill_lo, fill_hi] = fitter.bounds(r, kFill, p);
+      check(kFill, "fill_bytes", p[kFill], fill_lo, fill_hi);
+    }
+    for (const LinkKind c : kLinkKinds) {
+      if (!fitter.exercised()[static_cast<std::size_t>(c)]) continue;
+      const std::string name(nccl_class_name(c));
+      const auto [lat_lo, lat_hi] = fitter.bounds(r, latency_index(c), p);
+      check(latency_index(c), name + ".step_latency_us", p[latency_index(c)], lat_lo, lat_hi);
+      const auto [x_lo, x_hi] = fitter.bounds(r, inverse_index(c), p);
+      check(inverse_index(c), name + ".efficiency", 1.0 / p[inverse_index(c)], 1.0 / x_hi, 1.0 / x_lo);
+    }
+  }
+  return hits;
+}
 
 }  // namespace
 
@@ -356,6 +432,7 @@ Calibration fit_calibration(const std::vector<NcclTestsLog>& logs, const std::st
   const std::array<Params, 2> fitted = fitter.fit(iterations);
 
   Calibration calibration;
+  calibration.on_bound = bound_hits(fitter, fitted);
   calibration.topology = topology_family;
   calibration.placement = options.placement;
   calibration.algorithm = options.algorithm;
@@ -363,6 +440,7 @@ Calibration fit_calibration(const std::vector<NcclTestsLog>& logs, const std::st
     CalibrationRegime regime;
     regime.name = kRegimeNames[r];
     regime.launch_us = rounded(fitted[r][kLaunch]);
+    regime.fill_bytes = std::round(fitted[r][kFill]);
     for (const LinkKind c : kLinkKinds) {
       LinkCalibration& link = regime.links[static_cast<std::size_t>(c)];
       link.step_latency_us = rounded(fitted[r][latency_index(c)]);

@@ -141,15 +141,20 @@ class Field {
   const std::string& source_;
 };
 
-LinkCalibration read_link(const Field& field) {
+// Format 1 allowed efficiencies up to 1.5; format 2 bounds them by the link rate.
+double max_efficiency(int format_version) {
+  return format_version == 1 ? kMaxEfficiencyFormat1 : kMaxEfficiency;
+}
+
+LinkCalibration read_link(const Field& field, int format_version) {
   field.expect_mapping({"step_latency_us", "efficiency"}, {"fitted"});
   LinkCalibration link;
   link.step_latency_us = field["step_latency_us"].latency_us();
   const Field efficiency = field["efficiency"];
   link.efficiency = efficiency.number();
-  if (!(link.efficiency > 0) || link.efficiency > kMaxEfficiency) {
-    efficiency.fail(
-        fmt::format("expected a fraction of the link rate in (0, {}], got {}", kMaxEfficiency, link.efficiency));
+  const double max = max_efficiency(format_version);
+  if (!(link.efficiency > 0) || link.efficiency > max) {
+    efficiency.fail(fmt::format("expected a fraction of the link rate in (0, {}], got {}", max, link.efficiency));
   }
   if (link.efficiency < kMinEfficiency) {
     efficiency.fail(fmt::format("expected a fraction of the link rate of at least {:g}, got {:g}", kMinEfficiency,
@@ -159,18 +164,52 @@ LinkCalibration read_link(const Field& field) {
   return link;
 }
 
-CalibrationRegime read_regime(const Field& field) {
-  field.expect_mapping({"name", "launch_us", "links"}, {});
+// Fill sizes up to 1 TiB: far above any channel ramp (calibration_fit.hpp bounds it by 2.5 MiB), below overflow.
+constexpr double kMaxFillBytes = 1099511627776.0;
+
+CalibrationRegime read_regime(const Field& field, int format_version) {
+  field.expect_mapping({"name", "launch_us", "links"}, {"fill_bytes"});
   CalibrationRegime regime;
   regime.name = field["name"].text();
   if (regime.name.empty()) field["name"].fail("expected a regime name, got an empty string");
   regime.launch_us = field["launch_us"].latency_us();
+  if (field.has("fill_bytes")) {
+    const Field fill = field["fill_bytes"];
+    regime.fill_bytes = fill.number_at_least(0, "bytes");
+    if (regime.fill_bytes > kMaxFillBytes)
+      fill.fail(fmt::format("expected at most 1 TiB, got {:g}", regime.fill_bytes));
+  }
   const Field links = field["links"];
   links.expect_mapping({"nvlink", "pci", "net"}, {});
   for (const LinkKind c : kLinkKinds) {
-    regime.links[static_cast<std::size_t>(c)] = read_link(links[std::string(nccl_class_name(c))]);
+    regime.links[static_cast<std::size_t>(c)] = read_link(links[std::string(nccl_class_name(c))], format_version);
   }
   return regime;
+}
+
+BoundHit read_bound_hit(const Field& field) {
+  field.expect_mapping({"parameter", "value", "bound", "side"}, {});
+  BoundHit hit;
+  hit.parameter = field["parameter"].text();
+  hit.value = field["value"].number();
+  hit.bound = field["bound"].number();
+  const std::string side = field["side"].text();
+  if (side != "upper" && side != "lower") field["side"].fail(fmt::format("expected upper or lower, got '{}'", side));
+  hit.upper = side == "upper";
+  return hit;
+}
+
+// A format 1 file's efficiencies above 1 are what format 2 calls a parameter beyond its bound.
+void flag_format1_efficiencies(Calibration& calibration) {
+  for (const CalibrationRegime& regime : calibration.regimes) {
+    for (const LinkKind c : kLinkKinds) {
+      const LinkCalibration& link = regime.links[static_cast<std::size_t>(c)];
+      if (link.fitted && link.efficiency > kMaxEfficiency) {
+        calibration.on_bound.push_back(
+            {fmt::format("{}.{}.efficiency", regime.name, nccl_class_name(c)), link.efficiency, kMaxEfficiency, true});
+      }
+    }
+  }
 }
 
 std::optional<double> optional_error(const Field& field, const char* key) {
@@ -217,11 +256,12 @@ CalibrationMeasurement read_measurement(const Field& field) {
 }
 
 Calibration read_root(const Field& root) {
-  root.expect_mapping({"format_version", "topology", "regimes", "measurements"}, {"placement", "algorithm"});
+  root.expect_mapping({"format_version", "topology", "regimes", "measurements"},
+                      {"placement", "algorithm", "on_bound"});
   Calibration calibration;
   calibration.format_version = static_cast<int>(root["format_version"].whole_number());
-  if (calibration.format_version != kCalibrationFormatVersion) {
-    root["format_version"].fail(fmt::format("unsupported format version {} (this syncsim reads version {})",
+  if (calibration.format_version != kCalibrationFormatVersion && calibration.format_version != 1) {
+    root["format_version"].fail(fmt::format("unsupported format version {} (this syncsim reads versions 1 and {})",
                                             calibration.format_version, kCalibrationFormatVersion));
   }
   calibration.topology = root["topology"].text();
@@ -233,7 +273,7 @@ Calibration read_root(const Field& root) {
     calibration.algorithm = root["algorithm"].parsed([](const std::string& text) { return parse_algorithm(text); });
   }
   for (const Field& regime : root["regimes"].items()) {
-    calibration.regimes.push_back(read_regime(regime));
+    calibration.regimes.push_back(read_regime(regime, calibration.format_version));
     for (std::size_t r = 0; r + 1 < calibration.regimes.size(); ++r) {
       if (calibration.regimes[r].name == calibration.regimes.back().name) {
         regime["name"].fail(fmt::format("regime '{}' appears twice", calibration.regimes.back().name));
@@ -241,6 +281,10 @@ Calibration read_root(const Field& root) {
     }
   }
   if (calibration.regimes.empty()) root["regimes"].fail("expected at least one regime");
+  if (root.has("on_bound")) {
+    for (const Field& hit : root["on_bound"].items()) calibration.on_bound.push_back(read_bound_hit(hit));
+  }
+  if (calibration.format_version == 1) flag_format1_efficiencies(calibration);
   for (const Field& measurement : root["measurements"].items()) {
     calibration.measurements.push_back(read_measurement(measurement));
   }

@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <cmath>
 #include <ostream>
 
 #include "syncsim/collectives/calibration.hpp"
@@ -36,6 +37,7 @@ std::string flow_list(const std::vector<T>& values, F&& format) {
 void write_regime(std::ostream& out, const CalibrationRegime& regime) {
   fmt::print(out, "  - name: {}\n", quoted(regime.name));
   fmt::print(out, "    launch_us: {}\n", number(regime.launch_us));
+  fmt::print(out, "    fill_bytes: {}\n", std::llround(regime.fill_bytes));
   fmt::print(out, "    links:\n");
   for (const LinkKind c : kLinkKinds) {
     const LinkCalibration& link = regime.links[static_cast<std::size_t>(c)];
@@ -65,6 +67,13 @@ void write_measurement(std::ostream& out, const CalibrationMeasurement& m) {
 
 }  // namespace
 
+std::string describe(const BoundHit& hit) {
+  return fmt::format(
+      "calibration parameter {} = {} is on its {} bound {} (the fit wanted to go beyond it: the "
+      "model or the topology spec is off there)",
+      hit.parameter, number(hit.value), hit.upper ? "upper" : "lower", number(hit.bound));
+}
+
 std::string_view to_string(Placement placement) {
   switch (placement) {
     case Placement::out_of_place:
@@ -93,6 +102,7 @@ TransferCost to_cost(const CalibrationRegime& regime) {
   }
   cost.step_latency = steps;
   cost.launch = SimTime::from_us(regime.launch_us);
+  cost.fill = Bytes{static_cast<std::int64_t>(std::llround(regime.fill_bytes))};
   return cost;
 }
 
@@ -108,8 +118,9 @@ CalibratedModel to_model(const Calibration& calibration) {
 void write_calibration(std::ostream& out, const Calibration& calibration) {
   fmt::print(out,
              "# syncsim calibration (syncsim calibrate; docs/calibration.md). Per regime: a launch overhead per\n"
-             "# collective and, per link class, a step latency and an efficiency (the fraction of the route's\n"
-             "# bottleneck rate a transfer gets). Each collective is simulated in every regime; the fastest wins.\n"
+             "# collective, a fill size (smaller collectives cost what one of that size costs: NCCL's channel\n"
+             "# ramp) and, per link class, a step latency and an efficiency (the fraction of the route's bottleneck\n"
+             "# rate a transfer gets, at most 1). Each collective is simulated in every regime; the fastest wins.\n"
              "# `fitted: false` marks a link class no measurement exercised (it keeps NCCL's default).\n");
   fmt::print(out, "format_version: {}\n", calibration.format_version);
   fmt::print(out, "topology: {}\n", quoted(calibration.topology));
@@ -117,6 +128,16 @@ void write_calibration(std::ostream& out, const Calibration& calibration) {
   if (calibration.algorithm) fmt::print(out, "algorithm: {}\n", to_string(*calibration.algorithm));
   fmt::print(out, "regimes:\n");
   for (const CalibrationRegime& regime : calibration.regimes) write_regime(out, regime);
+  if (!calibration.on_bound.empty()) {
+    fmt::print(out,
+               "# Fitted parameters on a bound of their physical range: the fit wanted to go further, so the model\n"
+               "# or the topology spec is off there (docs/calibration.md, \"Bounds\").\n");
+    fmt::print(out, "on_bound:\n");
+  }
+  for (const BoundHit& hit : calibration.on_bound) {
+    fmt::print(out, "  - {{parameter: {}, value: {}, bound: {}, side: {}}}\n", quoted(hit.parameter), hit.value,
+               hit.bound, hit.upper ? "upper" : "lower");
+  }
   fmt::print(out, "# The measurements fitted, with the fit's prediction and its relative error (a fraction).\n");
   if (calibration.measurements.empty())
     fmt::print(out, "measurements: []\n");

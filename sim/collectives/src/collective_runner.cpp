@@ -60,7 +60,9 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
   options.cost = cost_of(spec, candidate);
   options.record_steps = spec.record_steps;
 
-  const Bytes per_channel{spec.size.value / channels};
+  // A calibrated regime's channel ramp (TransferCost::fill): below the fill size the collective costs the fill's.
+  const Bytes size{std::max(spec.size.value, options.cost.fill.value)};
+  const Bytes per_channel{size.value / channels};
   std::vector<std::unique_ptr<CollectivePlan>> plans;
   for (std::uint32_t c = 0; c < channels; ++c) {
     PlanContext context;
@@ -68,7 +70,7 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
     context.root = spec.root;
     context.channel = c;
     // The last channel takes the remainder, so the channels move exactly `size` bytes.
-    const Bytes bytes = c + 1 == channels ? Bytes{spec.size.value - per_channel.value * (channels - 1)} : per_channel;
+    const Bytes bytes = c + 1 == channels ? Bytes{size.value - per_channel.value * (channels - 1)} : per_channel;
     // Slices apply to chains and trees; other plans move whole steps.
     if (takes_slices(candidate.algorithm, spec.op)) {
       context.pipeline_slices = spec.pipeline_slices ? *spec.pipeline_slices : auto_slices(bytes);

@@ -1,25 +1,29 @@
 #pragma once
 // Calibration: a cost model fitted to measurements (`syncsim calibrate`), as a value and as a YAML file.
 //
-// A calibration holds regimes — each a TransferCost (latency_model.hpp): a launch overhead per collective and,
-// per link class, a step latency and an efficiency (the fraction of the route's bottleneck rate a transfer gets)
-// — and the measurements it was fitted on with the fit's error. Every collective is simulated in each regime and
+// A calibration holds regimes — each a TransferCost (latency_model.hpp): a launch overhead per collective, the
+// channel ramp's fill size and, per link class, a step latency and an efficiency (the fraction of the route's
+// bottleneck rate a transfer gets) — the fitted parameters that sit on a bound of their physical range, and the
+// measurements it was fitted on with the fit's error. Every collective is simulated in each regime and
 // the cheapest wins, so a latency-bound regime (fitted on small messages) and a bandwidth-bound one (fitted on
 // large messages) together give the whole curve, as NCCL's protocols do.
 //
-//   format_version: 1
+//   format_version: 2
 //   topology: dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps     # the family the fit was made for
 //   placement: out_of_place                                           # which measured time was fitted
 //   algorithm: tree            # optional: the logs ran one algorithm (NCCL_ALGO=Tree); absent: auto, as NCCL
 //   regimes:
 //     - name: latency
 //       launch_us: 28.5
+//       fill_bytes: 0            # the channel ramp: smaller collectives cost what one of this size costs
 //       links:
 //         nvlink: {step_latency_us: 0.61, efficiency: 0.31, fitted: true}
 //         pci:    {step_latency_us: 1.0,  efficiency: 0.25, fitted: false}   # not exercised: NCCL's default
 //         net:    {step_latency_us: 4.2,  efficiency: 0.44, fitted: true}
 //     - name: bandwidth
 //       ...
+//   on_bound:                    # fitted parameters on a bound of their range (calibrate and validate warn)
+//     - {parameter: bandwidth.nvlink.efficiency, value: 1, bound: 1, side: upper}
 //   measurements:
 //     - file: a100-2node.log
 //       collective: allreduce
@@ -32,10 +36,12 @@
 //       fit_error: {geomean_abs_error: 0.041, max_abs_error: 0.29, geomean_abs_error_1mib: 0.06,
 //                   max_abs_error_1mib: 0.29}
 //
-// Units are in the key names (_us, _bytes); efficiency is a fraction in (0, 1.5] (above 1 where the datasheet rate
-// the topology gives is below what the hardware delivers, e.g. NVLink SHARP). Reading rejects, with file, line,
-// column and key path: a missing or mistyped field, an unknown key, a negative latency, an efficiency outside
-// (0, 1.5], an unknown link class or collective, measurement arrays of different lengths.
+// Units are in the key names (_us, _bytes); efficiency is a fraction in (0, 1]: a transfer never moves faster than
+// its link (where the hardware beats the spec's rate, e.g. NVLink SHARP, the fit stops at 1 and says so in
+// on_bound). Format 1 files (no fill_bytes, no on_bound, efficiencies up to 1.5) still read: each efficiency above
+// 1 in them becomes an on_bound entry. Reading rejects, with file, line, column and key path: a missing or
+// mistyped field, an unknown key, a negative latency, an efficiency outside (0, 1] ((0, 1.5] in format 1), an
+// unknown link class or collective, measurement arrays of different lengths, a format version other than 1 or 2.
 #include <array>
 #include <iosfwd>
 #include <optional>
@@ -49,8 +55,11 @@
 
 namespace syncsim {
 
-inline constexpr int kCalibrationFormatVersion = 1;
-inline constexpr double kMaxEfficiency = 1.5;
+inline constexpr int kCalibrationFormatVersion = 2;
+// A transfer gets at most its link's rate; format 1 allowed up to 1.5 (a fit that could not reach a measured
+// rate "fixed" it with an efficiency above 1, which nobody was told about).
+inline constexpr double kMaxEfficiency = 1.0;
+inline constexpr double kMaxEfficiencyFormat1 = 1.5;
 
 // Which of a log's two measurements is "the" measured time: out-of-place (nccl-tests' headline column),
 // in-place, or the faster of the two. Both placements run the same collective, and interference only ever adds
@@ -69,9 +78,22 @@ struct LinkCalibration {
 struct CalibrationRegime {
   std::string name;
   double launch_us = 0;
+  double fill_bytes = 0;                 // the channel ramp (TransferCost::fill); 0: none
   std::array<LinkCalibration, 3> links;  // indexed by LinkKind
   friend bool operator==(const CalibrationRegime&, const CalibrationRegime&) = default;
 };
+
+// A fitted parameter that sits on a bound of its physical range: the fit wanted to go further, so the model or
+// the topology spec is off there (e.g. an efficiency of 1: the log moves more than the spec's links can).
+struct BoundHit {
+  std::string parameter;  // regime.class.field or regime.field: "bandwidth.nvlink.efficiency", "latency.launch_us"
+  double value = 0;
+  double bound = 0;
+  bool upper = true;
+  friend bool operator==(const BoundHit&, const BoundHit&) = default;
+};
+// One line for a terminal: "calibration parameter bandwidth.nvlink.efficiency = 1 is on its upper bound 1 (...)".
+std::string describe(const BoundHit& hit);
 
 struct CalibrationMeasurement {
   std::string file;
@@ -93,6 +115,7 @@ struct Calibration {
   // command names another. nullopt: the fastest algorithm, as NCCL's tuner picks.
   std::optional<Algorithm> algorithm;
   std::vector<CalibrationRegime> regimes;
+  std::vector<BoundHit> on_bound;
   std::vector<CalibrationMeasurement> measurements;
 };
 

@@ -51,6 +51,10 @@ struct TransferCost {
   std::optional<std::array<SimTime, 3>> step_latency;
   std::array<double, 3> efficiency{1.0, 1.0, 1.0};
   SimTime launch;
+  // The channel ramp (calibrated models): a collective smaller than `fill` costs what one of `fill` bytes costs,
+  // because NCCL runs it on fewer channels (enqueue.cc: a channel per nThreads x threadThreshold bytes), each as
+  // slow as when all run. 0: no ramp.
+  Bytes fill{0};
 };
 
 // A calibrated model (from `syncsim calibrate`): one TransferCost per regime — e.g. a latency-bound regime fitted
