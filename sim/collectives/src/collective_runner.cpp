@@ -52,8 +52,9 @@ SimTime capped(const CollectiveSpec& spec, std::size_t ranks, SimTime time) {
 CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std::size_t ranks, Candidate candidate,
                                 const std::vector<std::vector<Rank>>& hosts) {
   const Topology& topology = router.topology();
-  const std::uint32_t channels =
-      spec.channels ? *spec.channels : default_channels(topology, ranks, candidate.algorithm);
+  std::uint32_t channels = spec.channels ? *spec.channels : default_channels(topology, ranks, candidate.algorithm);
+  // An all-to-all already has every rank send to every peer at once: channels would only cut each transfer in C.
+  if (!spec.channels && spec.op == CollectiveOp::alltoall) channels = 1;
   if (channels == 0) throw InputError("channels must be at least 1");
   ExecutorOptions options;
   options.bulk = spec.bulk;
@@ -186,6 +187,11 @@ std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts
 }
 
 std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, bool has_hosts, bool any_algorithm) {
+  if (op == CollectiveOp::alltoall) {
+    // NCCL has one way, point-to-point to every peer (direct_plan.hpp).
+    if (any_algorithm && has_hosts) return {Algorithm::direct, Algorithm::hierarchical};
+    return {Algorithm::direct};
+  }
   std::vector<Algorithm> candidates{Algorithm::ring};
   const bool power_of_two = (ranks & (ranks - 1)) == 0;
   if (op == CollectiveOp::allreduce || op == CollectiveOp::broadcast || op == CollectiveOp::reduce) {
