@@ -125,3 +125,18 @@ TEST_CASE("auto runs NCCL's direct AllToAll; best also tries hierarchical", "[al
         std::vector<Algorithm>{Algorithm::direct, Algorithm::hierarchical});
   CHECK(candidate_algorithms(CollectiveOp::alltoall, 16, false, true) == std::vector<Algorithm>{Algorithm::direct});
 }
+
+TEST_CASE("with NCCL's latency model AllToAll takes LL or Simple, never LL128, as NCCL's point-to-point does",
+          "[alltoall]") {
+  const Topology topology = build_topology("switch:n=8,bw=100Gbps,lat=5us");
+  Router router(topology);
+  CollectiveSpec spec;
+  spec.op = CollectiveOp::alltoall;
+  spec.latency = LatencySource::nccl;
+  spec.size = Bytes{8 * 1024};
+  CHECK(simulate_collective(router, spec).protocol == Protocol::ll);
+  spec.size = Bytes{kGiB};
+  CHECK(simulate_collective(router, spec).protocol == Protocol::simple);
+  spec.protocol = Protocol::ll128;  // asked for, it runs
+  CHECK(simulate_collective(router, spec).protocol == Protocol::ll128);
+}

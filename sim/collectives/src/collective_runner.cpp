@@ -226,7 +226,10 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
       for (std::size_t r = 0; r < spec.calibration->regimes.size(); ++r) candidates.push_back({algorithm, {}, r});
     } else if (spec.latency == LatencySource::nccl) {
       for (const Protocol p : {Protocol::ll, Protocol::ll128, Protocol::simple}) {
-        if (!spec.protocol || *spec.protocol == p) candidates.push_back({algorithm, p, {}});
+        // NCCL's point-to-point transfers (AllToAll's) use LL or Simple, never LL128 (src/enqueue.cc, NCCL 2.30:
+        // LL up to P2P_LL_THRESHOLD bytes per channel, else Simple); the cheaper of the two wins here.
+        const bool p2p_protocol = spec.op != CollectiveOp::alltoall || p != Protocol::ll128;
+        if (spec.protocol ? *spec.protocol == p : p2p_protocol) candidates.push_back({algorithm, p, {}});
       }
     } else {
       candidates.push_back({algorithm, {}, {}});
