@@ -138,8 +138,8 @@ CollectiveSpec make_spec(const CollectiveOptions& options, const Topology& topol
 }
 
 // The table's rows: each requested size rounded down to whole elements (per rank for reduce_scatter and
-// all_gather), as nccl-tests does. Sizes that round to the same byte count (8, 9, 10 and 11 bytes of floats, or a
-// factor near 1) are one row, not several identical ones.
+// all_gather, 16-byte blocks per peer for alltoall), as nccl-tests does. Sizes that round to the same byte count (8, 9,
+// 10 and 11 bytes of floats, or a factor near 1) are one row, not several identical ones.
 std::vector<CollectiveRow> table_rows(const CollectiveSpec& base, const std::vector<Bytes>& sizes, int root) {
   std::vector<CollectiveRow> rows;
   for (const Bytes requested : sizes) {
@@ -284,7 +284,7 @@ Action add_collective_command(CLI::App& app, FlagCheck* check) {
       app.add_subcommand("collective", "Simulate one collective over a range of sizes; print nccl-tests' table");
   command->add_option("--topology,-t", options->topology, "Topology spec, e.g. switch:n=8,bw=100Gbps,lat=5us")
       ->required();
-  command->add_option("--op", options->op, "allreduce | reduce_scatter | all_gather | broadcast | reduce")
+  command->add_option("--op", options->op, "allreduce | reduce_scatter | all_gather | broadcast | reduce | alltoall")
       ->capture_default_str();
   command->add_option("--algo", options->algo, algorithm_help())->capture_default_str();
   command->add_option("--protocol", options->protocol, "NCCL protocol: ll | ll128 | simple | auto")

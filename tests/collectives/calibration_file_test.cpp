@@ -125,7 +125,7 @@ TEST_CASE("bad calibration files name file, line, column and key", "[calibration
        "expected a whole number, got '8.5'"},
       {"arrays of different lengths", replaced("measured_us: [32.01, 76.71]", "measured_us: [32.01]"), 24, 18,
        "measurements[0].measured_us", "expected 2 values, one per size in sizes_bytes, got 1"},
-      {"unknown collective", replaced("collective: allreduce", "collective: alltoall"), 19, 17,
+      {"unknown collective", replaced("collective: allreduce", "collective: gather"), 19, 17,
        "measurements[0].collective", "unknown collective"},
       {"duplicate regime", replaced("name: bandwidth", "name: latency"), 11, 11, "regimes[1].name",
        "regime 'latency' appears twice"},

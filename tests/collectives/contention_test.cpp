@@ -4,6 +4,7 @@
 #include <numeric>
 
 #include "syncsim/collectives/collective_executor.hpp"
+#include "syncsim/collectives/direct_plan.hpp"
 #include "syncsim/collectives/ring_plan.hpp"
 #include "syncsim/topology/topology_spec.hpp"
 
@@ -79,12 +80,12 @@ struct Outcome {
   ExecutorStats stats;
 };
 
-Outcome collide(bool bulk, SimTime when, double intruder_bytes) {
+// `plan` (8 ranks) on switch:n=8,bw=100Gbps,lat=5us with the intruder's flow starting at `when`.
+Outcome collide(const CollectivePlan& plan, bool bulk, SimTime when, double intruder_bytes) {
   const Topology topology = build_topology("switch:n=8,bw=100Gbps,lat=5us");
   Simulator sim;
   FlowModel flows(sim, topology);
   Router router(topology);
-  const RingPlan plan(CollectiveOp::allreduce, 8, Bytes{std::int64_t{1} << 26});
   std::vector<NodeId> gpus;
   for (std::size_t g = 0; g < 8; ++g) gpus.push_back(topology.gpu(g));
   ExecutorOptions options;
@@ -106,18 +107,38 @@ Outcome collide(bool bulk, SimTime when, double intruder_bytes) {
 TEST_CASE("a flow that cuts into a bulk step breaks its claim and shares exactly as per-flow", "[contention]") {
   // The allreduce of 64 MiB takes 14 steps of about 10 us + 671 us; start the intruder inside step 3's drain,
   // inside a latency tail, and exactly on a step boundary.
-  const SimTime alone = collide(false, SimTime::from_seconds(1.0), 1e6).collective;  // intruder comes after
+  const RingPlan ring(CollectiveOp::allreduce, 8, Bytes{std::int64_t{1} << 26});
+  const SimTime alone = collide(ring, false, SimTime::from_seconds(1.0), 1e6).collective;  // intruder comes after
   for (const SimTime when : {SimTime::from_us(2100), SimTime::from_ps(std::int64_t{3} * 681'110'000 + 681'000'000),
                              SimTime::zero(), SimTime::from_us(681.1)}) {
     for (const double bytes : {1e6, 5e7}) {
-      const Outcome per_flow = collide(false, when, bytes);
-      const Outcome bulk = collide(true, when, bytes);
+      const Outcome per_flow = collide(ring, false, when, bytes);
+      const Outcome bulk = collide(ring, true, when, bytes);
       INFO("intruder at " << when.ps() << " ps, " << bytes << " bytes");
       CHECK(std::llabs(bulk.collective.ps() - per_flow.collective.ps()) <= 30);
       CHECK(std::llabs(bulk.intruder.ps() - per_flow.intruder.ps()) <= 30);
       // The intruder really slowed the collective down compared with running alone.
       CHECK(per_flow.collective > alone);
     }
+  }
+}
+
+TEST_CASE("a flow that cuts into a bulk all-to-all step: the rest runs as flows, exactly as per-flow",
+          "[contention][alltoall]") {
+  // 64 MiB: the one step drains for 7/8 x 64 MiB / 12.5 GB/s = 4.70 ms, then 10 us of latency. The intruder comes
+  // mid-drain, just before the drain ends and inside the latency tail.
+  const DirectPlan alltoall(CollectiveOp::alltoall, 8, Bytes{std::int64_t{1} << 26});
+  const Outcome alone = collide(alltoall, true, SimTime::from_seconds(1.0), 5e6);
+  CHECK(alone.stats.bulk_steps == 1);
+  for (const SimTime when : {SimTime::from_us(1000), SimTime::from_us(4696), SimTime::from_us(4702)}) {
+    const Outcome per_flow = collide(alltoall, false, when, 5e6);
+    const Outcome bulk = collide(alltoall, true, when, 5e6);
+    INFO("intruder at " << when.us() << " us");
+    CHECK(bulk.stats.bulk_steps == 0);  // the claim broke
+    CHECK(bulk.stats.transfers == 56);
+    CHECK(std::llabs(bulk.collective.ps() - per_flow.collective.ps()) <= 2);
+    CHECK(std::llabs(bulk.intruder.ps() - per_flow.intruder.ps()) <= 2);
+    CHECK(per_flow.collective >= alone.collective);
   }
 }
 

@@ -204,7 +204,8 @@ TEST_CASE("real-log quirks: CRLF, trailing whitespace, a byte-order mark, NCCL's
 
 TEST_CASE("the collective comes from the test line, the rows, or the file name", "[nccl-tests]") {
   CHECK(collective_from_test_name("reduce_scatter_perf") == CollectiveOp::reduce_scatter);
-  CHECK_FALSE(collective_from_test_name("alltoall_perf"));
+  CHECK(collective_from_test_name("alltoall_perf") == CollectiveOp::alltoall);
+  CHECK_FALSE(collective_from_test_name("gather_perf"));
   CHECK(collective_from_file_name("logs/x.all_gather.log") == CollectiveOp::all_gather);
   CHECK(collective_from_file_name("AllReduce-2node.txt") == CollectiveOp::allreduce);
   CHECK(collective_from_file_name("reduce_scatter_perf.log") == CollectiveOp::reduce_scatter);

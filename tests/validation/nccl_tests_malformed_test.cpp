@@ -39,7 +39,7 @@ const Malformed kMalformed[] = {
     {"size-count-mismatch.log", 27, "size", "size 131080 is not count 32768 x 4 bytes (float)"},
     {"root-in-allreduce.log", 19, "root", "root 3 where allreduce has none"},
     {"two-tables.log", 50, "", "a second log begins here (the first table starts at line 14)"},
-    {"alltoall.log", 1, "collective", "unsupported nccl-tests program 'alltoall_perf'"},
+    {"gather.log", 1, "collective", "unsupported nccl-tests program 'gather_perf'"},
 };
 
 }  // namespace

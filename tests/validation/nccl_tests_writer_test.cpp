@@ -168,8 +168,8 @@ TEST_CASE("JSON with missing or mistyped fields is rejected naming the key path"
   j["rows"][0]["in_place"].erase("time_us");
   CHECK(error_of(j) == "cal.json: rows[0].in_place.time_us: missing");
   j = good;
-  j["collective"] = "alltoall";
-  CHECK_THAT(error_of(j), Catch::StartsWith("cal.json: collective: unknown collective 'alltoall'"));
+  j["collective"] = "gather";
+  CHECK_THAT(error_of(j), Catch::StartsWith("cal.json: collective: unknown collective 'gather'"));
   j = good;
   j["ranks"] = 0;
   CHECK(error_of(j) == "cal.json: ranks: expected at least 1 rank");

@@ -14,17 +14,13 @@ float value(int rank, std::int64_t index) {
 // What a destination holds before the operation, so that a result left over from an earlier run cannot pass.
 constexpr float kJunk = -1.0f;
 
-bool per_rank_count(CollectiveOp op) {
-  return op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_gather;
-}
-
 }  // namespace
 
 MpiCollective::MpiCollective(CollectiveOp op, MPI_Comm comm, int root, std::int64_t max_count)
     : op_(op), comm_(comm), root_(root) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &ranks_);
-  const std::int64_t whole = per_rank_count(op_) ? max_count * ranks_ : max_count;
+  const std::int64_t whole = count_is_per_rank(op_) ? max_count * ranks_ : max_count;
   send_.assign(static_cast<std::size_t>(std::max<std::int64_t>(whole, 1)), 0.0f);
   recv_.assign(static_cast<std::size_t>(std::max<std::int64_t>(whole, 1)), 0.0f);
 }
@@ -61,18 +57,25 @@ void MpiCollective::run(std::int64_t count, bool in_place) {
         MPI_Reduce(recv_.data(), nullptr, n, MPI_FLOAT, MPI_SUM, root_, comm_);
       }
       break;
+    case CollectiveOp::alltoall:
+      if (in_place) {
+        MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, recv_.data(), n, MPI_FLOAT, comm_);
+      } else {
+        MPI_Alltoall(send_.data(), n, MPI_FLOAT, recv_.data(), n, MPI_FLOAT, comm_);
+      }
+      break;
   }
 }
 
 void MpiCollective::fill(std::int64_t count, bool in_place) {
-  const std::int64_t whole = per_rank_count(op_) ? count * ranks_ : count;
+  const std::int64_t whole = count_is_per_rank(op_) ? count * ranks_ : count;
   std::fill_n(recv_.begin(), whole, kJunk);
   // Where this rank's input sits and which global element its first value stands for.
   float* in = input(in_place);
   std::int64_t length = count;
   std::int64_t first = 0;
-  if (op_ == CollectiveOp::reduce_scatter) {
-    length = whole;
+  if (op_ == CollectiveOp::reduce_scatter || op_ == CollectiveOp::alltoall) {
+    length = whole;  // AllToAll: block d, value(rank, d count + k), goes to rank d
   } else if (op_ == CollectiveOp::all_gather) {
     first = rank_ * count;
     if (in_place) in += first;
@@ -90,6 +93,7 @@ float MpiCollective::expected(std::int64_t index) const {
       for (int q = 0; q < ranks_; ++q) sum += value(q, index);
       return sum;
     case CollectiveOp::all_gather:
+    case CollectiveOp::alltoall:
       return 0;  // handled by count_wrong, which knows the chunk size
     case CollectiveOp::broadcast:
       return value(root_, index);
@@ -104,6 +108,13 @@ std::int64_t MpiCollective::count_wrong(std::int64_t count) const {
   if (op_ == CollectiveOp::all_gather) {
     for (std::int64_t j = 0; j < count * ranks_; ++j) {
       if (out[j] != value(static_cast<int>(j / count), j)) ++wrong;
+    }
+    return wrong;
+  }
+  if (op_ == CollectiveOp::alltoall) {
+    // Block q came from rank q: its block for this rank.
+    for (std::int64_t j = 0; j < count * ranks_; ++j) {
+      if (out[j] != value(static_cast<int>(j / count), rank_ * count + j % count)) ++wrong;
     }
     return wrong;
   }

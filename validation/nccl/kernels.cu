@@ -44,6 +44,8 @@ __global__ void count_wrong_kernel(const float* buf, std::int64_t count, int exp
       for (int q = 0; q < ranks; ++q) want += value(q, offset + j);
     } else if (expect == static_cast<int>(Expect::gathered)) {
       want = value(static_cast<int>(j / chunk), j);
+    } else if (expect == static_cast<int>(Expect::exchanged)) {
+      want = value(static_cast<int>(j / chunk), offset + j % chunk);
     } else {
       want = value(root, j);
     }

@@ -15,6 +15,8 @@ enum class Expect : int {
   sum_over_ranks = 0,  // sum over all ranks q of value(q, offset + j)  (AllReduce, Reduce, ReduceScatter)
   gathered = 1,        // value(j / chunk, j)                           (AllGather)
   root_values = 2,     // value(root, j)                                (Broadcast)
+  exchanged = 3,       // value(j / chunk, offset + j mod chunk)        (AllToAll: block q from rank q, offset =
+                       //                                                the receiver's rank x chunk)
 };
 
 // buf[i] = value(rank, first + i), i < count.

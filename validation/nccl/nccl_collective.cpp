@@ -11,9 +11,6 @@ namespace {
 // What a destination holds before the operation, so that an earlier run's result cannot pass the check.
 constexpr float kJunk = -1.0f;
 
-bool per_rank_count(CollectiveOp op) {
-  return op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_gather;
-}
 }  // namespace
 
 NcclDevices::NcclDevices(std::vector<int> devices)
@@ -65,7 +62,7 @@ NcclCollective::~NcclCollective() {
 }
 
 std::int64_t NcclCollective::whole(std::int64_t count) const {
-  return per_rank_count(op_) ? count * devices_.ranks() : count;
+  return count_is_per_rank(op_) ? count * devices_.ranks() : count;
 }
 
 void NcclCollective::run(std::int64_t count, bool in_place) {
@@ -94,6 +91,17 @@ void NcclCollective::run(std::int64_t count, bool in_place) {
         SYNCSIM_NCCL(
             ncclReduce(in_place ? rank.recv : rank.send, rank.recv, n, ncclFloat, ncclSum, root_, comm, stream));
         break;
+      case CollectiveOp::alltoall: {
+        // Block p of the send buffer to peer p, block p of the receive buffer from peer p, as nccl-tests'
+        // alltoall_perf does with ncclSend/ncclRecv (ncclAlltoAll, NCCL 2.28+, appends the same tasks).
+        const float* from = in_place ? rank.recv : rank.send;
+        for (int peer = 0; peer < devices_.ranks(); ++peer) {
+          const std::ptrdiff_t block = static_cast<std::ptrdiff_t>(peer) * count;
+          SYNCSIM_NCCL(ncclSend(from + block, n, ncclFloat, peer, comm, stream));
+          SYNCSIM_NCCL(ncclRecv(rank.recv + block, n, ncclFloat, peer, comm, stream));
+        }
+        break;
+      }
     }
   }
   SYNCSIM_NCCL(ncclGroupEnd());
@@ -112,6 +120,7 @@ void NcclCollective::fill(std::int64_t count, bool in_place) {
         SYNCSIM_CUDA(fill_values(input, count, r, 0, stream));
         break;
       case CollectiveOp::reduce_scatter:
+      case CollectiveOp::alltoall:  // block d of rank r holds value(r, d count + k)
         SYNCSIM_CUDA(fill_values(input, whole(count), r, 0, stream));
         break;
       case CollectiveOp::all_gather:
@@ -148,6 +157,10 @@ double NcclCollective::time(std::int64_t count, bool in_place, int warmup, int i
   return total_ms * 1e-3 / devices_.ranks() / iters;
 }
 
+bool NcclCollective::checks(bool in_place) const {
+  return !(op_ == CollectiveOp::alltoall && in_place);
+}
+
 std::int64_t NcclCollective::check(std::int64_t count, bool in_place) {
   fill(count, in_place);
   run(count, in_place);
@@ -179,6 +192,10 @@ std::int64_t NcclCollective::check(std::int64_t count, bool in_place) {
         break;
       case CollectiveOp::broadcast:
         SYNCSIM_CUDA(count_wrong(rank.recv, count, Expect::root_values, ranks, root_, 0, count, rank.wrong, stream));
+        break;
+      case CollectiveOp::alltoall:  // block q from rank q: its block r, value(q, r count + k)
+        SYNCSIM_CUDA(count_wrong(rank.recv, whole(count), Expect::exchanged, ranks, root_, r * count, count, rank.wrong,
+                                 stream));
         break;
     }
   }

@@ -11,6 +11,8 @@
 //   all_gather       elements per rank       send = recv + rank x count
 //   broadcast        whole buffer            recv = send
 //   reduce           whole buffer            recv = send (the root receives)
+//   alltoall         elements per peer       recv = send: unchecked, as nccl-tests' alltoall_perf prints N/A (a
+//                                            grouped exchange within one buffer overwrites blocks still to be sent)
 //
 // Times come from CUDA events around the timed iterations on each rank's stream, averaged over ranks.
 #include <cuda_runtime.h>
@@ -57,6 +59,8 @@ class NcclCollective {
   void fill(std::int64_t count, bool in_place);
   // Seconds per operation: `warmup` untimed runs, then `iters` between CUDA events, averaged over ranks.
   double time(std::int64_t count, bool in_place, int warmup, int iters);
+  // Whether check() applies: not to an in-place alltoall (see above).
+  bool checks(bool in_place) const;
   // fill(), run(), then the elements of all ranks' results that differ from the expected ones.
   std::int64_t check(std::int64_t count, bool in_place);
 

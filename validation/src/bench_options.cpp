@@ -48,8 +48,9 @@ void add_bench_options(CLI::App& app, BenchFlags& flags) {
       ->capture_default_str();
   app.add_option("-n,--iters", flags.iters, "Timed iterations per size and placement")->capture_default_str();
   app.add_option("-c,--check", flags.check, "Check results: 1 on, 0 off (#wrong prints N/A)")->capture_default_str();
-  app.add_option("--op", flags.ops,
-                 "Collectives: allreduce, reduce_scatter, all_gather, broadcast, reduce, a comma list, or all")
+  app.add_option(
+         "--op", flags.ops,
+         "Collectives: allreduce, reduce_scatter, all_gather, broadcast, reduce, alltoall, a comma list, or all")
       ->capture_default_str();
   app.add_option("-r,--root", flags.root, "Root rank of broadcast and reduce")->capture_default_str();
   app.add_option("--json", flags.json_path, "Write all results as JSON to this file");
@@ -58,8 +59,8 @@ void add_bench_options(CLI::App& app, BenchFlags& flags) {
 
 std::vector<CollectiveOp> parse_collective_list(std::string_view text) {
   if (text == "all") {
-    return {CollectiveOp::allreduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather, CollectiveOp::broadcast,
-            CollectiveOp::reduce};
+    return {CollectiveOp::allreduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather,
+            CollectiveOp::broadcast, CollectiveOp::reduce,         CollectiveOp::alltoall};
   }
   std::vector<CollectiveOp> ops;
   while (true) {

@@ -15,9 +15,6 @@ namespace syncsim {
 
 namespace {
 
-bool per_rank_count(CollectiveOp op) {
-  return op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_gather;
-}
 bool has_root(CollectiveOp op) {
   return op == CollectiveOp::broadcast || op == CollectiveOp::reduce;
 }
@@ -33,7 +30,7 @@ constexpr double kPrintRounding = 0.005;
 
 std::optional<CollectiveOp> collective_from_test_name(std::string_view name) {
   for (const CollectiveOp op : {CollectiveOp::allreduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather,
-                                CollectiveOp::broadcast, CollectiveOp::reduce}) {
+                                CollectiveOp::broadcast, CollectiveOp::reduce, CollectiveOp::alltoall}) {
     if (name == nccl_tests_name(op)) return op;
   }
   return std::nullopt;
@@ -47,7 +44,8 @@ std::optional<CollectiveOp> collective_from_file_name(std::string_view path) {
   for (const char c : path) {
     if (c != '_' && c != '-') name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   }
-  constexpr std::array<std::pair<std::string_view, CollectiveOp>, 6> kPatterns{{
+  constexpr std::array<std::pair<std::string_view, CollectiveOp>, 7> kPatterns{{
+      {"alltoall", CollectiveOp::alltoall},
       {"reducescatter", CollectiveOp::reduce_scatter},
       {"allgather", CollectiveOp::all_gather},
       {"allreduce", CollectiveOp::allreduce},
@@ -118,8 +116,10 @@ CollectiveOp decide_collective(NcclTestsLog& log, std::optional<CollectiveOp> ch
                                const LineRef& table) {
   if (chosen) return *chosen;
   if (named) return *named;
-  const std::optional<CollectiveOp> inferred = infer_collective(log);
+  std::optional<CollectiveOp> inferred = infer_collective(log);
   const std::optional<CollectiveOp> hinted = collective_from_file_name(log.source);
+  // AllToAll's rows are AllGather's (count per peer, size for all ranks, redop none, no root): only a name tells.
+  if (inferred == CollectiveOp::all_gather && hinted == CollectiveOp::alltoall) inferred = hinted;
   if (inferred && hinted && *inferred != *hinted) {
     log.warnings.push_back(fmt::format("the file name suggests {} but the rows are those of {}: read as {}",
                                        to_string(*hinted), to_string(*inferred), to_string(*inferred)));
@@ -136,10 +136,10 @@ void check_rows(const NcclTestsLog& log) {
   for (const NcclTestsRow& row : log.rows) {
     const LineRef where{&log.source, row.line};
     if (const std::optional<int> element = nccl_tests_type_bytes(row.type)) {
-      const std::int64_t ranks = per_rank_count(op) ? log.ranks : 1;
+      const std::int64_t ranks = count_is_per_rank(op) ? log.ranks : 1;
       if (row.size_bytes != row.count * *element * ranks) {
         where.fail(0, "size",
-                   per_rank_count(op)
+                   count_is_per_rank(op)
                        ? fmt::format("size {} is not count {} x {} bytes ({}) x {} ranks, as {} prints it",
                                      row.size_bytes, row.count, *element, row.type, ranks, nccl_tests_name(op))
                        : fmt::format("size {} is not count {} x {} bytes ({}), as {} prints it", row.size_bytes,

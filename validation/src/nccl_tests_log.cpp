@@ -97,7 +97,7 @@ class LogReader {
       if (!named_op_) {
         where.fail(tokens[3].column, "collective",
                    fmt::format("unsupported nccl-tests program '{}': expected all_reduce_perf, reduce_scatter_perf, "
-                               "all_gather_perf, broadcast_perf or reduce_perf",
+                               "all_gather_perf, broadcast_perf, reduce_perf or alltoall_perf",
                                tokens[3].text));
       }
     } else if (tokens.front().text == "nThread") {

@@ -7,6 +7,7 @@
 
 #include "syncsim/collectives/direct_plan.hpp"
 #include "syncsim/collectives/halving_doubling_plan.hpp"
+#include "syncsim/collectives/hierarchical_alltoall_plan.hpp"
 #include "syncsim/collectives/hierarchical_plan.hpp"
 #include "syncsim/collectives/pat_plan.hpp"
 #include "syncsim/collectives/ring_plan.hpp"
@@ -47,6 +48,12 @@ Algorithm parse_algorithm(std::string_view text) {
 
 std::unique_ptr<CollectivePlan> make_plan(Algorithm algorithm, CollectiveOp op, std::size_t ranks, Bytes size,
                                           const PlanContext& context) {
+  if (op == CollectiveOp::alltoall && algorithm != Algorithm::direct && algorithm != Algorithm::hierarchical) {
+    throw InputError(fmt::format(
+        "{} cannot run alltoall: every rank sends a different block to every other rank, which direct (NCCL's way) "
+        "and hierarchical do",
+        to_string(algorithm)));
+  }
   switch (algorithm) {
     case Algorithm::ring: {
       RingOptions options;
@@ -67,6 +74,7 @@ std::unique_ptr<CollectivePlan> make_plan(Algorithm algorithm, CollectiveOp op, 
       return std::make_unique<HalvingDoublingPlan>(op, ranks, size);
     case Algorithm::hierarchical:
       require_no_slices(algorithm, op, context);
+      if (op == CollectiveOp::alltoall) return std::make_unique<HierarchicalAllToAllPlan>(ranks, size, context.hosts);
       return std::make_unique<HierarchicalPlan>(op, ranks, size, context.hosts);
     case Algorithm::direct:
       require_no_slices(algorithm, op, context);

@@ -294,14 +294,8 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
     if (!pattern.usable) return leave_bulk();
     if (claimed != id) {
       release_claims();
-      for (const auto& transfer : pattern.transfers) {
-        for (const LinkId link : transfer.route->links) {
-          if (!flows.idle(link)) return leave_bulk();
-        }
-      }
-      for (const auto& transfer : pattern.transfers) {
-        for (const LinkId link : transfer.route->links) flows.claim(link, self);
-      }
+      if (!links_idle(pattern, flows)) return leave_bulk();
+      claim_links(pattern, flows, self);
       claimed = id;
     }
     bulk_step_start = sim.now();
@@ -314,28 +308,19 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
     BulkPattern& pattern = patterns.at(*claimed);
     ++pattern.unrecorded_steps;
     ++stats.bulk_steps;
-    stats.transfers += pattern.transfers.size();
-    for (const auto& transfer : pattern.transfers) {
-      stats.bytes_sent += transfer.bytes;
-      bytes_delivered += transfer.bytes;
+    stats.transfers += pattern.transfer_bytes.size();
+    for (const double bytes : pattern.transfer_bytes) {
+      stats.bytes_sent += bytes;
+      bytes_delivered += bytes;
     }
-    stats.bytes_reduced += pattern.reduce_bytes * static_cast<double>(pattern.transfers.size());
+    stats.bytes_reduced += pattern.reduce_bytes * static_cast<double>(ranks.size());
     ++bulk_step;
     run_bulk_step();
   }
 
   void release_claims() {
     if (!claimed) return;
-    BulkPattern& pattern = patterns.at(*claimed);
-    for (const auto& transfer : pattern.transfers) {
-      for (const LinkId link : transfer.route->links) flows.release(link);
-      if (pattern.unrecorded_steps > 0) {
-        const auto steps = static_cast<std::int64_t>(pattern.unrecorded_steps);
-        flows.record_usage(*transfer.route, wire_bytes(transfer.bytes, *transfer.route) * static_cast<double>(steps),
-                           pattern.drain_time * steps);
-      }
-    }
-    pattern.unrecorded_steps = 0;
+    release_links(patterns.at(*claimed), flows);
     claimed.reset();
   }
 
@@ -361,45 +346,47 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
         pattern.drain_time > SimTime::zero()
             ? static_cast<double>(pushed_for.ps()) / static_cast<double>(pattern.drain_time.ps())
             : 1.0;
-    for (const auto& transfer : pattern.transfers) {
-      flows.record_usage(*transfer.route, wire_bytes(transfer.bytes, *transfer.route) * pushed_fraction, pushed_for);
-    }
+    record_partial_step(pattern, flows, pushed_fraction, pushed_for);
     release_claims();
+    const bool transfers_done = elapsed >= pattern.transfer_time;
     for (std::uint32_t r = 0; r < ranks.size(); ++r) {
       RankState& st = ranks[r];
       st.step = bulk_step;
       plan.step(Rank{r}, bulk_step, scratch);
-      st.recvs_needed = 1;
+      st.recvs_needed = scratch.recv_count;
       st.reduce_bytes = scratch.reduce_bytes;
-      if (elapsed >= pattern.transfer_time) {
+      if (transfers_done) {
         // Transfers done, reduction under way: finish it where the bulk step would have. The transfers count here,
         // as bulk_step_finished would have counted them.
-        ++stats.transfers;
-        stats.bytes_sent += pattern.transfers[r].bytes;
-        bytes_delivered += pattern.transfers[r].bytes;
+        for (const PlanSend& send : scratch.sends) {
+          ++stats.transfers;
+          stats.bytes_sent += send.bytes;
+          bytes_delivered += send.bytes;
+        }
         st.sends_pending = 0;
-        st.recvs_got = 1;
+        st.recvs_got = st.recvs_needed;
         st.reducing = true;
         stats.bytes_reduced += st.reduce_bytes;
         sim.schedule_at(bulk_step_start + pattern.duration, self, r);
       } else {
-        st.sends_pending = 1;
+        st.sends_pending = static_cast<std::uint32_t>(scratch.sends.size());
         st.recvs_got = 0;
       }
     }
-    if (elapsed >= pattern.transfer_time) return;
+    if (transfers_done) return;
     const SimTime latency = pattern.transfer_time - pattern.drain_time;
     for (std::uint32_t r = 0; r < ranks.size(); ++r) {
       plan.step(Rank{r}, bulk_step, scratch);
-      const PlanSend send = scratch.sends[0];
-      const BulkTransfer& transfer = pattern.transfers[r];
-      if (elapsed < pattern.drain_time) {
-        start_transfer(Rank{r}, bulk_step, send, transfer.bytes * (1.0 - pushed_fraction), latency);
-      } else {
-        // All bytes are on the wire: the send is done, the data lands when the bulk step said it would.
-        ranks[r].sends_pending = 0;
-        const std::uint32_t slot = track(Rank{r}, bulk_step, send, latency);
-        sim.schedule_at(bulk_step_start + pattern.transfer_time, self, kArrivalEvent | slot);
+      // No copy of the sends: this executor's claims are gone, so starting a flow cannot re-enter it (see begin_step).
+      for (const PlanSend& send : scratch.sends) {
+        if (elapsed < pattern.drain_time) {
+          start_transfer(Rank{r}, bulk_step, send, send.bytes * (1.0 - pushed_fraction), latency);
+        } else {
+          // All bytes are on the wire: the send is done, the data lands when the bulk step said it would.
+          --ranks[r].sends_pending;
+          const std::uint32_t slot = track(Rank{r}, bulk_step, send, latency);
+          sim.schedule_at(bulk_step_start + pattern.transfer_time, self, kArrivalEvent | slot);
+        }
       }
     }
   }

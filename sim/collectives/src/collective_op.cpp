@@ -10,12 +10,13 @@
 namespace syncsim {
 
 namespace {
-constexpr std::array<std::pair<CollectiveOp, std::string_view>, 5> kNames{{
+constexpr std::array<std::pair<CollectiveOp, std::string_view>, 6> kNames{{
     {CollectiveOp::allreduce, "allreduce"},
     {CollectiveOp::reduce_scatter, "reduce_scatter"},
     {CollectiveOp::all_gather, "all_gather"},
     {CollectiveOp::broadcast, "broadcast"},
     {CollectiveOp::reduce, "reduce"},
+    {CollectiveOp::alltoall, "alltoall"},
 }};
 }  // namespace
 
@@ -30,8 +31,9 @@ CollectiveOp parse_collective_op(std::string_view text) {
   for (const auto& [op, name] : kNames) {
     if (name == text) return op;
   }
+  if (text == "all_to_all") return CollectiveOp::alltoall;  // the spelling of all_gather's family
   throw InputError(fmt::format(
-      "unknown collective '{}': expected allreduce, reduce_scatter, all_gather, broadcast or reduce", text));
+      "unknown collective '{}': expected allreduce, reduce_scatter, all_gather, broadcast, reduce or alltoall", text));
 }
 
 double bus_factor(CollectiveOp op, std::size_t ranks) {
@@ -41,12 +43,17 @@ double bus_factor(CollectiveOp op, std::size_t ranks) {
       return 2.0 * (n - 1) / n;
     case CollectiveOp::reduce_scatter:
     case CollectiveOp::all_gather:
+    case CollectiveOp::alltoall:
       return (n - 1) / n;
     case CollectiveOp::broadcast:
     case CollectiveOp::reduce:
       return 1.0;
   }
   return 1.0;
+}
+
+bool count_is_per_rank(CollectiveOp op) {
+  return op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_gather || op == CollectiveOp::alltoall;
 }
 
 std::string_view nccl_tests_name(CollectiveOp op) {
@@ -61,6 +68,8 @@ std::string_view nccl_tests_name(CollectiveOp op) {
       return "broadcast_perf";
     case CollectiveOp::reduce:
       return "reduce_perf";
+    case CollectiveOp::alltoall:
+      return "alltoall_perf";
   }
   return "?";
 }

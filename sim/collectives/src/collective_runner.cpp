@@ -52,8 +52,9 @@ SimTime capped(const CollectiveSpec& spec, std::size_t ranks, SimTime time) {
 CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std::size_t ranks, Candidate candidate,
                                 const std::vector<std::vector<Rank>>& hosts) {
   const Topology& topology = router.topology();
-  const std::uint32_t channels =
-      spec.channels ? *spec.channels : default_channels(topology, ranks, candidate.algorithm);
+  std::uint32_t channels = spec.channels ? *spec.channels : default_channels(topology, ranks, candidate.algorithm);
+  // An all-to-all already has every rank send to every peer at once: channels would only cut each transfer in C.
+  if (!spec.channels && spec.op == CollectiveOp::alltoall) channels = 1;
   if (channels == 0) throw InputError("channels must be at least 1");
   ExecutorOptions options;
   options.bulk = spec.bulk;
@@ -188,6 +189,11 @@ std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts
 }
 
 std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, bool has_hosts, bool any_algorithm) {
+  if (op == CollectiveOp::alltoall) {
+    // NCCL has one way, point-to-point to every peer (direct_plan.hpp).
+    if (any_algorithm && has_hosts) return {Algorithm::direct, Algorithm::hierarchical};
+    return {Algorithm::direct};
+  }
   std::vector<Algorithm> candidates{Algorithm::ring};
   const bool power_of_two = (ranks & (ranks - 1)) == 0;
   if (op == CollectiveOp::allreduce || op == CollectiveOp::broadcast || op == CollectiveOp::reduce) {
@@ -222,7 +228,10 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
       for (std::size_t r = 0; r < spec.calibration->regimes.size(); ++r) candidates.push_back({algorithm, {}, r});
     } else if (spec.latency == LatencySource::nccl) {
       for (const Protocol p : {Protocol::ll, Protocol::ll128, Protocol::simple}) {
-        if (!spec.protocol || *spec.protocol == p) candidates.push_back({algorithm, p, {}});
+        // NCCL's point-to-point transfers (AllToAll's) use LL or Simple, never LL128 (src/enqueue.cc, NCCL 2.30:
+        // LL up to P2P_LL_THRESHOLD bytes per channel, else Simple); the cheaper of the two wins here.
+        const bool p2p_protocol = spec.op != CollectiveOp::alltoall || p != Protocol::ll128;
+        if (spec.protocol ? *spec.protocol == p : p2p_protocol) candidates.push_back({algorithm, p, {}});
       }
     } else {
       candidates.push_back({algorithm, {}, {}});

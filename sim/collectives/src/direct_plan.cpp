@@ -11,7 +11,12 @@ namespace syncsim {
 DirectPlan::DirectPlan(CollectiveOp op, std::size_t ranks, Bytes size, Rank root)
     : op_(op), size_(size), n_(static_cast<std::uint32_t>(ranks)), root_(root) {
   if (ranks < 2) throw InputError(fmt::format("direct needs at least 2 ranks, got {}", ranks));
-  if (ranks > kMaxRanks) {
+  if (op == CollectiveOp::alltoall && ranks > kMaxAllToAllRanks) {
+    throw InputError(fmt::format(
+        "a direct alltoall of {} ranks needs {} routes and transfers in memory; at most {} ranks are supported", ranks,
+        ranks * (ranks - 1), kMaxAllToAllRanks));
+  }
+  if (op != CollectiveOp::alltoall && ranks > kMaxRanks) {
     throw InputError(
         fmt::format("direct is for small groups: n*(n-1) flows per step; {} ranks is more than {}", ranks, kMaxRanks));
   }
@@ -61,7 +66,20 @@ void DirectPlan::step(Rank rank, std::uint32_t t, PlanStep& out) const {
         out.sends.push_back(PlanSend{root_, size, 0, 0});
       }
       return;
+    case CollectiveOp::alltoall:
+      // Block (r, d) is piece r * n + d of the n x n blocks; the receiver keeps it as block r of its buffer.
+      for (std::uint32_t d = 0; d < n_; ++d) {
+        if (d != r) out.sends.push_back(PlanSend{Rank{d}, chunk, 0, r * n_ + d});
+      }
+      out.recv_count = n_ - 1;
+      return;
   }
+}
+
+std::optional<std::uint32_t> DirectPlan::uniform_pattern(std::uint32_t step) const {
+  // Every rank sends the same bytes to every other rank: one pattern per step; a root breaks the symmetry.
+  if (op_ == CollectiveOp::broadcast || op_ == CollectiveOp::reduce) return std::nullopt;
+  return step;
 }
 
 }  // namespace syncsim

@@ -6,10 +6,6 @@
 
 namespace syncsim {
 
-namespace {
-constexpr std::uint32_t kUnplaced = ~std::uint32_t{0};
-}
-
 HierarchicalPlan::HierarchicalPlan(CollectiveOp op, std::size_t ranks, Bytes size,
                                    const std::vector<std::vector<Rank>>& hosts)
     : op_(op), size_(size) {
@@ -20,48 +16,16 @@ HierarchicalPlan::HierarchicalPlan(CollectiveOp op, std::size_t ranks, Bytes siz
   }
   if (ranks < 2) throw InputError(fmt::format("hierarchical needs at least 2 ranks, got {}", ranks));
   if (size.value < 0) throw InputError("a collective's size must not be negative");
-  if (hosts.size() < 2) {
-    throw InputError(fmt::format(
-        "hierarchical needs ranks grouped by host on at least 2 hosts, got {} (the topology has no host structure, "
-        "or all ranks share one host: use ring)",
-        hosts.size()));
-  }
-  hosts_ = static_cast<std::uint32_t>(hosts.size());
-  per_host_ = static_cast<std::uint32_t>(hosts.front().size());
-  for (std::size_t h = 0; h < hosts.size(); ++h) {
-    if (hosts[h].size() != per_host_ || per_host_ == 0) {
-      throw InputError(
-          fmt::format("hierarchical needs the same number of ranks on every host: host 0 has {}, host {} has {}",
-                      per_host_, h, hosts[h].size()));
-    }
-  }
-  if (std::size_t{hosts_} * per_host_ != ranks) {
-    throw InputError(fmt::format("the hosts hold {} ranks, the collective has {}", hosts_ * per_host_, ranks));
-  }
-  host_of_.assign(ranks, kUnplaced);
-  local_of_.assign(ranks, kUnplaced);
-  members_.reserve(ranks);
-  for (std::uint32_t h = 0; h < hosts_; ++h) {
-    for (std::uint32_t i = 0; i < per_host_; ++i) {
-      const Rank rank = hosts[h][i];
-      if (rank.value() >= ranks || host_of_[rank.value()] != kUnplaced) {
-        throw InputError(fmt::format("the hosts do not list each rank 0..{} once: rank {} is out of range or repeated",
-                                     ranks - 1, rank.value()));
-      }
-      host_of_[rank.value()] = h;
-      local_of_[rank.value()] = i;
-      members_.push_back(rank);
-    }
-  }
+  layout_ = host_layout(ranks, hosts);
 }
 
 std::uint32_t HierarchicalPlan::step_count(Rank) const {
-  return 2 * (per_host_ - 1) + 2 * (hosts_ - 1);
+  return 2 * (layout_.per_host - 1) + 2 * (layout_.hosts - 1);
 }
 
 HierarchicalPlan::Place HierarchicalPlan::place(std::uint32_t step) const {
-  const std::uint32_t intra = per_host_ - 1;
-  const std::uint32_t inter = hosts_ - 1;
+  const std::uint32_t intra = layout_.per_host - 1;
+  const std::uint32_t inter = layout_.hosts - 1;
   if (step < intra) return {Phase::intra_reduce_scatter, step};
   step -= intra;
   if (step < inter) return {Phase::inter_reduce_scatter, step};
@@ -72,10 +36,10 @@ HierarchicalPlan::Place HierarchicalPlan::place(std::uint32_t step) const {
 
 void HierarchicalPlan::step(Rank rank, std::uint32_t t, PlanStep& out) const {
   out.clear();
-  const std::uint32_t g = per_host_;
-  const std::uint32_t h = hosts_;
-  const std::uint32_t host = host_of_[rank.value()];
-  const std::uint32_t i = local_of_[rank.value()];
+  const std::uint32_t g = layout_.per_host;
+  const std::uint32_t h = layout_.hosts;
+  const std::uint32_t host = layout_.host_of[rank.value()];
+  const std::uint32_t i = layout_.local_of[rank.value()];
   const double size = static_cast<double>(size_.value);
   const double block = size / g;
   const double piece = block / h;
@@ -85,25 +49,25 @@ void HierarchicalPlan::step(Rank rank, std::uint32_t t, PlanStep& out) const {
     case Phase::intra_reduce_scatter: {
       // Ring reduce-scatter over the host's list (as RingPlan): local i ends with block i.
       const std::uint32_t b = (i + g - (at.index + 1) % g) % g;
-      out.sends.push_back(PlanSend{member(host, (i + 1) % g), block, t, b * h});
+      out.sends.push_back(PlanSend{layout_.member(host, (i + 1) % g), block, t, b * h});
       out.reduce_bytes = block;
       return;
     }
     case Phase::inter_reduce_scatter: {
       // Ring reduce-scatter of block i over the hosts: host j ends with piece j of block i.
       const std::uint32_t c = (host + h - (at.index + 1) % h) % h;
-      out.sends.push_back(PlanSend{member((host + 1) % h, i), piece, t, i * h + c});
+      out.sends.push_back(PlanSend{layout_.member((host + 1) % h, i), piece, t, i * h + c});
       out.reduce_bytes = piece;
       return;
     }
     case Phase::inter_all_gather: {
       const std::uint32_t c = (host + h - at.index % h) % h;
-      out.sends.push_back(PlanSend{member((host + 1) % h, i), piece, t, i * h + c});
+      out.sends.push_back(PlanSend{layout_.member((host + 1) % h, i), piece, t, i * h + c});
       return;
     }
     case Phase::intra_all_gather: {
       const std::uint32_t b = (i + g - at.index % g) % g;
-      out.sends.push_back(PlanSend{member(host, (i + 1) % g), block, t, b * h});
+      out.sends.push_back(PlanSend{layout_.member(host, (i + 1) % g), block, t, b * h});
       return;
     }
   }

@@ -9,6 +9,7 @@ namespace syncsim {
 
 namespace {
 constexpr std::int64_t kFloatBytes = 4;
+constexpr std::int64_t kAllToAllBlockBytes = 16;
 
 // nccl-tests prints times with two decimals, one from 10 ms and none from 100 ms up, so the column keeps its width.
 std::string time_column(SimTime t) {
@@ -32,11 +33,14 @@ void print_row_cells(std::ostream& out, const CollectiveRow& row, const std::str
 CollectiveRow make_row(CollectiveOp op, std::size_t ranks, Bytes requested, int root) {
   CollectiveRow row;
   const auto n = static_cast<std::int64_t>(ranks);
-  const bool per_rank = op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_gather;
-  const std::int64_t unit = per_rank ? n * kFloatBytes : kFloatBytes;
+  const bool per_rank = count_is_per_rank(op);
+  // nccl-tests' alltoall rounds each peer's block down to 16 bytes (AlltoAllGetCollByteCount, src/alltoall.cu).
+  const std::int64_t element_unit = op == CollectiveOp::alltoall ? kAllToAllBlockBytes : kFloatBytes;
+  const std::int64_t unit = per_rank ? n * element_unit : element_unit;
   row.size = Bytes{requested.value / unit * unit};
   row.count = per_rank ? row.size.value / kFloatBytes / n : row.size.value / kFloatBytes;
-  row.redop = (op == CollectiveOp::broadcast || op == CollectiveOp::all_gather) ? "none" : "sum";
+  const bool no_redop = op == CollectiveOp::broadcast || op == CollectiveOp::all_gather || op == CollectiveOp::alltoall;
+  row.redop = no_redop ? "none" : "sum";
   row.root = (op == CollectiveOp::broadcast || op == CollectiveOp::reduce) ? root : -1;
   return row;
 }

@@ -56,6 +56,8 @@ std::uint32_t RingPlan::step_count(Rank rank) const {
       const std::uint32_t c = (position(rank) + n - root_position_ - (op_ == CollectiveOp::reduce ? 1 : 0)) % n;
       return (c == 0 || c == n - 1) ? slices_ : slices_ + 1;
     }
+    case CollectiveOp::alltoall:  // not a ring's: make_plan refuses it
+      break;
   }
   return 0;
 }
@@ -115,6 +117,7 @@ std::optional<std::uint32_t> RingPlan::uniform_pattern(std::uint32_t step) const
       return 1u;
     case CollectiveOp::broadcast:
     case CollectiveOp::reduce:
+    case CollectiveOp::alltoall:
       return std::nullopt;
   }
   return std::nullopt;

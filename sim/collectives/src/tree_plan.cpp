@@ -126,6 +126,7 @@ std::uint32_t TreePlan::step_count(Rank rank) const {
       return (p == 0 || leaf) ? slices_ : slices_ + 1;
     case CollectiveOp::reduce_scatter:
     case CollectiveOp::all_gather:
+    case CollectiveOp::alltoall:  // refused by make_plan
       break;
   }
   return 0;

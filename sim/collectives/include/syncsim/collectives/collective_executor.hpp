@@ -4,12 +4,13 @@
 // Per-flow path: every transfer is a flow in the FlowModel; a rank moves to its next step when its sends were
 // delivered, its receives arrived and its reduction is done (see collective_plan.hpp).
 //
-// Bulk path (docs/architecture.md §20): while all ranks stand at the same step, the plan says the step is uniform, and
+// Bulk path (docs/architecture.md §10): while all ranks stand at the same step, the plan says the step is uniform, and
 // the links it uses carry nothing else, the step's outcome is known in closed form — every transfer runs alone at its
-// route's bottleneck rate — so one event completes the step for all ranks. The executor claims the links for the
-// duration; if another flow starts on one of them, the claim breaks and the unfinished transfers become real
-// flows with exactly the bytes and latency they have left, so the result is the per-flow result. Tests hold the
-// two paths equal.
+// route's bottleneck rate (a ring's step), or the step's transfers share links and one max-min solve gives them all
+// the same finish (an all-to-all's step on a symmetric network: bulk_pattern.hpp) — so one event completes the step
+// for all ranks. The executor claims the links for the duration; if another flow starts on one of them, the claim
+// breaks and the unfinished transfers become real flows with exactly the bytes and latency they have left, so the
+// result is the per-flow result. Tests hold the two paths equal.
 //
 //   CollectiveExecutor run(sim, flows, router, plan, gpus);
 //   run.start();
@@ -65,8 +66,8 @@ class CollectiveExecutor final : public EventHandler, public FlowObserver, publi
   SimTime start_time() const;
   SimTime finish_time() const;
   const ExecutorStats& stats() const;
-  // With ExecutorOptions::record_steps: per participant (ranks first), when each of its steps began and, last, when it finished, all
-  // relative to start_time(). Empty otherwise.
+  // With ExecutorOptions::record_steps: per participant (ranks first), when each of its steps began and, last, when it
+  // finished, all relative to start_time(). Empty otherwise.
   const std::vector<std::vector<SimTime>>& step_starts() const;
 
   void on_event(Simulator& sim, std::uint64_t payload) override;

@@ -68,9 +68,11 @@ class CollectivePlan {
   // Fills `out` (cleared first) with step `step` of `rank`.
   virtual void step(Rank rank, std::uint32_t step, PlanStep& out) const = 0;
 
-  // Symmetry, for bulk execution (docs/architecture.md §20). A plan returns a pattern id for step s when, at step s,
-  // every rank has exactly one send and one receive, all of the same bytes and reduce bytes, every send feeds the
-  // receiver's step s, and all steps that share the id move the same (src, dst, bytes) set. nullopt otherwise.
+  // Symmetry, for bulk execution (docs/architecture.md §10). A plan returns a pattern id for step s when, at step s,
+  // every rank sends and receives the same way — one send and one receive each (a ring's step), or the same k sends
+  // each (an all-to-all's) — with the same reduce bytes, every send feeds the receiver's step s, and all steps that
+  // share the id move the same (src, dst, bytes) set. nullopt otherwise. The executor checks the step on the
+  // topology before it trusts it (bulk_pattern.hpp); the lockstep runner takes only one-send steps.
   virtual std::optional<std::uint32_t> uniform_pattern(std::uint32_t step) const {
     (void)step;
     return std::nullopt;

@@ -78,6 +78,8 @@ std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts
 // What auto tries. By default NCCL's own choices — ring and tree for AllReduce, Broadcast and Reduce; ring for
 // ReduceScatter and AllGather — so that a prediction says what NCCL would do. With `any_algorithm` also
 // halving-doubling, hierarchical and (on small groups) direct: what the best available algorithm would do.
+// AllToAll: direct (NCCL's only way), and hierarchical too with `any_algorithm` on hosts; it runs on one channel
+// unless spec.channels says otherwise.
 std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, bool has_hosts,
                                             bool any_algorithm = false);
 

@@ -19,11 +19,13 @@
 //     (g-1) (a_intra + S/(g B_intra))                      reduce-scatter in the host
 //   + 2 (h-1) (a_inter + S/(g h B_inter))                  AllReduce across hosts, all rails at once
 //   + (g-1) (a_intra + S/(g B_intra))                      all-gather in the host
-// Only AllReduce: the other operations gain nothing from the split (a ring or tree runs them directly).
+// Only AllReduce: the other reductions and gathers gain nothing from the split (a ring or tree runs them directly);
+// AllToAll's hierarchical algorithm is hierarchical_alltoall_plan.hpp.
 #include <vector>
 
 #include "syncsim/collectives/algorithm.hpp"
 #include "syncsim/collectives/collective_plan.hpp"
+#include "syncsim/collectives/host_layout.hpp"
 
 namespace syncsim {
 
@@ -35,14 +37,14 @@ class HierarchicalPlan final : public CollectivePlan {
 
   std::string_view algorithm() const override { return to_string(Algorithm::hierarchical); }
   CollectiveOp op() const override { return op_; }
-  std::size_t rank_count() const override { return host_of_.size(); }
+  std::size_t rank_count() const override { return layout_.host_of.size(); }
   Bytes size() const override { return size_; }
   std::uint32_t step_count(Rank rank) const override;
   void step(Rank rank, std::uint32_t step, PlanStep& out) const override;
   std::optional<std::uint32_t> uniform_pattern(std::uint32_t step) const override;
 
-  std::uint32_t host_count() const { return hosts_; }
-  std::uint32_t ranks_per_host() const { return per_host_; }
+  std::uint32_t host_count() const { return layout_.hosts; }
+  std::uint32_t ranks_per_host() const { return layout_.per_host; }
 
  private:
   enum class Phase : std::uint32_t { intra_reduce_scatter, inter_reduce_scatter, inter_all_gather, intra_all_gather };
@@ -51,15 +53,10 @@ class HierarchicalPlan final : public CollectivePlan {
     std::uint32_t index;  // step within the phase
   };
   Place place(std::uint32_t step) const;
-  Rank member(std::uint32_t host, std::uint32_t local) const { return members_[host * per_host_ + local]; }
 
   CollectiveOp op_;
   Bytes size_;
-  std::uint32_t hosts_;                  // h
-  std::uint32_t per_host_;               // g
-  std::vector<Rank> members_;            // host-major: members_[host * g + local]
-  std::vector<std::uint32_t> host_of_;   // by rank
-  std::vector<std::uint32_t> local_of_;  // by rank
+  HostLayout layout_;
 };
 
 }  // namespace syncsim

@@ -21,7 +21,8 @@ struct CollectiveRow {
 };
 
 // nccl-tests rounds each requested size down to whole elements (and, for ReduceScatter and AllGather, to a
-// multiple of ranks * element size); the row's size and count follow that rule.
+// multiple of ranks * element size; for AllToAll to a multiple of ranks * 16 bytes); the row's size and count
+// follow that rule.
 CollectiveRow make_row(CollectiveOp op, std::size_t ranks, Bytes requested, int root);
 
 void print_nccl_tests_header(std::ostream& out);
