@@ -113,6 +113,7 @@ CollectiveSpec spec_from_flags(const CollectiveOptions& options) {
   if (!options.gpu.empty()) {
     const GpuSpec gpu = at_flag("--gpu", [&] { return find_gpu(options.gpu); });
     if (gpu.compute_capability) spec.busbw_cap = nccl_busbw_cap(*gpu.compute_capability);
+    spec.compute_capability = gpu.compute_capability;
   }
   return spec;
 }

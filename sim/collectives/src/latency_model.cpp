@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "syncsim/collectives/nvls_plan.hpp"
 #include "syncsim/core/input_error.hpp"
 
 namespace syncsim {
@@ -17,6 +18,23 @@ constexpr double kStepLatencyUs[3][2][3] = {
 };
 // Fraction of the link rate each protocol delivers (NCCL's busBw refinements in the same file).
 constexpr double kEfficiency[2][3] = {{0.9 / 3.8, 0.9 * 0.915, 0.9}, {1.0 / 4.0, 0.92, 1.0}};
+
+// NCCL 2.30, src/graph/tuning.cc: NVLS and NVLSTree, Simple only. hwLat NVLink (charged once, as the launch) and
+// NET (per network transfer), microseconds; nvlsEfficiency by generation.
+constexpr double kNvlsNvlinkLatencyUs = 25.0;
+constexpr double kNvlsNetLatencyUs = 18.0;
+constexpr double kNvlsTreeNetLatencyUs = 20.9;
+constexpr double kNvlsEfficiencyHopper = 0.85;
+constexpr double kNvlsEfficiencyBlackwell = 0.74;
+
+TransferCost nvls_cost(Algorithm algorithm, std::optional<int> compute_capability) {
+  TransferCost cost;
+  const double net = algorithm == Algorithm::nvls ? kNvlsNetLatencyUs : kNvlsTreeNetLatencyUs;
+  cost.step_latency = std::array<SimTime, 3>{SimTime::zero(), SimTime::zero(), SimTime::from_us(net)};
+  cost.efficiency.fill(nvls_efficiency(compute_capability));
+  cost.launch = SimTime::from_us(kNvlsNvlinkLatencyUs);
+  return cost;
+}
 
 int algorithm_row(Algorithm algorithm) {
   return algorithm == Algorithm::tree ? 0 : 1;
@@ -82,7 +100,26 @@ TransferCost physical_cost() {
   return {};
 }
 
-TransferCost nccl_cost(Algorithm algorithm, Protocol protocol) {
+double nvls_efficiency(std::optional<int> compute_capability, std::uint32_t channels) {
+  const double generation = compute_capability && *compute_capability >= kBlackwellComputeCapability
+                                ? kNvlsEfficiencyBlackwell
+                                : kNvlsEfficiencyHopper;
+  if (channels == 0) return generation;
+  return generation * (channels - 1) / channels;
+}
+
+bool runs_protocol(Algorithm algorithm, Protocol protocol) {
+  return !is_nvls(algorithm) || protocol == Protocol::simple;
+}
+
+TransferCost nccl_cost(Algorithm algorithm, Protocol protocol, std::optional<int> compute_capability) {
+  if (is_nvls(algorithm)) {
+    if (protocol != Protocol::simple) {
+      throw InputError(fmt::format("{} runs the Simple protocol only (NCCL's NVLS), not {}", to_string(algorithm),
+                                   to_string(protocol)));
+    }
+    return nvls_cost(algorithm, compute_capability);
+  }
   const int a = algorithm_row(algorithm);
   const auto p = static_cast<int>(protocol);
   TransferCost cost;
