@@ -282,7 +282,8 @@ Action add_collective_command(CLI::App& app, FlagCheck* check) {
       ->capture_default_str();
   command
       ->add_option("--algo", options->algo,
-                   "ring | tree | halving_doubling | hierarchical | direct | auto (NCCL's choice) | best (any)")
+                   "ring | tree | halving_doubling | hierarchical | direct | nvls | nvls_tree | auto (NCCL's choice) | "
+                   "best (any)")
       ->capture_default_str();
   command->add_option("--protocol", options->protocol, "NCCL protocol: ll | ll128 | simple | auto")
       ->capture_default_str();
@@ -304,7 +305,8 @@ Action add_collective_command(CLI::App& app, FlagCheck* check) {
                       "Calibration file from `syncsim calibrate`: its fitted regimes replace NCCL's latency model");
   command->add_option("--gpu", options->gpu,
                       "GPU model (catalog name): applies NCCL's bus-bandwidth ceiling for its architecture "
-                      "(A100: 235 GB/s, Hopper: 370 GB/s) with the nccl latency model");
+                      "(A100: 235 GB/s, Hopper: 370 GB/s) with the nccl latency model, and turns on NVSwitch "
+                      "reduction (NVLS) where the topology says nvls=auto and the GPU is Hopper or newer");
   if (check) *check = [options] { check_collective_flags(*options); };
   return [options]() { return run_collective(*options); };
 }
