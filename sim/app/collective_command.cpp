@@ -113,6 +113,7 @@ CollectiveSpec spec_from_flags(const CollectiveOptions& options) {
   if (!options.gpu.empty()) {
     const GpuSpec gpu = at_flag("--gpu", [&] { return find_gpu(options.gpu); });
     if (gpu.compute_capability) spec.busbw_cap = nccl_busbw_cap(*gpu.compute_capability);
+    spec.compute_capability = gpu.compute_capability;
   }
   return spec;
 }
@@ -307,7 +308,8 @@ Action add_collective_command(CLI::App& app, FlagCheck* check) {
                       "Calibration file from `syncsim calibrate`: its fitted regimes replace NCCL's latency model");
   command->add_option("--gpu", options->gpu,
                       "GPU model (catalog name): applies NCCL's bus-bandwidth ceiling for its architecture "
-                      "(A100: 235 GB/s, Hopper: 370 GB/s) with the nccl latency model");
+                      "(A100: 235 GB/s, Hopper: 370 GB/s) with the nccl latency model, and turns on NVSwitch "
+                      "reduction (NVLS) where the topology says nvls=auto and the GPU is Hopper or newer");
   if (check) *check = [options] { check_collective_flags(*options); };
   return [options]() { return run_collective(*options); };
 }

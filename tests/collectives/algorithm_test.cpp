@@ -60,7 +60,7 @@ TEST_CASE("one table names the algorithms, both ways", "[algorithm]") {
   // auto and best are the caller's (algorithm_selection.hpp), not an algorithm; the message lists all three kinds.
   CHECK(find_algorithm("auto") == std::nullopt);
   CHECK(find_algorithm("Ring") == std::nullopt);
-  CHECK_THROWS_WITH(
-      parse_algorithm("rign"),
-      "unknown algorithm 'rign': expected ring, tree, halving_doubling, hierarchical, direct, pat, auto or best");
+  CHECK_THROWS_WITH(parse_algorithm("rign"),
+                    "unknown algorithm 'rign': expected ring, tree, halving_doubling, hierarchical, direct, pat, nvls, "
+                    "nvls_tree, auto or best");
 }

@@ -30,6 +30,7 @@ struct DotVertex {
   std::string rank;
   std::string latency;
   std::string host;
+  std::string reduction;
 };
 
 struct DotEdge {
@@ -319,6 +320,13 @@ Topology to_topology(const Graph& graph, const Source& source, bool directed) {
       }
       node.host = static_cast<int>(*host);
     }
+    if (!vertex.reduction.empty()) {
+      node.reduction =
+          element.parse("reduction", vertex.reduction, [](const auto& t) { return parse_switch_reduction(t); });
+      if (node.kind != NodeKind::nvswitch && node.kind != NodeKind::network_switch) {
+        element.fail("only an nvswitch or a network_switch reduces in the network", "reduction");
+      }
+    }
     node_of[v] = topology.add_node(std::move(node));
   }
   for (const auto& edge : boost::make_iterator_range(boost::edges(graph))) {
@@ -444,6 +452,7 @@ Topology parse_with_boost(const Source& source, bool directed) {
   properties.property("rank", boost::get(&DotVertex::rank, graph));
   properties.property("latency", boost::get(&DotVertex::latency, graph));
   properties.property("host", boost::get(&DotVertex::host, graph));
+  properties.property("reduction", boost::get(&DotVertex::reduction, graph));
   properties.property("bw", boost::get(&DotEdge::bw, graph));
   properties.property("lat", boost::get(&DotEdge::lat, graph));
   properties.property("kind", boost::get(&DotEdge::kind, graph));

@@ -63,6 +63,7 @@ void write_dot(const Topology& topology, std::ostream& out) {
     if (const auto index = topology.gpu_index(id)) out << ", rank=\"" << *index << '"';
     if (node.latency != SimTime::zero()) out << ", latency=" << quoted(duration_text(node.latency));
     if (node.host) out << ", host=\"" << *node.host << '"';
+    if (node.reduction != SwitchReduction::off) out << ", reduction=" << quoted(to_string(node.reduction));
     out << "];\n";
   }
   const std::string_view arrow = undirected ? " -- " : " -> ";

@@ -87,6 +87,12 @@ LinkKind SpecParams::link_kind(std::string_view key, LinkKind fallback) const {
   return parsed(*this, key, *text, [](const std::string& t) { return parse_link_kind(t); });
 }
 
+SwitchReduction SpecParams::switch_reduction(std::string_view key, SwitchReduction fallback) const {
+  const std::string* text = value(key, false);
+  if (!text) return fallback;
+  return parsed(*this, key, *text, [](const std::string& t) { return parse_switch_reduction(t); });
+}
+
 std::string SpecParams::text(std::string_view key) const {
   return *value(key, true);
 }

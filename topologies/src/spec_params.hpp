@@ -31,6 +31,7 @@ class SpecParams {
   Bandwidth bandwidth(std::string_view key, std::optional<Bandwidth> fallback = std::nullopt) const;
   SimTime duration(std::string_view key, std::optional<SimTime> fallback = std::nullopt) const;
   LinkKind link_kind(std::string_view key, LinkKind fallback) const;
+  SwitchReduction switch_reduction(std::string_view key, SwitchReduction fallback) const;  // off | on | auto
   std::string text(std::string_view key) const;
 
   // Where the key's value came from (the spec's own location when the key was not given).

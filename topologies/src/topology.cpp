@@ -23,6 +23,10 @@ constexpr std::array kLinkKindNames{std::pair{LinkKind::nvlink, std::string_view
                                     std::pair{LinkKind::pcie, std::string_view{"pcie"}},
                                     std::pair{LinkKind::network, std::string_view{"network"}}};
 
+constexpr std::array kSwitchReductionNames{std::pair{SwitchReduction::off, std::string_view{"off"}},
+                                           std::pair{SwitchReduction::on, std::string_view{"on"}},
+                                           std::pair{SwitchReduction::automatic, std::string_view{"auto"}}};
+
 template <typename Kind, std::size_t N>
 std::string_view name_of(Kind kind, const std::array<std::pair<Kind, std::string_view>, N>& names) {
   for (const auto& [candidate, name] : names) {
@@ -59,6 +63,12 @@ NodeKind parse_node_kind(std::string_view text) {
 }
 LinkKind parse_link_kind(std::string_view text) {
   return parse_kind(text, kLinkKindNames, "link kind");
+}
+std::string_view to_string(SwitchReduction reduction) {
+  return name_of(reduction, kSwitchReductionNames);
+}
+SwitchReduction parse_switch_reduction(std::string_view text) {
+  return parse_kind(text, kSwitchReductionNames, "switch reduction");
 }
 
 // Links live in one array indexed by LinkId; each node keeps its outgoing link ids in a vector of its own so

@@ -96,7 +96,25 @@ std::vector<MeasuredPoint> measured_points(const NcclTestsLog& log, Placement pl
   return points;
 }
 
-std::string scale_topology_spec(std::string_view family, int ranks, int hosts, std::string_view source) {
+namespace {
+
+// The trays per NVLink domain for `hosts` hosts of `per_host` GPUs, at most `most` trays a domain: the fewest
+// domains that hold them, filled evenly. Throws when the hosts do not split evenly.
+std::int64_t trays_per_domain(int hosts, std::int64_t most, std::string_view source) {
+  const std::int64_t domains = (hosts + most - 1) / most;
+  if (hosts % domains != 0) {
+    throw InputError(fmt::format("the log's {} hosts do not fill {} NVLink domains of at most {} trays evenly (give "
+                                 "nvlink_domain=T with T dividing {})",
+                                 hosts, domains, most, hosts),
+                     SourceLocation{std::string(source)});
+  }
+  return hosts / domains;
+}
+
+}  // namespace
+
+std::string scale_topology_spec(std::string_view family, int ranks, int hosts, std::string_view source,
+                                const std::optional<GpuSpec>& gpu) {
   const TopologySpec spec = parse_topology_spec(family, source);
   if (spec.kind == "dgx") {
     if (hosts < 1 || ranks % hosts != 0) {
@@ -112,6 +130,17 @@ std::string scale_topology_spec(std::string_view family, int ranks, int hosts, s
     const auto rails = spec.params.find("rails");
     if (rails != spec.params.end() && parse_count(rails->second) > per_host) {
       values.emplace_back("rails", std::to_string(per_host));
+    }
+    const bool has_fabric = gpu && gpu->nvlink_bandwidth && gpu->nvlink_domain_gpus;
+    if (has_fabric && !spec.params.contains("nvlink_bw")) {
+      values.emplace_back("nvlink_bw", fmt::format("{}GB/s", gpu->nvlink_bandwidth->gb_per_s()));
+    }
+    const auto domain = spec.params.find("nvlink_domain");
+    std::optional<std::int64_t> most_trays;
+    if (domain != spec.params.end()) most_trays = parse_count(domain->second);
+    if (!most_trays && has_fabric) most_trays = std::max(1, *gpu->nvlink_domain_gpus / per_host);
+    if (most_trays && (*most_trays > 1 || domain != spec.params.end())) {
+      values.emplace_back("nvlink_domain", std::to_string(trays_per_domain(hosts, *most_trays, source)));
     }
     return set_keys(family, values);
   }
@@ -149,10 +178,21 @@ int simulated_ranks(const NcclTestsLog& log) {
   return log.ranks;
 }
 
+// The one catalog GPU every rank of the log runs, or nullopt.
+std::optional<GpuSpec> log_gpu(const NcclTestsLog& log) {
+  std::optional<GpuSpec> found;
+  for (const std::string& name : log.gpu_names) {
+    std::optional<GpuSpec> gpu = catalog_gpu_of_device(name);
+    if (!gpu || (found && found->name != gpu->name)) return std::nullopt;
+    found = std::move(gpu);
+  }
+  return found;
+}
+
 }  // namespace
 
 LogSystem::LogSystem(const NcclTestsLog& log, std::string_view topology_family, std::string_view source)
-    : spec_(scale_topology_spec(topology_family, simulated_ranks(log), log.hosts, source)),
+    : spec_(scale_topology_spec(topology_family, simulated_ranks(log), log.hosts, source, log_gpu(log))),
       topology_(std::make_unique<Topology>(build_topology(spec_, source))),
       router_(std::make_unique<Router>(*topology_)),
       op_(log.collective),
@@ -185,7 +225,10 @@ LogSystem::LogSystem(const NcclTestsLog& log, std::string_view topology_family, 
     same = same && cc && (!capability || *capability == *cc);
     capability = cc;
   }
-  if (same && capability) busbw_cap_ = nccl_busbw_cap(*capability);
+  if (same && capability) {
+    busbw_cap_ = nccl_busbw_cap(*capability);
+    compute_capability_ = capability;
+  }
 }
 
 CollectiveOutcome LogSystem::simulate(Bytes size, const CalibratedModel* model, std::optional<Algorithm> algorithm) {
@@ -197,6 +240,7 @@ CollectiveOutcome LogSystem::simulate(Bytes size, const CalibratedModel* model, 
   spec.root = root_;
   spec.latency = model ? LatencySource::calibrated : LatencySource::nccl;
   spec.busbw_cap = busbw_cap_;
+  spec.compute_capability = compute_capability_;
   spec.calibration = model;
   return simulate_collective(*router_, spec);
 }

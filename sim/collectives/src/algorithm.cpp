@@ -9,6 +9,7 @@
 #include "syncsim/collectives/halving_doubling_plan.hpp"
 #include "syncsim/collectives/hierarchical_alltoall_plan.hpp"
 #include "syncsim/collectives/hierarchical_plan.hpp"
+#include "syncsim/collectives/nvls_plan.hpp"
 #include "syncsim/collectives/pat_plan.hpp"
 #include "syncsim/collectives/ring_plan.hpp"
 #include "syncsim/collectives/tree_plan.hpp"
@@ -82,6 +83,24 @@ std::unique_ptr<CollectivePlan> make_plan(Algorithm algorithm, CollectiveOp op, 
     case Algorithm::pat:
       require_no_slices(algorithm, op, context);
       return std::make_unique<PatPlan>(op, ranks, size, PatOptions{PatPlan::nccl_chunk_bytes(op, size)});
+    case Algorithm::nvls:
+    case Algorithm::nvls_tree: {
+      const std::size_t domains = context.nvlink_domains.size();
+      if (domains == 0) {
+        throw InputError(
+            fmt::format("{} needs NVSwitches that reduce (NVLink SHARP): every GPU on an nvswitch with "
+                        "nvls=on, or nvls=auto and a Hopper or newer GPU",
+                        to_string(algorithm)));
+      }
+      if (algorithm == Algorithm::nvls && domains > 1) {
+        throw InputError(
+            fmt::format("nvls runs inside one NVLink domain; these ranks span {}: use nvls_tree", domains));
+      }
+      if (algorithm == Algorithm::nvls_tree && domains == 1) {
+        throw InputError("nvls_tree needs several NVLink domains (NCCL runs nvls inside one)");
+      }
+      return std::make_unique<NvlsPlan>(op, ranks, size, context.nvlink_domains, context.pipeline_slices);
+    }
   }
   throw InputError(fmt::format("unknown algorithm {}", static_cast<int>(algorithm)));
 }

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "syncsim/collectives/lockstep_runner.hpp"
+#include "syncsim/collectives/nvls_plan.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/sim_time_overflow.hpp"
 
@@ -36,29 +37,42 @@ struct Candidate {
   std::optional<std::size_t> regime;  // of spec.calibration
 };
 
-TransferCost cost_of(const CollectiveSpec& spec, const Candidate& candidate) {
+TransferCost cost_of(const CollectiveSpec& spec, const Candidate& candidate, std::size_t ranks) {
   if (candidate.regime) return spec.calibration->regimes[*candidate.regime];
-  if (candidate.protocol) return nccl_cost(candidate.algorithm, *candidate.protocol);
+  if (candidate.protocol) return nccl_cost(candidate.algorithm, *candidate.protocol, spec.compute_capability, ranks);
   return physical_cost();
 }
 
-// NCCL's architecture ceiling: busbw = size x bus_factor / time never above spec.busbw_cap.
-SimTime capped(const CollectiveSpec& spec, std::size_t ranks, SimTime time) {
+// NCCL's architecture ceiling (nccl_busbw_cap): what NVLink delivers to NCCL per GPU and direction (on Hopper 18
+// links of 20.6 GB/s, NCCL's SM90_NVLINK_BW, against the datasheet's 25). A ring moves size x bus_factor bytes per
+// GPU and direction, so it bounds a ring's busbw; NVLS moves (1 + 1/m) x size (nvls_plan.hpp) at nvlsEfficiency.
+SimTime capped(const CollectiveSpec& spec, std::size_t ranks, Algorithm algorithm, std::size_t domain_ranks,
+               std::uint32_t channels, SimTime time) {
   if (!spec.busbw_cap || spec.latency != LatencySource::nccl || ranks < 2) return time;
-  const double bytes = static_cast<double>(spec.size.value) * bus_factor(spec.op, ranks);
+  const double bytes = is_nvls(algorithm) ? nvls_nvlink_bytes(spec.size, domain_ranks) /
+                                                nvls_efficiency(spec.compute_capability, channels)
+                                          : static_cast<double>(spec.size.value) * bus_factor(spec.op, ranks);
   return std::max(time, SimTime::from_seconds(bytes / spec.busbw_cap->bytes_per_second));
 }
 
 CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std::size_t ranks, Candidate candidate,
-                                const std::vector<std::vector<Rank>>& hosts) {
+                                const std::vector<std::vector<Rank>>& hosts, const std::vector<NvlinkDomain>& domains) {
   const Topology& topology = router.topology();
-  std::uint32_t channels = spec.channels ? *spec.channels : default_channels(topology, ranks, candidate.algorithm);
+  std::uint32_t channels = spec.channels                  ? *spec.channels
+                           : is_nvls(candidate.algorithm) ? nvls_channels(spec.compute_capability, domains.size())
+                                                          : default_channels(topology, ranks, candidate.algorithm);
   // An all-to-all already has every rank send to every peer at once: channels would only cut each transfer in C.
   if (!spec.channels && spec.op == CollectiveOp::alltoall) channels = 1;
   if (channels == 0) throw InputError("channels must be at least 1");
+  const std::size_t domain_ranks = domains.empty() ? ranks : domains.front().ranks.size();
   ExecutorOptions options;
   options.bulk = spec.bulk;
-  options.cost = cost_of(spec, candidate);
+  options.cost = cost_of(spec, candidate, ranks);
+  if (is_nvls(candidate.algorithm) && candidate.protocol) {
+    // NCCL's NVLS bandwidth per channel is nvlsEfficiency x (channels - 1) / channels of the link's share.
+    if (channels < 2) throw InputError("NCCL's NVLS needs at least 2 channels");
+    options.cost.efficiency.fill(nvls_efficiency(spec.compute_capability, channels));
+  }
   options.record_steps = spec.record_steps;
 
   // A calibrated regime's channel ramp (TransferCost::fill): below the fill size the collective costs the fill's.
@@ -75,6 +89,10 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
     // Slices apply to chains and trees; other plans move whole steps.
     if (takes_slices(candidate.algorithm, spec.op)) {
       context.pipeline_slices = spec.pipeline_slices ? *spec.pipeline_slices : auto_slices(bytes);
+    }
+    if (is_nvls(candidate.algorithm)) {
+      context.nvlink_domains = domains;
+      context.pipeline_slices = spec.pipeline_slices ? *spec.pipeline_slices : nvls_slices(bytes);
     }
     if (candidate.algorithm == Algorithm::ring) context.ring_order = channel_ring_order(hosts, ranks, c, channels);
     plans.push_back(make_plan(candidate.algorithm, spec.op, ranks, bytes, context));
@@ -99,7 +117,8 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
     std::vector<const CollectivePlan*> channel_plans;
     for (const auto& plan : plans) channel_plans.push_back(plan.get());
     if (std::optional<LockstepTiming> lockstep = time_lockstep(router, channel_plans, gpus, options)) {
-      outcome.time = capped(spec, ranks, lockstep->time) + options.cost.launch;
+      outcome.time =
+          capped(spec, ranks, candidate.algorithm, domain_ranks, channels, lockstep->time) + options.cost.launch;
       outcome.stats = lockstep->stats;
       outcome.links = std::move(lockstep->links);
       return outcome;
@@ -127,7 +146,7 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
     outcome.stats.bytes_sent += s.bytes_sent;
     outcome.stats.bytes_reduced += s.bytes_reduced;
   }
-  outcome.time = capped(spec, ranks, last) + options.cost.launch;
+  outcome.time = capped(spec, ranks, candidate.algorithm, domain_ranks, channels, last) + options.cost.launch;
   outcome.links = flows.traffic();
   if (spec.record_steps) {
     // The ranks' own streams; a plan's further participants (second streams, switches) are not ranks.
@@ -188,7 +207,8 @@ std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts
   return order;
 }
 
-std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, bool has_hosts, bool any_algorithm) {
+std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, bool has_hosts, bool any_algorithm,
+                                            std::size_t nvlink_domains) {
   if (op == CollectiveOp::alltoall) {
     // NCCL has one way, point-to-point to every peer (direct_plan.hpp).
     if (any_algorithm && has_hosts) return {Algorithm::direct, Algorithm::hierarchical};
@@ -198,6 +218,9 @@ std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, 
   const bool power_of_two = (ranks & (ranks - 1)) == 0;
   if (op == CollectiveOp::allreduce || op == CollectiveOp::broadcast || op == CollectiveOp::reduce) {
     candidates.push_back(Algorithm::tree);
+  }
+  if (op == CollectiveOp::allreduce && nvlink_domains > 0) {
+    candidates.push_back(nvlink_domains == 1 ? Algorithm::nvls : Algorithm::nvls_tree);
   }
   if (!any_algorithm) return candidates;
   if (op == CollectiveOp::allreduce || power_of_two) candidates.push_back(Algorithm::halving_doubling);
@@ -216,9 +239,10 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
     throw InputError("a protocol (LL, LL128, Simple) needs the nccl latency model");
   }
   const auto hosts = host_groups(topology, ranks);
-  std::vector<Algorithm> algorithms = spec.algorithm
-                                          ? std::vector<Algorithm>{*spec.algorithm}
-                                          : candidate_algorithms(spec.op, ranks, hosts.size() > 1, spec.any_algorithm);
+  const std::vector<NvlinkDomain> domains = reducing_nvlink_domains(topology, ranks, spec.compute_capability);
+  std::vector<Algorithm> algorithms =
+      spec.algorithm ? std::vector<Algorithm>{*spec.algorithm}
+                     : candidate_algorithms(spec.op, ranks, hosts.size() > 1, spec.any_algorithm, domains.size());
   std::vector<Candidate> candidates;
   for (const Algorithm algorithm : algorithms) {
     if (spec.latency == LatencySource::calibrated) {
@@ -228,10 +252,14 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
       for (std::size_t r = 0; r < spec.calibration->regimes.size(); ++r) candidates.push_back({algorithm, {}, r});
     } else if (spec.latency == LatencySource::nccl) {
       for (const Protocol p : {Protocol::ll, Protocol::ll128, Protocol::simple}) {
-        // NCCL's point-to-point transfers (AllToAll's) use LL or Simple, never LL128 (src/enqueue.cc, NCCL 2.30:
-        // LL up to P2P_LL_THRESHOLD bytes per channel, else Simple); the cheaper of the two wins here.
+        // NVLS runs Simple only; NCCL's point-to-point transfers (AllToAll's) use LL or Simple, never LL128
+        // (src/enqueue.cc, NCCL 2.30: LL up to P2P_LL_THRESHOLD bytes per channel, else Simple). Other protocols
+        // are not candidates unless asked for (and then refused).
         const bool p2p_protocol = spec.op != CollectiveOp::alltoall || p != Protocol::ll128;
-        if (spec.protocol ? *spec.protocol == p : p2p_protocol) candidates.push_back({algorithm, p, {}});
+        const bool asked = spec.protocol && *spec.protocol == p;
+        if (asked || (!spec.protocol && runs_protocol(algorithm, p) && p2p_protocol)) {
+          candidates.push_back({algorithm, p, {}});
+        }
       }
     } else {
       candidates.push_back({algorithm, {}, {}});
@@ -242,7 +270,7 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
   std::optional<SimTimeOverflow> overflow;  // a candidate slower than the clock loses to any that fits
   for (const Candidate& candidate : candidates) {
     try {
-      CollectiveOutcome outcome = run_candidate(router, spec, ranks, candidate, hosts);
+      CollectiveOutcome outcome = run_candidate(router, spec, ranks, candidate, hosts, domains);
       if (!best || outcome.time < best->time) best = outcome;
     } catch (const SimTimeOverflow& e) {
       if (spec.algorithm) throw;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "syncsim/collectives/nvls_plan.hpp"
 #include "syncsim/core/input_error.hpp"
 
 namespace syncsim {
@@ -17,6 +18,41 @@ constexpr double kStepLatencyUs[3][2][3] = {
 };
 // Fraction of the link rate each protocol delivers (NCCL's busBw refinements in the same file).
 constexpr double kEfficiency[2][3] = {{0.9 / 3.8, 0.9 * 0.915, 0.9}, {1.0 / 4.0, 0.92, 1.0}};
+
+// NCCL 2.30, src/graph/tuning.cc: NVLS and NVLSTree, Simple only. hwLat NVLink (charged once, as the launch) and
+// NET (per network transfer), microseconds; nvlsEfficiency by generation.
+constexpr double kNvlsNvlinkLatencyUs = 25.0;
+constexpr double kNvlsNetLatencyUs = 18.0;
+constexpr double kNvlsTreeNetLatencyUs = 20.9;
+constexpr double kNvlsEfficiencyHopper = 0.85;
+constexpr double kNvlsEfficiencyBlackwell = 0.74;
+
+TransferCost nvls_cost(Algorithm algorithm, std::optional<int> compute_capability) {
+  TransferCost cost;
+  const double net = algorithm == Algorithm::nvls ? kNvlsNetLatencyUs : kNvlsTreeNetLatencyUs;
+  cost.step_latency = std::array<SimTime, 3>{SimTime::zero(), SimTime::zero(), SimTime::from_us(net)};
+  cost.efficiency.fill(nvls_efficiency(compute_capability));
+  cost.launch = SimTime::from_us(kNvlsNvlinkLatencyUs);
+  return cost;
+}
+
+// NCCL 2.30, src/graph/tuning.cc: PAT, Simple only. baseLat 8 us; per step the network's hwLat (14 us, the tree's
+// with one GPU per node) over 3.5, as NCCL charges its log2(nodes) steps, and NVLink/PCI 4 us; plus NCCL's "still a
+// linear part" of 2.8 us per rank, paid once; its busBw refinement 0.75 as the protocol's efficiency.
+constexpr double kPatBaseLatencyUs = 8.0;
+constexpr double kPatStepLatencyUs[3] = {4.0, 4.0, 14.0 / 3.5};
+constexpr double kPatPerRankLatencyUs = 2.8;
+constexpr double kPatEfficiency = 0.75;
+
+TransferCost pat_cost(std::size_t ranks) {
+  TransferCost cost;
+  cost.step_latency =
+      std::array<SimTime, 3>{SimTime::from_us(kPatStepLatencyUs[0]), SimTime::from_us(kPatStepLatencyUs[1]),
+                             SimTime::from_us(kPatStepLatencyUs[2])};
+  cost.efficiency.fill(kPatEfficiency);
+  cost.launch = SimTime::from_us(kPatBaseLatencyUs + kPatPerRankLatencyUs * static_cast<double>(ranks));
+  return cost;
+}
 
 int algorithm_row(Algorithm algorithm) {
   return algorithm == Algorithm::tree ? 0 : 1;
@@ -82,7 +118,33 @@ TransferCost physical_cost() {
   return {};
 }
 
-TransferCost nccl_cost(Algorithm algorithm, Protocol protocol) {
+double nvls_efficiency(std::optional<int> compute_capability, std::uint32_t channels) {
+  const double generation = compute_capability && *compute_capability >= kBlackwellComputeCapability
+                                ? kNvlsEfficiencyBlackwell
+                                : kNvlsEfficiencyHopper;
+  if (channels == 0) return generation;
+  return generation * (channels - 1) / channels;
+}
+
+bool runs_protocol(Algorithm algorithm, Protocol protocol) {
+  return !(is_nvls(algorithm) || algorithm == Algorithm::pat) || protocol == Protocol::simple;
+}
+
+TransferCost nccl_cost(Algorithm algorithm, Protocol protocol, std::optional<int> compute_capability,
+                       std::size_t ranks) {
+  if (algorithm == Algorithm::pat) {
+    if (protocol != Protocol::simple) {
+      throw InputError(fmt::format("pat runs the Simple protocol only (NCCL's PAT), not {}", to_string(protocol)));
+    }
+    return pat_cost(ranks);
+  }
+  if (is_nvls(algorithm)) {
+    if (protocol != Protocol::simple) {
+      throw InputError(fmt::format("{} runs the Simple protocol only (NCCL's NVLS), not {}", to_string(algorithm),
+                                   to_string(protocol)));
+    }
+    return nvls_cost(algorithm, compute_capability);
+  }
   const int a = algorithm_row(algorithm);
   const auto p = static_cast<int>(protocol);
   TransferCost cost;

@@ -21,6 +21,34 @@ GpuSpec spec(std::string name, int compute_capability, PrecisionPeaks peaks, dou
                  compute_capability};
 }
 
+// NVLink / Infinity Fabric per GPU and direction (half the datasheet's bidirectional figure) and the GPUs of one
+// domain as sold. Sources: V100 datasheet (2018) NVLink 300 GB/s, DGX-1 of 8; A100 datasheet (2021) 600 GB/s, HGX
+// of 8; H100 datasheet (2023) SXM 900 GB/s, HGX of 8, PCIe and NVL 600 GB/s over a bridge of 2; H200 datasheet
+// (2024) 900 GB/s; DGX B200 and HGX B300 datasheets 1.8 TB/s per GPU, 8; GB200 NVL72 datasheet (2024) 1.8 TB/s per
+// GPU, 130 TB/s over 72; MI300X data sheet (2023) 896 GB/s of Infinity Fabric (7 links), a platform of 8; GeForce
+// RTX 2080 Ti NVLink bridge 100 GB/s, 2. The L40S and RTX 4090 have no NVLink.
+struct Interconnect {
+  std::string_view gpu;
+  double gb_per_s_each_way;
+  int domain_gpus;
+};
+constexpr Interconnect kInterconnects[] = {
+    {"V100-SXM2-16GB", 150, 8}, {"V100-SXM2-32GB", 150, 8}, {"A100-SXM4-40GB", 300, 8}, {"A100-SXM4-80GB", 300, 8},
+    {"H100-SXM-80GB", 450, 8},  {"H100-PCIe-80GB", 300, 2}, {"H100-NVL-94GB", 300, 2},  {"H200-SXM-141GB", 450, 8},
+    {"B200-SXM-180GB", 900, 8}, {"GB200-186GB", 900, 72},   {"B300-SXM-288GB", 900, 8}, {"MI300X-192GB", 448, 8},
+    {"RTX-2080-Ti", 50, 2},
+};
+
+void add_interconnects(std::vector<GpuCatalogEntry>& catalog) {
+  for (GpuCatalogEntry& entry : catalog) {
+    for (const Interconnect& link : kInterconnects) {
+      if (link.gpu != entry.spec.name) continue;
+      entry.spec.nvlink_bandwidth = Bandwidth::from_gb_per_s(link.gb_per_s_each_way);
+      entry.spec.nvlink_domain_gpus = link.domain_gpus;
+    }
+  }
+}
+
 // Every hardware constant of the catalog, with its source. Memory sizes are the datasheet's nominal capacity read
 // as GiB (HBM and GDDR devices are binary-sized; nvidia-smi shows an A100-80GB as 81920 MiB); the driver keeps a
 // few hundred MiB of that for itself, which memory_check does not subtract.
@@ -124,6 +152,7 @@ std::vector<GpuCatalogEntry> build_catalog() {
             1008, 24),
        {"4090"},
        "NVIDIA Ada architecture whitepaper (2022), appendix A"});
+  add_interconnects(catalog);
   return catalog;
 }
 

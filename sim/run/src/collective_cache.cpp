@@ -46,6 +46,7 @@ TopologyDigest digest(const Topology& topology) {
     h.add(static_cast<std::uint64_t>(node.kind));
     h.add(static_cast<std::uint64_t>(node.latency.ps()));
     h.add(node.host);
+    h.add(static_cast<std::uint64_t>(node.reduction));
   }
   for (std::size_t i = 0; i < topology.link_count(); ++i) {
     const Link& link = topology.link(LinkId{static_cast<std::uint32_t>(i)});
@@ -72,6 +73,7 @@ std::size_t CollectiveKeyHash::operator()(const CollectiveKey& k) const {
   h.add(k.channels);
   h.add(static_cast<std::uint64_t>(k.latency));
   h.add(k.busbw_cap ? k.busbw_cap->bytes_per_second : -1.0);
+  h.add(static_cast<std::uint64_t>(k.compute_capability.value_or(-1)));
   h.add(static_cast<std::uint64_t>(k.root.value()));
   h.add(k.pipeline_slices);
   h.add(static_cast<std::uint64_t>(k.bulk));
@@ -92,6 +94,7 @@ std::optional<CollectiveKey> CollectiveCache::key(const TopologyDigest& topology
                        .channels = spec.channels,
                        .latency = spec.latency,
                        .busbw_cap = spec.busbw_cap,
+                       .compute_capability = spec.compute_capability,
                        .root = spec.root,
                        .pipeline_slices = spec.pipeline_slices,
                        .bulk = spec.bulk,

@@ -127,6 +127,7 @@ CollectiveSpec ResolvedScenario::collective_spec(CollectiveOp op, std::size_t ra
   if (calibrated_) spec.calibration = &*calibrated_;
   spec.record_steps = ranks <= kTraceStepsMaxRanks;
   if (gpu_.compute_capability) spec.busbw_cap = nccl_busbw_cap(*gpu_.compute_capability);
+  spec.compute_capability = gpu_.compute_capability;
   return spec;
 }
 

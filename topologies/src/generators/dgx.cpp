@@ -81,6 +81,9 @@ Topology build_dgx(const SpecParams& params) {
                             nodes, domain));
   }
 
+  const SwitchReduction nvls = params.switch_reduction("nvls", SwitchReduction::automatic);
+  const SwitchReduction sharp = params.switch_reduction("sharp", SwitchReduction::off);
+
   const std::int64_t nodes_per_leaf = std::min(nodes, radix / 2);
   const std::int64_t leaves_per_rail = (nodes + nodes_per_leaf - 1) / nodes_per_leaf;
   const auto spine_count =
@@ -95,12 +98,12 @@ Topology build_dgx(const SpecParams& params) {
   }
   std::vector<NodeId> leaves;
   for (std::int64_t l = 0; l < rails * leaves_per_rail; ++l) {
-    leaves.push_back(
-        topology.add_node(Node{fmt::format("leaf{}", l), NodeKind::network_switch, SimTime::zero(), std::nullopt}));
+    leaves.push_back(topology.add_node(
+        Node{fmt::format("leaf{}", l), NodeKind::network_switch, SimTime::zero(), std::nullopt, sharp}));
   }
   for (std::int64_t s = 0; s < spine_count; ++s) {
-    const NodeId spine =
-        topology.add_node(Node{fmt::format("spine{}", s), NodeKind::network_switch, SimTime::zero(), std::nullopt});
+    const NodeId spine = topology.add_node(
+        Node{fmt::format("spine{}", s), NodeKind::network_switch, SimTime::zero(), std::nullopt, sharp});
     for (const NodeId leaf : leaves) topology.add_duplex_link(leaf, spine, nic_bw, net_lat, LinkKind::network);
   }
   NodeId nvswitch;
@@ -110,8 +113,8 @@ Topology build_dgx(const SpecParams& params) {
     // keeps the id it always had.
     if (h % domain == 0) {
       const std::optional<int> owner = domain == 1 ? std::optional<int>(host) : std::nullopt;
-      nvswitch =
-          topology.add_node(Node{fmt::format("nvswitch{}", h / domain), NodeKind::nvswitch, SimTime::zero(), owner});
+      nvswitch = topology.add_node(
+          Node{fmt::format("nvswitch{}", h / domain), NodeKind::nvswitch, SimTime::zero(), owner, nvls});
     }
     std::vector<NodeId> nics;
     for (std::int64_t r = 0; r < rails; ++r) {

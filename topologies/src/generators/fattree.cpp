@@ -20,6 +20,8 @@
 // aggregation switch of its pod; aggregation switch j of every pod links to core switches j*k/2 .. j*k/2 + k/2 - 1.
 // At most k pods of k^2/4 GPUs: k^3/4 GPUs.
 //
+// sharp=on makes every switch reduce in the network (InfiniBand SHARP, NCCL's CollNet); off by default.
+//
 // Only the edge switches (leaves) the GPUs need are built, but every spine, and every aggregation switch of a pod
 // in use, so that ECMP has all its equal-cost paths. A single pod needs no core, so none is built then.
 #include <fmt/format.h>
@@ -40,14 +42,16 @@ struct FatTreeShape {
   std::int64_t uplinks;  // per leaf (edge): ceil((k/2) / oversub)
   SimTime lat;
   SimTime switch_lat;
+  SwitchReduction sharp;  // every switch reduces (InfiniBand SHARP) or none does
 };
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
   return (a + b - 1) / b;
 }
 
-NodeId add_switch(Topology& topology, std::string_view prefix, std::int64_t index, SimTime latency) {
-  return topology.add_node(Node{fmt::format("{}{}", prefix, index), NodeKind::network_switch, latency, std::nullopt});
+NodeId add_switch(Topology& topology, std::string_view prefix, std::int64_t index, const FatTreeShape& shape) {
+  return topology.add_node(
+      Node{fmt::format("{}{}", prefix, index), NodeKind::network_switch, shape.switch_lat, std::nullopt, shape.sharp});
 }
 
 void attach_gpus(Topology& topology, const FatTreeShape& shape, const std::vector<NodeId>& gpus,
@@ -64,11 +68,10 @@ Topology two_tier(const FatTreeShape& shape) {
   Topology topology;
   const std::vector<NodeId> gpus = add_gpus(topology, shape.n);
   std::vector<NodeId> leaves;
-  for (std::int64_t l = 0; l < ceil_div(shape.n, half); ++l)
-    leaves.push_back(add_switch(topology, "leaf", l, shape.switch_lat));
+  for (std::int64_t l = 0; l < ceil_div(shape.n, half); ++l) leaves.push_back(add_switch(topology, "leaf", l, shape));
   std::vector<NodeId> spines;
   for (std::int64_t s = 0; s < shape.uplinks; ++s) {
-    spines.push_back(add_switch(topology, "spine", s, shape.switch_lat));
+    spines.push_back(add_switch(topology, "spine", s, shape));
   }
   attach_gpus(topology, shape, gpus, leaves);
   for (const NodeId leaf : leaves) {
@@ -86,13 +89,13 @@ Topology three_tier(const FatTreeShape& shape) {
   Topology topology;
   const std::vector<NodeId> gpus = add_gpus(topology, shape.n);
   std::vector<NodeId> edges;
-  for (std::int64_t e = 0; e < edge_count; ++e) edges.push_back(add_switch(topology, "edge", e, shape.switch_lat));
+  for (std::int64_t e = 0; e < edge_count; ++e) edges.push_back(add_switch(topology, "edge", e, shape));
   std::vector<NodeId> aggs;
   const std::int64_t u = shape.uplinks;
-  for (std::int64_t a = 0; a < pod_count * u; ++a) aggs.push_back(add_switch(topology, "agg", a, shape.switch_lat));
+  for (std::int64_t a = 0; a < pod_count * u; ++a) aggs.push_back(add_switch(topology, "agg", a, shape));
   std::vector<NodeId> cores;
   if (pod_count > 1) {
-    for (std::int64_t c = 0; c < u * half; ++c) cores.push_back(add_switch(topology, "core", c, shape.switch_lat));
+    for (std::int64_t c = 0; c < u * half; ++c) cores.push_back(add_switch(topology, "core", c, shape));
   }
   attach_gpus(topology, shape, gpus, edges);
   for (std::int64_t e = 0; e < edge_count; ++e) {
@@ -138,7 +141,8 @@ Topology build_fattree(const SpecParams& params) {
   }
   const auto uplinks =
       std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(static_cast<double>(half) / oversub)));
-  const FatTreeShape shape{n, radix, bw, uplinks, lat, switch_lat};
+  const SwitchReduction sharp = params.switch_reduction("sharp", SwitchReduction::off);
+  const FatTreeShape shape{n, radix, bw, uplinks, lat, switch_lat, sharp};
   return tiers == 2 ? two_tier(shape) : three_tier(shape);
 }
 

@@ -26,17 +26,26 @@ enum class NodeKind { gpu, nvswitch, pcie_switch, cpu, nic, network_switch };
 enum class LinkKind { nvlink, pcie, network };
 inline constexpr std::array<LinkKind, 3> kLinkKinds{LinkKind::nvlink, LinkKind::pcie, LinkKind::network};
 
+// Whether a switch reduces data as it passes (an in-network reduction): an NVSwitch with NVLink SHARP (NCCL's NVLS)
+// or an InfiniBand switch with SHARP (NCCL's CollNet). `automatic` is decided by what the GPUs support where they are
+// known (NVLS: compute capability 9.0 and newer, collective_runner.hpp) and is off where they are not. Spelt
+// off | on | auto in topology files.
+enum class SwitchReduction { off, on, automatic };
+
 std::string_view to_string(NodeKind kind);
 std::string_view to_string(LinkKind kind);
+std::string_view to_string(SwitchReduction reduction);
 // Throw InputError naming the accepted values when the text is none of them.
 NodeKind parse_node_kind(std::string_view text);
 LinkKind parse_link_kind(std::string_view text);
+SwitchReduction parse_switch_reduction(std::string_view text);
 
 struct Node {
   std::string name;
   NodeKind kind = NodeKind::gpu;
   SimTime latency;          // added to every route that passes *through* this node (a switch's latency)
   std::optional<int> host;  // server (machine) index, where the topology knows it
+  SwitchReduction reduction = SwitchReduction::off;  // a switch that reduces in the network (see SwitchReduction)
 };
 
 struct Link {

@@ -12,6 +12,12 @@
 //
 // Every other key keeps its value, in its place in the text, so the scaled spec reads like the one given.
 //
+// A dgx family on a log whose GPU the catalog knows (every rank's device the same GPU) also takes the GPU's fabric
+// (gpu_spec.hpp): nvlink_bw is the GPU's NVLink rate per direction unless the family gives one, and where one
+// NVLink domain spans several hosts (a GB200 NVL72 rack: 72 GPUs, trays of 4, so at most 18 trays) the hosts are
+// laid out as the fewest racks that hold them, evenly filled, one domain each: a log of 32 trays of 4 GB200s is 2
+// racks of 16 trays, nvlink_domain=16. A family's own nvlink_domain=T is the most trays a domain holds.
+//
 //   LogSystem system(log, "dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps", "--topology");
 //   for (const MeasuredPoint& p : measured_points(log, Placement::out_of_place)) {
 //     const CollectiveOutcome out = system.simulate(p.size, calibration_model);
@@ -25,6 +31,7 @@
 
 #include "syncsim/collectives/calibration.hpp"
 #include "syncsim/collectives/collective_runner.hpp"
+#include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/topology/router.hpp"
 #include "syncsim/validation/nccl_tests_log.hpp"
 
@@ -42,7 +49,8 @@ std::vector<MeasuredPoint> measured_points(const NcclTestsLog& log, Placement pl
 
 // The family spec scaled to `ranks` ranks on `hosts` hosts (see the table above). Throws InputError (naming
 // `source`) when the spec does not parse, or a dgx family meets hosts with different rank counts.
-std::string scale_topology_spec(std::string_view family, int ranks, int hosts, std::string_view source);
+std::string scale_topology_spec(std::string_view family, int ranks, int hosts, std::string_view source,
+                                const std::optional<GpuSpec>& gpu = std::nullopt);
 
 class LogSystem {
  public:
@@ -59,6 +67,9 @@ class LogSystem {
   // NCCL's bus-bandwidth ceiling for the log's GPUs (nccl_busbw_cap), when every rank's device name is a catalog
   // GPU of one architecture; applied to NCCL's own model only (a calibrated one has fitted what it needs).
   const std::optional<Bandwidth>& busbw_cap() const { return busbw_cap_; }
+  // The log's GPUs' compute capability, on the same condition: it resolves nvls=auto (NVSwitches reduce from
+  // Hopper on) and NVLS's efficiency.
+  const std::optional<int>& compute_capability() const { return compute_capability_; }
 
   // The collective at `size` under one calibrated model (every regime tried, the fastest wins), or one transfer
   // cost (wrapped as a one-regime model), or NCCL's own model when `model` is null. `algorithm` fixes the
@@ -76,6 +87,7 @@ class LogSystem {
   Rank root_{0};  // broadcast and reduce: the log's root
   std::vector<LinkKind> classes_;
   std::optional<Bandwidth> busbw_cap_;
+  std::optional<int> compute_capability_;
 };
 
 }  // namespace syncsim

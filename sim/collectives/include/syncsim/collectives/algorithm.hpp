@@ -12,16 +12,18 @@
 
 namespace syncsim {
 
-enum class Algorithm { ring, tree, halving_doubling, hierarchical, direct, pat };
+enum class Algorithm { ring, tree, halving_doubling, hierarchical, direct, pat, nvls, nvls_tree };
 
 // The algorithms' names, the one table: to_string, parse_algorithm, the scenario file and the GUI read them here.
-inline constexpr std::array<std::pair<std::string_view, Algorithm>, 6> kAlgorithmNames{{
+inline constexpr std::array<std::pair<std::string_view, Algorithm>, 8> kAlgorithmNames{{
     {"ring", Algorithm::ring},
     {"tree", Algorithm::tree},
     {"halving_doubling", Algorithm::halving_doubling},
     {"hierarchical", Algorithm::hierarchical},
     {"direct", Algorithm::direct},
     {"pat", Algorithm::pat},
+    {"nvls", Algorithm::nvls},
+    {"nvls_tree", Algorithm::nvls_tree},
 }};
 
 std::string_view to_string(Algorithm algorithm);
@@ -29,6 +31,12 @@ std::string_view to_string(Algorithm algorithm);
 std::optional<Algorithm> find_algorithm(std::string_view text);
 // Throws InputError listing the accepted names ("auto" is handled by the caller: see algorithm_selection.hpp).
 Algorithm parse_algorithm(std::string_view text);
+
+// Ranks on one NVSwitch that reduces (NVLink SHARP), and that switch: what NVLS and NVLSTree run on (nvls_plan.hpp).
+struct NvlinkDomain {
+  NodeId nvswitch;
+  std::vector<Rank> ranks;
+};
 
 // What a plan may need to know beyond the operation and its size.
 struct PlanContext {
@@ -42,6 +50,8 @@ struct PlanContext {
   // Which channel this plan is (0..channels-1). A collective split over C channels runs C plans at once, each on
   // S/C bytes; trees alternate between NCCL's two complementary binary trees by channel parity.
   std::uint32_t channel = 0;
+  // NVLS and NVLSTree: the NVLink domains whose switches reduce (reducing_nvlink_domains in nvls_plan.hpp).
+  std::vector<NvlinkDomain> nvlink_domains;
 };
 
 // Throws InputError when the algorithm cannot run the operation (e.g. hierarchical without host structure).

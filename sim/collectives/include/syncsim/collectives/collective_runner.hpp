@@ -38,6 +38,9 @@ struct CollectiveSpec {
   // With the nccl latency source: NCCL's bus-bandwidth ceiling for the GPUs' architecture (nccl_busbw_cap); every
   // candidate's time is at least size x bus_factor / cap (plus the launch overhead).
   std::optional<Bandwidth> busbw_cap;
+  // The GPUs' compute capability (90 = Hopper), where known: NVSwitches with nvls=auto reduce from 90 on, and NVLS's
+  // efficiency depends on it (latency_model.hpp). nullopt: unknown, so auto switches do not reduce.
+  std::optional<int> compute_capability;
   const CalibratedModel* calibration = nullptr;  // required with LatencySource::calibrated; must outlive the call
   Rank root{0};
   std::optional<std::uint32_t> pipeline_slices;  // nullopt: auto (512 KiB slices for chains and trees)
@@ -76,12 +79,13 @@ std::uint32_t default_channels(const Topology& topology, std::size_t ranks, Algo
 std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts, std::size_t ranks,
                                      std::uint32_t channel, std::uint32_t channels);
 // What auto tries. By default NCCL's own choices — ring and tree for AllReduce, Broadcast and Reduce; ring for
-// ReduceScatter and AllGather — so that a prediction says what NCCL would do. With `any_algorithm` also
-// halving-doubling, hierarchical and (on small groups) direct: what the best available algorithm would do.
-// AllToAll: direct (NCCL's only way), and hierarchical too with `any_algorithm` on hosts; it runs on one channel
-// unless spec.channels says otherwise.
+// ReduceScatter and AllGather; for AllReduce on NVSwitches that reduce (`nvlink_domains`, reducing_nvlink_domains
+// in nvls_plan.hpp) NVLS inside one domain, NVLSTree across several — so that a prediction says what NCCL would do.
+// With `any_algorithm` also halving-doubling, hierarchical and (on small groups) direct: what the best available
+// algorithm would do. AllToAll: direct (NCCL's only way), and hierarchical too with `any_algorithm` on hosts; it
+// runs on one channel unless spec.channels says otherwise.
 std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, bool has_hosts,
-                                            bool any_algorithm = false);
+                                            bool any_algorithm = false, std::size_t nvlink_domains = 0);
 
 // Throws InputError when a given algorithm cannot run the operation on these ranks (with the reason).
 CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec);

@@ -20,7 +20,14 @@
 //   Ring   LL 1/4, LL128 0.92, Simple 1          NET    Tree      5.0    8.5    50
 //   Tree   LL 0.9/3.8, LL128 0.9*0.915, Simple 0.9                NET    Ring      2.7    4.0     9.6
 //
-// Algorithms other than tree use the ring's constants: their steps are point-to-point sends like a ring's.
+// Algorithms other than tree and NVLS use the ring's constants: their steps are point-to-point sends like a ring's.
+//
+// NVLS and NVLSTree (NCCL 2.30 src/graph/tuning.cc; nvls_plan.hpp draws them): Simple protocol only; baseLat 0;
+// hwLat NVLink 25 us for both, NET 18 (NVLS) and 20.9 (NVLSTree). NCCL's model charges the NVLink hwLat once per
+// collective (latency = intraLat [+ 2 log2(nodes) interLat]), not per step, so here it is the launch overhead and
+// NVLink transfers add none; each network transfer (NVLSTree's exchange between domains) pays the NET hwLat.
+// Bandwidth: nvlsEfficiency of the link rate, by compute capability (0.85 Hopper 9.x, 0.74 Blackwell 10.x and
+// newer; a GPU the model does not know gets Hopper's), times (C - 1)/C on C channels, as NCCL's model has it.
 #include <array>
 #include <optional>
 #include <string>
@@ -73,6 +80,14 @@ struct CalibratedModel {
 std::optional<Bandwidth> nccl_busbw_cap(int compute_capability);
 
 TransferCost physical_cost();
-TransferCost nccl_cost(Algorithm algorithm, Protocol protocol);
+// Throws InputError for NVLS or NVLSTree with a protocol other than Simple (NCCL runs them on Simple only).
+// `ranks` matters to PAT only (NCCL charges it a latency per rank).
+TransferCost nccl_cost(Algorithm algorithm, Protocol protocol, std::optional<int> compute_capability = std::nullopt,
+                       std::size_t ranks = 0);
+// NCCL's NVLS bandwidth factor (src/graph/tuning.cc, 2.30): nvlsEfficiency for the compute capability (Hopper's
+// when it is not known) times (channels - 1) / channels; nccl_cost's NVLS rows hold nvlsEfficiency alone.
+double nvls_efficiency(std::optional<int> compute_capability, std::uint32_t channels = 0);
+// Whether NCCL would run this algorithm with this protocol (NVLS, NVLSTree and PAT: Simple only).
+bool runs_protocol(Algorithm algorithm, Protocol protocol);
 
 }  // namespace syncsim

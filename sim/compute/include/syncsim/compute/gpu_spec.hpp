@@ -38,6 +38,12 @@ struct GpuSpec {
   // CUDA compute capability x 10 (70 V100, 75 Turing, 80 A100, 89 Ada, 90 Hopper); nullopt for an inline GPU
   // that does not say. NCCL's tuning model keys some limits on it (latency_model.hpp, nccl_busbw_cap).
   std::optional<int> compute_capability = std::nullopt;
+  // The GPU-to-GPU fabric from the datasheet: NVLink (AMD: Infinity Fabric) bandwidth per GPU and direction, summed
+  // over its links (datasheets print both directions: 900 GB/s for an H100 SXM is 450 each way), and the GPUs one
+  // such domain joins as sold (8 on an HGX board, 72 in a GB200 NVL72 rack, 2 for an NVLink-bridged pair). nullopt
+  // for PCIe-only parts and inline GPUs. `syncsim validate` builds a log's NVLink from them (log_system.hpp).
+  std::optional<Bandwidth> nvlink_bandwidth = std::nullopt;
+  std::optional<int> nvlink_domain_gpus = std::nullopt;
 
   // FLOP/s at `precision`, or nullopt when the GPU has no such arithmetic.
   std::optional<double> peak(Precision precision) const;

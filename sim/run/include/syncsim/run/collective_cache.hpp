@@ -48,6 +48,7 @@ struct CollectiveKey {
   std::optional<std::uint32_t> channels;
   LatencySource latency = LatencySource::physical;
   std::optional<Bandwidth> busbw_cap;
+  std::optional<int> compute_capability;
   Rank root{0};
   std::optional<std::uint32_t> pipeline_slices;
   bool bulk = true;
