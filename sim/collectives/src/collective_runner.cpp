@@ -7,6 +7,7 @@
 #include <set>
 
 #include "syncsim/collectives/lockstep_runner.hpp"
+#include "syncsim/collectives/tree_tuning.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/sim_time_overflow.hpp"
 
@@ -14,8 +15,8 @@ namespace syncsim {
 
 namespace {
 
-// NCCL moves chains and trees in chunks of about 512 KiB; pipelining in slices of that size keeps small messages
-// at one slice and lets large ones stream.
+// NCCL moves chains in chunks of about 512 KiB; pipelining in slices of that size keeps small messages at one slice
+// and lets large ones stream. Trees slice by NCCL's tree chunks (tree_tuning.hpp).
 constexpr std::int64_t kSliceBytes = 512 * 1024;
 constexpr std::uint32_t kMaxSlices = 16;
 // Direct algorithms start n(n-1) flows per step: worth trying only on small groups.
@@ -70,8 +71,14 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
     // The last channel takes the remainder, so the channels move exactly `size` bytes.
     const Bytes bytes = c + 1 == channels ? Bytes{spec.size.value - per_channel.value * (channels - 1)} : per_channel;
     // Slices apply to chains and trees; other plans move whole steps.
+    context.channels = channels;
     if (takes_slices(candidate.algorithm, spec.op)) {
       context.pipeline_slices = spec.pipeline_slices ? *spec.pipeline_slices : auto_slices(bytes);
+      if (candidate.algorithm == Algorithm::tree && !spec.pipeline_slices) {
+        const std::size_t nodes = hosts.empty() ? ranks : hosts.size();
+        context.pipeline_slices =
+            tree_slices(bytes, tree_chunk_bytes(candidate.protocol, spec.size, channels, nodes, ranks));
+      }
     }
     if (candidate.algorithm == Algorithm::ring) context.ring_order = channel_ring_order(hosts, ranks, c, channels);
     plans.push_back(make_plan(candidate.algorithm, spec.op, ranks, bytes, context));
@@ -161,7 +168,9 @@ std::uint32_t default_channels(const Topology& topology, std::size_t ranks, Algo
     }
     channels = std::max<std::uint32_t>(1, nics);
   }
-  if (algorithm == Algorithm::tree) channels = std::max<std::uint32_t>(2, channels + channels % 2);
+  // NCCL's tree search starts a chain at each NIC and ncclTopoPostset duplicates every chain for the second tree
+  // (src/graph/connect.cc): a channel pair per rail, or one pair without host structure.
+  if (algorithm == Algorithm::tree) channels = 2 * channels;
   return channels;
 }
 
@@ -227,15 +236,30 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
     }
   }
   std::optional<CollectiveOutcome> best;
+  SimTime best_rank;  // what auto compares: the time, or a tree AllReduce's time as NCCL ranks it (tree_tuning.hpp)
+  std::optional<SimTime> ring_busy;  // the fastest ring's busiest link (ring candidates run first)
   std::string last_refusal;
   std::optional<SimTimeOverflow> overflow;  // a candidate slower than the clock loses to any that fits
   for (const Candidate& candidate : candidates) {
     try {
       CollectiveOutcome outcome = run_candidate(router, spec, ranks, candidate, hosts);
-      if (!best || outcome.time < best->time) best = outcome;
+      SimTime rank = outcome.time;
+      if (candidate.algorithm == Algorithm::ring) {
+        SimTime busy;
+        for (const LinkTraffic& link : outcome.links) busy = std::max(busy, link.busy_time);
+        ring_busy = ring_busy ? std::min(*ring_busy, busy) : busy;
+      }
+      if (candidate.algorithm == Algorithm::tree && spec.op == CollectiveOp::allreduce && candidate.protocol) {
+        rank = tree_ranking_time(outcome.time, *candidate.protocol, spec.size, hosts.empty() ? ranks : hosts.size(),
+                                 ranks, ring_busy.value_or(SimTime::zero()));
+      }
+      if (!best || rank < best_rank) {
+        best = outcome;
+        best_rank = rank;
+      }
     } catch (const SimTimeOverflow& e) {
       if (spec.algorithm) throw;
-      overflow = e;
+      if (!overflow) overflow = e;  // the first: the ring's, a transfer too long for the clock
     } catch (const InputError& e) {
       // With an explicit algorithm its refusal is the answer; in auto mode, try the others.
       if (spec.algorithm) throw;

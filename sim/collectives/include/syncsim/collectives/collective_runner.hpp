@@ -68,8 +68,8 @@ struct CollectiveOutcome {
 
 // Ranks grouped by host, from the topology's GPU host ids; empty when some GPU has none.
 std::vector<std::vector<Rank>> host_groups(const Topology& topology, std::size_t ranks);
-// One channel per rail (NICs per host) when there are several hosts; otherwise 1; trees at least 2 (NCCL's two
-// complementary trees).
+// One channel per rail (NICs per host) when there are several hosts; otherwise 1; trees twice that (a pair of
+// channels runs NCCL's two trees on one chain).
 std::uint32_t default_channels(const Topology& topology, std::size_t ranks, Algorithm algorithm);
 // Channel c's ring order (see above); with C channels on hosts of g GPUs, channel c enters each host at local GPU
 // c * (g / C), so the channels spread over the rails.
