@@ -40,7 +40,7 @@ struct CollectiveSpec {
   std::optional<Bandwidth> busbw_cap;
   const CalibratedModel* calibration = nullptr;  // required with LatencySource::calibrated; must outlive the call
   Rank root{0};
-  std::optional<std::uint32_t> pipeline_slices;  // nullopt: auto (512 KiB slices for chains and trees)
+  std::optional<std::uint32_t> pipeline_slices;  // nullopt: auto (512 KiB chain slices, NCCL's tree chunks)
   bool bulk = true;
   // Several uniform channels run in lockstep (fast, approximate: within a few % of the per-flow result on large
   // clusters, up to ~17% slower on 2-16 DGX nodes in the few-MB range) only when they have at least this many

@@ -28,7 +28,8 @@
 //      node 3: 3.0...   node 1: 1.0 - 1.1 - ...
 //
 // Channels: plan c runs tree c % 2 on chain c / 2, so each channel pair runs the two trees on the same chain (NCCL
-// duplicates every tree channel for the second tree) and every node is interior in at most one of the pair.
+// duplicates every tree channel for the second tree) and every node is interior in at most one of the pair (with
+// an odd node count, node 0 in both).
 // Reduce and Broadcast re-root: the root rank's node takes the tree root's place and its chain starts at the root.
 //
 // Participants (collective_plan.hpp). AllReduce has 2n: participant r is rank r's reduction stream (up), n + r its
