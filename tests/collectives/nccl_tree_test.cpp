@@ -1,7 +1,8 @@
 // NCCL's tree at scale (issue 16): against the ring on many DGX nodes, what auto picks with NCCL's tree correction,
 // NCCL's tree chunks, and every tree op running to the end with its bytes on switch, dgx and fat-tree topologies.
-#include <fmt/format.h>
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 
 #include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/collectives/tree_tuning.hpp"
@@ -113,5 +114,17 @@ TEST_CASE("tree ops run to the end with their bytes on switch, dgx and fat-tree;
           op == CollectiveOp::broadcast ? 0 : static_cast<double>(n - 1) * static_cast<double>(spec.size.value);
       CHECK(bulk.stats.bytes_reduced == Approx(reduced));
     }
+  }
+}
+
+TEST_CASE("auto offers the tree for AllReduce only, as NCCL's tuner; best also for Broadcast and Reduce",
+          "[nccl_tree]") {
+  const auto has_tree = [](const std::vector<Algorithm>& candidates) {
+    return std::find(candidates.begin(), candidates.end(), Algorithm::tree) != candidates.end();
+  };
+  CHECK(has_tree(candidate_algorithms(CollectiveOp::allreduce, 16, true)));
+  for (const CollectiveOp op : {CollectiveOp::broadcast, CollectiveOp::reduce}) {
+    CHECK(candidate_algorithms(op, 16, true) == std::vector<Algorithm>{Algorithm::ring});
+    CHECK(has_tree(candidate_algorithms(op, 16, true, true)));
   }
 }

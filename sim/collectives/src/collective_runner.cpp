@@ -197,10 +197,10 @@ std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts
 std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, bool has_hosts, bool any_algorithm) {
   std::vector<Algorithm> candidates{Algorithm::ring};
   const bool power_of_two = (ranks & (ranks - 1)) == 0;
-  if (op == CollectiveOp::allreduce || op == CollectiveOp::broadcast || op == CollectiveOp::reduce) {
-    candidates.push_back(Algorithm::tree);
-  }
+  // NCCL runs Broadcast and Reduce on rings only (src/graph/tuning.cc, ncclTopoTuneModel); the tree can, for `best`.
+  if (op == CollectiveOp::allreduce) candidates.push_back(Algorithm::tree);
   if (!any_algorithm) return candidates;
+  if (op == CollectiveOp::broadcast || op == CollectiveOp::reduce) candidates.push_back(Algorithm::tree);
   if (op == CollectiveOp::allreduce || power_of_two) candidates.push_back(Algorithm::halving_doubling);
   if (op == CollectiveOp::allreduce && has_hosts) candidates.push_back(Algorithm::hierarchical);
   if (ranks <= kMaxDirectRanks) candidates.push_back(Algorithm::direct);

@@ -75,9 +75,10 @@ std::uint32_t default_channels(const Topology& topology, std::size_t ranks, Algo
 // c * (g / C), so the channels spread over the rails.
 std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts, std::size_t ranks,
                                      std::uint32_t channel, std::uint32_t channels);
-// What auto tries. By default NCCL's own choices — ring and tree for AllReduce, Broadcast and Reduce; ring for
-// ReduceScatter and AllGather — so that a prediction says what NCCL would do. With `any_algorithm` also
-// halving-doubling, hierarchical and (on small groups) direct: what the best available algorithm would do.
+// What auto tries. By default NCCL's own choices — ring and tree for AllReduce; ring for Broadcast, Reduce,
+// ReduceScatter and AllGather — so that a prediction says what NCCL would do. With `any_algorithm` also the tree
+// for Broadcast and Reduce, halving-doubling, hierarchical and (on small groups) direct: what the best available
+// algorithm would do.
 std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, bool has_hosts,
                                             bool any_algorithm = false);
 
