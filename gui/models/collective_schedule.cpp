@@ -92,15 +92,18 @@ unsigned phaseOf(CollectiveAlgorithm algorithm, const CollectiveTransfer& t, int
 CollectiveSchedule::CollectiveSchedule(CollectiveAlgorithm algorithm, int ranks)
     : m_algorithm(algorithm), m_ranks(ranks) {
   const std::unique_ptr<syncsim::CollectivePlan> plan = planFor(algorithm, ranks, m_pieces);
-  const auto n = static_cast<std::size_t>(ranks);
 
-  // Every rank's steps, and the transfers between them.
+  // Every participant's steps, and the transfers between them. A plan may run a second stream on a rank's GPU (the
+  // tree's broadcast goes down apart from its reduction): its transfers are shown as the rank's.
+  const std::size_t participants = plan->participant_count();
+  const auto rankOf = [&](std::uint32_t p) { return static_cast<int>(plan->participant(p).rank.value()); };
   std::vector<PlannedTransfer> all;
-  std::vector<std::vector<std::vector<std::size_t>>> outgoing(n);  // [rank][step] -> transfers it sends
-  std::vector<std::vector<std::vector<std::size_t>>> incoming(n);  // [rank][step] -> transfers it waits for
-  std::vector<std::vector<bool>> reduces(n);
+  std::vector<std::vector<std::vector<std::size_t>>> outgoing(participants);  // [participant][step] -> its sends
+  std::vector<std::vector<std::vector<std::size_t>>> incoming(participants);  // [participant][step] -> its waits
+  std::vector<std::uint32_t> destination;                                     // by transfer: the participant
+  std::vector<std::vector<bool>> reduces(participants);
   syncsim::PlanStep step;
-  for (std::uint32_t r = 0; r < n; ++r) {
+  for (std::uint32_t r = 0; r < participants; ++r) {
     const std::uint32_t count = plan->step_count(syncsim::Rank{r});
     outgoing[r].resize(count);
     incoming[r].resize(count);
@@ -110,30 +113,31 @@ CollectiveSchedule::CollectiveSchedule(CollectiveAlgorithm algorithm, int ranks)
       reduces[r][s] = step.reduce_bytes > 0;
       for (const syncsim::PlanSend& send : step.sends) {
         PlannedTransfer t;
-        t.transfer = {static_cast<int>(r), static_cast<int>(send.dst.value()), static_cast<int>(send.chunk), false,
+        t.transfer = {rankOf(r), rankOf(send.dst.value()), static_cast<int>(send.chunk), false,
                       static_cast<int>(std::lround(send.bytes))};
         t.srcStep = s;
         t.dstStep = send.dst_step;
         outgoing[r][s].push_back(all.size());
+        destination.push_back(send.dst.value());
         all.push_back(t);
       }
     }
   }
   for (std::size_t i = 0; i < all.size(); ++i) {
     PlannedTransfer& t = all[i];
-    const auto dst = static_cast<std::size_t>(t.transfer.dst);
+    const std::uint32_t dst = destination[i];
     incoming[dst].at(t.dstStep).push_back(i);
     t.transfer.reduces = reduces[dst][t.dstStep];
   }
 
   // Unit-time replay (see the header): advance every rank as far as its receives allow, until all are done. The
   // plans are deadlock-free, so each pass moves some rank on.
-  std::vector<std::size_t> current(n, 0);
-  std::vector<int> time(n, 0);
+  std::vector<std::size_t> current(participants, 0);
+  std::vector<int> time(participants, 0);
   bool moved = true;
   while (moved) {
     moved = false;
-    for (std::size_t r = 0; r < n; ++r) {
+    for (std::size_t r = 0; r < participants; ++r) {
       while (current[r] < outgoing[r].size()) {
         const std::size_t s = current[r];
         for (const std::size_t t : outgoing[r][s]) all[t].round = time[r];

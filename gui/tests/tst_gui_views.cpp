@@ -93,8 +93,8 @@ class TestGuiViews : public QObject {
   }
 
   void ringShowsEightRanksMidReduceScatter() {
-    // Bucket 1 of the example ran as a ring (bucket 0, 4 MB, as a tree: `algorithm: auto`), on the DGX's NVSwitch.
-    // Without --bucket the ring view follows the first bucket that ran as a ring: bucket 1.
+    // Every bucket of the example ran as a ring (`algorithm: auto`: on one node NCCL's tree is a chain of the 8
+    // GPUs, as deep as the ring), on the DGX's NVSwitch. Without --bucket the ring view follows the first ring.
     const Screenshot shot = renderScreenshot(m_doc, ViewKind::Ring, options(3, QSize(900, 820), false));
     QVERIFY(shot.error.isEmpty());
     QCOMPARE(shot.ranks, 8);
@@ -103,9 +103,9 @@ class TestGuiViews : public QObject {
     ScreenshotOptions ring = options(3, QSize(900, 820), false);
     ring.bucket = 1;
     QCOMPARE(renderScreenshot(m_doc, ViewKind::Ring, ring).steps, 14);
-    // The view follows what the bucket ran: bucket 0's tree has 2H = 6 rounds.
+    // Asked for the tree, the view draws it: 2H = 6 rounds on 8 ranks.
     ScreenshotOptions tree = ring;
-    tree.bucket = 0;
+    tree.algorithm = CollectiveAlgorithm::Tree;
     QCOMPARE(renderScreenshot(m_doc, ViewKind::Ring, tree).steps, 6);
     ScreenshotOptions hd = ring;
     hd.algorithm = CollectiveAlgorithm::HalvingDoubling;
@@ -212,16 +212,16 @@ class TestGuiViews : public QObject {
     QCOMPARE(window.ringPanel()->rankCount(), 8);
     QVERIFY(window.ringPanel()->view()->drawsTopology());  // a scenario: the DGX, not a circle
     const TimelineData& data = *window.timelineView()->timeline();
-    // The first AllReduce (bucket 0, 4 MB) ran as a tree: 6 rounds on 8 ranks.
-    const auto tree = data.spanNear(0, 0, SpanKind::Communication);
-    QVERIFY(tree.has_value());
-    const TimelineSpan& t = data.span(*tree);
+    // The first AllReduce (bucket 0, 4 MB) ran as a ring: 14 steps on 8 ranks, 3/14 of the way in: step 3.
+    const auto first = data.spanNear(0, 0, SpanKind::Communication);
+    QVERIFY(first.has_value());
+    const TimelineSpan& t = data.span(*first);
     QVERIFY(t.has(TimelineSpan::HasAlgorithm));
-    QCOMPARE(t.algorithm, CollectiveAlgorithm::Tree);
-    window.timelineView()->setCursorTime(t.startPs + t.durationPs * 3 / 6 + 1);
-    QCOMPARE(window.ringPanel()->algorithm(), CollectiveAlgorithm::Tree);
+    QCOMPARE(t.algorithm, CollectiveAlgorithm::Ring);
+    window.timelineView()->setCursorTime(t.startPs + t.durationPs * 3 / 14 + 1);
+    QCOMPARE(window.ringPanel()->algorithm(), CollectiveAlgorithm::Ring);
     QCOMPARE(window.ringPanel()->step(), 3);
-    // The next bucket ran as a ring: the view switches with the cursor. 5/14 of the way in: ring step 5.
+    // The next bucket too: the view follows the cursor. 5/14 of the way in: ring step 5.
     const auto ring = data.spanNear(0, t.endPs(), SpanKind::Communication);
     QVERIFY(ring.has_value());
     const TimelineSpan& ar = data.span(*ring);

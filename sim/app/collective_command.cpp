@@ -50,8 +50,9 @@ auto at_flag(const char* flag, F&& parse) {
 // NCCL runs at most MAXCHANNELS channels (64 since NCCL 2.12, src/include/device.h; 32 before): more is no
 // configuration a real system has, and each channel is a plan the simulator builds and runs.
 constexpr std::int64_t kMaxChannels = 64;
-// Chain and tree pipelines: `auto` cuts at most 16 slices of 512 KiB; a count beyond this makes slices smaller than
-// NCCL's chunks for any size it is worth pipelining, and every slice is a step of every rank's plan.
+// Chain and tree pipelines: `auto` cuts at most 16 slices of 512 KiB (trees: of NCCL's tree chunk); a count beyond this
+// makes slices smaller than NCCL's chunks for any size it is worth pipelining, and every slice is a step of every
+// rank's plan.
 constexpr std::int64_t kMaxPipelineSlices = 1024;
 
 bool rooted(CollectiveOp op) {
@@ -300,7 +301,9 @@ Action add_collective_command(CLI::App& app, FlagCheck* check) {
       ->capture_default_str();
   command->add_option("--ranks", options->ranks, "Use the first N GPUs, N >= 2 (default: all)");
   command->add_option("--root", options->root, "Root rank of broadcast and reduce (default: 0)");
-  command->add_option("--pipeline", options->pipeline, "Chain/tree pipeline slices: auto (512 KiB each) or 1 to 1024")
+  command
+      ->add_option("--pipeline", options->pipeline,
+                   "Chain/tree pipeline slices: auto (512 KiB each; trees NCCL's tree chunk) or 1 to 1024")
       ->capture_default_str();
   command->add_flag("--per-flow", options->per_flow, "Simulate every transfer as a flow (no bulk steps)");
   command->add_flag("--json", options->json, "Print the rows as JSON");

@@ -48,30 +48,43 @@ double log2_of(std::size_t n) {
 }  // namespace
 
 TEST_CASE(
-    "pipelined tree on a full mesh: AllReduce (2H + 2 floor((k-1)/2)) alpha + (2H+k-1) S/(kB), "
-    "Reduce/Broadcast H alpha + (H+k-1) S/(kB)",
+    "pipelined tree on a full mesh, up and down streams apart: AllReduce 2D alpha + (2D+k-1) S/(kB), "
+    "Reduce/Broadcast D alpha + (D+k-1) S/(kB)",
     "[closed_form][tree_plan]") {
   const double size = 1 << 24;
-  for (const std::size_t n : {2, 3, 5, 8, 13, 32}) {
+  for (const std::size_t n : {2, 3, 5, 8, 13, 16, 32}) {
     const Topology topology = build_topology(fmt::format("mesh:n={},bw=100Gbps,lat=5us", n));
     Router router(topology);
-    const double height = log2_of(n - 1) + 1;  // H = floor(log2(n-1)) + 1
-    for (const std::uint32_t k : {1u, 2u, 3u, 4u, 16u, 17u}) {
-      const double beta = size / (k * kBandwidth);
-      const double latencies = 2 * height + 2 * static_cast<double>((k - 1) / 2);
-      for (const std::uint32_t which : {0u, 1u}) {
-        TreeOptions options;
-        options.pipeline_slices = k;
-        options.tree = which;
-        options.root = Rank{static_cast<std::uint32_t>(n / 2)};
-        INFO("n=" << n << " k=" << k << " tree " << which);
-        const TreePlan allreduce(CollectiveOp::allreduce, n, Bytes{1 << 24}, options);
-        REQUIRE(allreduce.height() == static_cast<std::uint32_t>(height));
-        check_close(simulate(router, allreduce), latencies * kLatency + (2 * height + k - 1) * beta,
-                    2 * height + 2 * k);
-        for (auto op : {CollectiveOp::reduce, CollectiveOp::broadcast}) {
-          check_close(simulate(router, TreePlan(op, n, Bytes{1 << 24}, options)),
-                      height * kLatency + (height + k - 1) * beta, height + k);
+    // Every rank its own node: D = floor(log2(n-1)) + 1. 4 nodes of 4 GPUs: the chains make D = 5 with the TREE
+    // pattern and 6 with BALANCED_TREE (tree_plan_test).
+    std::vector<std::pair<std::vector<std::vector<Rank>>, TreePattern>> layouts{{{}, TreePattern::tree}};
+    if (n == 16) {
+      std::vector<std::vector<Rank>> four(4);
+      for (std::uint32_t r = 0; r < 16; ++r) four[r / 4].push_back(Rank{r});
+      layouts.emplace_back(four, TreePattern::tree);
+      layouts.emplace_back(four, TreePattern::balanced_tree);
+    }
+    for (const auto& [hosts, pattern] : layouts) {
+      const double depth = hosts.empty() ? log2_of(n - 1) + 1 : pattern == TreePattern::tree ? 5 : 6;
+      for (const std::uint32_t k : {1u, 2u, 3u, 4u, 16u, 17u}) {
+        const double beta = size / (k * kBandwidth);
+        for (const std::uint32_t which : {0u, 1u}) {
+          TreeOptions options;
+          options.pipeline_slices = k;
+          options.tree = which;
+          options.hosts = hosts;
+          options.pattern = pattern;
+          options.root = Rank{static_cast<std::uint32_t>(n / 2)};
+          INFO("n=" << n << " k=" << k << " tree " << which << " nodes " << hosts.size());
+          const TreePlan allreduce(CollectiveOp::allreduce, n, Bytes{1 << 24}, options);
+          REQUIRE(allreduce.depth() == static_cast<std::uint32_t>(depth));
+          check_close(simulate(router, allreduce), 2 * depth * kLatency + (2 * depth + k - 1) * beta,
+                      2 * depth + 2 * k);
+          for (auto op : {CollectiveOp::reduce, CollectiveOp::broadcast}) {
+            const TreePlan plan(op, n, Bytes{1 << 24}, options);
+            REQUIRE(plan.depth() == static_cast<std::uint32_t>(depth));
+            check_close(simulate(router, plan), depth * kLatency + (depth + k - 1) * beta, depth + k);
+          }
         }
       }
     }
@@ -221,7 +234,7 @@ TEST_CASE("every plan runs to the end on a shared switch, bulk and per-flow alik
       CHECK(std::llabs(bulk.time.ps() - flows.time.ps()) <= static_cast<std::int64_t>(2 * n));
       double planned = 0;
       PlanStep step;
-      for (std::uint32_t r = 0; r < n; ++r) {
+      for (std::uint32_t r = 0; r < plan->participant_count(); ++r) {  // a tree's down streams too
         for (std::uint32_t s = 0; s < plan->step_count(Rank{r}); ++s) {
           plan->step(Rank{r}, s, step);
           for (const auto& send : step.sends) planned += send.bytes;

@@ -17,7 +17,7 @@ using plan_replay::Contributions;
 // Every (rank, step) expects exactly as many receives as there are sends addressed to it, and no send names a
 // step its receiver does not have.
 inline void check_addressing(const CollectivePlan& plan) {
-  const auto n = static_cast<std::uint32_t>(plan.rank_count());
+  const auto n = static_cast<std::uint32_t>(plan.participant_count());
   std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> addressed;
   PlanStep step;
   for (std::uint32_t r = 0; r < n; ++r) {
@@ -47,7 +47,7 @@ class PieceView final : public CollectivePlan {
  public:
   PieceView(const CollectivePlan& plan, double piece_bytes) : plan_(plan), piece_bytes_(piece_bytes) {
     PlanStep step;
-    for (std::uint32_t r = 0; r < plan.rank_count(); ++r) {
+    for (std::uint32_t r = 0; r < plan.participant_count(); ++r) {
       for (std::uint32_t s = 0; s < plan.step_count(Rank{r}); ++s) {
         plan.step(Rank{r}, s, step);
         for (const auto& send : step.sends) incoming_[{send.dst.value(), send.dst_step}] += pieces(send);
@@ -57,6 +57,8 @@ class PieceView final : public CollectivePlan {
   std::string_view algorithm() const override { return plan_.algorithm(); }
   CollectiveOp op() const override { return plan_.op(); }
   std::size_t rank_count() const override { return plan_.rank_count(); }
+  std::size_t participant_count() const override { return plan_.participant_count(); }
+  Participant participant(std::uint32_t index) const override { return plan_.participant(index); }
   Bytes size() const override { return plan_.size(); }
   std::uint32_t step_count(Rank rank) const override { return plan_.step_count(rank); }
   void step(Rank rank, std::uint32_t s, PlanStep& out) const override {
@@ -142,7 +144,7 @@ struct Totals {
 inline Totals totals(const CollectivePlan& plan) {
   Totals t;
   PlanStep step;
-  for (std::uint32_t r = 0; r < plan.rank_count(); ++r) {
+  for (std::uint32_t r = 0; r < plan.participant_count(); ++r) {
     for (std::uint32_t s = 0; s < plan.step_count(Rank{r}); ++s) {
       plan.step(Rank{r}, s, step);
       for (const auto& send : step.sends) t.bytes_sent += send.bytes;

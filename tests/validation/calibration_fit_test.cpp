@@ -265,7 +265,8 @@ TEST_CASE("calibrated on the A100 node, validated on two nodes: the network it n
           "[calibration-fit][extrapolation]") {
   // docs/calibration.md, "Calibrate small, predict big": the one-node log fits NVLink; the network keeps NCCL's
   // constants at the spec's 200 Gbps rails, which the untuned RoCE fabric reaches only 36% of. Measured: geomean
-  // 28.9% over all sizes, 51.5% from 1 MiB on; bounds 32% and 55%.
+  // 25.3% over all sizes, 59.1% from 1 MiB on (NCCL's tree, issue 16, carries more of the mid sizes over the
+  // network it never saw); bounds 28% and 62%.
   const NcclTestsLog one = read_nccl_tests_log(shipped("a100-sxm4-1node-8gpu-nvswitch.log"));
   const NcclTestsLog two = read_nccl_tests_log(shipped("a100-sxm4-2node-16gpu-roce-16x100g.log"));
   const std::string family = "dgx:nodes=1,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps";
@@ -281,8 +282,8 @@ TEST_CASE("calibrated on the A100 node, validated on two nodes: the network it n
       measure_fit(two, system, measured_points(two, back.placement), to_model(back), back.algorithm);
   CHECK(big.topology == "dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps");
   INFO("geomean " << big.fit_error.geomean_abs_error << ", >= 1 MiB " << *big.fit_error.geomean_abs_error_1mib);
-  CHECK(big.fit_error.geomean_abs_error <= 0.32);
-  CHECK(*big.fit_error.geomean_abs_error_1mib <= 0.55);
+  CHECK(big.fit_error.geomean_abs_error <= 0.28);
+  CHECK(*big.fit_error.geomean_abs_error_1mib <= 0.62);
   // The reason: at the largest size the prediction is the spec's network (about 200 GB/s busbw), 2.5x and more
   // the 71.6 GB/s measured.
   CHECK(big.measured_us.back() / big.predicted_us.back() >= 2.5);
@@ -313,5 +314,7 @@ TEST_CASE("calibrated on one and two nodes, a system of the same links predicts 
   CHECK(predicted.topology == "dgx:nodes=4,gpus=4,nvlink_bw=300GB/s,nic_bw=200Gbps");
   INFO("4 nodes: geomean " << predicted.fit_error.geomean_abs_error << ", max " << predicted.fit_error.max_abs_error);
   CHECK(predicted.fit_error.geomean_abs_error <= 0.03);
-  CHECK(predicted.fit_error.max_abs_error <= 0.10);
+  // Measured since NCCL's tree (issue 16): geomean 0.07%, max 14.4% at a single size, most likely one where the
+  // truth's candidates cost nearly the same and the fitted model picks the other one (not yet pinned down).
+  CHECK(predicted.fit_error.max_abs_error <= 0.15);
 }

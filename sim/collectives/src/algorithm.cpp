@@ -67,7 +67,10 @@ std::unique_ptr<CollectivePlan> make_plan(Algorithm algorithm, CollectiveOp op, 
       TreeOptions options;
       options.root = context.root;
       options.pipeline_slices = context.pipeline_slices;
-      options.tree = context.channel % 2;  // NCCL's double binary tree: the two trees alternate by channel
+      options.tree = context.channel % 2;  // NCCL's double binary tree: a channel pair runs both trees on one chain
+      options.hosts = context.hosts;
+      options.chain = context.channel / 2;
+      options.chains = (context.channels + 1) / 2;
       return std::make_unique<TreePlan>(op, ranks, size, options);
     }
     case Algorithm::halving_doubling:

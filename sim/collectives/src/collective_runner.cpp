@@ -8,6 +8,7 @@
 
 #include "syncsim/collectives/lockstep_runner.hpp"
 #include "syncsim/collectives/nvls_plan.hpp"
+#include "syncsim/collectives/tree_tuning.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/sim_time_overflow.hpp"
 
@@ -15,8 +16,8 @@ namespace syncsim {
 
 namespace {
 
-// NCCL moves chains and trees in chunks of about 512 KiB; pipelining in slices of that size keeps small messages
-// at one slice and lets large ones stream.
+// NCCL moves chains in chunks of about 512 KiB; pipelining in slices of that size keeps small messages at one slice
+// and lets large ones stream. Trees slice by NCCL's tree chunks (tree_tuning.hpp).
 constexpr std::int64_t kSliceBytes = 512 * 1024;
 constexpr std::uint32_t kMaxSlices = 16;
 // Direct algorithms start n(n-1) flows per step: worth trying only on small groups.
@@ -87,8 +88,14 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
     // The last channel takes the remainder, so the channels move exactly `size` bytes.
     const Bytes bytes = c + 1 == channels ? Bytes{size.value - per_channel.value * (channels - 1)} : per_channel;
     // Slices apply to chains and trees; other plans move whole steps.
+    context.channels = channels;
     if (takes_slices(candidate.algorithm, spec.op)) {
       context.pipeline_slices = spec.pipeline_slices ? *spec.pipeline_slices : auto_slices(bytes);
+      if (candidate.algorithm == Algorithm::tree && !spec.pipeline_slices) {
+        const std::size_t nodes = hosts.empty() ? ranks : hosts.size();
+        context.pipeline_slices =
+            tree_slices(bytes, tree_chunk_bytes(candidate.protocol, spec.size, channels, nodes, ranks));
+      }
     }
     if (is_nvls(candidate.algorithm)) {
       context.nvlink_domains = domains;
@@ -156,6 +163,11 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
   return outcome;
 }
 
+// Every rank its own node: no host structure (each GPU is a node, as trees treat it) or hosts of one GPU each.
+bool each_gpu_its_own_node(const std::vector<std::vector<Rank>>& hosts) {
+  return std::all_of(hosts.begin(), hosts.end(), [](const std::vector<Rank>& host) { return host.size() == 1; });
+}
+
 }  // namespace
 
 std::vector<std::vector<Rank>> host_groups(const Topology& topology, std::size_t ranks) {
@@ -183,7 +195,9 @@ std::uint32_t default_channels(const Topology& topology, std::size_t ranks, Algo
     }
     channels = std::max<std::uint32_t>(1, nics);
   }
-  if (algorithm == Algorithm::tree) channels = std::max<std::uint32_t>(2, channels + channels % 2);
+  // NCCL's tree search starts a chain at each NIC and ncclTopoPostset duplicates every chain for the second tree
+  // (src/graph/connect.cc): a channel pair per rail, or one pair without host structure.
+  if (algorithm == Algorithm::tree) channels = 2 * channels;
   return channels;
 }
 
@@ -208,7 +222,7 @@ std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts
 }
 
 std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, bool has_hosts, bool any_algorithm,
-                                            std::size_t nvlink_domains) {
+                                            std::size_t nvlink_domains, bool one_gpu_per_node) {
   if (op == CollectiveOp::alltoall) {
     // NCCL has one way, point-to-point to every peer (direct_plan.hpp).
     if (any_algorithm && has_hosts) return {Algorithm::direct, Algorithm::hierarchical};
@@ -216,13 +230,16 @@ std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, 
   }
   std::vector<Algorithm> candidates{Algorithm::ring};
   const bool power_of_two = (ranks & (ranks - 1)) == 0;
-  if (op == CollectiveOp::allreduce || op == CollectiveOp::broadcast || op == CollectiveOp::reduce) {
-    candidates.push_back(Algorithm::tree);
-  }
+  // NCCL runs Broadcast and Reduce on rings only (src/graph/tuning.cc, ncclTopoTuneModel); the tree can, for `best`.
+  if (op == CollectiveOp::allreduce) candidates.push_back(Algorithm::tree);
   if (op == CollectiveOp::allreduce && nvlink_domains > 0) {
     candidates.push_back(nvlink_domains == 1 ? Algorithm::nvls : Algorithm::nvls_tree);
   }
+  // PAT only at one GPU per node (tuning.cc, ncclPatEnable); `best` tries it anywhere.
+  const bool gathers = op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_gather;
+  if (gathers && (one_gpu_per_node || any_algorithm)) candidates.push_back(Algorithm::pat);
   if (!any_algorithm) return candidates;
+  if (op == CollectiveOp::broadcast || op == CollectiveOp::reduce) candidates.push_back(Algorithm::tree);
   if (op == CollectiveOp::allreduce || power_of_two) candidates.push_back(Algorithm::halving_doubling);
   if (op == CollectiveOp::allreduce && has_hosts) candidates.push_back(Algorithm::hierarchical);
   if (ranks <= kMaxDirectRanks) candidates.push_back(Algorithm::direct);
@@ -240,9 +257,10 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
   }
   const auto hosts = host_groups(topology, ranks);
   const std::vector<NvlinkDomain> domains = reducing_nvlink_domains(topology, ranks, spec.compute_capability);
-  std::vector<Algorithm> algorithms =
-      spec.algorithm ? std::vector<Algorithm>{*spec.algorithm}
-                     : candidate_algorithms(spec.op, ranks, hosts.size() > 1, spec.any_algorithm, domains.size());
+  std::vector<Algorithm> algorithms = spec.algorithm
+                                          ? std::vector<Algorithm>{*spec.algorithm}
+                                          : candidate_algorithms(spec.op, ranks, hosts.size() > 1, spec.any_algorithm,
+                                                                 domains.size(), each_gpu_its_own_node(hosts));
   std::vector<Candidate> candidates;
   for (const Algorithm algorithm : algorithms) {
     if (spec.latency == LatencySource::calibrated) {
@@ -266,15 +284,30 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
     }
   }
   std::optional<CollectiveOutcome> best;
+  SimTime best_rank;  // what auto compares: the time, or a tree AllReduce's time as NCCL ranks it (tree_tuning.hpp)
+  std::optional<SimTime> ring_busy;  // the fastest ring's busiest link (ring candidates run first)
   std::string last_refusal;
   std::optional<SimTimeOverflow> overflow;  // a candidate slower than the clock loses to any that fits
   for (const Candidate& candidate : candidates) {
     try {
       CollectiveOutcome outcome = run_candidate(router, spec, ranks, candidate, hosts, domains);
-      if (!best || outcome.time < best->time) best = outcome;
+      SimTime rank = outcome.time;
+      if (candidate.algorithm == Algorithm::ring) {
+        SimTime busy;
+        for (const LinkTraffic& link : outcome.links) busy = std::max(busy, link.busy_time);
+        ring_busy = ring_busy ? std::min(*ring_busy, busy) : busy;
+      }
+      if (candidate.algorithm == Algorithm::tree && spec.op == CollectiveOp::allreduce && candidate.protocol) {
+        rank = tree_ranking_time(outcome.time, *candidate.protocol, spec.size, hosts.empty() ? ranks : hosts.size(),
+                                 ranks, ring_busy.value_or(SimTime::zero()));
+      }
+      if (!best || rank < best_rank) {
+        best = outcome;
+        best_rank = rank;
+      }
     } catch (const SimTimeOverflow& e) {
       if (spec.algorithm) throw;
-      overflow = e;
+      if (!overflow) overflow = e;  // the first: the ring's, a transfer too long for the clock
     } catch (const InputError& e) {
       // With an explicit algorithm its refusal is the answer; in auto mode, try the others.
       if (spec.algorithm) throw;

@@ -3,182 +3,193 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <bit>
 
+#include "syncsim/collectives/double_binary_tree.hpp"
 #include "syncsim/core/input_error.hpp"
 
 namespace syncsim {
 
 namespace {
-std::uint32_t lowbit(std::uint32_t p) {
-  return p & (~p + 1);
+
+// Every rank in exactly one node: the nodes as given, or one node per rank.
+std::vector<std::vector<std::uint32_t>> nodes_of(std::size_t ranks, const std::vector<std::vector<Rank>>& hosts) {
+  std::vector<std::vector<std::uint32_t>> nodes;
+  if (hosts.empty()) {
+    for (std::uint32_t r = 0; r < ranks; ++r) nodes.push_back({r});
+    return nodes;
+  }
+  std::vector<bool> seen(ranks, false);
+  for (const auto& host : hosts) {
+    if (host.empty()) throw InputError("a tree's node must hold at least one rank");
+    auto& members = nodes.emplace_back();
+    for (const Rank r : host) {
+      if (r.value() >= ranks || seen[r.value()]) {
+        throw InputError(fmt::format("a tree's nodes must hold each of the {} ranks once (rank {})", ranks, r.value()));
+      }
+      seen[r.value()] = true;
+      members.push_back(r.value());
+    }
+  }
+  if (std::count(seen.begin(), seen.end(), true) != static_cast<std::ptrdiff_t>(ranks)) {
+    throw InputError(fmt::format("a tree's nodes must hold each of the {} ranks once", ranks));
+  }
+  return nodes;
 }
-// The position one level up in the full in-order tree on 1..2T-1 (it may lie past n-1).
-std::uint32_t level_up(std::uint32_t p) {
-  const std::uint32_t b = lowbit(p);
-  return (p ^ b) | (b << 1);
+
+// The chain index a child node's head attaches to, by the parent's child slot (see the header's table).
+std::size_t attach_index(TreePattern pattern, std::uint32_t slot, std::size_t chain_length) {
+  if (chain_length < 2) return 0;  // NCCL: one GPU per node uses the TREE pattern
+  switch (pattern) {
+    case TreePattern::tree:
+      return 0;
+    case TreePattern::split_tree:
+      return 1;
+    case TreePattern::balanced_tree:
+      return slot == 0 ? 1 : 0;
+  }
+  return 0;
 }
+
 }  // namespace
 
 TreePlan::TreePlan(CollectiveOp op, std::size_t ranks, Bytes size, TreeOptions options)
-    : op_(op),
-      size_(size),
-      n_(static_cast<std::uint32_t>(ranks)),
-      slices_(options.pipeline_slices),
-      tree_(options.tree) {
+    : op_(op), size_(size), n_(static_cast<std::uint32_t>(ranks)), slices_(options.pipeline_slices) {
   if (ranks < 2) throw InputError(fmt::format("a tree needs at least 2 ranks, got {}", ranks));
   if (ranks > std::uint32_t{1} << 30) throw InputError(fmt::format("a tree of {} ranks is too large", ranks));
   if (size.value < 0) throw InputError("a collective's size must not be negative");
-  if (op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_gather) {
+  if (op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_gather || op == CollectiveOp::alltoall) {
     throw InputError(fmt::format(
         "the tree algorithm cannot run {}: a tree moves one buffer to or from its root, while {} leaves every rank "
         "a different piece (use ring, halving_doubling or direct)",
         to_string(op), to_string(op)));
   }
   if (slices_ == 0) throw InputError("pipeline slices must be at least 1");
-  if (tree_ > 1) throw InputError(fmt::format("a double binary tree has trees 0 and 1, not {}", tree_));
+  if (options.tree > 1) throw InputError(fmt::format("a double binary tree has trees 0 and 1, not {}", options.tree));
   if (options.root.value() >= ranks) {
     throw InputError(fmt::format("root {} does not exist among {} ranks", options.root.value(), ranks));
   }
-  top_ = std::bit_floor(n_ - 1);
-  height_ = static_cast<std::uint32_t>(std::countr_zero(top_)) + 1;
-  // The unswapped rank at position 0; AllReduce has no root to honour.
-  const std::uint32_t natural_root = tree_ == 0 ? 0 : (n_ % 2 == 0 ? n_ - 1 : 1);
-  swap_a_ = natural_root;
-  swap_b_ = op == CollectiveOp::allreduce ? natural_root : options.root.value();
-}
+  const auto nodes = nodes_of(ranks, options.hosts);
+  const auto node_count = static_cast<std::uint32_t>(nodes.size());
+  const bool rooted = op != CollectiveOp::allreduce;
 
-std::uint32_t TreePlan::position(Rank rank) const {
-  std::uint32_t r = rank.value();
-  if (r == swap_a_) {
-    r = swap_b_;
-  } else if (r == swap_b_) {
-    r = swap_a_;
+  // Re-rooting swaps the tree root's node with the root rank's node; AllReduce keeps NCCL's roots.
+  const std::uint32_t natural_root = double_binary_tree_root(node_count, options.tree);
+  std::uint32_t root_node = natural_root;
+  if (rooted) {
+    for (std::uint32_t h = 0; h < node_count; ++h) {
+      if (std::find(nodes[h].begin(), nodes[h].end(), options.root.value()) != nodes[h].end()) root_node = h;
+    }
   }
-  if (tree_ == 0) return r;
-  return n_ % 2 == 0 ? n_ - 1 - r : (r + n_ - 1) % n_;
-}
+  const auto swapped = [&](std::uint32_t h) {
+    return h == natural_root ? root_node : h == root_node ? natural_root : h;
+  };
 
-Rank TreePlan::at(std::uint32_t p) const {
-  std::uint32_t r = tree_ == 0 ? p : (n_ % 2 == 0 ? n_ - 1 - p : (p + 1) % n_);
-  if (r == swap_a_) {
-    r = swap_b_;
-  } else if (r == swap_b_) {
-    r = swap_a_;
+  // Each node's chain: its GPUs from the chain's entry GPU on (the root rank first in a re-rooted node).
+  std::vector<std::vector<std::uint32_t>> chains(node_count);
+  const std::uint32_t pairs = std::max<std::uint32_t>(1, options.chains);
+  for (std::uint32_t h = 0; h < node_count; ++h) {
+    const auto& members = nodes[h];
+    const std::size_t g = members.size();
+    std::size_t start = (options.chain % pairs) * std::max<std::size_t>(1, g / pairs) % g;
+    if (rooted && h == root_node) {
+      start =
+          static_cast<std::size_t>(std::find(members.begin(), members.end(), options.root.value()) - members.begin());
+    }
+    for (std::size_t i = 0; i < g; ++i) chains[h].push_back(members[(start + i) % g]);
   }
-  return Rank{r};
-}
 
-TreePlan::Children TreePlan::children_of(std::uint32_t p) const {
-  Children c;
-  if (p == 0) {
-    c.position[c.count++] = top_;
-    return c;
+  parent_.assign(n_, 0);
+  children_.assign(n_, {});
+  child_count_.assign(n_, 0);
+  for (std::uint32_t h = 0; h < node_count; ++h) {
+    const auto& chain = chains[h];
+    for (std::size_t i = 1; i < chain.size(); ++i) add_edge(chain[i - 1], chain[i]);
   }
-  const std::uint32_t half = lowbit(p) >> 1;
-  if (half == 0) return c;           // odd positions are leaves
-  c.position[c.count++] = p - half;  // the left subtree is always complete
-  std::uint32_t right = p + half;
-  while (right >= n_ && lowbit(right) > 1) right -= lowbit(right) >> 1;
-  if (right < n_) c.position[c.count++] = right;
-  return c;
+  // Child nodes' heads, in node order so that a GPU's children are listed deterministically.
+  for (std::uint32_t label = 0; label < node_count; ++label) {
+    const TreeLinks links = double_binary_tree_links(node_count, options.tree, label);
+    const std::uint32_t h = swapped(label);
+    if (!links.parent) {
+      root_ = Rank{chains[h].front()};
+      parent_[root_.value()] = root_.value();
+      continue;
+    }
+    const auto& above = chains[swapped(*links.parent)];
+    add_edge(above[attach_index(options.pattern, links.slot, above.size())], chains[h].front());
+  }
+  // D, by walking up from every rank (the depth is at most n).
+  for (std::uint32_t r = 0; r < n_; ++r) {
+    std::uint32_t d = 0;
+    for (std::uint32_t q = r; !is_root(q); q = parent_[q]) ++d;
+    depth_ = std::max(depth_, d);
+  }
 }
 
-std::uint32_t TreePlan::parent_of(std::uint32_t p) const {
-  if (p == top_) return 0;
-  std::uint32_t q = level_up(p);
-  while (q >= n_) q = level_up(q);  // climbs to T at the latest
-  return q;
-}
-
-std::uint32_t TreePlan::depth_of(std::uint32_t p) const {
-  std::uint32_t d = 0;
-  for (; p != 0; p = parent_of(p)) ++d;
-  return d;
-}
-
-std::uint32_t TreePlan::pace_of(std::uint32_t p) const {
-  if (p == 0) return height_;
-  return std::max<std::uint32_t>(1, static_cast<std::uint32_t>(std::countr_zero(p)));
-}
-
-// e = H + d - hh: the step at which this position receives broadcast slice 0, so that it arrives at (H + d) tau,
-// one tau after the parent received it, and the step ends exactly then.
-std::uint32_t TreePlan::broadcast_offset(std::uint32_t p) const {
-  return height_ + depth_of(p) - pace_of(p);
+void TreePlan::add_edge(std::uint32_t parent, std::uint32_t child) {
+  SYNCSIM_INVARIANT(child_count_[parent] < 3, "a tree GPU has at most three children (NCCL_MAX_TREE_ARITY)");
+  parent_[child] = parent;
+  children_[parent][child_count_[parent]++] = child;
 }
 
 std::optional<Rank> TreePlan::parent(Rank rank) const {
-  const std::uint32_t p = position(rank);
-  if (p == 0) return std::nullopt;
-  return at(parent_of(p));
+  if (is_root(rank.value())) return std::nullopt;
+  return Rank{parent_[rank.value()]};
 }
 
-std::uint32_t TreePlan::step_count(Rank rank) const {
-  const std::uint32_t p = position(rank);
-  const bool leaf = p != 0 && p % 2 == 1;
-  switch (op_) {
-    case CollectiveOp::allreduce:
-      if (p == 0) return slices_ + 1;
-      return broadcast_offset(p) + slices_ + (leaf ? 0 : 1);
-    case CollectiveOp::reduce:
-    case CollectiveOp::broadcast:
-      return (p == 0 || leaf) ? slices_ : slices_ + 1;
-    case CollectiveOp::reduce_scatter:
-    case CollectiveOp::all_gather:
-    case CollectiveOp::alltoall:  // refused by make_plan
-      break;
+std::vector<Rank> TreePlan::children(Rank rank) const {
+  std::vector<Rank> out;
+  for (std::uint32_t c = 0; c < child_count_[rank.value()]; ++c) out.push_back(Rank{children_[rank.value()][c]});
+  return out;
+}
+
+std::uint32_t TreePlan::step_count(Rank participant) const {
+  const std::uint32_t r = participant.value() % n_;
+  const bool down = op_ == CollectiveOp::broadcast || participant.value() >= n_;
+  const bool leaf = child_count_[r] == 0;
+  if (is_root(r)) {
+    if (down && op_ == CollectiveOp::allreduce) return 0;  // the root's up stream turns the slices around
+    return op_ == CollectiveOp::allreduce ? slices_ + 1 : slices_;
   }
-  return 0;
+  return leaf ? slices_ : slices_ + 1;
 }
 
-void TreePlan::step(Rank rank, std::uint32_t t, PlanStep& out) const {
+void TreePlan::step(Rank participant, std::uint32_t t, PlanStep& out) const {
   out.clear();
-  const std::uint32_t p = position(rank);
+  const std::uint32_t r = participant.value() % n_;
   const std::uint32_t k = slices_;
   const double slice = static_cast<double>(size_.value) / k;
-  const Children children = children_of(p);
-  const bool leaf = children.count == 0;
-  const bool up = op_ == CollectiveOp::allreduce || op_ == CollectiveOp::reduce;
+  const std::uint32_t children = child_count_[r];
+  const bool down = op_ == CollectiveOp::broadcast || participant.value() >= n_;
+  // Down streams of AllReduce are participants n..2n-1; Broadcast's are the ranks themselves.
+  const std::uint32_t down_base = op_ == CollectiveOp::allreduce ? n_ : 0;
+  const auto send_down = [&](std::uint32_t j) {
+    for (std::uint32_t c = 0; c < children; ++c)
+      out.sends.push_back(PlanSend{Rank{down_base + children_[r][c]}, slice, j, j});
+  };
 
-  if (up) {
-    if (!leaf && t < k) {
-      out.recv_count += children.count;
-      out.reduce_bytes += children.count * slice;
+  if (!down) {
+    // Up: receive slice t from the children and add it in, send slice t-1 (a leaf: slice t) to the parent; the
+    // AllReduce root sends slice t-1 down instead.
+    if (children > 0 && t < k) {
+      out.recv_count = children;
+      out.reduce_bytes = children * slice;
     }
-    if (p != 0) {
-      // A leaf sends slice t at once; an interior rank sends slice t-1, reduced at its previous step.
-      const std::uint32_t parent = parent_of(p);
-      if (leaf && t < k) out.sends.push_back(PlanSend{at(parent), slice, t, t});
-      if (!leaf && t >= 1 && t <= k) out.sends.push_back(PlanSend{at(parent), slice, t - 1, t - 1});
+    if (is_root(r)) {
+      if (op_ == CollectiveOp::allreduce && t >= 1) send_down(t - 1);
+    } else if (children == 0) {
+      out.sends.push_back(PlanSend{Rank{parent_[r]}, slice, t, t});
+    } else if (t >= 1) {
+      out.sends.push_back(PlanSend{Rank{parent_[r]}, slice, t - 1, t - 1});
     }
+    return;
   }
-
-  if (op_ == CollectiveOp::broadcast) {
-    if (p != 0 && t < k) ++out.recv_count;
-    // The root sends slice t at step t; others forward at step t the slice received at step t-1. Every receiver
-    // takes slice j at its step j.
-    const std::uint32_t first = p == 0 ? 0 : 1;
-    if (t >= first && t - first < k) {
-      const std::uint32_t j = t - first;
-      for (std::uint32_t c = 0; c < children.count; ++c) {
-        out.sends.push_back(PlanSend{at(children.position[c]), slice, j, j});
-      }
-    }
+  // Down: receive slice t from the parent, forward slice t-1 to the children; the Broadcast root sends slice t.
+  if (is_root(r)) {
+    send_down(t);
+    return;
   }
-
-  if (op_ == CollectiveOp::allreduce) {
-    // The root forwards at step t the slice it finished at step t-1; others receive slice j at step e + j.
-    const std::uint32_t e = p == 0 ? 0 : broadcast_offset(p);
-    if (p != 0 && t >= e && t < e + k) ++out.recv_count;
-    if (t >= e + 1 && t <= e + k) {
-      const std::uint32_t j = t - e - 1;
-      for (std::uint32_t c = 0; c < children.count; ++c) {
-        const std::uint32_t child = children.position[c];
-        out.sends.push_back(PlanSend{at(child), slice, broadcast_offset(child) + j, j});
-      }
-    }
-  }
+  if (t < k) out.recv_count = 1;
+  if (t >= 1) send_down(t - 1);
 }
 
 }  // namespace syncsim

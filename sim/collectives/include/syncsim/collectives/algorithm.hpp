@@ -48,10 +48,11 @@ struct PlanContext {
   Rank root{0};
   std::uint32_t pipeline_slices = 1;
   // Which channel this plan is (0..channels-1). A collective split over C channels runs C plans at once, each on
-  // S/C bytes; trees alternate between NCCL's two complementary binary trees by channel parity.
+  // S/C bytes; trees alternate between NCCL's two trees by channel parity, each pair on one chain.
   std::uint32_t channel = 0;
   // NVLS and NVLSTree: the NVLink domains whose switches reduce (reducing_nvlink_domains in nvls_plan.hpp).
   std::vector<NvlinkDomain> nvlink_domains;
+  std::uint32_t channels = 1;  // how many channels the collective runs (trees spread their chains over them)
 };
 
 // Throws InputError when the algorithm cannot run the operation (e.g. hierarchical without host structure).

@@ -43,7 +43,7 @@ struct CollectiveSpec {
   std::optional<int> compute_capability;
   const CalibratedModel* calibration = nullptr;  // required with LatencySource::calibrated; must outlive the call
   Rank root{0};
-  std::optional<std::uint32_t> pipeline_slices;  // nullopt: auto (512 KiB slices for chains and trees)
+  std::optional<std::uint32_t> pipeline_slices;  // nullopt: auto (512 KiB chain slices, NCCL's tree chunks)
   bool bulk = true;
   // Several uniform channels run in lockstep (fast, approximate: within a few % of the per-flow result on large
   // clusters, up to ~17% slower on 2-16 DGX nodes in the few-MB range) only when they have at least this many
@@ -71,21 +71,23 @@ struct CollectiveOutcome {
 
 // Ranks grouped by host, from the topology's GPU host ids; empty when some GPU has none.
 std::vector<std::vector<Rank>> host_groups(const Topology& topology, std::size_t ranks);
-// One channel per rail (NICs per host) when there are several hosts; otherwise 1; trees at least 2 (NCCL's two
-// complementary trees).
+// One channel per rail (NICs per host) when there are several hosts; otherwise 1; trees twice that (a pair of
+// channels runs NCCL's two trees on one chain).
 std::uint32_t default_channels(const Topology& topology, std::size_t ranks, Algorithm algorithm);
 // Channel c's ring order (see above); with C channels on hosts of g GPUs, channel c enters each host at local GPU
 // c * (g / C), so the channels spread over the rails.
 std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts, std::size_t ranks,
                                      std::uint32_t channel, std::uint32_t channels);
-// What auto tries. By default NCCL's own choices — ring and tree for AllReduce, Broadcast and Reduce; ring for
-// ReduceScatter and AllGather; for AllReduce on NVSwitches that reduce (`nvlink_domains`, reducing_nvlink_domains
-// in nvls_plan.hpp) NVLS inside one domain, NVLSTree across several — so that a prediction says what NCCL would do.
-// With `any_algorithm` also halving-doubling, hierarchical and (on small groups) direct: what the best available
-// algorithm would do. AllToAll: direct (NCCL's only way), and hierarchical too with `any_algorithm` on hosts; it
-// runs on one channel unless spec.channels says otherwise.
+// What auto tries. By default NCCL's own choices — ring and tree for AllReduce; ring for Broadcast, Reduce,
+// ReduceScatter and AllGather; PAT too for ReduceScatter and AllGather at one GPU per node (`one_gpu_per_node`); for
+// AllReduce on NVSwitches that reduce (`nvlink_domains`, reducing_nvlink_domains in nvls_plan.hpp) NVLS inside one
+// domain, NVLSTree across several — so that a prediction says what NCCL would do. With `any_algorithm` also the
+// tree for Broadcast and Reduce, halving-doubling, hierarchical and (on small groups) direct: what the best
+// available algorithm would do. AllToAll: direct (NCCL's only way), and hierarchical too with `any_algorithm` on
+// hosts; it runs on one channel unless spec.channels says otherwise.
 std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, bool has_hosts,
-                                            bool any_algorithm = false, std::size_t nvlink_domains = 0);
+                                            bool any_algorithm = false, std::size_t nvlink_domains = 0,
+                                            bool one_gpu_per_node = false);
 
 // Throws InputError when a given algorithm cannot run the operation on these ranks (with the reason).
 CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec);

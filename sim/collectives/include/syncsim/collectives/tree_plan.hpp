@@ -1,108 +1,110 @@
 #pragma once
-// Binary-tree collectives: AllReduce (reduce up, broadcast down, pipelined), Reduce and Broadcast; NCCL's double
-// binary tree is two of these plans on alternating channels (NCCL src/graph/trees.cc).
+// NCCL's tree: a chain of the GPUs inside each node, and a double binary tree of the nodes across the network
+// (double_binary_tree.hpp), with the reduction going up and the broadcast coming down on separate streams, as
+// NCCL's tree kernels split their threads (NCCL 2.30 src/device/all_reduce.h, runTreeSplit). AllReduce, Reduce and
+// Broadcast; without host structure every rank is its own node (the same construction at rank level).
 //
-// Tree 0 is an in-order binary tree on positions 0..n-1. Position p >= 1 sits at level lowbit(p): its children are
-// p -/+ lowbit(p)/2 (a right child past n-1 is replaced by its own left child, repeatedly); position 0 is the root
-// and has one child, the top T = the largest power of two <= n-1. Odd positions are the leaves.
+// Chains and their attachment (NCCL 2.30 src/graph/connect.cc: ncclTopoPreset, connectTrees). Chain c of a node
+// is its GPUs in local order starting at the channel pair's entry GPU; chain[0], the head, connects to the parent
+// node, chain[i] is the parent of chain[i+1], and the child nodes' heads attach to the GPU the search pattern
+// names (src/graph/search.cc, src/include/graph.h):
 //
-//   n = 14, tree 0 (rank = position p):     tree 1 (n even: mirrored, rank = n-1-p):    positions by lowbit(p)
+//   pattern         parent      child slot 0   child slot 1
+//   TREE            chain[0]    chain[0]       chain[0]
+//   SPLIT_TREE      chain[0]    chain[1]       chain[1]
+//   BALANCED_TREE   chain[0]    chain[1]       chain[0]
 //
-//     0 -------------- 8                      13 ------------- 5                        | 8: T, the top
-//              ______/   \______                       ______/  \______                 |
-//             4                12                     9                1                | 4
-//           /   \             /  \                  /   \             /  \               |
-//         2       6       10      \               11      7        3      \              | 2
-//        / \     / \     /  \      \             /  \    /  \    /  \      \             |
-//       1   3   5   7   9   11     13          12  10  8    6  4    2      0            | 1: the leaves
+// The default is TREE: NCCL's search starts with BALANCED_TREE but retries TREE on sm90 and newer ("Try a simpler
+// tree"), one GPU per node always uses TREE, and TREE keeps every inter-node edge head to head, on one rail of a
+// rail-optimized fabric (chain c of every node starts at the same local GPU), where BALANCED_TREE's edges to
+// chain[1] cross rails through the spines (NCCL avoids that with PXN, which the plans do not model).
 //
-// Tree 1 puts the leaves of tree 0 inside: for even n it mirrors the ranks (rank = n-1-p), for odd n it shifts them
-// (rank = p+1 mod n); either way the odd ranks, leaves of tree 0, sit at even positions, which are interior. A rank
-// is thus a leaf in at most one tree, and the two trees together use every rank's links in both directions
-// (PlanContext::channel parity picks the tree). Reduce and Broadcast re-root a tree on `root` by swapping the
-// ranks at the root position and at root's position; the rest of the shape is kept.
+//   4 nodes of 4 GPUs, tree 0, BALANCED_TREE (node n, GPU g: "n.g"):
+//
+//      node 0:  0.0 - 0.1 - 0.2 - 0.3               node 0's only child (node 2) is in slot 1: at 0.0
+//                |
+//      node 2:  2.0 - 2.1 - 2.2 - 2.3               node 2's children: node 1 (slot 0) at 2.1, node 3 at 2.0
+//              /       \     (node 2: two child nodes)
+//      node 3: 3.0...   node 1: 1.0 - 1.1 - ...
+//
+// Channels: plan c runs tree c % 2 on chain c / 2, so each channel pair runs the two trees on the same chain (NCCL
+// duplicates every tree channel for the second tree) and every node is interior in at most one of the pair (with
+// an odd node count, node 0 in both).
+// Reduce and Broadcast re-root: the root rank's node takes the tree root's place and its chain starts at the root.
+//
+// Participants (collective_plan.hpp). AllReduce has 2n: participant r is rank r's reduction stream (up), n + r its
+// broadcast stream (down), both on rank r's GPU; the root's up stream turns each reduced slice around to its
+// children's down streams. Reduce runs the up streams only, Broadcast the down streams only (n participants).
 //
 // Pipelining, k slices of S/k. A send holds its sender for beta = S/(k B) (the executor frees a sender once its last
-// byte left) and arrives alpha later. Height h (leaves 0), depth d (root 0); H = the root's height
-// = floor(log2(n-1)) + 1 = the depth of the deepest leaf.
+// byte left) and arrives alpha later. At its step t a stream receives slice t and sends slice t-1 (a leaf's up
+// stream sends slice t, the Broadcast root sends slice t): every hop forwards slice j while slice j+1 arrives. With
+// D the depth of the deepest rank (edges from the root), slice k-1 reaches the root after D (alpha + beta) + (k-1)
+// beta and the deepest leaf D (alpha + beta) later, because the down streams never wait for the up streams.
 //
-//   reduce up     an interior rank's step t receives slice t from its children and adds it in, and sends slice
-//                 t-1 to its parent: it forwards slice j while receiving slice j+1. A leaf sends slice t at step t.
-//                 Step t of a rank ends at (t + max(h,1)) beta + h alpha.
-//   broadcast     the root sends slice t at step t (Broadcast) or, having finished it at step t, at step t+1
-//   down          (AllReduce); a rank forwards at step t+1 the slice it received at step t. In AllReduce a rank
-//                 receives slice j at step j + e, e = H + d - max(h,1): its reduce steps and broadcast steps run
-//                 together, as in NCCL's tree.
-//
-//   Reduce, k = 3, path 1 -> 2 -> 4:
-//     time ->   | beta | beta | beta | beta | beta |
-//     leaf 1      s0     s1     s2
-//     node 2         alpha  s0     s1     s2              node 2 sends s0 up while s1 arrives from 1
-//     node 4                alpha  s0     s1     s2
-//
-// Cost where every transfer has its own link (a full mesh; on a shared switch a rank's two children share its
-// downlink):
-//   Reduce, Broadcast    H alpha + (H + k - 1) S/(k B)
-//   AllReduce            (2H + 2 floor((k-1)/2)) alpha + (2H + k - 1) S/(k B)
-// In AllReduce a rank's step waits for both directions: once the two streams meet, the up-going slice j+2 waits for
-// the down-going slice j, so every two slices pay one round of latency (NCCL runs the directions on separate
-// threads; a plan has one step stream per rank). Store-and-forward (k = 1) costs 2H (alpha + S/B).
-// ReduceScatter and AllGather leave every rank a different piece: a tree cannot run them.
+// Cost where every edge of the tree has its own link (a full mesh; on a shared switch or NIC a rank's children
+// share its link):
+//   AllReduce            2 D alpha + (2D + k - 1) S/(k B)   =  2 D alpha + S/B (1 + (2D - 1)/k)
+//   Reduce, Broadcast    D alpha + (D + k - 1) S/(k B)
+// Store-and-forward (k = 1) costs 2D (alpha + S/B). ReduceScatter and AllGather leave every rank a different piece:
+// a tree cannot run them.
 #include <array>
 #include <optional>
+#include <vector>
 
 #include "syncsim/collectives/algorithm.hpp"
 #include "syncsim/collectives/collective_plan.hpp"
 
 namespace syncsim {
 
+enum class TreePattern { tree, split_tree, balanced_tree };
+
 struct TreeOptions {
   Rank root{0};  // Reduce and Broadcast: the tree is re-rooted here
   std::uint32_t pipeline_slices = 1;
-  std::uint32_t tree = 0;  // 0 or 1: which of the two complementary trees (NCCL's double binary tree)
+  std::uint32_t tree = 0;  // 0 or 1: which of the two trees of the double binary tree
+  // Ranks grouped by node (PlanContext::hosts); empty: every rank is its own node.
+  std::vector<std::vector<Rank>> hosts;
+  std::uint32_t chain = 0;   // which chain: its entry GPU is chain * (g / chains) of each node's g GPUs
+  std::uint32_t chains = 1;  // how many chains the channels use (channel pairs)
+  TreePattern pattern = TreePattern::tree;
 };
 
 class TreePlan final : public CollectivePlan {
  public:
-  // Throws InputError for fewer than 2 ranks, a root out of range, no slices, a tree other than 0 or 1, or
-  // ReduceScatter/AllGather.
+  // Throws InputError for fewer than 2 ranks, a root out of range, no slices, a tree other than 0 or 1, hosts that
+  // are not a partition of the ranks, or ReduceScatter/AllGather.
   TreePlan(CollectiveOp op, std::size_t ranks, Bytes size, TreeOptions options = {});
 
   std::string_view algorithm() const override { return to_string(Algorithm::tree); }
   CollectiveOp op() const override { return op_; }
   std::size_t rank_count() const override { return n_; }
   Bytes size() const override { return size_; }
-  std::uint32_t step_count(Rank rank) const override;
-  void step(Rank rank, std::uint32_t step, PlanStep& out) const override;
+  std::size_t participant_count() const override { return op_ == CollectiveOp::allreduce ? 2 * n_ : n_; }
+  Participant participant(std::uint32_t index) const override { return {Rank{index % n_}, std::nullopt}; }
+  std::uint32_t step_count(Rank participant) const override;
+  void step(Rank participant, std::uint32_t step, PlanStep& out) const override;
 
   // The tree's shape, by rank.
-  Rank root() const { return at(0); }
+  Rank root() const { return root_; }
   std::optional<Rank> parent(Rank rank) const;
-  std::uint32_t child_count(Rank rank) const { return children_of(position(rank)).count; }
-  std::uint32_t height() const { return height_; }  // H, the root's height
+  std::vector<Rank> children(Rank rank) const;
+  std::uint32_t child_count(Rank rank) const { return child_count_[rank.value()]; }
+  std::uint32_t depth() const { return depth_; }  // D: edges from the root to the deepest rank
 
  private:
-  struct Children {
-    std::array<std::uint32_t, 2> position{};
-    std::uint32_t count = 0;
-  };
-  std::uint32_t position(Rank rank) const;
-  Rank at(std::uint32_t position) const;
-  Children children_of(std::uint32_t position) const;
-  std::uint32_t parent_of(std::uint32_t position) const;
-  std::uint32_t depth_of(std::uint32_t position) const;
-  std::uint32_t pace_of(std::uint32_t position) const;  // hh = max(height, 1)
-  std::uint32_t broadcast_offset(std::uint32_t position) const;
+  bool is_root(std::uint32_t rank) const { return rank == root_.value(); }
+  void add_edge(std::uint32_t parent, std::uint32_t child);
 
   CollectiveOp op_;
   Bytes size_;
   std::uint32_t n_;
   std::uint32_t slices_;
-  std::uint32_t tree_;
-  std::uint32_t top_;     // T, the root's only child position
-  std::uint32_t height_;  // H
-  std::uint32_t swap_a_;  // re-rooting swaps these two ranks (equal when nothing is swapped)
-  std::uint32_t swap_b_;
+  Rank root_{0};
+  std::vector<std::uint32_t> parent_;  // by rank; the root's is itself
+  std::vector<std::array<std::uint32_t, 3>> children_;
+  std::vector<std::uint32_t> child_count_;
+  std::uint32_t depth_ = 0;
 };
 
 }  // namespace syncsim
