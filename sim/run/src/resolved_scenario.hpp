@@ -58,8 +58,6 @@ class ResolvedScenario {
   const Topology& topology() const { return *topology_; }
   Router& router() { return *router_; }
   const ComputeModel& compute() const { return *compute_; }
-  // Set when the scenario gives a measured step time: the efficiency it implies (step_time_fit.hpp).
-  const std::optional<StepTimeFit>& step_time_fit() const { return step_time_fit_; }
   std::int64_t workers() const { return workers_; }
   std::int64_t batch() const { return scenario_->model.batch_per_gpu.value; }
   Precision precision() const { return scenario_->model.precision.value; }
@@ -104,7 +102,7 @@ class ResolvedScenario {
   std::shared_ptr<const Topology> topology_;  // the loader's, when it built one (scenario_topology)
   std::unique_ptr<Router> router_;
   std::unique_ptr<ComputeModel> compute_;
-  std::optional<StepTimeFit> step_time_fit_;
+  std::optional<StepTimeFit> step_time_fit_;  // with a measured step time: the efficiency it implies
   std::int64_t workers_ = 1;
   std::optional<CalibratedModel> calibrated_;
   std::optional<TopologyDigest> topology_digest_;
