@@ -88,6 +88,30 @@ TEST_CASE("lockstep: C rings sharing every uplink of a switch keep the closed fo
 constexpr double kBelowPerFlow = -0.10;
 constexpr double kAbovePerFlow = 0.20;
 
+TEST_CASE("lockstep never lets a link carry more than its rate: 32 rings on every GPU's NVLink", "[lockstep]") {
+  // Two nodes of 32 GPUs, 32 channels: each GPU's NVLink carries all 32 rings, 2(n-1)/n S in each direction. Pass
+  // 2's offsets staggered these rings so far apart that, before the capacity floor, 128 GPUs on 900 GB/s links
+  // came out at 1,600 GB/s busbw.
+  const Topology topology = build_topology("dgx:nodes=2,gpus=32,nvlink_bw=100GB/s,nic_bw=400Gbps");
+  Router router(topology);
+  CollectiveSpec spec;
+  spec.lockstep_min_transfers = 0;
+  spec.size = Bytes{std::int64_t{1} << 30};
+  spec.algorithm = Algorithm::ring;
+  spec.channels = 32;
+  spec.latency = LatencySource::physical;
+  const CollectiveOutcome out = simulate_collective(router, spec);
+  REQUIRE(out.stats.flows == 0);  // lockstep ran
+  for (const LinkTraffic& link : out.links) {
+    const double rate = topology.link(link.link).bandwidth.bytes_per_second;
+    CHECK(link.bytes_carried / rate <= out.time.seconds() * (1 + 1e-9));
+  }
+  // The NVLink bound itself: every GPU leaves its node on one of the 32 rings (channel c enters a node at GPU c),
+  // so its NVLink carries the other 31 rings' 2(n-1)/n S/32 each, at 100 GB/s.
+  const double nvlink_bytes = 2.0 * 63 / 64 * static_cast<double>(spec.size.value) * 31 / 32;
+  CHECK(out.time.seconds() >= nvlink_bytes / 100e9 * (1 - 1e-9));
+}
+
 TEST_CASE("lockstep agrees with the per-flow executors on small DGX clusters", "[lockstep]") {
   for (const int nodes : {2, 3, 4}) {
     const Topology topology = build_topology(fmt::format("dgx:nodes={},gpus=8", nodes));

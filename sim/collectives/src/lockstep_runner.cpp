@@ -249,6 +249,11 @@ std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const Coll
   for (std::uint32_t l = 0; l < by_link.size(); ++l) {
     if (by_link[l].bytes_carried > 0) {
       timing.links.push_back({LinkId{l}, by_link[l].bytes_carried, by_link[l].busy_time});
+      // Capacity holds whatever the offsets did: pass 2 may stagger the channels that meet on a link so far apart
+      // that their transfers barely overlap (32 rings on one GPU's NVLink timed as if each had it alone), but no
+      // link carries more than its rate for the whole collective.
+      const double rate = router.topology().link(LinkId{l}).bandwidth.bytes_per_second;
+      timing.time = std::max(timing.time, SimTime::from_seconds(by_link[l].bytes_carried / rate));
     }
   }
   return timing;

@@ -26,7 +26,9 @@
 // where the NIC hop dominates — and against the per-flow executors elsewhere within the bound that
 // tests/collectives/lockstep_runner_test.cpp states (docs/performance.md has the measured figures). What it cannot
 // see is how far the ranks of a per-flow run drift out of step on their own: pass 2 times contention on the
-// recurrence's offsets, in which the channels meeting at a GPU tend to move together.
+// recurrence's offsets, in which the channels meeting at a GPU tend to move together. Where those offsets
+// stagger the channels on a link so far apart that they barely overlap (32 rings on one GPU's NVLink), capacity
+// still holds: the collective takes at least the busiest link's bytes at its rate.
 //
 //   std::vector<const CollectivePlan*> channels = ...;                 // one plan per channel
 //   std::optional<LockstepTiming> t = time_lockstep(router, channels, gpus, options);
