@@ -54,6 +54,23 @@ TEST_CASE("default channels: one per rail across hosts, one otherwise; trees a p
   CHECK(default_channels(build_topology("switch:n=8,bw=100Gbps"), 8, Algorithm::ring) == 1);
   CHECK(default_channels(build_topology("switch:n=8,bw=100Gbps"), 8, Algorithm::tree) == 2);
   CHECK(default_channels(build_topology(kTwoDgx), 16, Algorithm::tree) == 16);
+  // Trays of one NVLink domain are one node: two domains of 2 trays x 4 GPUs, a NIC per GPU, 8 rails per node.
+  CHECK(default_channels(build_topology("dgx:nodes=4,gpus=4,nvlink_domain=2"), 16, Algorithm::ring) == 8);
+  // Two GB200 racks of 16 trays: 64 NICs per rack, more than NCCL's searches look for.
+  CHECK(default_channels(build_topology("dgx:nodes=32,gpus=4,nvlink_domain=16"), 128, Algorithm::ring) == 32);
+  CHECK(default_channels(build_topology("dgx:nodes=32,gpus=4,nvlink_domain=16"), 128, Algorithm::tree) == 32);
+}
+
+TEST_CASE("NCCL's nodes: trays that share an NVLink domain are one node, as NCCL fuses an MNNVL clique", "[runner]") {
+  const Topology racks = build_topology("dgx:nodes=4,gpus=2,nvlink_domain=2");
+  const auto nodes = nccl_node_groups(racks, 8);
+  REQUIRE(nodes.size() == 2);
+  CHECK(nodes[0] == std::vector<Rank>{Rank{0}, Rank{1}, Rank{2}, Rank{3}});
+  CHECK(nodes[1] == std::vector<Rank>{Rank{4}, Rank{5}, Rank{6}, Rank{7}});
+  CHECK(host_groups(racks, 8).size() == 4);  // the trays stay the hosts
+  CHECK(nccl_node_groups(build_topology(kTwoDgx), 16).size() == 2);
+  CHECK(nccl_node_groups(build_topology("switch:n=4,bw=100Gbps"), 4).size() ==
+        host_groups(build_topology("switch:n=4,bw=100Gbps"), 4).size());
 }
 
 TEST_CASE("two DGX nodes: 8 rail-aligned rings reach about 8 rails x 25 GB/s, one ring does not", "[runner]") {

@@ -88,18 +88,29 @@ TEST_CASE("lockstep: C rings sharing every uplink of a switch keep the closed fo
 constexpr double kBelowPerFlow = -0.10;
 constexpr double kAbovePerFlow = 0.20;
 
-TEST_CASE("lockstep never lets a link carry more than its rate: 32 rings on every GPU's NVLink", "[lockstep]") {
-  // Two nodes of 32 GPUs, 32 channels: each GPU's NVLink carries all 32 rings, 2(n-1)/n S in each direction. Pass
-  // 2's offsets staggered these rings so far apart that, before the capacity floor, 128 GPUs on 900 GB/s links
-  // came out at 1,600 GB/s busbw.
-  const Topology topology = build_topology("dgx:nodes=2,gpus=32,nvlink_bw=100GB/s,nic_bw=400Gbps");
-  Router router(topology);
+namespace {
+
+// Two nodes of 32 GPUs on 100 GB/s NVLink, one 1 GiB ring AllReduce on 32 channels, in lockstep.
+constexpr const char* kThirtyTwoRings = "dgx:nodes=2,gpus=32,nvlink_bw=100GB/s,nic_bw=400Gbps";
+CollectiveSpec thirty_two_rings(LatencySource latency) {
   CollectiveSpec spec;
   spec.lockstep_min_transfers = 0;
   spec.size = Bytes{std::int64_t{1} << 30};
   spec.algorithm = Algorithm::ring;
   spec.channels = 32;
-  spec.latency = LatencySource::physical;
+  spec.latency = latency;
+  return spec;
+}
+
+}  // namespace
+
+TEST_CASE("lockstep never lets a link carry more than its rate: 32 rings on every GPU's NVLink", "[lockstep]") {
+  // Two nodes of 32 GPUs, 32 channels: each GPU's NVLink carries all 32 rings, 2(n-1)/n S in each direction. Pass
+  // 2's offsets staggered these rings so far apart that, before the capacity floor, 128 GPUs on 900 GB/s links
+  // came out at 1,600 GB/s busbw.
+  const Topology topology = build_topology(kThirtyTwoRings);
+  Router router(topology);
+  CollectiveSpec spec = thirty_two_rings(LatencySource::physical);
   const CollectiveOutcome out = simulate_collective(router, spec);
   REQUIRE(out.stats.flows == 0);  // lockstep ran
   for (const LinkTraffic& link : out.links) {
@@ -110,6 +121,23 @@ TEST_CASE("lockstep never lets a link carry more than its rate: 32 rings on ever
   // so its NVLink carries the other 31 rings' 2(n-1)/n S/32 each, at 100 GB/s.
   const double nvlink_bytes = 2.0 * 63 / 64 * static_cast<double>(spec.size.value) * 31 / 32;
   CHECK(out.time.seconds() >= nvlink_bytes / 100e9 * (1 - 1e-9));
+}
+
+TEST_CASE("channels sharing a link stay in step: the link's bytes at its rate plus every step's latency",
+          "[lockstep]") {
+  // The same 32 rings with NCCL's latencies: each of the 126 steps pays at least NVLink's Simple step latency
+  // (3.4 us) while the NVLinks carry their bytes, as NCCL's cost model adds them.
+  const Topology topology = build_topology(kThirtyTwoRings);
+  Router router(topology);
+  CollectiveSpec spec = thirty_two_rings(LatencySource::nccl);
+  spec.protocol = Protocol::simple;
+  const CollectiveOutcome out = simulate_collective(router, spec);
+  REQUIRE(out.stats.flows == 0);
+  const double nvlink_bytes = 2.0 * 63 / 64 * static_cast<double>(spec.size.value) * 31 / 32;
+  const double latency_chain = 126 * 3.4e-6;
+  CHECK(out.time.seconds() >= (nvlink_bytes / 100e9 + latency_chain) * (1 - 1e-9));
+  // and not much more: a GPU's NVLink is the busiest link, and the channels do not wait on each other beyond it.
+  CHECK(out.time.seconds() <= (nvlink_bytes / 100e9 + latency_chain) * 1.05 + 20e-6);
 }
 
 TEST_CASE("lockstep agrees with the per-flow executors on small DGX clusters", "[lockstep]") {

@@ -136,7 +136,9 @@ TEST_CASE("NVLS needs reducing NVSwitches: nvls=on, or auto with a Hopper or new
   CHECK(domains("dgx:nodes=1,gpus=8,nvls=on", std::nullopt) == 1);
   CHECK(domains("dgx:nodes=1,gpus=8,nvls=off", 90) == 0);
   CHECK(domains("dgx:nodes=2,gpus=4", 90) == 2);
-  CHECK(domains("dgx:nodes=2,gpus=4,nvlink_domain=2", 90) == 1);
+  // One NVLink domain over two hosts (the trays of an NVL72 rack): NVLS only when asked for.
+  CHECK(domains("dgx:nodes=2,gpus=4,nvlink_domain=2", 90) == 0);
+  CHECK(domains("dgx:nodes=2,gpus=4,nvlink_domain=2,nvls=on", 90) == 1);
   CHECK(domains("switch:n=8,bw=100GB/s", 90) == 0);  // a network switch is no NVSwitch
   CHECK_THROWS_WITH(build_topology("dgx:nodes=1,gpus=8,nvls=maybe"),
                     Catch::Contains("nvls") && Catch::Contains("unknown switch reduction 'maybe'") &&

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "syncsim/collectives/error_summary.hpp"
+#include "syncsim/collectives/nvls_plan.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/validation/log_system.hpp"
 
@@ -51,4 +52,24 @@ TEST_CASE("the H100 node (NVLS) predicted within 10% geomean from 1 MiB, with no
   // 1 MiB against NVLS's 8.0% (NCCL's tree carries the mid sizes either way).
   const ErrorSummary ring = predict(log, "dgx:nodes=1,gpus=8,nvls=off");
   CHECK(*ring.geomean_abs_error_1mib > *nvls.geomean_abs_error_1mib);
+}
+
+TEST_CASE("two GB200 NVL72 racks predicted as the rings they ran, with no calibration", "[log-system][nvlink]") {
+  // 32 trays of 4 become 2 racks (NCCL's MNNVL nodes), each one NVLink domain; auto leaves NVLS off on such a
+  // domain, so the ring (or the tree) runs 32 channels, each leaving its rack through its own GPU's NIC.
+  const NcclTestsLog log = read_nccl_tests_log(shipped("gb200-nvl72-2rack-128gpu.log"));
+  LogSystem system(log, "dgx:nic_bw=400Gbps", "t");
+  std::vector<std::int64_t> sizes;
+  std::vector<double> errors;
+  for (const MeasuredPoint& p : measured_points(log, Placement::out_of_place)) {
+    const CollectiveOutcome outcome = system.simulate(p.size, nullptr);
+    INFO("size " << p.size.value << ": " << to_string(outcome.algorithm) << " x" << outcome.channels);
+    CHECK(outcome.channels == 32);
+    CHECK(!is_nvls(outcome.algorithm));
+    const double error = relative_error(outcome.time.us(), p.time_us);
+    CHECK(std::abs(error) <= (p.size.value >= std::int64_t{1} << 30 ? 0.15 : 0.18));
+    sizes.push_back(p.size.value);
+    errors.push_back(error);
+  }
+  CHECK(*summarize_errors(sizes, errors).geomean_abs_error_1mib <= 0.12);
 }

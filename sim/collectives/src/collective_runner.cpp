@@ -22,6 +22,9 @@ constexpr std::int64_t kSliceBytes = 512 * 1024;
 constexpr std::uint32_t kMaxSlices = 16;
 // Direct algorithms start n(n-1) flows per step: worth trying only on small groups.
 constexpr std::size_t kMaxDirectRanks = 16;
+// NCCL 2.30: the ring search looks for at most MAXCHANNELS / 2 = 32 channels, the tree's for at most the ring's
+// (src/init.cc).
+constexpr std::uint32_t kMaxSearchedChannels = 32;
 
 std::uint32_t auto_slices(Bytes size) {
   return static_cast<std::uint32_t>(std::clamp<std::int64_t>(size.value / kSliceBytes, 1, kMaxSlices));
@@ -182,23 +185,46 @@ std::vector<std::vector<Rank>> host_groups(const Topology& topology, std::size_t
   return groups;
 }
 
+std::vector<std::vector<Rank>> nccl_node_groups(const Topology& topology, std::size_t ranks) {
+  std::vector<std::vector<Rank>> nodes;
+  std::vector<std::optional<NodeId>> switch_of_node;
+  for (std::vector<Rank>& host : host_groups(topology, ranks)) {
+    const std::optional<NodeId> nvswitch = nvlink_switch_of(topology, topology.gpu(host.front().value()));
+    const bool one_switch = std::all_of(host.begin(), host.end(), [&](Rank r) {
+      return nvlink_switch_of(topology, topology.gpu(r.value())) == nvswitch;
+    });
+    auto same = nvswitch && one_switch ? std::find(switch_of_node.begin(), switch_of_node.end(), nvswitch)
+                                       : switch_of_node.end();
+    if (same == switch_of_node.end()) {
+      nodes.push_back(std::move(host));
+      switch_of_node.push_back(one_switch ? nvswitch : std::nullopt);
+    } else {
+      auto& node = nodes[static_cast<std::size_t>(same - switch_of_node.begin())];
+      node.insert(node.end(), host.begin(), host.end());
+    }
+  }
+  return nodes;
+}
+
 std::uint32_t default_channels(const Topology& topology, std::size_t ranks, Algorithm algorithm) {
-  const auto hosts = host_groups(topology, ranks);
+  const auto nodes = nccl_node_groups(topology, ranks);
   std::uint32_t channels = 1;
-  if (hosts.size() > 1) {
-    // NICs of the first GPU's host: one channel per rail.
-    const auto first_host = topology.node(topology.gpu(0)).host;
+  if (nodes.size() > 1) {
+    // NICs of the first node's hosts: one channel per rail.
+    std::set<int> hosts;
+    for (const Rank r : nodes.front()) hosts.insert(topology.node(topology.gpu(r.value())).host.value_or(-1));
     std::uint32_t nics = 0;
     for (std::size_t v = 0; v < topology.node_count(); ++v) {
       const Node& node = topology.node(NodeId{static_cast<std::uint32_t>(v)});
-      if (node.kind == NodeKind::nic && node.host == first_host) ++nics;
+      if (node.kind == NodeKind::nic && node.host && hosts.count(*node.host) > 0) ++nics;
     }
     channels = std::max<std::uint32_t>(1, nics);
   }
   // NCCL's tree search starts a chain at each NIC and ncclTopoPostset duplicates every chain for the second tree
   // (src/graph/connect.cc): a channel pair per rail, or one pair without host structure.
   if (algorithm == Algorithm::tree) channels = 2 * channels;
-  return channels;
+  // A rack-wide NVLink domain has a NIC per GPU, more than NCCL's searches look for.
+  return std::min(channels, kMaxSearchedChannels);
 }
 
 std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts, std::size_t ranks,
@@ -255,7 +281,7 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
   if (spec.protocol && spec.latency != LatencySource::nccl) {
     throw InputError("a protocol (LL, LL128, Simple) needs the nccl latency model");
   }
-  const auto hosts = host_groups(topology, ranks);
+  const auto hosts = nccl_node_groups(topology, ranks);
   const std::vector<NvlinkDomain> domains = reducing_nvlink_domains(topology, ranks, spec.compute_capability);
   std::vector<Algorithm> algorithms = spec.algorithm
                                           ? std::vector<Algorithm>{*spec.algorithm}

@@ -166,6 +166,26 @@ SimTime run_steps(const std::vector<CombinedStep*>& step_shapes, std::size_t ste
   return SimTime::from_ps(*std::max_element(start.begin(), start.end()));
 }
 
+// Whether transfers of two or more channels cross each link (state i belongs to channel i / ranks).
+template <typename Transfers>
+std::vector<bool> links_shared_by_channels(const Transfers& transfers, std::size_t link_count, std::size_t ranks) {
+  constexpr std::size_t kNone = ~std::size_t{0};
+  std::vector<std::size_t> channel_on(link_count, kNone);
+  std::vector<bool> shared(link_count, false);
+  for (const auto& [step, routes_and_wire] : transfers) {
+    const auto& routes = routes_and_wire.first;
+    for (std::size_t i = 0; i < routes.size(); ++i) {
+      const std::size_t channel = i / ranks;
+      for (const LinkId link : routes[i]->links) {
+        std::size_t& seen = channel_on[link.value()];
+        if (seen == kNone) seen = channel;
+        if (seen != channel) shared[link.value()] = true;
+      }
+    }
+  }
+  return shared;
+}
+
 }  // namespace
 
 std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const CollectivePlan* const> channels,
@@ -246,14 +266,25 @@ std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const Coll
   }
   timing.step_simulations = shapes.size();
   timing.stats.bulk_steps = std::uint64_t{steps} * channels.size();
+  // Capacity holds whatever the offsets did: pass 2 may stagger the channels that meet on a link so far apart that
+  // their transfers barely overlap (32 rings on one GPU's NVLink timed as if each had it alone). NCCL's channels
+  // start together and each waits at every step for its predecessor, so they stay in step, and a link that several
+  // of them share idles for a step's latency between steps: it takes its bytes at its rate plus the shortest
+  // latency of every step, as NCCL's cost model adds them (src/graph/tuning.cc). A link that one channel has to
+  // itself (a rail's NIC) is kept busy back to back by the recurrence already; it only bounds by its bytes.
+  SimTime latency_chain;
+  for (const auto& [key, step] : shapes) {
+    latency_chain +=
+        *std::min_element(step.latency.begin(), step.latency.end()) * static_cast<std::int64_t>(step.occurrences);
+  }
+  const std::vector<bool> shared = links_shared_by_channels(transfers, router.topology().link_count(), ranks);
   for (std::uint32_t l = 0; l < by_link.size(); ++l) {
     if (by_link[l].bytes_carried > 0) {
       timing.links.push_back({LinkId{l}, by_link[l].bytes_carried, by_link[l].busy_time});
-      // Capacity holds whatever the offsets did: pass 2 may stagger the channels that meet on a link so far apart
-      // that their transfers barely overlap (32 rings on one GPU's NVLink timed as if each had it alone), but no
-      // link carries more than its rate for the whole collective.
       const double rate = router.topology().link(LinkId{l}).bandwidth.bytes_per_second;
-      timing.time = std::max(timing.time, SimTime::from_seconds(by_link[l].bytes_carried / rate));
+      const SimTime floor =
+          SimTime::from_seconds(by_link[l].bytes_carried / rate) + (shared[l] ? latency_chain : SimTime::zero());
+      timing.time = std::max(timing.time, floor);
     }
   }
   return timing;

@@ -122,24 +122,41 @@ void NvlsPlan::switch_step(std::size_t domain, std::uint32_t step, PlanStep& out
   }
 }
 
+std::optional<NodeId> nvlink_switch_of(const Topology& topology, NodeId gpu) {
+  std::optional<NodeId> nvswitch;
+  for (const LinkId id : topology.out_links(gpu)) {
+    const NodeId dst = topology.link(id).dst;
+    if (topology.node(dst).kind != NodeKind::nvswitch) continue;
+    if (nvswitch && *nvswitch != dst) return std::nullopt;
+    nvswitch = dst;
+  }
+  return nvswitch;
+}
+
 std::vector<NvlinkDomain> reducing_nvlink_domains(const Topology& topology, std::size_t ranks,
                                                   std::optional<int> compute_capability) {
   std::vector<NvlinkDomain> domains;
   const bool gpus_support = compute_capability && *compute_capability >= kNvlsMinComputeCapability;
   for (std::size_t r = 0; r < ranks; ++r) {
-    std::optional<NodeId> nvswitch;
-    for (const LinkId id : topology.out_links(topology.gpu(r))) {
-      const NodeId dst = topology.link(id).dst;
-      if (topology.node(dst).kind != NodeKind::nvswitch) continue;
-      if (nvswitch) return {};  // NVLinks to several switches: not the one-switch fabric NVLS is modelled on
-      nvswitch = dst;
-    }
+    const std::optional<NodeId> nvswitch = nvlink_switch_of(topology, topology.gpu(r));
+    // No NVSwitch, or NVLinks to several: not the one-switch fabric NVLS is modelled on.
     if (!nvswitch) return {};
     const SwitchReduction reduction = topology.node(*nvswitch).reduction;
     if (reduction == SwitchReduction::off || (reduction == SwitchReduction::automatic && !gpus_support)) return {};
     auto it = std::find_if(domains.begin(), domains.end(), [&](const auto& d) { return d.nvswitch == *nvswitch; });
     if (it == domains.end()) it = domains.insert(domains.end(), NvlinkDomain{*nvswitch, {}});
     it->ranks.push_back(Rank{static_cast<std::uint32_t>(r)});
+  }
+  // Auto leaves NVLS off on an NVLink domain of several hosts (the trays of a GB200 NVL72 rack): the published
+  // runs on such racks (docs/accuracy.md) have a ring's shape, about 4 us for each of the ring's 2(n-1) steps,
+  // not NVLS's; `nvls=on` models NCCL with NVLS there.
+  for (const NvlinkDomain& domain : domains) {
+    if (topology.node(domain.nvswitch).reduction != SwitchReduction::automatic) continue;
+    const auto host_of = [&](Rank r) { return topology.node(topology.gpu(r.value())).host; };
+    const auto first_host = host_of(domain.ranks.front());
+    if (std::any_of(domain.ranks.begin(), domain.ranks.end(), [&](Rank r) { return host_of(r) != first_host; })) {
+      return {};
+    }
   }
   return domains;
 }

@@ -71,8 +71,12 @@ struct CollectiveOutcome {
 
 // Ranks grouped by host, from the topology's GPU host ids; empty when some GPU has none.
 std::vector<std::vector<Rank>> host_groups(const Topology& topology, std::size_t ranks);
-// One channel per rail (NICs per host) when there are several hosts; otherwise 1; trees twice that (a pair of
-// channels runs NCCL's two trees on one chain).
+// NCCL's nodes: the hosts, except that hosts whose GPUs share one NVSwitch (the trays of a multi-node NVLink
+// domain such as a GB200 NVL72 rack) are one node, as NCCL fuses an MNNVL clique into one (src/graph/topo.cc).
+// Rings, trees and PAT are built over these nodes; empty when some GPU has no host.
+std::vector<std::vector<Rank>> nccl_node_groups(const Topology& topology, std::size_t ranks);
+// One channel per rail (NICs of the first of nccl_node_groups) when there are several nodes; otherwise 1; trees twice
+// that (a pair of channels runs NCCL's two trees on one chain); at most 32, as many as NCCL's searches look for.
 std::uint32_t default_channels(const Topology& topology, std::size_t ranks, Algorithm algorithm);
 // Channel c's ring order (see above); with C channels on hosts of g GPUs, channel c enters each host at local GPU
 // c * (g / C), so the channels spread over the rails.

@@ -75,9 +75,12 @@ class NvlsPlan final : public CollectivePlan {
   std::vector<std::uint32_t> position_of_;  // a rank's index in its domain: which shard it owns
 };
 
+// The nvswitch node a GPU's NVLinks reach, when they reach exactly one.
+std::optional<NodeId> nvlink_switch_of(const Topology& topology, NodeId gpu);
 // The NVLink domains whose NVSwitch reduces, from the topology: the ranks on each NVSwitch (in rank order), when
 // every rank's GPU has exactly one NVLink to exactly one nvswitch node and every such switch reduces — reduction on,
-// or auto with a compute capability of 9.0 or more (NCCL's NVLS needs Hopper). Empty otherwise.
+// or auto with a compute capability of 9.0 or more (NCCL's NVLS needs Hopper) on a switch inside one host (auto
+// leaves a multi-host NVLink domain, such as a GB200 NVL72 rack, to rings and trees). Empty otherwise.
 std::vector<NvlinkDomain> reducing_nvlink_domains(const Topology& topology, std::size_t ranks,
                                                   std::optional<int> compute_capability);
 // Bytes on each GPU's NVLink per direction: (1 + 1/m) x size for m ranks per domain.
