@@ -62,5 +62,5 @@ TEST_CASE("one table names the algorithms, both ways", "[algorithm]") {
   CHECK(find_algorithm("Ring") == std::nullopt);
   CHECK_THROWS_WITH(parse_algorithm("rign"),
                     "unknown algorithm 'rign': expected ring, tree, halving_doubling, hierarchical, direct, pat, nvls, "
-                    "nvls_tree, auto or best");
+                    "nvls_tree, collnet_direct, collnet_chain, auto or best");
 }

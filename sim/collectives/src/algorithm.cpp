@@ -5,6 +5,7 @@
 #include <array>
 #include <utility>
 
+#include "syncsim/collectives/collnet_plan.hpp"
 #include "syncsim/collectives/direct_plan.hpp"
 #include "syncsim/collectives/halving_doubling_plan.hpp"
 #include "syncsim/collectives/hierarchical_alltoall_plan.hpp"
@@ -104,6 +105,16 @@ std::unique_ptr<CollectivePlan> make_plan(Algorithm algorithm, CollectiveOp op, 
       }
       return std::make_unique<NvlsPlan>(op, ranks, size, context.nvlink_domains, context.pipeline_slices);
     }
+    case Algorithm::collnet_direct:
+    case Algorithm::collnet_chain:
+      if (context.sharp_trees.empty()) {
+        throw InputError(fmt::format(
+            "{} needs network switches that reduce (InfiniBand SHARP): sharp=on, and at least 2 nodes of as many GPUs "
+            "each",
+            to_string(algorithm)));
+      }
+      return std::make_unique<CollNetPlan>(algorithm, op, ranks, size, context.hosts, context.sharp_trees,
+                                           context.channel, context.channels, context.pipeline_slices);
   }
   throw InputError(fmt::format("unknown algorithm {}", static_cast<int>(algorithm)));
 }

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "syncsim/collectives/collnet_plan.hpp"
 #include "syncsim/collectives/lockstep_runner.hpp"
 #include "syncsim/collectives/nvls_plan.hpp"
 #include "syncsim/collectives/tree_tuning.hpp"
@@ -59,12 +60,28 @@ SimTime capped(const CollectiveSpec& spec, std::size_t ranks, Algorithm algorith
   return std::max(time, SimTime::from_seconds(bytes / spec.busbw_cap->bytes_per_second));
 }
 
+// What the topology offers the in-network reductions: NVLink domains whose switch reduces, SHARP trees.
+struct Reductions {
+  std::vector<NvlinkDomain> domains;
+  std::vector<SharpTree> sharp;
+  std::vector<std::vector<Rank>> sharp_nodes;  // the nodes the trees' heads are on: the hosts, or every GPU alone
+};
+
+std::uint32_t candidate_channels(const CollectiveSpec& spec, const Topology& topology, std::size_t ranks,
+                                 Algorithm algorithm, const Reductions& reductions) {
+  if (spec.channels) return *spec.channels;
+  if (is_nvls(algorithm)) return nvls_channels(spec.compute_capability, reductions.domains.size());
+  // CollNetDirect drives every rail from one plan (a head per GPU); CollNetChain runs a chain per rail, as rings.
+  if (algorithm == Algorithm::collnet_direct) return 1;
+  if (algorithm == Algorithm::collnet_chain) return default_channels(topology, ranks, Algorithm::ring);
+  return default_channels(topology, ranks, algorithm);
+}
+
 CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std::size_t ranks, Candidate candidate,
-                                const std::vector<std::vector<Rank>>& hosts, const std::vector<NvlinkDomain>& domains) {
+                                const std::vector<std::vector<Rank>>& hosts, const Reductions& reductions) {
   const Topology& topology = router.topology();
-  std::uint32_t channels = spec.channels                  ? *spec.channels
-                           : is_nvls(candidate.algorithm) ? nvls_channels(spec.compute_capability, domains.size())
-                                                          : default_channels(topology, ranks, candidate.algorithm);
+  const std::vector<NvlinkDomain>& domains = reductions.domains;
+  std::uint32_t channels = candidate_channels(spec, topology, ranks, candidate.algorithm, reductions);
   // An all-to-all already has every rank send to every peer at once: channels would only cut each transfer in C.
   if (!spec.channels && spec.op == CollectiveOp::alltoall) channels = 1;
   if (channels == 0) throw InputError("channels must be at least 1");
@@ -103,6 +120,11 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
     if (is_nvls(candidate.algorithm)) {
       context.nvlink_domains = domains;
       context.pipeline_slices = spec.pipeline_slices ? *spec.pipeline_slices : nvls_slices(bytes);
+    }
+    if (is_collnet(candidate.algorithm)) {
+      context.sharp_trees = reductions.sharp;
+      context.hosts = reductions.sharp_nodes;
+      context.pipeline_slices = spec.pipeline_slices ? *spec.pipeline_slices : collnet_slices(bytes);
     }
     if (candidate.algorithm == Algorithm::ring) context.ring_order = channel_ring_order(hosts, ranks, c, channels);
     plans.push_back(make_plan(candidate.algorithm, spec.op, ranks, bytes, context));
@@ -248,7 +270,7 @@ std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts
 }
 
 std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, bool has_hosts, bool any_algorithm,
-                                            std::size_t nvlink_domains, bool one_gpu_per_node) {
+                                            std::size_t nvlink_domains, bool one_gpu_per_node, SharpCandidates sharp) {
   if (op == CollectiveOp::alltoall) {
     // NCCL has one way, point-to-point to every peer (direct_plan.hpp).
     if (any_algorithm && has_hosts) return {Algorithm::direct, Algorithm::hierarchical};
@@ -261,6 +283,10 @@ std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, 
   if (op == CollectiveOp::allreduce && nvlink_domains > 0) {
     candidates.push_back(nvlink_domains == 1 ? Algorithm::nvls : Algorithm::nvls_tree);
   }
+  if (op == CollectiveOp::allreduce && sharp == SharpCandidates::direct_and_chain) {
+    candidates.push_back(Algorithm::collnet_direct);
+  }
+  if (op == CollectiveOp::allreduce && sharp != SharpCandidates::none) candidates.push_back(Algorithm::collnet_chain);
   // PAT only at one GPU per node (tuning.cc, ncclPatEnable); `best` tries it anywhere.
   const bool gathers = op == CollectiveOp::reduce_scatter || op == CollectiveOp::all_gather;
   if (gathers && (one_gpu_per_node || any_algorithm)) candidates.push_back(Algorithm::pat);
@@ -282,11 +308,28 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
     throw InputError("a protocol (LL, LL128, Simple) needs the nccl latency model");
   }
   const auto hosts = nccl_node_groups(topology, ranks);
-  const std::vector<NvlinkDomain> domains = reducing_nvlink_domains(topology, ranks, spec.compute_capability);
-  std::vector<Algorithm> algorithms = spec.algorithm
-                                          ? std::vector<Algorithm>{*spec.algorithm}
-                                          : candidate_algorithms(spec.op, ranks, hosts.size() > 1, spec.any_algorithm,
-                                                                 domains.size(), each_gpu_its_own_node(hosts));
+  Reductions reductions{reducing_nvlink_domains(topology, ranks, spec.compute_capability), {}};
+  const bool wants_sharp = spec.algorithm ? is_collnet(*spec.algorithm) : spec.op == CollectiveOp::allreduce;
+  if (wants_sharp) {
+    // Without host structure every GPU is a node with its own NIC, as NCCL sees one GPU per node.
+    reductions.sharp_nodes = hosts;
+    if (hosts.empty()) {
+      for (std::size_t r = 0; r < ranks; ++r) reductions.sharp_nodes.push_back({Rank{static_cast<std::uint32_t>(r)}});
+    }
+    reductions.sharp = sharp_trees(router, reductions.sharp_nodes);
+  }
+  // NCCL runs CollNetDirect on NVSwitch nodes only (src/graph/tuning.cc, "nvsCount == 0").
+  const bool nvswitch_nodes =
+      !hosts.empty() && std::all_of(hosts.begin(), hosts.end(), [&](const std::vector<Rank>& node) {
+        return node.size() > 1 && nvlink_switch_of(topology, topology.gpu(node.front().value()));
+      });
+  std::vector<Algorithm> algorithms =
+      spec.algorithm ? std::vector<Algorithm>{*spec.algorithm}
+                     : candidate_algorithms(spec.op, ranks, hosts.size() > 1, spec.any_algorithm,
+                                            reductions.domains.size(), each_gpu_its_own_node(hosts),
+                                            reductions.sharp.empty() ? SharpCandidates::none
+                                            : nvswitch_nodes         ? SharpCandidates::direct_and_chain
+                                                                     : SharpCandidates::chain);
   std::vector<Candidate> candidates;
   for (const Algorithm algorithm : algorithms) {
     if (spec.latency == LatencySource::calibrated) {
@@ -316,7 +359,7 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
   std::optional<SimTimeOverflow> overflow;  // a candidate slower than the clock loses to any that fits
   for (const Candidate& candidate : candidates) {
     try {
-      CollectiveOutcome outcome = run_candidate(router, spec, ranks, candidate, hosts, domains);
+      CollectiveOutcome outcome = run_candidate(router, spec, ranks, candidate, hosts, reductions);
       SimTime rank = outcome.time;
       if (candidate.algorithm == Algorithm::ring) {
         SimTime busy;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "syncsim/collectives/collnet_plan.hpp"
 #include "syncsim/collectives/nvls_plan.hpp"
 #include "syncsim/core/input_error.hpp"
 
@@ -33,6 +34,19 @@ TransferCost nvls_cost(Algorithm algorithm, std::optional<int> compute_capabilit
   cost.step_latency = std::array<SimTime, 3>{SimTime::zero(), SimTime::zero(), SimTime::from_us(net)};
   cost.efficiency.fill(nvls_efficiency(compute_capability));
   cost.launch = SimTime::from_us(kNvlsNvlinkLatencyUs);
+  return cost;
+}
+
+// NCCL 2.30, src/graph/tuning.cc: CollNetDirect and CollNetChain, Simple only, no baseLat. hwLat NVLink (and PCI) per
+// intra-node step; NET once per round trip in NCCL's model (interLat), here half on the way up, half down.
+constexpr double kCollNetDirectLatencyUs[3] = {3.7, 3.7, 31.0};
+constexpr double kCollNetChainLatencyUs[3] = {2.8, 2.8, 30.0};
+
+TransferCost collnet_cost(Algorithm algorithm) {
+  const double* us = algorithm == Algorithm::collnet_direct ? kCollNetDirectLatencyUs : kCollNetChainLatencyUs;
+  TransferCost cost;
+  cost.step_latency =
+      std::array<SimTime, 3>{SimTime::from_us(us[0]), SimTime::from_us(us[1]), SimTime::from_us(us[2] / 2)};
   return cost;
 }
 
@@ -127,7 +141,7 @@ double nvls_efficiency(std::optional<int> compute_capability, std::uint32_t chan
 }
 
 bool runs_protocol(Algorithm algorithm, Protocol protocol) {
-  return !(is_nvls(algorithm) || algorithm == Algorithm::pat) || protocol == Protocol::simple;
+  return !(is_nvls(algorithm) || is_collnet(algorithm) || algorithm == Algorithm::pat) || protocol == Protocol::simple;
 }
 
 TransferCost nccl_cost(Algorithm algorithm, Protocol protocol, std::optional<int> compute_capability,
@@ -137,6 +151,13 @@ TransferCost nccl_cost(Algorithm algorithm, Protocol protocol, std::optional<int
       throw InputError(fmt::format("pat runs the Simple protocol only (NCCL's PAT), not {}", to_string(protocol)));
     }
     return pat_cost(ranks);
+  }
+  if (is_collnet(algorithm)) {
+    if (protocol != Protocol::simple) {
+      throw InputError(fmt::format("{} runs the Simple protocol only (NCCL's CollNet), not {}", to_string(algorithm),
+                                   to_string(protocol)));
+    }
+    return collnet_cost(algorithm);
   }
   if (is_nvls(algorithm)) {
     if (protocol != Protocol::simple) {

@@ -12,10 +12,21 @@
 
 namespace syncsim {
 
-enum class Algorithm { ring, tree, halving_doubling, hierarchical, direct, pat, nvls, nvls_tree };
+enum class Algorithm {
+  ring,
+  tree,
+  halving_doubling,
+  hierarchical,
+  direct,
+  pat,
+  nvls,
+  nvls_tree,
+  collnet_direct,
+  collnet_chain
+};
 
 // The algorithms' names, the one table: to_string, parse_algorithm, the scenario file and the GUI read them here.
-inline constexpr std::array<std::pair<std::string_view, Algorithm>, 8> kAlgorithmNames{{
+inline constexpr std::array<std::pair<std::string_view, Algorithm>, 10> kAlgorithmNames{{
     {"ring", Algorithm::ring},
     {"tree", Algorithm::tree},
     {"halving_doubling", Algorithm::halving_doubling},
@@ -24,6 +35,8 @@ inline constexpr std::array<std::pair<std::string_view, Algorithm>, 8> kAlgorith
     {"pat", Algorithm::pat},
     {"nvls", Algorithm::nvls},
     {"nvls_tree", Algorithm::nvls_tree},
+    {"collnet_direct", Algorithm::collnet_direct},
+    {"collnet_chain", Algorithm::collnet_chain},
 }};
 
 std::string_view to_string(Algorithm algorithm);
@@ -36,6 +49,14 @@ Algorithm parse_algorithm(std::string_view text);
 struct NvlinkDomain {
   NodeId nvswitch;
   std::vector<Rank> ranks;
+};
+
+// One rail's SHARP aggregation tree (InfiniBand switches that reduce): what CollNet runs on (collnet_plan.hpp).
+struct SharpTree {
+  std::vector<Rank> heads;             // per node: its GPU on this rail
+  std::vector<NodeId> leaves;          // the switches the heads' NICs hang off
+  std::vector<std::uint32_t> leaf_of;  // per node: its leaf, an index into leaves
+  std::optional<NodeId> root;          // the switch above the leaves, when there are several
 };
 
 // What a plan may need to know beyond the operation and its size.
@@ -52,6 +73,8 @@ struct PlanContext {
   std::uint32_t channel = 0;
   // NVLS and NVLSTree: the NVLink domains whose switches reduce (reducing_nvlink_domains in nvls_plan.hpp).
   std::vector<NvlinkDomain> nvlink_domains;
+  // CollNetDirect and CollNetChain: each rail's SHARP tree (sharp_trees in collnet_plan.hpp).
+  std::vector<SharpTree> sharp_trees;
   std::uint32_t channels = 1;  // how many channels the collective runs (trees spread their chains over them)
 };
 

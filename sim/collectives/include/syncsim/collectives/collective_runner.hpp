@@ -85,13 +85,17 @@ std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts
 // What auto tries. By default NCCL's own choices — ring and tree for AllReduce; ring for Broadcast, Reduce,
 // ReduceScatter and AllGather; PAT too for ReduceScatter and AllGather at one GPU per node (`one_gpu_per_node`); for
 // AllReduce on NVSwitches that reduce (`nvlink_domains`, reducing_nvlink_domains in nvls_plan.hpp) NVLS inside one
-// domain, NVLSTree across several — so that a prediction says what NCCL would do. With `any_algorithm` also the
+// domain, NVLSTree across several — and for AllReduce over switches that reduce (`sharp`, the SHARP trees of
+// collnet_plan.hpp) CollNetChain, and CollNetDirect where the nodes have NVSwitches, so that a prediction says what
+// NCCL would do. With `any_algorithm` also the
 // tree for Broadcast and Reduce, halving-doubling, hierarchical and (on small groups) direct: what the best
 // available algorithm would do. AllToAll: direct (NCCL's only way), and hierarchical too with `any_algorithm` on
 // hosts; it runs on one channel unless spec.channels says otherwise.
+enum class SharpCandidates { none, chain, direct_and_chain };
 std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, bool has_hosts,
                                             bool any_algorithm = false, std::size_t nvlink_domains = 0,
-                                            bool one_gpu_per_node = false);
+                                            bool one_gpu_per_node = false,
+                                            SharpCandidates sharp = SharpCandidates::none);
 
 // Throws InputError when a given algorithm cannot run the operation on these ranks (with the reason).
 CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec);
