@@ -41,12 +41,18 @@ TEST_CASE("the catalog holds the datasheet numbers", "[gpu_spec]") {
 }
 
 TEST_CASE("every catalog GPU is valid, with dense tensor peaks above its FP32 peak", "[gpu_spec]") {
-  CHECK(gpu_catalog().size() == 15);
+  CHECK(gpu_catalog().size() == 17);
   for (const auto& entry : gpu_catalog()) {
     INFO(entry.spec.name);
     const GpuSpec& g = entry.spec;
     CHECK_NOTHROW(make_gpu_spec(g.name, g.peaks, g.memory_bandwidth, g.memory));
     CHECK_FALSE(entry.source.empty());
+    CHECK(find_gpu(g.name).name == g.name);
+    // Kepler (the K80) has no FP16 arithmetic; every GPU from Pascal on has.
+    if (g.compute_capability && *g.compute_capability < 60) {
+      CHECK_FALSE(g.peak(Precision::fp16));
+      continue;
+    }
     REQUIRE(g.peak(Precision::fp16));
     CHECK(*g.peak(Precision::fp16) > g.peaks.fp32);
     // No 2:4 sparsity figures: dense fp16 stays under 1,000 TFLOPS on NVIDIA GPUs before Blackwell (H100's sparse
@@ -54,8 +60,18 @@ TEST_CASE("every catalog GPU is valid, with dense tensor peaks above its FP32 pe
     // 2,615).
     const bool before_blackwell = g.compute_capability && *g.compute_capability < 100;
     CHECK(*g.peak(Precision::fp16) < (before_blackwell ? 1000e12 : 2600e12));
-    CHECK(find_gpu(g.name).name == g.name);
   }
+}
+
+TEST_CASE("the P100 and the K80 of the published data-parallel benchmarks", "[gpu_spec]") {
+  const GpuSpec p100 = find_gpu("Tesla P100-SXM2-16GB");
+  CHECK(p100.name == "P100-SXM2-16GB");
+  CHECK(p100.peak(Precision::fp16) == Approx(21.2e12));
+  CHECK(p100.nvlink_bandwidth->gb_per_s() == Approx(80));
+  const GpuSpec k80 = find_gpu("Tesla K80");
+  CHECK(k80.peak(Precision::fp32) == Approx(8.73e12 / 2));
+  CHECK(k80.memory_bandwidth.gb_per_s() == Approx(240));
+  CHECK_THROWS_WITH(k80.require_peak(Precision::fp16), Catch::Contains("no fp16"));
 }
 
 TEST_CASE("GPUs without TF32 run it as FP32, and without BF16 they refuse it", "[gpu_spec]") {

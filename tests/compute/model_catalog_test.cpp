@@ -43,6 +43,10 @@ TEST_CASE("catalog parameter counts equal the published ones exactly", "[model_c
   // torchvision's model tables; HF BertModel (with pooler); HF GPT-2 small (tied LM head); LLaMA-7B (untied).
   CHECK(find_model("resnet50").params() == 25'557'032);
   CHECK(find_model("resnet101").params() == 44'549'160);
+  CHECK(find_model("resnet152").params() == 60'192'808);
+  CHECK(find_model("resnext50").params() == 25'028'904);
+  CHECK(find_model("resnext101").params() == 88'791'336);
+  CHECK(find_model("inception3").params() == 27'161'264);  // with the auxiliary head, as torchvision trains it
   CHECK(find_model("vgg16").params() == 138'357'544);
   CHECK(find_model("bert-large").params() == 335'141'888);
   CHECK(find_model("gpt2").params() == 124'439'808);
@@ -74,6 +78,26 @@ TEST_CASE("CNN forward FLOPs are twice torchvision's published multiply-adds, wi
   CHECK(static_cast<double>(find_model("vgg16").forward_flops()) == Approx(2 * 15.47e9).epsilon(0.01));
 }
 
+TEST_CASE("CNN convolution and classifier FLOPs equal torchvision's, counted layer by layer", "[model_catalog]") {
+  // 2 x multiply-adds (+ bias) of every Conv2d and Linear in torchvision 0.14's models, from forward hooks in
+  // training mode (Inception v3 with its auxiliary head, at 299x299; the others at 224x224).
+  const auto products = [](const ModelSpec& model) {
+    std::int64_t flops = 0;
+    for (const Layer& l : model.layers()) {
+      if (l.params > 0 && l.name.find("bn") == std::string::npos) flops += l.forward_flops;
+    }
+    return flops;
+  };
+  CHECK(products(find_model("resnet50")) == 8'178'369'512);
+  CHECK(products(find_model("resnet152")) == 23'027'254'248);
+  CHECK(products(find_model("resnext50")) == 8'460'960'744);
+  CHECK(products(find_model("resnext101")) == 32'828'031'976);
+  CHECK(products(find_model("inception3")) == 11'437'800'592);
+  CHECK_THROWS_WITH(find_model("inception3", {.image_size = 74}), Catch::Contains("at least 75 pixels"));
+  CHECK(find_model("Inception_V3").name() == "inception3");
+  CHECK(find_model("resnext101_32x8d").name() == "resnext101");
+}
+
 TEST_CASE("transformer forward FLOPs match Megatron-LM's closed form within 1 %", "[model_catalog]") {
   // BERT-large, s = 512, h = 1024, 12h² matmul params per layer, no LM head in BertModel.
   CHECK(static_cast<double>(find_model("bert-large").forward_flops()) ==
@@ -100,9 +124,12 @@ TEST_CASE("aliases, shape options and their errors", "[model_catalog]") {
   CHECK(find_model("BERT_LARGE").name() == "bert-large");
   CHECK(find_model("gpt-2").name() == "gpt2");
   CHECK(find_model("7B").name() == "llama-7b");
-  CHECK(model_names().size() == 6);
+  CHECK(model_names().size() == 10);
   CHECK_THROWS_AS(find_model("alexnet"), InputError);
-  CHECK_THROWS_WITH(find_model("alexnet"), Catch::Contains("resnet50, resnet101, vgg16, bert-large, gpt2, llama-7b"));
+  CHECK_THROWS_WITH(
+      find_model("alexnet"),
+      Catch::Contains(
+          "resnet50, resnet101, resnet152, resnext50, resnext101, inception3, vgg16, bert-large, gpt2, llama-7b"));
 
   // Shorter sequences: same parameters, fewer FLOPs; beyond the learned positions is an error.
   const ModelSpec short_bert = find_model("bert-large", {.sequence_length = 128});

@@ -26,11 +26,18 @@ std::int64_t CnnBuilder::save_input() {
 
 void CnnBuilder::conv(const std::string& name, std::int64_t out_channels, std::int64_t kernel, std::int64_t stride,
                       std::int64_t padding, bool bias) {
+  conv(name, out_channels, {kernel, kernel}, stride, {padding, padding}, bias, 1);
+}
+
+void CnnBuilder::conv(const std::string& name, std::int64_t out_channels, Extent kernel, std::int64_t stride,
+                      Extent padding, bool bias, std::int64_t groups) {
   const FeatureMap in = state_.shape;
-  const FeatureMap out{out_channels, conv_out(in.height, kernel, stride, padding),
-                       conv_out(in.width, kernel, stride, padding)};
+  SYNCSIM_INVARIANT(groups >= 1 && in.channels % groups == 0 && out_channels % groups == 0,
+                    "convolution groups must divide its channels");
+  const FeatureMap out{out_channels, conv_out(in.height, kernel.height, stride, padding.height),
+                       conv_out(in.width, kernel.width, stride, padding.width)};
   SYNCSIM_INVARIANT(out.height > 0 && out.width > 0, "convolution output is empty");
-  const std::int64_t weights = kernel * kernel * in.channels * out_channels;
+  const std::int64_t weights = kernel.height * kernel.width * (in.channels / groups) * out_channels;
   Layer layer{.name = name};
   layer.params = weights + (bias ? out_channels : 0);
   layer.forward_flops = 2 * weights * out.height * out.width + (bias ? out.elements() : 0);
@@ -74,6 +81,18 @@ void CnnBuilder::max_pool(const std::string& name, std::int64_t kernel, std::int
   state_ = {out, false};
 }
 
+void CnnBuilder::avg_pool(const std::string& name, std::int64_t kernel, std::int64_t stride, std::int64_t padding) {
+  // Backward spreads each output's gradient over its window: it needs the shapes only.
+  const FeatureMap in = state_.shape;
+  const FeatureMap out{in.channels, conv_out(in.height, kernel, stride, padding),
+                       conv_out(in.width, kernel, stride, padding)};
+  SYNCSIM_INVARIANT(out.height > 0 && out.width > 0, "pooling output is empty");
+  layers_.push_back({.name = name,
+                     .forward_flops = kernel * kernel * out.elements(),
+                     .activation_elements_moved = in.elements() + out.elements()});
+  state_ = {out, false};
+}
+
 void CnnBuilder::adaptive_avg_pool(const std::string& name, std::int64_t out_size) {
   // Backward spreads the gradient evenly: it needs the shapes only.
   const FeatureMap in = state_.shape;
@@ -88,6 +107,19 @@ void CnnBuilder::add(const std::string& name, const CnnState& other) {
   const std::int64_t n = state_.shape.elements();
   layers_.push_back({.name = name, .forward_flops = kElementwiseFlops * n, .activation_elements_moved = 3 * n});
   state_.saved = false;
+}
+
+void CnnBuilder::concat(const std::string& name, const std::vector<CnnState>& parts) {
+  SYNCSIM_INVARIANT(!parts.empty(), "concatenation of nothing");
+  FeatureMap out{0, parts.front().shape.height, parts.front().shape.width};
+  for (const CnnState& part : parts) {
+    SYNCSIM_INVARIANT(part.shape.height == out.height && part.shape.width == out.width,
+                      "concatenated branches differ in height or width");
+    out.channels += part.shape.channels;
+  }
+  // A copy of every branch into the joined tensor; backward slices the gradient back, saving nothing.
+  layers_.push_back({.name = name, .activation_elements_moved = 2 * out.elements()});
+  state_ = {out, false};
 }
 
 void CnnBuilder::linear(const std::string& name, std::int64_t out_features) {

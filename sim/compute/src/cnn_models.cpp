@@ -22,18 +22,20 @@ void require_image(std::int64_t image_size, std::int64_t classes) {
   if (classes < 1) throw InputError(fmt::format("a classifier needs at least one class, got {}", classes));
 }
 
-// torchvision's Bottleneck (v1.5): 1x1 reduce, 3x3 with the stride, 1x1 expand, each followed by batch norm;
-// a 1x1 strided projection on the shortcut when the shape changes.
+// torchvision's Bottleneck (v1.5): 1x1 reduce, 3x3 with the stride (in groups for ResNeXt), 1x1 expand, each
+// followed by batch norm; a 1x1 strided projection on the shortcut when the shape changes.
 //
 //   x ─┬─ conv1 1x1 ─ bn ─ relu ─ conv2 3x3/s ─ bn ─ relu ─ conv3 1x1 ─ bn ─┬─ add ─ relu
 //      └────────────────── [downsample: conv 1x1/s ─ bn] ───────────────────┘
-void bottleneck(CnnBuilder& b, const std::string& prefix, std::int64_t width, std::int64_t stride) {
+void bottleneck(CnnBuilder& b, const std::string& prefix, std::int64_t planes, std::int64_t stride,
+                const ResNetWidth& shape) {
   const CnnState input = b.state();
-  const std::int64_t out_channels = width * kBottleneckExpansion;
+  const std::int64_t out_channels = planes * kBottleneckExpansion;
+  const std::int64_t width = planes * shape.width_per_group / 64 * shape.groups;
   b.conv(prefix + "conv1", width, 1, 1, 0, false);
   b.batch_norm(prefix + "bn1");
   b.relu(prefix + "relu1");
-  b.conv(prefix + "conv2", width, 3, stride, 1, false);
+  b.conv(prefix + "conv2", width, {3, 3}, stride, {1, 1}, false, shape.groups);
   b.batch_norm(prefix + "bn2");
   b.relu(prefix + "relu2");
   b.conv(prefix + "conv3", out_channels, 1, 1, 0, false);
@@ -55,9 +57,12 @@ void bottleneck(CnnBuilder& b, const std::string& prefix, std::int64_t width, st
 }  // namespace
 
 ModelSpec resnet(std::string name, const std::vector<std::int64_t>& blocks, std::int64_t image_size,
-                 std::int64_t classes) {
+                 std::int64_t classes, ResNetWidth width_shape) {
   require_image(image_size, classes);
   if (blocks.size() != 4) throw InputError(fmt::format("a ResNet has 4 stages, got {}", blocks.size()));
+  if (width_shape.groups < 1 || width_shape.width_per_group < 1) {
+    throw InputError("a ResNeXt needs at least one group of at least one channel");
+  }
   CnnBuilder b({3, image_size, image_size});
   b.conv("conv1", 64, 7, 2, 3, false);
   b.batch_norm("bn1");
@@ -68,7 +73,7 @@ ModelSpec resnet(std::string name, const std::vector<std::int64_t>& blocks, std:
     if (blocks[stage] < 1) throw InputError(fmt::format("ResNet stage {} needs at least one block", stage + 1));
     for (std::int64_t block = 0; block < blocks[stage]; ++block) {
       const std::int64_t stride = (stage > 0 && block == 0) ? 2 : 1;
-      bottleneck(b, fmt::format("layer{}.{}.", stage + 1, block), width, stride);
+      bottleneck(b, fmt::format("layer{}.{}.", stage + 1, block), width, stride, width_shape);
     }
     width *= 2;
   }

@@ -22,21 +22,21 @@ GpuSpec spec(std::string name, int compute_capability, PrecisionPeaks peaks, dou
 }
 
 // NVLink / Infinity Fabric per GPU and direction (half the datasheet's bidirectional figure) and the GPUs of one
-// domain as sold. Sources: V100 datasheet (2018) NVLink 300 GB/s, DGX-1 of 8; A100 datasheet (2021) 600 GB/s, HGX
-// of 8; H100 datasheet (2023) SXM 900 GB/s, HGX of 8, PCIe and NVL 600 GB/s over a bridge of 2; H200 datasheet
-// (2024) 900 GB/s; DGX B200 and HGX B300 datasheets 1.8 TB/s per GPU, 8; GB200 NVL72 datasheet (2024) 1.8 TB/s per
-// GPU, 130 TB/s over 72; MI300X data sheet (2023) 896 GB/s of Infinity Fabric (7 links), a platform of 8; GeForce
-// RTX 2080 Ti NVLink bridge 100 GB/s, 2. The L40S and RTX 4090 have no NVLink.
+// domain as sold. Sources: P100 datasheet (2016) NVLink 160 GB/s, DGX-1 of 8; V100 datasheet (2018) NVLink 300 GB/s,
+// DGX-1 of 8; A100 datasheet (2021) 600 GB/s, HGX of 8; H100 datasheet (2023) SXM 900 GB/s, HGX of 8, PCIe and NVL 600
+// GB/s over a bridge of 2; H200 datasheet (2024) 900 GB/s; DGX B200 and HGX B300 datasheets 1.8 TB/s per GPU, 8; GB200
+// NVL72 datasheet (2024) 1.8 TB/s per GPU, 130 TB/s over 72; MI300X data sheet (2023) 896 GB/s of Infinity Fabric (7
+// links), a platform of 8; GeForce RTX 2080 Ti NVLink bridge 100 GB/s, 2. The L40S and RTX 4090 have no NVLink.
 struct Interconnect {
   std::string_view gpu;
   double gb_per_s_each_way;
   int domain_gpus;
 };
 constexpr Interconnect kInterconnects[] = {
-    {"V100-SXM2-16GB", 150, 8}, {"V100-SXM2-32GB", 150, 8}, {"A100-SXM4-40GB", 300, 8}, {"A100-SXM4-80GB", 300, 8},
-    {"H100-SXM-80GB", 450, 8},  {"H100-PCIe-80GB", 300, 2}, {"H100-NVL-94GB", 300, 2},  {"H200-SXM-141GB", 450, 8},
-    {"B200-SXM-180GB", 900, 8}, {"GB200-186GB", 900, 72},   {"B300-SXM-288GB", 900, 8}, {"MI300X-192GB", 448, 8},
-    {"RTX-2080-Ti", 50, 2},
+    {"P100-SXM2-16GB", 80, 8},  {"V100-SXM2-16GB", 150, 8}, {"V100-SXM2-32GB", 150, 8}, {"A100-SXM4-40GB", 300, 8},
+    {"A100-SXM4-80GB", 300, 8}, {"H100-SXM-80GB", 450, 8},  {"H100-PCIe-80GB", 300, 2}, {"H100-NVL-94GB", 300, 2},
+    {"H200-SXM-141GB", 450, 8}, {"B200-SXM-180GB", 900, 8}, {"GB200-186GB", 900, 72},   {"B300-SXM-288GB", 900, 8},
+    {"MI300X-192GB", 448, 8},   {"RTX-2080-Ti", 50, 2},
 };
 
 void add_interconnects(std::vector<GpuCatalogEntry>& catalog) {
@@ -54,6 +54,18 @@ void add_interconnects(std::vector<GpuCatalogEntry>& catalog) {
 // few hundred MiB of that for itself, which memory_check does not subtract.
 std::vector<GpuCatalogEntry> build_catalog() {
   std::vector<GpuCatalogEntry> catalog;
+  // NVIDIA Tesla K80 datasheet (2014): two GK210 GPUs per board, each its own device (an AWS p2.8xlarge has 8 of
+  // them on 4 boards): per GPU half the board's "up to 8.73 TFLOPS" FP32 with GPU Boost, 12 GB of GDDR5 at
+  // 240 GB/s. Kepler has no FP16 arithmetic (fp16 tensors only as storage) and no NVLink.
+  catalog.push_back({spec("K80", 37, {.fp32 = 4.365 * kTera, .tf32 = 4.365 * kTera}, 240, 12),
+                     {"Tesla-K80", "K80-12GB"},
+                     "NVIDIA Tesla K80 datasheet (2014), per GK210 GPU (half a board), with GPU Boost"});
+  // NVIDIA Tesla P100 datasheet (2016), SXM2 (NVLink) column: FP32 10.6, FP16 21.2 TFLOPS (no tensor cores),
+  // HBM2 16 GB at 732 GB/s; NVLink 160 GB/s bidirectional. Pascal has no TF32 or BF16.
+  catalog.push_back(
+      {spec("P100-SXM2-16GB", 60, {.fp32 = 10.6 * kTera, .tf32 = 10.6 * kTera, .fp16 = 21.2 * kTera}, 732, 16),
+       {"P100", "P100-SXM2", "Tesla-P100-SXM2-16GB"},
+       "NVIDIA Tesla P100 datasheet (2016), SXM2"});
   // NVIDIA Tesla V100 GPU Accelerator datasheet (2018), SXM2 column: FP32 15.7 TFLOPS, Tensor Performance
   // 125 TFLOPS (FP16 with FP32 accumulate), HBM2 16 or 32 GB at 900 GB/s. Volta has neither TF32 nor BF16.
   const PrecisionPeaks volta{.fp32 = 15.7 * kTera, .tf32 = 15.7 * kTera, .fp16 = 125 * kTera, .bf16 = std::nullopt};

@@ -22,6 +22,7 @@ struct Entry {
 };
 
 constexpr std::int64_t kImageNetSize = 224;
+constexpr std::int64_t kInceptionSize = 299;  // Inception v3's ImageNet crop
 
 std::int64_t image_size(const ModelOptions& options) {
   return options.image_size.value_or(kImageNetSize);
@@ -35,6 +36,19 @@ const std::vector<Entry>& catalog() {
                  }});
     e.push_back({"resnet101", {"resnet-101"}, Family::cnn, [](const ModelOptions& o) {
                    return resnet("resnet101", {3, 4, 23, 3}, image_size(o));
+                 }});
+    e.push_back({"resnet152", {"resnet-152"}, Family::cnn, [](const ModelOptions& o) {
+                   return resnet("resnet152", {3, 8, 36, 3}, image_size(o));
+                 }});
+    e.push_back({"resnext50", {"resnext50_32x4d", "resnext-50"}, Family::cnn, [](const ModelOptions& o) {
+                   return resnet("resnext50", {3, 4, 6, 3}, image_size(o), 1000, {.groups = 32, .width_per_group = 4});
+                 }});
+    e.push_back(
+        {"resnext101", {"resnext101_32x8d", "resnext-101"}, Family::cnn, [](const ModelOptions& o) {
+           return resnet("resnext101", {3, 4, 23, 3}, image_size(o), 1000, {.groups = 32, .width_per_group = 8});
+         }});
+    e.push_back({"inception3", {"inception_v3", "inception-v3", "inceptionv3"}, Family::cnn, [](const ModelOptions& o) {
+                   return inception_v3(o.image_size.value_or(kInceptionSize));
                  }});
     e.push_back({"vgg16", {"vgg-16"}, Family::cnn, [](const ModelOptions& o) { return vgg16(image_size(o)); }});
     e.push_back({"bert-large", {"bert-large-uncased", "bert_large"}, Family::transformer, [](const ModelOptions& o) {

@@ -5,6 +5,10 @@
 //   name        architecture                                          params         forward FLOPs / sample
 //   resnet50    torchvision ResNet-50 v1.5, 224x224                   25,557,032     8.25 G (published 4.09 GMAC)
 //   resnet101   torchvision ResNet-101 v1.5, 224x224                  44,549,160     15.7 G (published 7.80 GMAC)
+//   resnet152   torchvision ResNet-152 v1.5, 224x224                  60,192,808     23.2 G (published 11.5 GMAC)
+//   resnext50   torchvision ResNeXt-50 32x4d, 224x224                 25,028,904     8.55 G (published 4.23 GMAC)
+//   resnext101  torchvision ResNeXt-101 32x8d, 224x224                88,791,336     33.0 G (published 16.4 GMAC)
+//   inception3  torchvision Inception v3 with its auxiliary head, 299  27,161,264     11.5 G (published 5.71 GMAC)
 //   vgg16       torchvision VGG-16 (no batch norm), 224x224          138,357,544     31.0 G (published 15.47 GMAC)
 //   bert-large  HF BertModel 24 x 1024, 16 heads, seq 512, pooler    335,141,888     336 G  (Megatron form: 335 G)
 //   gpt2        HF GPT-2 small 12 x 768, seq 1024, tied LM head      124,439,808     293 G  (Megatron form: 292 G)
@@ -37,9 +41,17 @@ ModelSpec find_model(std::string_view name, const ModelOptions& options = {});
 // The generators behind the catalog, for shapes the catalog does not list.
 
 // Bottleneck ResNet v1.5 (stride on the 3x3 conv) with `blocks` bottlenecks per stage: {3,4,6,3} is ResNet-50,
-// {3,4,23,3} ResNet-101.
+// {3,4,23,3} ResNet-101, {3,8,36,3} ResNet-152. ResNeXt: the 3x3 conv in `groups` groups of `width_per_group`
+// channels per 64 of the stage's width (32 and 4: ResNeXt-50 32x4d; 32 and 8: ResNeXt-101 32x8d).
+struct ResNetWidth {
+  std::int64_t groups = 1;
+  std::int64_t width_per_group = 64;
+};
 ModelSpec resnet(std::string name, const std::vector<std::int64_t>& blocks, std::int64_t image_size = 224,
-                 std::int64_t classes = 1000);
+                 std::int64_t classes = 1000, ResNetWidth width = {});
+// torchvision's Inception v3 in training mode, auxiliary classifier included (it runs, and trains, with the main
+// head); at least 75 pixels.
+ModelSpec inception_v3(std::int64_t image_size = 299, std::int64_t classes = 1000);
 ModelSpec vgg16(std::int64_t image_size = 224, std::int64_t classes = 1000);
 
 struct BertShape {
