@@ -67,6 +67,18 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir)
                r.compute_fit->measured_step.us() / 1e3, r.compute_fit->implied_efficiency,
                r.compute_fit->implied_efficiency > 1 ? " (the run beat the layers' FLOP count)" : "");
   }
+  if (r.compute_profile) {
+    const auto& p = *r.compute_profile;
+    fmt::print(
+        o,
+        "compute          from profile {} at batch {}: forward {:.3f} ms, backward {:.3f} ms (roofline {:.3f} ms, "
+        "{:.3f} ms)\n",
+        p.file, p.profile_batch, p.forward.us() / 1e3, p.backward.us() / 1e3, p.roofline_forward.us() / 1e3,
+        p.roofline_backward.us() / 1e3);
+    fmt::print(
+        o, "                 {} layers from {} module calls: {} by name, {} by call, {} by order, {} between modules\n",
+        p.layers, p.module_calls, p.by_name, p.by_call, p.by_order, p.between_modules);
+  }
   fmt::print(o, "time shares      compute {:.1f}%  optimizer {:.1f}%  exposed communication {:.1f}%  idle {:.1f}%\n",
              100 * r.compute_share, 100 * r.optimizer_share, 100 * r.exposed_communication_share, 100 * r.idle_share);
   fmt::print(o, "buckets          {} (cap {} bytes)\n", r.buckets.size(), r.bucket_cap.value);

@@ -186,6 +186,11 @@ std::vector<SweepPoint> plan_points(const Scenario& base, const PlanGrid& grid) 
             "a step time measured on {} cannot stand for {}: plan one GPU type, or give model.efficiency instead",
             base.cluster.gpu.name.value, gpu));
       }
+      if (base.model.profile && gpu != base.cluster.gpu.name.value) {
+        throw base.model.profile->error(
+            fmt::format("a profile taken on {} cannot stand for {}: plan one GPU type, or leave model.profile out",
+                        base.cluster.gpu.name.value, gpu));
+      }
       for (const std::int64_t n : grid.gpu_counts) {
         SweepPoint p;
         p.index = points.size();

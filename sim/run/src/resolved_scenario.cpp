@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -75,6 +76,10 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
   }
   compute_ = at_value(s.model.precision,
                       [&] { return std::make_unique<ComputeModel>(gpu_, s.model.precision.value, options); });
+  if (s.model.profile) {
+    profile_ =
+        at_value(*s.model.profile, [&] { return match_layers(model_, read_profile_trace(s.model.profile->value)); });
+  }
   if (s.training.latency_model.value == LatencySource::calibrated) {
     calibrated_ = to_model(at_value(*s.calibration, [&] { return read_calibration(s.calibration->value); }));
   }
@@ -83,6 +88,10 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
 
 LayerTimes ResolvedScenario::layer_times() const {
   try {
+    if (profile_) {
+      ProfiledTimes t = profiled_times(*profile_, *compute_, model_, scenario_->model.profile_batch->value, batch());
+      return LayerTimes{std::move(t.forward), std::move(t.backward)};
+    }
     return syncsim::layer_times(*compute_, model_, batch());
   } catch (const SimTimeOverflow& e) {
     // Compute times grow with the batch (and shrink with the efficiency, which the reader bounds).
@@ -230,10 +239,34 @@ TrainingReport ResolvedScenario::base_report() const {
     r.compute_fit =
         TrainingReport::ComputeFit{s.model.step_time->value, step_time_fit_->efficiency, step_time_fit_->fixed};
   }
+  if (profile_) r.compute_profile = profile_report();
   r.single_gpu_samples_per_second =
       static_cast<double>(batch() * s.model.micro_batches) / r.single_gpu_iteration.seconds();
   r.bucket_cap = s.training.bucket_size;
   r.memory = memory_check(model_, gpu_, batch(), precision(), s.model.optimizer.value);
+  return r;
+}
+
+TrainingReport::ComputeProfile ResolvedScenario::profile_report() const {
+  const LayerProfile& p = *profile_;
+  const LayerTimes measured = layer_times();
+  TrainingReport::ComputeProfile r{.file = std::filesystem::path(p.source).filename().string(),
+                                   .profile_batch = scenario_->model.profile_batch->value,
+                                   .kernel_times = p.kernel_times,
+                                   .layers = p.forward.size(),
+                                   .module_calls = p.module_calls,
+                                   .by_name = p.count(ProfileMatch::name),
+                                   .by_call = p.count(ProfileMatch::call),
+                                   .by_order = p.count(ProfileMatch::order),
+                                   .between_modules = p.count(ProfileMatch::between),
+                                   .roofline_forward = compute_->forward(model_, batch()),
+                                   .roofline_backward = compute_->backward(model_, batch()),
+                                   .unattributed_forward = p.unattributed_forward,
+                                   .unattributed_backward = p.unattributed_backward};
+  for (std::size_t i = 0; i < measured.forward.size(); ++i) {
+    r.forward += measured.forward[i];
+    r.backward += measured.backward[i];
+  }
   return r;
 }
 

@@ -11,6 +11,7 @@
 #include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/compute/compute_model.hpp"
 #include "syncsim/compute/gpu_spec.hpp"
+#include "syncsim/compute/layer_profile_match.hpp"
 #include "syncsim/compute/model_spec.hpp"
 #include "syncsim/compute/step_time_fit.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -62,7 +63,8 @@ class ResolvedScenario {
   std::int64_t batch() const { return scenario_->model.batch_per_gpu.value; }
   Precision precision() const { return scenario_->model.precision.value; }
 
-  // Per-layer times at the per-GPU batch, and the optimizer step over all parameters.
+  // Per-layer times at the per-GPU batch (the profile's when model.profile is given), and the optimizer step over
+  // all parameters.
   LayerTimes layer_times() const;
   SimTime optimizer_step() const;
   // Seeded per-rank, per-iteration compute multipliers; slow ranks checked against the worker count.
@@ -88,6 +90,8 @@ class ResolvedScenario {
   TrainingReport base_report() const;
 
  private:
+  // What the report says of the profile's layer times (only with profile_).
+  TrainingReport::ComputeProfile profile_report() const;
   // simulate_collective, with a clock overflow placed at cluster.topology.
   CollectiveOutcome timed_collective(const CollectiveSpec& spec);
 
@@ -103,6 +107,7 @@ class ResolvedScenario {
   std::unique_ptr<Router> router_;
   std::unique_ptr<ComputeModel> compute_;
   std::optional<StepTimeFit> step_time_fit_;  // with a measured step time: the efficiency it implies
+  std::optional<LayerProfile> profile_;       // with a profiler trace: every layer's measured times
   std::int64_t workers_ = 1;
   std::optional<CalibratedModel> calibrated_;
   std::optional<TopologyDigest> topology_digest_;

@@ -1,6 +1,7 @@
 // The `model:` section: a catalog model or inline layers, batch, precision, optimizer and compute knobs.
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <map>
 
 #include "enum_names.hpp"
@@ -95,13 +96,40 @@ std::vector<Located<Layer>> read_layers(const ConfigNode& node, const std::strin
   return layers;
 }
 
+// model.profile and the batch it was taken at; the profile gives every layer's time, so no knob may scale them.
+void read_profile(const MapReader& reader, const std::filesystem::path& base_dir, ModelConfig& model) {
+  const ConfigNode* profile = reader.get("profile");
+  if (!profile) {
+    if (const ConfigNode* batch = reader.get("profile_batch")) {
+      fail(*batch, reader.path("profile_batch"), "is the batch of a profiler trace: give model.profile too");
+    }
+    return;
+  }
+  for (const char* excluded : {"step_time", "efficiency", "backward_factor"}) {
+    if (reader.get(excluded)) {
+      fail(*profile, reader.path("profile"),
+           fmt::format("gives every layer its measured forward and backward: remove model.{}", excluded));
+    }
+  }
+  std::filesystem::path path(read_text(*profile, reader.path("profile"), "a file path"));
+  if (path.is_relative() && !base_dir.empty()) path = (base_dir / path).lexically_normal();
+  model.profile = located(path.string(), *profile, reader.path("profile"));
+  const ConfigNode& batch = reader.require("profile_batch", "the batch per GPU the profiler trace was taken at");
+  const std::int64_t samples = read_count(batch, reader.path("profile_batch"), 1);
+  if (samples > kMaxBatch) {
+    fail(batch, reader.path("profile_batch"),
+         fmt::format("expected at most {} samples per GPU, got {}", kMaxBatch, samples));
+  }
+  model.profile_batch = located(samples, batch, reader.path("profile_batch"));
+}
+
 }  // namespace
 
-ModelConfig read_model(const ConfigNode& node) {
+ModelConfig read_model(const ConfigNode& node, const std::filesystem::path& base_dir) {
   const MapReader reader(
       node, "model",
       {"name", "layers", "sequence_length", "image_size", "batch_per_gpu", "precision", "micro_batches", "optimizer",
-       "backward_factor", "efficiency", "kernel_overhead", "step_time"});
+       "backward_factor", "efficiency", "kernel_overhead", "step_time", "profile", "profile_batch"});
   ModelConfig model;
   if (const ConfigNode* layers = reader.get("layers")) model.layers = read_layers(*layers, reader.path("layers"));
   const ConfigNode* name =
@@ -164,6 +192,7 @@ ModelConfig read_model(const ConfigNode& node) {
     }
     model.step_time = located(measured, *step, reader.path("step_time"));
   }
+  read_profile(reader, base_dir, model);
   return model;
 }
 

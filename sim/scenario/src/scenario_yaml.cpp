@@ -127,10 +127,11 @@ void write_model(Writer& w, const ModelConfig& model) {
   w.field("batch_per_gpu", model.batch_per_gpu.value)
       .text("precision", name_of(kPrecisionNames, model.precision.value));
   w.field("micro_batches", model.micro_batches).text("optimizer", name_of(kOptimizerNames, model.optimizer.value));
-  w.text("backward_factor", number_text(model.backward_factor));
+  if (!model.profile) w.text("backward_factor", number_text(model.backward_factor));  // the profile has backward
   w.text("kernel_overhead", duration_text(model.kernel_overhead));
   if (model.efficiency) w.text("efficiency", number_text(*model.efficiency));
   if (model.step_time) w.text("step_time", duration_text(model.step_time->value));
+  if (model.profile) w.text("profile", model.profile->value).field("profile_batch", model.profile_batch->value);
   w.raw() << YAML::EndMap;
 }
 

@@ -14,7 +14,7 @@ namespace syncsim::scenario_detail {
 // Relative file paths in the scenario (topology files, calibration) are resolved against `base_dir` (the
 // scenario file's directory; empty for text that did not come from a file).
 ClusterConfig read_cluster(const ConfigNode& node, const std::filesystem::path& base_dir);
-ModelConfig read_model(const ConfigNode& node);
+ModelConfig read_model(const ConfigNode& node, const std::filesystem::path& base_dir);
 TrainingConfig read_training(const ConfigNode& node, bool has_calibration);
 StragglerConfig read_stragglers(const ConfigNode& node);
 std::vector<LinkDegradation> read_degraded_links(const ConfigNode& node);

@@ -128,6 +128,26 @@ nlohmann::ordered_json workers_json(const std::vector<WorkerReport>& all) {
   return workers;
 }
 
+// Where a profiled run's layer times came from (model.profile).
+nlohmann::ordered_json compute_profile_json(const TrainingReport::ComputeProfile& p) {
+  return {{"file", p.file},
+          {"profile_batch", p.profile_batch},
+          {"kernel_times", p.kernel_times},
+          {"layers", p.layers},
+          {"module_calls", p.module_calls},
+          {"matched",
+           {{"by_name", p.by_name},
+            {"by_call", p.by_call},
+            {"by_order", p.by_order},
+            {"between_modules", p.between_modules}}},
+          {"forward_us", us(p.forward)},
+          {"backward_us", us(p.backward)},
+          {"roofline_forward_us", us(p.roofline_forward)},
+          {"roofline_backward_us", us(p.roofline_backward)},
+          {"unattributed_forward_us", us(p.unattributed_forward)},
+          {"unattributed_backward_us", us(p.unattributed_backward)}};
+}
+
 }  // namespace
 
 void compute_shares(TrainingReport& report) {
@@ -173,6 +193,7 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
                           {"implied_efficiency", ratio(r.compute_fit->implied_efficiency)},
                           {"kernel_overheads_us", us(r.compute_fit->kernel_overheads)}};
   }
+  if (r.compute_profile) out["compute_profile"] = compute_profile_json(*r.compute_profile);
   out["single_gpu_samples_per_s"] = ratio(r.single_gpu_samples_per_second);
   out["scaling_efficiency"] = ratio(r.scaling_efficiency);
   out["shares"] = {{"compute", ratio(r.compute_share)},

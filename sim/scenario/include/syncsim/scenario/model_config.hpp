@@ -43,6 +43,11 @@ struct ModelConfig {
   // A measured single-GPU iteration at this batch and precision (above zero, at most a day): the efficiency is
   // fitted to it (compute/step_time_fit.hpp). Excludes `efficiency`.
   std::optional<Located<SimTime>> step_time;
+  // A torch.profiler trace (its path resolved against the scenario's folder): every layer takes its measured
+  // forward and backward (compute/layer_profile_match.hpp), taken at `profile_batch` samples per GPU (required
+  // with it). Excludes `step_time`, `efficiency` and `backward_factor`.
+  std::optional<Located<std::string>> profile;
+  std::optional<Located<std::int64_t>> profile_batch;
 };
 
 }  // namespace syncsim

@@ -151,6 +151,26 @@ struct TrainingReport {
     SimTime kernel_overheads;
   };
   std::optional<ComputeFit> compute_fit;
+  // With a profiler trace (model.profile): where the layer times came from and how they compare with the
+  // roofline's (compute/layer_profile_match.hpp); nullopt when the layers are the roofline's.
+  struct ComputeProfile {
+    std::string file;  // the trace's file name
+    std::int64_t profile_batch = 0;
+    bool kernel_times = false;  // GPU kernels' times, not CPU ranges'
+    std::size_t layers = 0;
+    std::size_t module_calls = 0;
+    std::size_t by_name = 0;
+    std::size_t by_call = 0;
+    std::size_t by_order = 0;
+    std::size_t between_modules = 0;
+    SimTime forward;  // the layers' measured times at the scenario's batch, one micro-batch
+    SimTime backward;
+    SimTime roofline_forward;  // the roofline's, for comparison
+    SimTime roofline_backward;
+    SimTime unattributed_forward;  // the trace's time no layer took, at the profile's batch
+    SimTime unattributed_backward;
+  };
+  std::optional<ComputeProfile> compute_profile;
   double samples_per_second = 0;
   double single_gpu_samples_per_second = 0;
   double scaling_efficiency = 0;
