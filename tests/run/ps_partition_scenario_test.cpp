@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "syncsim/compute/model_catalog.hpp"
+#include "syncsim/compute/optimizer.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
@@ -123,6 +124,25 @@ TEST_CASE("per_message: 2 (k + N) T p per round, paid per tensor per server") {
   };
   // even: client 2 x 4 x 16 messages; each server 2 x 16 in parallel with the others' (after the push) -> 160 ms.
   CHECK(overhead("even") == Approx(2 * 4 * 16e-3 + 2 * 16e-3).epsilon(1e-6));
+}
+
+// host: cpu applies an update at the host's memory bandwidth: the optimizer's step traffic over the shard's
+// parameters, a = P x step bytes / bw (optimizer.hpp). One server and N = 2 workers pay N a per round, so going
+// from 20 GB/s to 10 GB/s adds N x P x step bytes / 20 GB/s.
+TEST_CASE("host: cpu applies updates at the host's memory bandwidth") {
+  const auto round = [](const std::string& bw) {
+    const Scenario s = parse_scenario(kScenario, "ps.yaml",
+                                      {"cluster.workers=2",
+                                       "training.parameter_servers={count: 1, host: cpu, "
+                                       "host_memory_bw: " +
+                                           bw + "}"});
+    return run::run_scenario(s).report.iteration_mean.seconds();
+  };
+  const double params = static_cast<double>(find_model("vgg16").params());
+  const Scenario s = parse_scenario(kScenario, "ps.yaml");
+  const double step_bytes = static_cast<double>(optimizer_step_bytes(s.model.optimizer.value));
+  const double apply_at_20 = params * step_bytes / 20e9;
+  CHECK(round("10GB/s") - round("20GB/s") == Approx(2 * apply_at_20).epsilon(1e-6));
 }
 
 }  // namespace

@@ -210,6 +210,11 @@ const std::vector<Row>& rows() {
        "microseconds), got '2s'"},
       {"a negative per-message cost", kBase + "training: {parameter_servers: {per_message: -1us}}\n",
        "bad.yaml:3:45: training.parameter_servers.per_message: expected a time of zero or more, got '-1us'"},
+      {"an unknown server host", kBase + "training: {parameter_servers: {host: tpu}}\n",
+       "bad.yaml:3:38: training.parameter_servers.host: unknown value 'tpu' (did you mean 'gpu'?)"},
+      {"host memory bandwidth for a GPU host", kBase + "training: {parameter_servers: {host_memory_bw: 100GB/s}}\n",
+       "bad.yaml:3:48: training.parameter_servers.host_memory_bw: a host's memory bandwidth is for servers on CPU "
+       "hosts (host: cpu)"},
       {"hybrid by node on a topology without nodes", kBase + "training: {strategy: hybrid}\n",
        "bad.yaml:3:22: training.strategy: hybrid groups workers by node by default, and this topology has no nodes"},
       {"a key that is not a string", kBase + "? [a, b]\n: 1\n", "bad.yaml:3:3: expected a plain key, got a list"},

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "link_report.hpp"
 #include "ps_report.hpp"
 #include "ps_trace.hpp"
+#include "syncsim/compute/optimizer.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/training/bucket_plan.hpp"
 #include "syncsim/training/client_work.hpp"
@@ -89,9 +91,16 @@ std::function<SimTime(double)> apply_cost(const ResolvedScenario& context) {
   if (ps.apply_rate) {
     return [rate = *ps.apply_rate](double bytes) { return SimTime::from_seconds(bytes / rate.bytes_per_second); };
   }
-  // A server like the workers' GPU running the scenario's optimizer over the shard's parameters.
   const double element = static_cast<double>(element_bytes(context.precision()));
   const Optimizer optimizer = context.scenario().model.optimizer.value;
+  if (ps.host == ServerHost::cpu) {  // the optimizer's step traffic over the shard's parameters, at host memory speed
+    const double memory = ps.host_memory_bw.value_or(kDefaultHostMemoryBandwidth).bytes_per_second;
+    const double per_param = static_cast<double>(optimizer_step_bytes(optimizer));
+    return [element, per_param, memory](double bytes) {
+      return SimTime::from_seconds(std::round(bytes / element) * per_param / memory);
+    };
+  }
+  // A server like the workers' GPU running the scenario's optimizer over the shard's parameters.
   return [&context, element, optimizer](double bytes) {
     return context.compute().optimizer_step(std::llround(bytes / element), optimizer);
   };

@@ -23,6 +23,7 @@ inline constexpr NameTable<Communication, 2> kCommunicationNames{
     {{"allreduce", Communication::allreduce}, {"parameter_server", Communication::parameter_server}}};
 inline constexpr NameTable<ServerPlacement, 2> kPlacementNames{
     {{"dedicated", ServerPlacement::dedicated}, {"colocated", ServerPlacement::colocated}}};
+inline constexpr NameTable<ServerHost, 2> kHostNames{{{"gpu", ServerHost::gpu}, {"cpu", ServerHost::cpu}}};
 inline constexpr NameTable<TensorPartition, 3> kPartitionNames{{{"even", TensorPartition::even},
                                                                 {"round_robin", TensorPartition::round_robin},
                                                                 {"greedy", TensorPartition::greedy}}};

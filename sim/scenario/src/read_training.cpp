@@ -17,7 +17,8 @@ constexpr SimTime kMaxPerMessage = SimTime::from_ps(1'000'000'000'000);  // 1 s
 
 ParameterServerConfig read_servers(const ConfigNode& node, const std::string& path) {
   const MapReader reader(node, path,
-                         {"count", "placement", "partition", "per_message", "nic_bw", "apply_rate", "apply_time"});
+                         {"count", "placement", "partition", "per_message", "host", "host_memory_bw", "nic_bw",
+                          "apply_rate", "apply_time"});
   ParameterServerConfig servers;
   const ConfigNode* count = reader.get("count");
   servers.count = count ? located(read_count(*count, reader.path("count"), 1), *count, reader.path("count"))
@@ -34,6 +35,13 @@ ParameterServerConfig read_servers(const ConfigNode& node, const std::string& pa
       fail(
           *per_message, reader.path("per_message"),
           fmt::format("expected at most 1s per message (gRPC's is tens of microseconds), got '{}'", per_message->text));
+    }
+  }
+  if (const ConfigNode* host = reader.get("host")) servers.host = read_choice(*host, reader.path("host"), kHostNames);
+  if (const ConfigNode* memory = reader.get("host_memory_bw")) {
+    servers.host_memory_bw = read_bandwidth(*memory, reader.path("host_memory_bw"));
+    if (servers.host != ServerHost::cpu) {
+      fail(*memory, reader.path("host_memory_bw"), "a host's memory bandwidth is for servers on CPU hosts (host: cpu)");
     }
   }
   if (const ConfigNode* nic = reader.get("nic_bw")) {

@@ -31,6 +31,7 @@ std::string_view to_string(StrategyKind strategy);
 std::string_view to_string(Communication communication);
 std::string_view to_string(ServerPlacement placement);
 std::string_view to_string(TensorPartition partition);
+std::string_view to_string(ServerHost host);
 
 // Whether the strategy can run over the communication (the table above).
 bool compatible(StrategyKind strategy, Communication communication);
@@ -47,8 +48,11 @@ struct ParameterServerConfig {
   SimTime per_message;
   // A dedicated server's NIC; nullopt: the same as a GPU's network link in the topology.
   std::optional<Bandwidth> nic_bw;
+  // What applies the updates, and (cpu) the host's memory bandwidth; nullopt: kDefaultHostMemoryBandwidth.
+  ServerHost host = ServerHost::gpu;
+  std::optional<Bandwidth> host_memory_bw;
   // Server-side cost of applying one update: gradient bytes per second, or a fixed time per update. At most one
-  // is set; with neither the simulation decides (e.g. from the GPU's memory bandwidth).
+  // is set; with neither the optimizer's step traffic at the host's memory bandwidth (the GPU's, or the CPU's).
   std::optional<Bandwidth> apply_rate;
   std::optional<SimTime> apply_time;
 };
