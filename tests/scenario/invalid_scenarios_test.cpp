@@ -199,6 +199,22 @@ const std::vector<Row>& rows() {
        kBase + "training: {communication: parameter_server, parameter_servers: {count: 9, placement: colocated}}\n",
        "bad.yaml:3:72: training.parameter_servers.count: 9 colocated servers need as many workers, but the topology "
        "has 8 GPUs"},
+      {"an unknown partition", kBase + "training: {parameter_servers: {partition: random}}\n",
+       "bad.yaml:3:43: training.parameter_servers.partition: unknown value 'random' (expected one of: even, "
+       "round_robin, greedy)"},
+      {"a per-message cost without its unit", kBase + "training: {parameter_servers: {per_message: 20}}\n",
+       "bad.yaml:3:45: training.parameter_servers.per_message: expected a time like 5us, 1.5ms or 2s, got '20' (a "
+       "number without its unit)"},
+      {"a per-message cost no RPC has", kBase + "training: {parameter_servers: {per_message: 2s}}\n",
+       "bad.yaml:3:45: training.parameter_servers.per_message: expected at most 1s per message (gRPC's is tens of "
+       "microseconds), got '2s'"},
+      {"a negative per-message cost", kBase + "training: {parameter_servers: {per_message: -1us}}\n",
+       "bad.yaml:3:45: training.parameter_servers.per_message: expected a time of zero or more, got '-1us'"},
+      {"an unknown server host", kBase + "training: {parameter_servers: {host: tpu}}\n",
+       "bad.yaml:3:38: training.parameter_servers.host: unknown value 'tpu' (did you mean 'gpu'?)"},
+      {"host memory bandwidth for a GPU host", kBase + "training: {parameter_servers: {host_memory_bw: 100GB/s}}\n",
+       "bad.yaml:3:48: training.parameter_servers.host_memory_bw: a host's memory bandwidth is for servers on CPU "
+       "hosts (host: cpu)"},
       {"hybrid by node on a topology without nodes", kBase + "training: {strategy: hybrid}\n",
        "bad.yaml:3:22: training.strategy: hybrid groups workers by node by default, and this topology has no nodes"},
       {"a key that is not a string", kBase + "? [a, b]\n: 1\n", "bad.yaml:3:3: expected a plain key, got a list"},

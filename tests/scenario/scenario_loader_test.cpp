@@ -204,6 +204,13 @@ TEST_CASE("to_yaml is deterministic and loads back to the same scenario", "[scen
     const Scenario again = parse_scenario(yaml, "resolved.yaml");
     CHECK(to_yaml(again) == yaml);
   }
+  const Scenario hybrid = load_scenario(kData / "inline_hybrid.yaml");
+  CHECK(hybrid.training.parameter_servers.partition == TensorPartition::greedy);
+  CHECK(hybrid.training.parameter_servers.per_message == SimTime::from_us(20));
+  CHECK(hybrid.training.parameter_servers.host == ServerHost::cpu);
+  CHECK(
+      to_yaml(hybrid).find("partition: greedy\n    per_message: 20us\n    host: cpu\n    host_memory_bw: 100GB/s\n") !=
+      std::string::npos);
   const std::string minimal = to_yaml(parse_scenario(kMinimal, "minimal.yaml"));
   CHECK(minimal.find("bucket_size: 25MB\n") != std::string::npos);
   CHECK(minimal.find("algorithm: auto\n") != std::string::npos);

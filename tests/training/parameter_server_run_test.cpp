@@ -41,14 +41,22 @@ struct Star {
   }
 };
 
+// One bucket of `bytes` made of `tensors` equal tensors, split evenly over k servers.
+ShardPlan even_bucket(std::int64_t bytes, std::size_t k, std::size_t tensors = 1) {
+  std::vector<std::int64_t> sizes(tensors, bytes / static_cast<std::int64_t>(tensors));
+  sizes[0] += bytes % static_cast<std::int64_t>(tensors);
+  std::vector<std::size_t> all(tensors);
+  for (std::size_t t = 0; t < tensors; ++t) all[t] = t;
+  return plan_shards(sizes, {all}, k, TensorPartition::even);
+}
+
 // Client c computes for compute[c] ms (forward the first 40%), its one bucket ready at the end.
 ParameterServerSetup star_setup(Router& network, const Star& star, std::vector<std::int64_t> compute) {
   ParameterServerSetup setup;
   setup.network = &network;
   setup.clients = star.clients;
   setup.servers = star.servers;
-  setup.bucket_bytes = {1000};
-  setup.model_bytes = 1000;
+  setup.shards = even_bucket(1000, std::max<std::size_t>(1, star.servers.size()));
   setup.work = [compute](std::size_t c, std::int64_t) {
     const SimTime end = ms(compute[c]);
     return ClientWork{end.scaled(0.4), end, {end}, end};
@@ -314,9 +322,94 @@ TEST_CASE("parameter servers: setups the engine refuses") {
   s.servers.clear();
   CHECK_THROWS_AS(run_parameter_server_engine(s), InputError);
   s = good;
-  s.bucket_bytes.clear();
+  s.shards.buckets.clear();
+  CHECK_THROWS_AS(run_parameter_server_engine(s), InputError);
+  s = good;
+  s.shards.model.clear();  // not one per server
+  CHECK_THROWS_AS(run_parameter_server_engine(s), InputError);
+  s = good;
+  s.shards.buckets[0][0].messages = 0;  // a bucket on no server
+  CHECK_THROWS_AS(run_parameter_server_engine(s), InputError);
+  s = good;
+  s.per_message = SimTime::zero() - ms(1);
   CHECK_THROWS_AS(run_parameter_server_engine(s), InputError);
   s = good;
   s.iterations = 0;
   CHECK_THROWS_AS(run_parameter_server_engine(s), InputError);
+}
+
+// Whole tensors on their servers (round_robin): one bucket of a 800-byte and a 200-byte tensor over two servers,
+// two clients. At 10 each client sends 800 B to p0 and 200 B to p1; after the 2 ms latency all four flows drain
+// at 0.5 MB/s, so the 200 B shards arrive at 12.4 and the 800 B ones at 10 + 2 + 2 x 800 / 1 MB/s = 13.6. p1
+// applies 12.4-14.4 and sends its pulls, there at 16.8; p0 applies 13.6-15.6, its pulls there at 19.2. The hot
+// spot's closed form: C + 2 alpha + 2 N S0 / B + N a = 10 + 4 + 3.2 + 2 = 19.2 ms, and its link carries N S0.
+TEST_CASE("parameter servers: the server holding the large tensor sets the round") {
+  const Star star(2, 2);
+  Router network(star.topology);
+  ParameterServerSetup setup = star_setup(network, star, {10, 10});
+  setup.shards = plan_shards({800, 200}, {{0, 1}}, 2, TensorPartition::round_robin);
+  const ParameterServerResult r = run_parameter_server_engine(setup);
+  REQUIRE(r.iteration_times.size() == 1);
+  CHECK(r.iteration_times[0].seconds() == Approx(19.2e-3).epsilon(1e-9));
+  CHECK(r.flows == 8);
+  const auto into = [&](NodeId server) {
+    for (const LinkId link : star.topology.out_links(server)) {
+      return r.link_usage.at(star.topology.link(link).reverse.value()).bytes_carried;
+    }
+    return -1.0;
+  };
+  CHECK(into(star.servers[0]) == Approx(2 * 800));
+  CHECK(into(star.servers[1]) == Approx(2 * 200));
+}
+
+// A server that holds no tensor gets no push and sends no pull: three servers, two tensors, asynchronous. The
+// client's update lands on the two that hold something; two pushes and two pulls per update.
+TEST_CASE("parameter servers, asynchronous: a server holding nothing is left out") {
+  const Star star(1, 3);
+  Router network(star.topology);
+  ParameterServerSetup setup = star_setup(network, star, {10});
+  setup.mode = ParameterServerMode::asynchronous;
+  setup.iterations = 2;
+  setup.shards = plan_shards({600, 400}, {{0, 1}}, 3, TensorPartition::round_robin);
+  SpanLog log;
+  const ParameterServerResult r = run_parameter_server_engine(setup, &log);
+  CHECK(r.flows == 8);
+  CHECK(r.clients[0].updates == 2);
+  CHECK(r.applied.size() == 2);
+  CHECK(log.of("apply").size() == 4);
+  for (const Span& apply : log.of("apply")) CHECK(apply.who != 2);
+}
+
+// per_message p = 1 ms, one client, k = 2 servers, one bucket of S = 1,000 bytes in m = 3 tensors split evenly
+// (3 messages to each server). At 10 the client sends its 6 messages (to 16); the two 500 B shards share its
+// uplink and arrive at 16 + 2 + 1 = 19. Each server applies and receives its 3 messages, 19-23, then sends them
+// back, 23-26; the pulls share the client's downlink, there at 29, and the client handles 6 messages, to 35.
+// Closed form: C + 2 alpha + 2 S / B + a + 2 k m p + 2 N m p = 10 + 4 + 2 + 1 + 12 + 6 = 35 ms.
+TEST_CASE("parameter servers: per-message cost at both ends, one client and two servers") {
+  const Star star(1, 2);
+  Router network(star.topology);
+  ParameterServerSetup setup = star_setup(network, star, {10});
+  setup.shards = even_bucket(1000, 2, 3);
+  setup.per_message = ms(1);
+  SpanLog log;
+  const ParameterServerResult r = run_parameter_server_engine(setup, &log);
+  CHECK(r.iteration_times == std::vector<SimTime>{ms(35)});
+  CHECK(log.of("push") == std::vector<Span>{{"push", 0, 0, ms(10), ms(19)}});
+  CHECK(log.of("pull") == std::vector<Span>{{"pull", 0, 0, ms(26), ms(35)}});
+  for (const Span& apply : log.of("apply")) CHECK(apply.end - apply.start == ms(4));  // a + m p
+}
+
+// The same cost, two clients and one server: each client sends its 3 messages (10-13); the pushes share the
+// server's downlink, there at 17; the server applies and receives, 17-21 and 21-25, sends 2 x 3 messages, 25-31;
+// the pulls share its uplink, there at 35, and each client handles its 3, to 38. Closed form:
+// C + 2 alpha + 2 N S / B + N a + 2 k m p + 2 N m p = 10 + 4 + 4 + 2 + 6 + 12 = 38 ms.
+TEST_CASE("parameter servers: per-message cost at both ends, two clients and one server") {
+  const Star star(2, 1);
+  Router network(star.topology);
+  ParameterServerSetup setup = star_setup(network, star, {10, 10});
+  setup.shards = even_bucket(1000, 1, 3);
+  setup.per_message = ms(1);
+  setup.iterations = 2;
+  const ParameterServerResult r = run_parameter_server_engine(setup);
+  CHECK(r.iteration_times == std::vector<SimTime>{ms(38), ms(38)});
 }

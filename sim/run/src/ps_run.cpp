@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <string>
 
@@ -13,6 +14,7 @@
 #include "link_report.hpp"
 #include "ps_report.hpp"
 #include "ps_trace.hpp"
+#include "syncsim/compute/optimizer.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/training/bucket_plan.hpp"
 #include "syncsim/training/client_work.hpp"
@@ -89,9 +91,16 @@ std::function<SimTime(double)> apply_cost(const ResolvedScenario& context) {
   if (ps.apply_rate) {
     return [rate = *ps.apply_rate](double bytes) { return SimTime::from_seconds(bytes / rate.bytes_per_second); };
   }
-  // A server like the workers' GPU running the scenario's optimizer over the shard's parameters.
   const double element = static_cast<double>(element_bytes(context.precision()));
   const Optimizer optimizer = context.scenario().model.optimizer.value;
+  if (ps.host == ServerHost::cpu) {  // the optimizer's step traffic over the shard's parameters, at host memory speed
+    const double memory = ps.host_memory_bw.value_or(kDefaultHostMemoryBandwidth).bytes_per_second;
+    const double per_param = static_cast<double>(optimizer_step_bytes(optimizer));
+    return [element, per_param, memory](double bytes) {
+      return SimTime::from_seconds(std::round(bytes / element) * per_param / memory);
+    };
+  }
+  // A server like the workers' GPU running the scenario's optimizer over the shard's parameters.
   return [&context, element, optimizer](double bytes) {
     return context.compute().optimizer_step(std::llround(bytes / element), optimizer);
   };
@@ -104,20 +113,38 @@ struct ClientModel {
   StragglerModel stragglers;
 };
 
-// What each client computes per iteration, and the buckets it pushes. Buckets exist to overlap communication with
-// backward: without overlap (and for a hybrid group, whose gradient is reduced inside the group first) the whole
-// gradient goes as one message per server.
+// Whether a client pushes its whole gradient at once. Buckets exist to overlap communication with backward:
+// without overlap (and for a hybrid group, whose gradient is reduced inside the group first) the whole gradient
+// goes as one push.
+bool one_push(const Scenario& s, const ClientLayout& layout) {
+  return layout.hybrid || !s.training.overlap;
+}
+
+// The model's parameter tensors (one per layer with parameters, tensor_partition.hpp) placed on the servers, and
+// the shards each bucket's push is made of.
+ShardPlan shard_plan(ResolvedScenario& context, const ClientLayout& layout, const BucketPlan& buckets,
+                     std::size_t servers) {
+  const std::vector<Layer>& layers = context.model().layers();
+  std::vector<std::int64_t> tensor_bytes;
+  std::vector<std::size_t> tensor_of(layers.size(), 0);  // per layer with parameters, its tensor
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    if (layers[i].params == 0) continue;
+    tensor_of[i] = tensor_bytes.size();
+    tensor_bytes.push_back(gradient_bytes(layers[i], context.precision()).value);
+  }
+  std::vector<std::vector<std::size_t>> bucket_tensors;  // one push: every bucket's tensors in one
+  for (const GradientBucket& bucket : buckets.buckets) {
+    if (bucket_tensors.empty() || !one_push(context.scenario(), layout)) bucket_tensors.emplace_back();
+    for (const std::size_t layer : bucket.layers) bucket_tensors.back().push_back(tensor_of[layer]);
+  }
+  return plan_shards(tensor_bytes, bucket_tensors, servers, context.scenario().training.parameter_servers.partition);
+}
+
+// What each client computes per iteration: its buckets' ready times, or (one push) its compute's end.
 void set_client_work(ParameterServerSetup& setup, ResolvedScenario& context, const ClientLayout& layout,
                      const ClientModel& model) {
   const Scenario& s = context.scenario();
-  const bool one_message = layout.hybrid || !s.training.overlap;
-  if (one_message) {
-    setup.bucket_bytes = {setup.model_bytes};
-  } else {
-    for (const GradientBucket& b : model.buckets.buckets) {
-      setup.bucket_bytes.push_back(static_cast<double>(b.bytes.value));
-    }
-  }
+  const bool one_message = one_push(s, layout);
   const std::int64_t group = layout.group;
   std::function<SimTime(Bytes)> group_allreduce = [&context, group](Bytes size) {
     return context.allreduce(size, static_cast<std::size_t>(group)).time;
@@ -170,10 +197,11 @@ ParameterServerSetup engine_setup(ResolvedScenario& context, const ClientLayout&
     setup.clients.push_back(placed.topology.gpu(c * static_cast<std::size_t>(layout.group)));
   }
   setup.servers = placed.servers;
-  setup.model_bytes = static_cast<double>(model.buckets.total_bytes().value);
+  setup.shards = shard_plan(context, layout, model.buckets, placed.servers.size());
+  setup.per_message = t.parameter_servers.per_message;
   set_client_work(setup, context, layout, model);
   setup.apply_time = apply_cost(context);
-  setup.after_pull = group_broadcast(context, layout, setup.model_bytes);
+  setup.after_pull = group_broadcast(context, layout, static_cast<double>(model.buckets.total_bytes().value));
   setup.iterations = t.iterations;
   setup.failures = client_failures(s, layout.workers);
   if (context.reports_progress()) {

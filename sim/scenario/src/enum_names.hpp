@@ -23,6 +23,10 @@ inline constexpr NameTable<Communication, 2> kCommunicationNames{
     {{"allreduce", Communication::allreduce}, {"parameter_server", Communication::parameter_server}}};
 inline constexpr NameTable<ServerPlacement, 2> kPlacementNames{
     {{"dedicated", ServerPlacement::dedicated}, {"colocated", ServerPlacement::colocated}}};
+inline constexpr NameTable<ServerHost, 2> kHostNames{{{"gpu", ServerHost::gpu}, {"cpu", ServerHost::cpu}}};
+inline constexpr NameTable<TensorPartition, 3> kPartitionNames{{{"even", TensorPartition::even},
+                                                                {"round_robin", TensorPartition::round_robin},
+                                                                {"greedy", TensorPartition::greedy}}};
 // The collectives' names (algorithm.hpp) and two that are no one algorithm: auto and best are nullopt
 // (any_algorithm tells them apart).
 inline constexpr NameTable<std::optional<Algorithm>, kAlgorithmNames.size() + 2> kAlgorithmChoices = [] {

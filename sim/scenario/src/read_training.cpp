@@ -12,15 +12,37 @@ namespace {
 
 // NCCL runs at most 64 channels (MAXCHANNELS); each is a plan of its own in the simulation.
 constexpr std::int64_t kMaxChannels = 64;
+// A software cost per message beyond a second is no RPC stack's: a typo, refused before it overflows the clock.
+constexpr SimTime kMaxPerMessage = SimTime::from_ps(1'000'000'000'000);  // 1 s
 
 ParameterServerConfig read_servers(const ConfigNode& node, const std::string& path) {
-  const MapReader reader(node, path, {"count", "placement", "nic_bw", "apply_rate", "apply_time"});
+  const MapReader reader(node, path,
+                         {"count", "placement", "partition", "per_message", "host", "host_memory_bw", "nic_bw",
+                          "apply_rate", "apply_time"});
   ParameterServerConfig servers;
   const ConfigNode* count = reader.get("count");
   servers.count = count ? located(read_count(*count, reader.path("count"), 1), *count, reader.path("count"))
                         : reader.defaulted("count", std::int64_t{1});
   if (const ConfigNode* placement = reader.get("placement")) {
     servers.placement = read_choice(*placement, reader.path("placement"), kPlacementNames);
+  }
+  if (const ConfigNode* partition = reader.get("partition")) {
+    servers.partition = read_choice(*partition, reader.path("partition"), kPartitionNames);
+  }
+  if (const ConfigNode* per_message = reader.get("per_message")) {
+    servers.per_message = read_duration(*per_message, reader.path("per_message"));
+    if (servers.per_message > kMaxPerMessage) {
+      fail(
+          *per_message, reader.path("per_message"),
+          fmt::format("expected at most 1s per message (gRPC's is tens of microseconds), got '{}'", per_message->text));
+    }
+  }
+  if (const ConfigNode* host = reader.get("host")) servers.host = read_choice(*host, reader.path("host"), kHostNames);
+  if (const ConfigNode* memory = reader.get("host_memory_bw")) {
+    servers.host_memory_bw = read_bandwidth(*memory, reader.path("host_memory_bw"));
+    if (servers.host != ServerHost::cpu) {
+      fail(*memory, reader.path("host_memory_bw"), "a host's memory bandwidth is for servers on CPU hosts (host: cpu)");
+    }
   }
   if (const ConfigNode* nic = reader.get("nic_bw")) {
     servers.nic_bw = read_bandwidth(*nic, reader.path("nic_bw"));
@@ -126,8 +148,7 @@ TrainingConfig read_training(const ConfigNode& node, bool has_calibration) {
   const ConfigNode* servers = reader.get("parameter_servers");
   training.parameter_servers =
       servers ? read_servers(*servers, reader.path("parameter_servers"))
-              : ParameterServerConfig{reader.defaulted("parameter_servers.count", std::int64_t{1}),
-                                      ServerPlacement::dedicated, std::nullopt, std::nullopt, std::nullopt};
+              : ParameterServerConfig{.count = reader.defaulted("parameter_servers.count", std::int64_t{1})};
   return training;
 }
 

@@ -14,6 +14,12 @@ std::string_view to_string(Communication communication) {
 std::string_view to_string(ServerPlacement placement) {
   return name_of(scenario_detail::kPlacementNames, placement);
 }
+std::string_view to_string(TensorPartition partition) {
+  return name_of(scenario_detail::kPartitionNames, partition);
+}
+std::string_view to_string(ServerHost host) {
+  return name_of(scenario_detail::kHostNames, host);
+}
 std::string_view to_string(JitterKind distribution) {
   return name_of(scenario_detail::kJitterNames, distribution);
 }

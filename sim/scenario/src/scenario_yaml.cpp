@@ -151,6 +151,9 @@ void write_training(Writer& w, const TrainingConfig& t) {
   if (t.communication.value == Communication::parameter_server) {
     const ParameterServerConfig& ps = t.parameter_servers;
     w.begin_map("parameter_servers").field("count", ps.count.value).text("placement", to_string(ps.placement));
+    w.text("partition", to_string(ps.partition)).text("per_message", duration_text(ps.per_message));
+    w.text("host", to_string(ps.host));
+    if (ps.host_memory_bw) w.text("host_memory_bw", bandwidth_text(*ps.host_memory_bw));
     if (ps.nic_bw) w.text("nic_bw", bandwidth_text(*ps.nic_bw));
     if (ps.apply_rate) w.text("apply_rate", bandwidth_text(*ps.apply_rate));
     if (ps.apply_time) w.text("apply_time", duration_text(*ps.apply_time));

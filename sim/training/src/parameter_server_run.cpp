@@ -1,9 +1,10 @@
 #include "syncsim/training/parameter_server_run.hpp"
 
-#include <algorithm>
-#include <deque>
-#include <map>
+#include <fmt/format.h>
 
+#include <algorithm>
+
+#include "parameter_server_state.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/simulator.hpp"
 
@@ -11,66 +12,17 @@ namespace syncsim {
 
 namespace {
 
-// Event payloads: kind in the top byte, client in the next 24 bits, a bucket or server in the low 32.
-enum class EventKind : std::uint64_t {
-  bucket_ready = 1,
-  compute_end,
-  apply_done,
-  resume,
-  failure,
-  local_arrival,
-  sample_links
-};
-
-std::uint64_t payload(EventKind kind, std::size_t client, std::uint64_t low = 0) {
-  return (static_cast<std::uint64_t>(kind) << 56) | (static_cast<std::uint64_t>(client) << 32) | low;
-}
-
-struct Transfer {
-  bool push = true;
-  std::size_t client = 0;
-  std::size_t server = 0;
-  std::size_t bucket = 0;  // pushes and sync pulls
-  std::int64_t round = 0;  // the client's iteration
-};
-
-struct PendingApply {
-  std::size_t client;
-  std::size_t bucket;
-  std::int64_t round;
-  double bytes;
-};
-
-struct ClientState {
-  std::int64_t iteration = -1;  // current (started) iteration
-  SimTime started;
-  ClientWork work;
-  std::deque<std::size_t> to_push;
-  bool pushing = false;
-  std::size_t push_arrivals = 0;  // shards of the bucket being pushed that arrived
-  std::size_t pulls_pending = 0;
-  bool pull_started = false;  // the first pull of this iteration was sent (for on_pull)
-  std::size_t landed = 0;     // async: servers that applied this iteration's whole update
-  bool blocked = false;       // ssp: waiting for slower clients
-  SimTime blocked_since;
-  bool alive = true;
-  bool done = false;
-  std::int64_t read_version = 0;  // async: server 0's version its parameters carry
-};
-
-struct ServerState {
-  std::deque<PendingApply> queue;
-  bool busy = false;
-  PendingApply current{};
-  SimTime current_start;
-  std::map<std::pair<std::int64_t, std::size_t>, std::size_t> applied;  // sync: (round, bucket) -> clients
-  std::map<std::size_t, std::size_t> buckets_applied;                   // async: client -> buckets
-};
+using namespace ps_detail;  // the engine's state (parameter_server_state.hpp)
 
 class ParameterServerEngine final : public EventHandler, public FlowObserver {
  public:
   ParameterServerEngine(const ParameterServerSetup& setup, ParameterServerObserver* observer)
-      : sim_(setup.seed), flows_(sim_, setup.network->topology()), router_(*setup.network), s_(setup), obs_(observer) {
+      : sim_(setup.seed),
+        flows_(sim_, setup.network->topology()),
+        router_(*setup.network),
+        s_(setup),
+        obs_(observer),
+        held_(setup.shards) {
     clients_.resize(s_.clients.size());
     servers_.resize(s_.servers.size());
     completed_.assign(clients_.size(), 0);
@@ -127,6 +79,12 @@ class ParameterServerEngine final : public EventHandler, public FlowObserver {
       case EventKind::sample_links:
         sample_links();
         break;
+      case EventKind::push_send:
+        if (clients_[client].alive) send_push(client, low);
+        break;
+      case EventKind::pulls_received:
+        if (clients_[client].alive) pulls_received(client);
+        break;
     }
   }
 
@@ -174,10 +132,9 @@ class ParameterServerEngine final : public EventHandler, public FlowObserver {
     st.pull_started = false;
     st.landed = 0;
     // Sync: every server sends every bucket's shard once the round is applied; async: each server its shard.
-    st.pulls_pending =
-        s_.mode == ParameterServerMode::synchronous ? s_.bucket_bytes.size() * servers_.size() : servers_.size();
+    st.pulls_pending = s_.mode == ParameterServerMode::synchronous ? held_.shards : held_.holding_servers;
     st.work = s_.work(c, next);
-    SYNCSIM_INVARIANT(st.work.bucket_ready.size() == s_.bucket_bytes.size(), "client work without every bucket");
+    SYNCSIM_INVARIANT(st.work.bucket_ready.size() == s_.shards.buckets.size(), "client work without every bucket");
     result_.clients[c].compute += st.work.busy;
     if (obs_) obs_->on_iteration_start(c, next, st.started, st.work);
     for (std::size_t b = 0; b < st.work.bucket_ready.size(); ++b) {
@@ -210,18 +167,30 @@ class ParameterServerEngine final : public EventHandler, public FlowObserver {
     st.to_push.pop_front();
     st.pushing = true;
     st.push_arrivals = 0;
-    const double shard = s_.bucket_bytes[bucket] / static_cast<double>(servers_.size());
-    for (std::size_t j = 0; j < servers_.size(); ++j) {
-      start_transfer({true, c, j, bucket, st.iteration}, s_.clients[c], s_.servers[j], shard);
-    }
     push_start_[c] = sim_.now();
+    const SimTime sending = message_cost(held_.bucket_messages[bucket]);
+    if (sending > SimTime::zero()) {
+      sim_.schedule_in(sending, *this, payload(EventKind::push_send, c, bucket));
+    } else {
+      send_push(c, bucket);
+    }
+  }
+
+  // The bucket's shards leave for the servers that hold part of it.
+  void send_push(std::size_t c, std::size_t bucket) {
+    for (std::size_t j = 0; j < servers_.size(); ++j) {
+      const ServerShard& shard = s_.shards.buckets[bucket][j];
+      if (shard.messages == 0) continue;
+      start_transfer({true, c, j, bucket, clients_[c].iteration}, s_.clients[c], s_.servers[j], shard.bytes);
+    }
   }
 
   void push_arrived(const Transfer& t) {
     ClientState& st = clients_[t.client];
     if (!st.alive || t.round != st.iteration) return;  // dropped with its failed client
-    enqueue_apply(t.server, {t.client, t.bucket, t.round, s_.bucket_bytes[t.bucket] / double(servers_.size())});
-    if (++st.push_arrivals < servers_.size()) return;
+    const ServerShard& shard = s_.shards.buckets[t.bucket][t.server];
+    enqueue_apply(t.server, {t.client, t.bucket, t.round, shard.bytes, shard.messages});
+    if (++st.push_arrivals < held_.push_targets[t.bucket]) return;
     if (obs_) obs_->on_push(t.client, t.round, t.bucket, push_start_[t.client], sim_.now());
     st.pushing = false;
     push_next(t.client);
@@ -231,13 +200,27 @@ class ParameterServerEngine final : public EventHandler, public FlowObserver {
     ClientState& st = clients_[t.client];
     if (!st.alive || t.round != st.iteration) return;
     SYNCSIM_INVARIANT(st.pulls_pending > 0, "a pull arrived that its client did not expect");
+    const std::int64_t messages = s_.mode == ParameterServerMode::synchronous
+                                      ? s_.shards.buckets[t.bucket][t.server].messages
+                                      : s_.shards.model[t.server].messages;
+    if (s_.per_message > SimTime::zero())
+      st.receive_free = std::max(st.receive_free, sim_.now()) + message_cost(messages);
     if (--st.pulls_pending > 0) return;
-    if (obs_) obs_->on_pull(t.client, t.round, pull_start_[t.client], sim_.now());
-    if (s_.after_pull > SimTime::zero()) {
-      if (obs_) obs_->on_after_pull(t.client, t.round, sim_.now(), sim_.now() + s_.after_pull);
-      sim_.schedule_in(s_.after_pull, *this, payload(EventKind::resume, t.client));
+    if (st.receive_free > sim_.now()) {
+      sim_.schedule_at(st.receive_free, *this, payload(EventKind::pulls_received, t.client));
     } else {
-      iteration_done(t.client);
+      pulls_received(t.client);
+    }
+  }
+
+  void pulls_received(std::size_t c) {
+    const std::int64_t round = clients_[c].iteration;
+    if (obs_) obs_->on_pull(c, round, pull_start_[c], sim_.now());
+    if (s_.after_pull > SimTime::zero()) {
+      if (obs_) obs_->on_after_pull(c, round, sim_.now(), sim_.now() + s_.after_pull);
+      sim_.schedule_in(s_.after_pull, *this, payload(EventKind::resume, c));
+    } else {
+      iteration_done(c);
     }
   }
 
@@ -272,7 +255,7 @@ class ParameterServerEngine final : public EventHandler, public FlowObserver {
     stats.failed_at = sim_.now();
     stats.end = sim_.now();
     if (s_.mode == ParameterServerMode::asynchronous && !st.blocked && st.iteration >= 0) {
-      if (st.landed == servers_.size()) {
+      if (st.landed == held_.holding_servers) {
         ++stats.updates;  // its update reached the model; only the pull back is lost
       } else {
         stats.lost_work = sim_.now() - st.started;
@@ -320,18 +303,25 @@ class ParameterServerEngine final : public EventHandler, public FlowObserver {
 
   void apply_next(std::size_t j) {
     ServerState& server = servers_[j];
-    if (server.queue.empty()) return;
+    if (server.busy || server.queue.empty()) return;
     server.busy = true;
     server.current = server.queue.front();
     server.queue.pop_front();
     server.current_start = sim_.now();
-    sim_.schedule_in(s_.apply_time(server.current.bytes), *this, payload(EventKind::apply_done, 0, j));
+    const PendingApply& job = server.current;
+    const SimTime apply = job.job == ServerJob::apply ? s_.apply_time(job.bytes) : SimTime::zero();
+    sim_.schedule_in(apply + message_cost(job.messages), *this, payload(EventKind::apply_done, 0, j));
   }
 
   void apply_done(std::size_t j) {
     ServerState& server = servers_[j];
     const PendingApply done = server.current;
     server.busy = false;
+    if (done.job != ServerJob::apply) {
+      send_pulls(j, done);
+      apply_next(j);
+      return;
+    }
     if (obs_) obs_->on_apply(j, done.client, done.bucket, done.round, server.current_start, sim_.now());
     if (clients_[done.client].alive) {
       if (s_.mode == ParameterServerMode::synchronous) {
@@ -347,17 +337,40 @@ class ParameterServerEngine final : public EventHandler, public FlowObserver {
     std::size_t& count = servers_[j].applied[{done.round, done.bucket}];
     if (++count < live_clients()) return;
     servers_[j].applied.erase({done.round, done.bucket});
-    const double shard = s_.bucket_bytes[done.bucket] / static_cast<double>(servers_.size());
+    PendingApply send{done.client, done.bucket, done.round, 0, 0, ServerJob::send_round};
+    send.messages = s_.shards.buckets[done.bucket][j].messages * static_cast<std::int64_t>(live_clients());
+    send_after_messages(j, send);
+  }
+
+  // Pulls leave once the server has sent their messages: at once when messages cost nothing, else after a job in
+  // its queue.
+  void send_after_messages(std::size_t j, const PendingApply& send) {
+    if (s_.per_message > SimTime::zero()) {
+      enqueue_apply(j, send);
+    } else {
+      send_pulls(j, send);
+    }
+  }
+
+  void send_pulls(std::size_t j, const PendingApply& send) {
+    if (send.job == ServerJob::send_update) {
+      if (!clients_[send.client].alive) return;
+      note_pull_start(send.client);
+      start_transfer({false, send.client, j, 0, send.round}, s_.servers[j], s_.clients[send.client],
+                     s_.shards.model[j].bytes);
+      return;
+    }
     for (std::size_t c = 0; c < clients_.size(); ++c) {
       if (!clients_[c].alive) continue;
       note_pull_start(c);
-      start_transfer({false, c, j, done.bucket, done.round}, s_.servers[j], s_.clients[c], shard);
+      start_transfer({false, c, j, send.bucket, send.round}, s_.servers[j], s_.clients[c],
+                     s_.shards.buckets[send.bucket][j].bytes);
     }
   }
 
   void async_applied(std::size_t j, const PendingApply& done) {
     std::size_t& buckets = servers_[j].buckets_applied[done.client];
-    if (++buckets < s_.bucket_bytes.size()) return;
+    if (++buckets < held_.buckets_on[j]) return;
     buckets = 0;
     ClientState& st = clients_[done.client];
     ++st.landed;
@@ -365,10 +378,12 @@ class ParameterServerEngine final : public EventHandler, public FlowObserver {
       result_.applied.push_back({sim_.now(), done.client, st.read_version});
       st.read_version = static_cast<std::int64_t>(result_.applied.size());  // server 0's version, this update in
     }
-    note_pull_start(done.client);
-    const double shard = s_.model_bytes / static_cast<double>(servers_.size());
-    start_transfer({false, done.client, j, 0, done.round}, s_.servers[j], s_.clients[done.client], shard);
+    send_after_messages(j, {done.client, 0, done.round, 0, s_.shards.model[j].messages, ServerJob::send_update});
   }
+
+  // ---- shards and messages ----
+
+  SimTime message_cost(std::int64_t messages) const { return s_.per_message * messages; }
 
   // ---- network ----
 
@@ -425,6 +440,8 @@ class ParameterServerEngine final : public EventHandler, public FlowObserver {
   std::vector<SimTime> push_start_;      // per client: the bucket push under way began
   std::vector<SimTime> pull_start_;      // per client: its first pull of this iteration was sent
 
+  const ShardCounts held_;  // who holds what
+
   std::int64_t started_updates_ = 0;
   std::int64_t target_updates_ = 0;
 
@@ -443,7 +460,18 @@ ParameterServerResult run_parameter_server_engine(const ParameterServerSetup& se
   if (setup.network == nullptr) throw InputError("parameter servers: no network");
   if (setup.clients.empty()) throw InputError("parameter servers: no clients");
   if (setup.servers.empty()) throw InputError("parameter servers: no servers");
-  if (setup.bucket_bytes.empty()) throw InputError("parameter servers: no gradient buckets");
+  if (setup.shards.buckets.empty()) throw InputError("parameter servers: no gradient buckets");
+  const std::size_t k = setup.servers.size();
+  if (setup.shards.model.size() != k) throw InputError("parameter servers: the model's shards are not one per server");
+  for (std::size_t b = 0; b < setup.shards.buckets.size(); ++b) {
+    const std::vector<ServerShard>& bucket = setup.shards.buckets[b];
+    if (bucket.size() != k)
+      throw InputError(fmt::format("parameter servers: bucket {}'s shards are not one per server", b));
+    if (std::none_of(bucket.begin(), bucket.end(), [](const ServerShard& shard) { return shard.messages > 0; })) {
+      throw InputError(fmt::format("parameter servers: bucket {} is on no server", b));
+    }
+  }
+  if (setup.per_message < SimTime::zero()) throw InputError("parameter servers: a negative cost per message");
   if (setup.iterations < 1) throw InputError("parameter servers: iterations must be at least 1");
   if (setup.clients.size() >= (std::size_t{1} << 24)) throw InputError("parameter servers: too many clients");
   ParameterServerEngine engine(setup, observer);

@@ -20,6 +20,7 @@
 #include "syncsim/scenario/located.hpp"
 #include "syncsim/training/bucket_plan.hpp"
 #include "syncsim/training/server_placement.hpp"
+#include "syncsim/training/tensor_partition.hpp"
 
 namespace syncsim {
 
@@ -29,19 +30,29 @@ enum class Communication { allreduce, parameter_server };
 std::string_view to_string(StrategyKind strategy);
 std::string_view to_string(Communication communication);
 std::string_view to_string(ServerPlacement placement);
+std::string_view to_string(TensorPartition partition);
+std::string_view to_string(ServerHost host);
 
 // Whether the strategy can run over the communication (the table above).
 bool compatible(StrategyKind strategy, Communication communication);
 Communication default_communication(StrategyKind strategy);
 
 struct ParameterServerConfig {
-  // Servers; parameters are split evenly among them (sharding). Colocated servers run on ranks 0..count-1.
+  // Servers; colocated ones run on ranks 0..count-1.
   Located<std::int64_t> count;
   ServerPlacement placement = ServerPlacement::dedicated;
+  // How the parameters are split among them (tensor_partition.hpp): evenly, or whole tensors round robin or
+  // greedily by bytes, as TensorFlow's device setter places variables.
+  TensorPartition partition = TensorPartition::even;
+  // Software cost of one push or pull message at each end (tensor_partition.hpp counts the messages).
+  SimTime per_message;
   // A dedicated server's NIC; nullopt: the same as a GPU's network link in the topology.
   std::optional<Bandwidth> nic_bw;
+  // What applies the updates, and (cpu) the host's memory bandwidth; nullopt: kDefaultHostMemoryBandwidth.
+  ServerHost host = ServerHost::gpu;
+  std::optional<Bandwidth> host_memory_bw;
   // Server-side cost of applying one update: gradient bytes per second, or a fixed time per update. At most one
-  // is set; with neither the simulation decides (e.g. from the GPU's memory bandwidth).
+  // is set; with neither the optimizer's step traffic at the host's memory bandwidth (the GPU's, or the CPU's).
   std::optional<Bandwidth> apply_rate;
   std::optional<SimTime> apply_time;
 };

@@ -3,21 +3,30 @@
 // k parameter servers over the flow model, so that every push and pull shares the network max-min fairly and
 // incast at a server's link shows in the times.
 //
-// Parameters are sharded evenly: every gradient bucket is split in k equal parts, part j going to server j.
+// Parameters are sharded as the shard plan says (tensor_partition.hpp): bucket b's shard on server j is
+// shard(b, j) = {bytes, messages}; evenly, every bucket is split in k equal parts, part j going to server j. A
+// server holding nothing of a bucket gets no push of it and sends no pull of it.
 //
 //   client c, iteration t                        server j
 //   ---------------------                        --------
-//   compute; bucket b ready at work(c,t)[b]  -->  push of bytes_b / k arrives: queued (FIFO per server)
-//   one push stream per client: bucket b+1's      apply: apply_time(bytes_b / k), one update at a time
+//   compute; bucket b ready at work(c,t)[b]  -->  push of shard(b, j) arrives: queued (FIFO per server)
+//   one push stream per client: bucket b+1's      apply: apply_time(bytes) + messages x per_message, one at a time
 //   push starts when bucket b's has arrived
+//
+// Messages (per_message = p, a software cost on both ends, as gRPC's per-call cost): a client sends a bucket's
+// messages one after another before they leave (p x messages of the bucket over every server), and handles the
+// pulls' messages one at a time as they arrive; a server's receive cost is part of its apply, and sending pulls
+// is a job in its queue (p x messages x the clients it sends to). Synchronous, N clients, one bucket, k servers
+// holding m messages each: a round pays 2 k m p at each client and 2 N m p at each server.
 //
 //   synchronous (bulk-synchronous, with a barrier): server j waits until all live clients' bucket b of round t is
 //         applied, then sends bucket b's shard to every client (the pull); a client's round ends when all B x k
 //         pulls arrived. One server, N clients, one bucket of S bytes, links of bandwidth B, apply time a,
 //         compute C:
 //           round = C + 2 alpha + 2 N S / (k B) + N a       (its link carries N S / k in, then N S / k out)
+//         (p = 0, even shards).
 //   asynchronous (no barrier): each server applies each client's buckets as they come; once all of a client's
-//         buckets are applied at server j, j sends its whole shard (model_bytes / k) back; the client starts its
+//         buckets are applied at server j, j sends its part of the model (shards.model[j]) back; the client starts its
 //         next iteration when the k pulls arrived (plus after_pull). The run ends when clients x iterations
 //         updates are done; fast clients do more of them than slow ones.
 //   staleness bound (ssp): asynchronous, but a client may not start update number t while some live client has
@@ -42,6 +51,7 @@
 #include "syncsim/core/strong_id.hpp"
 #include "syncsim/network/flow_model.hpp"
 #include "syncsim/topology/router.hpp"
+#include "syncsim/training/tensor_partition.hpp"
 
 namespace syncsim {
 
@@ -64,8 +74,8 @@ struct ParameterServerSetup {
   std::optional<std::int64_t> staleness_bound;  // asynchronous only
   std::vector<NodeId> clients;                  // where each client pushes from and pulls to
   std::vector<NodeId> servers;
-  std::vector<double> bucket_bytes;  // gradient bytes per bucket, in push order
-  double model_bytes = 0;            // an asynchronous pull brings back model_bytes / k from each server
+  ShardPlan shards;     // per bucket (push order) and server; per server its part of the model (async pulls)
+  SimTime per_message;  // software cost of one message at each end
   std::function<ClientWork(std::size_t client, std::int64_t iteration)> work;
   std::function<SimTime(double bytes)> apply_time;        // server cost of one bucket shard
   SimTime after_pull;                                     // paid by the client after its pulls (hybrid: broadcast)
@@ -128,7 +138,8 @@ struct ParameterServerResult {
   std::vector<LinkUsage> link_usage;  // per directed link of the network, by LinkId
 };
 
-// Throws InputError for no network, an empty client or server list, no buckets, or a non-positive iteration count.
+// Throws InputError for no network, an empty client or server list, no buckets, shards not one per server, a
+// bucket on no server, or a non-positive iteration count.
 // The observer (not owned; may be null) sees every push, pull and apply as it happens.
 ParameterServerResult run_parameter_server_engine(const ParameterServerSetup& setup,
                                                   ParameterServerObserver* observer = nullptr);

@@ -20,6 +20,14 @@ namespace syncsim {
 // The scenario's `parameter_servers.placement` (its names: scenario_enums.cpp).
 enum class ServerPlacement { dedicated, colocated };
 
+// What applies a server's updates (`parameter_servers.host`): a GPU of the workers' kind, or the host's CPU at its
+// memory bandwidth (TensorFlow's parameter servers are CPU processes).
+enum class ServerHost { gpu, cpu };
+
+// A CPU host's memory bandwidth by default: two sockets of four DDR4-2400 channels at 19.2 GB/s each (JEDEC
+// JESD79-4), the theoretical peak of a two-socket Xeon E5 v4 server such as AWS p2.8xlarge's E5-2686 v4.
+inline constexpr Bandwidth kDefaultHostMemoryBandwidth{153.6e9};
+
 struct PlacedServers {
   Topology topology;            // the given one, with dedicated servers added
   std::vector<NodeId> servers;  // server j's node
