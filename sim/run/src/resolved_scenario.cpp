@@ -63,7 +63,9 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
     throw s.cluster.workers->error(
         fmt::format("expected 1 to {} workers (the topology's GPUs), got {}", gpus, workers_));
   }
-  ComputeOptions options{.efficiency = s.model.efficiency.value_or(ComputeOptions{}.efficiency),
+  // A GPU profile's rates are what the GPU reached (gpu_profile.hpp), not datasheet ceilings: efficiency 1 unless told.
+  const double default_efficiency = s.cluster.gpu.profile ? 1.0 : ComputeOptions{}.efficiency;
+  ComputeOptions options{.efficiency = s.model.efficiency.value_or(default_efficiency),
                          .kernel_overhead = s.model.kernel_overhead,
                          .backward_factor = s.model.backward_factor};
   if (s.model.step_time) {

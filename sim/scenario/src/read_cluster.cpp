@@ -1,8 +1,11 @@
 // The `cluster:` section: GPU (catalog name or inline), topology (spec string or mapping), workers.
 #include <fmt/format.h>
 
+#include <filesystem>
+
 #include "field_reader.hpp"
 #include "sections.hpp"
+#include "syncsim/compute/gpu_profile.hpp"
 
 namespace syncsim::scenario_detail {
 
@@ -94,7 +97,35 @@ PrecisionPeaks read_peaks(const ConfigNode& node, const std::string& path) {
   return peaks;
 }
 
-GpuConfig read_gpu(const ConfigNode& node, const std::string& path) {
+// `gpu: {profile: FILE}` (and `mem` for a device the catalog does not know): the GPU as syncsim-bench-nccl
+// --compute measured it.
+GpuConfig read_gpu_profile_config(const MapReader& reader, const ConfigNode& node, const std::string& path,
+                                  const std::filesystem::path& base_dir) {
+  for (const char* excluded : {"name", "peak_tflops", "mem_bw"}) {
+    if (const ConfigNode* other = reader.get(excluded)) {
+      fail(*other, reader.path(excluded), "comes from the GPU profile: remove it, or the profile");
+    }
+  }
+  const ConfigNode& profile = *reader.get("profile");
+  std::filesystem::path file(read_text(profile, reader.path("profile"), "a file path"));
+  if (file.is_relative() && !base_dir.empty()) file = (base_dir / file).lexically_normal();
+  std::optional<Bytes> memory;
+  if (const ConfigNode* mem = reader.get("mem")) {
+    memory = read_size(*mem, reader.path("mem"));
+    if (memory->value <= 0) fail(*mem, reader.path("mem"), "expected a memory size above zero");
+  }
+  GpuConfig gpu;
+  gpu.profile = located(file.string(), profile, reader.path("profile"));
+  try {
+    gpu.inline_spec = read_gpu_profile(file, memory);
+  } catch (const InputError& error) {
+    fail(profile, reader.path("profile"), fmt::format("{}: {}", file.string(), error.message()));
+  }
+  gpu.name = located(gpu.inline_spec->name, node, path);
+  return gpu;
+}
+
+GpuConfig read_gpu(const ConfigNode& node, const std::string& path, const std::filesystem::path& base_dir) {
   GpuConfig gpu;
   if (node.kind == ConfigNode::Kind::scalar) {
     gpu.name = located(node.text, node, path);
@@ -103,7 +134,8 @@ GpuConfig read_gpu(const ConfigNode& node, const std::string& path) {
   if (node.kind != ConfigNode::Kind::mapping) {
     fail(node, path, fmt::format("expected a GPU name like A100-SXM4-80GB or a mapping, got {}", describe(node)));
   }
-  const MapReader reader(node, path, {"name", "peak_tflops", "mem_bw", "mem"});
+  const MapReader reader(node, path, {"name", "peak_tflops", "mem_bw", "mem", "profile"});
+  if (reader.get("profile")) return read_gpu_profile_config(reader, node, path, base_dir);
   const ConfigNode* name = reader.get("name");
   gpu.name = name ? located(read_text(*name, reader.path("name")), *name, reader.path("name"))
                   : reader.defaulted("name", std::string("custom-gpu"));
@@ -147,7 +179,8 @@ ConfigNode topology_string_to_mapping(const ConfigNode& node, const std::string&
 ClusterConfig read_cluster(const ConfigNode& node, const std::filesystem::path& base_dir) {
   const MapReader reader(node, "cluster", {"gpu", "topology", "workers"});
   ClusterConfig cluster;
-  cluster.gpu = read_gpu(reader.require("gpu", "a catalog name like A100-SXM4-80GB, or a mapping"), reader.path("gpu"));
+  cluster.gpu =
+      read_gpu(reader.require("gpu", "a catalog name like A100-SXM4-80GB, or a mapping"), reader.path("gpu"), base_dir);
   cluster.topology = read_topology(reader.require("topology", "a spec like \"dgx:nodes=4\" or a mapping"),
                                    reader.path("topology"), base_dir);
   if (const ConfigNode* workers = reader.get("workers")) {

@@ -89,7 +89,12 @@ void write_link(YAML::Emitter& out, const LinkEnds& ends) {
 
 void write_cluster(Writer& w, const ClusterConfig& cluster) {
   w.begin_map("cluster");
-  if (cluster.gpu.inline_spec) {
+  if (cluster.gpu.profile) {
+    w.begin_map("gpu")
+        .text("profile", cluster.gpu.profile->value)
+        .text("mem", size_text(cluster.gpu.inline_spec->memory));
+    w.raw() << YAML::EndMap;
+  } else if (cluster.gpu.inline_spec) {
     const GpuSpec& gpu = *cluster.gpu.inline_spec;
     w.begin_map("gpu").text("name", cluster.gpu.name.value).begin_map("peak_tflops");
     for (const auto& [name, precision] : kPrecisionNames) {

@@ -23,6 +23,9 @@ struct GpuConfig {
   // Set when the file defines the GPU itself (built with make_gpu_spec). In the file peaks are TFLOP/s, fp32
   // required; a single number gives every precision the same peak.
   std::optional<GpuSpec> inline_spec;
+  // Set when the GPU comes from a GPU profile (gpu_profile.hpp; `gpu: {profile: results.json}`), the path resolved
+  // against the scenario's folder; inline_spec then holds the measured GPU, and compute starts from efficiency 1.
+  std::optional<Located<std::string>> profile;
 };
 
 // A topology as built from a spec, with the spec (kind and values) it was built from.

@@ -1,0 +1,30 @@
+#pragma once
+// A GPU profile: the GPU as `syncsim-bench-nccl --compute` measured it, read from the results.json it writes (its
+// "compute" section; docs/calibration.md). The measured numbers replace the datasheet's:
+//
+//   peak per precision  the fastest GEMM timed at that precision (square cuBLAS GEMMs, 2mnk / time)
+//   memory bandwidth    the copy kernel's rate (each byte read once and written once)
+//   memory size, compute capability, NVLink
+//                       the catalog's, for the device name the profile reports ("NVIDIA H200"); for a device the
+//                       catalog does not know the caller gives the memory size, and the rest stays unknown
+//
+// These are rates the GPU reached, not datasheet ceilings, so a scenario that uses a profile starts from efficiency 1
+// (resolved_scenario: model.efficiency, model.step_time or model.profile still apply on top).
+//
+//   GpuSpec h200 = read_gpu_profile("validation/measurements/2026-11-29-1xH200/results.json", std::nullopt);
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "syncsim/compute/gpu_spec.hpp"
+
+namespace syncsim {
+
+// Throws InputError at the file when it cannot be read, is not JSON, has no "compute" section (a results.json from a
+// run without --compute), no fp32 GEMM, a rate that is not a positive finite number, or a device the catalog does
+// not know and no `memory`. The spec's name is the catalog name of the device, or its reported name.
+GpuSpec read_gpu_profile(const std::filesystem::path& path, std::optional<Bytes> memory);
+GpuSpec parse_gpu_profile(std::string_view json, const std::string& source, std::optional<Bytes> memory);
+
+}  // namespace syncsim
