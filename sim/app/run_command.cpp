@@ -81,6 +81,10 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir)
   }
   fmt::print(o, "time shares      compute {:.1f}%  optimizer {:.1f}%  exposed communication {:.1f}%  idle {:.1f}%\n",
              100 * r.compute_share, 100 * r.optimizer_share, 100 * r.exposed_communication_share, 100 * r.idle_share);
+  if (r.framework_overhead_share > 0 || r.overlap_interference_share > 0) {
+    fmt::print(o, "                 framework overhead {:.1f}%  overlap interference {:.1f}%\n",
+               100 * r.framework_overhead_share, 100 * r.overlap_interference_share);
+  }
   fmt::print(o, "buckets          {} (cap {} bytes)\n", r.buckets.size(), r.bucket_cap.value);
   if (r.staleness) {
     fmt::print(o, "staleness        mean {:.2f}  max {} updates (over {} updates)\n", r.staleness->mean,

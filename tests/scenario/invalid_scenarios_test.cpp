@@ -217,6 +217,12 @@ const std::vector<Row>& rows() {
        "hosts (host: cpu)"},
       {"hybrid by node on a topology without nodes", kBase + "training: {strategy: hybrid}\n",
        "bad.yaml:3:22: training.strategy: hybrid groups workers by node by default, and this topology has no nodes"},
+      {"a framework overhead past an hour", kBase + "training: {framework_overhead: 2h}\n",
+       "bad.yaml:3:32: training.framework_overhead: expected a time per iteration from 0 to 1 hour"},
+      {"an overlap slowdown past 10", kBase + "training: {overlap_slowdown: 11}\n",
+       "bad.yaml:3:30: training.overlap_slowdown: expected a fraction from 0 to 10, got 11"},
+      {"an overlap slowdown for asynchronous training", kBase + "training: {strategy: async, overlap_slowdown: 0.1}\n",
+       "bad.yaml:3:47: training.overlap_slowdown: applies to the sync and local_sgd strategies, not async"},
       {"a key that is not a string", kBase + "? [a, b]\n: 1\n", "bad.yaml:3:3: expected a plain key, got a list"},
   };
   return table;

@@ -212,6 +212,12 @@ TEST_CASE("to_yaml is deterministic and loads back to the same scenario", "[scen
       to_yaml(hybrid).find("partition: greedy\n    per_message: 20us\n    host: cpu\n    host_memory_bw: 100GB/s\n") !=
       std::string::npos);
   const std::string minimal = to_yaml(parse_scenario(kMinimal, "minimal.yaml"));
+  CHECK(minimal.find("framework_overhead") == std::string::npos);  // unset: not written
+  const Scenario burdened = parse_scenario(
+      std::string(kMinimal) + "training: {framework_overhead: 3ms, overlap_slowdown: 0.05}\n", "burdened.yaml");
+  const std::string burdened_yaml = to_yaml(burdened);
+  CHECK(burdened_yaml.find("framework_overhead: 3ms\n  overlap_slowdown: 0.05\n") != std::string::npos);
+  CHECK(to_yaml(parse_scenario(burdened_yaml, "again.yaml")) == burdened_yaml);
   CHECK(minimal.find("bucket_size: 25MB\n") != std::string::npos);
   CHECK(minimal.find("algorithm: auto\n") != std::string::npos);
   CHECK(minimal.find("detection_timeout: 30s\n") != std::string::npos);

@@ -194,3 +194,42 @@ TEST_CASE("bad synchronous-run input is rejected", "[sync_run]") {
   CHECK_THROWS_AS(StragglerModel(spec), InputError);
   CHECK_THROWS_AS(StragglerModel(jitter(JitterKind::normal, -0.1, 1)), InputError);
 }
+
+TEST_CASE("backward beside an AllReduce runs (1 + s) times slower: the hand-worked iteration", "[sync_run]") {
+  // s = 0.5, 2 ranks. Layer 3 ends at 6; bucket {3} runs [6, 11). Layer 2 lies inside it: 3 ms, to 9. Layer 1: 2 ms
+  // of the window do 1.33 ms of its work, the rest runs at full speed: 11.67. Bucket {2, 1} runs [11.67, 12.67);
+  // layer 0 does 0.67 ms in it and ends at 14. Bucket {0} runs [14, 16); the step [16, 17). Without: 15 ms.
+  SynchronousRunSetup setup = run_setup(true, 2, 3);
+  setup.ddp.overlap_slowdown = 0.5;
+  const SynchronousRunResult run = run_synchronous(setup);
+  for (const SimTime t : run.iteration_times) CHECK(t.us() == Approx(17000).epsilon(1e-9));
+  for (const RankRunStats& rank : run.ranks) {
+    CHECK(rank.interference.us() == Approx(3 * 2000.0).epsilon(1e-9));  // 14 - 12 per iteration
+    CHECK(rank.compute == ms(12) * 3);                                  // the model's compute stays F + B
+    CHECK(rank.idle.us() == Approx(3 * 2000.0).epsilon(1e-9));          // 16 - 14: the exposed communication
+  }
+  // Overlap off: nothing runs beside backward, nothing slows.
+  SynchronousRunSetup serial = run_setup(false, 2, 3);
+  serial.ddp.overlap_slowdown = 0.5;
+  CHECK(run_synchronous(serial).total == run_synchronous(run_setup(false, 2, 3)).total);
+}
+
+TEST_CASE("the framework's overhead follows backward on the compute stream; AllReduces run on beside it",
+          "[sync_run]") {
+  // Backward ends at 12, the last bucket at 14; 3 ms of bookkeeping to 15 hide it: the step [15, 16).
+  SynchronousRunSetup setup = run_setup(true, 2, 4);
+  setup.ddp.framework_overhead = ms(3);
+  const SynchronousRunResult run = run_synchronous(setup);
+  for (const SimTime t : run.iteration_times) CHECK(t == ms(16));
+  for (const RankRunStats& rank : run.ranks) {
+    CHECK(rank.framework == ms(3) * 4);
+    CHECK(rank.idle == ms(3) * 4);  // all of it the overhead: no communication left exposed
+    CHECK(rank.straggler_wait == SimTime::zero());
+  }
+  // Local SGD: the overhead before every step.
+  SynchronousRunSetup local = run_setup(true, 2, 4);
+  local.sync_every = 2;
+  const SimTime without = run_synchronous(local).total;
+  local.ddp.framework_overhead = ms(3);
+  CHECK(run_synchronous(local).total == without + ms(3) * 4);
+}

@@ -55,6 +55,8 @@ void fill_workers(TrainingReport& r, const ClientLayout& layout, const Parameter
                             .optimizer = SimTime::zero(),
                             .exposed_communication = exposed,
                             .straggler_wait = idle,
+                            .framework_overhead = SimTime::zero(),
+                            .overlap_interference = SimTime::zero(),
                             .updates = c.updates});
   }
   compute_shares(r);

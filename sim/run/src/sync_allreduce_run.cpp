@@ -95,8 +95,10 @@ void fill_workers(TrainingReport& r, const SynchronousRunResult& result, std::in
     // A fault's wait (down, stalled, restarting, gone) is idle, like waiting for a straggler, not communication.
     r.per_worker.push_back({.compute = rank.compute,
                             .optimizer = rank.optimizer,
-                            .exposed_communication = rank.idle - rank.straggler_wait - rank.fault_wait,
+                            .exposed_communication = rank.idle - rank.straggler_wait - rank.fault_wait - rank.framework,
                             .straggler_wait = rank.straggler_wait + rank.fault_wait,
+                            .framework_overhead = rank.framework,
+                            .overlap_interference = rank.interference,
                             .updates = std::nullopt});
   }
 }
@@ -127,6 +129,11 @@ RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSched
   setup.ddp.overlap = s.training.overlap;
   setup.ddp.micro_batches = s.model.micro_batches;
   setup.ddp.optimizer_step = context.optimizer_step();
+  if (workers > 1) {
+    // One worker runs no framework bookkeeping and overlaps nothing: it is the single-GPU baseline.
+    if (s.training.framework_overhead) setup.ddp.framework_overhead = s.training.framework_overhead->value;
+    if (s.training.overlap_slowdown) setup.ddp.overlap_slowdown = s.training.overlap_slowdown->value;
+  }
   if (workers > 1) {
     setup.ddp.allreduce_time = [&](Bytes size) { return context.allreduce(size).time; };
     setup.allreduce_time_at = [&](Bytes size, std::int64_t ranks, SimTime start) {

@@ -13,7 +13,9 @@ namespace {
 // NCCL runs at most 64 channels (MAXCHANNELS); each is a plan of its own in the simulation.
 constexpr std::int64_t kMaxChannels = 64;
 // A software cost per message beyond a second is no RPC stack's: a typo, refused before it overflows the clock.
-constexpr SimTime kMaxPerMessage = SimTime::from_ps(1'000'000'000'000);  // 1 s
+constexpr SimTime kMaxPerMessage = SimTime::from_ps(1'000'000'000'000);             // 1 s
+constexpr SimTime kMaxFrameworkOverhead = SimTime::from_ps(3'600'000'000'000'000);  // 1 hour per iteration
+constexpr double kMaxOverlapSlowdown = 10;
 
 ParameterServerConfig read_servers(const ConfigNode& node, const std::string& path) {
   const MapReader reader(node, path,
@@ -69,10 +71,10 @@ std::optional<Located<std::int64_t>> optional_count(const MapReader& reader, std
 }  // namespace
 
 TrainingConfig read_training(const ConfigNode& node, bool has_calibration) {
-  const MapReader reader(
-      node, "training",
-      {"strategy", "communication", "algorithm", "channels", "latency_model", "protocol", "bucket_size", "overlap",
-       "iterations", "warmup_iterations", "staleness_bound", "sync_every", "group_size", "parameter_servers"});
+  const MapReader reader(node, "training",
+                         {"strategy", "communication", "algorithm", "channels", "latency_model", "protocol",
+                          "bucket_size", "overlap", "framework_overhead", "overlap_slowdown", "iterations",
+                          "warmup_iterations", "staleness_bound", "sync_every", "group_size", "parameter_servers"});
   TrainingConfig training;
   const ConfigNode* strategy = reader.get("strategy");
   training.strategy = strategy ? located(read_choice(*strategy, reader.path("strategy"), kStrategyNames), *strategy,
@@ -125,6 +127,19 @@ TrainingConfig read_training(const ConfigNode& node, bool has_calibration) {
     if (training.bucket_size.value <= 0) fail(*bucket, reader.path("bucket_size"), "expected a bucket size above zero");
   }
   if (const ConfigNode* overlap = reader.get("overlap")) training.overlap = read_bool(*overlap, reader.path("overlap"));
+  if (const ConfigNode* overhead = reader.get("framework_overhead")) {
+    const SimTime t = read_duration(*overhead, reader.path("framework_overhead"));
+    if (t < SimTime::zero() || t > kMaxFrameworkOverhead) {
+      fail(*overhead, reader.path("framework_overhead"), "expected a time per iteration from 0 to 1 hour");
+    }
+    training.framework_overhead = located(t, *overhead, reader.path("framework_overhead"));
+  }
+  if (const ConfigNode* slowdown = reader.get("overlap_slowdown")) {
+    // 0: backward runs as fast beside an AllReduce; 1: twice as slow. Past 10 it is no longer an overlap.
+    training.overlap_slowdown = located(read_number_in(*slowdown, reader.path("overlap_slowdown"), 0,
+                                                       kMaxOverlapSlowdown, false, "a fraction from 0 to 10"),
+                                        *slowdown, reader.path("overlap_slowdown"));
+  }
   if (const ConfigNode* iterations = reader.get("iterations")) {
     training.iterations = read_count(*iterations, reader.path("iterations"), 1);
   }
@@ -144,6 +159,16 @@ TrainingConfig read_training(const ConfigNode& node, bool has_calibration) {
   if (kind == StrategyKind::local_sgd && !training.sync_every) {
     throw InputError("strategy local_sgd needs sync_every (average the models every K steps)", strategy_at,
                      reader.path("sync_every"));
+  }
+  // The engine that runs sync and local_sgd (synchronous_run.hpp) is the one with a compute stream beside the
+  // AllReduce stream; the others have none to slow or to burden.
+  if (kind != StrategyKind::sync && kind != StrategyKind::local_sgd) {
+    for (const char* key : {"framework_overhead", "overlap_slowdown"}) {
+      if (const ConfigNode* given = reader.get(key)) {
+        fail(*given, reader.path(key),
+             fmt::format("applies to the sync and local_sgd strategies, not {}", to_string(kind)));
+      }
+    }
   }
   const ConfigNode* servers = reader.get("parameter_servers");
   training.parameter_servers =

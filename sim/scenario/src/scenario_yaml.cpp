@@ -149,6 +149,8 @@ void write_training(Writer& w, const TrainingConfig& t) {
   w.text("latency_model", name_of(kLatencyNames, t.latency_model.value));
   w.text("protocol", name_of(kProtocolNames, t.protocol));
   w.text("bucket_size", size_text(t.bucket_size)).field("overlap", t.overlap);
+  if (t.framework_overhead) w.text("framework_overhead", duration_text(t.framework_overhead->value));
+  if (t.overlap_slowdown) w.text("overlap_slowdown", number_text(t.overlap_slowdown->value));
   w.field("iterations", t.iterations).field("warmup_iterations", t.warmup_iterations);
   if (t.staleness_bound) w.field("staleness_bound", t.staleness_bound->value);
   if (t.sync_every) w.field("sync_every", t.sync_every->value);

@@ -38,6 +38,27 @@ void run_compute(const DdpSetup& ddp, double factor, RankCompute& out) {
   out.compute = now;
 }
 
+// When compute of `work` at full speed, started at `start`, ends if it runs (1 + slowdown) times slower while one of
+// `windows` (AllReduces in flight: in time order, disjoint) overlaps it.
+SimTime stretched_end(SimTime start, SimTime work, const std::vector<std::pair<SimTime, SimTime>>& windows,
+                      double slowdown) {
+  SimTime now = start;
+  for (const auto& [from, to] : windows) {
+    if (to <= now) continue;
+    if (from > now) {
+      if (now + work <= from) return now + work;
+      work -= from - now;
+      now = from;
+    }
+    // Inside [now, to): progress at 1 / (1 + slowdown).
+    const SimTime slow = work.scaled(1 + slowdown);
+    if (now + slow <= to) return now + slow;
+    work -= (to - now).scaled(1 / (1 + slowdown));
+    now = to;
+  }
+  return now + work;
+}
+
 // One rank's part of one attempt at an iteration (absolute times).
 struct RankAttempt {
   std::int64_t rank = 0;  // initial numbering
@@ -48,6 +69,7 @@ struct RankAttempt {
   SimTime optimizer_start;
   SimTime next_start;  // its start of the next iteration
   SimTime straggler_wait;
+  SimTime interference;  // its last backward's extra time beside the AllReduces (DdpSetup::overlap_slowdown)
 };
 
 struct CollectiveAttempt {
@@ -116,6 +138,61 @@ class SynchronousEngine {
     return t;
   }
 
+  // DDP: bucket j starts when every rank has produced it and the in-order stream is free. Returns the stream's end.
+  SimTime place_ddp(IterationAttempt& a, SimTime last_backward_end, SimTime stream) const {
+    const DdpSetup& ddp = setup_.ddp;
+    const std::vector<GradientBucket>& buckets = ddp.buckets.buckets;
+    if (!ddp.overlap) stream = std::max(stream, last_backward_end);
+    const bool slowed = ddp.overlap && ddp.overlap_slowdown > 0;
+    // With interference the last backward is walked layer by layer beside the AllReduces placed so far: a bucket's
+    // collective starts after every rank produced it, so it never overlaps the layers before its own.
+    std::vector<std::pair<SimTime, SimTime>> windows;
+    std::vector<std::size_t> next_layer(a.ranks.size(), ddp.layers.backward.size());
+    std::vector<SimTime> at(a.ranks.size());
+    for (std::size_t i = 0; i < a.ranks.size(); ++i) {
+      at[i] = a.ranks[i].start + a.ranks[i].work.backward_start.back();
+    }
+    const auto walk_to = [&](std::size_t layer) {
+      for (std::size_t i = 0; i < a.ranks.size(); ++i) {
+        RankAttempt& ra = a.ranks[i];
+        for (; next_layer[i] > layer; --next_layer[i]) {
+          const std::size_t l = next_layer[i] - 1;
+          at[i] = stretched_end(at[i], ddp.layers.backward[l].scaled(ra.factor), windows, ddp.overlap_slowdown);
+          ra.work.backward_end_of[l] = at[i] - ra.start;
+        }
+      }
+    };
+    for (std::size_t b = 0; b < buckets.size(); ++b) {
+      if (slowed) walk_to(buckets[b].ready_after_layer);
+      SimTime ready;
+      for (const RankAttempt& ra : a.ranks) {
+        ready = std::max(ready, ra.start + ra.work.backward_end_of[buckets[b].ready_after_layer]);
+      }
+      const SimTime begin = std::max(ready, stream);
+      stream = begin + allreduce(b, begin);
+      a.collectives.push_back({b, begin, stream});
+      windows.emplace_back(begin, stream);
+    }
+    if (slowed) {
+      walk_to(0);
+      last_backward_end = SimTime::zero();
+      for (std::size_t i = 0; i < a.ranks.size(); ++i) {
+        RankAttempt& ra = a.ranks[i];
+        ra.interference = at[i] - ra.backward_end;
+        ra.backward_end = at[i];
+        ra.work.compute = at[i] - ra.start;
+        last_backward_end = std::max(last_backward_end, ra.backward_end);
+      }
+    }
+    // The framework's work follows backward on the compute stream; the AllReduces run on beside it.
+    for (RankAttempt& ra : a.ranks) {
+      ra.optimizer_start = std::max(ra.backward_end + ddp.framework_overhead, stream);
+      ra.straggler_wait = std::min(last_backward_end, ra.optimizer_start - ddp.framework_overhead) - ra.backward_end;
+      ra.next_start = ra.optimizer_start + ddp.optimizer_step;
+    }
+    return stream;
+  }
+
   IterationAttempt place(std::int64_t it) const {
     const DdpSetup& ddp = setup_.ddp;
     const std::vector<GradientBucket>& buckets = ddp.buckets.buckets;
@@ -135,28 +212,13 @@ class SynchronousEngine {
     }
     SimTime stream = stream_free_;
     if (setup_.sync_every == 0) {
-      // DDP: bucket j starts when every rank has produced it and the in-order stream is free.
-      if (!ddp.overlap) stream = std::max(stream, last_backward_end);
-      for (std::size_t b = 0; b < buckets.size(); ++b) {
-        SimTime ready;
-        for (const RankAttempt& ra : a.ranks) {
-          ready = std::max(ready, ra.start + ra.work.backward_end_of[buckets[b].ready_after_layer]);
-        }
-        const SimTime begin = std::max(ready, stream);
-        stream = begin + allreduce(b, begin);
-        a.collectives.push_back({b, begin, stream});
-      }
-      for (RankAttempt& ra : a.ranks) {
-        ra.optimizer_start = std::max(ra.backward_end, stream);
-        ra.straggler_wait = std::min(last_backward_end, ra.optimizer_start) - ra.backward_end;
-        ra.next_start = ra.optimizer_start + ddp.optimizer_step;
-      }
+      stream = place_ddp(a, last_backward_end, stream);
     } else {
       // Local SGD: the optimizer step right after backward; every K-th iteration the parameters are averaged
       // once the last rank's step has ended, bucket by bucket back to back, and everyone waits for it.
       SimTime last_step_end;
       for (RankAttempt& ra : a.ranks) {
-        ra.optimizer_start = ra.backward_end;
+        ra.optimizer_start = ra.backward_end + ddp.framework_overhead;
         ra.next_start = ra.optimizer_start + ddp.optimizer_step;
         last_step_end = std::max(last_step_end, ra.next_start);
       }
@@ -218,7 +280,14 @@ class SynchronousEngine {
         stats.optimizer += ddp.optimizer_step;
         last = step_end;
       }
-      if (!cut) stats.straggler_wait += ra.straggler_wait;
+      if (!cut) {
+        stats.straggler_wait += ra.straggler_wait;
+        // Backward's extra time beside the AllReduces is busy but not the model's compute; the framework's overhead
+        // is part of the wait before the optimizer step.
+        stats.compute -= ra.interference;
+        stats.interference += ra.interference;
+        stats.framework += ddp.framework_overhead;
+      }
       stopped.push_back(last);
     }
     if (obs) {
@@ -330,7 +399,7 @@ class SynchronousEngine {
     for (std::size_t r = 0; r < out_.ranks.size(); ++r) {
       RankRunStats& rank = out_.ranks[r];
       if (left_at_[r]) rank.fault_wait += out_.total - *left_at_[r];
-      rank.idle = out_.total - rank.compute - rank.optimizer;
+      rank.idle = out_.total - rank.compute - rank.optimizer - rank.interference;
     }
     out_.mean = SimTime::from_ps(out_.total.ps() / iterations);
     out_.p50 = out_.percentile(50);

@@ -152,18 +152,23 @@ nlohmann::ordered_json compute_profile_json(const TrainingReport::ComputeProfile
 
 void compute_shares(TrainingReport& report) {
   report.compute_share = report.optimizer_share = report.exposed_communication_share = report.idle_share = 0;
+  report.framework_overhead_share = report.overlap_interference_share = 0;
   if (report.per_worker.empty() || report.total.ps() <= 0) return;
   for (const WorkerReport& w : report.per_worker) {
     report.compute_share += share(w.compute, report.total);
     report.optimizer_share += share(w.optimizer, report.total);
     report.exposed_communication_share += share(w.exposed_communication, report.total);
     report.idle_share += share(w.straggler_wait, report.total);
+    report.framework_overhead_share += share(w.framework_overhead, report.total);
+    report.overlap_interference_share += share(w.overlap_interference, report.total);
   }
   const auto n = static_cast<double>(report.per_worker.size());
   report.compute_share /= n;
   report.optimizer_share /= n;
   report.exposed_communication_share /= n;
   report.idle_share /= n;
+  report.framework_overhead_share /= n;
+  report.overlap_interference_share /= n;
 }
 
 nlohmann::ordered_json to_json(const TrainingReport& r) {
@@ -199,7 +204,9 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
   out["shares"] = {{"compute", ratio(r.compute_share)},
                    {"optimizer", ratio(r.optimizer_share)},
                    {"exposed_communication", ratio(r.exposed_communication_share)},
-                   {"idle", ratio(r.idle_share)}};
+                   {"idle", ratio(r.idle_share)},
+                   {"framework_overhead", ratio(r.framework_overhead_share)},
+                   {"overlap_interference", ratio(r.overlap_interference_share)}};
   if (r.staleness) {
     out["staleness"] = {{"updates", r.staleness->updates},
                         {"mean", ratio(r.staleness->mean)},

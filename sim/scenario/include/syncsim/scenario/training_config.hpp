@@ -66,9 +66,14 @@ struct TrainingConfig {
   std::optional<Located<std::int64_t>> channels;  // nullopt: one per rail, as `syncsim collective`
   // nccl by default; calibrated when a calibration file is given and no latency_model is.
   Located<LatencySource> latency_model;
-  std::optional<Protocol> protocol;                      // nccl latency model only; nullopt: auto
-  Bytes bucket_size = kDdpDefaultBucketCap;              // 25 MB (bucket_plan.hpp)
-  bool overlap = true;                                   // communication overlaps backward
+  std::optional<Protocol> protocol;          // nccl latency model only; nullopt: auto
+  Bytes bucket_size = kDdpDefaultBucketCap;  // 25 MB (bucket_plan.hpp)
+  bool overlap = true;                       // communication overlaps backward
+  // The framework's own cost per iteration on the compute stream (DDP's bucket bookkeeping, Horovod's negotiation),
+  // and how much slower backward runs while an AllReduce overlaps it (NCCL's kernels hold SMs and memory
+  // bandwidth): synchronous AllReduce strategies only (ddp_iteration.hpp). Both 0 by default.
+  std::optional<Located<SimTime>> framework_overhead;
+  std::optional<Located<double>> overlap_slowdown;
   std::int64_t iterations = 10;                          // measured iterations (>= 1)
   std::int64_t warmup_iterations = 0;                    // run first and left out of the statistics
   std::optional<Located<std::int64_t>> staleness_bound;  // ssp: steps a worker may run ahead (required)

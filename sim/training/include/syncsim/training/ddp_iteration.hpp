@@ -67,6 +67,12 @@ struct DdpSetup {
   bool overlap = true;
   std::int64_t micro_batches = 1;  // k >= 1
   SimTime optimizer_step;
+  // Multi-rank runs only (synchronous_run.hpp; this single-rank timeline ignores both): the framework's own work per
+  // iteration on the compute stream, after backward (DDP's bucket bookkeeping, Horovod's negotiation cycle), and
+  // the fraction by which backward slows while an AllReduce is in flight beside it (NCCL's kernels hold SMs and
+  // memory bandwidth): a layer overlapped for its whole length takes (1 + s) times as long.
+  SimTime framework_overhead;
+  double overlap_slowdown = 0;
 };
 
 enum class ComputePhase { forward, backward };

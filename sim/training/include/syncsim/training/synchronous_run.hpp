@@ -127,6 +127,8 @@ struct RankRunStats {
   SimTime optimizer;       // optimizer steps, all iterations
   SimTime idle;            // total - compute - optimizer
   SimTime straggler_wait;  // part of idle: waiting for the last rank's backward (see above)
+  SimTime framework;       // part of idle: the framework's overhead (DdpSetup::framework_overhead)
+  SimTime interference;    // backward's extra time beside the AllReduces (DdpSetup::overlap_slowdown), not in compute
   SimTime fault_wait;      // part of idle: down, stalled or restarting because of a fault, or gone (elastic)
 };
 

@@ -41,6 +41,8 @@ struct WorkerReport {
   SimTime optimizer;
   SimTime exposed_communication;
   SimTime straggler_wait;
+  SimTime framework_overhead;    // the framework's own work per iteration (training.framework_overhead)
+  SimTime overlap_interference;  // backward's extra time beside the AllReduces (training.overlap_slowdown)
   // Updates this worker completed when workers progress at their own pace (async, ssp, hybrid); nullopt when
   // every worker does every iteration.
   std::optional<std::int64_t> updates;
@@ -179,6 +181,8 @@ struct TrainingReport {
   double optimizer_share = 0;
   double exposed_communication_share = 0;
   double idle_share = 0;
+  double framework_overhead_share = 0;
+  double overlap_interference_share = 0;
 
   // Asynchronous strategies (async, ssp, hybrid across groups); nullopt for the synchronous ones.
   std::optional<StalenessReport> staleness;
