@@ -308,7 +308,7 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
     throw InputError("a protocol (LL, LL128, Simple) needs the nccl latency model");
   }
   const auto hosts = nccl_node_groups(topology, ranks);
-  Reductions reductions{reducing_nvlink_domains(topology, ranks, spec.compute_capability), {}};
+  Reductions reductions{reducing_nvlink_domains(topology, ranks, spec.compute_capability), {}, {}};
   const bool wants_sharp = spec.algorithm ? is_collnet(*spec.algorithm) : spec.op == CollectiveOp::allreduce;
   if (wants_sharp) {
     // Without host structure every GPU is a node with its own NIC, as NCCL sees one GPU per node.

@@ -90,7 +90,10 @@ void fill_buckets(TrainingReport& r, ResolvedScenario& context, const ClientLayo
       const auto group = static_cast<std::size_t>(layout.group);
       r.buckets.push_back(allreduce_bucket_report(bucket.bytes, context.allreduce(bucket.bytes, group)));
     } else {
-      r.buckets.push_back(BucketReport{.bytes = bucket.bytes, .algorithm = "parameter_server"});
+      r.buckets.push_back(BucketReport{.bytes = bucket.bytes,
+                                       .allreduce_time = SimTime::zero(),
+                                       .algorithm = "parameter_server",
+                                       .protocol = std::nullopt});
     }
   }
 }

@@ -261,6 +261,8 @@ TrainingReport::ComputeProfile ResolvedScenario::profile_report() const {
                                    .by_call = p.count(ProfileMatch::call),
                                    .by_order = p.count(ProfileMatch::order),
                                    .between_modules = p.count(ProfileMatch::between),
+                                   .forward = SimTime::zero(),  // summed below, at the scenario's batch
+                                   .backward = SimTime::zero(),
                                    .roofline_forward = compute_->forward(model_, batch()),
                                    .roofline_backward = compute_->backward(model_, batch()),
                                    .unattributed_forward = p.unattributed_forward,

@@ -109,7 +109,8 @@ void fill_buckets(TrainingReport& r, ResolvedScenario& context, const BucketPlan
     if (context.workers() > 1) {
       r.buckets.push_back(allreduce_bucket_report(bucket.bytes, context.allreduce(bucket.bytes)));
     } else {
-      r.buckets.push_back(BucketReport{.bytes = bucket.bytes, .algorithm = "none"});
+      r.buckets.push_back(BucketReport{
+          .bytes = bucket.bytes, .allreduce_time = SimTime::zero(), .algorithm = "none", .protocol = std::nullopt});
     }
   }
 }

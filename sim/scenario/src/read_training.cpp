@@ -170,10 +170,11 @@ TrainingConfig read_training(const ConfigNode& node, bool has_calibration) {
       }
     }
   }
-  const ConfigNode* servers = reader.get("parameter_servers");
-  training.parameter_servers =
-      servers ? read_servers(*servers, reader.path("parameter_servers"))
-              : ParameterServerConfig{.count = reader.defaulted("parameter_servers.count", std::int64_t{1})};
+  if (const ConfigNode* servers = reader.get("parameter_servers")) {
+    training.parameter_servers = read_servers(*servers, reader.path("parameter_servers"));
+  } else {
+    training.parameter_servers.count = reader.defaulted("parameter_servers.count", std::int64_t{1});
+  }
   return training;
 }
 

@@ -32,7 +32,7 @@
 // of a GB200 NVL72 rack (18 trays of 4 GPUs, NVLink switches between them, 900 GB/s per GPU per direction) do:
 //
 //                 nvswitch{d}                         one per domain, GPUs of nodes d*t .. d*t+t-1 on it
-//        /     |      |      \      \
+//        /     |      |      \      \    (a comment line must not end in a backslash)
 //     gpu0 .. gpu3  gpu4 .. gpu7 ..  (node = tray = host, as nccl-tests reports hosts)
 //       |              |
 //     NICs of their own node, on the rails as above: the racks join over the network.
