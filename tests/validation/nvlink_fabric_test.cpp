@@ -67,9 +67,9 @@ TEST_CASE("two GB200 NVL72 racks predicted as the rings they ran, with no calibr
     CHECK(outcome.channels == 32);
     CHECK(!is_nvls(outcome.algorithm));
     const double error = relative_error(outcome.time.us(), p.time_us);
-    CHECK(std::abs(error) <= (p.size.value >= std::int64_t{1} << 30 ? 0.15 : 0.18));
+    CHECK(std::abs(error) <= 0.15);  // issue 16's bar, at every size of the log
     sizes.push_back(p.size.value);
     errors.push_back(error);
   }
-  CHECK(*summarize_errors(sizes, errors).geomean_abs_error_1mib <= 0.12);
+  CHECK(*summarize_errors(sizes, errors).geomean_abs_error_1mib <= 0.10);
 }

@@ -48,6 +48,20 @@ TransferCost cost_of(const CollectiveSpec& spec, const Candidate& candidate, std
   return physical_cost();
 }
 
+// LL and LL128 on NVLink reach their refinement of NCCL's NVLink figure, not of the datasheet's rate
+// (nccl_nvlink_figure): their NVLink efficiency scaled by figure / rate of the first GPU's NVLink.
+void scale_low_latency_nvlink(TransferCost& cost, const Topology& topology, int compute_capability) {
+  const std::optional<Bandwidth> figure = nccl_nvlink_figure(compute_capability);
+  if (!figure || topology.gpu_count() == 0) return;
+  for (const LinkId id : topology.out_links(topology.gpu(0))) {
+    const Link& link = topology.link(id);
+    if (link.kind != LinkKind::nvlink) continue;
+    cost.efficiency[static_cast<std::size_t>(LinkKind::nvlink)] *=
+        std::min(1.0, figure->bytes_per_second / link.bandwidth.bytes_per_second);
+    return;
+  }
+}
+
 // NCCL's architecture ceiling (nccl_busbw_cap): what NVLink delivers to NCCL per GPU and direction (on Hopper 18
 // links of 20.6 GB/s, NCCL's SM90_NVLINK_BW, against the datasheet's 25). A ring moves size x bus_factor bytes per
 // GPU and direction, so it bounds a ring's busbw; NVLS moves (1 + 1/m) x size (nvls_plan.hpp) at nvlsEfficiency.
@@ -95,6 +109,9 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
     options.cost.efficiency.fill(nvls_efficiency(spec.compute_capability, channels));
   }
   options.record_steps = spec.record_steps;
+  if (candidate.protocol && *candidate.protocol != Protocol::simple && spec.compute_capability) {
+    scale_low_latency_nvlink(options.cost, topology, *spec.compute_capability);
+  }
 
   // A calibrated regime's channel ramp (TransferCost::fill): below the fill size the collective costs the fill's.
   const Bytes size{std::max(spec.size.value, options.cost.fill.value)};

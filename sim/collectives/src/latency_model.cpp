@@ -128,6 +128,13 @@ std::optional<Bandwidth> nccl_busbw_cap(int compute_capability) {
   return std::nullopt;
 }
 
+std::optional<Bandwidth> nccl_nvlink_figure(int compute_capability) {
+  if (compute_capability >= 100) return Bandwidth::from_gb_per_s(40.1 * 18);
+  if (compute_capability >= 90) return Bandwidth::from_gb_per_s(20.6 * 18);
+  if (compute_capability >= 80) return Bandwidth::from_gb_per_s(20.0 * 12);
+  return std::nullopt;
+}
+
 TransferCost physical_cost() {
   return {};
 }

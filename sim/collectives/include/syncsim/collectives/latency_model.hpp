@@ -78,6 +78,12 @@ struct CalibratedModel {
 // delivers about that much to a collective whatever the link count suggests (an A100's 12 NVLinks are 300 GB/s
 // on paper; nccl-tests measures ~230). nullopt for other architectures.
 std::optional<Bandwidth> nccl_busbw_cap(int compute_capability);
+// NCCL's NVLink figure per GPU and direction, the rate its tuning model sizes collectives on (src/graph/topo.h:
+// SM80_NVLINK_BW 20 GB/s x 12 links on Ampere, SM90 20.6 x 18 on Hopper, SM100 40.1 x 18 on Blackwell); nullopt
+// for older or unknown GPUs. The low-latency protocols (LL, LL128) move flagged lines through the SMs and reach
+// their refinement of this figure, not of the datasheet's rate: collective_runner scales their NVLink efficiency
+// by it. (Simple reaches more than it on Blackwell racks: 829 GB/s where the figure is 722, docs/accuracy.md.)
+std::optional<Bandwidth> nccl_nvlink_figure(int compute_capability);
 
 TransferCost physical_cost();
 // Throws InputError for NVLS or NVLSTree with a protocol other than Simple (NCCL runs them on Simple only).
