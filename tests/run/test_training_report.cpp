@@ -16,11 +16,15 @@ TrainingReport sample_report() {
                    .optimizer = SimTime::from_ps(1'000'000),
                    .exposed_communication = SimTime::from_ps(3'000'000),
                    .straggler_wait = SimTime::zero(),
+                   .framework_overhead = SimTime::zero(),
+                   .overlap_interference = SimTime::zero(),
                    .updates = std::nullopt},
                   {.compute = SimTime::from_ps(4'000'000),
                    .optimizer = SimTime::from_ps(1'000'000),
                    .exposed_communication = SimTime::from_ps(3'000'000),
                    .straggler_wait = SimTime::from_ps(2'000'000),
+                   .framework_overhead = SimTime::zero(),
+                   .overlap_interference = SimTime::zero(),
                    .updates = std::nullopt}};
   BucketReport b;
   b.bytes = Bytes{4096};
