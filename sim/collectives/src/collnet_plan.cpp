@@ -65,11 +65,15 @@ CollNetPlan::CollNetPlan(Algorithm algorithm, CollectiveOp op, std::size_t ranks
     if (algorithm_ == Algorithm::collnet_chain && t != chain_tree_) continue;  // a chain uses its own rail only
     for (std::uint32_t l = 0; l < tree.leaves.size(); ++l) {
       leaf_participant_[t].push_back(static_cast<std::uint32_t>(ranks_ + switches_.size()));
-      switches_.push_back({t, l, tree.leaves[l]});
+      std::vector<Rank> heads;
+      for (std::size_t h = 0; h < tree.heads.size(); ++h) {
+        if (tree.leaf_of[h] == l) heads.push_back(tree.heads[h]);
+      }
+      switches_.push_back({t, l, tree.leaves[l], std::move(heads)});
     }
     if (tree.root) {
       root_participant_[t] = static_cast<std::uint32_t>(ranks_ + switches_.size());
-      switches_.push_back({t, std::nullopt, *tree.root});
+      switches_.push_back({t, std::nullopt, *tree.root, {}});
     }
   }
   const std::uint32_t down_legs = 2 * depth_ - 1;  // steps from the leaves' receive to the heads'
@@ -178,10 +182,7 @@ void CollNetPlan::switch_step(const TreeSwitch& sw, std::uint32_t step, PlanStep
     }
     return;
   }
-  std::vector<Rank> heads;
-  for (std::uint32_t h = 0; h < tree.heads.size(); ++h) {
-    if (tree.leaf_of[h] == *sw.leaf) heads.push_back(tree.heads[h]);
-  }
+  const std::vector<Rank>& heads = sw.heads;
   if (slice_at(step, up_)) out.recv_count += static_cast<std::uint32_t>(heads.size());
   std::uint32_t down = up_ + 1;
   if (depth_ == 2) {

@@ -147,10 +147,11 @@ class SynchronousEngine {
     // With interference the last backward is walked layer by layer beside the AllReduces placed so far: a bucket's
     // collective starts after every rank produced it, so it never overlaps the layers before its own.
     std::vector<std::pair<SimTime, SimTime>> windows;
-    std::vector<std::size_t> next_layer(a.ranks.size(), ddp.layers.backward.size());
-    std::vector<SimTime> at(a.ranks.size());
-    for (std::size_t i = 0; i < a.ranks.size(); ++i) {
-      at[i] = a.ranks[i].start + a.ranks[i].work.backward_start.back();
+    std::vector<std::size_t> next_layer;
+    std::vector<SimTime> at;
+    if (slowed) {
+      next_layer.assign(a.ranks.size(), ddp.layers.backward.size());
+      for (const RankAttempt& ra : a.ranks) at.push_back(ra.start + ra.work.backward_start.back());
     }
     const auto walk_to = [&](std::size_t layer) {
       for (std::size_t i = 0; i < a.ranks.size(); ++i) {
@@ -171,7 +172,7 @@ class SynchronousEngine {
       const SimTime begin = std::max(ready, stream);
       stream = begin + allreduce(b, begin);
       a.collectives.push_back({b, begin, stream});
-      windows.emplace_back(begin, stream);
+      if (slowed) windows.emplace_back(begin, stream);
     }
     if (slowed) {
       walk_to(0);

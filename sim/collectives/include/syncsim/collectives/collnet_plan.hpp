@@ -58,6 +58,7 @@ class CollNetPlan final : public CollectivePlan {
     std::uint32_t tree = 0;
     std::optional<std::uint32_t> leaf;  // nullopt: the tree's root above its leaves
     NodeId node;
+    std::vector<Rank> heads;  // a leaf's: the heads whose NICs hang off it
   };
   void direct_rank_step(std::uint32_t rank, std::uint32_t step, PlanStep& out) const;
   void chain_rank_step(std::uint32_t rank, std::uint32_t step, PlanStep& out) const;
