@@ -196,17 +196,17 @@ TEST_CASE("bad synchronous-run input is rejected", "[sync_run]") {
 }
 
 TEST_CASE("backward beside an AllReduce runs (1 + s) times slower: the hand-worked iteration", "[sync_run]") {
-  // s = 0.5, 2 ranks. Layer 3 ends at 6; bucket {3} runs [6, 11). Layer 2 lies inside it: 3 ms, to 9. Layer 1: 2 ms
-  // of the window do 1.33 ms of its work, the rest runs at full speed: 11.67. Bucket {2, 1} runs [11.67, 12.67);
-  // layer 0 does 0.67 ms in it and ends at 14. Bucket {0} runs [14, 16); the step [16, 17). Without: 15 ms.
+  // s = 0.5, 2 ranks. Layer 3 ends at 6 and bucket {3} starts the synchronization there, [6, 11): every layer after
+  // it runs 1.5 times slower, layers 2, 1 and 0 (2 ms each) to 9, 12 and 15, the gap between buckets included.
+  // Bucket {2, 1} runs [12, 13), bucket {0} [15, 17), the step [17, 18). Without: 15 ms.
   SynchronousRunSetup setup = run_setup(true, 2, 3);
   setup.ddp.overlap_slowdown = 0.5;
   const SynchronousRunResult run = run_synchronous(setup);
-  for (const SimTime t : run.iteration_times) CHECK(t.us() == Approx(17000).epsilon(1e-9));
+  for (const SimTime t : run.iteration_times) CHECK(t == ms(18));
   for (const RankRunStats& rank : run.ranks) {
-    CHECK(rank.interference.us() == Approx(3 * 2000.0).epsilon(1e-9));  // 14 - 12 per iteration
-    CHECK(rank.compute == ms(12) * 3);                                  // the model's compute stays F + B
-    CHECK(rank.idle.us() == Approx(3 * 2000.0).epsilon(1e-9));          // 16 - 14: the exposed communication
+    CHECK(rank.interference == ms(3) * 3);  // 15 - 12 per iteration
+    CHECK(rank.compute == ms(12) * 3);      // the model's compute stays F + B
+    CHECK(rank.idle == ms(2) * 3);          // 17 - 15: the exposed communication
   }
   // Overlap off: nothing runs beside backward, nothing slows.
   SynchronousRunSetup serial = run_setup(false, 2, 3);

@@ -38,25 +38,12 @@ void run_compute(const DdpSetup& ddp, double factor, RankCompute& out) {
   out.compute = now;
 }
 
-// When compute of `work` at full speed, started at `start`, ends if it runs (1 + slowdown) times slower while one of
-// `windows` (AllReduces in flight: in time order, disjoint) overlaps it.
-SimTime stretched_end(SimTime start, SimTime work, const std::vector<std::pair<SimTime, SimTime>>& windows,
-                      double slowdown) {
-  SimTime now = start;
-  for (const auto& [from, to] : windows) {
-    if (to <= now) continue;
-    if (from > now) {
-      if (now + work <= from) return now + work;
-      work -= from - now;
-      now = from;
-    }
-    // Inside [now, to): progress at 1 / (1 + slowdown).
-    const SimTime slow = work.scaled(1 + slowdown);
-    if (now + slow <= to) return now + slow;
-    work -= (to - now).scaled(1 / (1 + slowdown));
-    now = to;
-  }
-  return now + work;
+// When compute of `work` at full speed, started at `start`, ends if it runs (1 + slowdown) times slower from
+// `slowed_from` on (the start of the iteration's gradient synchronization; SimTime::max() while none has started).
+SimTime stretched_end(SimTime start, SimTime work, SimTime slowed_from, double slowdown) {
+  if (slowed_from == SimTime::max() || start + work <= slowed_from) return start + work;
+  const SimTime fast = std::max(slowed_from - start, SimTime::zero());
+  return start + fast + (work - fast).scaled(1 + slowdown);
 }
 
 // One rank's part of one attempt at an iteration (absolute times).
@@ -144,9 +131,11 @@ class SynchronousEngine {
     const std::vector<GradientBucket>& buckets = ddp.buckets.buckets;
     if (!ddp.overlap) stream = std::max(stream, last_backward_end);
     const bool slowed = ddp.overlap && ddp.overlap_slowdown > 0;
-    // With interference the last backward is walked layer by layer beside the AllReduces placed so far: a bucket's
-    // collective starts after every rank produced it, so it never overlaps the layers before its own.
-    std::vector<std::pair<SimTime, SimTime>> windows;
+    // With interference the last backward is walked layer by layer beside the gradient synchronization: from the
+    // first bucket's AllReduce on, every layer still to compute runs slower (docs/accuracy.md says why the whole
+    // window and not only the instants bytes move). A bucket's collective starts after every rank produced it, so
+    // the layers before it are walked before it is placed.
+    SimTime slowed_from = SimTime::max();
     std::vector<std::size_t> next_layer;
     std::vector<SimTime> at;
     if (slowed) {
@@ -158,7 +147,7 @@ class SynchronousEngine {
         RankAttempt& ra = a.ranks[i];
         for (; next_layer[i] > layer; --next_layer[i]) {
           const std::size_t l = next_layer[i] - 1;
-          at[i] = stretched_end(at[i], ddp.layers.backward[l].scaled(ra.factor), windows, ddp.overlap_slowdown);
+          at[i] = stretched_end(at[i], ddp.layers.backward[l].scaled(ra.factor), slowed_from, ddp.overlap_slowdown);
           ra.work.backward_end_of[l] = at[i] - ra.start;
         }
       }
@@ -172,7 +161,7 @@ class SynchronousEngine {
       const SimTime begin = std::max(ready, stream);
       stream = begin + allreduce(b, begin);
       a.collectives.push_back({b, begin, stream});
-      if (slowed) windows.emplace_back(begin, stream);
+      slowed_from = std::min(slowed_from, begin);
     }
     if (slowed) {
       walk_to(0);
