@@ -12,7 +12,7 @@
 using namespace syncsim;
 
 // Four GPUs on one switch, 100 Gbps (12.5 GB/s) and 2 us per link.
-TEST_CASE("dedicated servers hang off the switch with a GPU's link, or the NIC given") {
+TEST_CASE("dedicated servers hang off the one switch of a star with a GPU's link, or the NIC given") {
   const Topology star = build_topology("switch:n=4,bw=100Gbps,lat=2us");
   Router network(star);
   const PlacedServers placed = place_servers(network, 2, ServerPlacement::dedicated, std::nullopt, 4);
@@ -49,4 +49,35 @@ TEST_CASE("dedicated servers need a network switch") {
   Router network(ring);
   CHECK_THROWS_WITH(place_servers(network, 1, ServerPlacement::dedicated, std::nullopt, 4),
                     Catch::Contains("dedicated servers attach to a network switch"));
+}
+
+// fattree:n=32,radix=16: four leaves of 8 GPUs, each with 8 uplinks to the eight spines.
+TEST_CASE("dedicated servers spread over the top tier, never behind a worker's leaf") {
+  const Topology tree = build_topology("fattree:n=32,bw=25Gbps,radix=16");
+  Router network(tree);
+  const PlacedServers placed = place_servers(network, 10, ServerPlacement::dedicated, std::nullopt, 32);
+  std::vector<NodeId> attached;
+  for (const NodeId server : placed.servers) {
+    REQUIRE(placed.topology.out_links(server).size() == 1);
+    const NodeId at = placed.topology.link(placed.topology.out_links(server).front()).dst;
+    CHECK(placed.topology.node(at).name.rfind("spine", 0) == 0);
+    for (const LinkId link : tree.out_links(at)) CHECK(tree.node(tree.link(link).dst).kind != NodeKind::gpu);
+    attached.push_back(at);
+  }
+  // Round robin: the first eight on eight different spines, the ninth and tenth back on the first two.
+  for (std::size_t j = 0; j < 8; ++j) {
+    for (std::size_t k = 0; k < j; ++k) CHECK(attached[j] != attached[k]);
+  }
+  CHECK(attached[8] == attached[0]);
+  CHECK(attached[9] == attached[1]);
+  CHECK(placed.server_link.bytes_per_second == Approx(25e9 / 8));
+}
+
+TEST_CASE("colocated servers for clients that are groups: one per group, on its first GPU") {
+  const Topology nodes = build_topology("dgx:nodes=4,gpus=8,rails=1");
+  Router network(nodes);
+  const PlacedServers placed = place_servers(network, 3, ServerPlacement::colocated, std::nullopt, 4, 8);
+  CHECK(placed.servers == std::vector<NodeId>{nodes.gpu(0), nodes.gpu(8), nodes.gpu(16)});
+  CHECK_THROWS_WITH(place_servers(network, 5, ServerPlacement::colocated, std::nullopt, 4, 8),
+                    Catch::Contains("5 colocated servers need as many groups, but there are 4"));
 }

@@ -69,7 +69,7 @@ void fill_faults(TrainingReport& r, const ClientLayout& layout, const ParameterS
     if (!stats.failed_at) continue;
     FaultReport f;
     f.kind = FaultKind::worker_down;
-    f.target = layout.hybrid ? fmt::format("group {}", c) : fmt::format("rank {}", c);
+    f.target = layout.grouped ? fmt::format("group {}", c) : fmt::format("rank {}", c);
     f.policy = FaultPolicy::continue_without;
     f.at = f.detected = f.resumed = *stats.failed_at;
     f.iterations_lost = stats.lost_work > SimTime::zero() ? 1 : 0;
@@ -86,7 +86,7 @@ void fill_faults(TrainingReport& r, const ClientLayout& layout, const ParameterS
 // The gradient buckets; a hybrid group's AllReduce of each inside the group.
 void fill_buckets(TrainingReport& r, ResolvedScenario& context, const ClientLayout& layout, const BucketPlan& buckets) {
   for (const GradientBucket& bucket : buckets.buckets) {
-    if (layout.hybrid && layout.group > 1) {  // the AllReduce inside a group
+    if (layout.grouped && layout.group > 1) {  // the AllReduce inside a group
       const auto group = static_cast<std::size_t>(layout.group);
       r.buckets.push_back(allreduce_bucket_report(bucket.bytes, context.allreduce(bucket.bytes, group)));
     } else {

@@ -11,11 +11,11 @@
 
 namespace syncsim::run {
 
-// Who the engine's clients are: every worker, or (hybrid) groups of `group` consecutive ranks, client c being
-// ranks [c x group, (c + 1) x group).
+// Who the engine's clients are: every worker, or (hybrid; sync with group_size) groups of `group` consecutive ranks,
+// client c being ranks [c x group, (c + 1) x group).
 struct ClientLayout {
   std::int64_t workers = 0;
-  bool hybrid = false;
+  bool grouped = false;
   std::int64_t group = 1;
   std::size_t clients = 0;  // workers / group
 };

@@ -69,10 +69,13 @@ std::int64_t group_size(ResolvedScenario& context) {
 }
 
 ClientLayout client_layout(ResolvedScenario& context) {
+  const TrainingConfig& t = context.scenario().training;
   ClientLayout layout;
   layout.workers = context.workers();
-  layout.hybrid = context.scenario().training.strategy.value == StrategyKind::hybrid;
-  layout.group = layout.hybrid ? group_size(context) : 1;
+  // Hybrid's clients are groups (a node's GPUs by default); sync's are when group_size says so (TensorFlow's
+  // distributed_replicated: a machine sums its GPUs' gradients and pushes once).
+  layout.grouped = t.strategy.value == StrategyKind::hybrid || (t.strategy.value == StrategyKind::sync && t.group_size);
+  layout.group = layout.grouped ? group_size(context) : 1;
   layout.clients = static_cast<std::size_t>(layout.workers / layout.group);
   return layout;
 }
@@ -81,7 +84,7 @@ PlacedServers place_scenario_servers(ResolvedScenario& context, const ClientLayo
   const ParameterServerConfig& ps = context.scenario().training.parameter_servers;
   return at_value(ps.count, [&] {
     return place_servers(context.router(), ps.count.value, ps.placement, ps.nic_bw,
-                         layout.hybrid ? static_cast<std::int64_t>(layout.clients) : layout.workers);
+                         static_cast<std::int64_t>(layout.clients), layout.group);
   });
 }
 
@@ -114,10 +117,10 @@ struct ClientModel {
 };
 
 // Whether a client pushes its whole gradient at once. Buckets exist to overlap communication with backward:
-// without overlap (and for a hybrid group, whose gradient is reduced inside the group first) the whole gradient
+// without overlap (and for a group, whose gradient is reduced inside the group first) the whole gradient
 // goes as one push.
 bool one_push(const Scenario& s, const ClientLayout& layout) {
-  return layout.hybrid || !s.training.overlap;
+  return layout.grouped || !s.training.overlap;
 }
 
 // The model's parameter tensors (one per layer with parameters, tensor_partition.hpp) placed on the servers, and
@@ -149,10 +152,10 @@ void set_client_work(ParameterServerSetup& setup, ResolvedScenario& context, con
   std::function<SimTime(Bytes)> group_allreduce = [&context, group](Bytes size) {
     return context.allreduce(size, static_cast<std::size_t>(group)).time;
   };
-  setup.work = [model, micro_batches = s.model.micro_batches, overlap = s.training.overlap, hybrid = layout.hybrid,
+  setup.work = [model, micro_batches = s.model.micro_batches, overlap = s.training.overlap, grouped = layout.grouped,
                 group, one_message, group_allreduce](std::size_t c, std::int64_t iteration) {
     const auto& [layers, buckets, stragglers] = model;
-    if (hybrid) {
+    if (grouped) {
       return group_work(layers, buckets, micro_batches, overlap, stragglers, static_cast<std::int64_t>(c) * group,
                         group, iteration, group_allreduce);
     }
@@ -163,9 +166,9 @@ void set_client_work(ParameterServerSetup& setup, ResolvedScenario& context, con
   };
 }
 
-// A hybrid group's leader broadcasts the pulled model inside its group before the next iteration.
+// A group's leader broadcasts the pulled model inside its group before the next iteration.
 SimTime group_broadcast(ResolvedScenario& context, const ClientLayout& layout, double model_bytes) {
-  if (!layout.hybrid || layout.group <= 1) return SimTime::zero();
+  if (!layout.grouped || layout.group <= 1) return SimTime::zero();
   CollectiveSpec broadcast = context.collective_spec(CollectiveOp::broadcast, static_cast<std::size_t>(layout.group));
   broadcast.size = Bytes{static_cast<std::int64_t>(model_bytes)};
   return at_value(context.scenario().training.algorithm,
@@ -217,7 +220,7 @@ ParameterServerTraceLayout trace_layout(const Scenario& s, const ClientLayout& l
   trace.traced_iterations =
       std::min<std::int64_t>(s.training.iterations, std::max<std::int64_t>(1, 1024 / layout.clients));
   for (std::size_t c = 0; c < layout.clients; ++c) {
-    trace.client_names.push_back(layout.hybrid ? fmt::format("group {}", c) : fmt::format("worker {}", c));
+    trace.client_names.push_back(layout.grouped ? fmt::format("group {}", c) : fmt::format("worker {}", c));
   }
   trace.servers = placed.servers.size();
   trace.topology = &placed.topology;

@@ -23,16 +23,26 @@ void check_workers(const Scenario& scenario, std::int64_t workers, const std::st
   }
   const TrainingConfig& training = scenario.training;
   const auto& servers = training.parameter_servers;
-  if (training.communication.value == Communication::parameter_server &&
-      servers.placement == ServerPlacement::colocated && servers.count.value > workers) {
-    throw servers.count.error(
-        fmt::format("{} colocated servers need as many workers, but {}", servers.count.value, why));
-  }
-  if (training.strategy.value == StrategyKind::hybrid && training.group_size) {
+  // Hybrid's clients are groups; so are sync's over servers when group_size is given (distributed_replicated).
+  const bool grouped = training.group_size && (training.strategy.value == StrategyKind::hybrid ||
+                                               (training.strategy.value == StrategyKind::sync &&
+                                                training.communication.value == Communication::parameter_server));
+  if (grouped) {
     const Located<std::int64_t>& group = *training.group_size;
     if (group.value > workers || workers % group.value != 0) {
       throw group.error(fmt::format("groups of {} do not divide the workers evenly: {}", group.value, why));
     }
+  }
+  const std::int64_t clients = grouped ? workers / training.group_size->value : workers;
+  if (training.communication.value == Communication::parameter_server &&
+      servers.placement == ServerPlacement::colocated && servers.count.value > clients) {
+    if (!grouped) {
+      throw servers.count.error(
+          fmt::format("{} colocated servers need as many workers, but {}", servers.count.value, why));
+    }
+    throw servers.count.error(
+        fmt::format("{} colocated servers need as many groups, but {} workers make {} groups of {}",
+                    servers.count.value, workers, clients, training.group_size->value));
   }
 }
 

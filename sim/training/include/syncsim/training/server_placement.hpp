@@ -3,10 +3,12 @@
 //
 //   dedicated  servers are machines of their own: node "ps<j>" (a CPU host) joined by one duplex link of the
 //              server NIC's bandwidth (parameter_servers.nic_bw; default: the bandwidth of a GPU's network link,
-//              the narrowest network link on GPU 0's path into the fabric) to the network switch with the most
-//              links (a spine or the core switch, so no server sits behind a worker's leaf), with that switch's
-//              link latency. A topology without a network switch cannot host dedicated servers.
-//   colocated  server j runs on worker j's GPU and uses its links (count <= workers).
+//              the narrowest network link on GPU 0's path into the fabric) to a top-tier switch (the network
+//              switches farthest from every GPU: spines or cores, so no server sits behind a worker's leaf), with
+//              that switch's link latency; server j on the (j mod k)-th of the k top-tier switches, so the
+//              servers spread over the fabric. A topology without a network switch cannot host dedicated servers.
+//   colocated  server j runs on client j's (first) GPU and uses its links (count <= clients): worker j's, or with
+//              clients that are groups of workers, group j's first GPU, so the servers spread over the machines.
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -34,10 +36,10 @@ struct PlacedServers {
   Bandwidth server_link;        // a dedicated server's link; zero for colocated
 };
 
-// `count` servers for `workers` workers in `network`'s topology (its routes find a GPU's network link); `nic` is a
-// dedicated server's link (nullopt: a GPU's network link). Throws InputError for more colocated servers than
-// workers, or dedicated servers without a switch to attach to.
+// `count` servers for `clients` clients of `client_gpus` consecutive GPUs each in `network`'s topology (its routes
+// find a GPU's network link); `nic` is a dedicated server's link (nullopt: a GPU's network link). Throws InputError
+// for more colocated servers than clients, or dedicated servers without a switch to attach to.
 PlacedServers place_servers(Router& network, std::int64_t count, ServerPlacement placement,
-                            std::optional<Bandwidth> nic, std::int64_t workers);
+                            std::optional<Bandwidth> nic, std::int64_t clients, std::int64_t client_gpus = 1);
 
 }  // namespace syncsim
