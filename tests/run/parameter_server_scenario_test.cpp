@@ -70,8 +70,9 @@ TEST_CASE("sync parameter server: one round matches the closed form, linear in N
 
 TEST_CASE("sync parameter server: k shards divide the server time by k") {
   const auto communication = [](int servers) {
-    const TrainingReport r = run({"cluster.workers=8", "training.parameter_servers.count=" + std::to_string(servers),
-                                  "training.parameter_servers.apply_time=0s"});
+    std::string count = "training.parameter_servers.count=";
+    count += std::to_string(servers);
+    const TrainingReport r = run({"cluster.workers=8", count, "training.parameter_servers.apply_time=0s"});
     return r.iteration_mean.seconds() - compute_per_iteration(r).seconds();
   };
   const double one = communication(1);

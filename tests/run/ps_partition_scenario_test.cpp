@@ -46,7 +46,8 @@ TrainingReport run(std::vector<std::string> overrides) {
 // The fp16 gradient bytes of each tensor: one per vgg16 layer with parameters, in forward order.
 std::vector<double> tensor_bytes() {
   std::vector<double> out;
-  for (const Layer& layer : find_model("vgg16").layers()) {
+  const ModelSpec vgg16 = find_model("vgg16");  // named: a temporary would die before the loop runs
+  for (const Layer& layer : vgg16.layers()) {
     if (layer.params > 0) out.push_back(2.0 * static_cast<double>(layer.params));
   }
   return out;
