@@ -20,6 +20,7 @@ Action add_topo_command(CLI::App& app);
 Action add_calibrate_command(CLI::App& app, FlagCheck* check = nullptr);
 Action add_validate_command(CLI::App& app);
 Action add_run_command(CLI::App& app);
+Action add_memory_command(CLI::App& app);
 Action add_sweep_command(CLI::App& app, FlagCheck* check = nullptr);
 Action add_plan_command(CLI::App& app, FlagCheck* check = nullptr);
 

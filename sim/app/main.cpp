@@ -23,6 +23,7 @@ int main(int argc, char** argv) {
   app.footer(
       "Examples:\n"
       "  syncsim run examples/resnet50-dgx-8gpu.yaml -o out\n"
+      "  syncsim memory examples/llama7b-sharding.yaml --set parallelism.sharding=full\n"
       "  syncsim sweep examples/bert-large-two-pods.yaml --vary cluster.workers=8,16,32 -o sweep.csv\n"
       "  syncsim plan examples/bert-large-two-pods.yaml --gpus 8:32 --prices examples/prices-example.yaml\n"
       "  syncsim collective --topology switch:n=8,bw=100Gbps,lat=5us --op allreduce --sizes 8:1G\n"
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
   const auto calibrate = syncsim::app::add_calibrate_command(app);
   const auto validate = syncsim::app::add_validate_command(app);
   const auto run = syncsim::app::add_run_command(app);
+  const auto memory = syncsim::app::add_memory_command(app);
   const auto sweep = syncsim::app::add_sweep_command(app);
   const auto plan = syncsim::app::add_plan_command(app);
 
@@ -49,7 +51,7 @@ int main(int argc, char** argv) {
     if (!first.empty() && first[0] != '-' &&
         app.get_subcommands([&](CLI::App* c) { return c->get_name() == first; }).empty()) {
       std::cerr << "syncsim: error: unknown command '" << first
-                << "': expected run, sweep, plan, collective, topo, calibrate or validate (see --help)\n";
+                << "': expected run, memory, sweep, plan, collective, topo, calibrate or validate (see --help)\n";
     } else {
       std::cerr << "syncsim: error: " << e.what() << " (see --help)\n";
     }
@@ -62,6 +64,7 @@ int main(int argc, char** argv) {
       if (app.got_subcommand("calibrate")) return calibrate();
       if (app.got_subcommand("validate")) return validate();
       if (app.got_subcommand("run")) return run();
+      if (app.got_subcommand("memory")) return memory();
       if (app.got_subcommand("sweep")) return sweep();
       if (app.got_subcommand("plan")) return plan();
       return 2;

@@ -9,6 +9,7 @@
 
 #include "chart_files.hpp"
 #include "commands.hpp"
+#include "memory_text.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/output_file.hpp"
 #include "syncsim/core/output_set.hpp"
@@ -28,10 +29,6 @@ struct RunOptions {
   std::vector<std::string> overrides;
   bool json = false;
 };
-
-std::string bytes_text(Bytes b) {
-  return fmt::format("{:.2f} GiB", static_cast<double>(b.value) / (1LL << 30));
-}
 
 void print_convergence(const ConvergenceReport& c) {
   auto& o = std::cout;
@@ -107,9 +104,7 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir)
     fmt::print(o, "{}{} -> {} ({}): {:.1f}% utilized, {:.3f} GB\n", i == 0 ? "busiest links    " : "                 ",
                l.from, l.to, l.link_class, 100 * l.utilization, l.bytes / 1e9);
   }
-  fmt::print(o, "memory           {}: {} of {}{}\n", r.memory.fits ? "fits" : "DOES NOT FIT",
-             bytes_text(r.memory.total), bytes_text(r.memory.capacity),
-             r.memory.fits ? "" : fmt::format(" (short by {})", bytes_text(r.memory.shortfall)));
+  fmt::print(o, "memory           {}\n", memory_verdict(r.memory));
   if (r.convergence) print_convergence(*r.convergence);
   fmt::print(o, "wrote            {} and {}\n", (outdir / "report.json").string(), (outdir / "trace.json").string());
   if (r.convergence) {

@@ -134,3 +134,20 @@ TEST_CASE("resnet50-straggler: one slow GPU makes all eight wait", "[examples]")
     CHECK(slow.idle_share > 0.25);
   }
 }
+
+TEST_CASE("llama7b-sharding: 16 bytes per parameter do not fit an 80 GB GPU until ZeRO shards them", "[examples]") {
+  // 6.74 B parameters x 16 bytes (bf16 weights and gradients, fp32 master weights and Adam moments) = 100.4 GiB.
+  const TrainingReport replicated = run_example("llama7b-sharding.yaml");
+  CHECK_FALSE(replicated.memory.fits);
+  CHECK(replicated.memory.total.value - replicated.memory.activations.value == 16 * 6'738'415'616LL);
+  const auto memory = [](const char* sharding) {
+    return run::scenario_memory(
+        load_scenario(kExamples / "llama7b-sharding.yaml", {std::string("parallelism.sharding=") + sharding}));
+  };
+  const MemoryReport zero1 = memory("optimizer");
+  const MemoryReport zero3 = memory("full");
+  CHECK(zero1.fits);  // the 12 bytes of optimizer state per parameter, over 16 ranks
+  CHECK(zero3.fits);
+  CHECK(zero3.total < zero1.total);
+  CHECK(zero1.activations == replicated.memory.activations);  // sharding keeps every activation
+}

@@ -223,6 +223,23 @@ const std::vector<Row>& rows() {
        "bad.yaml:3:30: training.overlap_slowdown: expected a fraction from 0 to 10, got 11"},
       {"an overlap slowdown for asynchronous training", kBase + "training: {strategy: async, overlap_slowdown: 0.1}\n",
        "bad.yaml:3:47: training.overlap_slowdown: applies to the sync and local_sgd strategies, not async"},
+      {"a layout size of zero", kBase + "parallelism: {tensor: 0}\n",
+       "bad.yaml:3:23: parallelism.tensor: expected a whole number of at least 1, got 0"},
+      {"an unknown sharding level", kBase + "parallelism: {sharding: zero3}\n",
+       "bad.yaml:3:25: parallelism.sharding: unknown value 'zero3'"},
+      {"a layout that does not divide the workers", kBase + "parallelism: {tensor: 3}\n",
+       "bad.yaml:3:23: parallelism.tensor: tensor x pipeline x context = 3 does not divide the workers: the topology "
+       "has 8 GPUs"},
+      {"a data size that is not the rest", kBase + "parallelism: {tensor: 2, data: 2}\n",
+       "bad.yaml:3:32: parallelism.data: expected 4 (or auto): the workers / (tensor x pipeline x context)"},
+      {"a shard group without sharding", kBase + "parallelism: {shard_group: 2}\n",
+       "bad.yaml:3:28: parallelism.shard_group: a shard group needs something to shard"},
+      {"a shard group that does not divide data", kBase + "parallelism: {sharding: full, shard_group: 3}\n",
+       "bad.yaml:3:44: parallelism.shard_group: a shard group of 3 does not divide the 8 data-parallel ranks"},
+      {"pipeline micro-batches are the model's", kBase + "parallelism: {pipeline: 2, micro_batches: 8}\n",
+       "bad.yaml:3:43: parallelism.micro_batches: the pipeline's micro-batches per iteration are model.micro_batches"},
+      {"interleaved without virtual stages", kBase + "parallelism: {pipeline: 2, schedule: interleaved}\n",
+       "bad.yaml:3:38: parallelism.schedule: schedule: interleaved needs virtual_stages"},
       {"a key that is not a string", kBase + "? [a, b]\n: 1\n", "bad.yaml:3:3: expected a plain key, got a list"},
   };
   return table;

@@ -213,6 +213,15 @@ TEST_CASE("to_yaml is deterministic and loads back to the same scenario", "[scen
       std::string::npos);
   const std::string minimal = to_yaml(parse_scenario(kMinimal, "minimal.yaml"));
   CHECK(minimal.find("framework_overhead") == std::string::npos);  // unset: not written
+  CHECK(minimal.find("parallelism") == std::string::npos);         // plain data parallelism: not written
+  const Scenario layout =
+      parse_scenario(kMinimal, "minimal.yaml",
+                     {"parallelism.tensor=2", "parallelism.sharding=full", "parallelism.shard_group=2",
+                      "parallelism.schedule=interleaved", "parallelism.virtual_stages=2"});
+  const std::string written = to_yaml(layout);
+  CHECK(to_yaml(parse_scenario(written, "resolved.yaml")) == written);
+  CHECK(written.find("sharding: full\n  shard_group: 2\n  schedule: interleaved\n  virtual_stages: 2\n") !=
+        std::string::npos);
   const Scenario burdened = parse_scenario(
       std::string(kMinimal) + "training: {framework_overhead: 3ms, overlap_slowdown: 0.05}\n", "burdened.yaml");
   const std::string burdened_yaml = to_yaml(burdened);

@@ -245,8 +245,27 @@ TrainingReport ResolvedScenario::base_report() const {
   r.single_gpu_samples_per_second =
       static_cast<double>(batch() * s.model.micro_batches) / r.single_gpu_iteration.seconds();
   r.bucket_cap = s.training.bucket_size;
-  r.memory = memory_check(model_, gpu_, batch(), precision(), s.model.optimizer.value);
+  r.memory = memory();
   return r;
+}
+
+MemoryReport ResolvedScenario::memory() const {
+  const Scenario& s = *scenario_;
+  const ParallelismConfig& p = s.parallelism;
+  if (p.activation_checkpointing.value != ActivationCheckpointing::none) {
+    throw p.activation_checkpointing.error("activation checkpointing is not modelled yet (memory or recompute)");
+  }
+  if (p.expert.value > 1) throw p.expert.error("expert parallelism is not modelled yet (the catalog has no MoE model)");
+  MemoryLayout layout{.tensor = p.tensor.value,
+                      .pipeline = p.pipeline.value,
+                      .context = p.context.value,
+                      .sharding = p.sharding.value,
+                      .micro_batches = s.model.micro_batches,
+                      .schedule = p.schedule.value};
+  const std::int64_t data = workers_ / (p.tensor.value * p.pipeline.value * p.context.value);
+  layout.shards = p.shard_group ? p.shard_group->value : data;
+  return at_value(p.pipeline,
+                  [&] { return memory_check(model_, gpu_, batch(), precision(), s.model.optimizer.value, layout); });
 }
 
 TrainingReport::ComputeProfile ResolvedScenario::profile_report() const {

@@ -88,6 +88,8 @@ class ResolvedScenario {
 
   // The report's fields that do not depend on the engine: names, sizes, single-GPU throughput, memory.
   TrainingReport base_report() const;
+  // One GPU's memory under the scenario's parallelism (the fullest pipeline stage).
+  MemoryReport memory() const;
 
  private:
   // What the report says of the profile's layer times (only with profile_).

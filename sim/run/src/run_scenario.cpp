@@ -13,8 +13,22 @@ namespace syncsim::run {
 
 namespace {
 
+// The engines simulate data parallelism without sharding; the rest of a layout is read by the memory check only.
+void check_layout_simulated(const ParallelismConfig& p) {
+  const std::pair<const char*, const Located<std::int64_t>*> sizes[] = {
+      {"tensor", &p.tensor}, {"pipeline", &p.pipeline}, {"context", &p.context}, {"expert", &p.expert}};
+  constexpr const char* kWhat =
+      "is read by the memory check (syncsim memory) but its communication is not simulated yet; syncsim run "
+      "simulates data parallelism without sharding";
+  for (const auto& [name, size] : sizes) {
+    if (size->value > 1) throw size->error(fmt::format("{} parallelism {}", name, kWhat));
+  }
+  if (p.sharding.value != ShardingLevel::none) throw p.sharding.error(fmt::format("sharding {}", kWhat));
+}
+
 RunOutput run_engine(const Scenario& scenario, Workspace& workspace, convergence::UpdateSchedule* schedule,
                      const RunProgress* progress) {
+  check_layout_simulated(scenario.parallelism);
   ResolvedScenario context(scenario, workspace, progress);
   context.check_run_length();
   const TrainingConfig& t = scenario.training;
@@ -46,6 +60,13 @@ RunOutput run_scenario(const Scenario& scenario, Workspace& workspace, const Run
   out.report.bottleneck = attribute_bottleneck(out.report);
   if (scenario.convergence) out.report.convergence = run_convergence(scenario, schedule);
   return out;
+}
+
+MemoryReport scenario_memory(const Scenario& scenario) {
+  check_run_memory(scenario);
+  Workspace workspace;
+  const ResolvedScenario context(scenario, workspace, nullptr);
+  return context.memory();
 }
 
 RunOutput run_scenario(const Scenario& scenario, const RunProgress* progress) {

@@ -15,8 +15,33 @@ void check_rank(const Located<std::int64_t>& rank, std::int64_t workers, const s
   }
 }
 
+// The layout's sizes against the workers: tensor x pipeline x context divides them, data is the rest, a shard
+// group divides data, and the expert groups divide the ranks that hold a layer's experts (data x context).
+void check_layout(const ParallelismConfig& p, std::int64_t workers, const std::string& why) {
+  const std::int64_t model_parallel = p.tensor.value * p.pipeline.value * p.context.value;
+  if (workers % model_parallel != 0) {
+    const Located<std::int64_t>& at = p.tensor.value > 1 ? p.tensor : p.pipeline.value > 1 ? p.pipeline : p.context;
+    throw at.error(
+        fmt::format("tensor x pipeline x context = {} does not divide the workers: {}", model_parallel, why));
+  }
+  const std::int64_t data = workers / model_parallel;
+  if (p.data && p.data->value != data) {
+    throw p.data->error(
+        fmt::format("expected {} (or auto): the workers / (tensor x pipeline x context), as {}", data, why));
+  }
+  if (p.shard_group && data % p.shard_group->value != 0) {
+    throw p.shard_group->error(
+        fmt::format("a shard group of {} does not divide the {} data-parallel ranks", p.shard_group->value, data));
+  }
+  if ((data * p.context.value) % p.expert.value != 0) {
+    throw p.expert.error(fmt::format("expert groups of {} do not divide the {} ranks of data x context", p.expert.value,
+                                     data * p.context.value));
+  }
+}
+
 // Every rank the scenario names, and the parameter server and group counts, against the worker count.
 void check_workers(const Scenario& scenario, std::int64_t workers, const std::string& why) {
+  check_layout(scenario.parallelism, workers, why);
   for (const SlowRank& slow : scenario.stragglers.slow) check_rank(slow.rank, workers, why);
   for (const FaultConfig& fault : scenario.faults) {
     if (fault.rank) check_rank(*fault.rank, workers, why);

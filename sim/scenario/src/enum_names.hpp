@@ -51,6 +51,18 @@ inline constexpr NameTable<ProxyProblem, 2> kProblemNames{
 inline constexpr NameTable<LrScaling, 3> kLrScalingNames{
     {{"none", LrScaling::none}, {"linear", LrScaling::linear}, {"sqrt", LrScaling::sqrt}}};
 
+inline constexpr NameTable<ShardingLevel, 4> kShardingNames{{{"none", ShardingLevel::none},
+                                                             {"optimizer", ShardingLevel::optimizer},
+                                                             {"gradients", ShardingLevel::gradients},
+                                                             {"full", ShardingLevel::full}}};
+inline constexpr NameTable<PipelineSchedule, 3> kScheduleNames{{{"1f1b", PipelineSchedule::one_f_one_b},
+                                                                {"interleaved", PipelineSchedule::interleaved},
+                                                                {"gpipe", PipelineSchedule::gpipe}}};
+inline constexpr NameTable<ActivationCheckpointing, 3> kCheckpointingNames{
+    {{"none", ActivationCheckpointing::none},
+     {"selective", ActivationCheckpointing::selective},
+     {"full", ActivationCheckpointing::full}}};
+
 inline constexpr NameTable<Precision, 4> kPrecisionNames{
     {{"fp32", Precision::fp32}, {"tf32", Precision::tf32}, {"fp16", Precision::fp16}, {"bf16", Precision::bf16}}};
 // adamw keeps the same state and moves the same bytes as adam (optimizer.hpp); it is written back as adam.

@@ -30,8 +30,8 @@ Scenario read_scenario(const ConfigNode& root, const std::string& source, const 
                      root.kind == ConfigNode::Kind::null ? "an empty document" : describe(root)));
   }
   const MapReader reader(root, "",
-                         {"name", "seed", "cluster", "model", "training", "stragglers", "degraded_links", "faults",
-                          "checkpoint", "detection_timeout", "calibration", "convergence"});
+                         {"name", "seed", "cluster", "model", "training", "parallelism", "stragglers", "degraded_links",
+                          "faults", "checkpoint", "detection_timeout", "calibration", "convergence"});
   ConfigNode absent;
   absent.where = SourceLocation{source, 0, 0};
 
@@ -58,6 +58,7 @@ Scenario read_scenario(const ConfigNode& root, const std::string& source, const 
   scenario.cluster = read_cluster(reader.require("cluster", "the GPU and the topology"), base_dir);
   scenario.model = read_model(reader.require("model", "a catalog name or layers, and batch_per_gpu"), base_dir);
   scenario.training = read_training(section(reader, "training", absent), scenario.calibration.has_value());
+  scenario.parallelism = read_parallelism(section(reader, "parallelism", absent));
   scenario.stragglers = read_stragglers(section(reader, "stragglers", absent));
   scenario.degraded_links = read_degraded_links(section(reader, "degraded_links", absent));
   scenario.faults = read_faults(section(reader, "faults", absent), scenario.training.strategy.value);

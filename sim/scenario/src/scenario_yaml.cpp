@@ -169,6 +169,22 @@ void write_training(Writer& w, const TrainingConfig& t) {
   w.raw() << YAML::EndMap;
 }
 
+// Written only when it says more than plain data parallelism, so scenarios without it read back as they were.
+void write_parallelism(Writer& w, const ParallelismConfig& p) {
+  const bool plain = !p.splits() && !p.data && p.schedule.value == PipelineSchedule::one_f_one_b &&
+                     p.activation_checkpointing.value == ActivationCheckpointing::none;
+  if (plain) return;
+  w.begin_map("parallelism").field("tensor", p.tensor.value).field("pipeline", p.pipeline.value);
+  w.field("context", p.context.value).field("expert", p.expert.value);
+  if (p.data) w.field("data", p.data->value);
+  w.text("sharding", name_of(kShardingNames, p.sharding.value));
+  if (p.shard_group) w.field("shard_group", p.shard_group->value);
+  w.text("schedule", name_of(kScheduleNames, p.schedule.value));
+  if (p.virtual_stages) w.field("virtual_stages", p.virtual_stages->value);
+  w.text("activation_checkpointing", name_of(kCheckpointingNames, p.activation_checkpointing.value));
+  w.raw() << YAML::EndMap;
+}
+
 void write_perturbations(Writer& w, const Scenario& s) {
   w.begin_map("stragglers").begin_map("jitter").text("distribution", to_string(s.stragglers.jitter.distribution));
   w.text("sigma", number_text(s.stragglers.jitter.sigma)).raw() << YAML::EndMap;
@@ -228,6 +244,7 @@ std::string to_yaml(const Scenario& scenario) {
   write_cluster(w, scenario.cluster);
   write_model(w, scenario.model);
   write_training(w, scenario.training);
+  write_parallelism(w, scenario.parallelism);
   write_perturbations(w, scenario);
   if (scenario.calibration) w.text("calibration", scenario.calibration->value);
   if (scenario.convergence) write_convergence(w, *scenario.convergence);

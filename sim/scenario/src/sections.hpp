@@ -20,6 +20,7 @@ StragglerConfig read_stragglers(const ConfigNode& node);
 std::vector<LinkDegradation> read_degraded_links(const ConfigNode& node);
 std::vector<FaultConfig> read_faults(const ConfigNode& node, StrategyKind strategy);
 CheckpointConfig read_checkpoint(const ConfigNode& node);
+ParallelismConfig read_parallelism(const ConfigNode& node);
 ConvergenceConfig read_convergence(const ConfigNode& node);
 
 // Checks that need more than one section: ranks against the worker count, the inline GPU's peaks against the

@@ -1,5 +1,7 @@
 #pragma once
-// memory_check: does one data-parallel replica fit in a GPU's memory, and by how much does it miss?
+// memory_check: does one GPU's share of the model fit in its memory, and by how much does it miss?
+//
+// One data-parallel replica without a layout:
 //
 //   weights      = P x w        w: 4 bytes (fp32, tf32) or 2 (fp16, bf16: the 16-bit working copy)
 //   gradients    = P x w
@@ -8,9 +10,24 @@
 //   activations  = B x (saved_elements x e + saved_mask_bytes)      e: 4 (fp32, tf32) or 2 (fp16, bf16)
 //
 // With Adam this is ZeRO's 16 bytes per parameter in both cases (4 + 4 + 8, or 2 + 2 + 12; Rajbhandari et al.,
-// SC'20, §3.1). Not counted: the CUDA context and framework reserve (a few hundred MiB), allocator fragmentation,
-// GEMM workspaces, transient buffers such as DDP's gradient buckets, and the input batch — so "fits" is an upper
-// bound on what really fits, and a shortfall is a lower bound on the real one. The capacity is the datasheet's.
+// SC'20, §3.1). A MemoryLayout divides it as the frameworks do (docs/compute.md, "Memory by layout"):
+//
+//   pipeline p   the layers cut into p contiguous stages of about equal forward FLOPs; every stage is checked
+//                and the report is the fullest one (MemoryReport::stage)
+//   tensor t     a stage's parameters, gradients, optimizer state and activations / t (Megatron's tensor
+//                parallelism with sequence parallelism, which splits the activations the layer norms keep too;
+//                the norms' own few parameters are counted split as well)
+//   context c    activations / c (each rank keeps its share of the sequence)
+//   sharding     ZeRO over s ranks: optimizer (ZeRO-1) divides the optimizer state by s, gradients (ZeRO-2)
+//                the gradients too, full (ZeRO-3, FSDP FULL_SHARD) the weights as well, plus the two largest
+//                layers' weights gathered whole (the layer computing and the one prefetched)
+//   in flight    a stage keeps the activations of that many micro-batches: 1F1B's first stage p of them
+//                (stage i: min(p - i, m) for m micro-batches), GPipe's m
+//
+// Not counted: the CUDA context and framework reserve (a few hundred MiB), allocator fragmentation, GEMM
+// workspaces, transient buffers such as DDP's gradient buckets and pipeline send buffers, and the input batch —
+// so "fits" is an upper bound on what really fits, and a shortfall is a lower bound on the real one. The capacity
+// is the datasheet's.
 #include <cstdint>
 
 #include "syncsim/compute/gpu_spec.hpp"
@@ -21,6 +38,23 @@
 
 namespace syncsim {
 
+// What ZeRO shards across data-parallel ranks (`parallelism.sharding`): nothing, the optimizer state (ZeRO-1),
+// also the gradients (ZeRO-2), or also the weights (ZeRO-3 = FSDP FULL_SHARD).
+enum class ShardingLevel { none, optimizer, gradients, full };
+
+// How the pipeline orders its micro-batches (`parallelism.schedule`); memory tells 1F1B from GPipe.
+enum class PipelineSchedule { one_f_one_b, interleaved, gpipe };
+
+struct MemoryLayout {
+  std::int64_t tensor = 1;
+  std::int64_t pipeline = 1;
+  std::int64_t context = 1;
+  ShardingLevel sharding = ShardingLevel::none;
+  std::int64_t shards = 1;         // ranks the sharded state is divided over (the shard group)
+  std::int64_t micro_batches = 1;  // per iteration, through the pipeline
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+};
+
 struct MemoryReport {
   Bytes weights;
   Bytes gradients;
@@ -29,11 +63,18 @@ struct MemoryReport {
   Bytes total;
   Bytes capacity;
   bool fits = false;
-  Bytes shortfall;  // total - capacity when it does not fit; zero when it does
+  Bytes shortfall;             // total - capacity when it does not fit; zero when it does
+  std::int64_t stage = 0;      // the pipeline stage reported (the fullest); 0 without a pipeline
+  std::int64_t in_flight = 1;  // micro-batches whose activations that stage keeps
 };
 
-// Throws InputError for a batch below 1.
+// Micro-batches whose activations pipeline stage `stage` (0-based) of `stages` keeps at its peak.
+std::int64_t in_flight_micro_batches(std::int64_t stage, std::int64_t stages, std::int64_t micro_batches,
+                                     PipelineSchedule schedule);
+
+// Throws InputError for a batch below 1, a layout size below 1, more pipeline stages than layers, or more
+// micro-batches than 2^20.
 MemoryReport memory_check(const ModelSpec& model, const GpuSpec& gpu, std::int64_t batch, Precision precision,
-                          Optimizer optimizer);
+                          Optimizer optimizer, const MemoryLayout& layout = {});
 
 }  // namespace syncsim

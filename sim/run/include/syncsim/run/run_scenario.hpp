@@ -47,4 +47,9 @@ RunOutput run_scenario(const Scenario& scenario, Workspace& workspace, const Run
 // A run of its own, on a fresh workspace: for callers that run once.
 RunOutput run_scenario(const Scenario& scenario, const RunProgress* progress = nullptr);
 
+// One GPU's memory under the scenario's `parallelism` (memory_check.hpp's layout: the fullest pipeline stage),
+// without simulating: what `syncsim memory` prints. Throws InputError as run_scenario does for the scenario, and at
+// the key for what the memory check does not model (activation checkpointing, expert parallelism).
+MemoryReport scenario_memory(const Scenario& scenario);
+
 }  // namespace syncsim::run

@@ -17,6 +17,7 @@
 #include "syncsim/scenario/convergence_config.hpp"
 #include "syncsim/scenario/located.hpp"
 #include "syncsim/scenario/model_config.hpp"
+#include "syncsim/scenario/parallelism_config.hpp"
 #include "syncsim/scenario/perturbation_config.hpp"
 #include "syncsim/scenario/training_config.hpp"
 
@@ -29,6 +30,7 @@ struct Scenario {
   ClusterConfig cluster;
   ModelConfig model;
   TrainingConfig training;
+  ParallelismConfig parallelism;
   StragglerConfig stragglers;
   std::vector<LinkDegradation> degraded_links;
   std::vector<FaultConfig> faults;

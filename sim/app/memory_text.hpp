@@ -1,0 +1,13 @@
+#pragma once
+// How `syncsim run` and `syncsim memory` print a memory verdict: one line, sizes in GiB.
+#include <string>
+
+#include "syncsim/compute/memory_check.hpp"
+
+namespace syncsim::app {
+
+std::string gib_text(Bytes bytes);
+// "fits: 41.82 GiB of 80.00 GiB", or "DOES NOT FIT: ... (short by ...)".
+std::string memory_verdict(const MemoryReport& memory);
+
+}  // namespace syncsim::app

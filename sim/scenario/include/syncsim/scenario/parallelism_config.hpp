@@ -1,0 +1,38 @@
+#pragma once
+// The `parallelism:` section: how the GPUs split the model and its training state (docs/scenarios.md).
+//
+//   parallelism: {tensor: 8, pipeline: 4, data: auto, sharding: optimizer}
+//
+// GPUs = tensor x pipeline x context x data. Today the memory check (`syncsim memory`, memory_check.hpp) reads the
+// whole layout; `syncsim run` simulates layouts whose model-parallel sizes are 1 and that shard nothing, and says so
+// at the key for any other.
+#include <cstdint>
+#include <optional>
+
+#include "syncsim/compute/memory_check.hpp"
+#include "syncsim/scenario/located.hpp"
+
+namespace syncsim {
+
+enum class ActivationCheckpointing { none, selective, full };
+
+struct ParallelismConfig {
+  Located<std::int64_t> tensor{1};
+  Located<std::int64_t> pipeline{1};
+  Located<std::int64_t> context{1};
+  Located<std::int64_t> expert{1};
+  std::optional<Located<std::int64_t>> data;  // nullopt: auto, the GPUs left
+  Located<ShardingLevel> sharding{ShardingLevel::none};
+  std::optional<Located<std::int64_t>> shard_group;  // nullopt: all of the data-parallel ranks (no HSDP)
+  Located<PipelineSchedule> schedule{PipelineSchedule::one_f_one_b};
+  std::optional<Located<std::int64_t>> virtual_stages;  // interleaved only
+  Located<ActivationCheckpointing> activation_checkpointing{ActivationCheckpointing::none};
+
+  // Whether anything splits the model or shards its state (a plain data-parallel run otherwise).
+  bool splits() const {
+    return tensor.value > 1 || pipeline.value > 1 || context.value > 1 || expert.value > 1 ||
+           sharding.value != ShardingLevel::none;
+  }
+};
+
+}  // namespace syncsim

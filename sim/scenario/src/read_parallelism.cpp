@@ -1,0 +1,83 @@
+// The `parallelism:` section (parallelism_config.hpp): the layout's sizes, what ZeRO shards, the pipeline's schedule.
+// Whether the sizes fit the workers is checked across sections (check_scenario.cpp).
+#include <fmt/format.h>
+
+#include "enum_names.hpp"
+#include "field_reader.hpp"
+#include "sections.hpp"
+
+namespace syncsim::scenario_detail {
+
+namespace {
+
+// A layout dimension beyond 2^20 GPUs is no cluster's; refused before products of them overflow.
+constexpr std::int64_t kMaxDimension = std::int64_t{1} << 20;
+
+Located<std::int64_t> read_size_key(const MapReader& reader, std::string_view key) {
+  const ConfigNode* node = reader.get(key);
+  if (!node) return reader.defaulted(key, std::int64_t{1});
+  const std::int64_t value = read_count(*node, reader.path(key), 1);
+  if (value > kMaxDimension) {
+    fail(*node, reader.path(key), fmt::format("expected at most {} GPUs, got {}", kMaxDimension, value));
+  }
+  return located(value, *node, reader.path(key));
+}
+
+// `data` and `shard_group`: a size, or the word that means "all there are".
+std::optional<Located<std::int64_t>> read_size_or(const MapReader& reader, std::string_view key,
+                                                  std::string_view word) {
+  const ConfigNode* node = reader.get(key);
+  if (!node || (node->kind == ConfigNode::Kind::scalar && node->text == word)) return std::nullopt;
+  return read_size_key(reader, key);
+}
+
+}  // namespace
+
+ParallelismConfig read_parallelism(const ConfigNode& node) {
+  ParallelismConfig p;
+  if (node.kind == ConfigNode::Kind::null) return p;
+  const MapReader reader(node, "parallelism",
+                         {"tensor", "pipeline", "data", "context", "expert", "sharding", "shard_group", "micro_batches",
+                          "schedule", "virtual_stages", "activation_checkpointing"});
+  p.tensor = read_size_key(reader, "tensor");
+  p.pipeline = read_size_key(reader, "pipeline");
+  p.context = read_size_key(reader, "context");
+  p.expert = read_size_key(reader, "expert");
+  p.data = read_size_or(reader, "data", "auto");
+  p.shard_group = read_size_or(reader, "shard_group", "all");
+  if (const ConfigNode* sharding = reader.get("sharding")) {
+    p.sharding =
+        located(read_choice(*sharding, reader.path("sharding"), kShardingNames), *sharding, reader.path("sharding"));
+  }
+  if (p.shard_group && p.sharding.value == ShardingLevel::none) {
+    throw p.shard_group->error("a shard group needs something to shard: set parallelism.sharding");
+  }
+  // Megatron has one count for both: the micro-batches a pipeline runs per iteration are the gradient
+  // accumulation steps, model.micro_batches.
+  if (const ConfigNode* micro = reader.get("micro_batches")) {
+    fail(*micro, reader.path("micro_batches"),
+         "the pipeline's micro-batches per iteration are model.micro_batches (gradient accumulation and pipeline "
+         "micro-batches are one count)");
+  }
+  if (const ConfigNode* schedule = reader.get("schedule")) {
+    p.schedule =
+        located(read_choice(*schedule, reader.path("schedule"), kScheduleNames), *schedule, reader.path("schedule"));
+  }
+  if (const ConfigNode* virtual_stages = reader.get("virtual_stages")) {
+    if (p.schedule.value != PipelineSchedule::interleaved) {
+      fail(*virtual_stages, reader.path("virtual_stages"), "virtual stages are for schedule: interleaved");
+    }
+    p.virtual_stages = located(read_count(*virtual_stages, reader.path("virtual_stages"), 2), *virtual_stages,
+                               reader.path("virtual_stages"));
+  } else if (p.schedule.value == PipelineSchedule::interleaved) {
+    throw p.schedule.error("schedule: interleaved needs virtual_stages (model chunks per GPU, at least 2)");
+  }
+  if (const ConfigNode* checkpointing = reader.get("activation_checkpointing")) {
+    p.activation_checkpointing =
+        located(read_choice(*checkpointing, reader.path("activation_checkpointing"), kCheckpointingNames),
+                *checkpointing, reader.path("activation_checkpointing"));
+  }
+  return p;
+}
+
+}  // namespace syncsim::scenario_detail

@@ -1,0 +1,92 @@
+// memory_check with a layout (memory_check.hpp): ZeRO's accounting per sharding level, tensor and context splits,
+// pipeline stages and the micro-batches they keep in flight, each against a hand calculation.
+#include <catch2/catch.hpp>
+
+#include "syncsim/compute/memory_check.hpp"
+#include "syncsim/compute/model_catalog.hpp"
+#include "syncsim/core/input_error.hpp"
+
+using namespace syncsim;
+
+namespace {
+
+// LLaMA-7B: P parameters; its two largest layers are the embedding table and the LM head, 32,000 x 4,096 each.
+constexpr std::int64_t P = 6'738'415'616;
+constexpr std::int64_t kTable = 32'000LL * 4'096;
+constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+MemoryReport llama(const MemoryLayout& layout, std::int64_t batch = 1) {
+  return memory_check(find_model("llama-7b"), find_gpu("H100-SXM-80GB"), batch, Precision::bf16, Optimizer::adam,
+                      layout);
+}
+
+}  // namespace
+
+TEST_CASE("ZeRO's accounting: bf16 + Adam is 2 + 2 + 12 bytes per parameter, sharded level by level over 16 ranks") {
+  const MemoryReport none = llama({});
+  CHECK(none.weights.value == 2 * P);
+  CHECK(none.gradients.value == 2 * P);
+  CHECK(none.optimizer_state.value == 12 * P);
+  CHECK(none.total.value == 16 * P + none.activations.value);
+
+  const MemoryReport zero1 = llama({.sharding = ShardingLevel::optimizer, .shards = 16});
+  CHECK(zero1.weights.value == 2 * P);
+  CHECK(zero1.gradients.value == 2 * P);
+  CHECK(zero1.optimizer_state.value == 12 * ceil_div(P, 16));
+
+  const MemoryReport zero2 = llama({.sharding = ShardingLevel::gradients, .shards = 16});
+  CHECK(zero2.weights.value == 2 * P);
+  CHECK(zero2.gradients.value == 2 * ceil_div(P, 16));
+  CHECK(zero2.optimizer_state.value == 12 * ceil_div(P, 16));
+
+  // ZeRO-3 / FSDP: every state sharded, plus the layer being computed and the one prefetched, gathered whole.
+  const MemoryReport zero3 = llama({.sharding = ShardingLevel::full, .shards = 16});
+  CHECK(zero3.weights.value == 2 * ceil_div(P, 16) + 2 * (kTable + kTable));
+  CHECK(zero3.gradients.value == 2 * ceil_div(P, 16));
+  CHECK(zero3.optimizer_state.value == 12 * ceil_div(P, 16));
+  // Sharding never touches the activations.
+  CHECK(zero3.activations == none.activations);
+  // 100.4 GiB of state alone does not fit 80 GB; sharded fully it is under 7 GiB.
+  CHECK_FALSE(none.fits);
+  CHECK(zero3.total.value - zero3.activations.value < 7 * (std::int64_t{1} << 30));
+}
+
+TEST_CASE("tensor and context parallelism divide what they split") {
+  const MemoryReport one = llama({}, 4);
+  const MemoryReport tp8 = llama({.tensor = 8}, 4);
+  CHECK(tp8.weights.value == 2 * ceil_div(P, 8));
+  CHECK(tp8.optimizer_state.value == 12 * ceil_div(P, 8));
+  CHECK(tp8.activations.value == 4 * ceil_div(one.activations.value / 4, 8));
+  const MemoryReport cp2 = llama({.context = 2}, 4);
+  CHECK(cp2.weights == one.weights);  // context parallelism replicates the weights
+  CHECK(cp2.activations.value == 4 * ceil_div(one.activations.value / 4, 2));
+}
+
+TEST_CASE("1F1B keeps min(p - i, m) micro-batches in flight at stage i; GPipe all m") {
+  CHECK(in_flight_micro_batches(0, 4, 16, PipelineSchedule::one_f_one_b) == 4);
+  CHECK(in_flight_micro_batches(3, 4, 16, PipelineSchedule::one_f_one_b) == 1);
+  CHECK(in_flight_micro_batches(0, 4, 2, PipelineSchedule::one_f_one_b) == 2);
+  CHECK(in_flight_micro_batches(0, 4, 16, PipelineSchedule::gpipe) == 16);
+  CHECK(in_flight_micro_batches(0, 1, 16, PipelineSchedule::gpipe) == 1);  // no pipeline: one at a time
+
+  // Four stages of LLaMA-7B's 32 decoder layers: each holds about a quarter of the weights, and the report is the
+  // fullest stage, which keeps its in-flight micro-batches' activations.
+  const MemoryReport whole = llama({}, 1);
+  const MemoryReport pp4 = llama({.pipeline = 4, .micro_batches = 8}, 1);
+  CHECK(pp4.weights.value < whole.weights.value / 3);
+  CHECK(pp4.weights.value > whole.weights.value / 5);
+  CHECK(pp4.in_flight == in_flight_micro_batches(pp4.stage, 4, 8, PipelineSchedule::one_f_one_b));
+  CHECK(pp4.activations.value > whole.activations.value / 4);  // the first stage keeps 4 micro-batches of a quarter
+}
+
+TEST_CASE("a layout the model cannot take is refused") {
+  CHECK_THROWS_WITH(llama({.pipeline = 100000}), Catch::Contains("pipeline stages for a model of"));
+  CHECK_THROWS_WITH(llama({.tensor = 0}), Catch::Contains("tensor size must be positive"));
+  // An absurd batch clamps at 2^63 - 1 bytes: does not fit, never a wrapped number.
+  const MemoryReport huge =
+      llama({.pipeline = 1, .micro_batches = 1 << 20, .schedule = PipelineSchedule::gpipe}, std::int64_t{1} << 40);
+  CHECK_FALSE(huge.fits);
+  CHECK(huge.total.value > 0);
+}
