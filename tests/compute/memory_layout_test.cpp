@@ -64,7 +64,7 @@ TEST_CASE("tensor and context parallelism divide what they split") {
   CHECK(cp2.activations.value == 4 * ceil_div(one.activations.value / 4, 2));
 }
 
-TEST_CASE("1F1B keeps min(p - i, m) micro-batches in flight at stage i; GPipe all m") {
+TEST_CASE("1F1B keeps min(p - i, m) micro-batches in flight at stage i, GPipe all m") {
   CHECK(in_flight_micro_batches(0, 4, 16, PipelineSchedule::one_f_one_b) == 4);
   CHECK(in_flight_micro_batches(3, 4, 16, PipelineSchedule::one_f_one_b) == 1);
   CHECK(in_flight_micro_batches(0, 4, 2, PipelineSchedule::one_f_one_b) == 2);

@@ -18,4 +18,8 @@ RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSched
 // them): an event-driven run on the flow model, so that incast at a server's link shows.
 RunOutput run_parameter_server(ResolvedScenario& context, convergence::UpdateSchedule* schedule);
 
+// Strategy sync with parallelism.sharding (ZeRO-1/2/3) and no model parallelism: one rank's timeline over the
+// units' reduce-scatters and all-gathers (sharded_run.hpp).
+RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedule* schedule);
+
 }  // namespace syncsim::run

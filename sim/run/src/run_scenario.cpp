@@ -13,17 +13,16 @@ namespace syncsim::run {
 
 namespace {
 
-// The engines simulate data parallelism without sharding; the rest of a layout is read by the memory check only.
+// The engines simulate data parallelism, sharded or not; the rest of a layout is read by the memory check only.
 void check_layout_simulated(const ParallelismConfig& p) {
   const std::pair<const char*, const Located<std::int64_t>*> sizes[] = {
       {"tensor", &p.tensor}, {"pipeline", &p.pipeline}, {"context", &p.context}, {"expert", &p.expert}};
   constexpr const char* kWhat =
       "is read by the memory check (syncsim memory) but its communication is not simulated yet; syncsim run "
-      "simulates data parallelism without sharding";
+      "simulates data parallelism, with or without ZeRO sharding";
   for (const auto& [name, size] : sizes) {
     if (size->value > 1) throw size->error(fmt::format("{} parallelism {}", name, kWhat));
   }
-  if (p.sharding.value != ShardingLevel::none) throw p.sharding.error(fmt::format("sharding {}", kWhat));
 }
 
 RunOutput run_engine(const Scenario& scenario, Workspace& workspace, convergence::UpdateSchedule* schedule,
@@ -32,6 +31,7 @@ RunOutput run_engine(const Scenario& scenario, Workspace& workspace, convergence
   ResolvedScenario context(scenario, workspace, progress);
   context.check_run_length();
   const TrainingConfig& t = scenario.training;
+  if (scenario.parallelism.sharding.value != ShardingLevel::none) return run_sharded_data(context, schedule);
   if (t.communication.value == Communication::parameter_server || t.strategy.value == StrategyKind::hybrid) {
     return run_parameter_server(context, schedule);
   }

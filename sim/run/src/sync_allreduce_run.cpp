@@ -115,6 +115,22 @@ void fill_buckets(TrainingReport& r, ResolvedScenario& context, const BucketPlan
   }
 }
 
+// The data-parallel group's bus bytes per GPU per iteration (nccl-tests' busbw accounting: an AllReduce of S moves
+// 2 (d - 1)/d x S), every bucket once per iteration (DDP) or once per K iterations (local SGD's averaging).
+void fill_data_communication(TrainingReport& r, const SynchronousRunSetup& setup, std::int64_t workers) {
+  const double d = static_cast<double>(workers);
+  const double every = setup.sync_every > 0 ? static_cast<double>(setup.sync_every) : 1;
+  const double bytes = 2 * (d - 1) / d * static_cast<double>(setup.ddp.buckets.total_bytes().value) / every;
+  SimTime exposed;
+  for (const WorkerReport& w : r.per_worker) exposed += w.exposed_communication;
+  const std::int64_t per = static_cast<std::int64_t>(r.per_worker.size()) * r.iterations;
+  r.group_communication.push_back(
+      {.group = "data",
+       .collectives = setup.sync_every > 0 ? "all_reduce per bucket every sync_every" : "all_reduce per bucket",
+       .bytes_per_gpu = bytes,
+       .exposed = SimTime::from_ps(exposed.ps() / std::max<std::int64_t>(per, 1))});
+}
+
 }  // namespace
 
 RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
@@ -177,6 +193,7 @@ RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSched
   compute_shares(r);
   fill_faults(r, result, faults);
   fill_buckets(r, context, setup.ddp.buckets);
+  if (workers > 1) fill_data_communication(r, setup, workers);
   if (workers > 1) record_link_loads(context, network, recorder, r);
   out.trace = std::move(recorder).build();
   return out;

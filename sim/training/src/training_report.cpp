@@ -227,6 +227,16 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
                        {"straggler_share", ratio(r.bottleneck.straggler_share)}};
   out["bucket_cap_bytes"] = r.bucket_cap.value;
   out["buckets"] = buckets_json(r.buckets);
+  if (!r.group_communication.empty()) {  // not with parameter servers, whose traffic is per server link
+    nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+    for (const GroupCommunication& g : r.group_communication) {
+      groups.push_back({{"group", g.group},
+                        {"collectives", g.collectives},
+                        {"bytes_per_gpu_per_iteration", g.bytes_per_gpu},
+                        {"exposed_us_per_iteration", us(g.exposed)}});
+    }
+    out["communication_by_group"] = groups;
+  }
   out["per_worker"] = workers_json(r.per_worker);
   out["memory"] = {{"fits", r.memory.fits},
                    {"weights_bytes", r.memory.weights.value},

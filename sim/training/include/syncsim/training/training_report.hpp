@@ -36,6 +36,16 @@ struct BucketReport {
 // A bucket of `bytes` whose AllReduce ran as `outcome` says (the time, algorithm, protocol and channels).
 BucketReport allreduce_bucket_report(Bytes bytes, const CollectiveOutcome& outcome);
 
+// One parallel group kind's communication: the bus bytes one GPU moves per iteration, in nccl-tests' busbw
+// accounting (an AllReduce of S: 2 (d - 1)/d x S; a ReduceScatter or AllGather: (d - 1)/d x S), whatever algorithm
+// runs, and how long an iteration waits on it (the mean over workers).
+struct GroupCommunication {
+  std::string group;         // data (tensor, pipeline and expert with model-parallel layouts)
+  std::string collectives;   // what runs, e.g. "reduce_scatter + all_gather per unit"
+  double bytes_per_gpu = 0;  // per iteration
+  SimTime exposed;           // per iteration
+};
+
 struct WorkerReport {
   SimTime compute;
   SimTime optimizer;
@@ -194,6 +204,8 @@ struct TrainingReport {
 
   Bytes bucket_cap;
   std::vector<BucketReport> buckets;  // in launch order
+  // Per group kind: data parallelism over AllReduce (sync, local_sgd) and sharded; empty with parameter servers.
+  std::vector<GroupCommunication> group_communication;
   std::vector<WorkerReport> per_worker;
   MemoryReport memory;
   std::optional<ConvergenceReport> convergence;  // with a `convergence:` section

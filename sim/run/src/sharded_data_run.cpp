@@ -1,0 +1,126 @@
+// Strategy sync under ZeRO sharding (parallelism.sharding) without model parallelism: the scenario turned into a
+// ShardedRunSetup, run_sharded, and its result turned into the report (with its `communication` section) and a
+// trace of one rank, which is every rank's.
+#include <fmt/format.h>
+
+#include <string>
+
+#include "engines.hpp"
+#include "syncsim/collectives/collective_runner.hpp"
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/training/bucket_plan.hpp"
+#include "syncsim/training/sharded_run.hpp"
+#include "syncsim/training/synchronous_run.hpp"
+
+namespace syncsim::run {
+
+namespace {
+
+constexpr const char* kNotYet = "not simulated yet with sharding";
+
+void check_supported(const Scenario& s) {
+  const ParallelismConfig& p = s.parallelism;
+  if (s.training.strategy.value != StrategyKind::sync) {
+    throw s.training.strategy.error(
+        fmt::format("strategy '{}' is {} (sync is)", to_string(s.training.strategy.value), kNotYet));
+  }
+  if (s.training.communication.value != Communication::allreduce) {
+    throw s.training.communication.error(fmt::format("parameter servers are {}", kNotYet));
+  }
+  if (p.shard_group) throw p.shard_group->error(fmt::format("HSDP's shard groups are {}", kNotYet));
+  if (!s.faults.empty()) throw InputError(fmt::format("faults are {}", kNotYet), s.faults[0].where, s.faults[0].key);
+  if (!s.degraded_links.empty()) {
+    throw InputError(fmt::format("degraded links are {}", kNotYet), s.degraded_links[0].where, s.degraded_links[0].key);
+  }
+  if (s.stragglers.jitter.distribution != JitterKind::none || !s.stragglers.slow.empty()) {
+    throw InputError(fmt::format("stragglers are {} (every rank runs the same timeline)", kNotYet),
+                     SourceLocation{s.source, 0, 0}, "stragglers");
+  }
+  if (s.model.micro_batches > 1) {
+    throw InputError(fmt::format("gradient accumulation is {}", kNotYet), SourceLocation{s.source, 0, 0},
+                     "model.micro_batches");
+  }
+}
+
+std::string collectives_text(ShardingLevel level) {
+  return level == ShardingLevel::full ? "all_gather (forward) + all_gather (backward) + reduce_scatter per unit"
+                                      : "reduce_scatter + all_gather per unit";
+}
+
+trace::Trace sharded_trace(const Scenario& s, const ShardedRunResult& result) {
+  trace::TraceBuilder b;
+  b.set_metadata("scenario", s.name);
+  b.set_metadata("ranks", "every rank runs this timeline (sharded data parallelism, identical ranks)");
+  const trace::TrackId compute = b.add_track("worker 0", trace::TrackKind::worker, 0);
+  const trace::TrackId comm = b.add_track("worker 0 data-parallel collectives", trace::TrackKind::collective, 1);
+  for (const ShardedRunResult::ComputeSpan& c : result.compute_spans) {
+    const char* name = c.optimizer ? "optimizer step (1/d)" : c.backward ? "backward" : "forward";
+    b.add_span(compute, name, c.optimizer ? "optimizer" : "compute", c.start, c.end - c.start,
+               {trace::SpanArg{"iteration", c.iteration}});
+  }
+  for (const ShardedCollective& c : result.collectives) {
+    b.add_span(comm, fmt::format("{} unit {}", to_string(c.op), c.unit), "communication", c.start, c.end - c.start,
+               {trace::SpanArg{"iteration", c.iteration}, trace::SpanArg{"bytes", c.bytes.value}});
+  }
+  return std::move(b).build();
+}
+
+}  // namespace
+
+RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
+  const Scenario& s = context.scenario();
+  check_supported(s);
+  const std::int64_t ranks = context.workers();
+  ShardedRunSetup setup;
+  setup.layers = context.layer_times();
+  setup.units = make_buckets(context.model(), s.training.bucket_size, context.precision());
+  setup.level = s.parallelism.sharding.value;
+  setup.ranks = ranks;
+  setup.optimizer_step = context.optimizer_step();
+  setup.iterations = s.training.iterations;
+  setup.overlap_slowdown = s.training.overlap_slowdown ? s.training.overlap_slowdown->value : kDefaultOverlapSlowdown;
+  setup.collective_time = [&](CollectiveOp op, Bytes bytes) {
+    CollectiveSpec spec = context.collective_spec(op, static_cast<std::size_t>(ranks));
+    spec.size = bytes;
+    return at_value(s.training.algorithm, [&] { return simulate_collective(context.router(), spec).time; });
+  };
+  if (ranks < 2) throw s.parallelism.sharding.error("sharding needs at least 2 data-parallel ranks");
+  const ShardedRunResult result = run_sharded(setup);
+
+  RunOutput out;
+  TrainingReport& r = out.report;
+  r = context.base_report();
+  const SimTime mean = SimTime::from_ps(result.total.ps() / s.training.iterations);
+  fill_throughput(r, s.training.iterations, result.total, mean, nearest_rank_percentile(result.iteration_times, 50),
+                  nearest_rank_percentile(result.iteration_times, 99));
+  for (std::int64_t rank = 0; rank < ranks; ++rank) {
+    r.per_worker.push_back({.compute = result.compute,
+                            .optimizer = result.optimizer,
+                            .exposed_communication = result.exposed,
+                            .straggler_wait = SimTime::zero(),
+                            .framework_overhead = SimTime::zero(),
+                            .overlap_interference = result.interference,
+                            .updates = std::nullopt});
+  }
+  compute_shares(r);
+  r.group_communication.push_back({.group = "data",
+                                   .collectives = collectives_text(setup.level),
+                                   .bytes_per_gpu = result.bytes_per_gpu_per_iteration,
+                                   .exposed = SimTime::from_ps(result.exposed.ps() / s.training.iterations)});
+  if (schedule != nullptr) {
+    schedule->kind = convergence::ScheduleKind::synchronous;
+    schedule->workers = ranks;
+    std::vector<std::int64_t> everyone;
+    for (std::int64_t w = 0; w < ranks; ++w) everyone.push_back(w);
+    schedule->member_sets.push_back(std::move(everyone));
+    SimTime end;
+    for (std::size_t i = 0; i < result.iteration_times.size(); ++i) {
+      end += result.iteration_times[i];
+      schedule->updates.push_back({.at = end, .source = 0, .read_version = static_cast<std::int64_t>(i)});
+    }
+  }
+  out.trace = sharded_trace(s, result);
+  return out;
+}
+
+}  // namespace syncsim::run

@@ -1,0 +1,83 @@
+#pragma once
+// run_sharded: synchronous data parallelism under ZeRO sharding over d identical ranks (parallelism.sharding),
+// one engine beside the DDP one (synchronous_run.hpp). Units are the gradient buckets (bucket_plan.hpp: contiguous
+// layers, the last layers first); every collective runs over all d ranks on one in-order communication stream,
+// and a unit of S bytes moves (d - 1)/d x S per GPU per collective.
+//
+//   optimizer, gradients  (ZeRO-1/2, Megatron's distributed optimizer, FSDP SHARD_GRAD_OP)
+//       backward: each unit's gradient is reduce-scattered as soon as backward produced it;
+//       step:     each rank updates its 1/d of the parameters, after the last reduce-scatter;
+//       then:     the updated parameters are all-gathered unit by unit, first layers first, and the next
+//                 forward runs each layer once its unit has arrived (Megatron's overlapped param gather).
+//       Per GPU and iteration: 2 (d - 1)/d x G bytes, G the gradient bytes.
+//   full  (ZeRO-3, FSDP FULL_SHARD)
+//       forward:  each unit's parameters are all-gathered before its first layer (issued back to back, so
+//                 later units are prefetched while earlier ones compute);
+//       backward: gathered again, one unit ahead of the one computing (FSDP's BACKWARD_PRE prefetch), and each
+//                 unit's gradient reduce-scattered once its backward is done, in stream order;
+//       step:     1/d of the parameters, after the last reduce-scatter, before the next forward's gathers.
+//       Per GPU and iteration: 3 (d - 1)/d x G bytes.
+//
+// Ranks are identical (no stragglers, faults or degraded links in this engine), so one rank's timeline is every
+// rank's. docs/strategies.md, "Sharded data parallelism".
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "syncsim/collectives/collective_op.hpp"
+#include "syncsim/compute/memory_check.hpp"
+#include "syncsim/core/sim_time.hpp"
+#include "syncsim/training/bucket_plan.hpp"
+#include "syncsim/training/ddp_iteration.hpp"
+
+namespace syncsim {
+
+struct ShardedRunSetup {
+  LayerTimes layers;  // one rank's forward and backward per layer
+  BucketPlan units;   // buckets: unit b holds buckets[b].layers
+  ShardingLevel level = ShardingLevel::optimizer;
+  std::int64_t ranks = 2;  // d
+  SimTime optimizer_step;  // the whole model's step on one GPU: a rank runs ceil(1/d) of it
+  std::int64_t iterations = 1;
+  // Backward runs (1 + s) times slower once the collectives beside it started (the DDP engine's rule,
+  // training.overlap_slowdown): in ZeRO-1/2 from the first reduce-scatter, in ZeRO-3 all of it (gathers from its
+  // start). Forward is not slowed.
+  double overlap_slowdown = 0;
+  // A collective over the d ranks of a unit of `bytes` (reduce_scatter or all_gather).
+  std::function<SimTime(CollectiveOp op, Bytes bytes)> collective_time;
+};
+
+struct ShardedCollective {
+  std::int64_t iteration = 0;
+  CollectiveOp op = CollectiveOp::all_gather;
+  std::size_t unit = 0;
+  Bytes bytes;  // the unit's, whole
+  SimTime start;
+  SimTime end;
+};
+
+struct ShardedRunResult {
+  std::vector<SimTime> iteration_times;
+  SimTime total;
+  SimTime compute;                         // one rank's forward + backward, all iterations
+  SimTime optimizer;                       // its optimizer steps
+  SimTime interference;                    // backward's extra time beside the collectives (overlap_slowdown)
+  SimTime exposed;                         // total - compute - optimizer - interference: waiting on the stream
+  double bytes_per_gpu_per_iteration = 0;  // what one GPU sends (and receives) per iteration
+  std::vector<ShardedCollective> collectives;
+  // One rank's compute spans: (iteration, layer, backward?, start, end); optimizer steps as layer SIZE_MAX.
+  struct ComputeSpan {
+    std::int64_t iteration = 0;
+    bool backward = false;
+    bool optimizer = false;
+    SimTime start;
+    SimTime end;
+  };
+  std::vector<ComputeSpan> compute_spans;  // merged per phase: one forward, one backward, one step per iteration
+};
+
+// Throws InputError for level none, fewer than 2 ranks, no units, layers and units that disagree, or a negative
+// collective time.
+ShardedRunResult run_sharded(const ShardedRunSetup& setup);
+
+}  // namespace syncsim

@@ -1,0 +1,190 @@
+#include "syncsim/training/sharded_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "syncsim/core/input_error.hpp"
+
+namespace syncsim {
+
+namespace {
+
+void check_setup(const ShardedRunSetup& s) {
+  if (s.level == ShardingLevel::none) throw InputError("sharded run: nothing is sharded (use the DDP engine)");
+  if (s.ranks < 2) throw InputError(fmt::format("sharded run: needs at least 2 ranks, got {}", s.ranks));
+  if (s.iterations < 1) throw InputError(fmt::format("sharded run: iterations must be positive, got {}", s.iterations));
+  if (s.units.buckets.empty()) throw InputError("sharded run: no units");
+  if (s.layers.forward.size() != s.layers.backward.size() || s.layers.forward.empty()) {
+    throw InputError("sharded run: forward and backward layer times disagree");
+  }
+  for (const GradientBucket& unit : s.units.buckets) {
+    for (const std::size_t l : unit.layers) {
+      if (l >= s.layers.forward.size()) throw InputError("sharded run: a unit names a layer the model lacks");
+    }
+  }
+  if (!s.collective_time) throw InputError("sharded run: no collective time");
+}
+
+// One iteration's clocks, placed op by op on the in-order stream.
+class ShardedTimeline {
+ public:
+  explicit ShardedTimeline(const ShardedRunSetup& setup) : s_(setup) {
+    const std::size_t n = s_.layers.forward.size();
+    std::vector<std::optional<std::size_t>> owner(n);
+    for (std::size_t b = 0; b < s_.units.buckets.size(); ++b) {
+      for (const std::size_t l : s_.units.buckets[b].layers) owner[l] = b;
+      first_backward_.push_back(
+          *std::max_element(s_.units.buckets[b].layers.begin(), s_.units.buckets[b].layers.end()));
+      time_[0].push_back(checked(s_.collective_time(CollectiveOp::reduce_scatter, s_.units.buckets[b].bytes)));
+      time_[1].push_back(checked(s_.collective_time(CollectiveOp::all_gather, s_.units.buckets[b].bytes)));
+    }
+    // A layer without parameters belongs to the unit of the last layer with parameters before it (the first such
+    // layer's unit for those ahead of it): it runs inside that unit's FSDP module.
+    std::optional<std::size_t> current;
+    for (std::size_t l = 0; l < n && !current; ++l) current = owner[l];
+    for (std::size_t l = 0; l < n; ++l) {
+      if (owner[l]) current = owner[l];
+      unit_of_.push_back(current.value_or(0));
+    }
+    step_ = SimTime::from_ps((s_.optimizer_step.ps() + s_.ranks - 1) / s_.ranks);
+  }
+
+  ShardedRunResult run() {
+    ShardedRunResult out;
+    gathered_.assign(s_.units.buckets.size(), SimTime::zero());
+    SimTime start;
+    for (std::int64_t it = 0; it < s_.iterations; ++it) {
+      const SimTime end = s_.level == ShardingLevel::full ? full_iteration(it, start, out) : zero12(it, start, out);
+      out.iteration_times.push_back(end - start);
+      start = end;
+    }
+    out.total = start;
+    out.exposed = out.total - out.compute - out.optimizer - out.interference;
+    const double share = static_cast<double>(s_.ranks - 1) / static_cast<double>(s_.ranks);
+    double bytes = 0;
+    for (const ShardedCollective& c : out.collectives) bytes += share * static_cast<double>(c.bytes.value);
+    out.bytes_per_gpu_per_iteration = bytes / static_cast<double>(s_.iterations);
+    return out;
+  }
+
+ private:
+  static SimTime checked(SimTime t) {
+    if (t < SimTime::zero()) throw InputError("sharded run: negative collective time");
+    return t;
+  }
+
+  // Places `op` of unit b on the stream once `ready`; returns its end.
+  SimTime place(std::int64_t it, CollectiveOp op, std::size_t b, SimTime ready, ShardedRunResult& out) {
+    const SimTime begin = std::max(ready, stream_);
+    stream_ = begin + time_[op == CollectiveOp::all_gather ? 1 : 0][b];
+    out.collectives.push_back({it, op, b, s_.units.buckets[b].bytes, begin, stream_});
+    return stream_;
+  }
+
+  // Every unit's parameters, first layers first (the last bucket holds them).
+  void gather_all(std::int64_t it, SimTime ready, ShardedRunResult& out) {
+    for (std::size_t b = s_.units.buckets.size(); b-- > 0;) {
+      gathered_[b] = place(it, CollectiveOp::all_gather, b, ready, out);
+    }
+  }
+
+  SimTime forward(std::int64_t it, SimTime now, ShardedRunResult& out) {
+    const SimTime begin = now;
+    for (std::size_t l = 0; l < s_.layers.forward.size(); ++l) {
+      now = std::max(now, gathered_[unit_of_[l]]) + s_.layers.forward[l];
+    }
+    out.compute_spans.push_back({it, false, false, begin, now});
+    return now;
+  }
+
+  SimTime step(std::int64_t it, SimTime ready, ShardedRunResult& out) {
+    const SimTime begin = std::max(ready, stream_);
+    out.optimizer += step_;
+    out.compute_spans.push_back({it, false, true, begin, begin + step_});
+    return begin + step_;
+  }
+
+  // ZeRO-1/2: the gathers of the parameters the previous step updated (issued as it ended), forward on each unit
+  // once it arrived, backward reduce-scattering each unit as it is produced, the sharded step after the last.
+  SimTime zero12(std::int64_t it, SimTime start, ShardedRunResult& out) {
+    gather_all(it, start, out);
+    SimTime now = forward(it, start, out);
+    const SimTime backward_begin = now;
+    std::size_t next = 0;
+    for (std::size_t l = s_.layers.backward.size(); l-- > 0;) {
+      now += backward(l, next > 0, out);
+      for (; next < s_.units.buckets.size() && s_.units.buckets[next].ready_after_layer == l; ++next) {
+        place(it, CollectiveOp::reduce_scatter, next, now, out);
+      }
+    }
+    out.compute += forward_compute() + backward_compute();
+    out.compute_spans.push_back({it, true, false, backward_begin, now});
+    return step(it, now, out);
+  }
+
+  // ZeRO-3: gathers before forward and again before backward (one unit ahead), reduce-scatters after.
+  SimTime full_iteration(std::int64_t it, SimTime start, ShardedRunResult& out) {
+    gather_all(it, start, out);
+    SimTime now = forward(it, start, out);
+    const SimTime backward_begin = now;
+    const std::size_t units = s_.units.buckets.size();
+    std::vector<SimTime> gathered(units);
+    gathered[0] = place(it, CollectiveOp::all_gather, 0, now, out);
+    std::size_t entering = 0;  // the next unit whose first backward layer is ahead
+    std::size_t next_rs = 0;
+    for (std::size_t l = s_.layers.backward.size(); l-- > 0;) {
+      if (entering < units && l == first_backward_[entering]) {
+        now = std::max(now, gathered[entering]);
+        // Prefetch: the next unit's gather goes on the stream before this unit's reduce-scatter.
+        if (entering + 1 < units) gathered[entering + 1] = place(it, CollectiveOp::all_gather, entering + 1, now, out);
+        ++entering;
+      }
+      now += backward(l, true, out);
+      for (; next_rs < units && s_.units.buckets[next_rs].ready_after_layer == l; ++next_rs) {
+        place(it, CollectiveOp::reduce_scatter, next_rs, now, out);
+      }
+    }
+    out.compute_spans.push_back({it, true, false, backward_begin, now});
+    out.compute += forward_compute() + backward_compute();
+    return step(it, now, out);
+  }
+
+  // Layer l's backward, slowed beside the collectives when `beside` (the extra counted as interference).
+  SimTime backward(std::size_t l, bool beside, ShardedRunResult& out) const {
+    const SimTime nominal = s_.layers.backward[l];
+    if (!beside || s_.overlap_slowdown <= 0) return nominal;
+    const SimTime slowed = nominal.scaled(1 + s_.overlap_slowdown);
+    out.interference += slowed - nominal;
+    return slowed;
+  }
+
+  SimTime forward_compute() const {
+    SimTime t;
+    for (const SimTime f : s_.layers.forward) t += f;
+    return t;
+  }
+  SimTime backward_compute() const {
+    SimTime t;
+    for (const SimTime b : s_.layers.backward) t += b;
+    return t;
+  }
+
+  const ShardedRunSetup& s_;
+  std::vector<std::size_t> unit_of_;         // per layer, the unit whose parameters it uses
+  std::vector<std::size_t> first_backward_;  // per unit, its highest layer: where its backward starts
+  std::vector<SimTime> time_[2];             // per unit: reduce-scatter, all-gather
+  std::vector<SimTime> gathered_;
+  SimTime stream_;
+  SimTime step_;
+};
+
+}  // namespace
+
+ShardedRunResult run_sharded(const ShardedRunSetup& setup) {
+  check_setup(setup);
+  return ShardedTimeline(setup).run();
+}
+
+}  // namespace syncsim

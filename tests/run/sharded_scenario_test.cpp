@@ -1,0 +1,72 @@
+// Sharded data parallelism end to end (parallelism.sharding, sharded_run.hpp): the report's per-GPU bus bytes per
+// iteration are the closed forms 2 (d - 1)/d G without sharding and with ZeRO-1/2, 3 (d - 1)/d G with ZeRO-3,
+// and what the engine does not simulate yet is refused at its key.
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/run/run_scenario.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
+
+using namespace syncsim;
+
+namespace {
+
+constexpr const char* kScenario = R"(
+name: sharded
+cluster: {gpu: A100-SXM4-80GB, topology: "switch:n=8,bw=100Gbps,lat=5us"}
+model: {name: resnet50, batch_per_gpu: 32, precision: fp16}
+training: {strategy: sync, iterations: 3}
+)";
+
+TrainingReport run_sharded_scenario(const std::vector<std::string>& overrides) {
+  return run::run_scenario(parse_scenario(kScenario, "sharded.yaml", overrides)).report;
+}
+
+constexpr double kGradientBytes = 2.0 * 25'557'032;  // fp16 gradients of ResNet-50
+constexpr double kRanks = 8;
+
+}  // namespace
+
+TEST_CASE("data-parallel bus bytes per GPU per iteration: 2 (d-1)/d G, or 3 (d-1)/d G fully sharded") {
+  const auto bytes = [](const char* sharding) {
+    const TrainingReport r = run_sharded_scenario({fmt::format("parallelism.sharding={}", sharding)});
+    REQUIRE(r.group_communication.size() == 1);
+    CHECK(r.group_communication[0].group == "data");
+    return r.group_communication[0].bytes_per_gpu;
+  };
+  const double two = 2 * (kRanks - 1) / kRanks * kGradientBytes;
+  const double three = 3 * (kRanks - 1) / kRanks * kGradientBytes;
+  CHECK(bytes("none") == Approx(two).epsilon(1e-12));
+  CHECK(bytes("optimizer") == Approx(two).epsilon(1e-12));
+  CHECK(bytes("gradients") == Approx(two).epsilon(1e-12));
+  CHECK(bytes("full") == Approx(three).epsilon(1e-12));
+}
+
+TEST_CASE("a sharded optimizer steps 1/d of the parameters, and full sharding waits longer on its gathers") {
+  const TrainingReport none = run_sharded_scenario({"parallelism.sharding=none"});
+  const TrainingReport zero1 = run_sharded_scenario({"parallelism.sharding=optimizer"});
+  const TrainingReport zero3 = run_sharded_scenario({"parallelism.sharding=full"});
+  const auto step = [](const TrainingReport& r) { return r.per_worker.at(0).optimizer.ps() / r.iterations; };
+  CHECK(step(zero1) == (step(none) + 7) / 8);  // ceil(step / 8)
+  CHECK(zero3.group_communication[0].exposed >= zero1.group_communication[0].exposed);
+  // The report's shares still add up: compute, optimizer, interference and exposed communication.
+  for (const TrainingReport* r : {&zero1, &zero3}) {
+    const WorkerReport& w = r->per_worker.at(0);
+    CHECK(w.compute + w.optimizer + w.overlap_interference + w.exposed_communication == r->total);
+  }
+}
+
+TEST_CASE("what sharded runs do not simulate yet is refused at its key") {
+  CHECK_THROWS_WITH(run_sharded_scenario({"parallelism.sharding=full", "parallelism.shard_group=4"}),
+                    Catch::Contains("parallelism.shard_group: HSDP's shard groups are not simulated yet"));
+  CHECK_THROWS_WITH(run_sharded_scenario({"parallelism.sharding=full", "stragglers.slow=[{rank: 1, factor: 1.5}]"}),
+                    Catch::Contains("stragglers are not simulated yet with sharding"));
+  CHECK_THROWS_WITH(run_sharded_scenario({"parallelism.sharding=full", "training.communication=parameter_server"}),
+                    Catch::Contains("parameter servers are not simulated yet with sharding"));
+  CHECK_THROWS_WITH(run_sharded_scenario({"parallelism.tensor=2"}),
+                    Catch::Contains("parallelism.tensor: tensor parallelism is read by the memory check"));
+}
