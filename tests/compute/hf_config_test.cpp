@@ -51,6 +51,21 @@ TEST_CASE("a Hugging Face config.json gives the catalog's model, layer for layer
   CHECK(llama("m", parse_hf_config(tied, "m.json")).params() == 7'241'732'096 - 32000LL * 4096);
 }
 
+TEST_CASE("a DeepSeekMoE config gives the catalog's deepseek-moe-16b", "[hf_config]") {
+  // deepseek-ai/deepseek-moe-16b-base's config.json, its shape keys.
+  const std::string deepseek = R"({"architectures": ["DeepseekForCausalLM"], "num_hidden_layers": 28,
+      "hidden_size": 2048, "num_attention_heads": 16, "num_key_value_heads": 16, "intermediate_size": 10944,
+      "moe_intermediate_size": 1408, "n_routed_experts": 64, "n_shared_experts": 2, "num_experts_per_tok": 6,
+      "first_k_dense_replace": 1, "moe_layer_freq": 1, "vocab_size": 102400, "max_position_embeddings": 4096,
+      "tie_word_embeddings": false})";
+  same_model(llama("deepseek-moe-16b", parse_hf_config(deepseek, "ds.json")), find_model("deepseek-moe-16b"));
+  const std::string every_other = deepseek.substr(0, deepseek.size() - 1) + R"(, "moe_layer_freq": 2})";
+  CHECK_THROWS_WITH(parse_hf_config(every_other, "ds.json"), Catch::StartsWith("ds.json: moe_layer_freq: "));
+  const std::string too_many = deepseek.substr(0, deepseek.size() - 1) + R"(, "first_k_dense_replace": 29})";
+  CHECK_THROWS_WITH(parse_hf_config(too_many, "ds.json"),
+                    Catch::StartsWith("ds.json: first_k_dense_replace: 29 dense"));
+}
+
 TEST_CASE("config.json errors name the file and the JSON key", "[hf_config]") {
   const auto fails = [](const std::string& json, const std::string& text) {
     CHECK_THROWS_WITH(parse_hf_config(json, "cfg.json"), Catch::StartsWith("cfg.json: ") && Catch::Contains(text));

@@ -18,8 +18,8 @@ namespace syncsim {
 namespace {
 
 constexpr std::uint64_t kMaxConfigBytes = std::uint64_t{1} << 20;
-constexpr std::array<std::string_view, 3> kArchitectures{"LlamaForCausalLM", "MistralForCausalLM",
-                                                         "MixtralForCausalLM"};
+constexpr std::array<std::string_view, 4> kArchitectures{"LlamaForCausalLM", "MistralForCausalLM", "MixtralForCausalLM",
+                                                         "DeepseekForCausalLM"};
 
 // check_shape's field names (the scenario's model.transformer keys) as config.json spells them.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kJsonKeys{{{"layers", "num_hidden_layers"},
@@ -64,8 +64,8 @@ class ConfigReader {
     }
     const std::string name = (*it)[0].get<std::string>();
     if (std::find(kArchitectures.begin(), kArchitectures.end(), name) == kArchitectures.end()) {
-      fail("architectures", fmt::format("unknown architecture '{}': expected LlamaForCausalLM, MistralForCausalLM or "
-                                        "MixtralForCausalLM",
+      fail("architectures", fmt::format("unknown architecture '{}': expected LlamaForCausalLM, MistralForCausalLM, "
+                                        "MixtralForCausalLM or DeepseekForCausalLM",
                                         name));
     }
     return name;
@@ -76,13 +76,32 @@ class ConfigReader {
   const std::string& source_;
 };
 
-std::string_view json_key(std::string_view field, bool moe) {
+enum class Family { dense, mixtral, deepseek };
+
+std::string_view json_key(std::string_view field, Family family) {
   for (const auto& [name, key] : kJsonKeys) {
-    if (name == field) return key;
+    if (name == field) return family == Family::deepseek && name == "ffn" ? "moe_intermediate_size" : key;
   }
-  if (moe && field == "experts") return "num_local_experts";
-  if (moe && field == "experts_per_token") return "num_experts_per_tok";
+  if (field == "experts") return family == Family::deepseek ? "n_routed_experts" : "num_local_experts";
+  if (field == "experts_per_token") return "num_experts_per_tok";
+  if (field == "shared_experts") return "n_shared_experts";
+  if (field == "dense_layers") return "first_k_dense_replace";
+  if (field == "dense_ffn") return "intermediate_size";
   return {};
+}
+
+// DeepSeekMoE (its modeling_deepseek.py): routed experts of moe_intermediate_size, n_shared_experts of them
+// always on, the first first_k_dense_replace layers dense at intermediate_size; MoE on every later layer.
+void read_deepseek(const ConfigReader& config, LlamaShape& shape) {
+  if (const auto frequency = config.count("moe_layer_freq"); frequency && *frequency != 1) {
+    config.fail("moe_layer_freq", fmt::format("MoE on every {}th layer is not supported (only 1)", *frequency));
+  }
+  shape.dense_ffn = shape.ffn;
+  shape.ffn = config.required("moe_intermediate_size");
+  shape.experts = config.required("n_routed_experts");
+  shape.experts_per_token = config.required("num_experts_per_tok");
+  shape.shared_experts = config.count("n_shared_experts").value_or(0);
+  shape.dense_layers = config.count("first_k_dense_replace").value_or(0);
 }
 
 }  // namespace
@@ -94,7 +113,10 @@ LlamaShape parse_hf_config(std::string_view json, const std::string& source) {
     throw InputError("not a Hugging Face config: expected a JSON object of settings", SourceLocation{source});
   }
   const ConfigReader config(doc, source);
-  const bool moe = config.architecture() == "MixtralForCausalLM";
+  const std::string architecture = config.architecture();
+  const Family family = architecture == "MixtralForCausalLM"    ? Family::mixtral
+                        : architecture == "DeepseekForCausalLM" ? Family::deepseek
+                                                                : Family::dense;
   LlamaShape shape{.layers = config.required("num_hidden_layers"),
                    .hidden = config.required("hidden_size"),
                    .heads = config.required("num_attention_heads"),
@@ -103,11 +125,12 @@ LlamaShape parse_hf_config(std::string_view json, const std::string& source) {
                    .vocab = config.required("vocab_size"),
                    .sequence_length = config.required("max_position_embeddings"),
                    .tied_embeddings = config.flag("tie_word_embeddings")};
-  if (moe) {
+  if (family == Family::mixtral) {
     shape.experts = config.required("num_local_experts");
     shape.experts_per_token = config.required("num_experts_per_tok");
   }
-  if (const auto problem = check_shape(shape)) config.fail(json_key(problem->field, moe), problem->message);
+  if (family == Family::deepseek) read_deepseek(config, shape);
+  if (const auto problem = check_shape(shape)) config.fail(json_key(problem->field, family), problem->message);
   if (const std::optional<std::int64_t> head_dim = config.count("head_dim");
       head_dim && *head_dim * shape.heads != shape.hidden) {
     config.fail("head_dim", fmt::format("{} differs from hidden_size / num_attention_heads = {}: not supported",

@@ -12,7 +12,11 @@
 //   max_position_embeddings    sequence_length      (the default; a scenario may give a shorter one)
 //   tie_word_embeddings        tied_embeddings      (absent: false, LlamaConfig's and MistralConfig's default)
 //   num_local_experts          experts              MixtralForCausalLM only
-//   num_experts_per_tok        experts_per_token    MixtralForCausalLM only
+//   num_experts_per_tok        experts_per_token    MixtralForCausalLM, DeepseekForCausalLM
+//   n_routed_experts           experts              DeepseekForCausalLM (DeepSeekMoE) only, and:
+//   moe_intermediate_size      ffn                    (intermediate_size is then dense_ffn, of the first
+//   n_shared_experts           shared_experts          first_k_dense_replace = dense_layers layers;
+//   first_k_dense_replace      dense_layers            moe_layer_freq other than 1 is refused)
 //
 // Everything else (rope_theta, rms_norm_eps, torch_dtype, ...) changes no count and is ignored; so is Mistral's
 // sliding_window (attention is counted over the whole sequence). A head_dim other than hidden_size /
