@@ -28,6 +28,64 @@ std::int64_t image_size(const ModelOptions& options) {
   return options.image_size.value_or(kImageNetSize);
 }
 
+// A transformer's shape with the options applied: the sequence length, and the attention kernel.
+template <typename Shape>
+Shape shaped(Shape shape, const ModelOptions& options) {
+  shape.sequence_length = options.sequence_length.value_or(shape.sequence_length);
+  shape.attention = options.attention.value_or(shape.attention);
+  return shape;
+}
+
+// Llama 3 (Meta's model cards and params.json): GQA with 8 key/value heads, a 128,256-token vocabulary, untied,
+// pretrained on 8,192-token sequences (3.1's 405B config allows 131,072).
+LlamaShape llama3(std::int64_t layers, std::int64_t hidden, std::int64_t heads, std::int64_t ffn) {
+  return {.layers = layers,
+          .hidden = hidden,
+          .heads = heads,
+          .kv_heads = 8,
+          .ffn = ffn,
+          .vocab = 128'256,
+          .sequence_length = 8192};
+}
+
+void add_decoders(std::vector<Entry>& e) {
+  const auto decoder = [&e](std::string_view name, std::vector<std::string_view> aliases, LlamaShape shape) {
+    e.push_back({name, std::move(aliases), Family::transformer,
+                 [name, shape](const ModelOptions& o) { return llama(std::string(name), shaped(shape, o)); }});
+  };
+  decoder("llama-7b", {"7b", "llama7b", "decoder-7b"}, LlamaShape{});
+  decoder("llama3-8b", {"llama-3-8b", "meta-llama-3-8b", "llama3.1-8b", "llama-3.1-8b"}, llama3(32, 4096, 32, 14'336));
+  decoder("llama3-70b", {"llama-3-70b", "meta-llama-3-70b", "llama3.1-70b", "llama-3.1-70b"},
+          llama3(80, 8192, 64, 28'672));
+  decoder("llama3-405b", {"llama-3-405b", "meta-llama-3.1-405b", "llama3.1-405b", "llama-3.1-405b"},
+          llama3(126, 16'384, 128, 53'248));
+  // Mixtral 8x7B (HF config.json): Mistral 7B's block with 8 SwiGLU experts, top-2, 32,768 positions.
+  decoder("mixtral-8x7b", {"mixtral", "mixtral-8x7b-v0.1"},
+          {.layers = 32,
+           .hidden = 4096,
+           .heads = 32,
+           .kv_heads = 8,
+           .ffn = 14'336,
+           .vocab = 32'000,
+           .sequence_length = 32'768,
+           .experts = 8,
+           .experts_per_token = 2});
+  // DeepSeekMoE 16B (Dai et al. 2024, HF config.json): 64 fine-grained routed experts of 1,408, top-6, plus 2
+  // shared ones; the first layer dense with a 10,944-wide MLP; 4,096 positions.
+  decoder("deepseek-moe-16b", {"deepseekmoe-16b", "deepseek-moe-16b-base"},
+          {.layers = 28,
+           .hidden = 2048,
+           .heads = 16,
+           .ffn = 1408,
+           .vocab = 102'400,
+           .sequence_length = 4096,
+           .experts = 64,
+           .experts_per_token = 6,
+           .shared_experts = 2,
+           .dense_layers = 1,
+           .dense_ffn = 10'944});
+}
+
 const std::vector<Entry>& catalog() {
   static const std::vector<Entry> entries = [] {
     std::vector<Entry> e;
@@ -52,20 +110,18 @@ const std::vector<Entry>& catalog() {
                  }});
     e.push_back({"vgg16", {"vgg-16"}, Family::cnn, [](const ModelOptions& o) { return vgg16(image_size(o)); }});
     e.push_back({"bert-large", {"bert-large-uncased", "bert_large"}, Family::transformer, [](const ModelOptions& o) {
-                   BertShape shape;
-                   shape.sequence_length = o.sequence_length.value_or(shape.sequence_length);
-                   return bert("bert-large", shape);
+                   return bert("bert-large", shaped(BertShape{}, o));
                  }});
     e.push_back({"gpt2", {"gpt-2", "gpt2-small"}, Family::transformer, [](const ModelOptions& o) {
-                   GptShape shape;
-                   shape.sequence_length = o.sequence_length.value_or(shape.sequence_length);
-                   return gpt2("gpt2", shape);
+                   return gpt2("gpt2", shaped(GptShape{}, o));
                  }});
-    e.push_back({"llama-7b", {"7b", "llama7b", "decoder-7b"}, Family::transformer, [](const ModelOptions& o) {
-                   LlamaShape shape;
-                   shape.sequence_length = o.sequence_length.value_or(shape.sequence_length);
-                   return llama("llama-7b", shape);
+    // GPT-3 175B (Brown et al. 2020, table 2.1): GPT-2's block at 96 x 12,288, 96 heads, 2,048 positions, tied.
+    e.push_back({"gpt3-175b", {"gpt-3", "gpt3", "gpt-3-175b"}, Family::transformer, [](const ModelOptions& o) {
+                   const GptShape shape{
+                       .layers = 96, .hidden = 12'288, .heads = 96, .max_positions = 2048, .sequence_length = 2048};
+                   return gpt2("gpt3-175b", shaped(shape, o));
                  }});
+    add_decoders(e);
     return e;
   }();
   return entries;
@@ -107,6 +163,9 @@ ModelSpec find_model(std::string_view name, const ModelOptions& options) {
   }
   if (entry->family == Family::cnn && options.sequence_length) {
     throw InputError(fmt::format("model '{}' is a CNN: it takes an image size, not a sequence length", entry->name));
+  }
+  if (entry->family == Family::cnn && options.attention) {
+    throw InputError(fmt::format("model '{}' is a CNN: it has no attention", entry->name));
   }
   if (entry->family == Family::transformer && options.image_size) {
     throw InputError(

@@ -15,6 +15,8 @@ constexpr std::int64_t kSiluFlops = 4;
 constexpr std::int64_t kRotaryFlops = 3;
 constexpr std::int64_t kTanhFlops = 4;
 constexpr std::int64_t kElementwiseFlops = 1;
+// Flash attention keeps the row max and the row sum of every head's scores for backward, in fp32.
+constexpr std::int64_t kSoftmaxStatisticsBytes = 2 * 4;
 }  // namespace
 
 std::int64_t TransformerBuilder::save_input() {
@@ -70,7 +72,7 @@ void TransformerBuilder::rms_norm(const std::string& name) {
 void TransformerBuilder::linear(const std::string& name, std::int64_t out_features, bool bias,
                                 std::int64_t tied_weights) {
   const std::int64_t in = width_;
-  const std::int64_t weights = in * out_features + (bias ? out_features : 0);
+  const std::int64_t weights = weight_copies_ * (in * out_features + (bias ? out_features : 0));
   layers_.push_back({.name = name,
                      .params = tied_weights > 0 ? 0 : weights,
                      .forward_flops = tokens_ * (2 * in * out_features + (bias ? out_features : 0)),
@@ -85,7 +87,7 @@ void TransformerBuilder::linear(const std::string& name, std::int64_t out_featur
 void TransformerBuilder::sibling_linear(const std::string& name, std::int64_t out_features, bool bias) {
   const std::int64_t in = linear_input_width_;
   SYNCSIM_INVARIANT(in > 0, "a sibling linear layer follows a linear layer");
-  const std::int64_t weights = in * out_features + (bias ? out_features : 0);
+  const std::int64_t weights = weight_copies_ * (in * out_features + (bias ? out_features : 0));
   layers_.push_back({.name = name,
                      .params = weights,
                      .forward_flops = tokens_ * (2 * in * out_features + (bias ? out_features : 0)),
@@ -95,38 +97,83 @@ void TransformerBuilder::sibling_linear(const std::string& name, std::int64_t ou
   saved_ = false;
 }
 
-void TransformerBuilder::attention(const std::string& prefix, std::int64_t heads, bool dropout_on_probs) {
-  SYNCSIM_INVARIANT(width_ == 3 * hidden_, "attention reads Q, K and V side by side");
+void TransformerBuilder::branch_linear(const std::string& name, std::int64_t out_features, bool bias) {
+  sibling_linear(name, out_features, bias);
+  width_ = out_features;
+}
+
+void TransformerBuilder::attention(const std::string& prefix, std::int64_t heads, std::int64_t kv_heads,
+                                   bool dropout_on_probs, bool flash) {
   const std::int64_t s = tokens_;
-  const std::int64_t sh = s * hidden_;
+  const std::int64_t q = s * hidden_;
+  const std::int64_t kv = s * kv_heads * (hidden_ / heads);  // K, and V, each
+  SYNCSIM_INVARIANT(width_ * s == q + 2 * kv, "attention reads Q, K and V side by side");
   const std::int64_t probs = heads * s * s;
-  // Q Kᵀ for every head: s x d times d x s, a heads of them: s²·h multiply-adds.
-  layers_.push_back({.name = prefix + "scores",
-                     .forward_flops = 2 * s * s * hidden_,
-                     .activation_elements_moved = 2 * sh + probs,
-                     .saved_elements = 2 * sh});
-  layers_.push_back({.name = prefix + "softmax",
-                     .forward_flops = kSoftmaxFlops * probs,
-                     .activation_elements_moved = 2 * probs,
-                     .saved_elements = probs});
-  if (dropout_on_probs) {
-    layers_.push_back({.name = prefix + "dropout",
-                       .forward_flops = kElementwiseFlops * probs,
+  // Q Kᵀ for every query head: s x d times d x s, a heads of them: s²·h multiply-adds; likewise probs x V.
+  const std::int64_t products = 2 * s * s * hidden_;
+  const std::int64_t dropout_flops = dropout_on_probs ? kElementwiseFlops * probs : 0;
+  if (flash) {
+    // Tiles of the scores live in on-chip memory only; the output O is the next linear's input, kept there.
+    layers_.push_back({.name = prefix + "flash_attention",
+                       .forward_flops = 2 * products + kSoftmaxFlops * probs + dropout_flops,
+                       .activation_elements_moved = 2 * q + 2 * kv,
+                       .saved_elements = q + 2 * kv,
+                       .saved_mask_bytes = kSoftmaxStatisticsBytes * heads * s});
+  } else {
+    layers_.push_back({.name = prefix + "scores",
+                       .forward_flops = products,
+                       .activation_elements_moved = q + kv + probs,
+                       .saved_elements = q + kv});
+    layers_.push_back({.name = prefix + "softmax",
+                       .forward_flops = kSoftmaxFlops * probs,
                        .activation_elements_moved = 2 * probs,
-                       .saved_mask_bytes = probs});
+                       .saved_elements = probs});
+    if (dropout_on_probs) {
+      layers_.push_back({.name = prefix + "dropout",
+                         .forward_flops = dropout_flops,
+                         .activation_elements_moved = 2 * probs,
+                         .saved_mask_bytes = probs});
+    }
+    // probs x V; backward needs both: V always, the probabilities only when dropout made a new tensor of them.
+    layers_.push_back({.name = prefix + "context",
+                       .forward_flops = products,
+                       .activation_elements_moved = probs + kv + q,
+                       .saved_elements = kv + (dropout_on_probs ? probs : 0)});
   }
-  // probs x V; backward needs both: V always, the probabilities only when dropout made a new tensor of them.
-  layers_.push_back({.name = prefix + "context",
-                     .forward_flops = 2 * s * s * hidden_,
-                     .activation_elements_moved = probs + 2 * sh,
-                     .saved_elements = sh + (dropout_on_probs ? probs : 0)});
   width_ = hidden_;
   saved_ = false;
 }
 
-void TransformerBuilder::rotary(const std::string& name) {
-  const std::int64_t qk = 2 * tokens_ * hidden_;
+void TransformerBuilder::rotary(const std::string& name, std::int64_t kv_width) {
+  const std::int64_t qk = tokens_ * (hidden_ + kv_width);
   layers_.push_back({.name = name, .forward_flops = kRotaryFlops * qk, .activation_elements_moved = 2 * qk});
+  saved_ = false;
+}
+
+void TransformerBuilder::begin_experts(const std::string& dispatch_name, std::int64_t experts, std::int64_t per_token) {
+  // The gather reads the s x h normed input and writes its s·k copies, grouped by expert.
+  const std::int64_t n = tokens_ * hidden_;
+  layers_.push_back({.name = dispatch_name, .activation_elements_moved = n + per_token * n});
+  tokens_ *= per_token;
+  per_token_ = per_token;
+  weight_copies_ = experts;
+  width_ = hidden_;
+  saved_ = false;
+}
+
+void TransformerBuilder::end_experts(const std::string& combine_name, bool shared_branch) {
+  SYNCSIM_INVARIANT(width_ == hidden_, "the experts end on the hidden size");
+  tokens_ /= per_token_;
+  const std::int64_t n = tokens_ * hidden_;
+  // Each token's k outputs times their router weights, summed (plus the shared experts' output); backward needs
+  // the k outputs for the router weights' gradient.
+  const std::int64_t routed = per_token_ * n;
+  layers_.push_back({.name = combine_name,
+                     .forward_flops = 2 * routed + (shared_branch ? n : 0),
+                     .activation_elements_moved = routed + n + (shared_branch ? n : 0),
+                     .saved_elements = routed});
+  per_token_ = 1;
+  weight_copies_ = 1;
   saved_ = false;
 }
 

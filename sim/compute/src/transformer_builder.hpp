@@ -1,18 +1,25 @@
 #pragma once
-// TransformerBuilder: generates a transformer's layers from its shape, one kernel per layer (eager PyTorch).
+// TransformerBuilder: generates a transformer's layers from its shape, one kernel per layer (PyTorch).
 //
-// Per sample of s tokens with hidden size h (the current tensor is s x width):
+// Per sample of s tokens with hidden size h, a heads and g key/value heads of d = h/a (the current tensor is
+// s x width; K and V are s x gd each, gd = h without grouped-query attention):
 //
 //   linear n -> m:           params nm (+m), FLOPs 2·s·nm (+s·m), saves its input
-//   attention scores QKᵀ:    FLOPs 2·s²·h over all heads, saves Q and K (2sh)
-//   softmax:                 a·s² elements, saves its output
-//   context (probs x V):     FLOPs 2·s²·h, saves V (sh) and the probabilities unless softmax already keeps them
+//   eager attention:         three kernels, the a·s² probabilities materialised —
+//     scores QKᵀ:            FLOPs 2·s²·h over all heads (every query head attends), saves Q and K
+//     softmax:               a·s² elements, saves its output
+//     context (probs x V):   FLOPs 2·s²·h, saves V and the probabilities unless softmax already keeps them
+//   flash attention:         one kernel, the same FLOPs; moves Q, K, V and the output, no s x s matrix; saves
+//                            Q, K, V and the softmax statistics (row max and sum, 2 fp32 per row per head), and
+//                            regenerates any dropout mask from the RNG state (FlashAttention, Dao et al. 2022)
 //   layer norm / RMSNorm:    params 2h / h, saves its input
 //   dropout:                 saves a 1-byte mask per element
+//   mixture of experts:      E experts' weights, k per token: each expert projection is one grouped GEMM over
+//                            the s·k dispatched token copies (params E x nm, FLOPs 2·s·k·nm)
 //
 // Summed over a layer this is Megatron-LM's forward count, 24·s·h² + 4·s²·h (Narayanan et al., SC'21), and the
-// saved activations are Korthikanti et al.'s s·h·(34 + 5·a·s/h) bytes at 16 bits (MLSys'23, §4.1): both
-// tested. Attention is eager (the a·s² probabilities are materialised), not FlashAttention.
+// saved activations with eager attention are Korthikanti et al.'s s·h·(34 + 5·a·s/h) bytes at 16 bits (MLSys'23,
+// §4.1); with flash attention s·h·34 + 8·a·s: all tested.
 // Private to the catalog (model_catalog.hpp); FLOP constants in transformer_builder.cpp.
 #include <cstdint>
 #include <string>
@@ -37,10 +44,20 @@ class TransformerBuilder {
   // A linear layer reading the same input as the previous linear (separate q/k/v or gate/up projections): the
   // input is kept once, and the outputs sit side by side (the current width grows by out_features).
   void sibling_linear(const std::string& name, std::int64_t out_features, bool bias);
-  // Scores, softmax, optional dropout on the probabilities, context; leaves an s x hidden tensor.
-  void attention(const std::string& prefix, std::int64_t heads, bool dropout_on_probs);
-  // Rotary position embedding on Q and K (2·s·h elements); backward needs only the cached angles.
-  void rotary(const std::string& name);
+  // A linear layer reading the same input as the previous linear, starting a tensor of its own (a MoE block's
+  // shared experts read the normed input its router reads).
+  void branch_linear(const std::string& name, std::int64_t out_features, bool bias);
+  // Attention over Q (s x h), K and V (s x kv_heads·h/heads each) side by side; leaves an s x hidden tensor.
+  // Eager: scores, softmax, optional dropout on the probabilities, context. Flash: one fused kernel.
+  void attention(const std::string& prefix, std::int64_t heads, std::int64_t kv_heads, bool dropout_on_probs,
+                 bool flash);
+  // Rotary position embedding on Q and K; backward needs only the cached angles.
+  void rotary(const std::string& name, std::int64_t kv_width);
+  // Routed experts: copies each of the s tokens to its k experts (`dispatch`), after which the linear layers
+  // hold `experts` copies of their weights and run over s·k rows (grouped GEMMs); end_experts adds the k
+  // weighted outputs per token, and a shared-expert branch of s x hidden when given, into s x hidden.
+  void begin_experts(const std::string& dispatch_name, std::int64_t experts, std::int64_t per_token);
+  void end_experts(const std::string& combine_name, bool shared_branch);
   void gelu(const std::string& name);
   void tanh(const std::string& name);
   // SwiGLU as two kernels, silu(gate) then x up; the current tensor is gate and up side by side (s x 2f),
@@ -67,6 +84,8 @@ class TransformerBuilder {
   std::int64_t hidden_;
   std::int64_t width_;
   std::int64_t linear_input_width_ = 0;  // input width of the last linear, for its siblings
+  std::int64_t weight_copies_ = 1;       // experts holding the next linear layers' weights
+  std::int64_t per_token_ = 1;           // experts each token visits, inside begin/end_experts
   bool saved_ = false;                   // the current tensor is already kept for backward by some layer
   std::vector<Layer> layers_;
 };

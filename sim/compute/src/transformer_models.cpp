@@ -1,5 +1,7 @@
-// BERT, GPT-2 and LLaMA generated from their shapes (the Hugging Face transformers definitions).
+// BERT, GPT-2 and LLaMA-family decoders generated from their shapes (the Hugging Face transformers definitions).
 #include <fmt/format.h>
+
+#include <optional>
 
 #include "syncsim/compute/model_catalog.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -51,7 +53,7 @@ ModelSpec bert(std::string name, const BertShape& shape) {
     b.linear(p + "attention.query", shape.hidden, true);
     b.sibling_linear(p + "attention.key", shape.hidden, true);
     b.sibling_linear(p + "attention.value", shape.hidden, true);
-    b.attention(p + "attention.", shape.heads, true);
+    b.attention(p + "attention.", shape.heads, shape.heads, true, shape.attention == AttentionKernel::flash);
     b.linear(p + "attention.output.dense", shape.hidden, true);
     b.dropout(p + "attention.output.dropout");
     b.residual_add(p + "attention.output.add");
@@ -85,7 +87,7 @@ ModelSpec gpt2(std::string name, const GptShape& shape) {
     const std::string p = fmt::format("h.{}.", i);
     b.layer_norm(p + "ln_1");
     b.linear(p + "attn.c_attn", 3 * shape.hidden, true);
-    b.attention(p + "attn.", shape.heads, true);
+    b.attention(p + "attn.", shape.heads, shape.heads, true, shape.attention == AttentionKernel::flash);
     b.linear(p + "attn.c_proj", shape.hidden, true);
     b.dropout(p + "attn.resid_dropout");
     b.residual_add(p + "attn.add");
@@ -102,33 +104,146 @@ ModelSpec gpt2(std::string name, const GptShape& shape) {
   return ModelSpec(std::move(name), b.take());
 }
 
+namespace {
+// Counts beyond this would leave int64 once summed over layers and scaled (int64 ends at 9.2e18).
+constexpr long double kMaxCount = 1e18L;
+// Each decoder layer is 12 to 20 kernels, each a Layer in memory; the deepest published decoder has 126.
+constexpr std::int64_t kMaxDecoderLayers = 10'000;
+
+std::optional<ShapeProblem> check_counts(const LlamaShape& shape) {
+  for (const auto& [field, value] :
+       {std::pair{"layers", shape.layers}, std::pair{"hidden", shape.hidden}, std::pair{"heads", shape.heads},
+        std::pair{"ffn", shape.ffn}, std::pair{"vocab", shape.vocab}, std::pair{"seq", shape.sequence_length},
+        std::pair{"experts", shape.experts}, std::pair{"experts_per_token", shape.experts_per_token},
+        std::pair{"kv_heads", shape.kv_heads.value_or(1)}, std::pair{"dense_ffn", shape.dense_ffn.value_or(1)}}) {
+    if (value < 1) return ShapeProblem{field, fmt::format("{} must be positive, got {}", field, value)};
+  }
+  for (const auto& [field, value] :
+       {std::pair{"shared_experts", shape.shared_experts}, std::pair{"dense_layers", shape.dense_layers}}) {
+    if (value < 0) return ShapeProblem{field, fmt::format("{} must be 0 or more, got {}", field, value)};
+  }
+  return std::nullopt;
+}
+
+std::optional<ShapeProblem> check_structure(const LlamaShape& shape) {
+  if (shape.layers > kMaxDecoderLayers) {
+    return ShapeProblem{"layers", fmt::format("expected at most {} layers, got {}", kMaxDecoderLayers, shape.layers)};
+  }
+  if (shape.hidden % shape.heads != 0) {
+    return ShapeProblem{"heads", fmt::format("{} heads do not divide the hidden size {}", shape.heads, shape.hidden)};
+  }
+  if (shape.kv_heads && shape.heads % *shape.kv_heads != 0) {
+    return ShapeProblem{"kv_heads",
+                        fmt::format("{} key/value heads do not divide the {} heads", *shape.kv_heads, shape.heads)};
+  }
+  if (shape.experts_per_token > shape.experts) {
+    return ShapeProblem{"experts_per_token", fmt::format("{} experts per token, but the model has {} experts",
+                                                         shape.experts_per_token, shape.experts)};
+  }
+  const bool moe = shape.experts > 1;
+  if (!moe && shape.shared_experts > 0) {
+    return ShapeProblem{"shared_experts", "shared experts need routed ones: give experts > 1"};
+  }
+  if (!moe && shape.dense_layers > 0) {
+    return ShapeProblem{"dense_layers", "dense first layers are for a mixture of experts: give experts > 1"};
+  }
+  if (shape.dense_layers > shape.layers) {
+    return ShapeProblem{"dense_layers",
+                        fmt::format("{} dense layers, but the model has {} layers", shape.dense_layers, shape.layers)};
+  }
+  return std::nullopt;
+}
+
+// Upper bounds on the parameter and forward-FLOP counts, in long double so that they cannot overflow themselves.
+std::optional<ShapeProblem> check_size(const LlamaShape& shape) {
+  const auto f = [](std::int64_t v) { return static_cast<long double>(v); };
+  const long double h = f(shape.hidden), s = f(shape.sequence_length), layers = f(shape.layers);
+  const long double ffn = std::max(f(shape.ffn), f(shape.dense_ffn.value_or(shape.ffn)));
+  const long double experts = f(shape.experts + shape.shared_experts);
+  const long double per_layer = 4 * h * h + 3 * h * ffn * experts + h * experts + 2 * h;
+  const long double params = 2 * f(shape.vocab) * h + layers * per_layer;
+  // Products, attention (all heads, softmax included) and a generous allowance for the elementwise kernels.
+  const long double flops =
+      2 * s * params + 9 * s * s * h * layers + 64 * s * h * layers * experts + 8 * s * f(shape.vocab);
+  if (params > kMaxCount || flops > kMaxCount) {
+    return ShapeProblem{
+        "", fmt::format("the model would have about {:.3g} parameters and {:.3g} forward FLOPs per "
+                        "sample, beyond the {:.0e} the counts allow",
+                        static_cast<double>(params), static_cast<double>(flops), static_cast<double>(kMaxCount))};
+  }
+  return std::nullopt;
+}
+
+void decoder_attention(TransformerBuilder& b, const std::string& p, const LlamaShape& shape) {
+  const std::int64_t kv_heads = shape.kv_heads.value_or(shape.heads);
+  const std::int64_t kv_width = kv_heads * (shape.hidden / shape.heads);
+  b.rms_norm(p + "input_layernorm");
+  b.linear(p + "self_attn.q_proj", shape.hidden, false);
+  b.sibling_linear(p + "self_attn.k_proj", kv_width, false);
+  b.sibling_linear(p + "self_attn.v_proj", kv_width, false);
+  b.rotary(p + "self_attn.rotary", kv_width);
+  b.attention(p + "self_attn.", shape.heads, kv_heads, false, shape.attention == AttentionKernel::flash);
+  b.linear(p + "self_attn.o_proj", shape.hidden, false);
+  b.residual_add(p + "self_attn.add");
+}
+
+// gate,up ─ silu·mul ─ down; `first` starts the MLP on the current tensor, else on the previous linear's input.
+void swiglu_mlp(TransformerBuilder& b, const std::string& p, std::int64_t ffn, std::int64_t hidden, bool first) {
+  if (first) {
+    b.linear(p + "gate_proj", ffn, false);
+  } else {
+    b.branch_linear(p + "gate_proj", ffn, false);
+  }
+  b.sibling_linear(p + "up_proj", ffn, false);
+  b.swiglu(p + "silu", p + "mul");
+  b.linear(p + "down_proj", hidden, false);
+}
+
+// norm ─┬─ router ─ shared experts ─┐
+//       └─ dispatch ─ experts ──────┴─ combine: the routed experts are one layer per projection, holding every
+// expert's weights (grouped GEMMs over the dispatched tokens), named layers.N.mlp.experts.*.
+void moe_mlp(TransformerBuilder& b, const std::string& p, const LlamaShape& shape) {
+  b.linear(p + "router", shape.experts, false);
+  if (shape.shared_experts > 0)
+    swiglu_mlp(b, p + "shared_experts.", shape.shared_experts * shape.ffn, shape.hidden, false);
+  b.begin_experts(p + "experts.dispatch", shape.experts, shape.experts_per_token);
+  swiglu_mlp(b, p + "experts.", shape.ffn, shape.hidden, true);
+  b.end_experts(p + "experts.combine", shape.shared_experts > 0);
+}
+}  // namespace
+
+std::optional<ShapeProblem> check_shape(const LlamaShape& shape) {
+  if (auto problem = check_counts(shape)) return problem;
+  if (auto problem = check_structure(shape)) return problem;
+  return check_size(shape);
+}
+
 // Pre-RMSNorm decoder layer (HF LlamaDecoderLayer), no biases, no dropout:
 //   x ─┬─ norm ─ q,k,v ─ rotary ─ attention ─ o_proj ─ add ─┬─ norm ─ gate,up ─ silu·mul ─ down ─ add
 //      └───────────────────────────────────────────────┘    └─────────────────────────────────────┘
+// With experts (HF MixtralDecoderLayer, DeepSeekMoE) the MLP is moe_mlp's.
 ModelSpec llama(std::string name, const LlamaShape& shape) {
-  require_shape(shape.layers, shape.hidden, shape.heads, shape.vocab, shape.sequence_length);
-  require_positive(shape.ffn, "feed-forward size");
+  if (const auto problem = check_shape(shape)) throw InputError(problem->message);
   TransformerBuilder b(shape.sequence_length, shape.hidden);
   b.embedding("embed_tokens", shape.vocab);
   for (std::int64_t i = 0; i < shape.layers; ++i) {
     const std::string p = fmt::format("layers.{}.", i);
-    b.rms_norm(p + "input_layernorm");
-    b.linear(p + "self_attn.q_proj", shape.hidden, false);
-    b.sibling_linear(p + "self_attn.k_proj", shape.hidden, false);
-    b.sibling_linear(p + "self_attn.v_proj", shape.hidden, false);
-    b.rotary(p + "self_attn.rotary");
-    b.attention(p + "self_attn.", shape.heads, false);
-    b.linear(p + "self_attn.o_proj", shape.hidden, false);
-    b.residual_add(p + "self_attn.add");
+    decoder_attention(b, p, shape);
     b.rms_norm(p + "post_attention_layernorm");
-    b.linear(p + "mlp.gate_proj", shape.ffn, false);
-    b.sibling_linear(p + "mlp.up_proj", shape.ffn, false);
-    b.swiglu(p + "mlp.silu", p + "mlp.mul");
-    b.linear(p + "mlp.down_proj", shape.hidden, false);
+    if (shape.experts > 1 && i >= shape.dense_layers) {
+      moe_mlp(b, p + "mlp.", shape);
+    } else {
+      swiglu_mlp(b, p + "mlp.", i < shape.dense_layers ? shape.dense_ffn.value_or(shape.ffn) : shape.ffn, shape.hidden,
+                 true);
+    }
     b.residual_add(p + "mlp.add");
   }
   b.rms_norm("norm");
-  b.linear("lm_head", shape.vocab, false);
+  if (shape.tied_embeddings) {
+    b.linear("lm_head", shape.vocab, false, shape.vocab * shape.hidden);
+  } else {
+    b.linear("lm_head", shape.vocab, false);
+  }
   b.cross_entropy("loss");
   return ModelSpec(std::move(name), b.take());
 }

@@ -24,7 +24,8 @@ GpuSpec resolve_gpu(const Scenario& s) {
 }
 
 // Errors point at the key that caused them: an unknown name at model.name, a sequence length or image size the
-// model cannot take at that key (each option is applied on its own first, so the right one is blamed).
+// model cannot take at that key (each option is applied on its own first, so the right one is blamed). A
+// transformer's shape was checked at its keys when read.
 ModelSpec resolve_model(const ModelConfig& m) {
   if (!m.layers.empty()) {
     return at_value(m.name, [&] {
@@ -33,6 +34,7 @@ ModelSpec resolve_model(const ModelConfig& m) {
       return ModelSpec(m.name.value, std::move(layers));
     });
   }
+  if (m.transformer) return at_value(*m.transformer, [&] { return llama(m.name.value, m.transformer->value); });
   ModelSpec model = at_value(m.name, [&] { return find_model(m.name.value, ModelOptions{}); });
   ModelOptions options;
   if (m.sequence_length) {
@@ -42,6 +44,10 @@ ModelSpec resolve_model(const ModelConfig& m) {
   if (m.image_size) {
     options.image_size = m.image_size->value;
     model = at_value(*m.image_size, [&] { return find_model(m.name.value, options); });
+  }
+  if (m.attention) {
+    options.attention = m.attention->value;
+    model = at_value(*m.attention, [&] { return find_model(m.name.value, options); });
   }
   return model;
 }

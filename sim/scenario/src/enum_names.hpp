@@ -65,6 +65,8 @@ inline constexpr NameTable<ActivationCheckpointing, 3> kCheckpointingNames{
 
 inline constexpr NameTable<Precision, 4> kPrecisionNames{
     {{"fp32", Precision::fp32}, {"tf32", Precision::tf32}, {"fp16", Precision::fp16}, {"bf16", Precision::bf16}}};
+inline constexpr NameTable<AttentionKernel, 2> kAttentionNames{
+    {{"flash", AttentionKernel::flash}, {"eager", AttentionKernel::eager}}};
 // adamw keeps the same state and moves the same bytes as adam (optimizer.hpp); it is written back as adam.
 inline constexpr NameTable<Optimizer, 4> kOptimizerNames{{{"sgd", Optimizer::sgd},
                                                           {"momentum", Optimizer::momentum},

@@ -123,27 +123,67 @@ void read_profile(const MapReader& reader, const std::filesystem::path& base_dir
   model.profile_batch = located(samples, batch, reader.path("profile_batch"));
 }
 
+// model.layers, model.transformer or model.hf_config: at most one, each defining the model instead of a name.
+void read_definition(const MapReader& reader, const std::filesystem::path& base_dir, ModelConfig& model) {
+  const char* given = nullptr;
+  for (const char* key : {"layers", "transformer", "hf_config"}) {
+    const ConfigNode* value = reader.get(key);
+    if (value && given)
+      fail(*value, reader.path(key), fmt::format("defines the model, and so does model.{}: give one", given));
+    if (value) given = key;
+  }
+  if (!given) return;
+  const std::string_view key = given;
+  const ConfigNode& value = *reader.get(key);
+  if (key == "layers") model.layers = read_layers(value, reader.path(key));
+  if (key == "transformer") model.transformer = read_transformer(value, reader.path(key));
+  if (key == "hf_config") model.transformer = read_hf_config_key(value, reader.path(key), base_dir);
+}
+
+// sequence_length, image_size and attention: a catalog model's options, or the shape's where they fit.
+void read_shape_options(const MapReader& reader, ModelConfig& model) {
+  for (const auto& [key, field] :
+       {std::pair{"sequence_length", &model.sequence_length}, std::pair{"image_size", &model.image_size}}) {
+    const ConfigNode* value = reader.get(key);
+    if (!value) continue;
+    if (!model.layers.empty()) fail(*value, reader.path(key), "shapes a catalog model; inline layers give their own");
+    if (model.transformer && std::string_view(key) == "image_size") fail(*value, reader.path(key), "shapes a CNN");
+    if (reader.get("transformer") && std::string_view(key) == "sequence_length") {
+      fail(*value, reader.path(key), "shapes a catalog model or an hf_config: give model.transformer.seq");
+    }
+    *field = located(read_count(*value, reader.path(key), 1), *value, reader.path(key));
+  }
+  if (model.transformer && model.sequence_length) {
+    // Overrides the config's max_position_embeddings; the longer sequence may be too large to count.
+    model.transformer->value.sequence_length = model.sequence_length->value;
+    if (const auto problem = check_shape(model.transformer->value)) {
+      fail(*reader.get("sequence_length"), reader.path("sequence_length"), problem->message);
+    }
+  }
+  if (const ConfigNode* attention = reader.get("attention")) {
+    if (!model.layers.empty())
+      fail(*attention, reader.path("attention"), "shapes a transformer; inline layers give their own");
+    model.attention = located(read_choice(*attention, reader.path("attention"), kAttentionNames), *attention,
+                              reader.path("attention"));
+    if (model.transformer) model.transformer->value.attention = model.attention->value;
+  }
+}
+
 }  // namespace
 
 ModelConfig read_model(const ConfigNode& node, const std::filesystem::path& base_dir) {
-  const MapReader reader(
-      node, "model",
-      {"name", "layers", "sequence_length", "image_size", "batch_per_gpu", "precision", "micro_batches", "optimizer",
-       "backward_factor", "efficiency", "kernel_overhead", "step_time", "profile", "profile_batch"});
+  const MapReader reader(node, "model",
+                         {"name", "layers", "transformer", "hf_config", "attention", "sequence_length", "image_size",
+                          "batch_per_gpu", "precision", "micro_batches", "optimizer", "backward_factor", "efficiency",
+                          "kernel_overhead", "step_time", "profile", "profile_batch"});
   ModelConfig model;
-  if (const ConfigNode* layers = reader.get("layers")) model.layers = read_layers(*layers, reader.path("layers"));
+  read_definition(reader, base_dir, model);
+  const bool defined = !model.layers.empty() || model.transformer;
   const ConfigNode* name =
-      model.layers.empty() ? &reader.require("name", "a catalog model like resnet50, or layers") : reader.get("name");
+      defined ? reader.get("name") : &reader.require("name", "a catalog model like resnet50, layers or transformer");
   model.name = name ? located(read_text(*name, reader.path("name")), *name, reader.path("name"))
                     : reader.defaulted("name", std::string("custom-model"));
-
-  for (const auto& [key, field] :
-       {std::pair{"sequence_length", &model.sequence_length}, std::pair{"image_size", &model.image_size}}) {
-    if (const ConfigNode* value = reader.get(key)) {
-      if (!model.layers.empty()) fail(*value, reader.path(key), "shapes a catalog model; inline layers give their own");
-      *field = located(read_count(*value, reader.path(key), 1), *value, reader.path(key));
-    }
-  }
+  read_shape_options(reader, model);
   const ConfigNode& batch = reader.require("batch_per_gpu", "samples per GPU per micro-batch");
   model.batch_per_gpu =
       located(read_count(batch, reader.path("batch_per_gpu"), 1), batch, reader.path("batch_per_gpu"));

@@ -112,6 +112,19 @@ void write_cluster(Writer& w, const ClusterConfig& cluster) {
   w.raw() << YAML::EndMap;
 }
 
+// The shape itself, also when it came from an hf_config: the written scenario needs no other file.
+void write_transformer(Writer& w, const LlamaShape& shape) {
+  w.begin_map("transformer").field("layers", shape.layers).field("hidden", shape.hidden).field("heads", shape.heads);
+  w.field("kv_heads", shape.kv_heads.value_or(shape.heads)).field("ffn", shape.ffn).field("vocab", shape.vocab);
+  w.field("seq", shape.sequence_length).field("experts", shape.experts);
+  w.field("experts_per_token", shape.experts_per_token);
+  w.field("tied_embeddings", shape.tied_embeddings);
+  if (shape.shared_experts > 0) w.field("shared_experts", shape.shared_experts);
+  if (shape.dense_layers > 0) w.field("dense_layers", shape.dense_layers);
+  if (shape.dense_ffn) w.field("dense_ffn", *shape.dense_ffn);
+  w.raw() << YAML::EndMap;
+}
+
 void write_model(Writer& w, const ModelConfig& model) {
   w.begin_map("model").text("name", model.name.value);
   if (!model.layers.empty()) {
@@ -127,8 +140,14 @@ void write_model(Writer& w, const ModelConfig& model) {
     }
     w.raw() << YAML::EndSeq;
   }
-  if (model.sequence_length) w.field("sequence_length", model.sequence_length->value);
+  if (model.transformer) write_transformer(w, model.transformer->value);
+  if (model.sequence_length && !model.transformer) w.field("sequence_length", model.sequence_length->value);
   if (model.image_size) w.field("image_size", model.image_size->value);
+  if (model.transformer) {
+    w.text("attention", name_of(kAttentionNames, model.transformer->value.attention));
+  } else if (model.attention) {
+    w.text("attention", name_of(kAttentionNames, model.attention->value));
+  }
   w.field("batch_per_gpu", model.batch_per_gpu.value)
       .text("precision", name_of(kPrecisionNames, model.precision.value));
   w.field("micro_batches", model.micro_batches).text("optimizer", name_of(kOptimizerNames, model.optimizer.value));

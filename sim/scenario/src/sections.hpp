@@ -15,6 +15,10 @@ namespace syncsim::scenario_detail {
 // scenario file's directory; empty for text that did not come from a file).
 ClusterConfig read_cluster(const ConfigNode& node, const std::filesystem::path& base_dir);
 ModelConfig read_model(const ConfigNode& node, const std::filesystem::path& base_dir);
+// model.transformer's block, and model.hf_config's file (read_transformer.cpp).
+Located<LlamaShape> read_transformer(const ConfigNode& node, const std::string& path);
+Located<LlamaShape> read_hf_config_key(const ConfigNode& node, const std::string& path,
+                                       const std::filesystem::path& base_dir);
 TrainingConfig read_training(const ConfigNode& node, bool has_calibration);
 StragglerConfig read_stragglers(const ConfigNode& node);
 std::vector<LinkDegradation> read_degraded_links(const ConfigNode& node);

@@ -26,7 +26,9 @@ struct Layer {
   std::int64_t weight_elements_read = 0;       // per forward pass (batch): usually params; 0 for a lookup table
   std::int64_t activation_elements_moved = 0;  // per sample: activations read plus written by the forward kernel
   std::int64_t saved_elements = 0;             // per sample: activations kept for backward, at activation precision
-  std::int64_t saved_mask_bytes = 0;           // per sample: 1-byte masks kept for backward (dropout)
+  // per sample: bytes kept for backward whatever the precision: dropout's 1-byte masks, flash attention's fp32
+  // softmax statistics
+  std::int64_t saved_mask_bytes = 0;
 };
 
 class ModelSpec {

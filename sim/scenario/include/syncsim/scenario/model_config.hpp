@@ -8,12 +8,18 @@
 //       - {name: fc1, params: 1049600, forward_flops: 2097152, activation_elements_moved: 2048, saved_elements: 1024}
 //       - {name: block, params: 12.6e6, forward_flops: 25.2e6, activation_elements_moved: 8192, repeat: 24}
 //     batch_per_gpu: 32
+//   model:                          # a LLaMA-family decoder from its shape (compute/model_catalog.hpp's LlamaShape)
+//     name: my-moe                  # optional label
+//     transformer: {layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336, vocab: 32000, seq: 4096,
+//                   experts: 8, experts_per_token: 2}
+//   model: {hf_config: Mixtral-8x7B/config.json, sequence_length: 4096, batch_per_gpu: 1}
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "syncsim/compute/compute_model.hpp"
+#include "syncsim/compute/model_catalog.hpp"
 #include "syncsim/compute/model_spec.hpp"
 #include "syncsim/compute/optimizer.hpp"
 #include "syncsim/compute/precision.hpp"
@@ -32,6 +38,14 @@ struct ModelConfig {
   // transformer, the square image side for a CNN. Whether the model takes them is the catalog's call.
   std::optional<Located<std::int64_t>> sequence_length;
   std::optional<Located<std::int64_t>> image_size;
+  // A decoder's shape, from model.transformer or read from model.hf_config (a Hugging Face config.json, its path
+  // resolved against the scenario's folder; model.sequence_length then overrides max_position_embeddings),
+  // checked by the generator's check_shape at each key; built by compute's llama() with `name` as its label.
+  // Excludes `layers`; the two keys exclude each other.
+  std::optional<Located<LlamaShape>> transformer;
+  // model.attention for a catalog transformer (flash unless told; a CNN has none, which the catalog refuses);
+  // a `transformer` shape carries it in its own field.
+  std::optional<Located<AttentionKernel>> attention;
   Located<std::int64_t> batch_per_gpu;  // samples per GPU per micro-batch, 1 to 2^24
   Located<Precision> precision;
   std::int64_t micro_batches = 1;  // gradient accumulation: micro-batches per synchronization, 1 to 2^20

@@ -1,0 +1,97 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "syncsim/compute/hf_config.hpp"
+#include "syncsim/compute/model_catalog.hpp"
+#include "syncsim/core/input_error.hpp"
+
+using namespace syncsim;
+
+namespace {
+const std::filesystem::path kData = SYNCSIM_COMPUTE_DATA;
+
+// A config of the Llama 3 8B shape with `extra` settings appended (a later key wins in nlohmann's parse).
+std::string llama_config(const std::string& extra = "") {
+  return R"({"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 32, "hidden_size": 4096,
+             "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336,
+             "vocab_size": 128256, "max_position_embeddings": 8192)" +
+         extra + "}";
+}
+
+void same_model(const ModelSpec& a, const ModelSpec& b) {
+  REQUIRE(a.layers().size() == b.layers().size());
+  CHECK(a.params() == b.params());
+  CHECK(a.forward_flops() == b.forward_flops());
+  CHECK(a.saved_elements() == b.saved_elements());
+  CHECK(a.saved_mask_bytes() == b.saved_mask_bytes());
+}
+}  // namespace
+
+TEST_CASE("a Hugging Face config.json gives the catalog's model, layer for layer", "[hf_config]") {
+  const LlamaShape llama3 = read_hf_config(kData / "llama3-8b-config.json");
+  CHECK(llama3.kv_heads == 8);
+  CHECK(llama3.sequence_length == 8192);  // max_position_embeddings
+  same_model(llama("llama3-8b", llama3), find_model("llama3-8b"));
+  CHECK(llama("x", llama3).params() == 8'030'261'248);
+
+  const LlamaShape mixtral = read_hf_config(kData / "mixtral-8x7b-config.json");
+  CHECK(mixtral.experts == 8);
+  CHECK(mixtral.experts_per_token == 2);
+  same_model(llama("mixtral-8x7b", mixtral), find_model("mixtral-8x7b"));
+  CHECK(llama("x", mixtral).params() == 46'702'792'704);
+
+  // Mistral 7B: Llama's block; tie_word_embeddings true drops the head's 32000 x 4096.
+  const std::string mistral = R"({"architectures": ["MistralForCausalLM"], "num_hidden_layers": 32,
+      "hidden_size": 4096, "num_attention_heads": 32, "num_key_value_heads": 8, "intermediate_size": 14336,
+      "vocab_size": 32000, "max_position_embeddings": 32768, "sliding_window": 4096})";
+  CHECK(llama("m", parse_hf_config(mistral, "mistral.json")).params() == 7'241'732'096);
+  const std::string tied = mistral.substr(0, mistral.size() - 1) + R"(, "tie_word_embeddings": true})";
+  CHECK(llama("m", parse_hf_config(tied, "m.json")).params() == 7'241'732'096 - 32000LL * 4096);
+}
+
+TEST_CASE("a DeepSeekMoE config gives the catalog's deepseek-moe-16b", "[hf_config]") {
+  // deepseek-ai/deepseek-moe-16b-base's config.json, its shape keys.
+  const std::string deepseek = R"({"architectures": ["DeepseekForCausalLM"], "num_hidden_layers": 28,
+      "hidden_size": 2048, "num_attention_heads": 16, "num_key_value_heads": 16, "intermediate_size": 10944,
+      "moe_intermediate_size": 1408, "n_routed_experts": 64, "n_shared_experts": 2, "num_experts_per_tok": 6,
+      "first_k_dense_replace": 1, "moe_layer_freq": 1, "vocab_size": 102400, "max_position_embeddings": 4096,
+      "tie_word_embeddings": false})";
+  same_model(llama("deepseek-moe-16b", parse_hf_config(deepseek, "ds.json")), find_model("deepseek-moe-16b"));
+  const std::string every_other = deepseek.substr(0, deepseek.size() - 1) + R"(, "moe_layer_freq": 2})";
+  CHECK_THROWS_WITH(parse_hf_config(every_other, "ds.json"), Catch::StartsWith("ds.json: moe_layer_freq: "));
+  const std::string too_many = deepseek.substr(0, deepseek.size() - 1) + R"(, "first_k_dense_replace": 29})";
+  CHECK_THROWS_WITH(parse_hf_config(too_many, "ds.json"),
+                    Catch::StartsWith("ds.json: first_k_dense_replace: 29 dense"));
+}
+
+TEST_CASE("config.json errors name the file and the JSON key", "[hf_config]") {
+  const auto fails = [](const std::string& json, const std::string& text) {
+    CHECK_THROWS_WITH(parse_hf_config(json, "cfg.json"), Catch::StartsWith("cfg.json: ") && Catch::Contains(text));
+  };
+  fails("{not json", "not JSON");
+  fails("[1, 2]", "expected a JSON object");
+  fails(R"({"architectures": ["BertModel"]})", "architectures: unknown architecture 'BertModel'");
+  fails(R"({"hidden_size": 4096})", "architectures: expected a list of one architecture name");
+  fails(R"({"architectures": ["LlamaForCausalLM"]})", "num_hidden_layers: missing");
+  fails(llama_config(R"(, "num_key_value_heads": 5)"), "num_key_value_heads: 5 key/value heads do not divide");
+  fails(llama_config(R"(, "hidden_size": 4100)"), "num_attention_heads: 32 heads do not divide the hidden size 4100");
+  fails(llama_config(R"(, "vocab_size": 1.5)"), "vocab_size: expected a whole number, got 1.5");
+  fails(llama_config(R"(, "vocab_size": 18446744073709551615)"), "vocab_size: expected a whole number");
+  fails(llama_config(R"(, "num_hidden_layers": -2)"), "num_hidden_layers: layers must be positive, got -2");
+  fails(llama_config(R"(, "tie_word_embeddings": "yes")"), "tie_word_embeddings: expected true or false");
+  fails(llama_config(R"(, "head_dim": 256)"), "head_dim: 256 differs from hidden_size / num_attention_heads = 128");
+  fails(llama_config(R"(, "num_hidden_layers": 4000000000)"), "num_hidden_layers: expected at most 10000 layers");
+  fails(llama_config(R"(, "hidden_size": 4194304, "num_attention_heads": 4096)"), "beyond the 1e+18 the counts allow");
+  const std::string mixtral = R"(, "architectures": ["MixtralForCausalLM"], "num_local_experts": 8)";
+  fails(llama_config(mixtral), "num_experts_per_tok: missing");
+  fails(llama_config(mixtral + R"(, "num_experts_per_tok": 9)"), "num_experts_per_tok: 9 experts per token");
+}
+
+TEST_CASE("config.json files that cannot be read are refused before parsing", "[hf_config]") {
+  CHECK_THROWS_WITH(read_hf_config(kData / "no-such.json"), Catch::Contains("no-such.json: cannot open"));
+  CHECK_THROWS_WITH(read_hf_config(kData), Catch::Contains("it is a directory"));
+  CHECK_THROWS_WITH(read_hf_config("/dev/zero"), Catch::Contains("/dev/zero") && Catch::Contains("device"));
+  CHECK_THROWS_AS(read_hf_config(kData / "README.md"), InputError);  // not JSON
+}
