@@ -90,3 +90,39 @@ TEST_CASE("a layout the model cannot take is refused") {
   CHECK_FALSE(huge.fits);
   CHECK(huge.total.value > 0);
 }
+
+TEST_CASE("llama3-70b in bf16 with Adam: no GPU holds it whole, TP 8 x PP 4 does, full sharding over 64 at seq 2048") {
+  // P = 70,553,706,496: 80 decoder layers of 855.6 M parameters plus the 128,256 x 8,192 embedding and LM head.
+  constexpr std::int64_t P70 = 70'553'706'496;
+  const GpuSpec h100 = find_gpu("H100-SXM-80GB");
+  const ModelSpec llama70 = find_model("llama3-70b");
+  const auto check = [&](const ModelSpec& m, const MemoryLayout& layout) {
+    return memory_check(m, h100, 1, Precision::bf16, Optimizer::adam, layout);
+  };
+  // Replicated: 16 P = 1,128.9 GB of state alone, 14 times the GPU.
+  const MemoryReport whole = check(llama70, {});
+  CHECK(whole.weights.value + whole.gradients.value + whole.optimizer_state.value == 16 * P70);
+  CHECK_FALSE(whole.fits);
+
+  // TP 8 x PP 4: a stage holds about a quarter of the layers, split 8 ways, so about 16 P / 32 = 35.3 GB of state
+  // (the first stage, with the embedding, a little more), and 12 bytes of optimizer state per 2 of weights.
+  const MemoryReport tp8pp4 = check(llama70, {.tensor = 8, .pipeline = 4});
+  CHECK(tp8pp4.optimizer_state.value == 6 * tp8pp4.weights.value);
+  const double state =
+      static_cast<double>(tp8pp4.weights.value + tp8pp4.gradients.value + tp8pp4.optimizer_state.value);
+  CHECK(state == Approx(16.0 * static_cast<double>(P70) / 32).epsilon(0.1));
+  CHECK(tp8pp4.fits);
+
+  // Full sharding over 64: 16 x ceil(P / 64) plus the embedding and LM head gathered whole (2 x 2 x 1.05 G bytes).
+  // Its activations are not split: at the catalog's 8,192 tokens they alone pass 80 GB (no checkpointing is
+  // modelled yet); at 2,048 tokens the GPU holds it.
+  constexpr std::int64_t kTable70 = 128'256LL * 8'192;
+  const MemoryReport zero3 = check(llama70, {.sharding = ShardingLevel::full, .shards = 64});
+  CHECK(zero3.weights.value == 2 * ceil_div(P70, 64) + 2 * (kTable70 + kTable70));
+  CHECK(zero3.optimizer_state.value == 12 * ceil_div(P70, 64));
+  CHECK_FALSE(zero3.fits);
+  const MemoryReport short_seq =
+      check(find_model("llama3-70b", {.sequence_length = 2048}), {.sharding = ShardingLevel::full, .shards = 64});
+  CHECK(short_seq.fits);
+  CHECK(short_seq.activations.value * 4 == Approx(static_cast<double>(zero3.activations.value)).epsilon(0.01));
+}

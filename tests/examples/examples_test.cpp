@@ -141,8 +141,9 @@ TEST_CASE("llama7b-sharding: 16 bytes per parameter do not fit an 80 GB GPU unti
   CHECK_FALSE(replicated.memory.fits);
   CHECK(replicated.memory.total.value - replicated.memory.activations.value == 16 * 6'738'415'616LL);
   const auto memory = [](const char* sharding) {
-    return run::scenario_memory(
-        load_scenario(kExamples / "llama7b-sharding.yaml", {std::string("parallelism.sharding=") + sharding}));
+    std::string set = "parallelism.sharding=";
+    set += sharding;
+    return run::scenario_memory(load_scenario(kExamples / "llama7b-sharding.yaml", {set}));
   };
   const MemoryReport zero1 = memory("optimizer");
   const MemoryReport zero3 = memory("full");

@@ -17,16 +17,16 @@ namespace syncsim {
 enum class ActivationCheckpointing { none, selective, full };
 
 struct ParallelismConfig {
-  Located<std::int64_t> tensor{1};
-  Located<std::int64_t> pipeline{1};
-  Located<std::int64_t> context{1};
-  Located<std::int64_t> expert{1};
+  Located<std::int64_t> tensor{1, {}, {}};
+  Located<std::int64_t> pipeline{1, {}, {}};
+  Located<std::int64_t> context{1, {}, {}};
+  Located<std::int64_t> expert{1, {}, {}};
   std::optional<Located<std::int64_t>> data;  // nullopt: auto, the GPUs left
-  Located<ShardingLevel> sharding{ShardingLevel::none};
+  Located<ShardingLevel> sharding{ShardingLevel::none, {}, {}};
   std::optional<Located<std::int64_t>> shard_group;  // nullopt: all of the data-parallel ranks (no HSDP)
-  Located<PipelineSchedule> schedule{PipelineSchedule::one_f_one_b};
+  Located<PipelineSchedule> schedule{PipelineSchedule::one_f_one_b, {}, {}};
   std::optional<Located<std::int64_t>> virtual_stages;  // interleaved only
-  Located<ActivationCheckpointing> activation_checkpointing{ActivationCheckpointing::none};
+  Located<ActivationCheckpointing> activation_checkpointing{ActivationCheckpointing::none, {}, {}};
 
   // Whether anything splits the model or shards its state (a plain data-parallel run otherwise).
   bool splits() const {
