@@ -79,3 +79,14 @@ TEST_CASE("a sharded run needs something sharded, two ranks and units that name 
   negative.collective_time = [](CollectiveOp, Bytes) { return SimTime::from_ps(-1); };
   CHECK_THROWS_AS(run_sharded(negative), InputError);
 }
+
+TEST_CASE("a long sharded run keeps its last iterations' spans only, and counts every byte") {
+  const ShardedRunResult r = run_sharded(setup(ShardingLevel::optimizer, 100'000));
+  CHECK(r.iteration_times.size() == 100'000);
+  CHECK(r.collectives.size() <= 1024);
+  CHECK(r.collectives.back().iteration == 99'999);
+  CHECK(r.bytes_per_gpu_per_iteration == Approx(200.0));
+  ShardedRunSetup empty = setup(ShardingLevel::full);
+  empty.units.buckets[1].layers.clear();
+  CHECK_THROWS_AS(run_sharded(empty), InputError);
+}

@@ -11,6 +11,9 @@ namespace syncsim {
 
 namespace {
 
+// About as many spans as the DDP engine's trace keeps (sync_trace.hpp's cap): a long run keeps its last iterations.
+constexpr std::int64_t kTracedSpans = 1024;
+
 void check_setup(const ShardedRunSetup& s) {
   if (s.level == ShardingLevel::none) throw InputError("sharded run: nothing is sharded (use the DDP engine)");
   if (s.ranks < 2) throw InputError(fmt::format("sharded run: needs at least 2 ranks, got {}", s.ranks));
@@ -20,6 +23,7 @@ void check_setup(const ShardedRunSetup& s) {
     throw InputError("sharded run: forward and backward layer times disagree");
   }
   for (const GradientBucket& unit : s.units.buckets) {
+    if (unit.layers.empty()) throw InputError("sharded run: a unit without layers");
     for (const std::size_t l : unit.layers) {
       if (l >= s.layers.forward.size()) throw InputError("sharded run: a unit names a layer the model lacks");
     }
@@ -49,6 +53,9 @@ class ShardedTimeline {
       unit_of_.push_back(current.value_or(0));
     }
     step_ = SimTime::from_ps((s_.optimizer_step.ps() + s_.ranks - 1) / s_.ranks);
+    // The spans kept for the trace: every iteration's while that stays small, else the last ones only.
+    const auto per_iteration = static_cast<std::int64_t>(3 * s_.units.buckets.size());
+    traced_from_ = std::max<std::int64_t>(0, s_.iterations - std::max<std::int64_t>(1, kTracedSpans / per_iteration));
   }
 
   ShardedRunResult run() {
@@ -63,9 +70,7 @@ class ShardedTimeline {
     out.total = start;
     out.exposed = out.total - out.compute - out.optimizer - out.interference;
     const double share = static_cast<double>(s_.ranks - 1) / static_cast<double>(s_.ranks);
-    double bytes = 0;
-    for (const ShardedCollective& c : out.collectives) bytes += share * static_cast<double>(c.bytes.value);
-    out.bytes_per_gpu_per_iteration = bytes / static_cast<double>(s_.iterations);
+    out.bytes_per_gpu_per_iteration = share * bus_bytes_ / static_cast<double>(s_.iterations);
     return out;
   }
 
@@ -79,7 +84,8 @@ class ShardedTimeline {
   SimTime place(std::int64_t it, CollectiveOp op, std::size_t b, SimTime ready, ShardedRunResult& out) {
     const SimTime begin = std::max(ready, stream_);
     stream_ = begin + time_[op == CollectiveOp::all_gather ? 1 : 0][b];
-    out.collectives.push_back({it, op, b, s_.units.buckets[b].bytes, begin, stream_});
+    bus_bytes_ += static_cast<double>(s_.units.buckets[b].bytes.value);
+    if (it >= traced_from_) out.collectives.push_back({it, op, b, s_.units.buckets[b].bytes, begin, stream_});
     return stream_;
   }
 
@@ -95,14 +101,14 @@ class ShardedTimeline {
     for (std::size_t l = 0; l < s_.layers.forward.size(); ++l) {
       now = std::max(now, gathered_[unit_of_[l]]) + s_.layers.forward[l];
     }
-    out.compute_spans.push_back({it, false, false, begin, now});
+    if (it >= traced_from_) out.compute_spans.push_back({it, false, false, begin, now});
     return now;
   }
 
   SimTime step(std::int64_t it, SimTime ready, ShardedRunResult& out) {
     const SimTime begin = std::max(ready, stream_);
     out.optimizer += step_;
-    out.compute_spans.push_back({it, false, true, begin, begin + step_});
+    if (it >= traced_from_) out.compute_spans.push_back({it, false, true, begin, begin + step_});
     return begin + step_;
   }
 
@@ -120,7 +126,7 @@ class ShardedTimeline {
       }
     }
     out.compute += forward_compute() + backward_compute();
-    out.compute_spans.push_back({it, true, false, backward_begin, now});
+    if (it >= traced_from_) out.compute_spans.push_back({it, true, false, backward_begin, now});
     return step(it, now, out);
   }
 
@@ -146,7 +152,7 @@ class ShardedTimeline {
         place(it, CollectiveOp::reduce_scatter, next_rs, now, out);
       }
     }
-    out.compute_spans.push_back({it, true, false, backward_begin, now});
+    if (it >= traced_from_) out.compute_spans.push_back({it, true, false, backward_begin, now});
     out.compute += forward_compute() + backward_compute();
     return step(it, now, out);
   }
@@ -178,6 +184,8 @@ class ShardedTimeline {
   std::vector<SimTime> gathered_;
   SimTime stream_;
   SimTime step_;
+  double bus_bytes_ = 0;          // every collective's unit bytes, summed
+  std::int64_t traced_from_ = 0;  // the first iteration whose spans are kept
 };
 
 }  // namespace

@@ -64,6 +64,8 @@ struct ShardedRunResult {
   SimTime interference;                    // backward's extra time beside the collectives (overlap_slowdown)
   SimTime exposed;                         // total - compute - optimizer - interference: waiting on the stream
   double bytes_per_gpu_per_iteration = 0;  // what one GPU sends (and receives) per iteration
+  // The collectives and compute spans of the traced iterations: all of them while iterations x 3 x units stays
+  // under about 1,024 spans, else the last ones.
   std::vector<ShardedCollective> collectives;
   // One rank's compute spans: (iteration, layer, backward?, start, end); optimizer steps as layer SIZE_MAX.
   struct ComputeSpan {
