@@ -122,3 +122,26 @@ TEST_CASE("time to accuracy with prices: the lowest cost to reach the target, no
   CHECK_FALSE(none.recommended);
   CHECK_THAT(none.recommendation, Catch::Contains("none of these reaches loss 0.6") && Catch::Contains("16 x"));
 }
+
+TEST_CASE("a point whose GPUs cannot hold the model is ranked last, never recommended, and out of the knee") {
+  // 8 GPUs do not fit (the model's state per GPU is 120 GiB of 80); 16 and 32 do, with sharding over more ranks.
+  // The knee runs over the sizes that fit: M(16) = 1580 / 1600 = 0.9875 (no previous size), M(32) = 1490 / 1600.
+  PlanPoint tight = point("ib", 8, 790, 1.0);
+  tight.fits = false;
+  tight.memory_bytes = 120.0 * (1LL << 30);
+  tight.memory_capacity_bytes = 80.0 * (1LL << 30);
+  const Plan plan = analyze_plan({tight, point("ib", 16, 1580, 1.0), point("ib", 32, 3070, 1.0)}, PlanGoal{}, "USD");
+  CHECK(plan.points.back().gpus == 8);
+  REQUIRE(plan.recommended);
+  CHECK(plan.points[*plan.recommended].gpus == 32);
+  CHECK(find(plan, "ib", 16).marginal_efficiency == Approx(0.9875));
+  CHECK(find(plan, "ib", 32).marginal_efficiency == Approx(1490.0 / 1600));
+
+  // Nothing fits: no recommendation, and the sentence says so, naming the closest.
+  PlanPoint worse = tight;
+  worse.gpus = 16;
+  worse.memory_bytes = 130.0 * (1LL << 30);
+  const Plan none = analyze_plan({tight, worse}, PlanGoal{}, "USD");
+  CHECK_FALSE(none.recommended);
+  CHECK_THAT(none.recommendation, Catch::Contains("no configuration fits in GPU memory; the closest is 8 x"));
+}

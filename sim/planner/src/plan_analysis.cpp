@@ -66,6 +66,7 @@ std::vector<PlanConfiguration> group(std::vector<PlanPoint>& points, double min_
     bool scaling = true;
     for (std::size_t i : members) {
       PlanPoint& p = points[i];
+      if (!p.fits) continue;  // not a size this configuration can train at
       const double added = static_cast<double>(p.gpus - previous_gpus) * p.single_gpu_samples_per_s;
       p.marginal_efficiency = added > 0 ? (p.samples_per_s - previous_throughput) / added : 0;
       if (scaling && p.marginal_efficiency >= min_efficiency) {
@@ -104,11 +105,12 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
   std::vector<PlanConfiguration> configs = group(points, goal.min_efficiency);
 
   const auto efficient = [&](const PlanPoint& p) { return p.scaling_efficiency >= goal.min_efficiency; };
+  const bool any_fits = std::any_of(points.begin(), points.end(), [](const PlanPoint& p) { return p.fits; });
   std::optional<std::size_t> best;
   std::string why;
   if (goal.target_loss) {
     for (std::size_t i = 0; i < points.size(); ++i) {
-      if (!points[i].time_to_target_s) continue;
+      if (!points[i].time_to_target_s || !points[i].fits) continue;
       if (!best || rank_key(points[i], goal) < rank_key(points[*best], goal)) best = i;
     }
     why = points.front().price_per_hour
@@ -116,7 +118,7 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
               : fmt::format("the first to reach held-out loss {} in the convergence proxy", *goal.target_loss);
   } else if (goal.target_samples_per_s) {
     for (std::size_t i = 0; i < points.size(); ++i) {
-      if (!points[i].meets_target || !efficient(points[i])) continue;
+      if (!points[i].meets_target || !efficient(points[i]) || !points[i].fits) continue;
       if (!best || rank_key(points[i], goal) < rank_key(points[*best], goal)) best = i;
     }
     why = fmt::format("the cheapest size that reaches {:.0f} samples/s with scaling efficiency >= {:.2f}",
@@ -140,6 +142,7 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     if ((best == a) != (best == b)) return best == a;
+    if (points[a].fits != points[b].fits) return points[a].fits;
     // Time-to-accuracy ranks by the time (or cost) to the target alone: efficiency is no longer the question.
     const bool fa = (goal.target_loss || efficient(points[a])) && points[a].meets_target;
     const bool fb = (goal.target_loss || efficient(points[b])) && points[b].meets_target;
@@ -164,7 +167,16 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
   }
   plan.configurations = std::move(configs);
 
-  if (best && goal.target_loss) {
+  if (!any_fits) {
+    const auto closest =
+        std::min_element(plan.points.begin(), plan.points.end(), [](const PlanPoint& a, const PlanPoint& b) {
+          return a.memory_bytes - a.memory_capacity_bytes < b.memory_bytes - b.memory_capacity_bytes;
+        });
+    plan.recommendation = fmt::format(
+        "Recommendation: none — no configuration fits in GPU memory; the closest is {} at {:.2f} GiB of {:.2f} GiB "
+        "per GPU (shard the optimizer state, or split the model: syncsim memory).",
+        gpus_text(*closest), closest->memory_bytes / (1LL << 30), closest->memory_capacity_bytes / (1LL << 30));
+  } else if (best && goal.target_loss) {
     plan.recommended = 0;
     const PlanPoint& r = plan.points.front();
     const std::string cost =

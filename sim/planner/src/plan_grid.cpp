@@ -219,6 +219,9 @@ PlanPoint plan_point(const SweepPoint& point, const TrainingReport& r) {
   p.samples_per_s = r.samples_per_second;
   p.single_gpu_samples_per_s = r.single_gpu_samples_per_second;
   p.scaling_efficiency = r.scaling_efficiency;
+  p.fits = r.memory.fits;
+  p.memory_bytes = static_cast<double>(r.memory.total.value);
+  p.memory_capacity_bytes = static_cast<double>(r.memory.capacity.value);
   const BottleneckReport& b = r.bottleneck;
   p.bottleneck = b.bound == "compute" || b.bound == "stragglers" ? b.bound : b.bound + ": " + b.resource;
   p.bottleneck_share = b.bound == "compute"      ? b.compute_share

@@ -71,7 +71,9 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
                     p.scaling_efficiency, p.marginal_efficiency, optional_number(p.price_per_hour, "{:.2f}"),
                     optional_number(p.price_per_million_samples, "{:.2f}"),
                     p.time_to_train_s ? hours_text(*p.time_to_train_s) : "-", bottleneck_text(p),
-                    p.meets_target       ? ""
+                    !p.fits              ? fmt::format("  (does not fit: {:.2f} GiB of {:.2f} GiB per GPU)",
+                                                       p.memory_bytes / (1LL << 30), p.memory_capacity_bytes / (1LL << 30))
+                    : p.meets_target     ? ""
                     : c.goal.target_loss ? ""
                                          : "  (below target)");
     if (c.goal.target_loss) {
@@ -83,6 +85,12 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
   }
   for (const PlanConfiguration& cfg : plan.configurations) {
     const std::string name = cfg.gpu + " / " + cfg.network;
+    const bool fits =
+        std::any_of(cfg.points.begin(), cfg.points.end(), [&](std::size_t i) { return plan.points[i].fits; });
+    if (!fits) {
+      out += fmt::format("knee {}: none — no size fits in GPU memory\n", name);
+      continue;
+    }
     if (!cfg.knee) {
       const PlanPoint& first = plan.points[cfg.points.front()];
       out += fmt::format("knee {}: none — already {:.3f} efficiency at {} GPUs (bottleneck: {})\n", name,
@@ -107,15 +115,17 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
 std::string plan_csv(const Plan& plan, const PlanGoal& goal) {
   std::string out =
       "rank,gpu,network,gpus,samples_per_s,scaling_efficiency,marginal_efficiency,price_per_hour,"
-      "price_per_million_samples,time_to_train_s,meets_target,pareto,bottleneck,bottleneck_share";
+      "price_per_million_samples,time_to_train_s,meets_target,pareto,bottleneck,bottleneck_share,fits,memory_bytes,"
+      "memory_capacity_bytes";
   out += goal.target_loss ? ",time_to_target_s,cost_to_target,best_loss\n" : "\n";
   const auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
     const PlanPoint& p = plan.points[i];
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{}", i + 1, csv_cell(p.gpu), csv_cell(p.network), p.gpus,
-                       p.samples_per_s, p.scaling_efficiency, p.marginal_efficiency, opt(p.price_per_hour),
-                       opt(p.price_per_million_samples), opt(p.time_to_train_s), p.meets_target, p.pareto,
-                       csv_cell(p.bottleneck), p.bottleneck_share);
+    out +=
+        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", i + 1, csv_cell(p.gpu), csv_cell(p.network),
+                    p.gpus, p.samples_per_s, p.scaling_efficiency, p.marginal_efficiency, opt(p.price_per_hour),
+                    opt(p.price_per_million_samples), opt(p.time_to_train_s), p.meets_target, p.pareto,
+                    csv_cell(p.bottleneck), p.bottleneck_share, p.fits, p.memory_bytes, p.memory_capacity_bytes);
     out += goal.target_loss ? fmt::format(",{},{},{}\n", opt(p.time_to_target_s), opt(p.cost_to_target), p.best_loss)
                             : "\n";
   }

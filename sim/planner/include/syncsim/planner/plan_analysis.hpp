@@ -14,6 +14,10 @@
 // Cost: $/hour = n x (gpu_hour + network_gpu_hour) from the user's price file; $ per million samples =
 // $/hour / (throughput x 3600) x 1e6; time-to-train = samples / throughput.
 //
+// Memory: points whose GPUs cannot hold their share of the model (memory_check.hpp) are listed after all the others
+// and take no part in the knee or the recommendation; a configuration's marginal efficiencies run over its points
+// that fit.
+//
 // Recommendation:
 //   with a target (throughput, or samples within a time): the cheapest point that meets it with E >= threshold
 //     (cheapest by $/hour; without prices, fewest GPUs);
@@ -39,6 +43,11 @@ struct PlanPoint {
   std::string bottleneck;  // "compute", "communication: pod0 -> pod1 (network)", ...
   double bottleneck_share = 0;
   std::optional<double> price_per_hour;  // the whole cluster
+  // One GPU's memory under the scenario's layout (report.json's memory): a point that does not fit is ranked after
+  // every point that does, never recommended, and left out of its configuration's knee.
+  bool fits = true;
+  double memory_bytes = 0;
+  double memory_capacity_bytes = 0;
   // Filled by analyze_plan:
   double marginal_efficiency = 0;
   std::optional<double> price_per_million_samples;
