@@ -1,5 +1,7 @@
 #include "convergence_run.hpp"
 
+#include <numeric>
+
 #include <algorithm>
 
 #include "syncsim/convergence/convergence_replay.hpp"
@@ -33,6 +35,21 @@ ConvergenceReport run_convergence(const Scenario& scenario, const convergence::U
                   })->loss;
   }
   return r;
+}
+
+convergence::UpdateSchedule synchronous_schedule(std::int64_t workers, const std::vector<SimTime>& iteration_times) {
+  convergence::UpdateSchedule schedule;
+  schedule.kind = convergence::ScheduleKind::synchronous;
+  schedule.workers = workers;
+  std::vector<std::int64_t> everyone(static_cast<std::size_t>(workers));
+  std::iota(everyone.begin(), everyone.end(), 0);
+  schedule.member_sets.push_back(std::move(everyone));
+  SimTime end;
+  for (std::size_t i = 0; i < iteration_times.size(); ++i) {
+    end += iteration_times[i];
+    schedule.updates.push_back({.at = end, .source = 0, .read_version = static_cast<std::int64_t>(i)});
+  }
+  return schedule;
 }
 
 }  // namespace syncsim::run

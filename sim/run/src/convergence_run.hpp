@@ -9,4 +9,7 @@ namespace syncsim::run {
 
 ConvergenceReport run_convergence(const Scenario& scenario, const convergence::UpdateSchedule& schedule);
 
+// One update per iteration at its end, over all `workers` (a synchronous engine's schedule).
+convergence::UpdateSchedule synchronous_schedule(std::int64_t workers, const std::vector<SimTime>& iteration_times);
+
 }  // namespace syncsim::run

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <string>
 
+#include "convergence_run.hpp"
 #include "engines.hpp"
 #include "fault_plan.hpp"
 #include "link_report.hpp"
@@ -245,21 +246,14 @@ void check_failures_happened(const Scenario& s, const ParameterServerResult& res
 // order it applied them, each computed on the version the client read (a hybrid client is a whole group).
 convergence::UpdateSchedule update_schedule(const ParameterServerSetup& setup, const ParameterServerResult& result,
                                             const ClientLayout& layout) {
+  if (setup.mode == ParameterServerMode::synchronous) {
+    convergence::UpdateSchedule schedule = synchronous_schedule(layout.workers, result.iteration_times);
+    schedule.group_size = layout.group;
+    return schedule;
+  }
   convergence::UpdateSchedule schedule;
   schedule.workers = layout.workers;
   schedule.group_size = layout.group;
-  if (setup.mode == ParameterServerMode::synchronous) {
-    schedule.kind = convergence::ScheduleKind::synchronous;
-    std::vector<std::int64_t> everyone(static_cast<std::size_t>(layout.workers));
-    std::iota(everyone.begin(), everyone.end(), 0);
-    schedule.member_sets.push_back(std::move(everyone));
-    SimTime end;
-    for (std::size_t i = 0; i < result.iteration_times.size(); ++i) {
-      end += result.iteration_times[i];
-      schedule.updates.push_back({.at = end, .source = 0, .read_version = static_cast<std::int64_t>(i)});
-    }
-    return schedule;
-  }
   schedule.kind = convergence::ScheduleKind::asynchronous;
   for (const AppliedUpdate& u : result.applied) {
     schedule.updates.push_back(

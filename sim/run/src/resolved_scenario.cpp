@@ -261,7 +261,8 @@ MemoryReport ResolvedScenario::memory() const {
   if (p.activation_checkpointing.value != ActivationCheckpointing::none) {
     throw p.activation_checkpointing.error("activation checkpointing is not modelled yet (memory or recompute)");
   }
-  if (p.expert.value > 1) throw p.expert.error("expert parallelism is not modelled yet (the catalog has no MoE model)");
+  if (p.expert.value > 1)
+    throw p.expert.error("expert parallelism is not modelled yet (the memory of expert groups, their all-to-all)");
   MemoryLayout layout{.tensor = p.tensor.value,
                       .pipeline = p.pipeline.value,
                       .context = p.context.value,

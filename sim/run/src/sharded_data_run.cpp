@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "convergence_run.hpp"
 #include "engines.hpp"
 #include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -71,6 +72,7 @@ RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedul
   const Scenario& s = context.scenario();
   check_supported(s);
   const std::int64_t ranks = context.workers();
+  if (ranks < 2) throw s.parallelism.sharding.error("sharding needs at least 2 data-parallel ranks");
   ShardedRunSetup setup;
   setup.layers = context.layer_times();
   setup.units = make_buckets(context.model(), s.training.bucket_size, context.precision());
@@ -78,13 +80,12 @@ RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedul
   setup.ranks = ranks;
   setup.optimizer_step = context.optimizer_step();
   setup.iterations = s.training.iterations;
-  setup.overlap_slowdown = s.training.overlap_slowdown ? s.training.overlap_slowdown->value : kDefaultOverlapSlowdown;
+  setup.overlap_slowdown = s.training.overlap_slowdown_or_default();
   setup.collective_time = [&](CollectiveOp op, Bytes bytes) {
     CollectiveSpec spec = context.collective_spec(op, static_cast<std::size_t>(ranks));
     spec.size = bytes;
     return at_value(s.training.algorithm, [&] { return simulate_collective(context.router(), spec).time; });
   };
-  if (ranks < 2) throw s.parallelism.sharding.error("sharding needs at least 2 data-parallel ranks");
   const ShardedRunResult result = run_sharded(setup);
 
   RunOutput out;
@@ -107,18 +108,7 @@ RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedul
                                    .collectives = collectives_text(setup.level),
                                    .bytes_per_gpu = result.bytes_per_gpu_per_iteration,
                                    .exposed = SimTime::from_ps(result.exposed.ps() / s.training.iterations)});
-  if (schedule != nullptr) {
-    schedule->kind = convergence::ScheduleKind::synchronous;
-    schedule->workers = ranks;
-    std::vector<std::int64_t> everyone;
-    for (std::int64_t w = 0; w < ranks; ++w) everyone.push_back(w);
-    schedule->member_sets.push_back(std::move(everyone));
-    SimTime end;
-    for (std::size_t i = 0; i < result.iteration_times.size(); ++i) {
-      end += result.iteration_times[i];
-      schedule->updates.push_back({.at = end, .source = 0, .read_version = static_cast<std::int64_t>(i)});
-    }
-  }
+  if (schedule != nullptr) *schedule = synchronous_schedule(ranks, result.iteration_times);
   out.trace = sharded_trace(s, result);
   return out;
 }

@@ -149,8 +149,7 @@ RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSched
   if (workers > 1) {
     // One worker runs no framework bookkeeping and overlaps nothing: it is the single-GPU baseline.
     if (s.training.framework_overhead) setup.ddp.framework_overhead = s.training.framework_overhead->value;
-    setup.ddp.overlap_slowdown =
-        s.training.overlap_slowdown ? s.training.overlap_slowdown->value : kDefaultOverlapSlowdown;
+    setup.ddp.overlap_slowdown = s.training.overlap_slowdown_or_default();
   }
   if (workers > 1) {
     setup.ddp.allreduce_time = [&](Bytes size) { return context.allreduce(size).time; };

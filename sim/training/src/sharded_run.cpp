@@ -53,6 +53,7 @@ class ShardedTimeline {
       unit_of_.push_back(current.value_or(0));
     }
     step_ = SimTime::from_ps((s_.optimizer_step.ps() + s_.ranks - 1) / s_.ranks);
+    for (std::size_t l = 0; l < n; ++l) compute_ += s_.layers.forward[l] + s_.layers.backward[l];
     // The spans kept for the trace: every iteration's while that stays small, else the last ones only.
     const auto per_iteration = static_cast<std::int64_t>(3 * s_.units.buckets.size());
     traced_from_ = std::max<std::int64_t>(0, s_.iterations - std::max<std::int64_t>(1, kTracedSpans / per_iteration));
@@ -125,7 +126,7 @@ class ShardedTimeline {
         place(it, CollectiveOp::reduce_scatter, next, now, out);
       }
     }
-    out.compute += forward_compute() + backward_compute();
+    out.compute += compute_;
     if (it >= traced_from_) out.compute_spans.push_back({it, true, false, backward_begin, now});
     return step(it, now, out);
   }
@@ -153,7 +154,7 @@ class ShardedTimeline {
       }
     }
     if (it >= traced_from_) out.compute_spans.push_back({it, true, false, backward_begin, now});
-    out.compute += forward_compute() + backward_compute();
+    out.compute += compute_;
     return step(it, now, out);
   }
 
@@ -166,17 +167,6 @@ class ShardedTimeline {
     return slowed;
   }
 
-  SimTime forward_compute() const {
-    SimTime t;
-    for (const SimTime f : s_.layers.forward) t += f;
-    return t;
-  }
-  SimTime backward_compute() const {
-    SimTime t;
-    for (const SimTime b : s_.layers.backward) t += b;
-    return t;
-  }
-
   const ShardedRunSetup& s_;
   std::vector<std::size_t> unit_of_;         // per layer, the unit whose parameters it uses
   std::vector<std::size_t> first_backward_;  // per unit, its highest layer: where its backward starts
@@ -184,6 +174,7 @@ class ShardedTimeline {
   std::vector<SimTime> gathered_;
   SimTime stream_;
   SimTime step_;
+  SimTime compute_;               // one iteration's forward and backward at full speed
   double bus_bytes_ = 0;          // every collective's unit bytes, summed
   std::int64_t traced_from_ = 0;  // the first iteration whose spans are kept
 };

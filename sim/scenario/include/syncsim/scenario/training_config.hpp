@@ -80,6 +80,9 @@ struct TrainingConfig {
   // measured under the framework holds it); the slowdown defaults to kDefaultOverlapSlowdown.
   std::optional<Located<SimTime>> framework_overhead;
   std::optional<Located<double>> overlap_slowdown;
+  double overlap_slowdown_or_default() const {
+    return overlap_slowdown ? overlap_slowdown->value : kDefaultOverlapSlowdown;
+  }
   std::int64_t iterations = 10;                          // measured iterations (>= 1)
   std::int64_t warmup_iterations = 0;                    // run first and left out of the statistics
   std::optional<Located<std::int64_t>> staleness_bound;  // ssp: steps a worker may run ahead (required)
