@@ -49,6 +49,20 @@ void print_convergence(const ConvergenceReport& c) {
   }
 }
 
+// A model-parallel layout: its sizes, the pipeline's bubble, MFU, and what each group kind moves and exposes.
+void print_layout(const LayoutReport& l, const TrainingReport& r) {
+  auto& o = std::cout;
+  fmt::print(o, "layout           tensor {} x context {} x pipeline {} x data {}, schedule {}{}, sharding {}\n",
+             l.tensor, l.context, l.pipeline, l.data, l.schedule,
+             l.virtual_stages > 1 ? fmt::format(" ({} chunks per stage)", l.virtual_stages) : "", l.sharding);
+  fmt::print(o, "                 pipeline bubble {:.1f}% of the pipeline ({:.1f}% of the time), MFU {:.1f}%\n",
+             100 * l.bubble_fraction, 100 * l.bubble_share, 100 * l.model_flops_utilization);
+  for (const GroupCommunication& g : r.group_communication) {
+    fmt::print(o, "{:<17}{}: {:.3f} GB per GPU per iteration, {:.3f} ms exposed ({})\n", "", g.group,
+               g.bytes_per_gpu / 1e9, g.exposed.us() / 1e3, g.collectives);
+  }
+}
+
 void print_summary(const TrainingReport& r, const std::filesystem::path& outdir) {
   auto& o = std::cout;
   fmt::print(o, "# syncsim run {}: {} x {}, {} ({}), global batch {}, {} {} ({}), {} iterations\n", r.scenario,
@@ -82,6 +96,7 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir)
     fmt::print(o, "                 framework overhead {:.1f}%  overlap interference {:.1f}%\n",
                100 * r.framework_overhead_share, 100 * r.overlap_interference_share);
   }
+  if (r.layout) print_layout(*r.layout, r);
   fmt::print(o, "buckets          {} (cap {} bytes)\n", r.buckets.size(), r.bucket_cap.value);
   if (r.staleness) {
     fmt::print(o, "staleness        mean {:.2f}  max {} updates (over {} updates)\n", r.staleness->mean,

@@ -152,3 +152,26 @@ TEST_CASE("llama7b-sharding: 16 bytes per parameter do not fit an 80 GB GPU unti
   CHECK(zero3.total < zero1.total);
   CHECK(zero1.activations == replicated.memory.activations);  // sharding keeps every activation
 }
+
+TEST_CASE("llama3-70b-layouts: TP 8 x PP 4 with ZeRO-1 fits and keeps its tensor traffic on NVLink", "[examples]") {
+  const TrainingReport r = run_example("llama3-70b-layouts.yaml");
+  REQUIRE(r.layout);
+  CHECK(r.memory.fits);
+  CHECK(r.layout->data == 8);
+  // Every tensor group is one node: the busiest links are NVLink, and the tensor collectives are what is exposed
+  // most; the data-parallel ones hide mostly behind the last backward passes.
+  for (const LinkReport& link : r.busiest_links) CHECK(link.link_class == "nvlink");
+  REQUIRE(r.group_communication.size() == 3);
+  CHECK(r.group_communication[1].group == "tensor");
+  CHECK(r.group_communication[1].exposed > r.group_communication[0].exposed);
+  // 16 micro-batches through 4 stages: at least 3/19 of the pipeline idles.
+  CHECK(r.layout->bubble_fraction >= 3.0 / 19.0);
+  CHECK(r.layout->model_flops_utilization > 0.3);
+  CHECK(r.layout->model_flops_utilization < 0.6);
+  // FSDP alone over the 256 GPUs does not fit: 4,096 tokens' activations of 80 blocks without checkpointing.
+  const MemoryReport fsdp = run::scenario_memory(
+      load_scenario(kExamples / "llama3-70b-layouts.yaml",
+                    {"parallelism.tensor=1", "parallelism.pipeline=1", "parallelism.sharding=full"}));
+  CHECK_FALSE(fsdp.fits);
+  CHECK(fsdp.activations > fsdp.capacity);
+}

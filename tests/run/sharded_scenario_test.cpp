@@ -68,5 +68,5 @@ TEST_CASE("what sharded runs do not simulate yet is refused at its key") {
   CHECK_THROWS_WITH(run_sharded_scenario({"parallelism.sharding=full", "training.communication=parameter_server"}),
                     Catch::Contains("parameter servers are not simulated yet with sharding"));
   CHECK_THROWS_WITH(run_sharded_scenario({"parallelism.tensor=2"}),
-                    Catch::Contains("parallelism.tensor: tensor parallelism is read by the memory check"));
+                    Catch::Contains("parallelism.tensor: model 'resnet50' has no transformer blocks"));
 }

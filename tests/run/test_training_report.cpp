@@ -18,6 +18,7 @@ TrainingReport sample_report() {
                    .straggler_wait = SimTime::zero(),
                    .framework_overhead = SimTime::zero(),
                    .overlap_interference = SimTime::zero(),
+                   .pipeline_bubble = SimTime::zero(),
                    .updates = std::nullopt},
                   {.compute = SimTime::from_ps(4'000'000),
                    .optimizer = SimTime::from_ps(1'000'000),
@@ -25,6 +26,7 @@ TrainingReport sample_report() {
                    .straggler_wait = SimTime::from_ps(2'000'000),
                    .framework_overhead = SimTime::zero(),
                    .overlap_interference = SimTime::zero(),
+                   .pipeline_bubble = SimTime::zero(),
                    .updates = std::nullopt}};
   BucketReport b;
   b.bytes = Bytes{4096};

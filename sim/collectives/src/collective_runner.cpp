@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <set>
 
+#include "collective_groups.hpp"
 #include "syncsim/collectives/collnet_plan.hpp"
 #include "syncsim/collectives/lockstep_runner.hpp"
 #include "syncsim/collectives/nvls_plan.hpp"
@@ -81,21 +83,26 @@ struct Reductions {
   std::vector<std::vector<Rank>> sharp_nodes;  // the nodes the trees' heads are on: the hosts, or every GPU alone
 };
 
-std::uint32_t candidate_channels(const CollectiveSpec& spec, const Topology& topology, std::size_t ranks,
-                                 Algorithm algorithm, const Reductions& reductions) {
+std::uint32_t candidate_channels(const CollectiveSpec& spec, const Topology& topology,
+                                 const std::vector<std::size_t>& gpus, Algorithm algorithm,
+                                 const Reductions& reductions) {
   if (spec.channels) return *spec.channels;
   if (is_nvls(algorithm)) return nvls_channels(spec.compute_capability, reductions.domains.size());
   // CollNetDirect drives every rail from one plan (a head per GPU); CollNetChain runs a chain per rail, as rings.
   if (algorithm == Algorithm::collnet_direct) return 1;
-  if (algorithm == Algorithm::collnet_chain) return default_channels(topology, ranks, Algorithm::ring);
-  return default_channels(topology, ranks, algorithm);
+  if (algorithm == Algorithm::collnet_chain) return default_channels(topology, gpus, Algorithm::ring);
+  return default_channels(topology, gpus, algorithm);
 }
 
-CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std::size_t ranks, Candidate candidate,
+// `groups`: the GPU indices of each group running the collective (one group of the first `ranks` GPUs unless the
+// spec names several); the plans are built once, from the first group's structure (hosts, reductions).
+CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec,
+                                const std::vector<std::vector<std::size_t>>& groups, Candidate candidate,
                                 const std::vector<std::vector<Rank>>& hosts, const Reductions& reductions) {
   const Topology& topology = router.topology();
+  const std::size_t ranks = groups.front().size();
   const std::vector<NvlinkDomain>& domains = reductions.domains;
-  std::uint32_t channels = candidate_channels(spec, topology, ranks, candidate.algorithm, reductions);
+  std::uint32_t channels = candidate_channels(spec, topology, groups.front(), candidate.algorithm, reductions);
   // An all-to-all already has every rank send to every peer at once: channels would only cut each transfer in C.
   if (!spec.channels && spec.op == CollectiveOp::alltoall) channels = 1;
   if (channels == 0) throw InputError("channels must be at least 1");
@@ -147,8 +154,17 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
     plans.push_back(make_plan(candidate.algorithm, spec.op, ranks, bytes, context));
   }
 
-  std::vector<NodeId> gpus;
-  for (std::size_t r = 0; r < ranks; ++r) gpus.push_back(topology.gpu(r));
+  // Channel k is plan k % channels of group k / channels.
+  std::vector<const CollectivePlan*> channel_plans;
+  std::vector<std::vector<NodeId>> channel_gpus;
+  for (const std::vector<std::size_t>& group : groups) {
+    std::vector<NodeId> gpus;
+    for (const std::size_t g : group) gpus.push_back(topology.gpu(g));
+    for (const auto& plan : plans) {
+      channel_plans.push_back(plan.get());
+      channel_gpus.push_back(gpus);
+    }
+  }
   CollectiveOutcome outcome;
   outcome.algorithm = candidate.algorithm;
   outcome.protocol = candidate.protocol;
@@ -159,13 +175,11 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
   // claims and leaves them flow by flow; lockstep times each distinct combined step once (lockstep_runner.hpp).
   // One channel keeps the executor, whose bulk and per-flow paths are exact.
   std::size_t transfers = 0;  // one send per rank and step in a uniform plan
-  for (const auto& plan : plans) {
+  for (const CollectivePlan* plan : channel_plans) {
     for (std::size_t r = 0; r < ranks; ++r) transfers += plan->step_count(Rank{static_cast<std::uint32_t>(r)});
   }
-  if (spec.bulk && channels > 1 && transfers >= spec.lockstep_min_transfers && !spec.record_steps) {
-    std::vector<const CollectivePlan*> channel_plans;
-    for (const auto& plan : plans) channel_plans.push_back(plan.get());
-    if (std::optional<LockstepTiming> lockstep = time_lockstep(router, channel_plans, gpus, options)) {
+  if (spec.bulk && channel_plans.size() > 1 && transfers >= spec.lockstep_min_transfers && !spec.record_steps) {
+    if (std::optional<LockstepTiming> lockstep = time_lockstep(router, channel_plans, channel_gpus, options)) {
       outcome.time =
           capped(spec, ranks, candidate.algorithm, domain_ranks, channels, lockstep->time) + options.cost.launch;
       outcome.stats = lockstep->stats;
@@ -177,8 +191,9 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
   Simulator sim;
   FlowModel flows(sim, topology);
   std::vector<std::unique_ptr<CollectiveExecutor>> executors;
-  for (const auto& plan : plans) {
-    executors.push_back(std::make_unique<CollectiveExecutor>(sim, flows, router, *plan, gpus, options));
+  for (std::size_t k = 0; k < channel_plans.size(); ++k) {
+    executors.push_back(
+        std::make_unique<CollectiveExecutor>(sim, flows, router, *channel_plans[k], channel_gpus[k], options));
     options.record_steps = false;  // channel 0's steps are the outcome's
   }
   for (auto& executor : executors) executor->start();
@@ -205,6 +220,13 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, std:
   return outcome;
 }
 
+// GPU indices 0 .. ranks - 1: rank r on GPU r.
+std::vector<std::size_t> first_gpus(std::size_t ranks) {
+  std::vector<std::size_t> gpus(ranks);
+  std::iota(gpus.begin(), gpus.end(), std::size_t{0});
+  return gpus;
+}
+
 // Every rank its own node: no host structure (each GPU is a node, as trees treat it) or hosts of one GPU each.
 bool each_gpu_its_own_node(const std::vector<std::vector<Rank>>& hosts) {
   return std::all_of(hosts.begin(), hosts.end(), [](const std::vector<Rank>& host) { return host.size() == 1; });
@@ -213,9 +235,13 @@ bool each_gpu_its_own_node(const std::vector<std::vector<Rank>>& hosts) {
 }  // namespace
 
 std::vector<std::vector<Rank>> host_groups(const Topology& topology, std::size_t ranks) {
+  return host_groups(topology, first_gpus(ranks));
+}
+
+std::vector<std::vector<Rank>> host_groups(const Topology& topology, const std::vector<std::size_t>& gpus) {
   std::map<int, std::vector<Rank>> by_host;
-  for (std::size_t r = 0; r < ranks; ++r) {
-    const auto host = topology.node(topology.gpu(r)).host;
+  for (std::size_t r = 0; r < gpus.size(); ++r) {
+    const auto host = topology.node(topology.gpu(gpus[r])).host;
     if (!host) return {};
     by_host[*host].push_back(Rank{static_cast<std::uint32_t>(r)});
   }
@@ -225,12 +251,16 @@ std::vector<std::vector<Rank>> host_groups(const Topology& topology, std::size_t
 }
 
 std::vector<std::vector<Rank>> nccl_node_groups(const Topology& topology, std::size_t ranks) {
+  return nccl_node_groups(topology, first_gpus(ranks));
+}
+
+std::vector<std::vector<Rank>> nccl_node_groups(const Topology& topology, const std::vector<std::size_t>& gpus) {
   std::vector<std::vector<Rank>> nodes;
   std::vector<std::optional<NodeId>> switch_of_node;
-  for (std::vector<Rank>& host : host_groups(topology, ranks)) {
-    const std::optional<NodeId> nvswitch = nvlink_switch_of(topology, topology.gpu(host.front().value()));
+  for (std::vector<Rank>& host : host_groups(topology, gpus)) {
+    const std::optional<NodeId> nvswitch = nvlink_switch_of(topology, topology.gpu(gpus[host.front().value()]));
     const bool one_switch = std::all_of(host.begin(), host.end(), [&](Rank r) {
-      return nvlink_switch_of(topology, topology.gpu(r.value())) == nvswitch;
+      return nvlink_switch_of(topology, topology.gpu(gpus[r.value()])) == nvswitch;
     });
     auto same = nvswitch && one_switch ? std::find(switch_of_node.begin(), switch_of_node.end(), nvswitch)
                                        : switch_of_node.end();
@@ -246,12 +276,16 @@ std::vector<std::vector<Rank>> nccl_node_groups(const Topology& topology, std::s
 }
 
 std::uint32_t default_channels(const Topology& topology, std::size_t ranks, Algorithm algorithm) {
-  const auto nodes = nccl_node_groups(topology, ranks);
+  return default_channels(topology, first_gpus(ranks), algorithm);
+}
+
+std::uint32_t default_channels(const Topology& topology, const std::vector<std::size_t>& gpus, Algorithm algorithm) {
+  const auto nodes = nccl_node_groups(topology, gpus);
   std::uint32_t channels = 1;
   if (nodes.size() > 1) {
     // NICs of the first node's hosts: one channel per rail.
     std::set<int> hosts;
-    for (const Rank r : nodes.front()) hosts.insert(topology.node(topology.gpu(r.value())).host.value_or(-1));
+    for (const Rank r : nodes.front()) hosts.insert(topology.node(topology.gpu(gpus[r.value()])).host.value_or(-1));
     std::uint32_t nics = 0;
     for (std::size_t v = 0; v < topology.node_count(); ++v) {
       const Node& node = topology.node(NodeId{static_cast<std::uint32_t>(v)});
@@ -317,16 +351,22 @@ std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, 
 
 CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec) {
   const Topology& topology = router.topology();
-  const std::size_t ranks = spec.ranks == 0 ? topology.gpu_count() : spec.ranks;
+  const std::vector<std::vector<std::size_t>> groups =
+      spec.groups.empty()
+          ? std::vector<std::vector<std::size_t>>{first_gpus(spec.ranks == 0 ? topology.gpu_count() : spec.ranks)}
+          : collectives_detail::checked_groups(spec, topology.gpu_count());
+  if (collectives_detail::independent_groups(router, groups)) return collectives_detail::simulate_each(router, spec);
+  const std::size_t ranks = groups.front().size();
   if (ranks < 2 || ranks > topology.gpu_count()) {
     throw InputError(fmt::format("expected 2 to {} ranks (the topology's GPUs), got {}", topology.gpu_count(), ranks));
   }
   if (spec.protocol && spec.latency != LatencySource::nccl) {
     throw InputError("a protocol (LL, LL128, Simple) needs the nccl latency model");
   }
-  const auto hosts = nccl_node_groups(topology, ranks);
-  Reductions reductions{reducing_nvlink_domains(topology, ranks, spec.compute_capability), {}, {}};
-  const bool wants_sharp = spec.algorithm ? is_collnet(*spec.algorithm) : spec.op == CollectiveOp::allreduce;
+  const auto hosts = nccl_node_groups(topology, groups.front());
+  Reductions reductions{reducing_nvlink_domains(topology, groups.front(), spec.compute_capability), {}, {}};
+  const bool wants_sharp =
+      (spec.algorithm ? is_collnet(*spec.algorithm) : spec.op == CollectiveOp::allreduce) && groups.size() == 1;
   if (wants_sharp) {
     // Without host structure every GPU is a node with its own NIC, as NCCL sees one GPU per node.
     reductions.sharp_nodes = hosts;
@@ -376,7 +416,7 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
   std::optional<SimTimeOverflow> overflow;  // a candidate slower than the clock loses to any that fits
   for (const Candidate& candidate : candidates) {
     try {
-      CollectiveOutcome outcome = run_candidate(router, spec, ranks, candidate, hosts, reductions);
+      CollectiveOutcome outcome = run_candidate(router, spec, groups, candidate, hosts, reductions);
       SimTime rank = outcome.time;
       if (candidate.algorithm == Algorithm::ring) {
         SimTime busy;

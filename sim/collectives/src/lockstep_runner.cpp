@@ -59,11 +59,11 @@ class StepDriver final : public FlowObserver, public EventHandler {
 // Reads the combined step `step.first_step` of all channels. Returns false when a plan's step is not what
 // uniform_pattern promised (one send and one receive per rank, every send feeding the receiver's same step):
 // lockstep would then be wrong, and the caller falls back to the executors.
-bool read_step(Router& router, std::span<const CollectivePlan* const> channels, const std::vector<NodeId>& gpus,
-               const ExecutorOptions& options, CombinedStep& step, std::vector<const Route*>& routes,
-               std::vector<double>& wire) {
+bool read_step(Router& router, std::span<const CollectivePlan* const> channels,
+               const std::vector<std::vector<NodeId>>& gpus, const ExecutorOptions& options, CombinedStep& step,
+               std::vector<const Route*>& routes, std::vector<double>& wire) {
   const Topology& topology = router.topology();
-  const auto ranks = static_cast<std::uint32_t>(gpus.size());
+  const auto ranks = static_cast<std::uint32_t>(gpus.front().size());
   const std::size_t states = channels.size() * ranks;
   constexpr std::uint32_t kNone = ~std::uint32_t{0};
   step.pred.assign(states, kNone);
@@ -81,7 +81,7 @@ bool read_step(Router& router, std::span<const CollectivePlan* const> channels, 
       const std::uint32_t j = c * ranks + send.dst.value();
       if (send.dst_step != step.first_step || send.dst.value() >= ranks || step.pred[j] != kNone) return false;
       step.pred[j] = i;
-      routes[i] = &router.route(gpus[r], gpus[send.dst.value()]);
+      routes[i] = &router.route(gpus[c][r], gpus[c][send.dst.value()]);
       step.latency[i] = step_latency(options.cost, topology, *routes[i]);
       wire[i] = wire_bytes(options.cost, topology, *routes[i], send.bytes);
       step.reduction[i] = reduction_time(options.reduction_rate, scratch.reduce_bytes);
@@ -190,9 +190,18 @@ std::vector<bool> links_shared_by_channels(const Transfers& transfers, std::size
 
 std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const CollectivePlan* const> channels,
                                             const std::vector<NodeId>& gpus, const ExecutorOptions& options) {
+  return time_lockstep(router, channels, std::vector<std::vector<NodeId>>(channels.size(), gpus), options);
+}
+
+std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const CollectivePlan* const> channels,
+                                            const std::vector<std::vector<NodeId>>& gpus,
+                                            const ExecutorOptions& options) {
   if (channels.empty()) return std::nullopt;
   const std::size_t ranks = channels[0]->rank_count();
-  SYNCSIM_INVARIANT(gpus.size() == ranks, "lockstep: one GPU per rank expected");
+  SYNCSIM_INVARIANT(gpus.size() == channels.size(), "lockstep: one GPU list per channel expected");
+  for (const std::vector<NodeId>& channel_gpus : gpus) {
+    SYNCSIM_INVARIANT(channel_gpus.size() == ranks, "lockstep: one GPU per rank expected");
+  }
   const std::uint32_t steps = channels[0]->step_count(Rank{0});
   for (const CollectivePlan* plan : channels) {
     if (plan->rank_count() != ranks || plan->participant_count() != ranks) return std::nullopt;

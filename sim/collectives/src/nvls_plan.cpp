@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <numeric>
 
 #include "syncsim/core/input_error.hpp"
 
@@ -135,10 +136,17 @@ std::optional<NodeId> nvlink_switch_of(const Topology& topology, NodeId gpu) {
 
 std::vector<NvlinkDomain> reducing_nvlink_domains(const Topology& topology, std::size_t ranks,
                                                   std::optional<int> compute_capability) {
+  std::vector<std::size_t> gpus(ranks);
+  std::iota(gpus.begin(), gpus.end(), std::size_t{0});
+  return reducing_nvlink_domains(topology, gpus, compute_capability);
+}
+
+std::vector<NvlinkDomain> reducing_nvlink_domains(const Topology& topology, const std::vector<std::size_t>& gpus,
+                                                  std::optional<int> compute_capability) {
   std::vector<NvlinkDomain> domains;
   const bool gpus_support = compute_capability && *compute_capability >= kNvlsMinComputeCapability;
-  for (std::size_t r = 0; r < ranks; ++r) {
-    const std::optional<NodeId> nvswitch = nvlink_switch_of(topology, topology.gpu(r));
+  for (std::size_t r = 0; r < gpus.size(); ++r) {
+    const std::optional<NodeId> nvswitch = nvlink_switch_of(topology, topology.gpu(gpus[r]));
     // No NVSwitch, or NVLinks to several: not the one-switch fabric NVLS is modelled on.
     if (!nvswitch) return {};
     const SwitchReduction reduction = topology.node(*nvswitch).reduction;
@@ -152,7 +160,7 @@ std::vector<NvlinkDomain> reducing_nvlink_domains(const Topology& topology, std:
   // not NVLS's; `nvls=on` models NCCL with NVLS there.
   for (const NvlinkDomain& domain : domains) {
     if (topology.node(domain.nvswitch).reduction != SwitchReduction::automatic) continue;
-    const auto host_of = [&](Rank r) { return topology.node(topology.gpu(r.value())).host; };
+    const auto host_of = [&](Rank r) { return topology.node(topology.gpu(gpus[r.value()])).host; };
     const auto first_host = host_of(domain.ranks.front());
     if (std::any_of(domain.ranks.begin(), domain.ranks.end(), [&](Rank r) { return host_of(r) != first_host; })) {
       return {};

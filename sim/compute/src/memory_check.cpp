@@ -14,7 +14,7 @@ namespace {
 
 constexpr std::int64_t kMaxMicroBatches = std::int64_t{1} << 20;
 
-void check_layout(const ModelSpec& model, std::int64_t batch, const MemoryLayout& layout) {
+void check_layout(std::int64_t batch, const MemoryLayout& layout) {
   if (batch < 1) throw InputError(fmt::format("batch size must be positive, got {}", batch));
   const std::pair<const char*, std::int64_t> sizes[] = {{"tensor", layout.tensor},
                                                         {"pipeline", layout.pipeline},
@@ -27,35 +27,18 @@ void check_layout(const ModelSpec& model, std::int64_t batch, const MemoryLayout
   if (layout.micro_batches > kMaxMicroBatches) {
     throw InputError(fmt::format("at most {} micro-batches, got {}", kMaxMicroBatches, layout.micro_batches));
   }
-  if (layout.pipeline > static_cast<std::int64_t>(model.layers().size())) {
-    throw InputError(
-        fmt::format("{} pipeline stages for a model of {} layers", layout.pipeline, model.layers().size()));
-  }
 }
 
-// Layer ranges [first, last) of `stages` contiguous stages of about equal forward FLOPs: stage k ends at the first
-// layer where the running total reaches (k + 1) / stages of the whole, each stage keeping at least one layer.
-std::vector<std::pair<std::size_t, std::size_t>> stage_ranges(const ModelSpec& model, std::int64_t stages) {
-  const std::vector<Layer>& layers = model.layers();
-  const auto n = static_cast<std::int64_t>(layers.size());
-  double total = 0;
-  for (const Layer& l : layers) total += static_cast<double>(l.forward_flops);
-  std::vector<std::pair<std::size_t, std::size_t>> out;
-  std::int64_t first = 0;
-  double running = 0;
-  for (std::int64_t k = 0; k < stages; ++k) {
-    std::int64_t last = first + 1;  // at least one layer
-    running += static_cast<double>(layers[static_cast<std::size_t>(first)].forward_flops);
-    const std::int64_t keep_for_rest = stages - k - 1;
-    const double target = total * static_cast<double>(k + 1) / static_cast<double>(stages);
-    while (last < n - keep_for_rest && (k == stages - 1 || running < target)) {
-      running += static_cast<double>(layers[static_cast<std::size_t>(last)].forward_flops);
-      ++last;
-    }
-    out.emplace_back(static_cast<std::size_t>(first), static_cast<std::size_t>(last));
-    first = last;
+// Where a stage may end: after any layer, or for a transformer only between blocks (the embedding stays with the
+// first block, the head with the last), as Megatron cuts its pipelines.
+std::vector<std::size_t> cut_points(const ModelSpec& model) {
+  std::vector<std::size_t> cuts;
+  if (const auto& t = model.transformer()) {
+    for (std::size_t b = 1; b < t->blocks.size(); ++b) cuts.push_back(t->blocks[b].first);
+  } else {
+    for (std::size_t l = 1; l < model.layers().size(); ++l) cuts.push_back(l);
   }
-  return out;
+  return cuts;
 }
 
 // Byte counts past 2^63 (an absurd batch of a huge model) are clamped there: such a total is "does not fit", by a
@@ -111,6 +94,32 @@ MemoryReport stage_memory(const ModelSpec& model, std::pair<std::size_t, std::si
 
 }  // namespace
 
+std::vector<std::pair<std::size_t, std::size_t>> pipeline_stage_ranges(const ModelSpec& model, std::int64_t stages) {
+  const std::vector<std::size_t> cuts = cut_points(model);
+  if (stages < 1 || stages - 1 > static_cast<std::int64_t>(cuts.size())) {
+    throw InputError(model.transformer()
+                         ? fmt::format("{} pipeline stages for a model of {} transformer blocks", stages,
+                                       model.transformer()->blocks.size())
+                         : fmt::format("{} pipeline stages for a model of {} layers", stages, model.layers().size()));
+  }
+  const std::vector<Layer>& layers = model.layers();
+  std::vector<double> prefix{0};  // forward FLOPs of layers [0, l)
+  for (const Layer& l : layers) prefix.push_back(prefix.back() + static_cast<double>(l.forward_flops));
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  std::size_t first = 0;
+  std::size_t next_cut = 0;
+  for (std::int64_t k = 0; k + 1 < stages; ++k) {
+    const double target = prefix.back() * static_cast<double>(k + 1) / static_cast<double>(stages);
+    // The first cut where the running total reaches the target, leaving a cut for every later stage.
+    const std::size_t last_allowed = cuts.size() - static_cast<std::size_t>(stages - 1 - k);
+    while (next_cut < last_allowed && prefix[cuts[next_cut]] < target) ++next_cut;
+    out.emplace_back(first, cuts[next_cut]);
+    first = cuts[next_cut++];
+  }
+  out.emplace_back(first, layers.size());
+  return out;
+}
+
 std::int64_t in_flight_micro_batches(std::int64_t stage, std::int64_t stages, std::int64_t micro_batches,
                                      PipelineSchedule schedule) {
   if (stages <= 1) return 1;  // one stage runs its micro-batches one after another
@@ -120,8 +129,8 @@ std::int64_t in_flight_micro_batches(std::int64_t stage, std::int64_t stages, st
 
 MemoryReport memory_check(const ModelSpec& model, const GpuSpec& gpu, std::int64_t batch, Precision precision,
                           Optimizer optimizer, const MemoryLayout& layout) {
-  check_layout(model, batch, layout);
-  const auto ranges = stage_ranges(model, layout.pipeline);
+  check_layout(batch, layout);
+  const auto ranges = pipeline_stage_ranges(model, layout.pipeline);
   MemoryReport fullest;
   for (std::size_t k = 0; k < ranges.size(); ++k) {
     const auto stage = static_cast<std::int64_t>(k);

@@ -19,9 +19,27 @@ std::int64_t checked_add(std::int64_t total, std::int64_t value, std::string_vie
   }
   return total + value;
 }
+
+void check_structure(const TransformerStructure& t, std::size_t layers, const std::string& model) {
+  if (t.hidden < 1 || t.sequence < 1 || t.kv_width < 1 || t.blocks.empty()) {
+    throw InputError(fmt::format("model '{}': a transformer structure needs widths, a sequence and blocks", model));
+  }
+  std::size_t next = 0;
+  for (const auto& [first, last] : t.blocks) {
+    if (first < next || last <= first || last > layers) {
+      throw InputError(
+          fmt::format("model '{}': transformer block [{}, {}) is empty, overlaps the one before or "
+                      "runs past the {} layers",
+                      model, first, last, layers));
+    }
+    next = last;
+  }
+}
+
 }  // namespace
 
-ModelSpec::ModelSpec(std::string name, std::vector<Layer> layers) : name_(std::move(name)), layers_(std::move(layers)) {
+ModelSpec::ModelSpec(std::string name, std::vector<Layer> layers, std::optional<TransformerStructure> transformer)
+    : name_(std::move(name)), layers_(std::move(layers)), transformer_(std::move(transformer)) {
   if (name_.empty()) throw InputError("a model definition needs a name", std::nullopt, "name");
   if (layers_.empty()) throw InputError(fmt::format("model '{}' has no layers", name_), std::nullopt, "layers");
   std::set<std::string, std::less<>> seen;
@@ -55,6 +73,7 @@ ModelSpec::ModelSpec(std::string name, std::vector<Layer> layers) : name_(std::m
     saved_elements_ = checked_add(saved_elements_, layer.saved_elements, "saved elements", name_);
     saved_mask_bytes_ = checked_add(saved_mask_bytes_, layer.saved_mask_bytes, "saved mask bytes", name_);
   }
+  if (transformer_) check_structure(*transformer_, layers_.size(), name_);
 }
 
 }  // namespace syncsim

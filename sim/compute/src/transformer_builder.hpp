@@ -31,7 +31,8 @@ namespace syncsim::compute_detail {
 
 class TransformerBuilder {
  public:
-  TransformerBuilder(std::int64_t tokens, std::int64_t hidden) : tokens_(tokens), hidden_(hidden), width_(hidden) {}
+  TransformerBuilder(std::int64_t tokens, std::int64_t hidden)
+      : tokens_(tokens), sequence_(tokens), hidden_(hidden), width_(hidden) {}
 
   // A lookup into a rows x hidden table: reads s of its rows, no FLOPs; backward needs only the indices.
   void embedding(const std::string& name, std::int64_t rows);
@@ -73,6 +74,14 @@ class TransformerBuilder {
     saved_ = false;
   }
 
+  // Blocks: the layers added between begin_block and end_block are one transformer block (model_spec.hpp).
+  void begin_block() { block_first_ = layers_.size(); }
+  void end_block() { blocks_.emplace_back(block_first_, layers_.size()); }
+  // The blocks so far with the model's widths; kv_width is K's width (h without grouped-query attention).
+  TransformerStructure structure(std::int64_t kv_width) const {
+    return {.hidden = hidden_, .sequence = sequence_, .kv_width = kv_width, .blocks = blocks_};
+  }
+
   std::vector<Layer> take() { return std::move(layers_); }
 
  private:
@@ -81,6 +90,7 @@ class TransformerBuilder {
   void elementwise(const std::string& name, std::int64_t flops_per_element, bool saves_input);
 
   std::int64_t tokens_;
+  std::int64_t sequence_;  // tokens per sample, whatever first_token does to tokens_
   std::int64_t hidden_;
   std::int64_t width_;
   std::int64_t linear_input_width_ = 0;  // input width of the last linear, for its siblings
@@ -88,6 +98,8 @@ class TransformerBuilder {
   std::int64_t per_token_ = 1;           // experts each token visits, inside begin/end_experts
   bool saved_ = false;                   // the current tensor is already kept for backward by some layer
   std::vector<Layer> layers_;
+  std::size_t block_first_ = 0;
+  std::vector<std::pair<std::size_t, std::size_t>> blocks_;
 };
 
 }  // namespace syncsim::compute_detail

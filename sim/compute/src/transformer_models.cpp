@@ -50,6 +50,7 @@ ModelSpec bert(std::string name, const BertShape& shape) {
   b.dropout("embeddings.dropout");
   for (std::int64_t i = 0; i < shape.layers; ++i) {
     const std::string p = fmt::format("encoder.layer.{}.", i);
+    b.begin_block();
     b.linear(p + "attention.query", shape.hidden, true);
     b.sibling_linear(p + "attention.key", shape.hidden, true);
     b.sibling_linear(p + "attention.value", shape.hidden, true);
@@ -64,11 +65,13 @@ ModelSpec bert(std::string name, const BertShape& shape) {
     b.dropout(p + "output.dropout");
     b.residual_add(p + "output.add");
     b.layer_norm(p + "output.norm");
+    b.end_block();
   }
   b.first_token();
   b.linear("pooler.dense", shape.hidden, true);
   b.tanh("pooler.tanh");
-  return ModelSpec(std::move(name), b.take());
+  const TransformerStructure structure = b.structure(shape.hidden);
+  return ModelSpec(std::move(name), b.take(), structure);
 }
 
 // Pre-LN decoder layer (HF GPT2Block), MLP 4h:
@@ -85,6 +88,7 @@ ModelSpec gpt2(std::string name, const GptShape& shape) {
   b.dropout("drop");
   for (std::int64_t i = 0; i < shape.layers; ++i) {
     const std::string p = fmt::format("h.{}.", i);
+    b.begin_block();
     b.layer_norm(p + "ln_1");
     b.linear(p + "attn.c_attn", 3 * shape.hidden, true);
     b.attention(p + "attn.", shape.heads, shape.heads, true, shape.attention == AttentionKernel::flash);
@@ -97,11 +101,13 @@ ModelSpec gpt2(std::string name, const GptShape& shape) {
     b.linear(p + "mlp.c_proj", shape.hidden, true);
     b.dropout(p + "mlp.dropout");
     b.residual_add(p + "mlp.add");
+    b.end_block();
   }
   b.layer_norm("ln_f");
   b.linear("lm_head", shape.vocab, false, shape.vocab * shape.hidden);
   b.cross_entropy("loss");
-  return ModelSpec(std::move(name), b.take());
+  const TransformerStructure structure = b.structure(shape.hidden);
+  return ModelSpec(std::move(name), b.take(), structure);
 }
 
 namespace {
@@ -228,6 +234,7 @@ ModelSpec llama(std::string name, const LlamaShape& shape) {
   b.embedding("embed_tokens", shape.vocab);
   for (std::int64_t i = 0; i < shape.layers; ++i) {
     const std::string p = fmt::format("layers.{}.", i);
+    b.begin_block();
     decoder_attention(b, p, shape);
     b.rms_norm(p + "post_attention_layernorm");
     if (shape.experts > 1 && i >= shape.dense_layers) {
@@ -237,6 +244,7 @@ ModelSpec llama(std::string name, const LlamaShape& shape) {
                  true);
     }
     b.residual_add(p + "mlp.add");
+    b.end_block();
   }
   b.rms_norm("norm");
   if (shape.tied_embeddings) {
@@ -245,7 +253,9 @@ ModelSpec llama(std::string name, const LlamaShape& shape) {
     b.linear("lm_head", shape.vocab, false);
   }
   b.cross_entropy("loss");
-  return ModelSpec(std::move(name), b.take());
+  const TransformerStructure structure =
+      b.structure(shape.kv_heads.value_or(shape.heads) * (shape.hidden / shape.heads));
+  return ModelSpec(std::move(name), b.take(), structure);
 }
 
 }  // namespace syncsim

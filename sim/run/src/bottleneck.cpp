@@ -32,6 +32,12 @@ BottleneckReport attribute_bottleneck(const TrainingReport& report) {
   out.compute_share = report.compute_share + report.optimizer_share;
   out.communication_share = report.exposed_communication_share;
   out.straggler_share = report.idle_share;
+  const double bubble = report.pipeline_bubble_share;
+  if (bubble > out.compute_share && bubble > out.communication_share && bubble > out.straggler_share) {
+    out.bound = "pipeline_bubble";
+    out.resource = "pipeline bubble";
+    return out;
+  }
   if (out.compute_share >= out.communication_share && out.compute_share >= out.straggler_share) {
     out.bound = "compute";
     out.resource = "compute";

@@ -67,6 +67,10 @@ std::size_t CollectiveKeyHash::operator()(const CollectiveKey& k) const {
   h.add(static_cast<std::uint64_t>(k.op));
   h.add(static_cast<std::uint64_t>(k.size.value));
   h.add(static_cast<std::uint64_t>(k.ranks));
+  for (const std::vector<std::size_t>& group : k.groups) {
+    h.add(static_cast<std::uint64_t>(group.size()));
+    for (const std::size_t gpu : group) h.add(static_cast<std::uint64_t>(gpu));
+  }
   h.add(k.algorithm);
   h.add(static_cast<std::uint64_t>(k.any_algorithm));
   h.add(k.protocol);
@@ -88,6 +92,7 @@ std::optional<CollectiveKey> CollectiveCache::key(const TopologyDigest& topology
                        .op = spec.op,
                        .size = spec.size,
                        .ranks = spec.ranks,
+                       .groups = spec.groups,
                        .algorithm = spec.algorithm,
                        .any_algorithm = spec.any_algorithm,
                        .protocol = spec.protocol,

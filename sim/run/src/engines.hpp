@@ -7,6 +7,11 @@
 
 namespace syncsim::run {
 
+// What the engines of identical ranks (sharded, model-parallel) refuse, at its key, naming the engine as `with`
+// ("with sharding"): strategies other than sync, parameter servers, HSDP's shard groups, faults, degraded links and
+// stragglers.
+void refuse_what_identical_ranks_lack(const Scenario& scenario, std::string_view with);
+
 // Each engine also fills `schedule`, when given, with the updates in the order it applied them (the convergence
 // proxy replays it).
 
@@ -21,5 +26,10 @@ RunOutput run_parameter_server(ResolvedScenario& context, convergence::UpdateSch
 // Strategy sync with parallelism.sharding (ZeRO-1/2/3) and no model parallelism: one rank's timeline over the
 // units' reduce-scatters and all-gathers (sharded_run.hpp).
 RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedule* schedule);
+
+// Strategy sync with tensor, pipeline or context parallelism (with or without ZeRO-1/2 across the data-parallel
+// groups): one timeline per pipeline stage over collectives that run in all groups at once (model_parallel_run.hpp,
+// layout_communication.hpp).
+RunOutput run_model_parallel_layout(ResolvedScenario& context, convergence::UpdateSchedule* schedule);
 
 }  // namespace syncsim::run

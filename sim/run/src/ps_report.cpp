@@ -57,6 +57,7 @@ void fill_workers(TrainingReport& r, const ClientLayout& layout, const Parameter
                             .straggler_wait = idle,
                             .framework_overhead = SimTime::zero(),
                             .overlap_interference = SimTime::zero(),
+                            .pipeline_bubble = SimTime::zero(),
                             .updates = c.updates});
   }
   compute_shares(r);

@@ -169,6 +169,26 @@ const CollectiveOutcome& ResolvedScenario::allreduce(Bytes size, std::optional<s
   return outcome;
 }
 
+const CollectiveOutcome& ResolvedScenario::group_collective(CollectiveOp op, Bytes size,
+                                                            const std::vector<std::vector<std::size_t>>& groups) {
+  auto key = std::make_tuple(op, size.value, groups);
+  if (const auto it = group_cache_.find(key); it != group_cache_.end()) return it->second;
+  CollectiveSpec spec = collective_spec(op, 0);
+  spec.size = size;
+  spec.groups = groups;
+  spec.record_steps = false;
+  CollectiveCache& shared = workspace_->collectives();
+  const std::optional<CollectiveKey> shared_key = workspace_key(spec);
+  if (shared_key) {
+    if (const CollectiveOutcome* hit = shared.find(*shared_key)) return group_cache_.emplace(key, *hit).first->second;
+  }
+  const Located<std::optional<Algorithm>>& algorithm = scenario_->training.algorithm;
+  const CollectiveOutcome& outcome =
+      group_cache_.emplace(std::move(key), at_value(algorithm, [&] { return timed_collective(spec); })).first->second;
+  if (shared_key) shared.store(*shared_key, outcome);
+  return outcome;
+}
+
 std::optional<CollectiveKey> ResolvedScenario::workspace_key(const CollectiveSpec& spec) {
   if (!topology_digest_) topology_digest_ = digest(*topology_);
   return CollectiveCache::key(*topology_digest_, spec);
@@ -180,9 +200,12 @@ CollectiveOutcome ResolvedScenario::timed_collective(const CollectiveSpec& spec)
   } catch (const SimTimeOverflow& e) {
     // A collective's time depends on the network (bandwidths, latencies) and the latency model alone.
     const TopologySpec& topology = scenario_->cluster.topology;
-    throw InputError(
-        fmt::format("{} (an AllReduce of {} over {} ranks)", e.message(), format_bytes(spec.size), spec.ranks),
-        topology.location, "cluster.topology");
+    throw InputError(spec.groups.empty()
+                         ? fmt::format("{} ({} of {} over {} ranks)", e.message(), to_string(spec.op),
+                                       format_bytes(spec.size), spec.ranks)
+                         : fmt::format("{} ({} of {} in {} groups of {} ranks)", e.message(), to_string(spec.op),
+                                       format_bytes(spec.size), spec.groups.size(), spec.groups.front().size()),
+                     topology.location, "cluster.topology");
   }
 }
 

@@ -6,7 +6,9 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/compute/compute_model.hpp"
@@ -74,6 +76,10 @@ class ResolvedScenario {
   CollectiveSpec collective_spec(CollectiveOp op, std::size_t ranks) const;
   // AllReduce of `size` over the first `ranks` workers (default: all), simulated once per (size, ranks).
   const CollectiveOutcome& allreduce(Bytes size, std::optional<std::size_t> ranks = std::nullopt);
+  // `op` of `size` in every one of `groups` at once, sharing the network (CollectiveSpec::groups), simulated once
+  // per (op, size, groups): a parallel layout's tensor, data-parallel or pipeline groups.
+  const CollectiveOutcome& group_collective(CollectiveOp op, Bytes size,
+                                            const std::vector<std::vector<std::size_t>>& groups);
 
   // For engines to call after each iteration or update: `done` of `total`. Throws RunCancelled when asked to stop.
   void report_progress(std::int64_t done, std::int64_t total) const;
@@ -114,6 +120,8 @@ class ResolvedScenario {
   std::optional<CalibratedModel> calibrated_;
   std::optional<TopologyDigest> topology_digest_;
   std::map<std::pair<std::int64_t, std::size_t>, CollectiveOutcome> allreduce_cache_;
+  std::map<std::tuple<CollectiveOp, std::int64_t, std::vector<std::vector<std::size_t>>>, CollectiveOutcome>
+      group_cache_;
 };
 
 // Fills the report's iteration statistics and throughput from per-iteration times (total is their sum) and a

@@ -15,13 +15,10 @@ namespace {
 
 // The engines simulate data parallelism, sharded or not; the rest of a layout is read by the memory check only.
 void check_layout_simulated(const ParallelismConfig& p) {
-  const std::pair<const char*, const Located<std::int64_t>*> sizes[] = {
-      {"tensor", &p.tensor}, {"pipeline", &p.pipeline}, {"context", &p.context}, {"expert", &p.expert}};
-  constexpr const char* kWhat =
-      "is read by the memory check (syncsim memory) but its communication is not simulated yet; syncsim run "
-      "simulates data parallelism, with or without ZeRO sharding";
-  for (const auto& [name, size] : sizes) {
-    if (size->value > 1) throw size->error(fmt::format("{} parallelism {}", name, kWhat));
+  if (p.expert.value > 1) {
+    throw p.expert.error(
+        "expert parallelism is not simulated yet (its all-to-all and expert groups); syncsim run simulates tensor, "
+        "context, pipeline and data parallelism, with or without ZeRO sharding");
   }
 }
 
@@ -31,7 +28,11 @@ RunOutput run_engine(const Scenario& scenario, Workspace& workspace, convergence
   ResolvedScenario context(scenario, workspace, progress);
   context.check_run_length();
   const TrainingConfig& t = scenario.training;
-  if (scenario.parallelism.sharding.value != ShardingLevel::none) return run_sharded_data(context, schedule);
+  const ParallelismConfig& p = scenario.parallelism;
+  if (p.tensor.value > 1 || p.pipeline.value > 1 || p.context.value > 1) {
+    return run_model_parallel_layout(context, schedule);
+  }
+  if (p.sharding.value != ShardingLevel::none) return run_sharded_data(context, schedule);
   if (t.communication.value == Communication::parameter_server || t.strategy.value == StrategyKind::hybrid) {
     return run_parameter_server(context, schedule);
   }

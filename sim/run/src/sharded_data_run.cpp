@@ -20,23 +20,7 @@ namespace {
 constexpr const char* kNotYet = "not simulated yet with sharding";
 
 void check_supported(const Scenario& s) {
-  const ParallelismConfig& p = s.parallelism;
-  if (s.training.strategy.value != StrategyKind::sync) {
-    throw s.training.strategy.error(
-        fmt::format("strategy '{}' is {} (sync is)", to_string(s.training.strategy.value), kNotYet));
-  }
-  if (s.training.communication.value != Communication::allreduce) {
-    throw s.training.communication.error(fmt::format("parameter servers are {}", kNotYet));
-  }
-  if (p.shard_group) throw p.shard_group->error(fmt::format("HSDP's shard groups are {}", kNotYet));
-  if (!s.faults.empty()) throw InputError(fmt::format("faults are {}", kNotYet), s.faults[0].where, s.faults[0].key);
-  if (!s.degraded_links.empty()) {
-    throw InputError(fmt::format("degraded links are {}", kNotYet), s.degraded_links[0].where, s.degraded_links[0].key);
-  }
-  if (s.stragglers.jitter.distribution != JitterKind::none || !s.stragglers.slow.empty()) {
-    throw InputError(fmt::format("stragglers are {} (every rank runs the same timeline)", kNotYet),
-                     SourceLocation{s.source, 0, 0}, "stragglers");
-  }
+  refuse_what_identical_ranks_lack(s, "with sharding");
   if (s.model.micro_batches > 1) {
     throw InputError(fmt::format("gradient accumulation is {}", kNotYet), SourceLocation{s.source, 0, 0},
                      "model.micro_batches");
@@ -101,6 +85,7 @@ RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedul
                             .straggler_wait = SimTime::zero(),
                             .framework_overhead = SimTime::zero(),
                             .overlap_interference = result.interference,
+                            .pipeline_bubble = SimTime::zero(),
                             .updates = std::nullopt});
   }
   compute_shares(r);

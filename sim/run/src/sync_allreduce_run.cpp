@@ -99,6 +99,7 @@ void fill_workers(TrainingReport& r, const SynchronousRunResult& result, std::in
                             .straggler_wait = rank.straggler_wait + rank.fault_wait,
                             .framework_overhead = rank.framework,
                             .overlap_interference = rank.interference,
+                            .pipeline_bubble = SimTime::zero(),
                             .updates = std::nullopt});
   }
 }

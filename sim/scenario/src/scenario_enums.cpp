@@ -24,6 +24,16 @@ std::string_view to_string(JitterKind distribution) {
   return name_of(scenario_detail::kJitterNames, distribution);
 }
 
+std::string_view to_string(ShardingLevel level) {
+  return name_of(scenario_detail::kShardingNames, level);
+}
+std::string_view to_string(PipelineSchedule schedule) {
+  return name_of(scenario_detail::kScheduleNames, schedule);
+}
+std::string_view to_string(ActivationCheckpointing checkpointing) {
+  return name_of(scenario_detail::kCheckpointingNames, checkpointing);
+}
+
 std::string_view to_string(ProxyProblem problem) {
   return name_of(scenario_detail::kProblemNames, problem);
 }

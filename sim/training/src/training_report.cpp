@@ -148,11 +148,24 @@ nlohmann::ordered_json compute_profile_json(const TrainingReport::ComputeProfile
           {"unattributed_backward_us", us(p.unattributed_backward)}};
 }
 
+nlohmann::ordered_json layout_json(const LayoutReport& l) {
+  return {{"tensor", l.tensor},
+          {"context", l.context},
+          {"pipeline", l.pipeline},
+          {"data", l.data},
+          {"schedule", l.schedule},
+          {"virtual_stages", l.virtual_stages},
+          {"sharding", l.sharding},
+          {"bubble_fraction", ratio(l.bubble_fraction)},
+          {"bubble_share", ratio(l.bubble_share)},
+          {"model_flops_utilization", ratio(l.model_flops_utilization)}};
+}
+
 }  // namespace
 
 void compute_shares(TrainingReport& report) {
   report.compute_share = report.optimizer_share = report.exposed_communication_share = report.idle_share = 0;
-  report.framework_overhead_share = report.overlap_interference_share = 0;
+  report.framework_overhead_share = report.overlap_interference_share = report.pipeline_bubble_share = 0;
   if (report.per_worker.empty() || report.total.ps() <= 0) return;
   for (const WorkerReport& w : report.per_worker) {
     report.compute_share += share(w.compute, report.total);
@@ -161,6 +174,7 @@ void compute_shares(TrainingReport& report) {
     report.idle_share += share(w.straggler_wait, report.total);
     report.framework_overhead_share += share(w.framework_overhead, report.total);
     report.overlap_interference_share += share(w.overlap_interference, report.total);
+    report.pipeline_bubble_share += share(w.pipeline_bubble, report.total);
   }
   const auto n = static_cast<double>(report.per_worker.size());
   report.compute_share /= n;
@@ -169,6 +183,8 @@ void compute_shares(TrainingReport& report) {
   report.idle_share /= n;
   report.framework_overhead_share /= n;
   report.overlap_interference_share /= n;
+  report.pipeline_bubble_share /= n;
+  if (report.layout) report.layout->bubble_share = report.pipeline_bubble_share;
 }
 
 nlohmann::ordered_json to_json(const TrainingReport& r) {
@@ -237,6 +253,7 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
     }
     out["communication_by_group"] = groups;
   }
+  if (r.layout) out["layout"] = layout_json(*r.layout);
   out["per_worker"] = workers_json(r.per_worker);
   out["memory"] = {{"fits", r.memory.fits},
                    {"weights_bytes", r.memory.weights.value},

@@ -29,7 +29,13 @@ namespace syncsim {
 struct CollectiveSpec {
   CollectiveOp op = CollectiveOp::allreduce;
   Bytes size;
-  std::size_t ranks = 0;                  // the first `ranks` GPUs of the topology; 0 means all
+  std::size_t ranks = 0;  // the first `ranks` GPUs of the topology; 0 means all
+  // Several groups at once (a parallel layout's tensor or data-parallel groups): when not empty, the collective
+  // runs in every group at the same time, group g's rank r on GPU index groups[g][r], all sharing the network, and
+  // takes as long as the slowest group (`ranks` must then be 0 or the groups' size). The groups must be disjoint and
+  // of one size; the algorithm, protocol, channels and host structure are the first group's (a layout's groups are
+  // alike), and the SHARP trees of CollNet are searched only for a single group.
+  std::vector<std::vector<std::size_t>> groups;
   std::optional<Algorithm> algorithm;     // nullopt: auto (see candidate_algorithms)
   bool any_algorithm = false;             // auto searches every algorithm, not only NCCL's
   std::optional<Protocol> protocol;       // nullopt: auto (only with the nccl latency source)
@@ -71,13 +77,17 @@ struct CollectiveOutcome {
 
 // Ranks grouped by host, from the topology's GPU host ids; empty when some GPU has none.
 std::vector<std::vector<Rank>> host_groups(const Topology& topology, std::size_t ranks);
+// The same for ranks on GPUs `gpus` (rank r on GPU index gpus[r]); so are the overloads below.
+std::vector<std::vector<Rank>> host_groups(const Topology& topology, const std::vector<std::size_t>& gpus);
 // NCCL's nodes: the hosts, except that hosts whose GPUs share one NVSwitch (the trays of a multi-node NVLink
 // domain such as a GB200 NVL72 rack) are one node, as NCCL fuses an MNNVL clique into one (src/graph/topo.cc).
 // Rings, trees and PAT are built over these nodes; empty when some GPU has no host.
 std::vector<std::vector<Rank>> nccl_node_groups(const Topology& topology, std::size_t ranks);
+std::vector<std::vector<Rank>> nccl_node_groups(const Topology& topology, const std::vector<std::size_t>& gpus);
 // One channel per rail (NICs of the first of nccl_node_groups) when there are several nodes; otherwise 1; trees twice
 // that (a pair of channels runs NCCL's two trees on one chain); at most 32, as many as NCCL's searches look for.
 std::uint32_t default_channels(const Topology& topology, std::size_t ranks, Algorithm algorithm);
+std::uint32_t default_channels(const Topology& topology, const std::vector<std::size_t>& gpus, Algorithm algorithm);
 // Channel c's ring order (see above); with C channels on hosts of g GPUs, channel c enters each host at local GPU
 // c * (g / C), so the channels spread over the rails.
 std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts, std::size_t ranks,

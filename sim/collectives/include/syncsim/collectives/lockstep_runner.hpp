@@ -53,5 +53,10 @@ struct LockstepTiming {
 // or channels of different lengths or rank counts. `gpus[r]` is the topology node of rank r.
 std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const CollectivePlan* const> channels,
                                             const std::vector<NodeId>& gpus, const ExecutorOptions& options);
+// The same with channel c's rank r on gpus[c][r]: the channels of several rank groups running one collective at
+// once (CollectiveSpec::groups), whose traffic shares the network.
+std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const CollectivePlan* const> channels,
+                                            const std::vector<std::vector<NodeId>>& gpus,
+                                            const ExecutorOptions& options);
 
 }  // namespace syncsim

@@ -83,6 +83,9 @@ std::optional<NodeId> nvlink_switch_of(const Topology& topology, NodeId gpu);
 // leaves a multi-host NVLink domain, such as a GB200 NVL72 rack, to rings and trees). Empty otherwise.
 std::vector<NvlinkDomain> reducing_nvlink_domains(const Topology& topology, std::size_t ranks,
                                                   std::optional<int> compute_capability);
+// The same for ranks on GPUs `gpus` (rank r on GPU index gpus[r]).
+std::vector<NvlinkDomain> reducing_nvlink_domains(const Topology& topology, const std::vector<std::size_t>& gpus,
+                                                  std::optional<int> compute_capability);
 // Bytes on each GPU's NVLink per direction: (1 + 1/m) x size for m ranks per domain.
 double nvls_nvlink_bytes(Bytes size, std::size_t domain_ranks);
 // NCCL's NVLS channel count (2.30 src/transport/nvls.cc): 16 on Hopper; on Blackwell 24 inside one NVLink domain

@@ -12,8 +12,8 @@
 // With Adam this is ZeRO's 16 bytes per parameter in both cases (4 + 4 + 8, or 2 + 2 + 12; Rajbhandari et al.,
 // SC'20, §3.1). A MemoryLayout divides it as the frameworks do (docs/compute.md, "Memory by layout"):
 //
-//   pipeline p   the layers cut into p contiguous stages of about equal forward FLOPs; every stage is checked
-//                and the report is the fullest one (MemoryReport::stage)
+//   pipeline p   the layers cut into p contiguous stages of about equal forward FLOPs (pipeline_stage_ranges);
+//                every stage is checked and the report is the fullest one (MemoryReport::stage)
 //   tensor t     a stage's parameters, gradients, optimizer state and activations / t (Megatron's tensor
 //                parallelism with sequence parallelism, which splits the activations the layer norms keep too;
 //                the norms' own few parameters are counted split as well)
@@ -29,6 +29,8 @@
 // so "fits" is an upper bound on what really fits, and a shortfall is a lower bound on the real one. The capacity
 // is the datasheet's.
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/compute/model_spec.hpp"
@@ -67,6 +69,12 @@ struct MemoryReport {
   std::int64_t stage = 0;      // the pipeline stage reported (the fullest); 0 without a pipeline
   std::int64_t in_flight = 1;  // micro-batches whose activations that stage keeps
 };
+
+// Layer ranges [first, last) of `stages` contiguous pipeline stages of about equal forward FLOPs: stage k ends at
+// the first allowed cut where the running total reaches (k + 1) / stages of the whole, every stage keeping at least
+// one layer. A transformer (ModelSpec::transformer) is cut between blocks only, so its embedding stays with the first
+// block and its head with the last. Throws InputError for more stages than layers (blocks).
+std::vector<std::pair<std::size_t, std::size_t>> pipeline_stage_ranges(const ModelSpec& model, std::int64_t stages);
 
 // Micro-batches whose activations pipeline stage `stage` (0-based) of `stages` keeps at its peak.
 std::int64_t in_flight_micro_batches(std::int64_t stage, std::int64_t stages, std::int64_t micro_batches,

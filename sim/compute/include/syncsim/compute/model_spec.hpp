@@ -14,7 +14,9 @@
 //                          .weight_elements_read = 1'049'600, .activation_elements_moved = 2048,
 //                          .saved_elements = 1024}});
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace syncsim {
@@ -31,11 +33,23 @@ struct Layer {
   std::int64_t saved_mask_bytes = 0;
 };
 
+// A transformer's blocks and the widths its model-parallel communication moves, for the catalog's and the shape
+// keys' transformers (a model given as a layer list has none, so tensor and context parallelism refuse it):
+// Megatron's tensor parallelism reduces the s x h block output twice per block and direction, context parallelism
+// gathers each block's K and V (s x kv_width each), pipeline stages cut between layers.
+struct TransformerStructure {
+  std::int64_t hidden = 0;    // h, the residual stream's width
+  std::int64_t sequence = 0;  // s, tokens per sample
+  std::int64_t kv_width = 0;  // K's (and V's) width: kv_heads x head size, h without grouped-query attention
+  std::vector<std::pair<std::size_t, std::size_t>> blocks;  // [first, last) layer range of each block, in order
+};
+
 class ModelSpec {
  public:
   // Throws InputError (key "layers[i].field") for an empty name, no layers, an unnamed or duplicate layer, a
-  // negative count, or a layer that does no work at all.
-  ModelSpec(std::string name, std::vector<Layer> layers);
+  // negative count, or a layer that does no work at all; and for a structure whose blocks are empty, overlap, run
+  // out of order or past the layers.
+  ModelSpec(std::string name, std::vector<Layer> layers, std::optional<TransformerStructure> transformer = {});
 
   const std::string& name() const { return name_; }
   const std::vector<Layer>& layers() const { return layers_; }
@@ -44,6 +58,7 @@ class ModelSpec {
   std::int64_t forward_flops() const { return forward_flops_; }  // per sample
   std::int64_t saved_elements() const { return saved_elements_; }
   std::int64_t saved_mask_bytes() const { return saved_mask_bytes_; }
+  const std::optional<TransformerStructure>& transformer() const { return transformer_; }
 
  private:
   std::string name_;
@@ -52,6 +67,7 @@ class ModelSpec {
   std::int64_t forward_flops_ = 0;
   std::int64_t saved_elements_ = 0;
   std::int64_t saved_mask_bytes_ = 0;
+  std::optional<TransformerStructure> transformer_;
 };
 
 }  // namespace syncsim

@@ -18,6 +18,7 @@
 #include <mutex>
 #include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/topology/topology.hpp"
@@ -42,6 +43,7 @@ struct CollectiveKey {
   CollectiveOp op = CollectiveOp::allreduce;
   Bytes size;
   std::size_t ranks = 0;
+  std::vector<std::vector<std::size_t>> groups;  // CollectiveSpec::groups
   std::optional<Algorithm> algorithm;
   bool any_algorithm = false;
   std::optional<Protocol> protocol;

@@ -3,11 +3,12 @@
 //
 //   parallelism: {tensor: 8, pipeline: 4, data: auto, sharding: optimizer}
 //
-// GPUs = tensor x pipeline x context x data. Today the memory check (`syncsim memory`, memory_check.hpp) reads the
-// whole layout; `syncsim run` simulates layouts whose model-parallel sizes are 1 and that shard nothing, and says so
-// at the key for any other.
+// GPUs = tensor x pipeline x context x data. The memory check (`syncsim memory`, memory_check.hpp) reads the whole
+// layout; `syncsim run` simulates every layout but expert parallelism (the sharded and model-parallel engines), and
+// says so at the key for what it does not.
 #include <cstdint>
 #include <optional>
+#include <string_view>
 
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/scenario/located.hpp"
@@ -15,6 +16,11 @@
 namespace syncsim {
 
 enum class ActivationCheckpointing { none, selective, full };
+
+// The scenario's names: none | optimizer | gradients | full, 1f1b | interleaved | gpipe, none | selective | full.
+std::string_view to_string(ShardingLevel level);
+std::string_view to_string(PipelineSchedule schedule);
+std::string_view to_string(ActivationCheckpointing checkpointing);
 
 struct ParallelismConfig {
   Located<std::int64_t> tensor{1, {}, {}};

@@ -53,6 +53,7 @@ struct WorkerReport {
   SimTime straggler_wait;
   SimTime framework_overhead;    // the framework's own work per iteration (training.framework_overhead)
   SimTime overlap_interference;  // backward's extra time beside the AllReduces (training.overlap_slowdown)
+  SimTime pipeline_bubble;       // waiting on other pipeline stages and their transfers (model-parallel layouts)
   // Updates this worker completed when workers progress at their own pace (async, ssp, hybrid); nullopt when
   // every worker does every iteration.
   std::optional<std::int64_t> updates;
@@ -91,11 +92,27 @@ struct FaultReport {
   std::int64_t workers_after = 0;    // workers training after recovery
 };
 
+// A model-parallel layout's run (the model-parallel engine): the layout, the pipeline's bubble and the model FLOP
+// utilisation, 3 x forward FLOPs x samples / (time x GPUs x peak): MFU as Megatron-LM and the Llama 3 paper count
+// it, without recomputation.
+struct LayoutReport {
+  std::int64_t tensor = 1;
+  std::int64_t context = 1;
+  std::int64_t pipeline = 1;
+  std::int64_t data = 1;
+  std::string schedule;
+  std::int64_t virtual_stages = 1;
+  std::string sharding;
+  double bubble_fraction = 0;  // the pipeline's idle share (pipeline_schedule.hpp)
+  double bubble_share = 0;     // of the run's worker time, beside the other shares
+  double model_flops_utilization = 0;
+};
+
 // What bounds the iteration, derived from the run (sim/run/src/bottleneck.hpp says how). Shares are of the run's
 // worker time, averaged over workers: compute (forward, backward, optimizer), exposed communication and
 // straggler wait; they sum to 1 (0 with no time).
 struct BottleneckReport {
-  std::string bound;       // compute | communication | parameter_server | stragglers
+  std::string bound;       // compute | communication | parameter_server | stragglers | pipeline_bubble
   std::string resource;    // "compute", "straggler wait", or the link: "pod0 -> pod1 (inter-node network)"
   std::string link_class;  // the busiest link's class for communication bounds, else empty
   double compute_share = 0;
@@ -193,6 +210,7 @@ struct TrainingReport {
   double idle_share = 0;
   double framework_overhead_share = 0;
   double overlap_interference_share = 0;
+  double pipeline_bubble_share = 0;  // model-parallel layouts only; also in layout->bubble_share
 
   // Asynchronous strategies (async, ssp, hybrid across groups); nullopt for the synchronous ones.
   std::optional<StalenessReport> staleness;
@@ -206,6 +224,7 @@ struct TrainingReport {
   std::vector<BucketReport> buckets;  // in launch order
   // Per group kind: data parallelism over AllReduce (sync, local_sgd) and sharded; empty with parameter servers.
   std::vector<GroupCommunication> group_communication;
+  std::optional<LayoutReport> layout;  // model-parallel layouts
   std::vector<WorkerReport> per_worker;
   MemoryReport memory;
   std::optional<ConvergenceReport> convergence;  // with a `convergence:` section

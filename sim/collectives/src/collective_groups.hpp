@@ -1,0 +1,21 @@
+#pragma once
+// The groups of CollectiveSpec::groups: checked, and run one by one when they cannot share a link.
+#include <vector>
+
+#include "syncsim/collectives/collective_runner.hpp"
+
+namespace syncsim::collectives_detail {
+
+// spec.groups, checked: one size (spec.ranks's, unless 0), disjoint, every index a GPU. Throws InputError.
+std::vector<std::vector<std::size_t>> checked_groups(const CollectiveSpec& spec, std::size_t gpu_count);
+
+// Groups are independent when no link is on a route between two members of one group and also of another: every
+// algorithm's transfers run between members (NVLS's and the trees' through the switches on those routes), so such
+// groups cannot slow each other down and each can be simulated alone, exactly. Checked for groups of at most 64
+// ranks (all pairs' routes); larger ones are taken as sharing.
+bool independent_groups(Router& router, const std::vector<std::vector<std::size_t>>& groups);
+
+// Independent groups one by one: the slowest group's time and choice, every group's traffic and statistics.
+CollectiveOutcome simulate_each(Router& router, const CollectiveSpec& spec);
+
+}  // namespace syncsim::collectives_detail

@@ -1,0 +1,239 @@
+#include "layout_communication.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+#include <map>
+
+#include "syncsim/compute/memory_check.hpp"
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/training/bucket_plan.hpp"
+
+namespace syncsim::run {
+
+namespace {
+
+RankLayout layout_of(const ResolvedScenario& context) {
+  const ParallelismConfig& p = context.scenario().parallelism;
+  const std::int64_t model_parallel = p.tensor.value * p.pipeline.value * p.context.value;
+  return RankLayout({.tensor = p.tensor.value,
+                     .context = p.context.value,
+                     .data = context.workers() / model_parallel,
+                     .pipeline = p.pipeline.value});
+}
+
+// b x s x width x element bytes / parts, refused at the batch past 2^62 bytes (an absurd batch or sequence).
+Bytes message(const ResolvedScenario& context, std::int64_t width, std::int64_t parts) {
+  const TransformerStructure& t = *context.model().transformer();
+  const double bytes = static_cast<double>(context.batch()) * static_cast<double>(t.sequence) *
+                       static_cast<double>(width) * static_cast<double>(element_bytes(context.precision())) /
+                       static_cast<double>(parts);
+  if (!(bytes < 0x1p62)) {
+    throw context.scenario().model.batch_per_gpu.error(
+        fmt::format("one micro-batch's activations ({:.3g} bytes) pass 2^62 bytes", bytes));
+  }
+  return Bytes{std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(bytes)))};
+}
+
+// The pairs (stage k rank, stage k + 1 rank with the same coordinates) of every even boundary k.
+std::vector<std::vector<std::size_t>> transfer_pairs(const RankLayout& layout) {
+  std::vector<std::vector<std::size_t>> pairs;
+  const std::int64_t per_stage = layout.ranks() / layout.sizes().pipeline;
+  for (std::int64_t k = 0; k + 1 < layout.sizes().pipeline; k += 2) {
+    for (std::int64_t r = k * per_stage; r < (k + 1) * per_stage; ++r) {
+      pairs.push_back({static_cast<std::size_t>(r), static_cast<std::size_t>(r + per_stage)});
+    }
+  }
+  return pairs;
+}
+
+}  // namespace
+
+LayoutCommunication::LayoutCommunication(ResolvedScenario& context) : context_(context), layout_(layout_of(context)) {
+  const Scenario& s = context.scenario();
+  const ParallelismConfig& p = s.parallelism;
+  if (!context.model().transformer()) {
+    const Located<std::int64_t>& at = p.tensor.value > 1 ? p.tensor : p.pipeline.value > 1 ? p.pipeline : p.context;
+    throw at.error(
+        fmt::format("model '{}' has no transformer blocks: model-parallel layouts need a transformer (a catalog one or "
+                    "model.transformer), whose blocks say where Megatron's collectives and stage cuts go",
+                    context.model().name()));
+  }
+  chunks_ = p.schedule.value == PipelineSchedule::interleaved && p.virtual_stages ? p.virtual_stages->value : 1;
+  ranges_ = at_value(p.pipeline, [&] { return pipeline_stage_ranges(context.model(), p.pipeline.value * chunks_); });
+  layers_ = context.layer_times();
+  const TransformerStructure& t = *context.model().transformer();
+  const LayoutSizes& n = layout_.sizes();
+  activation_ = message(context, t.hidden, n.context);
+  kv_ = message(context, 2 * t.kv_width, n.tensor);
+  const auto blocks = static_cast<double>(t.blocks.size());
+  const auto m = static_cast<double>(s.model.micro_batches);
+  const auto stages = static_cast<double>(n.pipeline);
+  if (n.tensor > 1) {
+    tensor_ops_per_iteration_ = m * (4 * blocks + 2) / stages;
+    tensor_allreduce_ =
+        timed(CollectiveOp::allreduce, activation_, layout_.groups(GroupKind::tensor), tensor_ops_per_iteration_);
+  }
+  if (n.context > 1) {
+    context_ops_per_iteration_ = m * blocks / stages;
+    const auto groups = layout_.groups(GroupKind::context);
+    context_gather_ = timed(CollectiveOp::all_gather, kv_, groups, context_ops_per_iteration_);
+    context_scatter_ = timed(CollectiveOp::reduce_scatter, kv_, groups, context_ops_per_iteration_);
+  }
+}
+
+SimTime LayoutCommunication::timed(CollectiveOp op, Bytes bytes, const std::vector<std::vector<std::size_t>>& groups,
+                                   double per_iteration) {
+  const CollectiveOutcome& outcome = context_.group_collective(op, bytes, groups);
+  uses_.push_back({&outcome, per_iteration});
+  return outcome.time;
+}
+
+std::vector<ChunkWork::Unit> LayoutCommunication::units(std::pair<std::size_t, std::size_t> range) const {
+  const Scenario& s = context_.scenario();
+  const std::vector<Layer>& layers = context_.model().layers();
+  SimTime total;
+  for (std::size_t l = range.first; l < range.second; ++l) total += layers_.backward[l];
+  std::vector<ChunkWork::Unit> out;
+  std::int64_t bytes = 0;
+  SimTime done;
+  for (std::size_t l = range.second; l-- > range.first;) {
+    const std::int64_t whole = gradient_bytes(layers[l], context_.precision()).value;
+    bytes += (whole + layout_.sizes().tensor - 1) / layout_.sizes().tensor;
+    done += layers_.backward[l];
+    if (bytes >= s.training.bucket_size.value) {
+      out.push_back({Bytes{bytes}, total > SimTime::zero() ? done.seconds() / total.seconds() : 1.0});
+      bytes = 0;
+    }
+  }
+  if (bytes > 0) out.push_back({Bytes{bytes}, 1.0});
+  return out;
+}
+
+ChunkWork LayoutCommunication::chunk_work(std::int64_t stage, std::int64_t chunk) {
+  const LayoutSizes& n = layout_.sizes();
+  const std::int64_t g = chunk * n.pipeline + stage;
+  const auto range = ranges_[static_cast<std::size_t>(g)];
+  ChunkWork w;
+  for (std::size_t l = range.first; l < range.second; ++l) {
+    w.forward_compute += layers_.forward[l];
+    w.backward_compute += layers_.backward[l];
+  }
+  const std::int64_t split = n.tensor * n.context;
+  w.forward_compute = SimTime::from_ps(w.forward_compute.ps() / split);
+  w.backward_compute = SimTime::from_ps(w.backward_compute.ps() / split);
+  std::int64_t blocks = 0;
+  for (const auto& [first, last] : context_.model().transformer()->blocks) {
+    if (first >= range.first && first < range.second) ++blocks;
+  }
+  const bool first_chunk = g == 0;
+  const bool last_chunk = g + 1 == static_cast<std::int64_t>(ranges_.size());
+  w.forward_tensor = tensor_allreduce_ * (2 * blocks + (first_chunk ? 1 : 0));
+  w.backward_tensor = tensor_allreduce_ * (2 * blocks + (last_chunk ? 1 : 0));
+  w.forward_context = context_gather_ * blocks;
+  w.backward_context = context_scatter_ * blocks;
+  w.units = units(range);
+  return w;
+}
+
+ModelParallelSetup LayoutCommunication::setup() {
+  const Scenario& s = context_.scenario();
+  const LayoutSizes& n = layout_.sizes();
+  ModelParallelSetup out;
+  out.schedule = s.parallelism.schedule.value;
+  out.stages = n.pipeline;
+  out.chunks = chunks_;
+  out.micro_batches = s.model.micro_batches;
+  out.sharding = s.parallelism.sharding.value;
+  out.data = n.data;
+  out.iterations = s.training.iterations;
+  const double params = static_cast<double>(std::max<std::int64_t>(1, context_.model().params()));
+  const std::vector<Layer>& layers = context_.model().layers();
+  for (std::int64_t d = 0; d < n.pipeline; ++d) {
+    auto& row = out.work.emplace_back();
+    std::int64_t stage_params = 0;
+    for (std::int64_t c = 0; c < chunks_; ++c) {
+      row.push_back(chunk_work(d, c));
+      const auto range = ranges_[static_cast<std::size_t>(c * n.pipeline + d)];
+      for (std::size_t l = range.first; l < range.second; ++l) stage_params += layers[l].params;
+    }
+    out.optimizer_step.push_back(
+        context_.optimizer_step().scaled(static_cast<double>(stage_params) / params / static_cast<double>(n.tensor)));
+  }
+  if (n.pipeline > 1) {
+    const Bytes activation{(activation_.value + n.tensor - 1) / n.tensor};
+    const double crossings = 2.0 * static_cast<double>(out.micro_batches * (n.pipeline * chunks_ - 1));
+    out.transfer = timed(CollectiveOp::broadcast, activation, transfer_pairs(layout_),
+                         crossings / static_cast<double>(n.pipeline / 2));
+  }
+  if (n.data > 1) {
+    const auto groups = layout_.groups(GroupKind::data);
+    const bool sharded = out.sharding != ShardingLevel::none;
+    std::map<std::pair<CollectiveOp, std::int64_t>, SimTime> times;
+    for (const auto& row : out.work) {
+      for (const ChunkWork& w : row) {
+        for (const ChunkWork::Unit& u : w.units) {
+          for (const CollectiveOp op : sharded ? std::vector{CollectiveOp::reduce_scatter, CollectiveOp::all_gather}
+                                               : std::vector{CollectiveOp::allreduce}) {
+            times[{op, u.bytes.value}] = timed(op, u.bytes, groups, 1.0 / static_cast<double>(n.pipeline));
+          }
+        }
+      }
+    }
+    out.data_collective = [times = std::move(times)](CollectiveOp op, Bytes bytes) {
+      return times.at({op, bytes.value});
+    };
+  }
+  return out;
+}
+
+std::vector<GroupCommunication> LayoutCommunication::group_reports(const ModelParallelResult& result) const {
+  const LayoutSizes& n = layout_.sizes();
+  std::vector<GroupCommunication> out;
+  double data_bytes = 0;
+  for (const auto& st : result.stages) data_bytes += st.data_bytes_per_iteration;
+  const bool sharded = context_.scenario().parallelism.sharding.value != ShardingLevel::none;
+  out.push_back({.group = "data",
+                 .collectives = sharded ? "reduce_scatter + all_gather per bucket" : "allreduce per bucket",
+                 .bytes_per_gpu = data_bytes / static_cast<double>(n.pipeline),
+                 .exposed = result.exposed_data});
+  if (n.tensor > 1) {
+    out.push_back({.group = "tensor",
+                   .collectives = "allreduce x 2 per block, micro-batch and direction",
+                   .bytes_per_gpu = tensor_ops_per_iteration_ * static_cast<double>(activation_.value) *
+                                    bus_factor(CollectiveOp::allreduce, static_cast<std::size_t>(n.tensor)),
+                   .exposed = result.exposed_tensor});
+  }
+  if (n.context > 1) {
+    out.push_back({.group = "context",
+                   .collectives = "all_gather of K, V (forward) + reduce_scatter (backward) per block and micro-batch",
+                   .bytes_per_gpu = 2 * context_ops_per_iteration_ * static_cast<double>(kv_.value) *
+                                    bus_factor(CollectiveOp::all_gather, static_cast<std::size_t>(n.context)),
+                   .exposed = result.exposed_context});
+  }
+  if (n.pipeline > 1) {
+    const double crossings =
+        2.0 * static_cast<double>(context_.scenario().model.micro_batches * (n.pipeline * chunks_ - 1));
+    out.push_back({.group = "pipeline",
+                   .collectives = "send/recv of each micro-batch's activation (forward) and gradient (backward)",
+                   .bytes_per_gpu = crossings * static_cast<double>((activation_.value + n.tensor - 1) / n.tensor) /
+                                    static_cast<double>(n.pipeline),
+                   .exposed = result.exposed_pipeline});
+  }
+  return out;
+}
+
+std::vector<LinkUsage> LayoutCommunication::link_usage(std::int64_t iterations) const {
+  std::vector<LinkUsage> usage(context_.topology().link_count());
+  for (const Use& use : uses_) {
+    const double times = use.per_iteration * static_cast<double>(iterations);
+    for (const LinkTraffic& link : use.outcome->links) {
+      LinkUsage& u = usage[link.link.value()];
+      u.bytes_carried += link.bytes_carried * times;
+      u.busy_time += link.busy_time.scaled(times);
+    }
+  }
+  return usage;
+}
+
+}  // namespace syncsim::run

@@ -1,0 +1,70 @@
+#pragma once
+// LayoutCommunication: what a model-parallel layout's ranks compute and communicate, as the model-parallel
+// engine's setup (model_parallel_run.hpp), with every collective simulated once on the topology with all groups of
+// its kind at once (ResolvedScenario::group_collective), Megatron-LM's way:
+//
+//   stages      the model cut into pipeline x virtual_stages chunks of about equal FLOPs between transformer blocks
+//               (pipeline_stage_ranges); stage d holds chunks d, d + p, ...
+//   compute     a chunk's layers at the per-replica micro-batch b, divided by tensor x context
+//   tensor      per block and micro-batch, 2 AllReduces of the b x s x h activation (/ context) forward and 2
+//               backward (attention and MLP output; with sequence parallelism a ReduceScatter and an AllGather
+//               move the same bytes); one more forward for the vocabulary-parallel embedding and one backward for
+//               the head's input
+//   context     per block and micro-batch, an AllGather of K and V (2 x b x s x kv_width / tensor) forward and a
+//               ReduceScatter of their gradients backward (Llama 3's all-gather context parallelism)
+//   pipeline    per micro-batch and chunk boundary, the b x s x h / (tensor x context) activation forward and its
+//               gradient backward, a two-rank transfer between the ranks of adjacent stages with the same
+//               coordinates (the even boundaries simulated at once)
+//   data        the stage's gradient buckets (training.bucket_size, the layers' gradients / tensor, the last layers
+//               first), over all data-parallel groups at once
+//   step        the model's optimizer step x the stage's share of the parameters / tensor
+#include <vector>
+
+#include "resolved_scenario.hpp"
+#include "syncsim/network/flow_model.hpp"
+#include "syncsim/training/model_parallel_run.hpp"
+#include "syncsim/training/rank_layout.hpp"
+#include "syncsim/training/training_report.hpp"
+
+namespace syncsim::run {
+
+class LayoutCommunication {
+ public:
+  // Throws InputError at parallelism.tensor (context) for a model without a transformer structure.
+  explicit LayoutCommunication(ResolvedScenario& context);
+
+  const RankLayout& layout() const { return layout_; }
+  // The engine's setup; simulates the collectives it needs (once each).
+  ModelParallelSetup setup();
+  // The report's communication_by_group: data, tensor, context, pipeline (the kinds the layout has).
+  std::vector<GroupCommunication> group_reports(const ModelParallelResult& result) const;
+  // Per directed link: the traffic of `iterations` iterations of the collectives setup() placed.
+  std::vector<LinkUsage> link_usage(std::int64_t iterations) const;
+
+ private:
+  SimTime timed(CollectiveOp op, Bytes bytes, const std::vector<std::vector<std::size_t>>& groups,
+                double per_iteration);
+  ChunkWork chunk_work(std::int64_t stage, std::int64_t chunk);
+  std::vector<ChunkWork::Unit> units(std::pair<std::size_t, std::size_t> range) const;
+
+  ResolvedScenario& context_;
+  RankLayout layout_;
+  std::int64_t chunks_ = 1;
+  std::vector<std::pair<std::size_t, std::size_t>> ranges_;  // per global chunk
+  LayerTimes layers_;
+  Bytes activation_;  // b x s x h / context: the tensor-parallel message
+  Bytes kv_;          // 2 x b x s x kv_width / tensor: the context-parallel gather
+  SimTime tensor_allreduce_;
+  SimTime context_gather_;
+  SimTime context_scatter_;
+  double tensor_ops_per_iteration_ = 0;  // per rank: AllReduces of activation_
+  double context_ops_per_iteration_ = 0;
+  struct Use {
+    const CollectiveOutcome* outcome;
+    double per_iteration;  // how many times per iteration all groups run it, averaged over stages
+  };
+  std::vector<Use> uses_;
+  double data_bytes_ = 0;
+};
+
+}  // namespace syncsim::run

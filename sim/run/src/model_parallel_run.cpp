@@ -1,0 +1,125 @@
+// Strategy sync under a model-parallel layout (parallelism.tensor, pipeline, context > 1): the scenario turned into
+// a ModelParallelSetup — every stage's chunks, their compute shares, the tensor- and context-parallel collectives
+// inside them, the pipeline's transfers and the data-parallel buckets, each collective simulated with all of its
+// kind's groups at once on the topology (CollectiveSpec::groups) — then run_model_parallel, the report with its
+// `layout` and `communication_by_group` sections, and a trace with one timeline per stage.
+#include <fmt/format.h>
+
+#include <string>
+
+#include "convergence_run.hpp"
+#include "engines.hpp"
+#include "layout_communication.hpp"
+#include "link_report.hpp"
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/training/model_parallel_run.hpp"
+#include "syncsim/training/synchronous_run.hpp"
+
+namespace syncsim::run {
+
+namespace {
+
+void check_supported(const Scenario& s) {
+  refuse_what_identical_ranks_lack(s, "with a model-parallel layout");
+  const ParallelismConfig& p = s.parallelism;
+  if (p.sharding.value == ShardingLevel::full) {
+    throw p.sharding.error(
+        "full sharding (ZeRO-3) with tensor, pipeline or context parallelism is not simulated yet: use "
+        "sharding: optimizer (Megatron's distributed optimizer) with a layout, or full sharding alone");
+  }
+}
+
+trace::Trace layout_trace(const Scenario& s, const RankLayout& layout, const ModelParallelResult& result) {
+  trace::TraceBuilder b;
+  b.set_metadata("scenario", s.name);
+  b.set_metadata("ranks",
+                 "each stage's ranks run its timeline (Megatron's rank order: tensor, context, data, pipeline)");
+  std::vector<trace::TrackId> compute;
+  std::vector<trace::TrackId> data;
+  const std::int64_t per_stage = layout.ranks() / layout.sizes().pipeline;
+  for (std::int64_t d = 0; d < layout.sizes().pipeline; ++d) {
+    const auto order = static_cast<std::uint32_t>(2 * d);
+    compute.push_back(b.add_track(fmt::format("stage {} (ranks {}-{})", d, d * per_stage, (d + 1) * per_stage - 1),
+                                  trace::TrackKind::worker, order));
+    data.push_back(
+        b.add_track(fmt::format("stage {} data-parallel collectives", d), trace::TrackKind::collective, order + 1));
+  }
+  for (const ModelParallelResult::PassSpan& p : result.passes) {
+    b.add_span(
+        compute[static_cast<std::size_t>(p.stage)],
+        fmt::format("{} mb {} chunk {}", p.pass.backward ? "backward" : "forward", p.pass.micro_batch, p.pass.chunk),
+        "compute", p.start, p.end - p.start,
+        {trace::SpanArg{"iteration", p.iteration}, trace::SpanArg{"micro_batch", p.pass.micro_batch}});
+  }
+  for (const ModelParallelResult::StepSpan& st : result.steps) {
+    b.add_span(compute[static_cast<std::size_t>(st.stage)], "optimizer step", "optimizer", st.start, st.end - st.start,
+               {trace::SpanArg{"iteration", st.iteration}});
+  }
+  for (const ModelParallelResult::CollectiveSpan& c : result.collectives) {
+    b.add_span(data[static_cast<std::size_t>(c.stage)], fmt::format("{} chunk {}", to_string(c.op), c.chunk),
+               "communication", c.start, c.end - c.start,
+               {trace::SpanArg{"iteration", c.iteration}, trace::SpanArg{"bytes", c.bytes.value}});
+  }
+  return std::move(b).build();
+}
+
+void fill_workers(TrainingReport& r, const RankLayout& layout, const ModelParallelResult& result) {
+  for (std::int64_t rank = 0; rank < layout.ranks(); ++rank) {
+    const auto& st = result.stages[static_cast<std::size_t>(layout.coordinates(rank).pipeline)];
+    r.per_worker.push_back({.compute = st.compute,
+                            .optimizer = st.optimizer,
+                            .exposed_communication = st.tensor + st.data_wait,
+                            .straggler_wait = SimTime::zero(),
+                            .framework_overhead = SimTime::zero(),
+                            .overlap_interference = SimTime::zero(),
+                            .pipeline_bubble = st.bubble,
+                            .updates = std::nullopt});
+  }
+}
+
+LayoutReport layout_report(const ResolvedScenario& context, const RankLayout& layout, const TrainingReport& r,
+                           const ModelParallelResult& result) {
+  const Scenario& s = context.scenario();
+  const ParallelismConfig& p = s.parallelism;
+  LayoutReport l{.tensor = layout.sizes().tensor,
+                 .context = layout.sizes().context,
+                 .pipeline = layout.sizes().pipeline,
+                 .data = layout.sizes().data,
+                 .schedule = std::string(to_string(p.schedule.value)),
+                 .virtual_stages = p.virtual_stages ? p.virtual_stages->value : 1,
+                 .sharding = std::string(to_string(p.sharding.value)),
+                 .bubble_fraction = result.bubble_fraction};
+  const double peak = context.gpu().require_peak(context.precision());
+  const double flops = 3.0 * static_cast<double>(context.model().forward_flops()) * r.samples_per_second;
+  l.model_flops_utilization = flops / (static_cast<double>(r.workers) * peak);
+  return l;
+}
+
+}  // namespace
+
+RunOutput run_model_parallel_layout(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
+  const Scenario& s = context.scenario();
+  check_supported(s);
+  LayoutCommunication comm(context);
+  const ModelParallelSetup setup = comm.setup();
+  const ModelParallelResult result = run_model_parallel(setup);
+  const RankLayout& layout = comm.layout();
+
+  RunOutput out;
+  TrainingReport& r = out.report;
+  r = context.base_report();
+  r.global_batch = layout.sizes().data * context.batch() * s.model.micro_batches;
+  const SimTime mean = SimTime::from_ps(result.total.ps() / s.training.iterations);
+  fill_throughput(r, s.training.iterations, result.total, mean, nearest_rank_percentile(result.iteration_times, 50),
+                  nearest_rank_percentile(result.iteration_times, 99));
+  fill_workers(r, layout, result);
+  r.layout = layout_report(context, layout, r, result);
+  compute_shares(r);
+  r.group_communication = comm.group_reports(result);
+  r.busiest_links = busiest_links(context.topology(), comm.link_usage(setup.iterations), r.total);
+  if (schedule != nullptr) *schedule = synchronous_schedule(layout.sizes().data, result.iteration_times);
+  out.trace = layout_trace(s, layout, result);
+  return out;
+}
+
+}  // namespace syncsim::run

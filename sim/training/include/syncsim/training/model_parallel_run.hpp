@@ -1,0 +1,116 @@
+#pragma once
+// run_model_parallel: synchronous training under a tensor x context x data x pipeline layout (rank_layout.hpp),
+// Megatron-LM's way, one engine beside the DDP and sharded ones. The ranks of one pipeline stage are alike, so one
+// timeline per stage is every rank's of that stage.
+//
+//   passes       each stage runs its micro-batches' forward and backward passes in the schedule's order
+//                (pipeline_schedule.hpp); a pass is the rank's share of its chunk's compute (the layers' work
+//                divided by tensor x context) plus the tensor- and context-parallel collectives inside it, which
+//                Megatron runs on the compute stream: exposed
+//   transfers    between stages, each micro-batch's activation forward and its gradient backward
+//   gradients    each stage's data-parallel gradient buckets are reduced on the stage's communication stream as the
+//                chunk's last backward pass produces them (Megatron's overlapped grad reduce): an AllReduce, or
+//                under sharding a ReduceScatter (Megatron's distributed optimizer, ZeRO-1/2)
+//   step         once the stage's last bucket is reduced: the optimizer on the rank's share (1/d of it when
+//                sharded); under sharding the updated parameters are then all-gathered chunk by chunk, and the
+//                next iteration's first forward through a chunk waits for its gather (overlapped param gather)
+//
+// An iteration ends when every stage has stepped; a stage starts the next one as soon as its own step (not the
+// others') is done. What each kind of communication costs is measured causally: the iteration run again with that
+// kind free, over a few iterations.
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "syncsim/collectives/collective_op.hpp"
+#include "syncsim/compute/memory_check.hpp"
+#include "syncsim/core/sim_time.hpp"
+#include "syncsim/core/units.hpp"
+#include "syncsim/training/pipeline_schedule.hpp"
+
+namespace syncsim {
+
+// One micro-batch through one chunk on one rank of its stage.
+struct ChunkWork {
+  SimTime forward_compute;
+  SimTime backward_compute;
+  SimTime forward_tensor;  // tensor-parallel collectives inside the forward pass
+  SimTime backward_tensor;
+  SimTime forward_context;  // context-parallel gathers (K, V) inside the forward pass
+  SimTime backward_context;
+  // The chunk's data-parallel gradient buckets, in the order backward completes them: `ready` is the share of the
+  // chunk's backward compute done when the bucket's last gradient exists (1 for the last bucket).
+  struct Unit {
+    Bytes bytes;
+    double ready = 1;
+  };
+  std::vector<Unit> units;
+};
+
+struct ModelParallelSetup {
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  std::int64_t stages = 1;
+  std::int64_t chunks = 1;  // model chunks per stage (the interleaved schedule's virtual stages)
+  std::int64_t micro_batches = 1;
+  std::vector<std::vector<ChunkWork>> work;      // [stage][chunk]
+  SimTime transfer;                              // one micro-batch's activation between adjacent stages
+  ShardingLevel sharding = ShardingLevel::none;  // none, optimizer or gradients
+  std::int64_t data = 1;                         // d, the data-parallel size
+  std::vector<SimTime> optimizer_step;           // per stage: the rank's parameters' step without sharding
+  std::int64_t iterations = 1;
+  // A data-parallel collective of `bytes` (all of one stage's data-parallel groups at once): allreduce,
+  // reduce_scatter or all_gather. Not called when d = 1.
+  std::function<SimTime(CollectiveOp op, Bytes bytes)> data_collective;
+};
+
+struct ModelParallelResult {
+  std::vector<SimTime> iteration_times;
+  SimTime total;
+  // Per stage, over all iterations.
+  struct Stage {
+    SimTime compute;    // the passes' compute
+    SimTime tensor;     // tensor- and context-parallel collectives inside the passes
+    SimTime data_wait;  // from the last pass to the step: the gradient reduction not hidden behind backward
+    SimTime optimizer;  // the steps
+    SimTime bubble;     // the rest: waiting on other stages and their transfers (the pipeline bubble)
+    double data_bytes_per_iteration = 0;  // bus bytes one GPU moves in data-parallel collectives
+  };
+  std::vector<Stage> stages;
+  double bubble_fraction = 0;  // the last iteration's pipeline (pipeline_schedule.hpp)
+  // Per iteration, what the iteration would lose without each kind of communication (a rerun with it free).
+  SimTime exposed_tensor;
+  SimTime exposed_context;
+  SimTime exposed_pipeline;
+  SimTime exposed_data;
+  // The traced iterations' spans: the last ones, at most about 1,024 passes.
+  struct PassSpan {
+    std::int64_t iteration = 0;
+    std::int64_t stage = 0;
+    PipelinePass pass;
+    SimTime start;
+    SimTime end;
+  };
+  struct CollectiveSpan {
+    std::int64_t iteration = 0;
+    std::int64_t stage = 0;
+    CollectiveOp op = CollectiveOp::allreduce;
+    std::size_t chunk = 0;
+    Bytes bytes;
+    SimTime start;
+    SimTime end;
+  };
+  struct StepSpan {
+    std::int64_t iteration = 0;
+    std::int64_t stage = 0;
+    SimTime start;
+    SimTime end;
+  };
+  std::vector<PassSpan> passes;
+  std::vector<CollectiveSpan> collectives;
+  std::vector<StepSpan> steps;
+};
+
+// Throws InputError for a setup whose tables disagree with its sizes, sharding full, or a negative time.
+ModelParallelResult run_model_parallel(const ModelParallelSetup& setup);
+
+}  // namespace syncsim

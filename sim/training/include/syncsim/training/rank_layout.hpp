@@ -1,0 +1,58 @@
+#pragma once
+// RankLayout: which ranks form each tensor, context, data-parallel and pipeline group of a parallel layout, in
+// Megatron-LM's order (megatron/core/parallel_state.py, order "tp-cp-ep-dp-pp" without expert groups): the tensor
+// coordinate varies fastest, then context, then data, then the pipeline stage,
+//
+//   rank = t + T x (c + C x (d + D x p))          T, C, D, P: the group sizes; T x C x D x P = the GPUs
+//
+// and rank r runs on the topology's GPU r. The topologies number a node's GPUs consecutively, so with T = the GPUs
+// per node every tensor group is one node (its NVLink), and the T data-parallel groups of one stage's nodes are
+// formed by the nodes' local GPU k, k = 0 .. T-1: on a rail-optimized fabric each leaves through rail k, so the
+// T groups run side by side on T different rails.
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+namespace syncsim {
+
+enum class GroupKind { tensor, context, data, pipeline };
+
+std::string_view to_string(GroupKind kind);
+
+struct LayoutSizes {
+  std::int64_t tensor = 1;
+  std::int64_t context = 1;
+  std::int64_t data = 1;
+  std::int64_t pipeline = 1;
+};
+
+struct RankCoordinates {
+  std::int64_t tensor = 0;
+  std::int64_t context = 0;
+  std::int64_t data = 0;
+  std::int64_t pipeline = 0;
+};
+
+class RankLayout {
+ public:
+  // Throws InputError for a size below 1 or a product beyond 2^31 ranks.
+  explicit RankLayout(LayoutSizes sizes);
+
+  const LayoutSizes& sizes() const { return sizes_; }
+  std::int64_t ranks() const;
+  std::int64_t size(GroupKind kind) const;
+
+  RankCoordinates coordinates(std::int64_t rank) const;
+  std::int64_t rank(const RankCoordinates& c) const;
+
+  // Every group of `kind`, each listing its ranks by increasing coordinate of that kind (a pipeline group: stage 0
+  // first); the groups in increasing order of their first rank. Groups of size 1 are listed too.
+  std::vector<std::vector<std::size_t>> groups(GroupKind kind) const;
+  // The groups of `kind` of pipeline stage `stage` only (tensor, context and data groups lie inside one stage).
+  std::vector<std::vector<std::size_t>> stage_groups(GroupKind kind, std::int64_t stage) const;
+
+ private:
+  LayoutSizes sizes_;
+};
+
+}  // namespace syncsim

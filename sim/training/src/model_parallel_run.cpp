@@ -1,0 +1,197 @@
+#include "syncsim/training/model_parallel_run.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+#include "syncsim/core/input_error.hpp"
+
+namespace syncsim {
+
+namespace {
+
+// About as many passes as the other engines' traces keep spans: a long run keeps its last iterations.
+constexpr std::int64_t kTracedPasses = 1024;
+// The iterations the causal reruns simulate: the first iteration has no gathers to overlap, the later ones do.
+constexpr std::int64_t kCausalIterations = 4;
+
+void check_setup(const ModelParallelSetup& s) {
+  if (s.sharding == ShardingLevel::full) {
+    throw InputError("model-parallel run: full sharding (ZeRO-3) is the sharded engine's");
+  }
+  if (s.stages < 1 || s.chunks < 1 || s.micro_batches < 1 || s.data < 1 || s.iterations < 1) {
+    throw InputError("model-parallel run: sizes and iterations must be positive");
+  }
+  bool ok = s.work.size() == static_cast<std::size_t>(s.stages) &&
+            s.optimizer_step.size() == static_cast<std::size_t>(s.stages);
+  for (const auto& row : s.work) ok = ok && row.size() == static_cast<std::size_t>(s.chunks);
+  if (!ok) throw InputError("model-parallel run: work and steps must be given per stage and chunk");
+  if (s.data > 1 && !s.data_collective) throw InputError("model-parallel run: no data-parallel collective time");
+}
+
+// Which kinds of communication a run treats as free (the causal reruns).
+struct FreeKinds {
+  bool tensor = false;
+  bool context = false;
+  bool pipeline = false;
+  bool data = false;
+};
+
+class Timeline {
+ public:
+  Timeline(const ModelParallelSetup& setup, FreeKinds free, std::int64_t iterations, bool record)
+      : s_(setup), free_kinds_(free), iterations_(iterations), record_(record) {
+    const auto p = static_cast<std::size_t>(s_.stages);
+    device_free_.assign(p, SimTime::zero());
+    stream_.assign(p, SimTime::zero());
+    ready_.assign(p, std::vector<SimTime>(static_cast<std::size_t>(s_.chunks)));
+    out_.stages.resize(p);
+    const std::int64_t per_iteration = s_.stages * s_.chunks * s_.micro_batches * 2;
+    traced_from_ = std::max<std::int64_t>(0, iterations_ - std::max<std::int64_t>(1, kTracedPasses / per_iteration));
+  }
+
+  ModelParallelResult run() {
+    SimTime last_end;
+    for (std::int64_t it = 0; it < iterations_; ++it) {
+      const SimTime end = iteration(it);
+      out_.iteration_times.push_back(end - last_end);
+      last_end = end;
+    }
+    out_.total = last_end;
+    for (ModelParallelResult::Stage& st : out_.stages) {
+      st.bubble = out_.total - st.compute - st.tensor - st.data_wait - st.optimizer;
+      st.data_bytes_per_iteration /= static_cast<double>(iterations_);
+    }
+    return std::move(out_);
+  }
+
+ private:
+  PipelineTimingSetup pipeline_setup() const {
+    PipelineTimingSetup t;
+    t.schedule = s_.schedule;
+    t.stages = s_.stages;
+    t.micro_batches = s_.micro_batches;
+    t.chunks = s_.chunks;
+    t.transfer = free_kinds_.pipeline ? SimTime::zero() : s_.transfer;
+    t.device_free = device_free_;
+    t.parameters_ready = ready_;
+    for (const auto& row : s_.work) {
+      auto& forward = t.forward.emplace_back();
+      auto& backward = t.backward.emplace_back();
+      for (const ChunkWork& w : row) {
+        forward.push_back(w.forward_compute + inline_comm(w.forward_tensor, w.forward_context));
+        backward.push_back(w.backward_compute + inline_comm(w.backward_tensor, w.backward_context));
+      }
+    }
+    return t;
+  }
+
+  SimTime inline_comm(SimTime tensor, SimTime context) const {
+    return (free_kinds_.tensor ? SimTime::zero() : tensor) + (free_kinds_.context ? SimTime::zero() : context);
+  }
+
+  // Places a data-parallel collective on stage d's stream once `ready`; returns its end.
+  SimTime place(std::int64_t it, std::size_t d, CollectiveOp op, std::size_t chunk, Bytes bytes, SimTime ready) {
+    const SimTime begin = std::max(ready, stream_[d]);
+    const SimTime length = free_kinds_.data || s_.data < 2 ? SimTime::zero() : s_.data_collective(op, bytes);
+    if (length < SimTime::zero()) throw InputError("model-parallel run: negative collective time");
+    stream_[d] = begin + length;
+    const double d_ranks = static_cast<double>(s_.data);
+    out_.stages[d].data_bytes_per_iteration +=
+        static_cast<double>(bytes.value) * bus_factor(op, static_cast<std::size_t>(s_.data)) * (d_ranks > 1 ? 1 : 0);
+    if (record_ && it >= traced_from_ && s_.data > 1) {
+      out_.collectives.push_back({it, static_cast<std::int64_t>(d), op, chunk, bytes, begin, stream_[d]});
+    }
+    return stream_[d];
+  }
+
+  // Stage d after its passes: its gradients reduced, its step, its parameters gathered; returns the step's end.
+  SimTime finish_stage(std::int64_t it, std::size_t d, const PipelineTiming& t) {
+    const bool sharded = s_.sharding != ShardingLevel::none && s_.data > 1;
+    std::vector<std::size_t> chunks(static_cast<std::size_t>(s_.chunks));
+    std::iota(chunks.begin(), chunks.end(), std::size_t{0});
+    std::sort(chunks.begin(), chunks.end(),
+              [&](std::size_t a, std::size_t b) { return t.last_backward[d][a].end < t.last_backward[d][b].end; });
+    for (const std::size_t c : chunks) {
+      const PipelineTiming::Span& last = t.last_backward[d][c];
+      for (const ChunkWork::Unit& unit : s_.work[d][c].units) {
+        const SimTime ready = last.start + (last.end - last.start).scaled(std::clamp(unit.ready, 0.0, 1.0));
+        place(it, d, sharded ? CollectiveOp::reduce_scatter : CollectiveOp::allreduce, c, unit.bytes, ready);
+      }
+    }
+    ModelParallelResult::Stage& st = out_.stages[d];
+    const SimTime step_start = std::max(t.last_end[d], stream_[d]);
+    st.data_wait += step_start - t.last_end[d];
+    const SimTime full_step = s_.optimizer_step[d];
+    const SimTime step = sharded ? SimTime::from_ps((full_step.ps() + s_.data - 1) / s_.data) : full_step;
+    const SimTime step_end = step_start + step;
+    st.optimizer += step;
+    if (record_ && it >= traced_from_) out_.steps.push_back({it, static_cast<std::int64_t>(d), step_start, step_end});
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+      ready_[d][c] = step_end;
+      if (!sharded) continue;
+      const auto& units = s_.work[d][c].units;  // gathered first layers first: the units in reverse
+      for (auto u = units.rbegin(); u != units.rend(); ++u) {
+        ready_[d][c] = place(it, d, CollectiveOp::all_gather, c, u->bytes, step_end);
+      }
+    }
+    return step_end;
+  }
+
+  SimTime iteration(std::int64_t it) {
+    const PipelineTiming t = time_pipeline(pipeline_setup());
+    SimTime end;
+    for (std::size_t d = 0; d < t.passes.size(); ++d) {
+      ModelParallelResult::Stage& st = out_.stages[d];
+      for (const ChunkWork& w : s_.work[d]) {
+        const auto m = s_.micro_batches;
+        st.compute += (w.forward_compute + w.backward_compute) * m;
+        st.tensor +=
+            (inline_comm(w.forward_tensor, w.forward_context) + inline_comm(w.backward_tensor, w.backward_context)) * m;
+      }
+      if (record_ && it >= traced_from_) {
+        for (const PipelineTiming::Span& span : t.passes[d]) {
+          out_.passes.push_back({it, static_cast<std::int64_t>(d), span.pass, span.start, span.end});
+        }
+      }
+      device_free_[d] = finish_stage(it, d, t);
+      end = std::max(end, device_free_[d]);
+    }
+    out_.bubble_fraction = t.bubble_fraction;
+    return end;
+  }
+
+  const ModelParallelSetup& s_;
+  FreeKinds free_kinds_;
+  std::int64_t iterations_;
+  bool record_;
+  std::vector<SimTime> device_free_;
+  std::vector<SimTime> stream_;              // per stage: its data-parallel stream's last end
+  std::vector<std::vector<SimTime>> ready_;  // [stage][chunk]: parameters there for the next forward
+  std::int64_t traced_from_ = 0;
+  ModelParallelResult out_;
+};
+
+SimTime short_run(const ModelParallelSetup& s, FreeKinds free) {
+  return Timeline(s, free, std::min(s.iterations, kCausalIterations), false).run().total;
+}
+
+}  // namespace
+
+ModelParallelResult run_model_parallel(const ModelParallelSetup& setup) {
+  check_setup(setup);
+  ModelParallelResult out = Timeline(setup, {}, setup.iterations, true).run();
+  const std::int64_t n = std::min(setup.iterations, kCausalIterations);
+  const SimTime base = setup.iterations <= kCausalIterations ? out.total : short_run(setup, {});
+  const auto lost = [&](FreeKinds free) {
+    return SimTime::from_ps(std::max<std::int64_t>(0, (base - short_run(setup, free)).ps()) / n);
+  };
+  out.exposed_tensor = lost({.tensor = true});
+  out.exposed_context = lost({.context = true});
+  out.exposed_pipeline = lost({.pipeline = true});
+  out.exposed_data = lost({.data = true});
+  return out;
+}
+
+}  // namespace syncsim

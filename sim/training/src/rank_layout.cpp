@@ -1,0 +1,98 @@
+#include "syncsim/training/rank_layout.hpp"
+
+#include <fmt/format.h>
+
+#include "syncsim/core/input_error.hpp"
+
+namespace syncsim {
+
+namespace {
+constexpr std::int64_t kMaxRanks = std::int64_t{1} << 31;
+
+std::int64_t& coordinate(RankCoordinates& c, GroupKind kind) {
+  switch (kind) {
+    case GroupKind::tensor:
+      return c.tensor;
+    case GroupKind::context:
+      return c.context;
+    case GroupKind::data:
+      return c.data;
+    case GroupKind::pipeline:
+      return c.pipeline;
+  }
+  return c.tensor;
+}
+}  // namespace
+
+std::string_view to_string(GroupKind kind) {
+  switch (kind) {
+    case GroupKind::tensor:
+      return "tensor";
+    case GroupKind::context:
+      return "context";
+    case GroupKind::data:
+      return "data";
+    case GroupKind::pipeline:
+      return "pipeline";
+  }
+  return "?";
+}
+
+RankLayout::RankLayout(LayoutSizes sizes) : sizes_(sizes) {
+  std::int64_t product = 1;
+  for (const GroupKind kind : {GroupKind::tensor, GroupKind::context, GroupKind::data, GroupKind::pipeline}) {
+    const std::int64_t n = size(kind);
+    if (n < 1) throw InputError(fmt::format("{} parallel size must be at least 1, got {}", to_string(kind), n));
+    if (product > kMaxRanks / n) throw InputError(fmt::format("a layout of more than {} ranks", kMaxRanks));
+    product *= n;
+  }
+}
+
+std::int64_t RankLayout::ranks() const {
+  return sizes_.tensor * sizes_.context * sizes_.data * sizes_.pipeline;
+}
+
+std::int64_t RankLayout::size(GroupKind kind) const {
+  RankCoordinates c{sizes_.tensor, sizes_.context, sizes_.data, sizes_.pipeline};
+  return coordinate(c, kind);
+}
+
+RankCoordinates RankLayout::coordinates(std::int64_t rank) const {
+  RankCoordinates c;
+  c.tensor = rank % sizes_.tensor;
+  rank /= sizes_.tensor;
+  c.context = rank % sizes_.context;
+  rank /= sizes_.context;
+  c.data = rank % sizes_.data;
+  c.pipeline = rank / sizes_.data;
+  return c;
+}
+
+std::int64_t RankLayout::rank(const RankCoordinates& c) const {
+  return c.tensor + sizes_.tensor * (c.context + sizes_.context * (c.data + sizes_.data * c.pipeline));
+}
+
+std::vector<std::vector<std::size_t>> RankLayout::groups(GroupKind kind) const {
+  std::vector<std::vector<std::size_t>> out;
+  const std::int64_t n = size(kind);
+  for (std::int64_t r = 0; r < ranks(); ++r) {
+    RankCoordinates c = coordinates(r);
+    if (coordinate(c, kind) != 0) continue;  // each group once, from its member at coordinate 0
+    std::vector<std::size_t>& group = out.emplace_back();
+    for (std::int64_t k = 0; k < n; ++k) {
+      coordinate(c, kind) = k;
+      group.push_back(static_cast<std::size_t>(rank(c)));
+    }
+  }
+  return out;
+}
+
+std::vector<std::vector<std::size_t>> RankLayout::stage_groups(GroupKind kind, std::int64_t stage) const {
+  std::vector<std::vector<std::size_t>> out;
+  for (std::vector<std::size_t>& group : groups(kind)) {
+    if (coordinates(static_cast<std::int64_t>(group.front())).pipeline == stage) out.push_back(std::move(group));
+  }
+  return out;
+}
+
+}  // namespace syncsim

@@ -1,0 +1,103 @@
+// Several groups running one collective at once (CollectiveSpec::groups): a parallel layout's data-parallel or
+// tensor groups, sharing the network.
+#include <catch2/catch.hpp>
+
+#include "syncsim/collectives/collective_runner.hpp"
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/topology/topology_spec.hpp"
+
+using namespace syncsim;
+
+namespace {
+// Local GPU k of every node: the data-parallel group of tensor rank k when tensor groups fill the nodes.
+std::vector<std::vector<std::size_t>> rail_groups(std::size_t nodes, std::size_t gpus) {
+  std::vector<std::vector<std::size_t>> groups(gpus);
+  for (std::size_t k = 0; k < gpus; ++k) {
+    for (std::size_t n = 0; n < nodes; ++n) groups[k].push_back(n * gpus + k);
+  }
+  return groups;
+}
+
+CollectiveOutcome run(const Topology& topology, CollectiveOp op, Bytes size,
+                      std::vector<std::vector<std::size_t>> groups, bool bulk = true) {
+  Router router(topology);
+  CollectiveSpec spec;
+  spec.op = op;
+  spec.size = size;
+  spec.algorithm = Algorithm::ring;
+  spec.groups = std::move(groups);
+  spec.bulk = bulk;
+  return simulate_collective(router, spec);
+}
+
+double bytes_on(const CollectiveOutcome& outcome) {
+  double total = 0;
+  for (const LinkTraffic& link : outcome.links) total += link.bytes_carried;
+  return total;
+}
+}  // namespace
+
+TEST_CASE("eight data-parallel groups on a rail-optimized DGX run on eight rails at one rail's ring time", "[groups]") {
+  const Topology dgx = build_topology("dgx:nodes=4,gpus=8,nvlink_bw=450GB/s,nic_bw=400Gbps");
+  const Bytes size{256 << 20};
+  const auto groups = rail_groups(4, 8);
+  const CollectiveOutcome alone = run(dgx, CollectiveOp::allreduce, size, {groups[0]});
+  const CollectiveOutcome all = run(dgx, CollectiveOp::allreduce, size, groups);
+  // Every group leaves through its own NIC: nothing is shared, so all of them take what one takes alone.
+  CHECK(all.time.ps() == Approx(static_cast<double>(alone.time.ps())).epsilon(1e-6));
+  CHECK(bytes_on(all) == Approx(8 * bytes_on(alone)).epsilon(1e-9));
+  // One rail's ring: 2(n - 1)/n x S over the 400 Gb/s NIC bounds it from below, and it is bandwidth-bound here.
+  const double ring_floor = 2.0 * 3 / 4 * static_cast<double>(size.value) / 50e9;
+  CHECK(alone.time.seconds() >= ring_floor);
+  CHECK(alone.time.seconds() < 1.1 * ring_floor);
+}
+
+TEST_CASE("groups that share one NIC per node share its bandwidth", "[groups]") {
+  const Topology one_nic = build_topology("dgx:nodes=2,gpus=8,nvlink_bw=450GB/s,nic_bw=100Gbps,rails=1");
+  const Bytes size{64 << 20};
+  const auto groups = rail_groups(2, 8);
+  const CollectiveOutcome alone = run(one_nic, CollectiveOp::allreduce, size, {groups[0]});
+  const CollectiveOutcome all = run(one_nic, CollectiveOp::allreduce, size, groups);
+  // Eight groups' bytes through one 100 Gb/s NIC: at least eight times one group's network time.
+  const double nic_floor = 8 * 2.0 * 1 / 2 * static_cast<double>(size.value) / 12.5e9;
+  CHECK(all.time.seconds() >= nic_floor);
+  CHECK(all.time.seconds() > 7 * alone.time.seconds());
+}
+
+TEST_CASE("groups in lockstep and on the executors agree", "[groups]") {
+  const Topology dgx = build_topology("dgx:nodes=2,gpus=8,nvlink_bw=450GB/s,nic_bw=200Gbps,rails=4");
+  const auto groups = rail_groups(2, 8);
+  Router router(dgx);
+  CollectiveSpec spec;
+  spec.size = Bytes{32 << 20};
+  spec.algorithm = Algorithm::ring;
+  spec.groups = groups;
+  spec.lockstep_min_transfers = 0;
+  const CollectiveOutcome lockstep = simulate_collective(router, spec);
+  spec.lockstep_min_transfers = std::size_t{1} << 40;
+  const CollectiveOutcome executors = simulate_collective(router, spec);
+  CHECK(lockstep.time.ps() == Approx(static_cast<double>(executors.time.ps())).epsilon(0.05));
+  CHECK(bytes_on(lockstep) == Approx(bytes_on(executors)).epsilon(1e-9));
+}
+
+TEST_CASE("a tensor group inside one node runs on NVLink alone", "[groups]") {
+  const Topology dgx = build_topology("dgx:nodes=2,gpus=8,nvlink_bw=450GB/s,nic_bw=400Gbps");
+  const CollectiveOutcome tensor =
+      run(dgx, CollectiveOp::allreduce, Bytes{16 << 20}, {{0, 1, 2, 3, 4, 5, 6, 7}, {8, 9, 10, 11, 12, 13, 14, 15}});
+  for (const LinkTraffic& link : tensor.links) CHECK(dgx.link(link.link).kind != LinkKind::network);
+  // Across the nodes: the same group size, placed one GPU per node pair, goes over the network.
+  const CollectiveOutcome across = run(dgx, CollectiveOp::allreduce, Bytes{16 << 20}, {{0, 8}, {1, 9}});
+  bool network = false;
+  for (const LinkTraffic& link : across.links) network = network || dgx.link(link.link).kind == LinkKind::network;
+  CHECK(network);
+}
+
+TEST_CASE("groups are checked", "[groups]") {
+  const Topology dgx = build_topology("dgx:nodes=2,gpus=4");
+  CHECK_THROWS_WITH(run(dgx, CollectiveOp::allreduce, Bytes{1 << 20}, {{0, 1}, {1, 2}}),
+                    Catch::Contains("GPU 1 is in two collective groups"));
+  CHECK_THROWS_WITH(run(dgx, CollectiveOp::allreduce, Bytes{1 << 20}, {{0, 1}, {2, 3, 4}}),
+                    Catch::Contains("different sizes"));
+  CHECK_THROWS_WITH(run(dgx, CollectiveOp::allreduce, Bytes{1 << 20}, {{0, 9}}),
+                    Catch::Contains("GPU 9 of a group is not among the 8 GPUs"));
+}

@@ -1,0 +1,116 @@
+// Model-parallel layouts end to end (parallelism.tensor, pipeline, context): Megatron's rank placement on the
+// topology, the data-parallel bytes in closed form, tensor traffic on NVLink or on the network depending on where
+// the layout puts it, the pipeline's bubble, and what the engine refuses.
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/run/run_scenario.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
+#include "syncsim/training/training_report.hpp"
+
+using namespace syncsim;
+
+namespace {
+
+// Llama 3 8B on four 8-GPU H100 nodes with a rail per GPU.
+constexpr const char* kScenario = R"(
+name: layouts
+cluster:
+  gpu: H100-SXM-80GB
+  topology: {kind: dgx, nodes: 4, gpus: 8, nvlink_bw: 450GB/s, nic_bw: 400Gbps}
+model: {name: llama3-8b, batch_per_gpu: 1, micro_batches: 8, sequence_length: 2048, precision: bf16}
+training: {strategy: sync, iterations: 2}
+)";
+
+TrainingReport run_layout(const std::vector<std::string>& overrides) {
+  return run::run_scenario(parse_scenario(kScenario, "layouts.yaml", overrides)).report;
+}
+
+const GroupCommunication& group(const TrainingReport& r, const std::string& kind) {
+  for (const GroupCommunication& g : r.group_communication) {
+    if (g.group == kind) return g;
+  }
+  FAIL("no group " << kind);
+  return r.group_communication.front();
+}
+
+constexpr double kLlama3_8bParams = 8'030'261'248;
+
+}  // namespace
+
+TEST_CASE("data-parallel bytes per GPU: 2 (d - 1)/d x G, G the rank's gradients under tensor x pipeline") {
+  for (const auto& [t, p] : {std::pair{8, 1}, std::pair{4, 2}, std::pair{2, 4}}) {
+    const TrainingReport r =
+        run_layout({fmt::format("parallelism.tensor={}", t), fmt::format("parallelism.pipeline={}", p)});
+    const double d = 32.0 / (t * p);
+    // The mean over stages of a rank's gradient bytes: every parameter's bf16 gradient split over t x p ranks (a
+    // layer's share rounded up, hence the tolerance).
+    const double g = 2 * kLlama3_8bParams / (t * p);
+    CHECK(group(r, "data").bytes_per_gpu == Approx(2 * (d - 1) / d * g).epsilon(1e-6));
+    CHECK(r.layout->data == static_cast<std::int64_t>(d));
+    CHECK(r.global_batch == static_cast<std::int64_t>(d) * 8);
+  }
+}
+
+TEST_CASE("tensor groups of 8 stay on each node's NVLink; of 16 they cross the network and name it") {
+  // 100 Gb/s rails: a node's network is a ninth of its NVLink (with 400 Gb/s rails, nearly as fast as NCCL's NVLink
+  // rings, a 16-way tensor group across two nodes costs about what an 8-way one does inside one).
+  // No data parallelism (tensor x pipeline = the 32 GPUs), so the network carries the pipeline's transfers only.
+  const TrainingReport inside =
+      run_layout({"parallelism.tensor=8", "parallelism.pipeline=4", "cluster.topology.nic_bw=100Gbps"});
+  REQUIRE_FALSE(inside.busiest_links.empty());
+  for (const LinkReport& link : inside.busiest_links) CHECK(link.link_class == "nvlink");
+  const TrainingReport across =
+      run_layout({"parallelism.tensor=16", "parallelism.pipeline=2", "cluster.topology.nic_bw=100Gbps"});
+  CHECK(across.busiest_links.front().link_class == "network");
+  CHECK(group(across, "tensor").exposed > group(inside, "tensor").exposed * 2);
+  CHECK(across.samples_per_second < inside.samples_per_second);
+  CHECK(across.bottleneck.bound == "communication");
+  CHECK_THAT(across.bottleneck.resource, Catch::Contains("inter-node network"));
+}
+
+TEST_CASE(
+    "a tensor AllReduce's bytes per GPU: 2 (t - 1)/t x b s h x 2 bytes, 4 per block and 2 more, per micro-batch") {
+  const TrainingReport r = run_layout({"parallelism.tensor=8"});
+  const double message = 1.0 * 2048 * 4096 * 2;
+  const double per_rank = 8 * (4 * 32 + 2) * message * 2 * 7 / 8;
+  CHECK(group(r, "tensor").bytes_per_gpu == Approx(per_rank).epsilon(1e-12));
+}
+
+TEST_CASE("a pipeline of 4 stages and 8 micro-batches idles at least (p - 1)/(m + p - 1) of its time") {
+  const TrainingReport r = run_layout({"parallelism.pipeline=4"});
+  REQUIRE(r.layout);
+  CHECK(r.layout->bubble_fraction >= 3.0 / 11.0 - 1e-9);
+  CHECK(r.layout->bubble_fraction < 3.0 / 11.0 + 0.1);  // stages of about equal FLOPs, fast transfers
+  // Interleaving two chunks per stage cuts it.
+  const TrainingReport interleaved =
+      run_layout({"parallelism.pipeline=4", "parallelism.schedule=interleaved", "parallelism.virtual_stages=2"});
+  CHECK(interleaved.layout->bubble_fraction < r.layout->bubble_fraction);
+  CHECK(interleaved.samples_per_second > r.samples_per_second);
+  // The shares, bubble included, add up.
+  const double shares =
+      r.compute_share + r.optimizer_share + r.exposed_communication_share + r.idle_share + r.pipeline_bubble_share;
+  CHECK(shares == Approx(1).epsilon(1e-9));
+}
+
+TEST_CASE("model-parallel runs are deterministic") {
+  const auto json = [] {
+    return to_json(run_layout({"parallelism.tensor=4", "parallelism.pipeline=2", "parallelism.sharding=optimizer"}))
+        .dump();
+  };
+  CHECK(json() == json());
+}
+
+TEST_CASE("what model-parallel runs do not simulate yet is refused at its key") {
+  CHECK_THROWS_WITH(run_layout({"parallelism.tensor=8", "parallelism.sharding=full"}),
+                    Catch::Contains("parallelism.sharding: full sharding (ZeRO-3) with tensor"));
+  CHECK_THROWS_WITH(run_layout({"parallelism.pipeline=2", "training.communication=parameter_server"}),
+                    Catch::Contains("parameter servers are not simulated yet with a model-parallel layout"));
+  CHECK_THROWS_WITH(run_layout({"parallelism.pipeline=4", "parallelism.schedule=interleaved",
+                                "parallelism.virtual_stages=2", "model.micro_batches=6"}),
+                    Catch::Contains("multiples of the 4 stages"));
+}

@@ -1,0 +1,110 @@
+// The model-parallel engine: data-parallel bytes in closed form, the pipeline's bubble, overlap and causal exposure.
+#include <catch2/catch.hpp>
+
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/training/model_parallel_run.hpp"
+
+using namespace syncsim;
+
+namespace {
+constexpr std::int64_t kMB = 1'000'000;
+
+ModelParallelSetup one_stage(ShardingLevel sharding, std::int64_t data, SimTime per_collective) {
+  ModelParallelSetup s;
+  s.stages = 1;
+  s.micro_batches = 2;
+  s.sharding = sharding;
+  s.data = data;
+  ChunkWork w;
+  w.forward_compute = SimTime::from_ms(10);
+  w.backward_compute = SimTime::from_ms(20);
+  w.units = {{Bytes{100 * kMB}, 0.5}, {Bytes{50 * kMB}, 1.0}};
+  s.work = {{w}};
+  s.optimizer_step = {SimTime::from_ms(8)};
+  s.iterations = 3;
+  s.data_collective = [per_collective](CollectiveOp, Bytes) { return per_collective; };
+  return s;
+}
+}  // namespace
+
+TEST_CASE("data-parallel bytes per GPU: 2 (d - 1)/d x G replicated and under ZeRO-1", "[model_parallel]") {
+  const double g = 150.0 * kMB;
+  for (const std::int64_t d : {2, 4, 64}) {
+    const double share = static_cast<double>(d - 1) / static_cast<double>(d);
+    for (const ShardingLevel level : {ShardingLevel::none, ShardingLevel::optimizer, ShardingLevel::gradients}) {
+      const ModelParallelResult r = run_model_parallel(one_stage(level, d, SimTime::zero()));
+      CHECK(r.stages[0].data_bytes_per_iteration == Approx(2 * share * g).epsilon(1e-12));
+    }
+  }
+}
+
+TEST_CASE("with free collectives an iteration is the micro-batches' compute and the step", "[model_parallel]") {
+  const ModelParallelResult none = run_model_parallel(one_stage(ShardingLevel::none, 4, SimTime::zero()));
+  CHECK(none.iteration_times[1] == SimTime::from_ms(2 * 30 + 8));
+  CHECK(none.exposed_data == SimTime::zero());
+  // Sharded, each rank steps on 1/d of its parameters.
+  const ModelParallelResult sharded = run_model_parallel(one_stage(ShardingLevel::optimizer, 4, SimTime::zero()));
+  CHECK(sharded.iteration_times[1] == SimTime::from_ms(2 * 30 + 2));
+}
+
+TEST_CASE("a bucket ready halfway through the last backward hides behind it", "[model_parallel]") {
+  const ModelParallelResult r = run_model_parallel(one_stage(ShardingLevel::none, 4, SimTime::from_ms(5)));
+  // The first bucket's 5 ms run beside the last 10 ms of backward; the second, ready at its end, is exposed.
+  CHECK(r.iteration_times[1] == SimTime::from_ms(60 + 5 + 8));
+  CHECK(r.exposed_data == SimTime::from_ms(5));
+  CHECK(r.stages[0].data_wait == SimTime::from_ms(5) * 3);
+  // Longer than what is left of backward: the first bucket's excess shows too.
+  const ModelParallelResult slow = run_model_parallel(one_stage(ShardingLevel::none, 4, SimTime::from_ms(15)));
+  CHECK(slow.iteration_times[1] == SimTime::from_ms(60 - 10 + 30 + 8));
+}
+
+TEST_CASE("ZeRO-1's parameter gathers overlap the next iteration's forward per chunk", "[model_parallel]") {
+  const ModelParallelResult r = run_model_parallel(one_stage(ShardingLevel::optimizer, 4, SimTime::from_ms(5)));
+  // Reduce-scatters: the second exposed (5 ms); the step (2 ms); the gathers (2 x 5 ms) hold the next forward of
+  // the one chunk, which needs all its parameters: iteration 2 onwards = 60 + 5 + 2 + 10.
+  CHECK(r.iteration_times[2] == SimTime::from_ms(60 + 5 + 2 + 10));
+  // Causally: 67 + 77 + 77 ms against 3 x 62 ms with the collectives free.
+  CHECK(r.exposed_data == SimTime::from_ps(SimTime::from_ms(221 - 186).ps() / 3));
+}
+
+TEST_CASE("four equal stages of eight micro-batches: the bubble is 3/11", "[model_parallel]") {
+  ModelParallelSetup s;
+  s.stages = 4;
+  s.micro_batches = 8;
+  s.data = 1;
+  ChunkWork w;
+  w.forward_compute = SimTime::from_ms(1);
+  w.backward_compute = SimTime::from_ms(2);
+  s.work.assign(4, {w});
+  s.optimizer_step.assign(4, SimTime::zero());
+  s.iterations = 2;
+  const ModelParallelResult r = run_model_parallel(s);
+  CHECK(r.bubble_fraction == Approx(3.0 / 11.0).epsilon(1e-12));
+  CHECK(r.iteration_times[0] == SimTime::from_ms(3) * 11);
+  for (const auto& st : r.stages) {
+    CHECK(st.compute == SimTime::from_ms(3) * 8 * 2);
+    CHECK(st.compute + st.bubble == r.total);
+  }
+  // Transfers cost what the schedule's critical path crosses: 3 hops down and 3 back up per iteration at least.
+  s.transfer = SimTime::from_us(100);
+  const ModelParallelResult slowed = run_model_parallel(s);
+  CHECK(slowed.exposed_pipeline >= SimTime::from_us(600));
+  CHECK(slowed.exposed_tensor == SimTime::zero());
+}
+
+TEST_CASE("tensor collectives inside the passes are exposed in full", "[model_parallel]") {
+  ModelParallelSetup s = one_stage(ShardingLevel::none, 1, SimTime::zero());
+  s.work[0][0].forward_tensor = SimTime::from_ms(1);
+  s.work[0][0].backward_tensor = SimTime::from_ms(2);
+  const ModelParallelResult r = run_model_parallel(s);
+  CHECK(r.exposed_tensor == SimTime::from_ms(2 * 3));
+  CHECK(r.stages[0].tensor == SimTime::from_ms(2 * 3) * 3);
+}
+
+TEST_CASE("the model-parallel setup is checked", "[model_parallel]") {
+  ModelParallelSetup s = one_stage(ShardingLevel::full, 4, SimTime::zero());
+  CHECK_THROWS_WITH(run_model_parallel(s), Catch::Contains("full sharding"));
+  s.sharding = ShardingLevel::none;
+  s.work.clear();
+  CHECK_THROWS_WITH(run_model_parallel(s), Catch::Contains("per stage and chunk"));
+}
