@@ -55,8 +55,11 @@ void print_layout(const LayoutReport& l, const TrainingReport& r) {
   fmt::print(o, "layout           tensor {} x context {} x pipeline {} x data {}, schedule {}{}, sharding {}\n",
              l.tensor, l.context, l.pipeline, l.data, l.schedule,
              l.virtual_stages > 1 ? fmt::format(" ({} chunks per stage)", l.virtual_stages) : "", l.sharding);
-  fmt::print(o, "                 pipeline bubble {:.1f}% of the pipeline ({:.1f}% of the time), MFU {:.1f}%\n",
-             100 * l.bubble_fraction, 100 * l.bubble_share, 100 * l.model_flops_utilization);
+  fmt::print(o, "                 pipeline bubble {:.1f}% of the pipeline ({:.1f}% of the time), MFU {:.1f}%{}\n",
+             100 * l.bubble_fraction, 100 * l.bubble_share, 100 * l.model_flops_utilization,
+             l.hardware_flops_utilization > l.model_flops_utilization
+                 ? fmt::format(" ({:.1f}% with the recomputation)", 100 * l.hardware_flops_utilization)
+                 : "");
   for (const GroupCommunication& g : r.group_communication) {
     fmt::print(o, "{:<17}{}: {:.3f} GB per GPU per iteration, {:.3f} ms exposed ({})\n", "", g.group,
                g.bytes_per_gpu / 1e9, g.exposed.us() / 1e3, g.collectives);

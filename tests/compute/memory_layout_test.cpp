@@ -126,3 +126,41 @@ TEST_CASE("llama3-70b in bf16 with Adam: no GPU holds it whole, TP 8 x PP 4 does
   CHECK(short_seq.fits);
   CHECK(short_seq.activations.value * 4 == Approx(static_cast<double>(zero3.activations.value)).epsilon(0.01));
 }
+
+TEST_CASE("full checkpointing keeps each block's input: 2 s b h L / t bytes, plus one block while it recomputes") {
+  const ModelSpec model = find_model("llama-7b");
+  const TransformerStructure& t = *model.transformer();
+  REQUIRE(t.blocks.size() == 32);
+  // The layers outside the blocks (embedding, final norm, head, loss) keep their activations as before.
+  std::int64_t outside = 0;
+  std::int64_t block = 0;
+  std::vector<bool> in_block(model.layers().size(), false);
+  for (const auto& [first, last] : t.blocks) {
+    for (std::size_t i = first; i < last; ++i) in_block[i] = true;
+  }
+  for (std::size_t i = 0; i < model.layers().size(); ++i) {
+    const Layer& l = model.layers()[i];
+    const std::int64_t bytes = 2 * l.saved_elements + l.saved_mask_bytes;
+    if (!in_block[i]) outside += bytes;
+  }
+  for (std::size_t i = t.blocks[0].first; i < t.blocks[0].second; ++i) {
+    block += 2 * model.layers()[i].saved_elements + model.layers()[i].saved_mask_bytes;
+  }
+  for (const std::int64_t tp : {1, 2, 8}) {
+    const MemoryReport full = llama({.tensor = tp, .checkpointing = ActivationCheckpointing::full}, 2);
+    const std::int64_t inputs = 2 * t.sequence * t.hidden * 32;  // 2 s h L bytes per sample
+    CHECK(full.activations.value == 2 * (ceil_div(inputs + outside, tp) + ceil_div(block, tp)));
+    const MemoryReport none = llama({.tensor = tp}, 2);
+    CHECK(full.activations < none.activations);
+    CHECK(full.weights == none.weights);
+  }
+  // Under flash attention selective recomputation keeps what none keeps; without blocks nothing can be checkpointed.
+  CHECK(llama({.checkpointing = ActivationCheckpointing::selective}).activations == llama({}).activations);
+  CHECK_THROWS_WITH(memory_check(find_model("resnet50"), find_gpu("H100-SXM-80GB"), 8, Precision::bf16, Optimizer::adam,
+                                 {.checkpointing = ActivationCheckpointing::full}),
+                    Catch::Contains("no transformer blocks"));
+  CHECK_THROWS_WITH(
+      memory_check(find_model("gpt2", {.attention = AttentionKernel::eager}), find_gpu("H100-SXM-80GB"), 8,
+                   Precision::bf16, Optimizer::adam, {.checkpointing = ActivationCheckpointing::selective}),
+      Catch::Contains("selective recomputation of eager attention"));
+}

@@ -114,3 +114,16 @@ TEST_CASE("what model-parallel runs do not simulate yet is refused at its key") 
                                 "parallelism.virtual_stages=2", "model.micro_batches=6"}),
                     Catch::Contains("multiples of the 4 stages"));
 }
+
+TEST_CASE("full checkpointing runs each block's forward again in backward, its tensor AllReduces too") {
+  const TrainingReport none = run_layout({"parallelism.tensor=8"});
+  const TrainingReport full = run_layout({"parallelism.tensor=8", "parallelism.activation_checkpointing=full"});
+  // Two more AllReduces per block and micro-batch: 4 x 32 + 2 becomes 6 x 32 + 2.
+  CHECK(group(full, "tensor").bytes_per_gpu / group(none, "tensor").bytes_per_gpu ==
+        Approx((6.0 * 32 + 2) / (4.0 * 32 + 2)).epsilon(1e-12));
+  CHECK(full.per_worker[0].compute > none.per_worker[0].compute);
+  CHECK(full.memory.activations < none.memory.activations);
+  CHECK(full.layout->hardware_flops_utilization > full.layout->model_flops_utilization);
+  CHECK(none.layout->hardware_flops_utilization == none.layout->model_flops_utilization);
+  CHECK(full.samples_per_second < none.samples_per_second);
+}

@@ -73,4 +73,19 @@ CollectiveOutcome simulate_each(Router& router, const CollectiveSpec& spec) {
   return *out;
 }
 
+bool chooses(const CollectiveSpec& spec) {
+  return spec.latency != LatencySource::calibrated &&
+         (!spec.algorithm || (spec.latency == LatencySource::nccl && !spec.protocol));
+}
+
+CollectiveOutcome simulate_as_first_chooses(Router& router, const CollectiveSpec& spec) {
+  CollectiveSpec first = spec;
+  first.groups = {spec.groups.front()};
+  const CollectiveOutcome choice = simulate_collective(router, first);
+  CollectiveSpec all = spec;
+  all.algorithm = choice.algorithm;
+  all.protocol = choice.protocol;
+  return simulate_collective(router, all);
+}
+
 }  // namespace syncsim::collectives_detail

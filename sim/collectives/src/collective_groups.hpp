@@ -18,4 +18,11 @@ bool independent_groups(Router& router, const std::vector<std::vector<std::size_
 // Independent groups one by one: the slowest group's time and choice, every group's traffic and statistics.
 CollectiveOutcome simulate_each(Router& router, const CollectiveSpec& spec);
 
+// Whether the algorithm (and with the nccl latency model the protocol) is left to the automatic choice.
+bool chooses(const CollectiveSpec& spec);
+
+// Several groups with the choice left open: the algorithm and protocol the first group alone gets (NCCL tunes each
+// communicator by itself, blind to the others' traffic), then every group at once with them.
+CollectiveOutcome simulate_as_first_chooses(Router& router, const CollectiveSpec& spec);
+
 }  // namespace syncsim::collectives_detail

@@ -356,6 +356,9 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
           ? std::vector<std::vector<std::size_t>>{first_gpus(spec.ranks == 0 ? topology.gpu_count() : spec.ranks)}
           : collectives_detail::checked_groups(spec, topology.gpu_count());
   if (collectives_detail::independent_groups(router, groups)) return collectives_detail::simulate_each(router, spec);
+  if (groups.size() > 1 && collectives_detail::chooses(spec)) {
+    return collectives_detail::simulate_as_first_chooses(router, spec);
+  }
   const std::size_t ranks = groups.front().size();
   if (ranks < 2 || ranks > topology.gpu_count()) {
     throw InputError(fmt::format("expected 2 to {} ranks (the topology's GPUs), got {}", topology.gpu_count(), ranks));

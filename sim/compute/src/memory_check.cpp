@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <numeric>
 #include <vector>
 
 #include "syncsim/core/input_error.hpp"
@@ -57,18 +58,48 @@ std::int64_t share(std::int64_t value, std::int64_t parts) {
   return (value + parts - 1) / parts;
 }
 
+// Per sample, what a stage keeps for backward: `kept` for every micro-batch in flight, `recompute` once (the block
+// backward recomputes under full checkpointing). Bytes at activation precision, before tensor and context split.
+struct SavedBytes {
+  std::int64_t kept = 0;
+  std::int64_t recompute = 0;
+};
+
+SavedBytes saved_bytes(const ModelSpec& model, std::pair<std::size_t, std::size_t> range, std::int64_t w,
+                       ActivationCheckpointing checkpointing) {
+  const auto layer_bytes = [&](std::size_t i) {
+    const Layer& l = model.layers()[i];
+    return plus(times(l.saved_elements, w), l.saved_mask_bytes);
+  };
+  SavedBytes out;
+  std::vector<bool> in_block(range.second, false);
+  if (checkpointing == ActivationCheckpointing::full) {
+    const TransformerStructure& t = *model.transformer();
+    for (const auto& [first, last] : t.blocks) {
+      if (first < range.first || first >= range.second) continue;
+      std::int64_t block = 0;
+      for (std::size_t i = first; i < last; ++i) {
+        in_block[i] = true;
+        block = plus(block, layer_bytes(i));
+      }
+      out.kept = plus(out.kept, times(times(t.hidden, t.sequence), w));  // the block's input
+      out.recompute = std::max(out.recompute, block);
+    }
+  }
+  for (std::size_t i = range.first; i < range.second; ++i) {
+    if (!in_block[i]) out.kept = plus(out.kept, layer_bytes(i));
+  }
+  return out;
+}
+
 MemoryReport stage_memory(const ModelSpec& model, std::pair<std::size_t, std::size_t> range, std::int64_t batch,
-                          Precision precision, Optimizer optimizer, const MemoryLayout& layout) {
+                          Precision precision, Optimizer optimizer, const MemoryLayout& layout, Bytes& recompute) {
   std::int64_t params = 0;
-  std::int64_t saved = 0;
-  std::int64_t masks = 0;
   std::int64_t largest = 0;
   std::int64_t second = 0;
   for (std::size_t i = range.first; i < range.second; ++i) {
     const Layer& l = model.layers()[i];
     params += l.params;
-    saved += l.saved_elements;
-    masks += l.saved_mask_bytes;
     if (l.params > largest) {
       second = largest;
       largest = l.params;
@@ -87,12 +118,29 @@ MemoryReport stage_memory(const ModelSpec& model, std::pair<std::size_t, std::si
   r.gradients = Bytes{(grads_sharded ? share(local, s) : local) * w};
   r.optimizer_state = Bytes{(layout.sharding == ShardingLevel::none ? local : share(local, s)) *
                             optimizer_state_bytes(optimizer, precision)};
-  const std::int64_t per_sample = share(share(saved * w + masks, layout.tensor), layout.context);
-  r.activations = Bytes{times(batch, per_sample)};  // one micro-batch
+  const SavedBytes saved = saved_bytes(model, range, element_bytes(precision), layout.checkpointing);
+  const auto split = [&](std::int64_t bytes) {
+    return times(batch, share(share(bytes, layout.tensor), layout.context));
+  };
+  r.activations = Bytes{split(saved.kept)};  // one micro-batch
+  recompute = Bytes{split(saved.recompute)};
   return r;
 }
 
 }  // namespace
+
+void check_checkpointing(const ModelSpec& model, ActivationCheckpointing checkpointing) {
+  if (checkpointing == ActivationCheckpointing::none) return;
+  const auto& t = model.transformer();
+  if (!t) {
+    throw InputError(fmt::format("model '{}' has no transformer blocks to checkpoint", model.name()));
+  }
+  if (checkpointing == ActivationCheckpointing::selective && !t->flash_attention) {
+    throw InputError(
+        "selective recomputation of eager attention is not modelled; with flash attention (model.attention: flash, "
+        "the default) the kernel already recomputes the attention core");
+  }
+}
 
 std::vector<std::pair<std::size_t, std::size_t>> pipeline_stage_ranges(const ModelSpec& model, std::int64_t stages) {
   const std::vector<std::size_t> cuts = cut_points(model);
@@ -102,21 +150,48 @@ std::vector<std::pair<std::size_t, std::size_t>> pipeline_stage_ranges(const Mod
                                        model.transformer()->blocks.size())
                          : fmt::format("{} pipeline stages for a model of {} layers", stages, model.layers().size()));
   }
-  const std::vector<Layer>& layers = model.layers();
-  std::vector<double> prefix{0};  // forward FLOPs of layers [0, l)
-  for (const Layer& l : layers) prefix.push_back(prefix.back() + static_cast<double>(l.forward_flops));
-  std::vector<std::pair<std::size_t, std::size_t>> out;
-  std::size_t first = 0;
-  std::size_t next_cut = 0;
-  for (std::int64_t k = 0; k + 1 < stages; ++k) {
-    const double target = prefix.back() * static_cast<double>(k + 1) / static_cast<double>(stages);
-    // The first cut where the running total reaches the target, leaving a cut for every later stage.
-    const std::size_t last_allowed = cuts.size() - static_cast<std::size_t>(stages - 1 - k);
-    while (next_cut < last_allowed && prefix[cuts[next_cut]] < target) ++next_cut;
-    out.emplace_back(first, cuts[next_cut]);
-    first = cuts[next_cut++];
+  // The segments between allowed cuts, and their forward FLOPs.
+  std::vector<std::size_t> bounds{0};
+  bounds.insert(bounds.end(), cuts.begin(), cuts.end());
+  bounds.push_back(model.layers().size());
+  std::vector<double> work;
+  for (std::size_t i = 0; i + 1 < bounds.size(); ++i) {
+    double flops = 0;
+    for (std::size_t l = bounds[i]; l < bounds[i + 1]; ++l)
+      flops += static_cast<double>(model.layers()[l].forward_flops);
+    work.push_back(flops);
   }
-  out.emplace_back(first, layers.size());
+  const auto stages_needed = [&](double limit) {  // packing segments greedily under `limit`
+    std::int64_t count = 1;
+    double load = 0;
+    for (const double w : work) {
+      if (load > 0 && load + w > limit) {
+        ++count;
+        load = 0;
+      }
+      load += w;
+    }
+    return count;
+  };
+  // The smallest largest stage (the pipeline's pace): a bisection on the limit, then the packing under it, each
+  // stage keeping at least one segment so that exactly `stages` come out.
+  double lo = *std::max_element(work.begin(), work.end());
+  double hi = std::accumulate(work.begin(), work.end(), 0.0);
+  for (int i = 0; i < 100 && hi - lo > 1e-9 * hi; ++i) {
+    const double mid = (lo + hi) / 2;
+    (stages_needed(mid) <= stages ? hi : lo) = mid;
+  }
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  std::size_t next = 0;
+  for (std::int64_t k = 0; k < stages; ++k) {
+    const std::size_t first = next;
+    double load = work[next++];
+    const auto left_for_others = static_cast<std::size_t>(stages - k - 1);
+    while (next < work.size() && work.size() - next > left_for_others && (k + 1 == stages || load + work[next] <= hi)) {
+      load += work[next++];
+    }
+    out.emplace_back(bounds[first], bounds[next]);
+  }
   return out;
 }
 
@@ -130,13 +205,15 @@ std::int64_t in_flight_micro_batches(std::int64_t stage, std::int64_t stages, st
 MemoryReport memory_check(const ModelSpec& model, const GpuSpec& gpu, std::int64_t batch, Precision precision,
                           Optimizer optimizer, const MemoryLayout& layout) {
   check_layout(batch, layout);
+  check_checkpointing(model, layout.checkpointing);
   const auto ranges = pipeline_stage_ranges(model, layout.pipeline);
   MemoryReport fullest;
   for (std::size_t k = 0; k < ranges.size(); ++k) {
     const auto stage = static_cast<std::int64_t>(k);
-    MemoryReport r = stage_memory(model, ranges[k], batch, precision, optimizer, layout);
+    Bytes recompute;
+    MemoryReport r = stage_memory(model, ranges[k], batch, precision, optimizer, layout, recompute);
     r.in_flight = in_flight_micro_batches(stage, layout.pipeline, layout.micro_batches, layout.schedule);
-    r.activations = Bytes{times(r.activations.value, r.in_flight)};
+    r.activations = Bytes{plus(times(r.activations.value, r.in_flight), recompute.value)};
     r.total = Bytes{plus(plus(r.weights.value, r.gradients.value), plus(r.optimizer_state.value, r.activations.value))};
     r.stage = stage;
     if (k == 0 || r.total > fullest.total) fullest = r;

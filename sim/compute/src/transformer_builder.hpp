@@ -79,7 +79,8 @@ class TransformerBuilder {
   void end_block() { blocks_.emplace_back(block_first_, layers_.size()); }
   // The blocks so far with the model's widths; kv_width is K's width (h without grouped-query attention).
   TransformerStructure structure(std::int64_t kv_width) const {
-    return {.hidden = hidden_, .sequence = sequence_, .kv_width = kv_width, .blocks = blocks_};
+    return {
+        .hidden = hidden_, .sequence = sequence_, .kv_width = kv_width, .blocks = blocks_, .flash_attention = flash_};
   }
 
   std::vector<Layer> take() { return std::move(layers_); }
@@ -100,6 +101,7 @@ class TransformerBuilder {
   std::vector<Layer> layers_;
   std::size_t block_first_ = 0;
   std::vector<std::pair<std::size_t, std::size_t>> blocks_;
+  bool flash_ = true;  // every attention() so far was flash
 };
 
 }  // namespace syncsim::compute_detail

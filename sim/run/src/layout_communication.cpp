@@ -69,16 +69,17 @@ LayoutCommunication::LayoutCommunication(ResolvedScenario& context) : context_(c
   const auto blocks = static_cast<double>(t.blocks.size());
   const auto m = static_cast<double>(s.model.micro_batches);
   const auto stages = static_cast<double>(n.pipeline);
+  const double recomputed = p.activation_checkpointing.value == ActivationCheckpointing::full ? blocks : 0;
   if (n.tensor > 1) {
-    tensor_ops_per_iteration_ = m * (4 * blocks + 2) / stages;
+    tensor_ops_per_iteration_ = m * (4 * blocks + 2 * recomputed + 2) / stages;
     tensor_allreduce_ =
         timed(CollectiveOp::allreduce, activation_, layout_.groups(GroupKind::tensor), tensor_ops_per_iteration_);
   }
   if (n.context > 1) {
-    context_ops_per_iteration_ = m * blocks / stages;
+    context_ops_per_iteration_ = m * (2 * blocks + recomputed) / stages;
     const auto groups = layout_.groups(GroupKind::context);
-    context_gather_ = timed(CollectiveOp::all_gather, kv_, groups, context_ops_per_iteration_);
-    context_scatter_ = timed(CollectiveOp::reduce_scatter, kv_, groups, context_ops_per_iteration_);
+    context_gather_ = timed(CollectiveOp::all_gather, kv_, groups, m * (blocks + recomputed) / stages);
+    context_scatter_ = timed(CollectiveOp::reduce_scatter, kv_, groups, m * blocks / stages);
   }
 }
 
@@ -128,10 +129,13 @@ ChunkWork LayoutCommunication::chunk_work(std::int64_t stage, std::int64_t chunk
   }
   const bool first_chunk = g == 0;
   const bool last_chunk = g + 1 == static_cast<std::int64_t>(ranges_.size());
+  // Full checkpointing recomputes each block's forward in backward, its collectives included.
+  const std::int64_t recomputed =
+      context_.scenario().parallelism.activation_checkpointing.value == ActivationCheckpointing::full ? blocks : 0;
   w.forward_tensor = tensor_allreduce_ * (2 * blocks + (first_chunk ? 1 : 0));
-  w.backward_tensor = tensor_allreduce_ * (2 * blocks + (last_chunk ? 1 : 0));
+  w.backward_tensor = tensor_allreduce_ * (2 * blocks + 2 * recomputed + (last_chunk ? 1 : 0));
   w.forward_context = context_gather_ * blocks;
-  w.backward_context = context_scatter_ * blocks;
+  w.backward_context = context_scatter_ * blocks + context_gather_ * recomputed;
   w.units = units(range);
   return w;
 }
@@ -207,7 +211,7 @@ std::vector<GroupCommunication> LayoutCommunication::group_reports(const ModelPa
   if (n.context > 1) {
     out.push_back({.group = "context",
                    .collectives = "all_gather of K, V (forward) + reduce_scatter (backward) per block and micro-batch",
-                   .bytes_per_gpu = 2 * context_ops_per_iteration_ * static_cast<double>(kv_.value) *
+                   .bytes_per_gpu = context_ops_per_iteration_ * static_cast<double>(kv_.value) *
                                     bus_factor(CollectiveOp::all_gather, static_cast<std::size_t>(n.context)),
                    .exposed = result.exposed_context});
   }

@@ -18,6 +18,8 @@
 //   data        the stage's gradient buckets (training.bucket_size, the layers' gradients / tensor, the last layers
 //               first), over all data-parallel groups at once
 //   step        the model's optimizer step x the stage's share of the parameters / tensor
+//   recompute   under full activation checkpointing each block's backward runs its forward again first, with its
+//               tensor AllReduces and context gathers (the layer times already hold the compute)
 #include <vector>
 
 #include "resolved_scenario.hpp"
@@ -57,8 +59,8 @@ class LayoutCommunication {
   SimTime tensor_allreduce_;
   SimTime context_gather_;
   SimTime context_scatter_;
-  double tensor_ops_per_iteration_ = 0;  // per rank: AllReduces of activation_
-  double context_ops_per_iteration_ = 0;
+  double tensor_ops_per_iteration_ = 0;   // per rank: AllReduces of activation_
+  double context_ops_per_iteration_ = 0;  // per rank: AllGathers and ReduceScatters of kv_
   struct Use {
     const CollectiveOutcome* outcome;
     double per_iteration;  // how many times per iteration all groups run it, averaged over stages

@@ -90,8 +90,17 @@ LayoutReport layout_report(const ResolvedScenario& context, const RankLayout& la
                  .sharding = std::string(to_string(p.sharding.value)),
                  .bubble_fraction = result.bubble_fraction};
   const double peak = context.gpu().require_peak(context.precision());
-  const double flops = 3.0 * static_cast<double>(context.model().forward_flops()) * r.samples_per_second;
-  l.model_flops_utilization = flops / (static_cast<double>(r.workers) * peak);
+  const ModelSpec& model = context.model();
+  const double forward = static_cast<double>(model.forward_flops());
+  double recomputed = 0;  // per sample: the blocks' forward again, under full checkpointing
+  if (p.activation_checkpointing.value == ActivationCheckpointing::full) {
+    for (const auto& [first, last] : model.transformer()->blocks) {
+      for (std::size_t i = first; i < last; ++i) recomputed += static_cast<double>(model.layers()[i].forward_flops);
+    }
+  }
+  const double capacity = static_cast<double>(r.workers) * peak;
+  l.model_flops_utilization = 3 * forward * r.samples_per_second / capacity;
+  l.hardware_flops_utilization = (3 * forward + recomputed) * r.samples_per_second / capacity;
   return l;
 }
 

@@ -94,13 +94,24 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
   router_ = std::make_unique<Router>(*topology_);
 }
 
+LayerTimes ResolvedScenario::with_recompute(LayerTimes times) const {
+  const ParallelismConfig& p = scenario_->parallelism;
+  if (p.activation_checkpointing.value != ActivationCheckpointing::full) return times;
+  // Full checkpointing: each block's backward runs its forward again first.
+  at_value(p.activation_checkpointing, [&] { check_checkpointing(model_, p.activation_checkpointing.value); });
+  for (const auto& [first, last] : model_.transformer()->blocks) {
+    for (std::size_t l = first; l < last; ++l) times.backward[l] += times.forward[l];
+  }
+  return times;
+}
+
 LayerTimes ResolvedScenario::layer_times() const {
   try {
     if (profile_) {
       ProfiledTimes t = profiled_times(*profile_, *compute_, model_, scenario_->model.profile_batch->value, batch());
-      return LayerTimes{std::move(t.forward), std::move(t.backward)};
+      return with_recompute(LayerTimes{std::move(t.forward), std::move(t.backward)});
     }
-    return syncsim::layer_times(*compute_, model_, batch());
+    return with_recompute(syncsim::layer_times(*compute_, model_, batch()));
   } catch (const SimTimeOverflow& e) {
     // Compute times grow with the batch (and shrink with the efficiency, which the reader bounds).
     throw scenario_->model.batch_per_gpu.error(
@@ -281,9 +292,6 @@ TrainingReport ResolvedScenario::base_report() const {
 MemoryReport ResolvedScenario::memory() const {
   const Scenario& s = *scenario_;
   const ParallelismConfig& p = s.parallelism;
-  if (p.activation_checkpointing.value != ActivationCheckpointing::none) {
-    throw p.activation_checkpointing.error("activation checkpointing is not modelled yet (memory or recompute)");
-  }
   if (p.expert.value > 1)
     throw p.expert.error("expert parallelism is not modelled yet (the memory of expert groups, their all-to-all)");
   MemoryLayout layout{.tensor = p.tensor.value,
@@ -291,7 +299,9 @@ MemoryReport ResolvedScenario::memory() const {
                       .context = p.context.value,
                       .sharding = p.sharding.value,
                       .micro_batches = s.model.micro_batches,
-                      .schedule = p.schedule.value};
+                      .schedule = p.schedule.value,
+                      .checkpointing = p.activation_checkpointing.value};
+  at_value(p.activation_checkpointing, [&] { check_checkpointing(model_, p.activation_checkpointing.value); });
   const std::int64_t data = workers_ / (p.tensor.value * p.pipeline.value * p.context.value);
   layout.shards = p.shard_group ? p.shard_group->value : data;
   return at_value(p.pipeline,

@@ -65,8 +65,8 @@ class ResolvedScenario {
   std::int64_t batch() const { return scenario_->model.batch_per_gpu.value; }
   Precision precision() const { return scenario_->model.precision.value; }
 
-  // Per-layer times at the per-GPU batch (the profile's when model.profile is given), and the optimizer step over
-  // all parameters.
+  // Per-layer times at the per-GPU batch (the profile's when model.profile is given), every block's backward
+  // including its forward again under full activation checkpointing; and the optimizer step over all parameters.
   LayerTimes layer_times() const;
   SimTime optimizer_step() const;
   // Seeded per-rank, per-iteration compute multipliers; slow ranks checked against the worker count.
@@ -98,6 +98,8 @@ class ResolvedScenario {
   MemoryReport memory() const;
 
  private:
+  // `times` with each block's forward added to its backward under full activation checkpointing.
+  LayerTimes with_recompute(LayerTimes times) const;
   // What the report says of the profile's layer times (only with profile_).
   TrainingReport::ComputeProfile profile_report() const;
   // simulate_collective, with a clock overflow placed at cluster.topology.

@@ -158,7 +158,8 @@ nlohmann::ordered_json layout_json(const LayoutReport& l) {
           {"sharding", l.sharding},
           {"bubble_fraction", ratio(l.bubble_fraction)},
           {"bubble_share", ratio(l.bubble_share)},
-          {"model_flops_utilization", ratio(l.model_flops_utilization)}};
+          {"model_flops_utilization", ratio(l.model_flops_utilization)},
+          {"hardware_flops_utilization", ratio(l.hardware_flops_utilization)}};
 }
 
 }  // namespace

@@ -34,7 +34,9 @@ struct CollectiveSpec {
   // runs in every group at the same time, group g's rank r on GPU index groups[g][r], all sharing the network, and
   // takes as long as the slowest group (`ranks` must then be 0 or the groups' size). The groups must be disjoint and
   // of one size; the algorithm, protocol, channels and host structure are the first group's (a layout's groups are
-  // alike), and the SHARP trees of CollNet are searched only for a single group.
+  // alike; left to auto, the algorithm and protocol are those the first group gets alone, as NCCL tunes each
+  // communicator by itself), and the SHARP trees of CollNet are searched only for a single group. Groups whose
+  // member-to-member routes share no link run one by one, exactly.
   std::vector<std::vector<std::size_t>> groups;
   std::optional<Algorithm> algorithm;     // nullopt: auto (see candidate_algorithms)
   bool any_algorithm = false;             // auto searches every algorithm, not only NCCL's

@@ -12,7 +12,7 @@
 // With Adam this is ZeRO's 16 bytes per parameter in both cases (4 + 4 + 8, or 2 + 2 + 12; Rajbhandari et al.,
 // SC'20, §3.1). A MemoryLayout divides it as the frameworks do (docs/compute.md, "Memory by layout"):
 //
-//   pipeline p   the layers cut into p contiguous stages of about equal forward FLOPs (pipeline_stage_ranges);
+//   pipeline p   the layers cut into p contiguous stages, the largest as small as it can be (pipeline_stage_ranges);
 //                every stage is checked and the report is the fullest one (MemoryReport::stage)
 //   tensor t     a stage's parameters, gradients, optimizer state and activations / t (Megatron's tensor
 //                parallelism with sequence parallelism, which splits the activations the layer norms keep too;
@@ -23,6 +23,9 @@
 //                layers' weights gathered whole (the layer computing and the one prefetched)
 //   in flight    a stage keeps the activations of that many micro-batches: 1F1B's first stage p of them
 //                (stage i: min(p - i, m) for m micro-batches), GPipe's m
+//   checkpointing  full: every block keeps only its input (s x h per sample, Korthikanti et al.'s 2sbhL/t bytes
+//                at 16 bits), plus one block's whole activations while backward recomputes it (once, not per
+//                micro-batch in flight); selective under flash attention keeps what none keeps. Needs blocks.
 //
 // Not counted: the CUDA context and framework reserve (a few hundred MiB), allocator fragmentation, GEMM
 // workspaces, transient buffers such as DDP's gradient buckets and pipeline send buffers, and the input batch —
@@ -44,6 +47,11 @@ namespace syncsim {
 // also the gradients (ZeRO-2), or also the weights (ZeRO-3 = FSDP FULL_SHARD).
 enum class ShardingLevel { none, optimizer, gradients, full };
 
+// What a transformer recomputes in backward instead of keeping (`parallelism.activation_checkpointing`): nothing;
+// the attention core (Korthikanti et al.'s selective recomputation, which flash attention's kernel already does:
+// with it selective keeps and costs what none does); or every block but its input (full).
+enum class ActivationCheckpointing { none, selective, full };
+
 // How the pipeline orders its micro-batches (`parallelism.schedule`); memory tells 1F1B from GPipe.
 enum class PipelineSchedule { one_f_one_b, interleaved, gpipe };
 
@@ -55,6 +63,7 @@ struct MemoryLayout {
   std::int64_t shards = 1;         // ranks the sharded state is divided over (the shard group)
   std::int64_t micro_batches = 1;  // per iteration, through the pipeline
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  ActivationCheckpointing checkpointing = ActivationCheckpointing::none;
 };
 
 struct MemoryReport {
@@ -70,18 +79,23 @@ struct MemoryReport {
   std::int64_t in_flight = 1;  // micro-batches whose activations that stage keeps
 };
 
-// Layer ranges [first, last) of `stages` contiguous pipeline stages of about equal forward FLOPs: stage k ends at
-// the first allowed cut where the running total reaches (k + 1) / stages of the whole, every stage keeping at least
-// one layer. A transformer (ModelSpec::transformer) is cut between blocks only, so its embedding stays with the first
-// block and its head with the last. Throws InputError for more stages than layers (blocks).
+// Layer ranges [first, last) of `stages` contiguous pipeline stages whose largest forward FLOPs is as small as the
+// allowed cuts make it (the pipeline runs at its slowest stage's pace), every stage keeping at least one layer. A
+// transformer (ModelSpec::transformer) is cut between blocks only, so its embedding stays with the first block and its
+// head with the last. Throws InputError for more stages than layers (blocks).
 std::vector<std::pair<std::size_t, std::size_t>> pipeline_stage_ranges(const ModelSpec& model, std::int64_t stages);
+
+// Throws InputError when `model` cannot be checkpointed so: no transformer blocks, or selective recomputation
+// without flash attention.
+void check_checkpointing(const ModelSpec& model, ActivationCheckpointing checkpointing);
 
 // Micro-batches whose activations pipeline stage `stage` (0-based) of `stages` keeps at its peak.
 std::int64_t in_flight_micro_batches(std::int64_t stage, std::int64_t stages, std::int64_t micro_batches,
                                      PipelineSchedule schedule);
 
-// Throws InputError for a batch below 1, a layout size below 1, more pipeline stages than layers, or more
-// micro-batches than 2^20.
+// Throws InputError for a batch below 1, a layout size below 1, more pipeline stages than layers, more
+// micro-batches than 2^20, or checkpointing of a model without transformer blocks (selective: without flash
+// attention).
 MemoryReport memory_check(const ModelSpec& model, const GpuSpec& gpu, std::int64_t batch, Precision precision,
                           Optimizer optimizer, const MemoryLayout& layout = {});
 

@@ -42,6 +42,7 @@ struct TransformerStructure {
   std::int64_t sequence = 0;  // s, tokens per sample
   std::int64_t kv_width = 0;  // K's (and V's) width: kv_heads x head size, h without grouped-query attention
   std::vector<std::pair<std::size_t, std::size_t>> blocks;  // [first, last) layer range of each block, in order
+  bool flash_attention = true;                              // attention as one fused kernel (no s x s tensor kept)
 };
 
 class ModelSpec {

@@ -15,8 +15,6 @@
 
 namespace syncsim {
 
-enum class ActivationCheckpointing { none, selective, full };
-
 // The scenario's names: none | optimizer | gradients | full, 1f1b | interleaved | gpipe, none | selective | full.
 std::string_view to_string(ShardingLevel level);
 std::string_view to_string(PipelineSchedule schedule);

@@ -106,6 +106,8 @@ struct LayoutReport {
   double bubble_fraction = 0;  // the pipeline's idle share (pipeline_schedule.hpp)
   double bubble_share = 0;     // of the run's worker time, beside the other shares
   double model_flops_utilization = 0;
+  // The same with full checkpointing's recomputed forward counted (Megatron-LM's SC'21 figures count it).
+  double hardware_flops_utilization = 0;
 };
 
 // What bounds the iteration, derived from the run (sim/run/src/bottleneck.hpp says how). Shares are of the run's
