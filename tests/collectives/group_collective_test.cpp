@@ -101,3 +101,22 @@ TEST_CASE("groups are checked", "[groups]") {
   CHECK_THROWS_WITH(run(dgx, CollectiveOp::allreduce, Bytes{1 << 20}, {{0, 9}}),
                     Catch::Contains("GPU 9 of a group is not among the 8 GPUs"));
 }
+
+TEST_CASE("independent groups alike link for link share one simulation and keep their own links", "[groups]") {
+  const Topology dgx = build_topology("dgx:nodes=4,gpus=8,nvlink_bw=450GB/s,nic_bw=400Gbps");
+  std::vector<std::vector<std::size_t>> nodes;
+  for (std::size_t n = 0; n < 4; ++n) {
+    nodes.emplace_back();
+    for (std::size_t g = 0; g < 8; ++g) nodes.back().push_back(8 * n + g);
+  }
+  const CollectiveOutcome alone = run(dgx, CollectiveOp::allreduce, Bytes{64 << 20}, {nodes[2]});
+  const CollectiveOutcome all = run(dgx, CollectiveOp::allreduce, Bytes{64 << 20}, nodes);
+  CHECK(all.time == alone.time);
+  REQUIRE(all.links.size() == 4 * alone.links.size());
+  CHECK(bytes_on(all) == Approx(4 * bytes_on(alone)).epsilon(1e-12));
+  // Every node's own NVLinks, each carrying what node 2's carry alone.
+  for (std::size_t i = 1; i < all.links.size(); ++i) CHECK(all.links[i - 1].link < all.links[i].link);
+  for (const LinkTraffic& link : all.links) {
+    CHECK(link.bytes_carried == Approx(alone.links.front().bytes_carried).epsilon(1e-9));
+  }
+}

@@ -15,7 +15,9 @@ std::vector<std::vector<std::size_t>> checked_groups(const CollectiveSpec& spec,
 // ranks (all pairs' routes); larger ones are taken as sharing.
 bool independent_groups(Router& router, const std::vector<std::vector<std::size_t>>& groups);
 
-// Independent groups one by one: the slowest group's time and choice, every group's traffic and statistics.
+// Independent groups one by one: the slowest group's time and choice, every group's traffic and statistics. A group
+// whose routes and hosts match an earlier one's link for link (same rates, latencies, classes; a layout's tensor
+// groups, node by node) takes that group's outcome, its traffic carried over to its own links.
 CollectiveOutcome simulate_each(Router& router, const CollectiveSpec& spec);
 
 // Whether the algorithm (and with the nccl latency model the protocol) is left to the automatic choice.

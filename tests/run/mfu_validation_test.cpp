@@ -1,0 +1,41 @@
+// Predicted FLOP utilisation against published large-scale runs (validation/scenarios/mfu, docs/accuracy.md):
+// Megatron-LM's GPT runs on A100 (hardware FLOPs, recomputation counted) and Llama 3 405B on 16K H100s (model
+// FLOPs). Each prediction must stay within the largest error measured when the table in docs/accuracy.md was made
+// (6.5 points), so that a change that moves them is seen and the table redone.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+
+#include "syncsim/run/run_scenario.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
+
+using namespace syncsim;
+
+namespace {
+const std::filesystem::path kScenarios = SYNCSIM_MFU_SCENARIOS;
+constexpr double kLargestMeasuredError = 0.065;
+
+LayoutReport layout_of(const std::string& file) {
+  const TrainingReport r = run::run_scenario(load_scenario(kScenarios / file)).report;
+  REQUIRE(r.layout);
+  return *r.layout;
+}
+}  // namespace
+
+TEST_CASE("Megatron-LM's GPT runs on A100: hardware FLOP utilisation near the published 47-52%") {
+  for (const auto& [file, published] :
+       {std::pair{"megatron-gpt-145b.yaml", 0.47}, std::pair{"megatron-gpt-530b.yaml", 0.52},
+        std::pair{"megatron-gpt-1t.yaml", 0.52}}) {
+    const LayoutReport l = layout_of(file);
+    INFO(file << ": predicted " << l.hardware_flops_utilization << ", published " << published);
+    CHECK(std::abs(l.hardware_flops_utilization - published) <= kLargestMeasuredError);
+    CHECK(l.model_flops_utilization == Approx(l.hardware_flops_utilization * 3 / 4).epsilon(0.01));
+  }
+}
+
+TEST_CASE("Llama 3 405B on 16,384 H100s: model FLOP utilisation near the published 41%") {
+  const LayoutReport l = layout_of("llama3-405b-16k.yaml");
+  CHECK(l.data == 128);
+  CHECK(std::abs(l.model_flops_utilization - 0.41) <= kLargestMeasuredError);
+}
