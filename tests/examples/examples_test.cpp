@@ -175,3 +175,29 @@ TEST_CASE("llama3-70b-layouts: TP 8 x PP 4 with ZeRO-1 fits and keeps its tensor
   CHECK_FALSE(fsdp.fits);
   CHECK(fsdp.activations > fsdp.capacity);
 }
+
+TEST_CASE("llama3-8b-tp-across-nodes: tensor groups over two nodes make the network the bottleneck", "[examples]") {
+  const TrainingReport across = run_example("llama3-8b-tp-across-nodes.yaml");
+  CHECK(across.bottleneck.bound == "communication");
+  CHECK(across.bottleneck.link_class == "network");
+  CHECK(across.exposed_communication_share > 0.5);
+  // Tensor groups of a node's 8 GPUs, and the pipeline deeper instead: more than twice as fast.
+  const TrainingReport inside =
+      run_example("llama3-8b-tp-across-nodes.yaml", {"parallelism.tensor=8", "parallelism.pipeline=4"});
+  CHECK(inside.samples_per_second > 2 * across.samples_per_second);
+  CHECK(inside.bottleneck.bound != "communication");
+}
+
+TEST_CASE("llama3-8b-hsdp: on 100 Gb/s HSDP beats full sharding over all 64 GPUs; on 400 Gb/s they are close",
+          "[examples]") {
+  const auto rate = [](const std::vector<std::string>& overrides) {
+    return run_example("llama3-8b-hsdp.yaml", overrides).samples_per_second;
+  };
+  const double hsdp_slow = rate({});
+  const double fsdp_slow = rate({"parallelism.shard_group=all"});
+  CHECK(hsdp_slow > 1.05 * fsdp_slow);
+  const double hsdp_fast = rate({"cluster.topology.nic_bw=400Gbps"});
+  const double fsdp_fast = rate({"cluster.topology.nic_bw=400Gbps", "parallelism.shard_group=all"});
+  CHECK(std::abs(hsdp_fast / fsdp_fast - 1) < 0.03);
+  CHECK(fsdp_fast > fsdp_slow);
+}

@@ -46,6 +46,24 @@ TEST_CASE("data-parallel bus bytes per GPU per iteration: 2 (d-1)/d G, or 3 (d-1
   CHECK(bytes("full") == Approx(three).epsilon(1e-12));
 }
 
+TEST_CASE("HSDP: the shard group's collectives, plus 2 (r - 1)/r x G/s across the r replicas") {
+  for (const auto& [sharding, passes] : {std::pair{"optimizer", 2.0}, std::pair{"full", 3.0}}) {
+    const TrainingReport r =
+        run_sharded_scenario({fmt::format("parallelism.sharding={}", sharding), "parallelism.shard_group=4"});
+    REQUIRE(r.group_communication.size() == 1);
+    const double s = 4;
+    const double replicas = kRanks / s;
+    const double expected = passes * (s - 1) / s * kGradientBytes + 2 * (replicas - 1) / replicas * kGradientBytes / s;
+    CHECK(r.group_communication[0].bytes_per_gpu == Approx(expected).epsilon(1e-6));
+    CHECK_THAT(r.group_communication[0].collectives, Catch::Contains("across replicas"));
+    // Each rank steps 1/s of the optimizer.
+    const TrainingReport plain = run_sharded_scenario({fmt::format("parallelism.sharding={}", sharding)});
+    CHECK(r.per_worker[0].optimizer > plain.per_worker[0].optimizer);
+  }
+  CHECK_THROWS_WITH(run_sharded_scenario({"parallelism.sharding=full", "parallelism.shard_group=1"}),
+                    Catch::Contains("a shard group of 1 shards nothing"));
+}
+
 TEST_CASE("a sharded optimizer steps 1/d of the parameters, and full sharding waits longer on its gathers") {
   const TrainingReport none = run_sharded_scenario({"parallelism.sharding=none"});
   const TrainingReport zero1 = run_sharded_scenario({"parallelism.sharding=optimizer"});
@@ -61,8 +79,6 @@ TEST_CASE("a sharded optimizer steps 1/d of the parameters, and full sharding wa
 }
 
 TEST_CASE("what sharded runs do not simulate yet is refused at its key") {
-  CHECK_THROWS_WITH(run_sharded_scenario({"parallelism.sharding=full", "parallelism.shard_group=4"}),
-                    Catch::Contains("parallelism.shard_group: HSDP's shard groups are not simulated yet"));
   CHECK_THROWS_WITH(run_sharded_scenario({"parallelism.sharding=full", "stragglers.slow=[{rank: 1, factor: 1.5}]"}),
                     Catch::Contains("stragglers are not simulated yet with sharding"));
   CHECK_THROWS_WITH(run_sharded_scenario({"parallelism.sharding=full", "training.communication=parameter_server"}),

@@ -8,8 +8,7 @@
 namespace syncsim::run {
 
 // What the engines of identical ranks (sharded, model-parallel) refuse, at its key, naming the engine as `with`
-// ("with sharding"): strategies other than sync, parameter servers, HSDP's shard groups, faults, degraded links and
-// stragglers.
+// ("with sharding"): strategies other than sync, parameter servers, faults, degraded links and stragglers.
 void refuse_what_identical_ranks_lack(const Scenario& scenario, std::string_view with);
 
 // Each engine also fills `schedule`, when given, with the updates in the order it applied them (the convergence

@@ -197,10 +197,12 @@ std::vector<GroupCommunication> LayoutCommunication::group_reports(const ModelPa
   double data_bytes = 0;
   for (const auto& st : result.stages) data_bytes += st.data_bytes_per_iteration;
   const bool sharded = context_.scenario().parallelism.sharding.value != ShardingLevel::none;
-  out.push_back({.group = "data",
-                 .collectives = sharded ? "reduce_scatter + all_gather per bucket" : "allreduce per bucket",
-                 .bytes_per_gpu = data_bytes / static_cast<double>(n.pipeline),
-                 .exposed = result.exposed_data});
+  if (n.data > 1) {
+    out.push_back({.group = "data",
+                   .collectives = sharded ? "reduce_scatter + all_gather per bucket" : "allreduce per bucket",
+                   .bytes_per_gpu = data_bytes / static_cast<double>(n.pipeline),
+                   .exposed = result.exposed_data});
+  }
   if (n.tensor > 1) {
     out.push_back({.group = "tensor",
                    .collectives = "allreduce x 2 per block, micro-batch and direction",

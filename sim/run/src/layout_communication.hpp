@@ -38,7 +38,7 @@ class LayoutCommunication {
   const RankLayout& layout() const { return layout_; }
   // The engine's setup; simulates the collectives it needs (once each).
   ModelParallelSetup setup();
-  // The report's communication_by_group: data, tensor, context, pipeline (the kinds the layout has).
+  // The report's communication_by_group: data, tensor, context, pipeline (the kinds of size above 1).
   std::vector<GroupCommunication> group_reports(const ModelParallelResult& result) const;
   // Per directed link: the traffic of `iterations` iterations of the collectives setup() placed.
   std::vector<LinkUsage> link_usage(std::int64_t iterations) const;

@@ -22,6 +22,9 @@ namespace {
 void check_supported(const Scenario& s) {
   refuse_what_identical_ranks_lack(s, "with a model-parallel layout");
   const ParallelismConfig& p = s.parallelism;
+  if (p.shard_group) {
+    throw p.shard_group->error("HSDP's shard groups are not simulated yet with a model-parallel layout");
+  }
   if (p.sharding.value == ShardingLevel::full) {
     throw p.sharding.error(
         "full sharding (ZeRO-3) with tensor, pipeline or context parallelism is not simulated yet: use "

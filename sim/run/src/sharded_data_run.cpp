@@ -27,9 +27,11 @@ void check_supported(const Scenario& s) {
   }
 }
 
-std::string collectives_text(ShardingLevel level) {
-  return level == ShardingLevel::full ? "all_gather (forward) + all_gather (backward) + reduce_scatter per unit"
-                                      : "reduce_scatter + all_gather per unit";
+std::string collectives_text(ShardingLevel level, bool hybrid) {
+  const std::string text = level == ShardingLevel::full
+                               ? "all_gather (forward) + all_gather (backward) + reduce_scatter per unit"
+                               : "reduce_scatter + all_gather per unit";
+  return hybrid ? text + " in the shard group, allreduce of the shard across replicas" : text;
 }
 
 trace::Trace sharded_trace(const Scenario& s, const ShardedRunResult& result) {
@@ -61,14 +63,29 @@ RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedul
   setup.layers = context.layer_times();
   setup.units = make_buckets(context.model(), s.training.bucket_size, context.precision());
   setup.level = s.parallelism.sharding.value;
-  setup.ranks = ranks;
+  const std::int64_t shard_group = s.parallelism.shard_group ? s.parallelism.shard_group->value : ranks;
+  if (shard_group < 2)
+    throw s.parallelism.shard_group->error("a shard group of 1 shards nothing (sharding: none does that)");
+  setup.ranks = shard_group;
+  setup.replicas = ranks / shard_group;
   setup.optimizer_step = context.optimizer_step();
   setup.iterations = s.training.iterations;
   setup.overlap_slowdown = s.training.overlap_slowdown_or_default();
+  // HSDP: shard groups of consecutive ranks (a node's GPUs first), all at once; replicas across them.
+  std::vector<std::vector<std::size_t>> shard_groups(static_cast<std::size_t>(setup.replicas));
+  std::vector<std::vector<std::size_t>> replica_groups(static_cast<std::size_t>(shard_group));
+  for (std::int64_t r = 0; r < ranks; ++r) {
+    shard_groups[static_cast<std::size_t>(r / shard_group)].push_back(static_cast<std::size_t>(r));
+    replica_groups[static_cast<std::size_t>(r % shard_group)].push_back(static_cast<std::size_t>(r));
+  }
   setup.collective_time = [&](CollectiveOp op, Bytes bytes) {
+    if (setup.replicas > 1) return context.group_collective(op, bytes, shard_groups).time;
     CollectiveSpec spec = context.collective_spec(op, static_cast<std::size_t>(ranks));
     spec.size = bytes;
     return at_value(s.training.algorithm, [&] { return simulate_collective(context.router(), spec).time; });
+  };
+  setup.replica_allreduce_time = [&](Bytes bytes) {
+    return context.group_collective(CollectiveOp::allreduce, bytes, replica_groups).time;
   };
   const ShardedRunResult result = run_sharded(setup);
 
@@ -90,7 +107,7 @@ RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedul
   }
   compute_shares(r);
   r.group_communication.push_back({.group = "data",
-                                   .collectives = collectives_text(setup.level),
+                                   .collectives = collectives_text(setup.level, setup.replicas > 1),
                                    .bytes_per_gpu = result.bytes_per_gpu_per_iteration,
                                    .exposed = SimTime::from_ps(result.exposed.ps() / s.training.iterations)});
   if (schedule != nullptr) *schedule = synchronous_schedule(ranks, result.iteration_times);

@@ -29,6 +29,8 @@ void check_setup(const ShardedRunSetup& s) {
     }
   }
   if (!s.collective_time) throw InputError("sharded run: no collective time");
+  if (s.replicas < 1) throw InputError(fmt::format("sharded run: replicas must be positive, got {}", s.replicas));
+  if (s.replicas > 1 && !s.replica_allreduce_time) throw InputError("sharded run: no replicas' allreduce time");
 }
 
 // One iteration's clocks, placed op by op on the in-order stream.
@@ -43,6 +45,9 @@ class ShardedTimeline {
           *std::max_element(s_.units.buckets[b].layers.begin(), s_.units.buckets[b].layers.end()));
       time_[0].push_back(checked(s_.collective_time(CollectiveOp::reduce_scatter, s_.units.buckets[b].bytes)));
       time_[1].push_back(checked(s_.collective_time(CollectiveOp::all_gather, s_.units.buckets[b].bytes)));
+      const Bytes shard{(s_.units.buckets[b].bytes.value + s_.ranks - 1) / s_.ranks};
+      shard_.push_back(shard);
+      time_[2].push_back(s_.replicas > 1 ? checked(s_.replica_allreduce_time(shard)) : SimTime::zero());
     }
     // A layer without parameters belongs to the unit of the last layer with parameters before it (the first such
     // layer's unit for those ahead of it): it runs inside that unit's FSDP module.
@@ -71,7 +76,9 @@ class ShardedTimeline {
     out.total = start;
     out.exposed = out.total - out.compute - out.optimizer - out.interference;
     const double share = static_cast<double>(s_.ranks - 1) / static_cast<double>(s_.ranks);
-    out.bytes_per_gpu_per_iteration = share * bus_bytes_ / static_cast<double>(s_.iterations);
+    const double replicas = static_cast<double>(s_.replicas);
+    out.bytes_per_gpu_per_iteration =
+        (share * bus_bytes_ + 2 * (replicas - 1) / replicas * replica_bytes_) / static_cast<double>(s_.iterations);
     return out;
   }
 
@@ -81,12 +88,21 @@ class ShardedTimeline {
     return t;
   }
 
-  // Places `op` of unit b on the stream once `ready`; returns its end.
+  // Places `op` of unit b on the stream once `ready`, and after a reduce-scatter the replicas' allreduce of its
+  // shard on a stream of its own (HSDP); returns the end on the main stream.
   SimTime place(std::int64_t it, CollectiveOp op, std::size_t b, SimTime ready, ShardedRunResult& out) {
     const SimTime begin = std::max(ready, stream_);
     stream_ = begin + time_[op == CollectiveOp::all_gather ? 1 : 0][b];
     bus_bytes_ += static_cast<double>(s_.units.buckets[b].bytes.value);
     if (it >= traced_from_) out.collectives.push_back({it, op, b, s_.units.buckets[b].bytes, begin, stream_});
+    if (op == CollectiveOp::reduce_scatter && s_.replicas > 1) {
+      const SimTime across = std::max(stream_, replica_stream_);
+      replica_stream_ = across + time_[2][b];
+      replica_bytes_ += static_cast<double>(shard_[b].value);
+      if (it >= traced_from_) {
+        out.collectives.push_back({it, CollectiveOp::allreduce, b, shard_[b], across, replica_stream_});
+      }
+    }
     return stream_;
   }
 
@@ -107,7 +123,7 @@ class ShardedTimeline {
   }
 
   SimTime step(std::int64_t it, SimTime ready, ShardedRunResult& out) {
-    const SimTime begin = std::max(ready, stream_);
+    const SimTime begin = std::max({ready, stream_, replica_stream_});
     out.optimizer += step_;
     if (it >= traced_from_) out.compute_spans.push_back({it, false, true, begin, begin + step_});
     return begin + step_;
@@ -170,12 +186,15 @@ class ShardedTimeline {
   const ShardedRunSetup& s_;
   std::vector<std::size_t> unit_of_;         // per layer, the unit whose parameters it uses
   std::vector<std::size_t> first_backward_;  // per unit, its highest layer: where its backward starts
-  std::vector<SimTime> time_[2];             // per unit: reduce-scatter, all-gather
+  std::vector<SimTime> time_[3];             // per unit: reduce-scatter, all-gather, the replicas' allreduce
+  std::vector<Bytes> shard_;                 // per unit: a rank's shard of it
   std::vector<SimTime> gathered_;
   SimTime stream_;
+  SimTime replica_stream_;  // HSDP: the replicas' allreduces, each after its unit's reduce-scatter
   SimTime step_;
   SimTime compute_;               // one iteration's forward and backward at full speed
-  double bus_bytes_ = 0;          // every collective's unit bytes, summed
+  double bus_bytes_ = 0;          // every reduce-scatter's and all-gather's unit bytes, summed
+  double replica_bytes_ = 0;      // every replicas' allreduce's shard bytes, summed
   std::int64_t traced_from_ = 0;  // the first iteration whose spans are kept
 };
 

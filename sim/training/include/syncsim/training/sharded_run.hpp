@@ -18,6 +18,11 @@
 //       step:     1/d of the parameters, after the last reduce-scatter, before the next forward's gathers.
 //       Per GPU and iteration: 3 (d - 1)/d x G bytes.
 //
+// HSDP (`parallelism.shard_group`): the state is sharded over groups of s ranks and replicated across the d/s
+// groups; after each reduce-scatter the rank's shard (1/s of the unit) is AllReduced across the replicas that hold
+// it, on a second in-order stream, so that the next gathers do not wait for it (PyTorch's HYBRID_SHARD); the step
+// waits for both streams. Per GPU and iteration add 2 (r - 1)/r x G/s, r = d/s.
+//
 // Ranks are identical (no stragglers, faults or degraded links in this engine), so one rank's timeline is every
 // rank's. docs/strategies.md, "Sharded data parallelism".
 #include <cstdint>
@@ -36,22 +41,25 @@ struct ShardedRunSetup {
   LayerTimes layers;  // one rank's forward and backward per layer
   BucketPlan units;   // buckets: unit b holds buckets[b].layers
   ShardingLevel level = ShardingLevel::optimizer;
-  std::int64_t ranks = 2;  // d
-  SimTime optimizer_step;  // the whole model's step on one GPU: a rank runs ceil(1/d) of it
+  std::int64_t ranks = 2;     // s: the ranks each unit is sharded over (d without HSDP)
+  std::int64_t replicas = 1;  // r = d / s: HSDP's groups holding the same shards
+  SimTime optimizer_step;     // the whole model's step on one GPU: a rank runs ceil(1/d) of it
   std::int64_t iterations = 1;
   // Backward runs (1 + s) times slower once the collectives beside it started (the DDP engine's rule,
   // training.overlap_slowdown): in ZeRO-1/2 from the first reduce-scatter, in ZeRO-3 all of it (gathers from its
   // start). Forward is not slowed.
   double overlap_slowdown = 0;
-  // A collective over the d ranks of a unit of `bytes` (reduce_scatter or all_gather).
+  // A collective over the s ranks of a unit of `bytes` (reduce_scatter or all_gather).
   std::function<SimTime(CollectiveOp op, Bytes bytes)> collective_time;
+  // With replicas > 1: the AllReduce of a shard of `bytes` across the r replicas.
+  std::function<SimTime(Bytes bytes)> replica_allreduce_time;
 };
 
 struct ShardedCollective {
   std::int64_t iteration = 0;
   CollectiveOp op = CollectiveOp::all_gather;
   std::size_t unit = 0;
-  Bytes bytes;  // the unit's, whole
+  Bytes bytes;  // the unit's, whole (the shard's for the replicas' allreduce)
   SimTime start;
   SimTime end;
 };
