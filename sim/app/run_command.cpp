@@ -52,9 +52,10 @@ void print_convergence(const ConvergenceReport& c) {
 // A model-parallel layout: its sizes, the pipeline's bubble, MFU, and what each group kind moves and exposes.
 void print_layout(const LayoutReport& l, const TrainingReport& r) {
   auto& o = std::cout;
-  fmt::print(o, "layout           tensor {} x context {} x pipeline {} x data {}, schedule {}{}, sharding {}\n",
-             l.tensor, l.context, l.pipeline, l.data, l.schedule,
-             l.virtual_stages > 1 ? fmt::format(" ({} chunks per stage)", l.virtual_stages) : "", l.sharding);
+  fmt::print(o, "layout           tensor {} x context {} x pipeline {} x data {}{}, schedule {}{}, sharding {}\n",
+             l.tensor, l.context, l.pipeline, l.data, l.expert > 1 ? fmt::format(" (experts over {})", l.expert) : "",
+             l.schedule, l.virtual_stages > 1 ? fmt::format(" ({} chunks per stage)", l.virtual_stages) : "",
+             l.sharding);
   fmt::print(o, "                 pipeline bubble {:.1f}% of the pipeline ({:.1f}% of the time), MFU {:.1f}%{}\n",
              100 * l.bubble_fraction, 100 * l.bubble_share, 100 * l.model_flops_utilization,
              l.hardware_flops_utilization > l.model_flops_utilization

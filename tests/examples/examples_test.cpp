@@ -201,3 +201,15 @@ TEST_CASE("llama3-8b-hsdp: on 100 Gb/s HSDP beats full sharding over all 64 GPUs
   CHECK(std::abs(hsdp_fast / fsdp_fast - 1) < 0.03);
   CHECK(fsdp_fast > fsdp_slow);
 }
+
+TEST_CASE("mixtral-expert-parallel: one expert per GPU fits where replicated experts do not", "[examples]") {
+  const TrainingReport r = run_example("mixtral-expert-parallel.yaml");
+  CHECK(r.memory.fits);
+  const MemoryReport replicated =
+      run::scenario_memory(load_scenario(kExamples / "mixtral-expert-parallel.yaml", {"parallelism.expert=1"}));
+  CHECK_FALSE(replicated.fits);
+  REQUIRE(r.group_communication.size() == 2);
+  CHECK(r.group_communication[1].group == "expert");
+  CHECK(r.group_communication[1].bytes_per_gpu > 0);
+  CHECK(r.layout->model_flops_utilization > 0.3);
+}

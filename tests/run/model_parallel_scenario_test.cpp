@@ -127,3 +127,31 @@ TEST_CASE("full checkpointing runs each block's forward again in backward, its t
   CHECK(none.layout->hardware_flops_utilization == none.layout->model_flops_utilization);
   CHECK(full.samples_per_second < none.samples_per_second);
 }
+
+TEST_CASE(
+    "expert parallelism: all-to-all bytes per GPU in closed form, experts' state split, refused where it cannot be") {
+  constexpr const char* kMixtral = R"(
+name: moe
+cluster:
+  gpu: H100-SXM-80GB
+  topology: {kind: dgx, nodes: 2, gpus: 8, nvlink_bw: 450GB/s, nic_bw: 400Gbps}
+model: {name: mixtral-8x7b, batch_per_gpu: 1, micro_batches: 2, sequence_length: 1024, precision: bf16}
+training: {strategy: sync, iterations: 2}
+parallelism: {expert: 8, sharding: optimizer}
+)";
+  const auto run = [&](const std::vector<std::string>& overrides) {
+    return run::run_scenario(parse_scenario(kMixtral, "moe.yaml", overrides)).report;
+  };
+  const TrainingReport r = run({});
+  // Per MoE block (32) and micro-batch (2): dispatch and combine forward and backward, each of the rank's
+  // 1,024 tokens x 2 routed copies x 4,096 x 2 bytes, of which 7/8 leave the rank.
+  const double routed = 1024.0 * 2 * 4096 * 2;
+  CHECK(group(r, "expert").bytes_per_gpu == Approx(2 * 32 * 4 * routed * 7 / 8).epsilon(1e-12));
+  REQUIRE(r.layout);
+  CHECK(r.layout->expert == 8);
+  // Each GPU holds one expert of each block: far less than all eight.
+  const MemoryReport replicated = run::scenario_memory(parse_scenario(kMixtral, "moe.yaml", {"parallelism.expert=1"}));
+  CHECK(r.memory.weights.value * 4 < replicated.weights.value);
+  CHECK_THROWS_WITH(run({"parallelism.expert=16"}), Catch::Contains("parallelism.expert"));
+  CHECK_THROWS_WITH(run_layout({"parallelism.expert=2"}), Catch::Contains("has no routed experts"));
+}

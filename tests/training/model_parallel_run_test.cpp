@@ -22,7 +22,7 @@ ModelParallelSetup one_stage(ShardingLevel sharding, std::int64_t data, SimTime 
   s.work = {{w}};
   s.optimizer_step = {SimTime::from_ms(8)};
   s.iterations = 3;
-  s.data_collective = [per_collective](CollectiveOp, Bytes) { return per_collective; };
+  s.data_collective = [per_collective](CollectiveOp, Bytes, bool) { return per_collective; };
   return s;
 }
 }  // namespace

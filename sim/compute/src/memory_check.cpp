@@ -17,11 +17,9 @@ constexpr std::int64_t kMaxMicroBatches = std::int64_t{1} << 20;
 
 void check_layout(std::int64_t batch, const MemoryLayout& layout) {
   if (batch < 1) throw InputError(fmt::format("batch size must be positive, got {}", batch));
-  const std::pair<const char*, std::int64_t> sizes[] = {{"tensor", layout.tensor},
-                                                        {"pipeline", layout.pipeline},
-                                                        {"context", layout.context},
-                                                        {"shard", layout.shards},
-                                                        {"micro-batch", layout.micro_batches}};
+  const std::pair<const char*, std::int64_t> sizes[] = {
+      {"tensor", layout.tensor}, {"pipeline", layout.pipeline},         {"context", layout.context},
+      {"shard", layout.shards},  {"micro-batch", layout.micro_batches}, {"expert", layout.expert}};
   for (const auto& [what, size] : sizes) {
     if (size < 1) throw InputError(fmt::format("{} size must be positive, got {}", what, size));
   }
@@ -94,30 +92,42 @@ SavedBytes saved_bytes(const ModelSpec& model, std::pair<std::size_t, std::size_
 
 MemoryReport stage_memory(const ModelSpec& model, std::pair<std::size_t, std::size_t> range, std::int64_t batch,
                           Precision precision, Optimizer optimizer, const MemoryLayout& layout, Bytes& recompute) {
-  std::int64_t params = 0;
+  // Routed experts' layers are split over the expert-parallel ranks, and their sharded state over the expert
+  // data-parallel ones (the shard group / expert), as Megatron's distributed optimizer shards it.
+  std::vector<bool> expert(range.second, false);
+  if (layout.expert > 1) {
+    for (const std::size_t l : model.transformer()->expert_layers) {
+      if (l < range.second) expert[l] = true;
+    }
+  }
+  std::int64_t dense = 0;
+  std::int64_t experts = 0;
   std::int64_t largest = 0;
   std::int64_t second = 0;
   for (std::size_t i = range.first; i < range.second; ++i) {
     const Layer& l = model.layers()[i];
-    params += l.params;
-    if (l.params > largest) {
+    const std::int64_t held = expert[i] ? share(l.params, layout.expert) : l.params;
+    (expert[i] ? experts : dense) += held;
+    if (held > largest) {
       second = largest;
-      largest = l.params;
+      largest = held;
     } else {
-      second = std::max(second, l.params);
+      second = std::max(second, held);
     }
   }
   const std::int64_t w = element_bytes(precision);
-  const std::int64_t local = share(params, layout.tensor);
-  const std::int64_t s = layout.shards;
+  const std::int64_t local = share(dense, layout.tensor) + share(experts, layout.tensor);
+  const std::int64_t sharded =
+      share(share(dense, layout.tensor), layout.shards) +
+      share(share(experts, layout.tensor), std::max<std::int64_t>(1, layout.shards / layout.expert));
   const bool grads_sharded = layout.sharding == ShardingLevel::gradients || layout.sharding == ShardingLevel::full;
   MemoryReport r;
   r.weights = Bytes{layout.sharding == ShardingLevel::full
-                        ? share(local, s) * w + (share(largest, layout.tensor) + share(second, layout.tensor)) * w
+                        ? sharded * w + (share(largest, layout.tensor) + share(second, layout.tensor)) * w
                         : local * w};
-  r.gradients = Bytes{(grads_sharded ? share(local, s) : local) * w};
-  r.optimizer_state = Bytes{(layout.sharding == ShardingLevel::none ? local : share(local, s)) *
-                            optimizer_state_bytes(optimizer, precision)};
+  r.gradients = Bytes{(grads_sharded ? sharded : local) * w};
+  r.optimizer_state =
+      Bytes{(layout.sharding == ShardingLevel::none ? local : sharded) * optimizer_state_bytes(optimizer, precision)};
   const SavedBytes saved = saved_bytes(model, range, element_bytes(precision), layout.checkpointing);
   const auto split = [&](std::int64_t bytes) {
     return times(batch, share(share(bytes, layout.tensor), layout.context));
@@ -139,6 +149,18 @@ void check_checkpointing(const ModelSpec& model, ActivationCheckpointing checkpo
     throw InputError(
         "selective recomputation of eager attention is not modelled; with flash attention (model.attention: flash, "
         "the default) the kernel already recomputes the attention core");
+  }
+}
+
+void check_experts(const ModelSpec& model, std::int64_t expert) {
+  if (expert <= 1) return;
+  const auto& t = model.transformer();
+  if (!t || t->expert_layers.empty()) {
+    throw InputError(fmt::format("model '{}' has no routed experts to split over expert parallelism", model.name()));
+  }
+  if (t->experts % expert != 0) {
+    throw InputError(
+        fmt::format("expert parallelism of {} does not divide the model's {} experts", expert, t->experts));
   }
 }
 
@@ -206,6 +228,7 @@ MemoryReport memory_check(const ModelSpec& model, const GpuSpec& gpu, std::int64
                           Optimizer optimizer, const MemoryLayout& layout) {
   check_layout(batch, layout);
   check_checkpointing(model, layout.checkpointing);
+  check_experts(model, layout.expert);
   const auto ranges = pipeline_stage_ranges(model, layout.pipeline);
   MemoryReport fullest;
   for (std::size_t k = 0; k < ranges.size(); ++k) {

@@ -73,6 +73,7 @@ void TransformerBuilder::linear(const std::string& name, std::int64_t out_featur
                                 std::int64_t tied_weights) {
   const std::int64_t in = width_;
   const std::int64_t weights = weight_copies_ * (in * out_features + (bias ? out_features : 0));
+  if (weight_copies_ > 1) expert_layers_.push_back(layers_.size());
   layers_.push_back({.name = name,
                      .params = tied_weights > 0 ? 0 : weights,
                      .forward_flops = tokens_ * (2 * in * out_features + (bias ? out_features : 0)),
@@ -88,6 +89,7 @@ void TransformerBuilder::sibling_linear(const std::string& name, std::int64_t ou
   const std::int64_t in = linear_input_width_;
   SYNCSIM_INVARIANT(in > 0, "a sibling linear layer follows a linear layer");
   const std::int64_t weights = weight_copies_ * (in * out_features + (bias ? out_features : 0));
+  if (weight_copies_ > 1) expert_layers_.push_back(layers_.size());
   layers_.push_back({.name = name,
                      .params = weights,
                      .forward_flops = tokens_ * (2 * in * out_features + (bias ? out_features : 0)),
@@ -152,6 +154,9 @@ void TransformerBuilder::rotary(const std::string& name, std::int64_t kv_width) 
 }
 
 void TransformerBuilder::begin_experts(const std::string& dispatch_name, std::int64_t experts, std::int64_t per_token) {
+  dispatch_layers_.push_back(layers_.size());
+  experts_ = experts;
+  experts_per_token_ = per_token;
   // The gather reads the s x h normed input and writes its s·k copies, grouped by expert.
   const std::int64_t n = tokens_ * hidden_;
   layers_.push_back({.name = dispatch_name, .activation_elements_moved = n + per_token * n});

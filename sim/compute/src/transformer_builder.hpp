@@ -79,8 +79,15 @@ class TransformerBuilder {
   void end_block() { blocks_.emplace_back(block_first_, layers_.size()); }
   // The blocks so far with the model's widths; kv_width is K's width (h without grouped-query attention).
   TransformerStructure structure(std::int64_t kv_width) const {
-    return {
-        .hidden = hidden_, .sequence = sequence_, .kv_width = kv_width, .blocks = blocks_, .flash_attention = flash_};
+    return {.hidden = hidden_,
+            .sequence = sequence_,
+            .kv_width = kv_width,
+            .blocks = blocks_,
+            .flash_attention = flash_,
+            .experts = experts_,
+            .experts_per_token = experts_per_token_,
+            .expert_layers = expert_layers_,
+            .dispatch_layers = dispatch_layers_};
   }
 
   std::vector<Layer> take() { return std::move(layers_); }
@@ -102,6 +109,10 @@ class TransformerBuilder {
   std::size_t block_first_ = 0;
   std::vector<std::pair<std::size_t, std::size_t>> blocks_;
   bool flash_ = true;  // every attention() so far was flash
+  std::int64_t experts_ = 1;
+  std::int64_t experts_per_token_ = 1;
+  std::vector<std::size_t> expert_layers_;    // layers added while weight_copies_ > 1
+  std::vector<std::size_t> dispatch_layers_;  // begin_experts' layers
 };
 
 }  // namespace syncsim::compute_detail

@@ -2,8 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -75,6 +77,19 @@ LayoutCommunication::LayoutCommunication(ResolvedScenario& context) : context_(c
     tensor_allreduce_ =
         timed(CollectiveOp::allreduce, activation_, layout_.groups(GroupKind::tensor), tensor_ops_per_iteration_);
   }
+  expert_ = p.expert.value;
+  if (expert_ > 1) {
+    if (n.context > 1) throw p.expert.error("expert parallelism beside context parallelism is not simulated yet");
+    at_value(p.expert, [&] {
+      check_experts(context.model(), expert_);
+      expert_groups_ = layout_.expert_groups(expert_);
+    });
+    const auto moe = static_cast<double>(t.dispatch_layers.size());
+    // Dispatch and combine forward, their gradients backward, and forward again under full checkpointing.
+    expert_ops_per_iteration_ = m * moe * (4 + (recomputed > 0 ? 2 : 0)) / stages;
+    routed_ = message(context, t.hidden * t.experts_per_token, n.tensor * n.context);
+    expert_alltoall_ = timed(CollectiveOp::alltoall, routed_, expert_groups_, expert_ops_per_iteration_);
+  }
   if (n.context > 1) {
     context_ops_per_iteration_ = m * (2 * blocks + recomputed) / stages;
     const auto groups = layout_.groups(GroupKind::context);
@@ -95,20 +110,32 @@ std::vector<ChunkWork::Unit> LayoutCommunication::units(std::pair<std::size_t, s
   const std::vector<Layer>& layers = context_.model().layers();
   SimTime total;
   for (std::size_t l = range.first; l < range.second; ++l) total += layers_.backward[l];
+  // Two buffers, as Megatron keeps them: the dense gradients and (with expert parallelism) the routed experts'.
+  std::int64_t bytes[2] = {0, 0};
   std::vector<ChunkWork::Unit> out;
-  std::int64_t bytes = 0;
   SimTime done;
   for (std::size_t l = range.second; l-- > range.first;) {
+    const bool expert = is_expert(l);
+    const std::int64_t parts = layout_.sizes().tensor * (expert ? expert_ : 1);
     const std::int64_t whole = gradient_bytes(layers[l], context_.precision()).value;
-    bytes += (whole + layout_.sizes().tensor - 1) / layout_.sizes().tensor;
+    std::int64_t& held = bytes[expert ? 1 : 0];
+    held += (whole + parts - 1) / parts;
     done += layers_.backward[l];
-    if (bytes >= s.training.bucket_size.value) {
-      out.push_back({Bytes{bytes}, total > SimTime::zero() ? done.seconds() / total.seconds() : 1.0});
-      bytes = 0;
+    if (held >= s.training.bucket_size.value) {
+      out.push_back({Bytes{held}, total > SimTime::zero() ? done.seconds() / total.seconds() : 1.0, expert});
+      held = 0;
     }
   }
-  if (bytes > 0) out.push_back({Bytes{bytes}, 1.0});
+  for (const bool expert : {false, true}) {
+    if (bytes[expert ? 1 : 0] > 0) out.push_back({Bytes{bytes[expert ? 1 : 0]}, 1.0, expert});
+  }
   return out;
+}
+
+bool LayoutCommunication::is_expert(std::size_t layer) const {
+  if (expert_ < 2) return false;
+  const auto& layers = context_.model().transformer()->expert_layers;
+  return std::binary_search(layers.begin(), layers.end(), layer);
 }
 
 ChunkWork LayoutCommunication::chunk_work(std::int64_t stage, std::int64_t chunk) {
@@ -136,6 +163,12 @@ ChunkWork LayoutCommunication::chunk_work(std::int64_t stage, std::int64_t chunk
   w.backward_tensor = tensor_allreduce_ * (2 * blocks + 2 * recomputed + (last_chunk ? 1 : 0));
   w.forward_context = context_gather_ * blocks;
   w.backward_context = context_scatter_ * blocks + context_gather_ * recomputed;
+  std::int64_t moe = 0;
+  for (const std::size_t l : context_.model().transformer()->dispatch_layers) {
+    if (l >= range.first && l < range.second) ++moe;
+  }
+  w.forward_expert = expert_alltoall_ * (2 * moe);
+  w.backward_expert = expert_alltoall_ * (2 * moe + 2 * (recomputed > 0 ? moe : 0));
   w.units = units(range);
   return w;
 }
@@ -159,7 +192,9 @@ ModelParallelSetup LayoutCommunication::setup() {
     for (std::int64_t c = 0; c < chunks_; ++c) {
       row.push_back(chunk_work(d, c));
       const auto range = ranges_[static_cast<std::size_t>(c * n.pipeline + d)];
-      for (std::size_t l = range.first; l < range.second; ++l) stage_params += layers[l].params;
+      for (std::size_t l = range.first; l < range.second; ++l) {
+        stage_params += is_expert(l) ? (layers[l].params + expert_ - 1) / expert_ : layers[l].params;
+      }
     }
     out.optimizer_step.push_back(
         context_.optimizer_step().scaled(static_cast<double>(stage_params) / params / static_cast<double>(n.tensor)));
@@ -172,20 +207,24 @@ ModelParallelSetup LayoutCommunication::setup() {
   }
   if (n.data > 1) {
     const auto groups = layout_.groups(GroupKind::data);
+    const auto expert_groups = expert_ > 1 ? layout_.expert_data_groups(expert_) : groups;
+    out.expert_data = expert_ > 1 ? n.data / expert_ : n.data;
     const bool sharded = out.sharding != ShardingLevel::none;
-    std::map<std::pair<CollectiveOp, std::int64_t>, SimTime> times;
+    std::map<std::tuple<CollectiveOp, std::int64_t, bool>, SimTime> times;
     for (const auto& row : out.work) {
       for (const ChunkWork& w : row) {
         for (const ChunkWork::Unit& u : w.units) {
+          if (u.expert && out.expert_data < 2) continue;
           for (const CollectiveOp op : sharded ? std::vector{CollectiveOp::reduce_scatter, CollectiveOp::all_gather}
                                                : std::vector{CollectiveOp::allreduce}) {
-            times[{op, u.bytes.value}] = timed(op, u.bytes, groups, 1.0 / static_cast<double>(n.pipeline));
+            times[{op, u.bytes.value, u.expert}] =
+                timed(op, u.bytes, u.expert ? expert_groups : groups, 1.0 / static_cast<double>(n.pipeline));
           }
         }
       }
     }
-    out.data_collective = [times = std::move(times)](CollectiveOp op, Bytes bytes) {
-      return times.at({op, bytes.value});
+    out.data_collective = [times = std::move(times)](CollectiveOp op, Bytes bytes, bool expert) {
+      return times.at({op, bytes.value, expert});
     };
   }
   return out;
@@ -216,6 +255,13 @@ std::vector<GroupCommunication> LayoutCommunication::group_reports(const ModelPa
                    .bytes_per_gpu = context_ops_per_iteration_ * static_cast<double>(kv_.value) *
                                     bus_factor(CollectiveOp::all_gather, static_cast<std::size_t>(n.context)),
                    .exposed = result.exposed_context});
+  }
+  if (expert_ > 1) {
+    out.push_back({.group = "expert",
+                   .collectives = "alltoall x 2 (dispatch, combine) per MoE block, micro-batch and direction",
+                   .bytes_per_gpu = expert_ops_per_iteration_ * static_cast<double>(routed_.value) *
+                                    bus_factor(CollectiveOp::alltoall, static_cast<std::size_t>(expert_)),
+                   .exposed = result.exposed_expert});
   }
   if (n.pipeline > 1) {
     const double crossings =

@@ -15,8 +15,12 @@
 //   pipeline    per micro-batch and chunk boundary, the b x s x h / (tensor x context) activation forward and its
 //               gradient backward, a two-rank transfer between the ranks of adjacent stages with the same
 //               coordinates (the even boundaries simulated at once)
+//   expert      per MoE block and micro-batch, the dispatch and combine all-to-alls of the routed token copies
+//               (b x s x k x h / (tensor x context)) forward and their gradients backward, in the expert groups
+//               (expert consecutive data-parallel ranks, rank_layout.hpp); the routed experts' weights / expert
 //   data        the stage's gradient buckets (training.bucket_size, the layers' gradients / tensor, the last layers
-//               first), over all data-parallel groups at once
+//               first), over all data-parallel groups at once; the routed experts' in buckets of their own, over
+//               the expert data-parallel groups
 //   step        the model's optimizer step x the stage's share of the parameters / tensor
 //   recompute   under full activation checkpointing each block's backward runs its forward again first, with its
 //               tensor AllReduces and context gathers (the layer times already hold the compute)
@@ -48,6 +52,7 @@ class LayoutCommunication {
                 double per_iteration);
   ChunkWork chunk_work(std::int64_t stage, std::int64_t chunk);
   std::vector<ChunkWork::Unit> units(std::pair<std::size_t, std::size_t> range) const;
+  bool is_expert(std::size_t layer) const;  // a routed experts' layer, split over expert parallelism
 
   ResolvedScenario& context_;
   RankLayout layout_;
@@ -61,6 +66,11 @@ class LayoutCommunication {
   SimTime context_scatter_;
   double tensor_ops_per_iteration_ = 0;   // per rank: AllReduces of activation_
   double context_ops_per_iteration_ = 0;  // per rank: AllGathers and ReduceScatters of kv_
+  std::int64_t expert_ = 1;               // expert parallelism
+  std::vector<std::vector<std::size_t>> expert_groups_;
+  Bytes routed_;  // b x s x k x h / (tensor x context): a rank's routed token copies, each all-to-all's buffer
+  SimTime expert_alltoall_;
+  double expert_ops_per_iteration_ = 0;  // per rank: all-to-alls of routed_
   struct Use {
     const CollectiveOutcome* outcome;
     double per_iteration;  // how many times per iteration all groups run it, averaged over stages

@@ -27,7 +27,7 @@ void check_supported(const Scenario& s) {
   }
   if (p.sharding.value == ShardingLevel::full) {
     throw p.sharding.error(
-        "full sharding (ZeRO-3) with tensor, pipeline or context parallelism is not simulated yet: use "
+        "full sharding (ZeRO-3) with tensor, pipeline, context or expert parallelism is not simulated yet: use "
         "sharding: optimizer (Megatron's distributed optimizer) with a layout, or full sharding alone");
   }
 }
@@ -88,6 +88,7 @@ LayoutReport layout_report(const ResolvedScenario& context, const RankLayout& la
                  .context = layout.sizes().context,
                  .pipeline = layout.sizes().pipeline,
                  .data = layout.sizes().data,
+                 .expert = p.expert.value,
                  .schedule = std::string(to_string(p.schedule.value)),
                  .virtual_stages = p.virtual_stages ? p.virtual_stages->value : 1,
                  .sharding = std::string(to_string(p.sharding.value)),

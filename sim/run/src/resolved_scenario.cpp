@@ -292,15 +292,15 @@ TrainingReport ResolvedScenario::base_report() const {
 MemoryReport ResolvedScenario::memory() const {
   const Scenario& s = *scenario_;
   const ParallelismConfig& p = s.parallelism;
-  if (p.expert.value > 1)
-    throw p.expert.error("expert parallelism is not modelled yet (the memory of expert groups, their all-to-all)");
+  at_value(p.expert, [&] { check_experts(model_, p.expert.value); });
   MemoryLayout layout{.tensor = p.tensor.value,
                       .pipeline = p.pipeline.value,
                       .context = p.context.value,
                       .sharding = p.sharding.value,
                       .micro_batches = s.model.micro_batches,
                       .schedule = p.schedule.value,
-                      .checkpointing = p.activation_checkpointing.value};
+                      .checkpointing = p.activation_checkpointing.value,
+                      .expert = p.expert.value};
   at_value(p.activation_checkpointing, [&] { check_checkpointing(model_, p.activation_checkpointing.value); });
   const std::int64_t data = workers_ / (p.tensor.value * p.pipeline.value * p.context.value);
   layout.shards = p.shard_group ? p.shard_group->value : data;

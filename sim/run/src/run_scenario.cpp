@@ -14,22 +14,13 @@ namespace syncsim::run {
 namespace {
 
 // The engines simulate data parallelism, sharded or not; the rest of a layout is read by the memory check only.
-void check_layout_simulated(const ParallelismConfig& p) {
-  if (p.expert.value > 1) {
-    throw p.expert.error(
-        "expert parallelism is not simulated yet (its all-to-all and expert groups); syncsim run simulates tensor, "
-        "context, pipeline and data parallelism, with or without ZeRO sharding");
-  }
-}
-
 RunOutput run_engine(const Scenario& scenario, Workspace& workspace, convergence::UpdateSchedule* schedule,
                      const RunProgress* progress) {
-  check_layout_simulated(scenario.parallelism);
   ResolvedScenario context(scenario, workspace, progress);
   context.check_run_length();
   const TrainingConfig& t = scenario.training;
   const ParallelismConfig& p = scenario.parallelism;
-  if (p.tensor.value > 1 || p.pipeline.value > 1 || p.context.value > 1) {
+  if (p.tensor.value > 1 || p.pipeline.value > 1 || p.context.value > 1 || p.expert.value > 1) {
     return run_model_parallel_layout(context, schedule);
   }
   if (p.sharding.value != ShardingLevel::none) return run_sharded_data(context, schedule);

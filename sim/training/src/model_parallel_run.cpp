@@ -36,6 +36,7 @@ struct FreeKinds {
   bool context = false;
   bool pipeline = false;
   bool data = false;
+  bool expert = false;
 };
 
 class Timeline {
@@ -80,27 +81,36 @@ class Timeline {
       auto& forward = t.forward.emplace_back();
       auto& backward = t.backward.emplace_back();
       for (const ChunkWork& w : row) {
-        forward.push_back(w.forward_compute + inline_comm(w.forward_tensor, w.forward_context));
-        backward.push_back(w.backward_compute + inline_comm(w.backward_tensor, w.backward_context));
+        forward.push_back(w.forward_compute + inline_comm(w, false));
+        backward.push_back(w.backward_compute + inline_comm(w, true));
       }
     }
     return t;
   }
 
-  SimTime inline_comm(SimTime tensor, SimTime context) const {
-    return (free_kinds_.tensor ? SimTime::zero() : tensor) + (free_kinds_.context ? SimTime::zero() : context);
+  // The collectives inside a pass, less the kinds this run treats as free.
+  SimTime inline_comm(const ChunkWork& w, bool backward) const {
+    SimTime t;
+    if (!free_kinds_.tensor) t += backward ? w.backward_tensor : w.forward_tensor;
+    if (!free_kinds_.context) t += backward ? w.backward_context : w.forward_context;
+    if (!free_kinds_.expert) t += backward ? w.backward_expert : w.forward_expert;
+    return t;
   }
 
   // Places a data-parallel collective on stage d's stream once `ready`; returns its end.
-  SimTime place(std::int64_t it, std::size_t d, CollectiveOp op, std::size_t chunk, Bytes bytes, SimTime ready) {
+  SimTime place(std::int64_t it, std::size_t d, CollectiveOp op, std::size_t chunk, const ChunkWork::Unit& unit,
+                SimTime ready) {
+    const Bytes bytes = unit.bytes;
+    const std::int64_t ranks = unit.expert ? s_.expert_data : s_.data;
     const SimTime begin = std::max(ready, stream_[d]);
-    const SimTime length = free_kinds_.data || s_.data < 2 ? SimTime::zero() : s_.data_collective(op, bytes);
+    const SimTime length = free_kinds_.data || ranks < 2 ? SimTime::zero() : s_.data_collective(op, bytes, unit.expert);
     if (length < SimTime::zero()) throw InputError("model-parallel run: negative collective time");
     stream_[d] = begin + length;
-    const double d_ranks = static_cast<double>(s_.data);
-    out_.stages[d].data_bytes_per_iteration +=
-        static_cast<double>(bytes.value) * bus_factor(op, static_cast<std::size_t>(s_.data)) * (d_ranks > 1 ? 1 : 0);
-    if (record_ && it >= traced_from_ && s_.data > 1) {
+    if (ranks > 1) {
+      out_.stages[d].data_bytes_per_iteration +=
+          static_cast<double>(bytes.value) * bus_factor(op, static_cast<std::size_t>(ranks));
+    }
+    if (record_ && it >= traced_from_ && ranks > 1) {
       out_.collectives.push_back({it, static_cast<std::int64_t>(d), op, chunk, bytes, begin, stream_[d]});
     }
     return stream_[d];
@@ -117,7 +127,7 @@ class Timeline {
       const PipelineTiming::Span& last = t.last_backward[d][c];
       for (const ChunkWork::Unit& unit : s_.work[d][c].units) {
         const SimTime ready = last.start + (last.end - last.start).scaled(std::clamp(unit.ready, 0.0, 1.0));
-        place(it, d, sharded ? CollectiveOp::reduce_scatter : CollectiveOp::allreduce, c, unit.bytes, ready);
+        place(it, d, sharded ? CollectiveOp::reduce_scatter : CollectiveOp::allreduce, c, unit, ready);
       }
     }
     ModelParallelResult::Stage& st = out_.stages[d];
@@ -133,7 +143,7 @@ class Timeline {
       if (!sharded) continue;
       const auto& units = s_.work[d][c].units;  // gathered first layers first: the units in reverse
       for (auto u = units.rbegin(); u != units.rend(); ++u) {
-        ready_[d][c] = place(it, d, CollectiveOp::all_gather, c, u->bytes, step_end);
+        ready_[d][c] = place(it, d, CollectiveOp::all_gather, c, *u, step_end);
       }
     }
     return step_end;
@@ -144,11 +154,15 @@ class Timeline {
     SimTime end;
     for (std::size_t d = 0; d < t.passes.size(); ++d) {
       ModelParallelResult::Stage& st = out_.stages[d];
+      // A stage that starts late because its first chunk's parameters were still being gathered waits on data
+      // parallelism, not on the pipeline.
+      const auto first_chunk = static_cast<std::size_t>(t.passes[d].front().pass.chunk);
+      const SimTime late = std::min(ready_[d][first_chunk], t.first_start[d]) - device_free_[d];
+      if (late > SimTime::zero()) st.data_wait += late;
       for (const ChunkWork& w : s_.work[d]) {
         const auto m = s_.micro_batches;
         st.compute += (w.forward_compute + w.backward_compute) * m;
-        st.tensor +=
-            (inline_comm(w.forward_tensor, w.forward_context) + inline_comm(w.backward_tensor, w.backward_context)) * m;
+        st.tensor += (inline_comm(w, false) + inline_comm(w, true)) * m;
       }
       if (record_ && it >= traced_from_) {
         for (const PipelineTiming::Span& span : t.passes[d]) {
@@ -191,6 +205,7 @@ ModelParallelResult run_model_parallel(const ModelParallelSetup& setup) {
   out.exposed_context = lost({.context = true});
   out.exposed_pipeline = lost({.pipeline = true});
   out.exposed_data = lost({.data = true});
+  out.exposed_expert = lost({.expert = true});
   return out;
 }
 

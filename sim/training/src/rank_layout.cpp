@@ -87,6 +87,32 @@ std::vector<std::vector<std::size_t>> RankLayout::groups(GroupKind kind) const {
   return out;
 }
 
+std::vector<std::vector<std::size_t>> RankLayout::expert_groups(std::int64_t e) const {
+  if (e < 1 || sizes_.data % e != 0) {
+    throw InputError(fmt::format("expert groups of {} do not divide the {} data-parallel ranks", e, sizes_.data));
+  }
+  std::vector<std::vector<std::size_t>> out;
+  for (const std::vector<std::size_t>& data : groups(GroupKind::data)) {
+    for (std::size_t first = 0; first < data.size(); first += static_cast<std::size_t>(e)) {
+      out.emplace_back(data.begin() + static_cast<std::ptrdiff_t>(first),
+                       data.begin() + static_cast<std::ptrdiff_t>(first + static_cast<std::size_t>(e)));
+    }
+  }
+  return out;
+}
+
+std::vector<std::vector<std::size_t>> RankLayout::expert_data_groups(std::int64_t e) const {
+  expert_groups(e);  // the check
+  std::vector<std::vector<std::size_t>> out;
+  for (const std::vector<std::size_t>& data : groups(GroupKind::data)) {
+    for (std::size_t j = 0; j < static_cast<std::size_t>(e); ++j) {
+      std::vector<std::size_t>& group = out.emplace_back();
+      for (std::size_t i = j; i < data.size(); i += static_cast<std::size_t>(e)) group.push_back(data[i]);
+    }
+  }
+  return out;
+}
+
 std::vector<std::vector<std::size_t>> RankLayout::stage_groups(GroupKind kind, std::int64_t stage) const {
   std::vector<std::vector<std::size_t>> out;
   for (std::vector<std::size_t>& group : groups(kind)) {

@@ -153,6 +153,7 @@ nlohmann::ordered_json layout_json(const LayoutReport& l) {
           {"context", l.context},
           {"pipeline", l.pipeline},
           {"data", l.data},
+          {"expert", l.expert},
           {"schedule", l.schedule},
           {"virtual_stages", l.virtual_stages},
           {"sharding", l.sharding},

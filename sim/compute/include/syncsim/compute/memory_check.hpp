@@ -23,6 +23,8 @@
 //                layers' weights gathered whole (the layer computing and the one prefetched)
 //   in flight    a stage keeps the activations of that many micro-batches: 1F1B's first stage p of them
 //                (stage i: min(p - i, m) for m micro-batches), GPipe's m
+//   expert e     the routed experts' layers / e (each rank holds experts / e of them), their sharded state over
+//                shards / e ranks (the expert data-parallel group)
 //   checkpointing  full: every block keeps only its input (s x h per sample, Korthikanti et al.'s 2sbhL/t bytes
 //                at 16 bits), plus one block's whole activations while backward recomputes it (once, not per
 //                micro-batch in flight); selective under flash attention keeps what none keeps. Needs blocks.
@@ -64,6 +66,7 @@ struct MemoryLayout {
   std::int64_t micro_batches = 1;  // per iteration, through the pipeline
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
   ActivationCheckpointing checkpointing = ActivationCheckpointing::none;
+  std::int64_t expert = 1;  // expert parallelism: the routed experts' weights split this many ways
 };
 
 struct MemoryReport {
@@ -88,6 +91,10 @@ std::vector<std::pair<std::size_t, std::size_t>> pipeline_stage_ranges(const Mod
 // Throws InputError when `model` cannot be checkpointed so: no transformer blocks, or selective recomputation
 // without flash attention.
 void check_checkpointing(const ModelSpec& model, ActivationCheckpointing checkpointing);
+
+// Throws InputError when expert parallelism of `expert` cannot split the model: no routed experts, or a size that
+// does not divide them.
+void check_experts(const ModelSpec& model, std::int64_t expert);
 
 // Micro-batches whose activations pipeline stage `stage` (0-based) of `stages` keeps at its peak.
 std::int64_t in_flight_micro_batches(std::int64_t stage, std::int64_t stages, std::int64_t micro_batches,

@@ -43,6 +43,13 @@ struct TransformerStructure {
   std::int64_t kv_width = 0;  // K's (and V's) width: kv_heads x head size, h without grouped-query attention
   std::vector<std::pair<std::size_t, std::size_t>> blocks;  // [first, last) layer range of each block, in order
   bool flash_attention = true;                              // attention as one fused kernel (no s x s tensor kept)
+  // Mixture of experts: the routed experts per MoE block, the experts each token visits, the layers that hold the
+  // routed experts' weights (split over expert parallelism) and each MoE block's dispatch layer (where its
+  // all-to-all goes); empty for a dense model.
+  std::int64_t experts = 1;
+  std::int64_t experts_per_token = 1;
+  std::vector<std::size_t> expert_layers;
+  std::vector<std::size_t> dispatch_layers;
 };
 
 class ModelSpec {

@@ -5,8 +5,8 @@
 //
 //   passes       each stage runs its micro-batches' forward and backward passes in the schedule's order
 //                (pipeline_schedule.hpp); a pass is the rank's share of its chunk's compute (the layers' work
-//                divided by tensor x context) plus the tensor- and context-parallel collectives inside it, which
-//                Megatron runs on the compute stream: exposed
+//                divided by tensor x context) plus the tensor-, context- and expert-parallel collectives inside
+//                it, which Megatron runs on the compute stream: exposed
 //   transfers    between stages, each micro-batch's activation forward and its gradient backward
 //   gradients    each stage's data-parallel gradient buckets are reduced on the stage's communication stream as the
 //                chunk's last backward pass produces them (Megatron's overlapped grad reduce): an AllReduce, or
@@ -38,11 +38,14 @@ struct ChunkWork {
   SimTime backward_tensor;
   SimTime forward_context;  // context-parallel gathers (K, V) inside the forward pass
   SimTime backward_context;
+  SimTime forward_expert;  // expert parallelism's all-to-alls (dispatch, combine) inside the forward pass
+  SimTime backward_expert;
   // The chunk's data-parallel gradient buckets, in the order backward completes them: `ready` is the share of the
   // chunk's backward compute done when the bucket's last gradient exists (1 for the last bucket).
   struct Unit {
     Bytes bytes;
     double ready = 1;
+    bool expert = false;  // routed experts' gradients: reduced over the expert data-parallel group
   };
   std::vector<Unit> units;
 };
@@ -56,11 +59,12 @@ struct ModelParallelSetup {
   SimTime transfer;                              // one micro-batch's activation between adjacent stages
   ShardingLevel sharding = ShardingLevel::none;  // none, optimizer or gradients
   std::int64_t data = 1;                         // d, the data-parallel size
+  std::int64_t expert_data = 1;                  // the expert data-parallel size: d / expert parallelism
   std::vector<SimTime> optimizer_step;           // per stage: the rank's parameters' step without sharding
   std::int64_t iterations = 1;
-  // A data-parallel collective of `bytes` (all of one stage's data-parallel groups at once): allreduce,
-  // reduce_scatter or all_gather. Not called when d = 1.
-  std::function<SimTime(CollectiveOp op, Bytes bytes)> data_collective;
+  // A data-parallel collective of `bytes` (all of the data-parallel groups at once, or with `expert` the expert
+  // data-parallel ones): allreduce, reduce_scatter or all_gather. Not called for a group of 1.
+  std::function<SimTime(CollectiveOp op, Bytes bytes, bool expert)> data_collective;
 };
 
 struct ModelParallelResult {
@@ -70,7 +74,7 @@ struct ModelParallelResult {
   struct Stage {
     SimTime compute;    // the passes' compute
     SimTime tensor;     // tensor- and context-parallel collectives inside the passes
-    SimTime data_wait;  // from the last pass to the step: the gradient reduction not hidden behind backward
+    SimTime data_wait;  // the gradients' reduction after the last pass, the parameters' gathers before the first
     SimTime optimizer;  // the steps
     SimTime bubble;     // the rest: waiting on other stages and their transfers (the pipeline bubble)
     double data_bytes_per_iteration = 0;  // bus bytes one GPU moves in data-parallel collectives
@@ -82,6 +86,7 @@ struct ModelParallelResult {
   SimTime exposed_context;
   SimTime exposed_pipeline;
   SimTime exposed_data;
+  SimTime exposed_expert;
   // The traced iterations' spans: the last ones, at most about 1,024 passes.
   struct PassSpan {
     std::int64_t iteration = 0;

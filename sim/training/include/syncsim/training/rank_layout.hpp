@@ -48,6 +48,12 @@ class RankLayout {
   // Every group of `kind`, each listing its ranks by increasing coordinate of that kind (a pipeline group: stage 0
   // first); the groups in increasing order of their first rank. Groups of size 1 are listed too.
   std::vector<std::vector<std::size_t>> groups(GroupKind kind) const;
+  // Expert parallelism of e (dividing the data-parallel size) inside each data-parallel group: the expert groups of
+  // e consecutive members (Megatron's expert ranks next to one another), and the expert data-parallel groups of the
+  // members with the same index in their expert group, which hold the same experts. Throws InputError when e does
+  // not divide the data-parallel size.
+  std::vector<std::vector<std::size_t>> expert_groups(std::int64_t e) const;
+  std::vector<std::vector<std::size_t>> expert_data_groups(std::int64_t e) const;
   // The groups of `kind` of pipeline stage `stage` only (tensor, context and data groups lie inside one stage).
   std::vector<std::vector<std::size_t>> stage_groups(GroupKind kind, std::int64_t stage) const;
 

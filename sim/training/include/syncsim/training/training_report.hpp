@@ -100,6 +100,7 @@ struct LayoutReport {
   std::int64_t context = 1;
   std::int64_t pipeline = 1;
   std::int64_t data = 1;
+  std::int64_t expert = 1;  // expert-parallel size, inside the data-parallel ranks
   std::string schedule;
   std::int64_t virtual_stages = 1;
   std::string sharding;
