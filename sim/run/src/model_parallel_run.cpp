@@ -32,20 +32,44 @@ void check_supported(const Scenario& s) {
   }
 }
 
-trace::Trace layout_trace(const Scenario& s, const RankLayout& layout, const ModelParallelResult& result) {
+// A pass's tensor-, context- and expert-parallel collectives, each kind summed over the pass's blocks and drawn as
+// one span, the kinds back to back up to the pass's end: they interleave with its compute block by block.
+void add_inline_collectives(trace::TraceBuilder& b, trace::TrackId track, const ModelParallelResult::PassSpan& p,
+                            const ChunkWork& w) {
+  const bool back = p.pass.backward;
+  const std::pair<const char*, SimTime> kinds[] = {
+      {"tensor-parallel allreduces", back ? w.backward_tensor : w.forward_tensor},
+      {"context-parallel K, V collectives", back ? w.backward_context : w.forward_context},
+      {"expert all-to-alls", back ? w.backward_expert : w.forward_expert}};
+  SimTime at = p.end;
+  for (const auto& [name, length] : kinds) at -= length;
+  for (const auto& [name, length] : kinds) {
+    if (length <= SimTime::zero()) continue;
+    b.add_span(track, name, "communication", at, length,
+               {trace::SpanArg{"iteration", p.iteration}, trace::SpanArg{"micro_batch", p.pass.micro_batch},
+                trace::SpanArg{"placement", "summed over the pass's blocks, drawn at its end"}});
+    at += length;
+  }
+}
+
+trace::Trace layout_trace(const Scenario& s, const RankLayout& layout, const ModelParallelSetup& setup,
+                          const ModelParallelResult& result) {
   trace::TraceBuilder b;
   b.set_metadata("scenario", s.name);
   b.set_metadata("ranks",
                  "each stage's ranks run its timeline (Megatron's rank order: tensor, context, data, pipeline)");
   std::vector<trace::TrackId> compute;
+  std::vector<trace::TrackId> model;
   std::vector<trace::TrackId> data;
   const std::int64_t per_stage = layout.ranks() / layout.sizes().pipeline;
   for (std::int64_t d = 0; d < layout.sizes().pipeline; ++d) {
-    const auto order = static_cast<std::uint32_t>(2 * d);
+    const auto order = static_cast<std::uint32_t>(3 * d);
     compute.push_back(b.add_track(fmt::format("stage {} (ranks {}-{})", d, d * per_stage, (d + 1) * per_stage - 1),
                                   trace::TrackKind::worker, order));
+    model.push_back(
+        b.add_track(fmt::format("stage {} model-parallel collectives", d), trace::TrackKind::collective, order + 1));
     data.push_back(
-        b.add_track(fmt::format("stage {} data-parallel collectives", d), trace::TrackKind::collective, order + 1));
+        b.add_track(fmt::format("stage {} data-parallel collectives", d), trace::TrackKind::collective, order + 2));
   }
   for (const ModelParallelResult::PassSpan& p : result.passes) {
     b.add_span(
@@ -53,6 +77,8 @@ trace::Trace layout_trace(const Scenario& s, const RankLayout& layout, const Mod
         fmt::format("{} mb {} chunk {}", p.pass.backward ? "backward" : "forward", p.pass.micro_batch, p.pass.chunk),
         "compute", p.start, p.end - p.start,
         {trace::SpanArg{"iteration", p.iteration}, trace::SpanArg{"micro_batch", p.pass.micro_batch}});
+    const auto stage = static_cast<std::size_t>(p.stage);
+    add_inline_collectives(b, model[stage], p, setup.work[stage][static_cast<std::size_t>(p.pass.chunk)]);
   }
   for (const ModelParallelResult::StepSpan& st : result.steps) {
     b.add_span(compute[static_cast<std::size_t>(st.stage)], "optimizer step", "optimizer", st.start, st.end - st.start,
@@ -131,7 +157,7 @@ RunOutput run_model_parallel_layout(ResolvedScenario& context, convergence::Upda
   r.group_communication = comm.group_reports(result);
   r.busiest_links = busiest_links(context.topology(), comm.link_usage(setup.iterations), r.total);
   if (schedule != nullptr) *schedule = synchronous_schedule(layout.sizes().data, result.iteration_times);
-  out.trace = layout_trace(s, layout, result);
+  out.trace = layout_trace(s, layout, setup, result);
   return out;
 }
 
