@@ -46,6 +46,25 @@ TEST_CASE("data-parallel bus bytes per GPU per iteration: 2 (d-1)/d G, or 3 (d-1
   CHECK(bytes("full") == Approx(three).epsilon(1e-12));
 }
 
+TEST_CASE(
+    "gradient accumulation: ZeRO-1 reduces once per step, ZeRO-2 per micro-batch, ZeRO-3 gathers per micro-batch") {
+  const auto bytes = [](const char* sharding) {
+    const TrainingReport r =
+        run_sharded_scenario({fmt::format("parallelism.sharding={}", sharding), "model.micro_batches=4"});
+    return r.group_communication.at(0).bytes_per_gpu;
+  };
+  const double share = (kRanks - 1) / kRanks * kGradientBytes;
+  CHECK(bytes("optimizer") == Approx(2 * share).epsilon(1e-12));
+  CHECK(bytes("gradients") == Approx((4 + 1) * share).epsilon(1e-12));
+  CHECK(bytes("full") == Approx(3 * 4 * share).epsilon(1e-12));
+  // Four micro-batches' compute per step, one step.
+  const TrainingReport one = run_sharded_scenario({"parallelism.sharding=optimizer"});
+  const TrainingReport four = run_sharded_scenario({"parallelism.sharding=optimizer", "model.micro_batches=4"});
+  CHECK(four.per_worker[0].compute == one.per_worker[0].compute * 4);
+  CHECK(four.per_worker[0].optimizer == one.per_worker[0].optimizer);
+  CHECK(four.global_batch == 4 * one.global_batch);
+}
+
 TEST_CASE("HSDP: the shard group's collectives, plus 2 (r - 1)/r x G/s across the r replicas") {
   for (const auto& [sharding, passes] : {std::pair{"optimizer", 2.0}, std::pair{"full", 3.0}}) {
     const TrainingReport r =

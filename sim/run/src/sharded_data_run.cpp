@@ -17,14 +17,8 @@ namespace syncsim::run {
 
 namespace {
 
-constexpr const char* kNotYet = "not simulated yet with sharding";
-
 void check_supported(const Scenario& s) {
   refuse_what_identical_ranks_lack(s, "with sharding");
-  if (s.model.micro_batches > 1) {
-    throw InputError(fmt::format("gradient accumulation is {}", kNotYet), SourceLocation{s.source, 0, 0},
-                     "model.micro_batches");
-  }
 }
 
 std::string collectives_text(ShardingLevel level, bool hybrid) {
@@ -70,6 +64,7 @@ RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedul
   setup.replicas = ranks / shard_group;
   setup.optimizer_step = context.optimizer_step();
   setup.iterations = s.training.iterations;
+  setup.micro_batches = s.model.micro_batches;
   setup.overlap_slowdown = s.training.overlap_slowdown_or_default();
   // HSDP: shard groups of consecutive ranks (a node's GPUs first), all at once; replicas across them.
   std::vector<std::vector<std::size_t>> shard_groups(static_cast<std::size_t>(setup.replicas));

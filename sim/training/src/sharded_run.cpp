@@ -18,6 +18,9 @@ void check_setup(const ShardedRunSetup& s) {
   if (s.level == ShardingLevel::none) throw InputError("sharded run: nothing is sharded (use the DDP engine)");
   if (s.ranks < 2) throw InputError(fmt::format("sharded run: needs at least 2 ranks, got {}", s.ranks));
   if (s.iterations < 1) throw InputError(fmt::format("sharded run: iterations must be positive, got {}", s.iterations));
+  if (s.micro_batches < 1) {
+    throw InputError(fmt::format("sharded run: micro-batches must be positive, got {}", s.micro_batches));
+  }
   if (s.units.buckets.empty()) throw InputError("sharded run: no units");
   if (s.layers.forward.size() != s.layers.backward.size() || s.layers.forward.empty()) {
     throw InputError("sharded run: forward and backward layer times disagree");
@@ -60,7 +63,7 @@ class ShardedTimeline {
     step_ = SimTime::from_ps((s_.optimizer_step.ps() + s_.ranks - 1) / s_.ranks);
     for (std::size_t l = 0; l < n; ++l) compute_ += s_.layers.forward[l] + s_.layers.backward[l];
     // The spans kept for the trace: every iteration's while that stays small, else the last ones only.
-    const auto per_iteration = static_cast<std::int64_t>(3 * s_.units.buckets.size());
+    const auto per_iteration = static_cast<std::int64_t>(3 * s_.units.buckets.size()) * s_.micro_batches;
     traced_from_ = std::max<std::int64_t>(0, s_.iterations - std::max<std::int64_t>(1, kTracedSpans / per_iteration));
   }
 
@@ -131,24 +134,37 @@ class ShardedTimeline {
 
   // ZeRO-1/2: the gathers of the parameters the previous step updated (issued as it ended), forward on each unit
   // once it arrived, backward reduce-scattering each unit as it is produced, the sharded step after the last.
+  // Micro-batches accumulate gradients: ZeRO-1 keeps them whole and reduce-scatters after the last micro-batch only
+  // (Megatron's distributed optimizer), ZeRO-2 keeps only its shard and reduce-scatters after every one (DeepSpeed).
   SimTime zero12(std::int64_t it, SimTime start, ShardedRunResult& out) {
     gather_all(it, start, out);
-    SimTime now = forward(it, start, out);
-    const SimTime backward_begin = now;
-    std::size_t next = 0;
-    for (std::size_t l = s_.layers.backward.size(); l-- > 0;) {
-      now += backward(l, next > 0, out);
-      for (; next < s_.units.buckets.size() && s_.units.buckets[next].ready_after_layer == l; ++next) {
-        place(it, CollectiveOp::reduce_scatter, next, now, out);
+    SimTime now = start;
+    for (std::int64_t mb = 0; mb < s_.micro_batches; ++mb) {
+      now = forward(it, now, out);
+      const bool reduces = s_.level == ShardingLevel::gradients || mb + 1 == s_.micro_batches;
+      const SimTime backward_begin = now;
+      std::size_t next = 0;
+      for (std::size_t l = s_.layers.backward.size(); l-- > 0;) {
+        now += backward(l, reduces && next > 0, out);
+        for (; reduces && next < s_.units.buckets.size() && s_.units.buckets[next].ready_after_layer == l; ++next) {
+          place(it, CollectiveOp::reduce_scatter, next, now, out);
+        }
       }
+      out.compute += compute_;
+      if (it >= traced_from_) out.compute_spans.push_back({it, true, false, backward_begin, now});
     }
-    out.compute += compute_;
-    if (it >= traced_from_) out.compute_spans.push_back({it, true, false, backward_begin, now});
     return step(it, now, out);
   }
 
-  // ZeRO-3: gathers before forward and again before backward (one unit ahead), reduce-scatters after.
+  // ZeRO-3: gathers before forward and again before backward (one unit ahead), reduce-scatters after; every
+  // micro-batch does all three (FSDP without no_sync, which would keep whole gradients).
   SimTime full_iteration(std::int64_t it, SimTime start, ShardedRunResult& out) {
+    SimTime now = start;
+    for (std::int64_t mb = 0; mb < s_.micro_batches; ++mb) now = full_micro_batch(it, now, out);
+    return step(it, now, out);
+  }
+
+  SimTime full_micro_batch(std::int64_t it, SimTime start, ShardedRunResult& out) {
     gather_all(it, start, out);
     SimTime now = forward(it, start, out);
     const SimTime backward_begin = now;
@@ -171,7 +187,7 @@ class ShardedTimeline {
     }
     if (it >= traced_from_) out.compute_spans.push_back({it, true, false, backward_begin, now});
     out.compute += compute_;
-    return step(it, now, out);
+    return now;
   }
 
   // Layer l's backward, slowed beside the collectives when `beside` (the extra counted as interference).

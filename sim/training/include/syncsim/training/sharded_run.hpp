@@ -17,6 +17,8 @@
 //                 unit's gradient reduce-scattered once its backward is done, in stream order;
 //       step:     1/d of the parameters, after the last reduce-scatter, before the next forward's gathers.
 //       Per GPU and iteration: 3 (d - 1)/d x G bytes.
+//   With m micro-batches (gradient accumulation): ZeRO-1 reduce-scatters after the last one only (2 (d - 1)/d x G),
+//   ZeRO-2 after every one ((m + 1)(d - 1)/d x G), ZeRO-3 gathers and reduce-scatters for every one (3m (d - 1)/d x G).
 //
 // HSDP (`parallelism.shard_group`): the state is sharded over groups of s ranks and replicated across the d/s
 // groups; after each reduce-scatter the rank's shard (1/s of the unit) is AllReduced across the replicas that hold
@@ -45,6 +47,9 @@ struct ShardedRunSetup {
   std::int64_t replicas = 1;  // r = d / s: HSDP's groups holding the same shards
   SimTime optimizer_step;     // the whole model's step on one GPU: a rank runs ceil(1/d) of it
   std::int64_t iterations = 1;
+  // Gradient accumulation: forward and backward this many times per step. ZeRO-1 reduce-scatters after the last
+  // only, ZeRO-2 after every one, ZeRO-3 gathers and reduce-scatters for every one.
+  std::int64_t micro_batches = 1;
   // Backward runs (1 + s) times slower once the collectives beside it started (the DDP engine's rule,
   // training.overlap_slowdown): in ZeRO-1/2 from the first reduce-scatter, in ZeRO-3 all of it (gathers from its
   // start). Forward is not slowed.
