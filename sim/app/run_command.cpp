@@ -101,7 +101,8 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir)
                100 * r.framework_overhead_share, 100 * r.overlap_interference_share);
   }
   if (r.layout) print_layout(*r.layout, r);
-  fmt::print(o, "buckets          {} (cap {} bytes)\n", r.buckets.size(), r.bucket_cap.value);
+  // A layout's buckets are per stage (its communication_by_group says what they move), not the report's list.
+  if (!r.layout) fmt::print(o, "buckets          {} (cap {} bytes)\n", r.buckets.size(), r.bucket_cap.value);
   if (r.staleness) {
     fmt::print(o, "staleness        mean {:.2f}  max {} updates (over {} updates)\n", r.staleness->mean,
                r.staleness->max, r.staleness->updates);
