@@ -36,9 +36,11 @@ std::size_t TimelineLane::spanCount() const {
 
 namespace {
 
-// "worker 3 compute" and "worker 3 communication" are rows of the lane "worker 3" (sim/run/src/sync_trace.cpp).
+// "worker 3 compute" and "worker 3 communication" are rows of the lane "worker 3" (sim/run/src/sync_trace.cpp); a
+// model-parallel stage has a "model-parallel" row between them (sim/run/src/model_parallel_run.cpp).
 std::pair<QString, QString> splitRowName(const QString& track) {
-  for (const QString& suffix : {QStringLiteral(" compute"), QStringLiteral(" communication")}) {
+  for (const QString& suffix :
+       {QStringLiteral(" compute"), QStringLiteral(" model-parallel"), QStringLiteral(" communication")}) {
     if (track.endsWith(suffix)) return {track.chopped(suffix.size()), suffix.mid(1)};
   }
   return {track, QString()};

@@ -62,27 +62,26 @@ trace::Trace layout_trace(const Scenario& s, const RankLayout& layout, const Mod
   std::vector<trace::TrackId> model;
   std::vector<trace::TrackId> data;
   const std::int64_t per_stage = layout.ranks() / layout.sizes().pipeline;
+  // One lane per stage in the GUI's timeline: rows "compute", "model-parallel" and "communication".
   for (std::int64_t d = 0; d < layout.sizes().pipeline; ++d) {
     const auto order = static_cast<std::uint32_t>(3 * d);
-    compute.push_back(b.add_track(fmt::format("stage {} (ranks {}-{})", d, d * per_stage, (d + 1) * per_stage - 1),
-                                  trace::TrackKind::worker, order));
-    model.push_back(
-        b.add_track(fmt::format("stage {} model-parallel collectives", d), trace::TrackKind::collective, order + 1));
-    data.push_back(
-        b.add_track(fmt::format("stage {} data-parallel collectives", d), trace::TrackKind::collective, order + 2));
+    const std::string lane = fmt::format("stage {} (ranks {}-{})", d, d * per_stage, (d + 1) * per_stage - 1);
+    compute.push_back(b.add_track(lane + " compute", trace::TrackKind::worker, order));
+    model.push_back(b.add_track(lane + " model-parallel", trace::TrackKind::worker, order + 1));
+    data.push_back(b.add_track(lane + " communication", trace::TrackKind::worker, order + 2));
   }
   for (const ModelParallelResult::PassSpan& p : result.passes) {
     b.add_span(
         compute[static_cast<std::size_t>(p.stage)],
         fmt::format("{} mb {} chunk {}", p.pass.backward ? "backward" : "forward", p.pass.micro_batch, p.pass.chunk),
-        "compute", p.start, p.end - p.start,
+        p.pass.backward ? trace::category::backward : trace::category::forward, p.start, p.end - p.start,
         {trace::SpanArg{"iteration", p.iteration}, trace::SpanArg{"micro_batch", p.pass.micro_batch}});
     const auto stage = static_cast<std::size_t>(p.stage);
     add_inline_collectives(b, model[stage], p, setup.work[stage][static_cast<std::size_t>(p.pass.chunk)]);
   }
   for (const ModelParallelResult::StepSpan& st : result.steps) {
-    b.add_span(compute[static_cast<std::size_t>(st.stage)], "optimizer step", "optimizer", st.start, st.end - st.start,
-               {trace::SpanArg{"iteration", st.iteration}});
+    b.add_span(compute[static_cast<std::size_t>(st.stage)], "optimizer step", trace::category::optimizer, st.start,
+               st.end - st.start, {trace::SpanArg{"iteration", st.iteration}});
   }
   for (const ModelParallelResult::CollectiveSpan& c : result.collectives) {
     b.add_span(data[static_cast<std::size_t>(c.stage)], fmt::format("{} chunk {}", to_string(c.op), c.chunk),
