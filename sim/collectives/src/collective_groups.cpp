@@ -135,11 +135,7 @@ CollectiveOutcome simulate_each(Router& router, const CollectiveSpec& spec) {
       if (same == by_shape.end()) by_shape.emplace(shape.signature, Simulated{shape, outcome});
     }
     links.insert(links.end(), outcome.links.begin(), outcome.links.end());
-    stats.flows += outcome.stats.flows;
-    stats.bulk_steps += outcome.stats.bulk_steps;
-    stats.transfers += outcome.stats.transfers;
-    stats.bytes_sent += outcome.stats.bytes_sent;
-    stats.bytes_reduced += outcome.stats.bytes_reduced;
+    stats += outcome.stats;
     if (!out || outcome.time > out->time) out = std::move(outcome);
   }
   std::sort(links.begin(), links.end(), [](const LinkTraffic& a, const LinkTraffic& b) { return a.link < b.link; });

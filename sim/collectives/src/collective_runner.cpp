@@ -203,12 +203,7 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec,
   for (const auto& executor : executors) {
     SYNCSIM_INVARIANT(executor->done(), "a channel ended with ranks still waiting (deadlock in the plan)");
     last = std::max(last, executor->finish_time());
-    const ExecutorStats& s = executor->stats();
-    outcome.stats.flows += s.flows;
-    outcome.stats.bulk_steps += s.bulk_steps;
-    outcome.stats.transfers += s.transfers;
-    outcome.stats.bytes_sent += s.bytes_sent;
-    outcome.stats.bytes_reduced += s.bytes_reduced;
+    outcome.stats += executor->stats();
   }
   outcome.time = capped(spec, ranks, candidate.algorithm, domain_ranks, channels, last) + options.cost.launch;
   outcome.links = flows.traffic();

@@ -71,9 +71,10 @@ LayoutCommunication::LayoutCommunication(ResolvedScenario& context) : context_(c
   const auto blocks = static_cast<double>(t.blocks.size());
   const auto m = static_cast<double>(s.model.micro_batches);
   const auto stages = static_cast<double>(n.pipeline);
-  const double recomputed = p.activation_checkpointing.value == ActivationCheckpointing::full ? blocks : 0;
+  forward_again_ = p.activation_checkpointing.value == ActivationCheckpointing::full ? 1 : 0;
+  const auto again = static_cast<double>(forward_again_);
   if (n.tensor > 1) {
-    tensor_ops_per_iteration_ = m * (4 * blocks + 2 * recomputed + 2) / stages;
+    tensor_ops_per_iteration_ = m * (2 * blocks * (2 + again) + 2) / stages;
     tensor_allreduce_ =
         timed(CollectiveOp::allreduce, activation_, layout_.groups(GroupKind::tensor), tensor_ops_per_iteration_);
   }
@@ -86,14 +87,14 @@ LayoutCommunication::LayoutCommunication(ResolvedScenario& context) : context_(c
     });
     const auto moe = static_cast<double>(t.dispatch_layers.size());
     // Dispatch and combine forward, their gradients backward, and forward again under full checkpointing.
-    expert_ops_per_iteration_ = m * moe * (4 + (recomputed > 0 ? 2 : 0)) / stages;
+    expert_ops_per_iteration_ = m * moe * 2 * (2 + again) / stages;
     routed_ = message(context, t.hidden * t.experts_per_token, n.tensor * n.context);
     expert_alltoall_ = timed(CollectiveOp::alltoall, routed_, expert_groups_, expert_ops_per_iteration_);
   }
   if (n.context > 1) {
-    context_ops_per_iteration_ = m * (2 * blocks + recomputed) / stages;
+    context_ops_per_iteration_ = m * blocks * (2 + again) / stages;
     const auto groups = layout_.groups(GroupKind::context);
-    context_gather_ = timed(CollectiveOp::all_gather, kv_, groups, m * (blocks + recomputed) / stages);
+    context_gather_ = timed(CollectiveOp::all_gather, kv_, groups, m * blocks * (1 + again) / stages);
     context_scatter_ = timed(CollectiveOp::reduce_scatter, kv_, groups, m * blocks / stages);
   }
 }
@@ -157,18 +158,17 @@ ChunkWork LayoutCommunication::chunk_work(std::int64_t stage, std::int64_t chunk
   const bool first_chunk = g == 0;
   const bool last_chunk = g + 1 == static_cast<std::int64_t>(ranges_.size());
   // Full checkpointing recomputes each block's forward in backward, its collectives included.
-  const std::int64_t recomputed =
-      context_.scenario().parallelism.activation_checkpointing.value == ActivationCheckpointing::full ? blocks : 0;
+  const std::int64_t again = forward_again_;
   w.forward_tensor = tensor_allreduce_ * (2 * blocks + (first_chunk ? 1 : 0));
-  w.backward_tensor = tensor_allreduce_ * (2 * blocks + 2 * recomputed + (last_chunk ? 1 : 0));
+  w.backward_tensor = tensor_allreduce_ * (2 * blocks * (1 + again) + (last_chunk ? 1 : 0));
   w.forward_context = context_gather_ * blocks;
-  w.backward_context = context_scatter_ * blocks + context_gather_ * recomputed;
+  w.backward_context = context_scatter_ * blocks + context_gather_ * (blocks * again);
   std::int64_t moe = 0;
   for (const std::size_t l : context_.model().transformer()->dispatch_layers) {
     if (l >= range.first && l < range.second) ++moe;
   }
   w.forward_expert = expert_alltoall_ * (2 * moe);
-  w.backward_expert = expert_alltoall_ * (2 * moe + 2 * (recomputed > 0 ? moe : 0));
+  w.backward_expert = expert_alltoall_ * (2 * moe * (1 + again));
   w.units = units(range);
   return w;
 }

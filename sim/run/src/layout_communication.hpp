@@ -57,6 +57,7 @@ class LayoutCommunication {
   ResolvedScenario& context_;
   RankLayout layout_;
   std::int64_t chunks_ = 1;
+  std::int64_t forward_again_ = 0;  // 1 under full checkpointing: each block's forward runs again in backward
   std::vector<std::pair<std::size_t, std::size_t>> ranges_;  // per global chunk
   LayerTimes layers_;
   Bytes activation_;  // b x s x h / context: the tensor-parallel message

@@ -165,19 +165,7 @@ const CollectiveOutcome& ResolvedScenario::allreduce(Bytes size, std::optional<s
   if (const auto it = allreduce_cache_.find(key); it != allreduce_cache_.end()) return it->second;
   CollectiveSpec spec = collective_spec(CollectiveOp::allreduce, n);
   spec.size = size;
-  // Across the runs of one workspace (a sweep, a GUI document), the same collective on the same network is
-  // simulated once.
-  CollectiveCache& shared = workspace_->collectives();
-  const std::optional<CollectiveKey> shared_key = workspace_key(spec);
-  if (shared_key) {
-    if (const CollectiveOutcome* hit = shared.find(*shared_key))
-      return allreduce_cache_.emplace(key, *hit).first->second;
-  }
-  const Located<std::optional<Algorithm>>& algorithm = scenario_->training.algorithm;
-  const CollectiveOutcome& outcome =
-      allreduce_cache_.emplace(key, at_value(algorithm, [&] { return timed_collective(spec); })).first->second;
-  if (shared_key) shared.store(*shared_key, outcome);
-  return outcome;
+  return allreduce_cache_.emplace(key, shared_or_simulated(spec)).first->second;
 }
 
 const CollectiveOutcome& ResolvedScenario::group_collective(CollectiveOp op, Bytes size,
@@ -188,14 +176,18 @@ const CollectiveOutcome& ResolvedScenario::group_collective(CollectiveOp op, Byt
   spec.size = size;
   spec.groups = groups;
   spec.record_steps = false;
+  return group_cache_.emplace(std::move(key), shared_or_simulated(spec)).first->second;
+}
+
+CollectiveOutcome ResolvedScenario::shared_or_simulated(const CollectiveSpec& spec) {
+  // Across the runs of one workspace (a sweep, a GUI document), the same collective on the same network is
+  // simulated once.
   CollectiveCache& shared = workspace_->collectives();
   const std::optional<CollectiveKey> shared_key = workspace_key(spec);
   if (shared_key) {
-    if (const CollectiveOutcome* hit = shared.find(*shared_key)) return group_cache_.emplace(key, *hit).first->second;
+    if (const CollectiveOutcome* hit = shared.find(*shared_key)) return *hit;
   }
-  const Located<std::optional<Algorithm>>& algorithm = scenario_->training.algorithm;
-  const CollectiveOutcome& outcome =
-      group_cache_.emplace(std::move(key), at_value(algorithm, [&] { return timed_collective(spec); })).first->second;
+  CollectiveOutcome outcome = at_value(scenario_->training.algorithm, [&] { return timed_collective(spec); });
   if (shared_key) shared.store(*shared_key, outcome);
   return outcome;
 }

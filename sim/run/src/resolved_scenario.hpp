@@ -102,6 +102,8 @@ class ResolvedScenario {
   LayerTimes with_recompute(LayerTimes times) const;
   // What the report says of the profile's layer times (only with profile_).
   TrainingReport::ComputeProfile profile_report() const;
+  // `spec` from the workspace's cache, or simulated (timed_collective) and kept there.
+  CollectiveOutcome shared_or_simulated(const CollectiveSpec& spec);
   // simulate_collective, with a clock overflow placed at cluster.topology.
   CollectiveOutcome timed_collective(const CollectiveSpec& spec);
 

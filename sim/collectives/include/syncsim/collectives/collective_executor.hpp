@@ -49,6 +49,16 @@ struct ExecutorStats {
   std::uint64_t transfers = 0;   // all transfers, either way
   double bytes_sent = 0;         // all bytes sent by all ranks
   double bytes_reduced = 0;
+
+  // Another run's counts added (channels of one collective, groups running one).
+  ExecutorStats& operator+=(const ExecutorStats& o) {
+    flows += o.flows;
+    bulk_steps += o.bulk_steps;
+    transfers += o.transfers;
+    bytes_sent += o.bytes_sent;
+    bytes_reduced += o.bytes_reduced;
+    return *this;
+  }
 };
 
 class CollectiveExecutor final : public EventHandler, public FlowObserver, public LinkClaimant {

@@ -36,7 +36,7 @@ struct Layer {
 // A transformer's blocks and the widths its model-parallel communication moves, for the catalog's and the shape
 // keys' transformers (a model given as a layer list has none, so tensor and context parallelism refuse it):
 // Megatron's tensor parallelism reduces the s x h block output twice per block and direction, context parallelism
-// gathers each block's K and V (s x kv_width each), pipeline stages cut between layers.
+// gathers each block's K and V (s x kv_width each), pipeline stages cut between blocks.
 struct TransformerStructure {
   std::int64_t hidden = 0;    // h, the residual stream's width
   std::int64_t sequence = 0;  // s, tokens per sample
