@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -67,6 +68,24 @@ void print_layout(const LayoutReport& l, const TrainingReport& r) {
   }
 }
 
+// Gradient compression: the kind, the bytes it saves, and its kernels' time, per compressed iteration.
+void print_compression(const CompressionReport& c) {
+  auto& o = std::cout;
+  const std::string knobs = c.kind == "powersgd" ? fmt::format(" rank {}", c.rank)
+                            : c.kind == "topk"   ? fmt::format(" ratio {}", c.ratio)
+                                                 : "";
+  const std::string feedback =
+      (c.kind == "powersgd" || c.kind == "topk") && !c.error_feedback ? " without error feedback" : "";
+  const std::string from = c.start_iteration > 0 ? fmt::format(", from iteration {}", c.start_iteration) : "";
+  const auto size = [](double bytes) { return format_bytes(Bytes{static_cast<std::int64_t>(std::llround(bytes))}); };
+  fmt::print(o, "compression      {}{}{}{}: bus bytes per GPU {} -> {} per iteration ({:.1f}x fewer)\n", c.kind, knobs,
+             feedback, from, size(c.plain_bus_bytes_per_gpu), size(c.bus_bytes_per_gpu),
+             c.bus_bytes_per_gpu > 0 ? c.plain_bus_bytes_per_gpu / c.bus_bytes_per_gpu : 0.0);
+  fmt::print(o, "                 kernels {:.3f} ms on the compute stream, {:.3f} ms beside the collectives\n",
+             c.encode.us() / 1e3, c.stream_compute.us() / 1e3);
+  if (!c.note.empty()) fmt::print(o, "                 {}\n", c.note);
+}
+
 void print_summary(const TrainingReport& r, const std::filesystem::path& outdir) {
   auto& o = std::cout;
   fmt::print(o, "# syncsim run {}: {} x {}, {} ({}), global batch {}, {} {} ({}), {} iterations\n", r.scenario,
@@ -103,6 +122,7 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir)
   if (r.layout) print_layout(*r.layout, r);
   // A layout's buckets are per stage (its communication_by_group says what they move), not the report's list.
   if (!r.layout) fmt::print(o, "buckets          {} (cap {} bytes)\n", r.buckets.size(), r.bucket_cap.value);
+  if (r.compression) print_compression(*r.compression);
   if (r.staleness) {
     fmt::print(o, "staleness        mean {:.2f}  max {} updates (over {} updates)\n", r.staleness->mean,
                r.staleness->max, r.staleness->updates);

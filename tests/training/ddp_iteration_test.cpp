@@ -118,7 +118,7 @@ TEST_CASE("overlap on never beats its bounds (200 random iterations)", "[ddp][pr
         collective.push_back(SimTime::from_ps(2 * time_ps(rng)));
       }
     }
-    setup.allreduce_time = [&collective](Bytes size) {
+    setup.collective_time = [&collective](CollectiveOp, Bytes size) {
       return collective.at(static_cast<std::size_t>(size.value - 1));
     };
     setup.micro_batches = std::uniform_int_distribution<std::int64_t>(1, 4)(rng);
@@ -177,7 +177,7 @@ TEST_CASE("resnet50 on one 8-GPU DGX A100 node, fp16, batch 64: sane relations",
   DdpSetup setup;
   setup.layers = layer_times(compute, model, kBatch);
   setup.buckets = make_buckets(model, kDdpDefaultBucketCap, Precision::fp16);
-  setup.allreduce_time = [&allreduce](Bytes size) { return allreduce(size); };
+  setup.collective_time = [&allreduce](CollectiveOp, Bytes size) { return allreduce(size); };
   setup.optimizer_step = compute.optimizer_step(model.params(), Optimizer::momentum);
   const IterationTimeline on = simulate_ddp_iteration(setup);
   setup.overlap = false;
@@ -207,7 +207,7 @@ TEST_CASE("malformed DDP setups are rejected", "[ddp]") {
   DdpSetup no_batches = hand_worked(true, 0);
   CHECK_THROWS_AS(simulate_ddp_iteration(no_batches), InputError);
   DdpSetup no_collective = hand_worked(true, 1);
-  no_collective.allreduce_time = nullptr;
+  no_collective.collective_time = nullptr;
   CHECK_THROWS_AS(simulate_ddp_iteration(no_collective), InputError);
   DdpSetup out_of_range = hand_worked(true, 1);
   out_of_range.buckets.buckets[0].ready_after_layer = 9;

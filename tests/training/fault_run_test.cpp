@@ -36,9 +36,9 @@ struct Recorder : SynchronousRunObserver {
   std::vector<std::pair<SimTime, std::size_t>> allreduce;                     // start, ranks
   std::map<std::int64_t, std::vector<std::pair<FaultSpan, SimTime>>> faults;  // rank -> (span, end)
   void on_compute(std::int64_t, std::int64_t, std::int64_t, ComputePhase, SimTime, SimTime, double) override {}
-  void on_allreduce(std::int64_t, std::size_t, Bytes, SimTime start, SimTime, const std::vector<std::int64_t>& ranks,
-                    bool) override {
-    allreduce.emplace_back(start, ranks.size());
+  void on_bucket_sync(std::int64_t, std::size_t, const BucketSync&, const std::vector<SimTime>& steps,
+                      const std::vector<std::int64_t>& ranks, bool) override {
+    allreduce.emplace_back(steps.front(), ranks.size());
   }
   void on_optimizer(std::int64_t, std::int64_t, SimTime, SimTime) override {}
   void on_idle(std::int64_t, std::int64_t, SimTime, SimTime) override {}
@@ -146,7 +146,7 @@ TEST_CASE("a second failure during the recovery takes effect at the resumption",
 TEST_CASE("elastic: the survivors resume with the iteration in progress, AllReduce over N - 1 ranks", "[faults]") {
   // On 3 ranks the buckets' AllReduce takes 3, 1 and 1 ms (sum 5): an iteration is 12 + 5 + 1 = 18 ms.
   SynchronousRunSetup setup = four_ranks(10);
-  setup.allreduce_time_at = [](Bytes size, std::int64_t ranks, SimTime) {
+  setup.collective_time_at = [](CollectiveOp, Bytes size, std::int64_t ranks, SimTime) {
     static const std::map<std::int64_t, SimTime> four{{100, ms(5)}, {200, ms(1)}, {300, ms(2)}};
     static const std::map<std::int64_t, SimTime> three{{100, ms(3)}, {200, ms(1)}, {300, ms(1)}};
     return (ranks == 4 ? four : three).at(size.value);

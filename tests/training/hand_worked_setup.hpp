@@ -23,7 +23,7 @@ inline DdpSetup hand_worked(bool overlap, std::int64_t micro_batches = 1, int* c
   setup.layers.forward = {ms(1), ms(1), ms(1), ms(1)};
   setup.layers.backward = {ms(2), ms(2), ms(2), ms(2)};
   setup.buckets.buckets = {bucket(100, {3}), bucket(200, {2, 1}), bucket(300, {0})};
-  setup.allreduce_time = [calls](Bytes size) {
+  setup.collective_time = [calls](CollectiveOp, Bytes size) {
     if (calls != nullptr) ++*calls;
     static const std::map<std::int64_t, SimTime> table{{100, ms(5)}, {200, ms(1)}, {300, ms(2)}};
     return table.at(size.value);

@@ -1,4 +1,4 @@
-// run_synchronous's local SGD (sync_every = K) and time-varying AllReduce (allreduce_time_at, degraded links), on
+// run_synchronous's local SGD (sync_every = K) and time-varying AllReduce (collective_time_at, degraded links), on
 // the hand-worked setup (hand_worked_setup.hpp): per iteration k(F + B) = 12 ms of compute, O = 1 ms, and the
 // three buckets' AllReduce 5 + 1 + 2 = 8 ms.
 #include <catch2/catch.hpp>
@@ -26,9 +26,9 @@ struct CollectiveLog : SynchronousRunObserver {
   };
   std::vector<Entry> entries;
   void on_compute(std::int64_t, std::int64_t, std::int64_t, ComputePhase, SimTime, SimTime, double) override {}
-  void on_allreduce(std::int64_t iteration, std::size_t bucket, Bytes, SimTime start, SimTime end,
-                    const std::vector<std::int64_t>&, bool averaging) override {
-    entries.push_back({iteration, bucket, start, end, averaging});
+  void on_bucket_sync(std::int64_t iteration, std::size_t bucket, const BucketSync&, const std::vector<SimTime>& steps,
+                      const std::vector<std::int64_t>&, bool averaging) override {
+    entries.push_back({iteration, bucket, steps.front(), steps.back(), averaging});
   }
   void on_optimizer(std::int64_t, std::int64_t, SimTime, SimTime) override {}
   void on_idle(std::int64_t, std::int64_t, SimTime, SimTime) override {}
@@ -93,7 +93,7 @@ TEST_CASE("a collective takes the network state at its start: degraded inside th
   setup.ddp = hand_worked(false);
   setup.ranks = 2;
   setup.iterations = 3;
-  setup.allreduce_time_at = [](Bytes size, std::int64_t, SimTime start) {
+  setup.collective_time_at = [](CollectiveOp, Bytes size, std::int64_t, SimTime start) {
     static const std::map<std::int64_t, SimTime> table{{100, ms(5)}, {200, ms(1)}, {300, ms(2)}};
     const bool degraded = start >= ms(21) && start < ms(42);
     return degraded ? table.at(size.value) * 2 : table.at(size.value);

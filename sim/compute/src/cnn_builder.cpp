@@ -40,6 +40,9 @@ void CnnBuilder::conv(const std::string& name, std::int64_t out_channels, Extent
   const std::int64_t weights = kernel.height * kernel.width * (in.channels / groups) * out_channels;
   Layer layer{.name = name};
   layer.params = weights + (bias ? out_channels : 0);
+  layer.weight_rows = out_channels;
+  layer.weight_cols = weights / out_channels;
+  layer.weight_matrices = 1;
   layer.forward_flops = 2 * weights * out.height * out.width + (bias ? out.elements() : 0);
   layer.weight_elements_read = layer.params;
   layer.activation_elements_moved = in.elements() + out.elements();
@@ -126,6 +129,9 @@ void CnnBuilder::linear(const std::string& name, std::int64_t out_features) {
   const std::int64_t in = state_.shape.elements();
   Layer layer{.name = name};
   layer.params = in * out_features + out_features;
+  layer.weight_rows = out_features;
+  layer.weight_cols = in;
+  layer.weight_matrices = 1;
   layer.forward_flops = 2 * in * out_features + out_features;
   layer.weight_elements_read = layer.params;
   layer.activation_elements_moved = in + out_features;

@@ -39,13 +39,24 @@ Roofline ComputeModel::roofline(const Layer& layer, std::int64_t batch) const {
   const double bytes =
       static_cast<double>(element_bytes(precision_)) *
       (static_cast<double>(layer.weight_elements_read) + b * static_cast<double>(layer.activation_elements_moved));
+  return kernel_roofline(flops, bytes);
+}
+
+Roofline ComputeModel::kernel_roofline(double flops, double bytes) const {
   return {.compute_seconds = flops / (peak_flops_ * options_.efficiency),
           .memory_seconds = bytes / (gpu_.memory_bandwidth.bytes_per_second * options_.efficiency)};
 }
 
-SimTime ComputeModel::forward(const Layer& layer, std::int64_t batch) const {
-  const Roofline r = roofline(layer, batch);
+SimTime ComputeModel::time_of(const Roofline& r) const {
   return SimTime::from_seconds(std::max(r.compute_seconds, r.memory_seconds)) + options_.kernel_overhead;
+}
+
+SimTime ComputeModel::kernel_time(double flops, double bytes) const {
+  return time_of(kernel_roofline(flops, bytes));
+}
+
+SimTime ComputeModel::forward(const Layer& layer, std::int64_t batch) const {
+  return time_of(roofline(layer, batch));
 }
 
 SimTime ComputeModel::backward(const Layer& layer, std::int64_t batch) const {

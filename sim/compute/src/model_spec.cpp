@@ -57,7 +57,8 @@ ModelSpec::ModelSpec(std::string name, std::vector<Layer> layers, std::optional<
         {"weight_elements_read", layer.weight_elements_read},
         {"activation_elements_moved", layer.activation_elements_moved},
         {"saved_elements", layer.saved_elements},
-        {"saved_mask_bytes", layer.saved_mask_bytes}};
+        {"saved_mask_bytes", layer.saved_mask_bytes},
+        {"weight_matrices", layer.weight_matrices}};
     for (const auto& [field, value] : fields) {
       if (value < 0) {
         throw InputError(fmt::format("layer '{}': {} must not be negative, got {}", layer.name, field, value),
@@ -67,6 +68,14 @@ ModelSpec::ModelSpec(std::string name, std::vector<Layer> layers, std::optional<
     if (layer.forward_flops == 0 && layer.weight_elements_read == 0 && layer.activation_elements_moved == 0) {
       throw InputError(fmt::format("layer '{}' does no work: give it FLOPs or elements moved", layer.name),
                        std::nullopt, key);
+    }
+    // The weight matrices are part of the parameters (divisions, so that no product can overflow).
+    const bool shaped = layer.weight_matrices > 0;
+    if (shaped && (layer.weight_rows <= 0 || layer.weight_cols <= 0 ||
+                   layer.weight_rows > layer.params / layer.weight_cols / layer.weight_matrices)) {
+      throw InputError(fmt::format("layer '{}': {} weight matrices of {} x {} hold more than its {} params", layer.name,
+                                   layer.weight_matrices, layer.weight_rows, layer.weight_cols, layer.params),
+                       std::nullopt, key + ".weight_shape");
     }
     params_ = checked_add(params_, layer.params, "params", name_);
     forward_flops_ = checked_add(forward_flops_, layer.forward_flops, "forward FLOPs", name_);

@@ -36,7 +36,12 @@ void TransformerBuilder::elementwise(const std::string& name, std::int64_t flops
 
 void TransformerBuilder::embedding(const std::string& name, std::int64_t rows) {
   const std::int64_t n = tokens_ * hidden_;
-  layers_.push_back({.name = name, .params = rows * hidden_, .activation_elements_moved = 2 * n});
+  layers_.push_back({.name = name,
+                     .params = rows * hidden_,
+                     .activation_elements_moved = 2 * n,
+                     .weight_rows = rows,
+                     .weight_cols = hidden_,
+                     .weight_matrices = 1});
   width_ = hidden_;
   saved_ = false;
 }
@@ -79,7 +84,10 @@ void TransformerBuilder::linear(const std::string& name, std::int64_t out_featur
                      .forward_flops = tokens_ * (2 * in * out_features + (bias ? out_features : 0)),
                      .weight_elements_read = tied_weights > 0 ? tied_weights : weights,
                      .activation_elements_moved = tokens_ * (in + out_features),
-                     .saved_elements = save_input()});
+                     .saved_elements = save_input(),
+                     .weight_rows = out_features,
+                     .weight_cols = in,
+                     .weight_matrices = tied_weights > 0 ? 0 : weight_copies_});
   linear_input_width_ = in;
   width_ = out_features;
   saved_ = false;
@@ -94,7 +102,10 @@ void TransformerBuilder::sibling_linear(const std::string& name, std::int64_t ou
                      .params = weights,
                      .forward_flops = tokens_ * (2 * in * out_features + (bias ? out_features : 0)),
                      .weight_elements_read = weights,
-                     .activation_elements_moved = tokens_ * (in + out_features)});
+                     .activation_elements_moved = tokens_ * (in + out_features),
+                     .weight_rows = out_features,
+                     .weight_cols = in,
+                     .weight_matrices = weight_copies_});
   width_ += out_features;
   saved_ = false;
 }

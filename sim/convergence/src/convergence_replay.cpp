@@ -9,6 +9,7 @@
 #include <numeric>
 #include <stdexcept>
 
+#include "gradient_compressor.hpp"
 #include "sample_stream.hpp"
 #include "syncsim/convergence/learning_rate.hpp"
 #include "syncsim/convergence/proxy_model.hpp"
@@ -38,6 +39,9 @@ class Replay {
         config.eval_every.value_or(std::max<std::int64_t>(1, (total + kCurvePoints - 1) / kCurvePoints));
     check_batches();
     find_last_uses();
+    if (schedule.kind == ScheduleKind::synchronous && schedule.compression.enabled()) {
+      compressor_.emplace(schedule.compression, model_->tensors(), model_->parameter_count(), schedule.workers, seed);
+    }
   }
 
   ConvergenceResult run() {
@@ -150,10 +154,32 @@ class Replay {
     if (earliest >= 0) stream_.forget_before(earliest);
   }
 
+  // One synchronous update through the compression hook: each member's mean gradient, compressed and averaged
+  // as every worker receives it. False when training has diverged.
+  bool compressed_update(const ScheduledUpdate& update, const std::vector<std::int64_t>& members, std::size_t u) {
+    gradients_.resize(members.size());
+    for (std::size_t m = 0; m < members.size(); ++m) {
+      sum_.clear();
+      if (!add_batch(members[m], params_)) return diverged(static_cast<std::int64_t>(u) + 1, update.at);
+      std::vector<double>& g = gradients_[m];
+      g.resize(params_.size());
+      for (std::size_t i = 0; i < g.size(); ++i) g[i] = sum_.mean(i, config_.batch_per_worker);
+    }
+    compressor_->average(gradients_, members, direction_);
+    const std::int64_t batch = std::ssize(members) * config_.batch_per_worker;
+    const double rate = learning_rate(config_, batch, static_cast<std::int64_t>(u));
+    for (std::size_t i = 0; i < params_.size(); ++i) params_[i] -= rate * direction_[i];
+    return applied(static_cast<std::int64_t>(u) + 1, update.at, batch, params_);
+  }
+
   void run_synchronous() {
     for (std::size_t u = 0; u < schedule_.updates.size(); ++u) {
       const ScheduledUpdate& update = schedule_.updates[u];
       const auto& members = schedule_.member_sets.at(static_cast<std::size_t>(update.source));
+      if (compressor_ && static_cast<std::int64_t>(u) >= schedule_.compression.start_iteration) {
+        if (!compressed_update(update, members, u)) return;
+        continue;
+      }
       sum_.clear();
       for (const std::int64_t w : members) {
         if (!add_batch(w, params_)) {
@@ -243,6 +269,9 @@ class Replay {
   std::vector<std::int64_t> positions_;  // per worker: samples read so far
   std::vector<std::int64_t> last_use_;   // per worker: the last update (1-based) that reads its samples
   std::vector<double> params_;
+  std::optional<GradientCompressor> compressor_;  // synchronous updates through a compression hook
+  std::vector<std::vector<double>> gradients_;    // per member: its mean gradient (compressed updates)
+  std::vector<double> direction_;                 // the update's direction (compressed updates)
   ConvergenceResult result_;
 };
 

@@ -11,6 +11,11 @@ std::size_t LogisticModel::parameter_count() const {
   return classes_ * features_ + classes_;
 }
 
+std::vector<ParameterTensor> LogisticModel::tensors() const {
+  return {{.offset = 0, .rows = classes_, .cols = features_, .matrix = true},
+          {.offset = classes_ * features_, .rows = classes_}};
+}
+
 std::vector<double> LogisticModel::initial_parameters(std::uint64_t) const {
   return std::vector<double>(parameter_count(), 0.0);  // the loss is convex: zero is the usual start
 }

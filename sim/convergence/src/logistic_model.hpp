@@ -9,6 +9,7 @@ class LogisticModel final : public ProxyModel {
   LogisticModel(std::int64_t features, std::int64_t classes);
 
   std::size_t parameter_count() const override;
+  std::vector<ParameterTensor> tensors() const override;
   std::vector<double> initial_parameters(std::uint64_t seed) const override;
   bool accumulate_gradient(std::span<const double> params, const Dataset& data, std::int64_t i,
                            GradientSum& sum) override;

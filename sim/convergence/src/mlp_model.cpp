@@ -28,6 +28,13 @@ std::size_t MlpModel::parameter_count() const {
   return b2_ + classes_;
 }
 
+std::vector<ParameterTensor> MlpModel::tensors() const {
+  return {{.offset = 0, .rows = hidden_units_, .cols = features_, .matrix = true},
+          {.offset = b1_, .rows = hidden_units_},
+          {.offset = w2_, .rows = classes_, .cols = hidden_units_, .matrix = true},
+          {.offset = b2_, .rows = classes_}};
+}
+
 std::vector<double> MlpModel::initial_parameters(std::uint64_t seed) const {
   // Glorot-uniform weights keep tanh units out of saturation at the start; zero biases.
   std::vector<double> p(parameter_count(), 0.0);

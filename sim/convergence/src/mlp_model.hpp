@@ -10,6 +10,7 @@ class MlpModel final : public ProxyModel {
   MlpModel(std::int64_t features, std::int64_t hidden, std::int64_t classes);
 
   std::size_t parameter_count() const override;
+  std::vector<ParameterTensor> tensors() const override;
   std::vector<double> initial_parameters(std::uint64_t seed) const override;
   bool accumulate_gradient(std::span<const double> params, const Dataset& data, std::int64_t i,
                            GradientSum& sum) override;

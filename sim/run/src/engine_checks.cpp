@@ -15,6 +15,10 @@ void refuse_what_identical_ranks_lack(const Scenario& s, std::string_view with) 
   if (s.training.communication.value != Communication::allreduce) {
     throw s.training.communication.error(fmt::format("parameter servers are {}", not_yet));
   }
+  if (s.training.gradient_compression.value.enabled()) {
+    throw s.training.gradient_compression.error(
+        fmt::format("gradient compression is {} (it compresses DDP's bucket AllReduces)", not_yet));
+  }
   if (!s.faults.empty()) throw InputError(fmt::format("faults are {}", not_yet), s.faults[0].where, s.faults[0].key);
   if (!s.degraded_links.empty()) {
     throw InputError(fmt::format("degraded links are {}", not_yet), s.degraded_links[0].where, s.degraded_links[0].key);

@@ -159,13 +159,13 @@ CollectiveSpec ResolvedScenario::collective_spec(CollectiveOp op, std::size_t ra
   return spec;
 }
 
-const CollectiveOutcome& ResolvedScenario::allreduce(Bytes size, std::optional<std::size_t> ranks) {
+const CollectiveOutcome& ResolvedScenario::collective(CollectiveOp op, Bytes size, std::optional<std::size_t> ranks) {
   const std::size_t n = ranks.value_or(static_cast<std::size_t>(workers_));
-  const auto key = std::make_pair(size.value, n);
-  if (const auto it = allreduce_cache_.find(key); it != allreduce_cache_.end()) return it->second;
-  CollectiveSpec spec = collective_spec(CollectiveOp::allreduce, n);
+  const auto key = std::make_tuple(op, size.value, n);
+  if (const auto it = collective_cache_.find(key); it != collective_cache_.end()) return it->second;
+  CollectiveSpec spec = collective_spec(op, n);
   spec.size = size;
-  return allreduce_cache_.emplace(key, shared_or_simulated(spec)).first->second;
+  return collective_cache_.emplace(key, shared_or_simulated(spec)).first->second;
 }
 
 const CollectiveOutcome& ResolvedScenario::group_collective(CollectiveOp op, Bytes size,

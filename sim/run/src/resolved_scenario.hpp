@@ -74,8 +74,11 @@ class ResolvedScenario {
 
   // The collective template of training.algorithm / channels / latency model, for `ranks` ranks.
   CollectiveSpec collective_spec(CollectiveOp op, std::size_t ranks) const;
-  // AllReduce of `size` over the first `ranks` workers (default: all), simulated once per (size, ranks).
-  const CollectiveOutcome& allreduce(Bytes size, std::optional<std::size_t> ranks = std::nullopt);
+  // `op` of `size` over the first `ranks` workers (default: all), simulated once per (op, size, ranks).
+  const CollectiveOutcome& collective(CollectiveOp op, Bytes size, std::optional<std::size_t> ranks = std::nullopt);
+  const CollectiveOutcome& allreduce(Bytes size, std::optional<std::size_t> ranks = std::nullopt) {
+    return collective(CollectiveOp::allreduce, size, ranks);
+  }
   // `op` of `size` in every one of `groups` at once, sharing the network (CollectiveSpec::groups), simulated once
   // per (op, size, groups): a parallel layout's tensor, data-parallel or pipeline groups.
   const CollectiveOutcome& group_collective(CollectiveOp op, Bytes size,
@@ -123,7 +126,7 @@ class ResolvedScenario {
   std::int64_t workers_ = 1;
   std::optional<CalibratedModel> calibrated_;
   std::optional<TopologyDigest> topology_digest_;
-  std::map<std::pair<std::int64_t, std::size_t>, CollectiveOutcome> allreduce_cache_;
+  std::map<std::tuple<CollectiveOp, std::int64_t, std::size_t>, CollectiveOutcome> collective_cache_;
   std::map<std::tuple<CollectiveOp, std::int64_t, std::vector<std::vector<std::size_t>>>, CollectiveOutcome>
       group_cache_;
 };

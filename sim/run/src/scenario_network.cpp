@@ -42,11 +42,11 @@ NetworkTimeline scenario_network_timeline(ResolvedScenario& context) {
   for (const LinkDegradation& d : context.scenario().degraded_links) {
     changes.push_back({resolve_link(context.topology(), d.between), d.factor, d.from, d.until});
   }
-  auto intact = [&context](Bytes size, std::size_t ranks) -> const CollectiveOutcome& {
-    return context.allreduce(size, ranks);
+  auto intact = [&context](CollectiveOp op, Bytes size, std::size_t ranks) -> const CollectiveOutcome& {
+    return context.collective(op, size, ranks);
   };
-  auto changed = [&context](Router& router, Bytes size, std::size_t ranks, SimTime start) {
-    CollectiveSpec spec = context.collective_spec(CollectiveOp::allreduce, ranks);
+  auto changed = [&context](Router& router, CollectiveOp op, Bytes size, std::size_t ranks, SimTime start) {
+    CollectiveSpec spec = context.collective_spec(op, ranks);
     spec.size = size;
     return at_value(context.scenario().training.algorithm,
                     [&] { return degraded_collective(context.scenario(), router, spec, start); });

@@ -47,10 +47,15 @@ void fill_faults(TrainingReport& r, const SynchronousRunResult& result, const st
 // One update per iteration, at the iteration's end on the last rank (iteration_times add up to it); the members
 // are the ranks that elastic recovery has not dropped by then. Iterations a restart threw away are not there:
 // the proxy sees the run as resumed from the checkpoint, since the data of an iteration depends on its index only.
-convergence::UpdateSchedule update_schedule(const SynchronousRunSetup& setup, const SynchronousRunResult& result) {
+convergence::UpdateSchedule update_schedule(const SynchronousRunSetup& setup, const SynchronousRunResult& result,
+                                            const GradientCompression& compression) {
   convergence::UpdateSchedule schedule;
   schedule.kind = setup.sync_every > 0 ? convergence::ScheduleKind::local : convergence::ScheduleKind::synchronous;
   schedule.workers = setup.ranks;
+  if (!setup.ddp.syncs.empty()) {
+    schedule.compression = compression;
+    schedule.compression.start_iteration = setup.compress_from;
+  }
   std::vector<bool> gone(static_cast<std::size_t>(setup.ranks), false);
   std::vector<std::int64_t> members(static_cast<std::size_t>(setup.ranks));
   std::iota(members.begin(), members.end(), 0);
@@ -104,32 +109,82 @@ void fill_workers(TrainingReport& r, const SynchronousRunResult& result, std::in
   }
 }
 
-// Each bucket's AllReduce as the intact network runs it (a single worker has none).
-void fill_buckets(TrainingReport& r, ResolvedScenario& context, const BucketPlan& plan) {
-  for (const GradientBucket& bucket : plan.buckets) {
-    if (context.workers() > 1) {
-      r.buckets.push_back(allreduce_bucket_report(bucket.bytes, context.allreduce(bucket.bytes)));
-    } else {
+// Each bucket's AllReduce as the intact network runs it (a single worker has none), and its compressed
+// synchronization when there is one.
+void fill_buckets(TrainingReport& r, ResolvedScenario& context, const DdpSetup& ddp) {
+  for (std::size_t b = 0; b < ddp.buckets.buckets.size(); ++b) {
+    const GradientBucket& bucket = ddp.buckets.buckets[b];
+    if (context.workers() <= 1) {
       r.buckets.push_back(BucketReport{
           .bytes = bucket.bytes, .allreduce_time = SimTime::zero(), .algorithm = "none", .protocol = std::nullopt});
+      continue;
     }
+    r.buckets.push_back(allreduce_bucket_report(bucket.bytes, context.allreduce(bucket.bytes)));
+    if (ddp.syncs.empty()) continue;
+    const BucketSync& sync = ddp.syncs[b];
+    r.buckets.back().compressed = {
+        .wire_bytes = sync.wire_bytes(), .encode = sync.encode, .sync_time = sync_time(sync, ddp.collective_time)};
   }
 }
 
 // The data-parallel group's bus bytes per GPU per iteration (nccl-tests' busbw accounting: an AllReduce of S moves
-// 2 (d - 1)/d x S), every bucket once per iteration (DDP) or once per K iterations (local SGD's averaging).
-void fill_data_communication(TrainingReport& r, const SynchronousRunSetup& setup, std::int64_t workers) {
+// 2 (d - 1)/d x S, an AllGather (d - 1)/d x S), every bucket once per iteration (DDP) or once per K iterations
+// (local SGD's averaging); compressed iterations count their own collectives.
+void fill_data_communication(TrainingReport& r, const SynchronousRunSetup& setup, std::int64_t workers,
+                             std::int64_t iterations) {
   const double d = static_cast<double>(workers);
   const double every = setup.sync_every > 0 ? static_cast<double>(setup.sync_every) : 1;
-  const double bytes = 2 * (d - 1) / d * static_cast<double>(setup.ddp.buckets.total_bytes().value) / every;
+  double bytes = 2 * (d - 1) / d * static_cast<double>(setup.ddp.buckets.total_bytes().value) / every;
+  if (!setup.ddp.syncs.empty()) {
+    double compressed = 0;
+    for (const BucketSync& sync : setup.ddp.syncs) compressed += sync.bus_bytes(workers);
+    const auto plain_iterations = static_cast<double>(std::min(setup.compress_from, iterations));
+    bytes = (bytes * plain_iterations + compressed * (static_cast<double>(iterations) - plain_iterations)) /
+            static_cast<double>(iterations);
+  }
   SimTime exposed;
   for (const WorkerReport& w : r.per_worker) exposed += w.exposed_communication;
   const std::int64_t per = static_cast<std::int64_t>(r.per_worker.size()) * r.iterations;
-  r.group_communication.push_back(
-      {.group = "data",
-       .collectives = setup.sync_every > 0 ? "all_reduce per bucket every sync_every" : "all_reduce per bucket",
-       .bytes_per_gpu = bytes,
-       .exposed = SimTime::from_ps(exposed.ps() / std::max<std::int64_t>(per, 1))});
+  const std::string collectives = setup.sync_every > 0      ? "all_reduce per bucket every sync_every"
+                                  : setup.ddp.syncs.empty() ? "all_reduce per bucket"
+                                                            : "compressed per bucket";
+  r.group_communication.push_back({.group = "data",
+                                   .collectives = collectives,
+                                   .bytes_per_gpu = bytes,
+                                   .exposed = SimTime::from_ps(exposed.ps() / std::max<std::int64_t>(per, 1))});
+}
+
+// What compression saves on the wire and costs in kernels, per compressed iteration.
+void fill_compression(TrainingReport& r, const SynchronousRunSetup& setup, const GradientCompression& c,
+                      const ModelSpec& model, std::int64_t workers, Precision precision) {
+  CompressionReport out;
+  out.kind = std::string(to_string(c.kind));
+  out.rank = c.rank;
+  out.ratio = c.ratio;
+  out.error_feedback = c.error_feedback;
+  out.start_iteration = c.start_iteration;
+  out.gradient_bytes = setup.ddp.buckets.total_bytes();
+  const double d = static_cast<double>(workers);
+  out.plain_bus_bytes_per_gpu = 2 * (d - 1) / d * static_cast<double>(out.gradient_bytes.value);
+  for (std::size_t b = 0; b < setup.ddp.syncs.size(); ++b) {
+    const BucketSync& sync = setup.ddp.syncs[b];
+    out.wire_bytes += sync.wire_bytes();
+    out.bus_bytes_per_gpu += sync.bus_bytes(workers);
+    out.encode += sync.encode;
+    out.stream_compute += sync.compute_on_stream();
+    if (c.kind == CompressionKind::powersgd) {
+      const PowerSgdSplit split = powersgd_split(model, setup.ddp.buckets.buckets[b], c.rank, c.min_compression_rate);
+      out.compressed_matrices += split.compressed_matrices;
+      out.uncompressed_params += split.uncompressed_elements;
+    }
+  }
+  if ((c.kind == CompressionKind::fp16 || c.kind == CompressionKind::bf16) && element_bytes(precision) <= 2) {
+    out.note = fmt::format("gradients are already 16-bit under {}: {} compression sends the same bytes",
+                           to_string(precision), out.kind);
+  } else if (c.kind == CompressionKind::powersgd && out.compressed_matrices == 0) {
+    out.note = "no weight matrix is worth compressing (none known, or all too small): buckets are sent as they are";
+  }
+  r.compression = out;
 }
 
 }  // namespace
@@ -153,12 +208,18 @@ RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSched
     setup.ddp.overlap_slowdown = s.training.overlap_slowdown_or_default();
   }
   if (workers > 1) {
-    setup.ddp.allreduce_time = [&](Bytes size) { return context.allreduce(size).time; };
-    setup.allreduce_time_at = [&](Bytes size, std::int64_t ranks, SimTime start) {
-      return network.allreduce(size, ranks, start);
+    setup.ddp.collective_time = [&](CollectiveOp op, Bytes size) { return context.collective(op, size).time; };
+    setup.collective_time_at = [&](CollectiveOp op, Bytes size, std::int64_t ranks, SimTime start) {
+      return network.collective(op, size, ranks, start);
     };
+    const GradientCompression& compression = s.training.gradient_compression.value;
+    if (compression.enabled()) {
+      setup.ddp.syncs = bucket_syncs(context.model(), setup.ddp.buckets, element_bytes(context.precision()),
+                                     compression, context.compute(), workers);
+      setup.compress_from = compression.start_iteration;
+    }
   } else {
-    setup.ddp.allreduce_time = [](Bytes) { return SimTime::zero(); };
+    setup.ddp.collective_time = [](CollectiveOp, Bytes) { return SimTime::zero(); };
   }
   setup.ranks = workers;
   setup.iterations = s.training.iterations;
@@ -177,13 +238,13 @@ RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSched
     setup.on_iteration = [&](std::int64_t committed) { context.report_progress(committed, s.training.iterations); };
   }
   recorder.set_step_source([&](Bytes bytes, std::int64_t ranks, SimTime start) {
-    return network.allreduce_outcome(bytes, ranks, start).outcome;
+    return network.collective_outcome(CollectiveOp::allreduce, bytes, ranks, start).outcome;
   });
   const SynchronousRunResult result = run_synchronous(setup, &recorder);
   std::vector<bool> happened(s.faults.size(), false);
   for (const FaultOutcome& outcome : result.faults) happened[outcome.fault] = true;
   check_faults_happened(s, happened, result.total);
-  if (schedule != nullptr) *schedule = update_schedule(setup, result);
+  if (schedule != nullptr) *schedule = update_schedule(setup, result, s.training.gradient_compression.value);
 
   RunOutput out;
   TrainingReport& r = out.report;
@@ -192,8 +253,11 @@ RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSched
   fill_workers(r, result, workers, s.training.iterations);
   compute_shares(r);
   fill_faults(r, result, faults);
-  fill_buckets(r, context, setup.ddp.buckets);
-  if (workers > 1) fill_data_communication(r, setup, workers);
+  fill_buckets(r, context, setup.ddp);
+  if (workers > 1) fill_data_communication(r, setup, workers, s.training.iterations);
+  if (workers > 1 && s.training.gradient_compression.value.enabled()) {
+    fill_compression(r, setup, s.training.gradient_compression.value, context.model(), workers, context.precision());
+  }
   if (workers > 1) record_link_loads(context, network, recorder, r);
   out.trace = std::move(recorder).build();
   return out;

@@ -51,7 +51,7 @@ void record_link_loads(ResolvedScenario& context, NetworkTimeline& network, Sync
   std::map<LinkName, Load> loads;
   for (const SyncTraceRecorder::Collective& c : recorder.collectives()) {
     if (c.ranks < 2) continue;
-    const NetworkTimeline::Outcome o = network.allreduce_outcome(c.bytes, c.ranks, c.start);
+    const NetworkTimeline::Outcome o = network.collective_outcome(c.op, c.bytes, c.ranks, c.start);
     for (const LinkTraffic& t : o.outcome->links) {
       Load& load = loads[name_of(*o.topology, t.link)];
       load.bytes += t.bytes_carried;
@@ -89,7 +89,7 @@ void record_link_loads(ResolvedScenario& context, NetworkTimeline& network, Sync
                                                               trace::TrackKind::link, static_cast<std::int32_t>(i));
     for (const SyncTraceRecorder::Collective& c : recorder.collectives()) {
       if (c.ranks < 2 || !recorder.traced_iteration(c.iteration) || c.end <= c.start) continue;
-      const NetworkTimeline::Outcome o = network.allreduce_outcome(c.bytes, c.ranks, c.start);
+      const NetworkTimeline::Outcome o = network.collective_outcome(c.op, c.bytes, c.ranks, c.start);
       const double capacity = bandwidth_in(*o.topology, name) * (c.end - c.start).seconds();
       const double utilization = capacity > 0 ? std::min(1.0, bytes_in(o, name) / capacity) : 0.0;
       recorder.builder().add_counter(track, "utilization", c.start, std::round(utilization * 1e6) / 1e6);

@@ -41,23 +41,49 @@ void SyncTraceRecorder::on_compute(std::int64_t rank, std::int64_t iteration, st
                     {{"iteration", iteration}, {"micro_batch", micro_batch}, {"factor", factor}});
 }
 
-void SyncTraceRecorder::on_allreduce(std::int64_t iteration, std::size_t bucket, Bytes bytes, SimTime start,
-                                     SimTime end, const std::vector<std::int64_t>& ranks, bool averaging) {
-  collectives_.push_back({iteration, bytes, static_cast<std::int64_t>(ranks.size()), start, end});
-  if (!traced(iteration)) return;
-  const std::string name = fmt::format("{} bucket {}", averaging ? "average" : "allreduce", bucket);
+void SyncTraceRecorder::on_bucket_sync(std::int64_t iteration, std::size_t bucket, const BucketSync& sync,
+                                       const std::vector<SimTime>& step_starts, const std::vector<std::int64_t>& ranks,
+                                       bool averaging) {
   const auto n = static_cast<std::int64_t>(ranks.size());
-  const CollectiveOutcome* outcome = steps_ && n > 1 ? steps_(bytes, n, start) : nullptr;
+  for (std::size_t k = 0; k < sync.steps.size(); ++k) {
+    const SyncStep& step = sync.steps[k];
+    if (step.kind == SyncStep::Kind::collective) {
+      collectives_.push_back({iteration, step.op, step.bytes, n, step_starts[k], step_starts[k + 1]});
+    }
+  }
+  if (!traced(iteration)) return;
+  const SimTime start = step_starts.front();
+  const SimTime end = step_starts.back();
+  const bool plain = sync.steps.size() == 1 && sync.steps.front().kind == SyncStep::Kind::collective &&
+                     sync.steps.front().op == CollectiveOp::allreduce;
+  const Bytes bytes = plain ? sync.steps.front().bytes : sync.wire_bytes();
+  const std::string name = fmt::format("{} bucket {}",
+                                       averaging ? "average"
+                                       : plain   ? "allreduce"
+                                                 : "compressed",
+                                       bucket);
+  const CollectiveOutcome* outcome = plain && steps_ && n > 1 ? steps_(bytes, n, start) : nullptr;
   for (std::size_t i = 0; i < ranks.size(); ++i) {
-    const trace::SpanId parent = builder_.add_span(
-        comm_track_[static_cast<std::size_t>(ranks[i])], name, trace::category::communication, start, end - start,
-        {{"iteration", iteration}, {"bucket", bucket}, {"bytes", bytes.value}, {"ranks", n}});
+    const trace::TrackId track = comm_track_[static_cast<std::size_t>(ranks[i])];
+    const trace::SpanId parent =
+        builder_.add_span(track, name, trace::category::communication, start, end - start,
+                          {{"iteration", iteration}, {"bucket", bucket}, {"bytes", bytes.value}, {"ranks", n}});
+    if (!plain) {
+      for (std::size_t k = 0; k < sync.steps.size(); ++k) {
+        const SyncStep& step = sync.steps[k];
+        const bool collective = step.kind == SyncStep::Kind::collective;
+        builder_.add_span(track, std::string(step.label),
+                          collective ? trace::category::collective_step : trace::category::compression, step_starts[k],
+                          step_starts[k + 1] - step_starts[k],
+                          {{"bytes", collective ? step.bytes.value : std::int64_t{0}}}, parent);
+      }
+    }
     if (outcome == nullptr || i >= outcome->step_starts.size()) continue;
     // The collective's rank i is the i-th joining rank (the simulation places it on the i-th GPU).
     const std::vector<SimTime>& steps = outcome->step_starts[i];
     for (std::size_t s = 0; s + 1 < steps.size(); ++s) {
-      builder_.add_span(comm_track_[static_cast<std::size_t>(ranks[i])], step_name(*outcome, n, s),
-                        trace::category::collective_step, start + steps[s], steps[s + 1] - steps[s],
+      builder_.add_span(track, step_name(*outcome, n, s), trace::category::collective_step, start + steps[s],
+                        steps[s + 1] - steps[s],
                         {{"step", static_cast<std::int64_t>(s)}, {"algorithm", to_string(outcome->algorithm)}}, parent);
     }
   }

@@ -3,7 +3,9 @@
 // them (SynchronousRunObserver), per worker a compute track (forward and backward per micro-batch, optimizer step,
 // idle gaps, and a fault's "down", "stalled" and "restart" spans) and a communication track (one span per bucket
 // AllReduce, from the moment every rank has joined to its end; "average bucket j" for local SGD's averaging), the
-// collective's steps nested in each bucket span when the step source gives them (small collectives).
+// collective's steps nested in each bucket span when the step source gives them (small collectives). Under
+// gradient compression a bucket's span is "compressed bucket j", with its collectives and kernels nested in it
+// by their labels (gradient_compression.hpp).
 //
 // An attempt that a fault cut short shows what was done before the fault; the survivors' wait for the detection
 // is the "stalled" span (category idle).
@@ -29,15 +31,17 @@ class SyncTraceRecorder final : public SynchronousRunObserver {
 
   void on_compute(std::int64_t rank, std::int64_t iteration, std::int64_t micro_batch, ComputePhase phase,
                   SimTime start, SimTime end, double factor) override;
-  void on_allreduce(std::int64_t iteration, std::size_t bucket, Bytes bytes, SimTime start, SimTime end,
-                    const std::vector<std::int64_t>& ranks, bool averaging) override;
+  void on_bucket_sync(std::int64_t iteration, std::size_t bucket, const BucketSync& sync,
+                      const std::vector<SimTime>& step_starts, const std::vector<std::int64_t>& ranks,
+                      bool averaging) override;
   void on_optimizer(std::int64_t rank, std::int64_t iteration, SimTime start, SimTime end) override;
   void on_idle(std::int64_t rank, std::int64_t iteration, SimTime start, SimTime end) override;
   void on_fault(std::int64_t rank, FaultSpan span, std::size_t fault, SimTime start, SimTime end) override;
 
-  // Every AllReduce the run placed, traced or not (for the link loads of sync_link_load.hpp).
+  // Every collective the run placed, traced or not (for the link loads of sync_link_load.hpp).
   struct Collective {
     std::int64_t iteration = 0;
+    CollectiveOp op = CollectiveOp::allreduce;
     Bytes bytes;
     std::int64_t ranks = 0;
     SimTime start;

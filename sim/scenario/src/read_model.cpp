@@ -30,10 +30,24 @@ struct LayerEntry {
   std::int64_t repeat = 1;
 };
 
+// `weight_shape: [rows, cols]`: the layer's weight matrix as PowerSGD views it (model_spec.hpp), within params.
+void read_weight_shape(const ConfigNode& node, const std::string& path, Layer& layer) {
+  const auto& items = read_list(node, path);
+  if (items.size() != 2) fail(node, path, "expected [rows, cols]: the weight's first dimension and the rest");
+  const std::int64_t rows = read_count(items[0], item_path(path, 0), 1);
+  const std::int64_t cols = read_count(items[1], item_path(path, 1), 1);
+  if (rows > layer.params / cols) {
+    fail(node, path, fmt::format("a {} x {} weight holds more than the layer's {} params", rows, cols, layer.params));
+  }
+  layer.weight_rows = rows;
+  layer.weight_cols = cols;
+  layer.weight_matrices = 1;
+}
+
 LayerEntry read_layer(const ConfigNode& node, const std::string& path) {
   const MapReader reader(node, path,
                          {"name", "params", "forward_flops", "weight_elements_read", "activation_elements_moved",
-                          "saved_elements", "saved_mask_bytes", "repeat"});
+                          "saved_elements", "saved_mask_bytes", "weight_shape", "repeat"});
   LayerEntry entry;
   entry.layer.where = node.where;
   entry.layer.key = path;
@@ -53,6 +67,8 @@ LayerEntry read_layer(const ConfigNode& node, const std::string& path) {
   if (layer.forward_flops == 0 && layer.weight_elements_read == 0 && layer.activation_elements_moved == 0) {
     fail(node, path, "the layer does no work: give it forward_flops or elements moved");
   }
+  if (const ConfigNode* shape = reader.get("weight_shape"))
+    read_weight_shape(*shape, reader.path("weight_shape"), layer);
   if (const ConfigNode* repeat = reader.get("repeat")) entry.repeat = read_count(*repeat, reader.path("repeat"), 1);
   return entry;
 }

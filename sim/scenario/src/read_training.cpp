@@ -71,10 +71,11 @@ std::optional<Located<std::int64_t>> optional_count(const MapReader& reader, std
 }  // namespace
 
 TrainingConfig read_training(const ConfigNode& node, bool has_calibration) {
-  const MapReader reader(node, "training",
-                         {"strategy", "communication", "algorithm", "channels", "latency_model", "protocol",
-                          "bucket_size", "overlap", "framework_overhead", "overlap_slowdown", "iterations",
-                          "warmup_iterations", "staleness_bound", "sync_every", "group_size", "parameter_servers"});
+  const MapReader reader(
+      node, "training",
+      {"strategy", "communication", "algorithm", "channels", "latency_model", "protocol", "bucket_size", "overlap",
+       "framework_overhead", "overlap_slowdown", "iterations", "warmup_iterations", "staleness_bound", "sync_every",
+       "group_size", "parameter_servers", "gradient_compression"});
   TrainingConfig training;
   const ConfigNode* strategy = reader.get("strategy");
   training.strategy = strategy ? located(read_choice(*strategy, reader.path("strategy"), kStrategyNames), *strategy,
@@ -169,6 +170,19 @@ TrainingConfig read_training(const ConfigNode& node, bool has_calibration) {
              fmt::format("applies to the sync and local_sgd strategies, not {}", to_string(kind)));
       }
     }
+  }
+  if (const ConfigNode* compression = reader.get("gradient_compression")) {
+    training.gradient_compression = read_compression(*compression, reader.path("gradient_compression"));
+    // DDP's communication hooks act on its bucket AllReduces: averaging parameters (local SGD) and pushing to
+    // servers are other paths.
+    if (training.gradient_compression.value.enabled() &&
+        (kind != StrategyKind::sync || training.communication.value != Communication::allreduce)) {
+      fail(*compression, reader.path("gradient_compression"),
+           fmt::format("compresses DDP's gradient AllReduce: strategy sync over allreduce, not {} over {}",
+                       to_string(kind), to_string(training.communication.value)));
+    }
+  } else {
+    training.gradient_compression = reader.defaulted("gradient_compression", GradientCompression{});
   }
   if (const ConfigNode* servers = reader.get("parameter_servers")) {
     training.parameter_servers = read_servers(*servers, reader.path("parameter_servers"));

@@ -136,6 +136,10 @@ void write_model(Writer& w, const ModelConfig& model) {
       w.field("weight_elements_read", layer.weight_elements_read);
       w.field("activation_elements_moved", layer.activation_elements_moved);
       w.field("saved_elements", layer.saved_elements).field("saved_mask_bytes", layer.saved_mask_bytes);
+      if (layer.weight_matrices > 0) {
+        w.raw() << YAML::Key << "weight_shape" << YAML::Flow << YAML::BeginSeq << layer.weight_rows << layer.weight_cols
+                << YAML::EndSeq;
+      }
       w.raw() << YAML::EndMap;
     }
     w.raw() << YAML::EndSeq;
@@ -159,6 +163,21 @@ void write_model(Writer& w, const ModelConfig& model) {
   w.raw() << YAML::EndMap;
 }
 
+// Written only when on, so scenarios without it read back as they were.
+void write_compression(Writer& w, const GradientCompression& c) {
+  if (!c.enabled()) return;
+  w.begin_map("gradient_compression").text("kind", to_string(c.kind));
+  if (c.kind == CompressionKind::powersgd) {
+    w.field("rank", c.rank).text("min_compression_rate", number_text(c.min_compression_rate));
+  }
+  if (c.kind == CompressionKind::topk) w.text("ratio", number_text(c.ratio));
+  if (c.kind == CompressionKind::powersgd || c.kind == CompressionKind::topk) {
+    w.field("error_feedback", c.error_feedback);
+  }
+  w.field("start_iteration", c.start_iteration);
+  w.raw() << YAML::EndMap;
+}
+
 void write_training(Writer& w, const TrainingConfig& t) {
   w.begin_map("training").text("strategy", to_string(t.strategy.value));
   w.text("communication", to_string(t.communication.value));
@@ -174,6 +193,7 @@ void write_training(Writer& w, const TrainingConfig& t) {
   if (t.staleness_bound) w.field("staleness_bound", t.staleness_bound->value);
   if (t.sync_every) w.field("sync_every", t.sync_every->value);
   if (t.group_size) w.field("group_size", t.group_size->value);
+  write_compression(w, t.gradient_compression.value);
   if (t.communication.value == Communication::parameter_server) {
     const ParameterServerConfig& ps = t.parameter_servers;
     w.begin_map("parameter_servers").field("count", ps.count.value).text("placement", to_string(ps.placement));

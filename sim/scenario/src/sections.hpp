@@ -20,6 +20,7 @@ Located<LlamaShape> read_transformer(const ConfigNode& node, const std::string& 
 Located<LlamaShape> read_hf_config_key(const ConfigNode& node, const std::string& path,
                                        const std::filesystem::path& base_dir);
 TrainingConfig read_training(const ConfigNode& node, bool has_calibration);
+Located<GradientCompression> read_compression(const ConfigNode& node, const std::string& path);
 StragglerConfig read_stragglers(const ConfigNode& node);
 std::vector<LinkDegradation> read_degraded_links(const ConfigNode& node);
 std::vector<FaultConfig> read_faults(const ConfigNode& node, StrategyKind strategy);

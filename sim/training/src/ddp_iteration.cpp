@@ -59,12 +59,41 @@ void validate(const DdpSetup& setup) {
     throw InputError("ddp: micro_batches must be at least 1, got " + std::to_string(setup.micro_batches));
   }
   require_non_negative(setup.optimizer_step, "ddp: optimizer step time");
-  if (!setup.buckets.buckets.empty() && !setup.allreduce_time) {
-    throw InputError("ddp: buckets to reduce but no AllReduce time function");
+  if (!setup.buckets.buckets.empty() && !setup.collective_time) {
+    throw InputError("ddp: buckets to reduce but no collective time function");
+  }
+  if (!setup.syncs.empty() && setup.syncs.size() != setup.buckets.buckets.size()) {
+    throw InputError("ddp: " + std::to_string(setup.syncs.size()) + " bucket synchronizations for " +
+                     std::to_string(setup.buckets.buckets.size()) + " buckets");
   }
 }
 
 }  // namespace
+
+std::vector<BucketSync> bucket_syncs_of(const DdpSetup& setup) {
+  if (!setup.syncs.empty()) return setup.syncs;
+  std::vector<BucketSync> syncs;
+  syncs.reserve(setup.buckets.buckets.size());
+  for (const GradientBucket& bucket : setup.buckets.buckets) syncs.push_back(BucketSync::plain(bucket.bytes));
+  return syncs;
+}
+
+SimTime sync_time(const BucketSync& sync, const std::function<SimTime(CollectiveOp, Bytes)>& collective_time) {
+  SimTime total;
+  for (const SyncStep& step : sync.steps) {
+    total += step.kind == SyncStep::Kind::compute ? step.time : collective_time(step.op, step.bytes);
+  }
+  return total;
+}
+
+std::vector<SimTime> encode_after_layers(const BucketPlan& plan, const std::vector<BucketSync>& syncs,
+                                         std::size_t layers) {
+  std::vector<SimTime> encode(layers, SimTime::zero());
+  for (std::size_t b = 0; b < plan.buckets.size() && b < syncs.size(); ++b) {
+    encode.at(plan.buckets[b].ready_after_layer) += syncs[b].encode;
+  }
+  return encode;
+}
 
 IterationTimeline simulate_ddp_iteration(const DdpSetup& setup) {
   validate(setup);
@@ -77,7 +106,10 @@ IterationTimeline simulate_ddp_iteration(const DdpSetup& setup) {
   out.phases.reserve(2 * n * static_cast<std::size_t>(setup.micro_batches));
 
   // Compute stream: k x (forward in order, backward in reverse order). backward_end_of[i]: when layer i's
-  // backward ends in the last micro-batch, which is the one that produces the gradients that are reduced.
+  // backward ends in the last micro-batch, which is the one that produces the gradients that are reduced (and
+  // then encodes the buckets it completes).
+  const std::vector<BucketSync> syncs = bucket_syncs_of(setup);
+  const std::vector<SimTime> encode = encode_after_layers(setup.buckets, syncs, n);
   std::vector<SimTime> backward_end_of(n);
   SimTime now;
   for (std::int64_t mb = 0; mb < setup.micro_batches; ++mb) {
@@ -86,8 +118,9 @@ IterationTimeline simulate_ddp_iteration(const DdpSetup& setup) {
       now += forward[i];
     }
     for (std::size_t i = n; i-- > 0;) {
-      out.phases.push_back({ComputePhase::backward, mb, i, now, now + backward[i]});
-      now += backward[i];
+      const SimTime length = backward[i] + (mb + 1 == setup.micro_batches ? encode[i] : SimTime::zero());
+      out.phases.push_back({ComputePhase::backward, mb, i, now, now + length});
+      now += length;
       backward_end_of[i] = now;
     }
   }
@@ -99,8 +132,8 @@ IterationTimeline simulate_ddp_iteration(const DdpSetup& setup) {
   out.buckets.reserve(setup.buckets.buckets.size());
   for (std::size_t b = 0; b < setup.buckets.buckets.size(); ++b) {
     const GradientBucket& bucket = setup.buckets.buckets[b];
-    const SimTime duration = setup.allreduce_time(bucket.bytes);
-    require_non_negative(duration, "ddp: AllReduce time of bucket " + std::to_string(b));
+    const SimTime duration = sync_time(syncs[b], setup.collective_time);
+    require_non_negative(duration, "ddp: synchronization time of bucket " + std::to_string(b));
     const SimTime ready = backward_end_of[bucket.ready_after_layer];
     const SimTime start = std::max(ready, stream_free);
     out.buckets.push_back({b, bucket.bytes, ready, start, start + duration});

@@ -1,18 +1,10 @@
 #include "syncsim/training/faults.hpp"
 
+#include "name_table.hpp"
+
 namespace syncsim {
 
-namespace {
-
-template <typename E, std::size_t N>
-std::string_view name_in(const std::array<std::pair<std::string_view, E>, N>& table, E value) {
-  for (const auto& [name, candidate] : table) {
-    if (candidate == value) return name;
-  }
-  return "?";
-}
-
-}  // namespace
+using training_detail::name_in;
 
 std::string_view to_string(FaultKind kind) {
   return name_in(kFaultKindNames, kind);

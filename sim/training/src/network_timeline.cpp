@@ -1,22 +1,23 @@
 #include "syncsim/training/network_timeline.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 namespace syncsim {
 
 struct NetworkTimeline::Variant {
   Topology topology;
   Router router;
-  std::map<std::pair<std::int64_t, std::int64_t>, CollectiveOutcome> allreduce;  // (size, ranks) -> outcome
+  std::map<std::tuple<CollectiveOp, std::int64_t, std::int64_t>, CollectiveOutcome> collectives;  // (op, size, ranks)
   explicit Variant(Topology changed) : topology(std::move(changed)), router(topology) {}
 };
 
 NetworkTimeline::NetworkTimeline(const Topology& intact, std::vector<LinkChange> changes,
-                                 IntactAllReduce intact_allreduce, ChangedAllReduce changed_allreduce)
+                                 IntactCollective intact_collective, ChangedCollective changed_collective)
     : intact_(&intact),
       changes_(std::move(changes)),
-      intact_allreduce_(std::move(intact_allreduce)),
-      changed_allreduce_(std::move(changed_allreduce)) {}
+      intact_collective_(std::move(intact_collective)),
+      changed_collective_(std::move(changed_collective)) {}
 
 NetworkTimeline::~NetworkTimeline() = default;
 
@@ -50,24 +51,25 @@ double NetworkTimeline::mean_factor(LinkId link, SimTime total) const {
   return std::max(0.0, 1.0 - lost / total.seconds());
 }
 
-SimTime NetworkTimeline::allreduce(Bytes size, std::int64_t ranks, SimTime start) {
+SimTime NetworkTimeline::collective(CollectiveOp op, Bytes size, std::int64_t ranks, SimTime start) {
   if (ranks <= 1) return SimTime::zero();
-  return allreduce_outcome(size, ranks, start).outcome->time;
+  return collective_outcome(op, size, ranks, start).outcome->time;
 }
 
-NetworkTimeline::Outcome NetworkTimeline::allreduce_outcome(Bytes size, std::int64_t ranks, SimTime start) {
+NetworkTimeline::Outcome NetworkTimeline::collective_outcome(CollectiveOp op, Bytes size, std::int64_t ranks,
+                                                             SimTime start) {
   const auto n = static_cast<std::size_t>(std::max<std::int64_t>(ranks, 1));
   std::map<LinkId, double> state = state_at(start);
-  if (state.empty()) return {&intact_allreduce_(size, n), intact_};
+  if (state.empty()) return {&intact_collective_(op, size, n), intact_};
   auto found = variants_.find(state);
   if (found == variants_.end()) {
     Topology changed = with_link_factors(*intact_, state);
     found = variants_.emplace(std::move(state), std::make_unique<Variant>(std::move(changed))).first;
   }
   Variant& v = *found->second;
-  const auto key = std::make_pair(size.value, ranks);
-  if (const auto hit = v.allreduce.find(key); hit != v.allreduce.end()) return {&hit->second, &v.topology};
-  const auto placed = v.allreduce.emplace(key, changed_allreduce_(v.router, size, n, start));
+  const auto key = std::make_tuple(op, size.value, ranks);
+  if (const auto hit = v.collectives.find(key); hit != v.collectives.end()) return {&hit->second, &v.topology};
+  const auto placed = v.collectives.emplace(key, changed_collective_(v.router, op, size, n, start));
   return {&placed.first->second, &v.topology};
 }
 

@@ -1,6 +1,7 @@
 #include "syncsim/training/synchronous_run.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <string>
 
@@ -20,7 +21,9 @@ struct RankCompute {
   std::vector<SimTime> backward_start;
 };
 
-void run_compute(const DdpSetup& ddp, double factor, RankCompute& out) {
+// `encode`: per layer, the compression kernels after its backward in the last micro-batch (ddp_iteration.hpp),
+// slowed like the layers by a straggler's factor.
+void run_compute(const DdpSetup& ddp, double factor, const std::vector<SimTime>& encode, RankCompute& out) {
   const std::size_t n = ddp.layers.forward.size();
   out.backward_end_of.assign(n, SimTime::zero());
   out.forward_start.clear();
@@ -30,8 +33,10 @@ void run_compute(const DdpSetup& ddp, double factor, RankCompute& out) {
     out.forward_start.push_back(now);
     for (std::size_t i = 0; i < n; ++i) now += ddp.layers.forward[i].scaled(factor);
     out.backward_start.push_back(now);
+    const bool last = mb + 1 == ddp.micro_batches;
     for (std::size_t i = n; i-- > 0;) {
       now += ddp.layers.backward[i].scaled(factor);
+      if (last) now += encode[i].scaled(factor);
       out.backward_end_of[i] = now;
     }
   }
@@ -61,8 +66,9 @@ struct RankAttempt {
 
 struct CollectiveAttempt {
   std::size_t bucket = 0;
-  SimTime start;
-  SimTime end;
+  std::vector<SimTime> step_starts;  // the bucket synchronization's steps, then its end
+  SimTime start() const { return step_starts.front(); }
+  SimTime end() const { return step_starts.back(); }
 };
 
 // One iteration placed on the ranks' clocks; committed when no fault interrupts it.
@@ -70,19 +76,25 @@ struct IterationAttempt {
   std::int64_t iteration = 0;
   std::vector<RankAttempt> ranks;  // the ranks in the job, in rank order
   std::vector<CollectiveAttempt> collectives;
-  bool averaging = false;  // local SGD's parameter averaging
-  SimTime begin;           // the first rank's start
-  SimTime end;             // the last rank's next start
-  SimTime stream_free;     // the communication stream after it
+  bool averaging = false;   // local SGD's parameter averaging
+  bool compressed = false;  // at or past SynchronousRunSetup::compress_from
+  SimTime begin;            // the first rank's start
+  SimTime end;              // the last rank's next start
+  SimTime stream_free;      // the communication stream after it
 };
 
 class SynchronousEngine {
  public:
   SynchronousEngine(const SynchronousRunSetup& setup, SynchronousRunObserver* observer)
       : setup_(setup), observer_(observer) {
-    // Validates the setup and gives each bucket's nominal AllReduce time (one call of allreduce_time per bucket).
-    const IterationTimeline nominal = simulate_ddp_iteration(setup.ddp);
-    for (const BucketSpan& b : nominal.buckets) nominal_duration_.push_back(b.end - b.start);
+    simulate_ddp_iteration(setup.ddp);  // validates the setup
+    DdpSetup plain = setup.ddp;
+    plain.syncs.clear();
+    for (const DdpSetup* ddp : std::array<const DdpSetup*, 2>{&plain, &setup.ddp}) {
+      const bool compressed = ddp == &setup.ddp;
+      syncs_[compressed] = bucket_syncs_of(*ddp);
+      encode_[compressed] = encode_after_layers(ddp->buckets, syncs_[compressed], ddp->layers.backward.size());
+    }
     for (std::int64_t r = 0; r < setup.ranks; ++r) job_.push_back(r);
     const auto ranks = static_cast<std::size_t>(setup.ranks);
     out_.ranks.assign(ranks, RankRunStats{});
@@ -117,12 +129,24 @@ class SynchronousEngine {
   }
 
  private:
-  SimTime allreduce(std::size_t bucket, SimTime start) const {
-    const GradientBucket& b = setup_.ddp.buckets.buckets[bucket];
-    if (!setup_.allreduce_time_at) return nominal_duration_[bucket];
-    const SimTime t = setup_.allreduce_time_at(b.bytes, static_cast<std::int64_t>(job_.size()), start);
-    if (t < SimTime::zero()) throw InputError("synchronous run: negative AllReduce time");
-    return t;
+  // Bucket `bucket`'s synchronization started at `start`: its steps' starts, then its end.
+  std::vector<SimTime> synchronize(std::size_t bucket, SimTime start, bool compressed) const {
+    const BucketSync& sync = syncs_[compressed][bucket];
+    std::vector<SimTime> starts{start};
+    SimTime t = start;
+    for (const SyncStep& step : sync.steps) {
+      if (step.kind == SyncStep::Kind::compute) {
+        t += step.time;
+      } else if (!setup_.collective_time_at) {
+        t += setup_.ddp.collective_time(step.op, step.bytes);
+      } else {
+        const SimTime d = setup_.collective_time_at(step.op, step.bytes, static_cast<std::int64_t>(job_.size()), t);
+        if (d < SimTime::zero()) throw InputError("synchronous run: negative collective time");
+        t += d;
+      }
+      starts.push_back(t);
+    }
+    return starts;
   }
 
   // DDP: bucket j starts when every rank has produced it and the in-order stream is free. Returns the stream's end.
@@ -147,7 +171,8 @@ class SynchronousEngine {
         RankAttempt& ra = a.ranks[i];
         for (; next_layer[i] > layer; --next_layer[i]) {
           const std::size_t l = next_layer[i] - 1;
-          at[i] = stretched_end(at[i], ddp.layers.backward[l].scaled(ra.factor), slowed_from, ddp.overlap_slowdown);
+          const SimTime work = ddp.layers.backward[l].scaled(ra.factor) + encode_[a.compressed][l].scaled(ra.factor);
+          at[i] = stretched_end(at[i], work, slowed_from, ddp.overlap_slowdown);
           ra.work.backward_end_of[l] = at[i] - ra.start;
         }
       }
@@ -159,8 +184,8 @@ class SynchronousEngine {
         ready = std::max(ready, ra.start + ra.work.backward_end_of[buckets[b].ready_after_layer]);
       }
       const SimTime begin = std::max(ready, stream);
-      stream = begin + allreduce(b, begin);
-      a.collectives.push_back({b, begin, stream});
+      a.collectives.push_back({b, synchronize(b, begin, a.compressed)});
+      stream = a.collectives.back().end();
       slowed_from = std::min(slowed_from, begin);
     }
     if (slowed) {
@@ -188,6 +213,7 @@ class SynchronousEngine {
     const std::vector<GradientBucket>& buckets = ddp.buckets.buckets;
     IterationAttempt a;
     a.iteration = it;
+    a.compressed = setup_.sync_every == 0 && it >= setup_.compress_from;
     a.begin = SimTime::max();
     SimTime last_backward_end;
     for (const std::int64_t r : job_) {
@@ -195,7 +221,7 @@ class SynchronousEngine {
       ra.rank = r;
       ra.factor = setup_.stragglers.factor(r, it);
       ra.start = start_[static_cast<std::size_t>(r)];
-      run_compute(ddp, ra.factor, ra.work);
+      run_compute(ddp, ra.factor, encode_[a.compressed], ra.work);
       ra.backward_end = ra.start + ra.work.compute;
       last_backward_end = std::max(last_backward_end, ra.backward_end);
       a.begin = std::min(a.begin, ra.start);
@@ -216,9 +242,8 @@ class SynchronousEngine {
       if (a.averaging) {
         stream = std::max(stream, last_step_end);
         for (std::size_t b = 0; b < buckets.size(); ++b) {
-          const SimTime begin = stream;
-          stream = begin + allreduce(b, begin);
-          a.collectives.push_back({b, begin, stream});
+          a.collectives.push_back({b, synchronize(b, stream, false)});
+          stream = a.collectives.back().end();
         }
         for (RankAttempt& ra : a.ranks) {
           ra.straggler_wait = last_step_end - ra.next_start;
@@ -284,8 +309,8 @@ class SynchronousEngine {
       std::vector<std::int64_t> ranks;
       for (const RankAttempt& ra : a.ranks) ranks.push_back(ra.rank);
       for (const CollectiveAttempt& c : a.collectives) {
-        if (cut && c.end > *cut) continue;
-        obs->on_allreduce(it, c.bucket, ddp.buckets.buckets[c.bucket].bytes, c.start, c.end, ranks, a.averaging);
+        if (cut && c.end() > *cut) continue;
+        obs->on_bucket_sync(it, c.bucket, syncs_[a.compressed][c.bucket], c.step_starts, ranks, a.averaging);
       }
     }
     return stopped;
@@ -398,7 +423,10 @@ class SynchronousEngine {
 
   const SynchronousRunSetup& setup_;
   SynchronousRunObserver* observer_;  // not owned; may be null
-  std::vector<SimTime> nominal_duration_;
+  // Indexed by compressed (false: plain AllReduces, before compress_from): per bucket its synchronization, and
+  // per layer the encoding after its backward.
+  std::array<std::vector<BucketSync>, 2> syncs_;
+  std::array<std::vector<SimTime>, 2> encode_;
   std::vector<std::int64_t> job_;                // ranks training now, in rank order
   std::vector<SimTime> start_;                   // per rank: its start of the next iteration
   std::vector<std::optional<SimTime>> left_at_;  // per rank: when it left the job (elastic)

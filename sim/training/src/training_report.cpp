@@ -109,6 +109,11 @@ nlohmann::ordered_json buckets_json(const std::vector<BucketReport>& all) {
                                 {"algorithm", b.algorithm},
                                 {"channels", b.channels}};
     j["protocol"] = b.protocol ? nlohmann::ordered_json(*b.protocol) : nullptr;
+    if (b.compressed) {
+      j["compressed"] = {{"wire_bytes", b.compressed->wire_bytes.value},
+                         {"encode_us", us(b.compressed->encode)},
+                         {"sync_us", us(b.compressed->sync_time)}};
+    }
     buckets.push_back(std::move(j));
   }
   return buckets;
@@ -161,6 +166,35 @@ nlohmann::ordered_json layout_json(const LayoutReport& l) {
           {"bubble_share", ratio(l.bubble_share)},
           {"model_flops_utilization", ratio(l.model_flops_utilization)},
           {"hardware_flops_utilization", ratio(l.hardware_flops_utilization)}};
+}
+
+nlohmann::ordered_json bottleneck_json(const BottleneckReport& b) {
+  return {{"bound", b.bound},
+          {"resource", b.resource},
+          {"link_class", b.link_class},
+          {"compute_share", ratio(b.compute_share)},
+          {"communication_share", ratio(b.communication_share)},
+          {"straggler_share", ratio(b.straggler_share)}};
+}
+
+nlohmann::ordered_json compression_json(const CompressionReport& c) {
+  nlohmann::ordered_json out = {{"kind", c.kind}};
+  if (c.kind == "powersgd") out["rank"] = c.rank;
+  if (c.kind == "topk") out["ratio"] = ratio(c.ratio);
+  if (c.kind == "powersgd" || c.kind == "topk") out["error_feedback"] = c.error_feedback;
+  out["start_iteration"] = c.start_iteration;
+  out["gradient_bytes"] = c.gradient_bytes.value;
+  out["wire_bytes"] = c.wire_bytes.value;
+  out["bus_bytes_per_gpu"] = c.bus_bytes_per_gpu;
+  out["plain_bus_bytes_per_gpu"] = c.plain_bus_bytes_per_gpu;
+  out["encode_us"] = us(c.encode);
+  out["stream_compute_us"] = us(c.stream_compute);
+  if (c.kind == "powersgd") {
+    out["compressed_matrices"] = c.compressed_matrices;
+    out["uncompressed_params"] = c.uncompressed_params;
+  }
+  out["note"] = c.note;
+  return out;
 }
 
 }  // namespace
@@ -237,12 +271,7 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
   out["lost_work_us"] = us(r.lost_work);
   out["downtime_us"] = us(r.downtime);
   out["busiest_links"] = links_json(r.busiest_links);
-  out["bottleneck"] = {{"bound", r.bottleneck.bound},
-                       {"resource", r.bottleneck.resource},
-                       {"link_class", r.bottleneck.link_class},
-                       {"compute_share", ratio(r.bottleneck.compute_share)},
-                       {"communication_share", ratio(r.bottleneck.communication_share)},
-                       {"straggler_share", ratio(r.bottleneck.straggler_share)}};
+  out["bottleneck"] = bottleneck_json(r.bottleneck);
   out["bucket_cap_bytes"] = r.bucket_cap.value;
   out["buckets"] = buckets_json(r.buckets);
   if (!r.group_communication.empty()) {  // not with parameter servers, whose traffic is per server link
@@ -256,6 +285,7 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
     out["communication_by_group"] = groups;
   }
   if (r.layout) out["layout"] = layout_json(*r.layout);
+  if (r.compression) out["gradient_compression"] = compression_json(*r.compression);
   out["per_worker"] = workers_json(r.per_worker);
   out["memory"] = {{"fits", r.memory.fits},
                    {"weights_bytes", r.memory.weights.value},

@@ -68,6 +68,9 @@ class ComputeModel {
   Roofline roofline(const Layer& layer, std::int64_t batch) const;
   SimTime forward(const Layer& layer, std::int64_t batch) const;
   SimTime backward(const Layer& layer, std::int64_t batch) const;
+  // One kernel that is not a layer (gradient compression's casts, products and selections): the same roofline,
+  // for `flops` at the precision's peak and `bytes` at the memory bandwidth, plus the kernel overhead.
+  SimTime kernel_time(double flops, double bytes) const;
   SimTime forward(const ModelSpec& model, std::int64_t batch) const;
   SimTime backward(const ModelSpec& model, std::int64_t batch) const;
 
@@ -77,6 +80,9 @@ class ComputeModel {
   Bandwidth reduction_rate() const;
 
  private:
+  Roofline kernel_roofline(double flops, double bytes) const;
+  SimTime time_of(const Roofline& roofline) const;  // the larger roof plus the kernel overhead
+
   GpuSpec gpu_;
   Precision precision_;
   ComputeOptions options_;

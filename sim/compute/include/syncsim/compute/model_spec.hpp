@@ -31,6 +31,13 @@ struct Layer {
   // per sample: bytes kept for backward whatever the precision: dropout's 1-byte masks, flash attention's fp32
   // softmax statistics
   std::int64_t saved_mask_bytes = 0;
+  // The weight as PyTorch's PowerSGD hook views it: weight_matrices matrices of weight_rows x weight_cols (a
+  // tensor's first dimension by the rest: output channels by input channels x kernel, output by input features,
+  // vocabulary by width; one per routed expert). The rest of params are vectors (biases, norms' scales). 0
+  // matrices: none known (a norm, or a layer list that gives no weight_shape).
+  std::int64_t weight_rows = 0;
+  std::int64_t weight_cols = 0;
+  std::int64_t weight_matrices = 0;
 };
 
 // A transformer's blocks and the widths its model-parallel communication moves, for the catalog's and the shape

@@ -22,10 +22,21 @@ struct Evaluation {
   double accuracy = 0;  // fraction classified right
 };
 
+// One parameter tensor in the parameter vector: a matrix of rows x cols (row-major), or a vector (cols 1,
+// matrix false), as gradient compression sees it.
+struct ParameterTensor {
+  std::size_t offset = 0;
+  std::size_t rows = 0;
+  std::size_t cols = 1;
+  bool matrix = false;
+};
+
 class ProxyModel {
  public:
   virtual ~ProxyModel() = default;
   virtual std::size_t parameter_count() const = 0;
+  // The parameter vector's tensors, in order, covering it.
+  virtual std::vector<ParameterTensor> tensors() const = 0;
   virtual std::vector<double> initial_parameters(std::uint64_t seed) const = 0;
   // Adds the gradient of sample i's loss at `params` to `sum`. Returns false, adding nothing, when a component
   // is not finite or reaches GradientSum::kMaxComponent: training has diverged.

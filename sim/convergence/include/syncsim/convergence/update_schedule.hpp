@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "syncsim/core/sim_time.hpp"
+#include "syncsim/training/gradient_compression.hpp"
 
 namespace syncsim::convergence {
 
@@ -33,6 +34,9 @@ struct UpdateSchedule {
   std::int64_t group_size = 1;  // asynchronous: client c is workers c g ... c g + g - 1
   std::vector<std::vector<std::int64_t>> member_sets;
   std::vector<ScheduledUpdate> updates;  // in the order applied; times non-decreasing
+  // synchronous: the DDP hook each update's gradients pass through, from update start_iteration on
+  // (gradient_compressor.hpp replays it); none: the exact mean.
+  GradientCompression compression;
 };
 
 }  // namespace syncsim::convergence

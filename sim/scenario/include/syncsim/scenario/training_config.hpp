@@ -19,6 +19,7 @@
 #include "syncsim/core/units.hpp"
 #include "syncsim/scenario/located.hpp"
 #include "syncsim/training/bucket_plan.hpp"
+#include "syncsim/training/gradient_compression.hpp"
 #include "syncsim/training/server_placement.hpp"
 #include "syncsim/training/tensor_partition.hpp"
 
@@ -90,6 +91,8 @@ struct TrainingConfig {
   // hybrid: workers per AllReduce group; nullopt: the GPUs of one node (host).
   std::optional<Located<std::int64_t>> group_size;
   ParameterServerConfig parameter_servers;  // used with communication parameter_server (and hybrid)
+  // DDP communication hooks (gradient_compression.hpp): strategy sync over allreduce, plain data parallelism.
+  Located<GradientCompression> gradient_compression;
 };
 
 }  // namespace syncsim

@@ -53,8 +53,9 @@ inline constexpr std::string_view idle = "idle";
 inline constexpr std::string_view collective = "collective";
 inline constexpr std::string_view collective_step = "collective_step";
 inline constexpr std::string_view optimizer = "optimizer";
-inline constexpr std::string_view fault = "fault";         // a failed rank's downtime and every rank's restart
-inline constexpr std::string_view server_apply = "apply";  // a parameter server applying a gradient shard
+inline constexpr std::string_view fault = "fault";              // a failed rank's downtime and every rank's restart
+inline constexpr std::string_view server_apply = "apply";       // a parameter server applying a gradient shard
+inline constexpr std::string_view compression = "compression";  // gradient compression's kernels beside a collective
 }  // namespace category
 
 // An argument as passed to add_span: a key and an integer, floating-point or string value.

@@ -19,7 +19,11 @@
 // Reported: compute = k(F + B) (the optimizer step apart), communication = sum_j T_j, exposed communication =
 // iteration - compute - optimizer (the communication that the compute did not hide).
 //
-// The AllReduce time of a bucket depends only on its size: collectives of one stream never overlap each other,
+// Gradient compression (gradient_compression.hpp) makes bucket j's synchronization a chain of steps: T_j is then
+// the chain's collectives and kernels summed, and its encoding kernels run on the compute stream right after the
+// backward of ready_after_layer in the last micro-batch (they are in compute, and delay the layers after them).
+//
+// The time of a collective depends only on its op and size: collectives of one stream never overlap each other,
 // and in synchronous DDP every rank joins each one, so nothing else shares the network at that moment.
 // CachedAllReduce wraps simulate_collective with a cache keyed by size.
 #include <cstddef>
@@ -34,6 +38,7 @@
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/core/units.hpp"
 #include "syncsim/training/bucket_plan.hpp"
+#include "syncsim/training/gradient_compression.hpp"
 
 namespace syncsim {
 
@@ -63,7 +68,10 @@ class CachedAllReduce {
 struct DdpSetup {
   LayerTimes layers;
   BucketPlan buckets;
-  std::function<SimTime(Bytes)> allreduce_time;  // required when there are buckets
+  // Per bucket, what its synchronization runs (gradient_compression.hpp); empty: one AllReduce of each bucket.
+  std::vector<BucketSync> syncs;
+  // The time of `op` of `size` over the ranks; required when there are buckets.
+  std::function<SimTime(CollectiveOp op, Bytes size)> collective_time;
   bool overlap = true;
   std::int64_t micro_batches = 1;  // k >= 1
   SimTime optimizer_step;
@@ -106,7 +114,16 @@ struct IterationTimeline {
 };
 
 // Throws InputError when the forward and backward lists differ in length, a bucket names a layer out of range,
-// a time is negative, micro_batches < 1, or there are buckets but no allreduce_time.
+// a time is negative, micro_batches < 1, syncs is neither empty nor one per bucket, or there are buckets but no
+// collective_time.
 IterationTimeline simulate_ddp_iteration(const DdpSetup& setup);
+
+// Each bucket's synchronization: setup.syncs, or one AllReduce of every bucket when it is empty.
+std::vector<BucketSync> bucket_syncs_of(const DdpSetup& setup);
+// The time of sync's steps on the communication stream, collectives timed by `collective_time`.
+SimTime sync_time(const BucketSync& sync, const std::function<SimTime(CollectiveOp, Bytes)>& collective_time);
+// Per layer (forward index), the encoding time `syncs` put on the compute stream after its last backward.
+std::vector<SimTime> encode_after_layers(const BucketPlan& plan, const std::vector<BucketSync>& syncs,
+                                         std::size_t layers);
 
 }  // namespace syncsim

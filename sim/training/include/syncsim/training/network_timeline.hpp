@@ -8,8 +8,8 @@
 // would mean restarting its flows mid-way for little gain.
 //
 // Each distinct state (which links, which factors) gets its own Topology copy (link_changes.hpp) and Router,
-// built once; AllReduce times are cached per (state, size, ranks). The intact network's AllReduce is the
-// caller's (a run's cache of them).
+// built once; collective times are cached per (state, op, size, ranks). The intact network's collectives are
+// the caller's (a run's cache of them).
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -35,15 +35,15 @@ struct LinkChange {
 
 class NetworkTimeline {
  public:
-  // The AllReduce of `size` over the first `ranks` GPUs of the intact network; the reference stays valid while
-  // the timeline lives.
-  using IntactAllReduce = std::function<const CollectiveOutcome&(Bytes size, std::size_t ranks)>;
-  // The same AllReduce simulated over `changed` (a changed network's router), starting at `start`.
-  using ChangedAllReduce =
-      std::function<CollectiveOutcome(Router& changed, Bytes size, std::size_t ranks, SimTime start)>;
+  // `op` of `size` over the first `ranks` GPUs of the intact network; the reference stays valid while the
+  // timeline lives.
+  using IntactCollective = std::function<const CollectiveOutcome&(CollectiveOp op, Bytes size, std::size_t ranks)>;
+  // The same collective simulated over `changed` (a changed network's router), starting at `start`.
+  using ChangedCollective =
+      std::function<CollectiveOutcome(Router& changed, CollectiveOp op, Bytes size, std::size_t ranks, SimTime start)>;
 
-  NetworkTimeline(const Topology& intact, std::vector<LinkChange> changes, IntactAllReduce intact_allreduce,
-                  ChangedAllReduce changed_allreduce);
+  NetworkTimeline(const Topology& intact, std::vector<LinkChange> changes, IntactCollective intact_collective,
+                  ChangedCollective changed_collective);
   NetworkTimeline(const NetworkTimeline&) = delete;
   NetworkTimeline& operator=(const NetworkTimeline&) = delete;
   ~NetworkTimeline();
@@ -55,23 +55,23 @@ class NetworkTimeline {
   double mean_factor(LinkId link, SimTime total) const;
   // Bandwidth factor per directed link at `time` (0: gone); empty when the network is intact.
   std::map<LinkId, double> state_at(SimTime time) const;
-  // AllReduce of `size` over the first `ranks` GPUs, starting at `start`.
-  SimTime allreduce(Bytes size, std::int64_t ranks, SimTime start);
+  // `op` of `size` over the first `ranks` GPUs, starting at `start`.
+  SimTime collective(CollectiveOp op, Bytes size, std::int64_t ranks, SimTime start);
   // The same collective's whole outcome (its per-link traffic) and the topology its link ids refer to (a changed
   // network is a copy whose ids may differ). Valid while the timeline lives.
   struct Outcome {
     const CollectiveOutcome* outcome;
     const Topology* topology;
   };
-  Outcome allreduce_outcome(Bytes size, std::int64_t ranks, SimTime start);
+  Outcome collective_outcome(CollectiveOp op, Bytes size, std::int64_t ranks, SimTime start);
 
  private:
   struct Variant;  // a changed topology and its router
 
   const Topology* intact_;
   std::vector<LinkChange> changes_;
-  IntactAllReduce intact_allreduce_;
-  ChangedAllReduce changed_allreduce_;
+  IntactCollective intact_collective_;
+  ChangedCollective changed_collective_;
   std::map<std::map<LinkId, double>, std::unique_ptr<Variant>> variants_;
 };
 

@@ -8,7 +8,9 @@
 //   - joins bucket j's AllReduce when its backward has produced the bucket (overlap on) or when its whole backward
 //     has ended (overlap off). The collective is synchronous: it starts when EVERY rank has joined and the shared,
 //     in-order communication stream is free (the previous bucket, possibly of the previous iteration, has ended),
-//     and takes allreduce_time(bytes), the same function as DdpSetup's;
+//     and takes collective_time(allreduce, bytes), the same function as DdpSetup's. Under gradient compression
+//     the bucket's whole synchronization (DdpSetup::syncs: its collectives and kernels) runs there instead, from
+//     iteration compress_from on; the iterations before it run the plain AllReduce;
 //   - starts its optimizer step when its own backward and the last AllReduce have ended, and the next iteration
 //     when its optimizer step ends. Since the last bucket normally holds layer 0's gradients, the last AllReduce
 //     ends after every rank's backward and all ranks start the next iteration together.
@@ -20,8 +22,8 @@
 // optimizer step has ended, and no rank starts the next iteration before the last one ends. Without stragglers:
 //   total = I (k(F + B) + O) + floor(I / K) sum_j T_j
 //
-// Network over time: allreduce_time_at(size, ranks, start) gives the AllReduce time of a collective that starts
-// at `start`; the collective keeps that time whatever happens to the network while it runs.
+// Network over time: collective_time_at(op, size, ranks, start) gives the time of a collective that starts at
+// `start`; the collective keeps that time whatever happens to the network while it runs.
 //
 // Faults (FaultEvent, in time order; one that happens while the job is still recovering from the previous one
 // takes effect at that resumption). At time t the fault's ranks stop; the iteration in progress cannot finish
@@ -84,9 +86,11 @@ class SynchronousRunObserver {
   virtual ~SynchronousRunObserver() = default;
   virtual void on_compute(std::int64_t rank, std::int64_t iteration, std::int64_t micro_batch, ComputePhase phase,
                           SimTime start, SimTime end, double factor) = 0;
-  // One bucket's AllReduce over `ranks`; `averaging` for local SGD's parameter averaging.
-  virtual void on_allreduce(std::int64_t iteration, std::size_t bucket, Bytes bytes, SimTime start, SimTime end,
-                            const std::vector<std::int64_t>& ranks, bool averaging) = 0;
+  // One bucket's synchronization over `ranks` (a plain one is one AllReduce of the bucket): `step_starts` holds
+  // the start of each of sync's steps, then its end. `averaging` for local SGD's parameter averaging.
+  virtual void on_bucket_sync(std::int64_t iteration, std::size_t bucket, const BucketSync& sync,
+                              const std::vector<SimTime>& step_starts, const std::vector<std::int64_t>& ranks,
+                              bool averaging) = 0;
   virtual void on_optimizer(std::int64_t rank, std::int64_t iteration, SimTime start, SimTime end) = 0;
   virtual void on_idle(std::int64_t rank, std::int64_t iteration, SimTime start, SimTime end) = 0;
   // down: the failed rank, failure to detection; stalled: another rank waiting for the detection; restart:
@@ -100,8 +104,10 @@ struct SynchronousRunSetup {
   std::int64_t iterations = 1;
   StragglerModel stragglers;    // default: none
   std::int64_t sync_every = 0;  // 0: DDP; K >= 1: local SGD, averaging after every K-th iteration
-  // AllReduce time of `size` over `ranks` ranks starting at `start`; empty: ddp.allreduce_time(size).
-  std::function<SimTime(Bytes size, std::int64_t ranks, SimTime start)> allreduce_time_at;
+  // Time of `op` of `size` over `ranks` ranks starting at `start`; empty: ddp.collective_time(op, size).
+  std::function<SimTime(CollectiveOp op, Bytes size, std::int64_t ranks, SimTime start)> collective_time_at;
+  // The first iteration whose buckets synchronize as ddp.syncs says (GradientCompression::start_iteration).
+  std::int64_t compress_from = 0;
   std::vector<FaultEvent> faults;
   CheckpointPolicy checkpoint;
   SimTime detection_timeout = SimTime::from_seconds(30);

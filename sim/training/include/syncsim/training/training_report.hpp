@@ -31,6 +31,14 @@ struct BucketReport {
   std::string algorithm;                // what ran ("none" with one worker)
   std::optional<std::string> protocol;  // with the nccl latency model
   std::uint32_t channels = 0;
+  // Under gradient compression: what the bucket's synchronization sends, its encoding on the compute stream,
+  // and its whole chain of collectives and kernels on the intact network (allreduce_time stays the plain one's).
+  struct Compressed {
+    Bytes wire_bytes;
+    SimTime encode;
+    SimTime sync_time;
+  };
+  std::optional<Compressed> compressed = std::nullopt;
 };
 
 // A bucket of `bytes` whose AllReduce ran as `outcome` says (the time, algorithm, protocol and channels).
@@ -109,6 +117,25 @@ struct LayoutReport {
   double model_flops_utilization = 0;
   // The same with full checkpointing's recomputed forward counted (Megatron-LM's SC'21 figures count it).
   double hardware_flops_utilization = 0;
+};
+
+// Gradient compression (DDP communication hooks, gradient_compression.hpp): what it saves on the wire and what its
+// kernels cost, per iteration once it has started (start_iteration).
+struct CompressionReport {
+  std::string kind;
+  std::int64_t rank = 0;  // powersgd
+  double ratio = 0;       // topk
+  bool error_feedback = false;
+  std::int64_t start_iteration = 0;
+  Bytes gradient_bytes;                  // the buckets' gradients
+  Bytes wire_bytes;                      // the collectives' sizes summed
+  double bus_bytes_per_gpu = 0;          // nccl-tests' accounting, summed over the collectives
+  double plain_bus_bytes_per_gpu = 0;    // the same for the plain AllReduces: 2 (d - 1)/d x gradient bytes
+  SimTime encode;                        // kernels on the compute stream
+  SimTime stream_compute;                // kernels between and after the collectives, on the communication stream
+  std::int64_t compressed_matrices = 0;  // powersgd
+  std::int64_t uncompressed_params = 0;  // powersgd: vectors and matrices too small to gain
+  std::string note;                      // when the kind changes nothing, why
 };
 
 // What bounds the iteration, derived from the run (sim/run/src/bottleneck.hpp says how). Shares are of the run's
@@ -227,7 +254,8 @@ struct TrainingReport {
   std::vector<BucketReport> buckets;  // in launch order
   // Per group kind: data parallelism over AllReduce (sync, local_sgd) and sharded; empty with parameter servers.
   std::vector<GroupCommunication> group_communication;
-  std::optional<LayoutReport> layout;  // model-parallel layouts
+  std::optional<LayoutReport> layout;            // model-parallel layouts
+  std::optional<CompressionReport> compression;  // with training.gradient_compression
   std::vector<WorkerReport> per_worker;
   MemoryReport memory;
   std::optional<ConvergenceReport> convergence;  // with a `convergence:` section
