@@ -119,6 +119,7 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir)
     fmt::print(o, "                 framework overhead {:.1f}%  overlap interference {:.1f}%\n",
                100 * r.framework_overhead_share, 100 * r.overlap_interference_share);
   }
+  fmt::print(o, "bottleneck       {}\n", r.bottleneck.summary);
   if (r.layout) print_layout(*r.layout, r);
   // A layout's buckets are per stage (its communication_by_group says what they move), not the report's list.
   if (!r.layout) fmt::print(o, "buckets          {} (cap {} bytes)\n", r.buckets.size(), r.bucket_cap.value);

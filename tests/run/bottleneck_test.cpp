@@ -22,14 +22,42 @@ TrainingReport shares(double compute, double optimizer, double exposed, double i
 
 }  // namespace
 
-TEST_CASE("the largest share names the bound, compute and optimizer count together") {
-  CHECK(run::attribute_bottleneck(shares(0.4, 0.15, 0.45, 0)).bound == "compute");  // 0.55 vs 0.45
-  CHECK(run::attribute_bottleneck(shares(0.2, 0.0, 0.2, 0.6)).bound == "stragglers");
-  const BottleneckReport b = run::attribute_bottleneck(shares(0.3, 0.0, 0.7, 0));
+TEST_CASE("the largest cause of lost time names the bound once it costs a tenth of the iteration") {
+  // 55% compute, 45% exposed communication: the communication is what to fix (the old largest-share rule said
+  // compute).
+  const BottleneckReport b = run::attribute_bottleneck(shares(0.4, 0.15, 0.45, 0));
   CHECK(b.bound == "communication");
   CHECK(b.resource == "nic0 -> leaf0 (inter-node network)");
   CHECK(b.link_class == "network");
-  CHECK(b.communication_share == Approx(0.7));
+  CHECK(b.communication_share == Approx(0.45));
+  CHECK(b.bound_share == Approx(0.45));
+  CHECK(b.summary == "45% of the iteration is exposed communication on nic0 -> leaf0 (inter-node network)");
+  CHECK(run::attribute_bottleneck(shares(0.2, 0.0, 0.2, 0.6)).bound == "stragglers");
+  CHECK(run::attribute_bottleneck(shares(0.2, 0.0, 0.2, 0.6)).summary ==
+        "60% of the iteration is waiting on stragglers");
+  // No cause reaches 10%: compute-bound, and the summary names the largest loss.
+  const BottleneckReport c = run::attribute_bottleneck(shares(0.85, 0.05, 0.06, 0.04));
+  CHECK(c.bound == "compute");
+  CHECK(c.bound_share == Approx(0.9));
+  CHECK(c.summary ==
+        "compute-bound: 90% of the iteration is compute; the largest loss is 6% (exposed communication on nic0 -> "
+        "leaf0 (inter-node network))");
+}
+
+TEST_CASE("causes an engine measured replace the shares' estimate of the same kind, and are ranked") {
+  TrainingReport r = shares(0.6, 0.0, 0.3, 0.1);
+  r.iteration_mean = SimTime::from_ms(100);
+  r.group_communication = {{"data", "all_reduce per bucket", 1e9, SimTime::from_ms(30)}};
+  // The run repeated without communication gained only 12 ms: the rest of the exposed time was hidden elsewhere.
+  r.causes = {{"communication", "data", "", SimTime::from_ms(12), 0, true}};
+  const std::vector<CauseReport> causes = run::ranked_causes(r);
+  REQUIRE(causes.size() == 2);
+  CHECK(causes[0].cause == "communication");
+  CHECK(causes[0].measured);
+  CHECK(causes[0].share == Approx(0.12));
+  CHECK(causes[0].resource == "nic0 -> leaf0 (inter-node network)");
+  CHECK(causes[1].cause == "stragglers");
+  CHECK(causes[1].per_iteration == SimTime::from_ms(10));
 }
 
 TEST_CASE("with parameter servers the server's link is named, even when another link is busier") {

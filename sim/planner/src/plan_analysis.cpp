@@ -208,14 +208,19 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
                          [](const PlanPoint& a, const PlanPoint& b) { return a.samples_per_s < b.samples_per_s; });
     plan.recommendation = fmt::format(
         "Recommendation: none of these sizes reaches {:.0f} samples/s with scaling efficiency >= {:.2f}; the fastest "
-        "is {} at {:.0f} samples/s ({:.0f}% efficiency) — look at its bottleneck before buying more.",
+        "is {} at {:.0f} samples/s ({:.0f}% efficiency), where {} — fix that before buying more.",
         *goal.target_samples_per_s, goal.min_efficiency, gpus_text(*fastest), fastest->samples_per_s,
-        100 * fastest->scaling_efficiency);
+        100 * fastest->scaling_efficiency, fastest->bottleneck_summary);
   } else {
+    // The most efficient point that fits names what to fix: the cause that stops even it.
+    const PlanPoint* most = nullptr;
+    for (const PlanPoint& p : plan.points) {
+      if (p.fits && (most == nullptr || p.scaling_efficiency > most->scaling_efficiency)) most = &p;
+    }
     plan.recommendation = fmt::format(
-        "Recommendation: none — even the smallest size scales below {:.2f} efficiency in every configuration; "
-        "fix the bottleneck the table names first.",
-        goal.min_efficiency);
+        "Recommendation: none — even the smallest size scales below {:.2f} efficiency in every configuration; the "
+        "best, {} at {:.0f}% efficiency, is bound by its own cause: {} — fix that first.",
+        goal.min_efficiency, gpus_text(*most), 100 * most->scaling_efficiency, most->bottleneck_summary);
   }
   return plan;
 }

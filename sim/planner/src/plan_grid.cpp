@@ -223,10 +223,11 @@ PlanPoint plan_point(const SweepPoint& point, const TrainingReport& r) {
   p.memory_bytes = static_cast<double>(r.memory.total.value);
   p.memory_capacity_bytes = static_cast<double>(r.memory.capacity.value);
   const BottleneckReport& b = r.bottleneck;
-  p.bottleneck = b.bound == "compute" || b.bound == "stragglers" ? b.bound : b.bound + ": " + b.resource;
-  p.bottleneck_share = b.bound == "compute"      ? b.compute_share
-                       : b.bound == "stragglers" ? b.straggler_share
-                                                 : b.communication_share;
+  const bool named = b.bound == "communication" || b.bound == "parameter_server";
+  p.bottleneck = named ? b.bound + ": " + b.resource : b.bound;
+  p.bottleneck_share = b.bound_share;
+  p.bottleneck_summary = b.summary;
+  p.bottleneck_cause = b.bound;
   if (r.convergence) {
     if (r.convergence->time_to_target) p.time_to_target_s = r.convergence->time_to_target->seconds();
     p.best_loss = r.convergence->best_loss;

@@ -93,8 +93,8 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
     }
     if (!cfg.knee) {
       const PlanPoint& first = plan.points[cfg.points.front()];
-      out += fmt::format("knee {}: none — already {:.3f} efficiency at {} GPUs (bottleneck: {})\n", name,
-                         first.scaling_efficiency, first.gpus, bottleneck_text(first));
+      out += fmt::format("knee {}: none — already {:.3f} efficiency at {} GPUs: {}\n", name, first.scaling_efficiency,
+                         first.gpus, first.bottleneck_summary);
       continue;
     }
     const PlanPoint& knee = plan.points[*cfg.knee];
@@ -105,9 +105,8 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
     }
     const PlanPoint& below = plan.points[*cfg.first_below];
     out += fmt::format(
-        "knee {}: {} GPUs — going to {} GPUs the added GPUs return {:.3f} of their throughput "
-        "(bottleneck at {}: {})\n",
-        name, knee.gpus, below.gpus, below.marginal_efficiency, below.gpus, bottleneck_text(below));
+        "knee {}: {} GPUs — going to {} GPUs the added GPUs return {:.3f} of their throughput; at {} GPUs {}\n", name,
+        knee.gpus, below.gpus, below.marginal_efficiency, below.gpus, below.bottleneck_summary);
   }
   return out;
 }

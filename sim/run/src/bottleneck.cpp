@@ -1,8 +1,10 @@
 #include "bottleneck.hpp"
 
 #include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
+#include <string>
 
 namespace syncsim::run {
 
@@ -23,47 +25,113 @@ std::string describe(const LinkReport& link) {
   return fmt::format("{} -> {} ({})", link.from, link.to, where);
 }
 
+// The link a communication bound names: the busiest, or with parameter servers the busiest touching a server.
+const LinkReport* bound_link(const TrainingReport& report) {
+  const auto& links = report.busiest_links;
+  if (links.empty()) return nullptr;
+  if (report.communication == "parameter_server") {
+    const auto server_link = std::find_if(
+        links.begin(), links.end(), [](const LinkReport& l) { return is_server_node(l.from) || is_server_node(l.to); });
+    if (server_link != links.end()) return &*server_link;
+  }
+  return &links.front();
+}
+
+bool has(const std::vector<CauseReport>& causes, const std::string& cause, const std::string& group) {
+  return std::any_of(causes.begin(), causes.end(),
+                     [&](const CauseReport& c) { return c.cause == cause && c.group == group; });
+}
+
+std::string group_words(const std::string& group) {
+  if (group.empty()) return "";
+  if (group == "replicas") return "replica ";
+  return group + "-parallel ";
+}
+
+std::string cause_words(const CauseReport& c) {
+  if (c.cause == "communication") {
+    return fmt::format("exposed {}communication{}", group_words(c.group),
+                       c.resource.empty() ? "" : " on " + c.resource);
+  }
+  if (c.cause == "parameter_server") {
+    return fmt::format("waiting on the parameter servers{}", c.resource.empty() ? "" : " (" + c.resource + ")");
+  }
+  if (c.cause == "stragglers") return "waiting on stragglers";
+  if (c.cause == "pipeline_bubble") return "the pipeline bubble";
+  if (c.cause == "overlap_interference") return "backward slowed by the collectives beside it";
+  return "the framework's own overhead";
+}
+
 }  // namespace
+
+std::vector<CauseReport> ranked_causes(const TrainingReport& report) {
+  std::vector<CauseReport> causes = report.causes;
+  const SimTime mean = report.iteration_mean;
+  const auto share_of = [&](SimTime t) { return mean > SimTime::zero() ? t.seconds() / mean.seconds() : 0.0; };
+  for (CauseReport& c : causes) c.share = share_of(c.per_iteration);
+  const bool servers = report.communication == "parameter_server";
+  // A cause from a time share: its share of the run, and that share of the mean iteration.
+  const auto add = [&](std::string cause, std::string group, double share) {
+    if (share <= 0 || has(causes, cause, group)) return;
+    const auto t = SimTime::from_ps(static_cast<std::int64_t>(share * static_cast<double>(mean.ps())));
+    causes.push_back({std::move(cause), std::move(group), "", t, share, false});
+  };
+  bool grouped = false;
+  for (const GroupCommunication& g : report.group_communication) {
+    grouped = grouped || g.exposed > SimTime::zero() || has(causes, "communication", g.group);
+    add("communication", g.group, share_of(g.exposed));
+  }
+  if (!grouped) add(servers ? "parameter_server" : "communication", "", report.exposed_communication_share);
+  add("stragglers", "", report.idle_share);
+  add("pipeline_bubble", "", report.pipeline_bubble_share);
+  add("overlap_interference", "", report.overlap_interference_share);
+  add("framework_overhead", "", report.framework_overhead_share);
+  std::erase_if(causes, [](const CauseReport& c) { return c.share <= 0; });
+  std::stable_sort(causes.begin(), causes.end(),
+                   [](const CauseReport& a, const CauseReport& b) { return a.share > b.share; });
+  // The busiest link is the largest communication cause's: the report has no per-group link loads.
+  const LinkReport* link = bound_link(report);
+  const auto first_communication = std::find_if(causes.begin(), causes.end(), [](const CauseReport& c) {
+    return c.cause == "communication" || c.cause == "parameter_server";
+  });
+  if (link != nullptr && first_communication != causes.end()) first_communication->resource = describe(*link);
+  return causes;
+}
 
 BottleneckReport attribute_bottleneck(const TrainingReport& report) {
   BottleneckReport out;
-  // Computed from the shares rather than the raw times so that the attribution always agrees with the shares
-  // the report prints next to it.
+  // The shares, as the report prints them beside the bound.
   out.compute_share = report.compute_share + report.optimizer_share;
   out.communication_share = report.exposed_communication_share;
   out.straggler_share = report.idle_share;
-  const double bubble = report.pipeline_bubble_share;
-  if (bubble > out.compute_share && bubble > out.communication_share && bubble > out.straggler_share) {
-    out.bound = "pipeline_bubble";
-    out.resource = "pipeline bubble";
-    return out;
-  }
-  if (out.compute_share >= out.communication_share && out.compute_share >= out.straggler_share) {
+  const std::vector<CauseReport> causes = report.causes.empty() ? ranked_causes(report) : report.causes;
+  if (causes.empty() || causes.front().share < kMaterialShare) {
     out.bound = "compute";
     out.resource = "compute";
+    out.bound_share = out.compute_share;
+    out.summary = causes.empty()
+                      ? fmt::format("compute-bound: {:.0f}% of the iteration is compute", 100 * out.compute_share)
+                      : fmt::format(
+                            "compute-bound: {:.0f}% of the iteration is compute; the largest "
+                            "loss is {:.0f}% ({})",
+                            100 * out.compute_share, 100 * causes.front().share, cause_words(causes.front()));
     return out;
   }
-  if (out.straggler_share > out.communication_share) {
-    out.bound = "stragglers";
+  const CauseReport& top = causes.front();
+  out.bound = top.cause;
+  out.bound_share = top.share;
+  out.summary = fmt::format("{:.0f}% of the iteration is {}", 100 * top.share, cause_words(top));
+  if (top.cause == "stragglers") {
     out.resource = "straggler wait";
-    return out;
+  } else if (top.cause == "communication" || top.cause == "parameter_server") {
+    const LinkReport* link = bound_link(report);
+    out.resource = link != nullptr                   ? describe(*link)
+                   : top.cause == "parameter_server" ? "parameter servers"
+                                                     : "collectives";
+    if (link != nullptr) out.link_class = link->link_class;
+  } else {
+    out.resource = cause_words(top);
   }
-  const bool servers = report.communication == "parameter_server";
-  out.bound = servers ? "parameter_server" : "communication";
-  const auto& links = report.busiest_links;
-  auto chosen = links.begin();
-  if (servers) {
-    const auto server_link = std::find_if(
-        links.begin(), links.end(), [](const LinkReport& l) { return is_server_node(l.from) || is_server_node(l.to); });
-    if (server_link != links.end()) chosen = server_link;
-  }
-  if (chosen == links.end()) {
-    // Exposed time with no link recorded: the engine modelled the wait without per-link traffic.
-    out.resource = servers ? "parameter servers" : "collectives";
-    return out;
-  }
-  out.resource = describe(*chosen);
-  out.link_class = chosen->link_class;
   return out;
 }
 

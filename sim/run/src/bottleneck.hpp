@@ -1,24 +1,37 @@
 #pragma once
-// Bottleneck attribution: what bounds a run's iteration, named from the report the engine produced.
+// Bottleneck attribution: what bounds a run's iteration, named by its causes of lost time rather than by its
+// largest time share (a run at 67% efficiency with a third of its time in exposed AllReduce is bound by that
+// AllReduce, not by the compute that fills the rest).
 //
-// A worker's time splits into compute (forward, backward, optimizer step), exposed communication (waiting for
-// collectives the compute did not hide) and straggler wait (waiting for slower workers); the report's shares are
-// those parts averaged over workers. The largest part names the bound:
+// Causes (TrainingReport::causes), each with what an iteration would gain without it:
+//   communication        per group kind (data, tensor, context, pipeline, expert, replicas): the synchronous engine
+//                        repeats the run with every collective free, the model-parallel engine with that kind's
+//                        collectives free (measured); otherwise the exposed time the engine reports
+//   parameter_server     with parameter servers: the exposed communication, waiting on the servers and their links
+//   stragglers           the synchronous engine repeats the run without stragglers (measured); otherwise the
+//                        straggler wait
+//   pipeline_bubble, overlap_interference, framework_overhead
+//                        their time on the critical path, from the shares
+// Causes the engine measured replace the share-derived ones of the same kind and group. Ranked by time, largest
+// first; a communication cause names the busiest link (with parameter servers: the busiest link touching a server).
 //
-//   compute share largest        -> bound "compute"            (more GPUs scale; the network is hidden)
-//   straggler share largest      -> bound "stragglers"         (slow or jittery workers set the pace)
-//   communication share largest  -> bound "communication"      resource: the busiest link, e.g. "pod0 -> pod1
-//                                                              (inter-node network)" and its class (nvlink, pcie,
-//                                                              network)
-//                                   bound "parameter_server"   with parameter servers: the busiest link that
-//                                                              touches a server (ps0, ps1, ...) when one carried
-//                                                              traffic, else the busiest link
-//
-// Ties go to compute, then communication: a balanced run is reported as the cheaper thing to fix first.
+// The bound is the largest cause when it costs at least kMaterialShare of the iteration, and compute otherwise
+// (a cause below a tenth of the iteration is not what to fix first). The summary says it in words:
+//   "33% of the iteration is exposed data-parallel communication on pod0 -> pod1 (inter-node network)"
+//   "22% of the iteration is waiting on stragglers"
+//   "compute-bound: 91% of the iteration is compute; the largest loss is 4% (data-parallel communication)"
+#include <vector>
+
 #include "syncsim/training/training_report.hpp"
 
 namespace syncsim::run {
 
+inline constexpr double kMaterialShare = 0.10;
+
+// The report's causes completed from its shares, with their shares and resources, ranked (see above).
+std::vector<CauseReport> ranked_causes(const TrainingReport& report);
+
+// The bound from report.causes (ranked_causes of the report when it has none).
 BottleneckReport attribute_bottleneck(const TrainingReport& report);
 
 }  // namespace syncsim::run

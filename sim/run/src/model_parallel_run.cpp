@@ -154,6 +154,10 @@ RunOutput run_model_parallel_layout(ResolvedScenario& context, convergence::Upda
   r.layout = layout_report(context, layout, r, result);
   compute_shares(r);
   r.group_communication = comm.group_reports(result);
+  // Each kind's exposed time is causal: the run repeated with that kind free (model_parallel_run.hpp).
+  for (const GroupCommunication& g : r.group_communication) {
+    r.causes.push_back({.cause = "communication", .group = g.group, .per_iteration = g.exposed, .measured = true});
+  }
   r.busiest_links = busiest_links(context.topology(), comm.link_usage(setup.iterations), r.total);
   if (schedule != nullptr) *schedule = synchronous_schedule(layout.sizes().data, result.iteration_times);
   out.trace = layout_trace(s, layout, setup, result);

@@ -49,6 +49,7 @@ RunOutput run_scenario(const Scenario& scenario, Workspace& workspace, const Run
   } catch (const SimTimeOverflow& e) {
     throw run_too_long(scenario, e);
   }
+  out.report.causes = ranked_causes(out.report);
   out.report.bottleneck = attribute_bottleneck(out.report);
   if (scenario.convergence) out.report.convergence = run_convergence(scenario, schedule);
   return out;

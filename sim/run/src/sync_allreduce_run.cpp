@@ -187,6 +187,30 @@ void fill_compression(TrainingReport& r, const SynchronousRunSetup& setup, const
   r.compression = out;
 }
 
+// What the run would gain without its communication, and without its stragglers: the run repeated without each
+// (bottleneck.hpp). A cause the run does not have costs nothing and is not repeated.
+std::vector<CauseReport> measure_causes(const SynchronousRunSetup& setup, const SynchronousRunResult& result,
+                                        std::int64_t iterations) {
+  const auto gain = [&](const SynchronousRunSetup& without) {
+    const SimTime total = run_synchronous(without).total;
+    return SimTime::from_ps(std::max<std::int64_t>(0, (result.total - total).ps() / iterations));
+  };
+  std::vector<CauseReport> causes;
+  SynchronousRunSetup free = setup;
+  free.on_iteration = nullptr;
+  free.ddp.collective_time = [](CollectiveOp, Bytes) { return SimTime::zero(); };
+  free.collective_time_at = nullptr;
+  causes.push_back({.cause = "communication", .group = "data", .per_iteration = gain(free), .measured = true});
+  const StragglerSpec& stragglers = setup.stragglers.spec();
+  if (stragglers.jitter != JitterKind::none || !stragglers.slow_ranks.empty()) {
+    SynchronousRunSetup even = setup;
+    even.on_iteration = nullptr;
+    even.stragglers = StragglerModel{};
+    causes.push_back({.cause = "stragglers", .per_iteration = gain(even), .measured = true});
+  }
+  return causes;
+}
+
 }  // namespace
 
 RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
@@ -259,6 +283,7 @@ RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSched
     fill_compression(r, setup, s.training.gradient_compression.value, context.model(), workers, context.precision());
   }
   if (workers > 1) record_link_loads(context, network, recorder, r);
+  if (workers > 1) r.causes = measure_causes(setup, result, s.training.iterations);
   out.trace = std::move(recorder).build();
   return out;
 }

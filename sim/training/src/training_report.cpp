@@ -174,7 +174,22 @@ nlohmann::ordered_json bottleneck_json(const BottleneckReport& b) {
           {"link_class", b.link_class},
           {"compute_share", ratio(b.compute_share)},
           {"communication_share", ratio(b.communication_share)},
-          {"straggler_share", ratio(b.straggler_share)}};
+          {"straggler_share", ratio(b.straggler_share)},
+          {"bound_share", ratio(b.bound_share)},
+          {"summary", b.summary}};
+}
+
+nlohmann::ordered_json causes_json(const std::vector<CauseReport>& causes) {
+  auto out = nlohmann::ordered_json::array();
+  for (const CauseReport& c : causes) {
+    out.push_back({{"cause", c.cause},
+                   {"group", c.group},
+                   {"resource", c.resource},
+                   {"us_per_iteration", us(c.per_iteration)},
+                   {"share", ratio(c.share)},
+                   {"measured", c.measured}});
+  }
+  return out;
 }
 
 nlohmann::ordered_json compression_json(const CompressionReport& c) {
@@ -272,6 +287,7 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
   out["downtime_us"] = us(r.downtime);
   out["busiest_links"] = links_json(r.busiest_links);
   out["bottleneck"] = bottleneck_json(r.bottleneck);
+  out["causes"] = causes_json(r.causes);
   out["bucket_cap_bytes"] = r.bucket_cap.value;
   out["buckets"] = buckets_json(r.buckets);
   if (!r.group_communication.empty()) {  // not with parameter servers, whose traffic is per server link

@@ -40,8 +40,10 @@ struct PlanPoint {
   double samples_per_s = 0;
   double single_gpu_samples_per_s = 0;
   double scaling_efficiency = 0;
-  std::string bottleneck;  // "compute", "communication: pod0 -> pod1 (network)", ...
-  double bottleneck_share = 0;
+  std::string bottleneck;                // "compute", "communication: pod0 -> pod1 (network)", ...
+  double bottleneck_share = 0;           // of the iteration: the bound cause's loss, or compute's share
+  std::string bottleneck_summary;        // BottleneckReport::summary: the cause in words
+  std::string bottleneck_cause;          // BottleneckReport::bound
   std::optional<double> price_per_hour;  // the whole cluster
   // One GPU's memory under the scenario's layout (report.json's memory): a point that does not fit is ranked after
   // every point that does, never recommended, and left out of its configuration's knee.

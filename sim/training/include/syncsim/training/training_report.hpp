@@ -142,12 +142,29 @@ struct CompressionReport {
 // worker time, averaged over workers: compute (forward, backward, optimizer), exposed communication and
 // straggler wait; they sum to 1 (0 with no time).
 struct BottleneckReport {
-  std::string bound;       // compute | communication | parameter_server | stragglers | pipeline_bubble
+  // compute | communication | parameter_server | stragglers | pipeline_bubble | overlap_interference |
+  // framework_overhead
+  std::string bound;
   std::string resource;    // "compute", "straggler wait", or the link: "pod0 -> pod1 (inter-node network)"
   std::string link_class;  // the busiest link's class for communication bounds, else empty
   double compute_share = 0;
   double communication_share = 0;
   double straggler_share = 0;
+  double bound_share = 0;  // of the iteration: the bound cause's loss, or the compute share when compute-bound
+  std::string summary;     // the bound in words: "33% of the iteration is exposed data-parallel communication on ..."
+};
+
+// One cause of lost time and what an iteration would gain without it, largest first (sim/run/src/bottleneck.hpp
+// says how each is measured): the run repeated without it where the engine can (measured), else its time on
+// the critical path from the time shares.
+struct CauseReport {
+  // communication | parameter_server | stragglers | pipeline_bubble | overlap_interference | framework_overhead
+  std::string cause{};
+  std::string group{};     // communication: data, tensor, context, pipeline or expert; else empty
+  std::string resource{};  // communication: the busiest link that carried it; else empty
+  SimTime per_iteration;
+  double share = 0;  // of the mean iteration
+  bool measured = false;
 };
 
 // The convergence proxy's run (sim/convergence): held-out loss and accuracy against simulated time and updates.
@@ -249,6 +266,7 @@ struct TrainingReport {
   SimTime downtime;                       // sum over faults
   std::vector<LinkReport> busiest_links;  // at most kBusiestLinks, busiest first
   BottleneckReport bottleneck;
+  std::vector<CauseReport> causes;
 
   Bytes bucket_cap;
   std::vector<BucketReport> buckets;  // in launch order
