@@ -62,6 +62,8 @@ BucketSync half_precision_sync(std::int64_t n, double e, KernelCost& cost) {
 BucketSync powersgd_sync(const ModelSpec& model, const GradientBucket& bucket, const GradientCompression& c, double e,
                          KernelCost& cost) {
   const PowerSgdSplit split = powersgd_split(model, bucket, c.rank, c.min_compression_rate);
+  // Nothing worth compressing: the hook only packs the bucket and reduces it as it is.
+  if (split.compressed_matrices == 0) return BucketSync::plain(bucket.bytes);
   const auto n = static_cast<double>(bucket_elements(model, bucket));
   const auto uncompressed = static_cast<double>(split.uncompressed_elements);
   BucketSync sync;
@@ -209,12 +211,7 @@ std::vector<BucketSync> bucket_syncs(const ModelSpec& model, const BucketPlan& p
         syncs.push_back(e > kHalfBytes ? half_precision_sync(n, e, cost) : BucketSync::plain(bucket.bytes));
         break;
       case CompressionKind::powersgd:
-        if (powersgd_split(model, bucket, compression.rank, compression.min_compression_rate).compressed_matrices ==
-            0) {
-          syncs.push_back(BucketSync::plain(bucket.bytes));  // nothing worth compressing: the hook only packs
-        } else {
-          syncs.push_back(powersgd_sync(model, bucket, compression, e, cost));
-        }
+        syncs.push_back(powersgd_sync(model, bucket, compression, e, cost));
         break;
       case CompressionKind::topk:
         syncs.push_back(topk_sync(n, compression, e, ranks, cost));
