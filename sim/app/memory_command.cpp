@@ -45,10 +45,13 @@ int print_memory(const MemoryOptions& options) {
              to_string(s.model.precision.value), to_string(s.model.optimizer.value), s.model.batch_per_gpu.value);
   fmt::print(o, "layout           tensor {} x pipeline {} x context {} x data {}\n", p.tensor.value, p.pipeline.value,
              p.context.value, data);
-  fmt::print(o, "sharded          {}{}\n", sharding_name(p.sharding.value),
+  fmt::print(o, "sharded          {}{}{}\n", sharding_name(p.sharding.value),
              p.sharding.value == ShardingLevel::none
                  ? ""
-                 : fmt::format(" over {} ranks", p.shard_group ? p.shard_group->value : data));
+                 : fmt::format(" over {} ranks", p.shard_group ? p.shard_group->value : data),
+             p.sharding.value == ShardingLevel::full && p.pipeline.value > 1
+                 ? "; under the pipeline each chunk stays gathered through the iteration"
+                 : "");
   fmt::print(o, "per GPU          weights {}  gradients {}  optimizer state {}  activations {}\n", gib_text(m.weights),
              gib_text(m.gradients), gib_text(m.optimizer_state), gib_text(m.activations));
   if (p.pipeline.value > 1) {

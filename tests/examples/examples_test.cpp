@@ -174,6 +174,22 @@ TEST_CASE("llama3-70b-layouts: TP 8 x PP 4 with ZeRO-1 fits and keeps its tensor
                     {"parallelism.tensor=1", "parallelism.pipeline=1", "parallelism.sharding=full"}));
   CHECK_FALSE(fsdp.fits);
   CHECK(fsdp.activations > fsdp.capacity);
+  // With full checkpointing and one micro-batch it fits, and moves 3 (d - 1)/d x G per GPU, G the bf16 gradients.
+  const TrainingReport checkpointed = run_example(
+      "llama3-70b-layouts.yaml", {"parallelism.tensor=1", "parallelism.pipeline=1", "parallelism.sharding=full",
+                                  "model.micro_batches=1", "parallelism.activation_checkpointing=full"});
+  CHECK(checkpointed.memory.fits);
+  REQUIRE(checkpointed.group_communication.size() == 1);
+  CHECK(checkpointed.group_communication[0].bytes_per_gpu ==
+        Approx(3 * 255.0 / 256 * 2 * 70'553'706'496.0).epsilon(1e-9));
+  // FSDP beside tensor groups of a node (torchtitan's 2D): the same 80 blocks, 4 samples per rank, fits too.
+  const TrainingReport fsdp_tp = run_example(
+      "llama3-70b-layouts.yaml", {"parallelism.pipeline=1", "parallelism.sharding=full", "model.micro_batches=1",
+                                  "model.batch_per_gpu=4", "parallelism.activation_checkpointing=full"});
+  CHECK(fsdp_tp.memory.fits);
+  REQUIRE(fsdp_tp.layout);
+  CHECK(fsdp_tp.layout->data == 32);
+  CHECK(fsdp_tp.layout->hardware_flops_utilization > fsdp_tp.layout->model_flops_utilization);
 }
 
 TEST_CASE("llama3-8b-tp-across-nodes: tensor groups over two nodes make the network the bottleneck", "[examples]") {

@@ -106,8 +106,6 @@ TEST_CASE("model-parallel runs are deterministic") {
 }
 
 TEST_CASE("what model-parallel runs do not simulate yet is refused at its key") {
-  CHECK_THROWS_WITH(run_layout({"parallelism.tensor=8", "parallelism.sharding=full"}),
-                    Catch::Contains("parallelism.sharding: full sharding (ZeRO-3) with tensor"));
   CHECK_THROWS_WITH(run_layout({"parallelism.pipeline=2", "training.communication=parameter_server"}),
                     Catch::Contains("parameter servers are not simulated yet with a model-parallel layout"));
   CHECK_THROWS_WITH(run_layout({"parallelism.pipeline=4", "parallelism.schedule=interleaved",
@@ -154,4 +152,49 @@ parallelism: {expert: 8, sharding: optimizer}
   CHECK(r.memory.weights.value * 4 < replicated.weights.value);
   CHECK_THROWS_WITH(run({"parallelism.expert=16"}), Catch::Contains("parallelism.expert"));
   CHECK_THROWS_WITH(run_layout({"parallelism.expert=2"}), Catch::Contains("has no routed experts"));
+}
+
+// Full sharding beside a layout: FSDP + TP per unit without a pipeline, per chunk and iteration with one.
+TEST_CASE("FSDP beside tensor parallelism gathers every unit twice and reduce-scatters it once per micro-batch") {
+  const TrainingReport full = run_layout({"parallelism.tensor=8", "parallelism.sharding=full"});
+  const TrainingReport zero1 = run_layout({"parallelism.tensor=8", "parallelism.sharding=optimizer"});
+  REQUIRE(full.layout);
+  CHECK(full.layout->data == 4);
+  CHECK(full.layout->sharding == "full");
+  CHECK(full.global_batch == 4 * 8);
+  // 3 m (d - 1)/d x G, G the rank's bf16 gradients (each unit's share rounded up, hence the tolerance).
+  const double g = 2 * kLlama3_8bParams / 8;
+  CHECK(group(full, "data").bytes_per_gpu == Approx(3 * 8 * 3.0 / 4 * g).epsilon(1e-6));
+  // The tensor AllReduces are the layout's, sharded or not.
+  CHECK(group(full, "tensor").bytes_per_gpu == Approx(group(zero1, "tensor").bytes_per_gpu).epsilon(1e-12));
+  // Weights and gradients sharded over the 4 data-parallel ranks (plus two units gathered whole).
+  CHECK(static_cast<double>(full.memory.gradients.value) ==
+        Approx(static_cast<double>(zero1.memory.gradients.value) / 4).epsilon(1e-3));
+  CHECK(full.memory.weights < zero1.memory.weights);
+  CHECK(full.memory.optimizer_state == zero1.memory.optimizer_state);
+  // Twelve times the parameters on the network per step, against ZeRO-1's two.
+  CHECK(full.samples_per_second < zero1.samples_per_second);
+  CHECK(group(full, "data").exposed > group(zero1, "data").exposed);
+  const double shares = full.compute_share + full.optimizer_share + full.exposed_communication_share + full.idle_share +
+                        full.overlap_interference_share + full.framework_overhead_share + full.pipeline_bubble_share;
+  CHECK(shares == Approx(1).epsilon(1e-9));
+  CHECK(to_json(full).dump() == to_json(run_layout({"parallelism.tensor=8", "parallelism.sharding=full"})).dump());
+}
+
+TEST_CASE("under a pipeline full sharding keeps each chunk gathered through the iteration: ZeRO-1's bytes") {
+  const TrainingReport full = run_layout({"parallelism.pipeline=4", "parallelism.sharding=full"});
+  const TrainingReport zero1 = run_layout({"parallelism.pipeline=4", "parallelism.sharding=optimizer"});
+  CHECK(group(full, "data").bytes_per_gpu == Approx(group(zero1, "data").bytes_per_gpu).epsilon(1e-12));
+  CHECK(full.memory.total == zero1.memory.total);
+  // The parameters start as shards, so the first iteration waits for their gathers.
+  CHECK(full.samples_per_second < zero1.samples_per_second);
+}
+
+TEST_CASE("what full sharding beside a layout does not simulate yet is refused at its key") {
+  CHECK_THROWS_WITH(run_layout({"parallelism.tensor=8", "parallelism.sharding=full", "parallelism.shard_group=2"}),
+                    Catch::Contains("parallelism.shard_group: HSDP's shard groups are not simulated yet"));
+  CHECK_THROWS_WITH(run_layout({"parallelism.tensor=4", "parallelism.expert=2", "parallelism.sharding=full"}),
+                    Catch::Contains("parallelism.expert: expert parallelism with full sharding and no pipeline"));
+  CHECK_THROWS_WITH(run_layout({"parallelism.tensor=8", "parallelism.context=4", "parallelism.sharding=full"}),
+                    Catch::Contains("at least 2 data-parallel ranks"));
 }

@@ -120,11 +120,13 @@ MemoryReport stage_memory(const ModelSpec& model, std::pair<std::size_t, std::si
   const std::int64_t sharded =
       share(share(dense, layout.tensor), layout.shards) +
       share(share(experts, layout.tensor), std::max<std::int64_t>(1, layout.shards / layout.expert));
-  const bool grads_sharded = layout.sharding == ShardingLevel::gradients || layout.sharding == ShardingLevel::full;
+  // Under a pipeline, full sharding keeps each chunk gathered and its gradients whole through the iteration
+  // (model_parallel_run.hpp, as torchtitan does): at peak only the optimizer state is sharded, as with ZeRO-1.
+  const bool per_layer = layout.sharding == ShardingLevel::full && layout.pipeline == 1;
+  const bool grads_sharded = layout.sharding == ShardingLevel::gradients || per_layer;
   MemoryReport r;
-  r.weights = Bytes{layout.sharding == ShardingLevel::full
-                        ? sharded * w + (share(largest, layout.tensor) + share(second, layout.tensor)) * w
-                        : local * w};
+  r.weights =
+      Bytes{per_layer ? sharded * w + (share(largest, layout.tensor) + share(second, layout.tensor)) * w : local * w};
   r.gradients = Bytes{(grads_sharded ? sharded : local) * w};
   r.optimizer_state =
       Bytes{(layout.sharding == ShardingLevel::none ? local : sharded) * optimizer_state_bytes(optimizer, precision)};

@@ -25,8 +25,18 @@ std::string describe(const LinkReport& link) {
   return fmt::format("{} -> {} ({})", link.from, link.to, where);
 }
 
-// The link a communication bound names: the busiest, or with parameter servers the busiest touching a server.
-const LinkReport* bound_link(const TrainingReport& report) {
+// A layout's group's own busiest link (GroupCommunication::busiest_link), or null.
+const LinkReport* group_link(const TrainingReport& report, const std::string& group) {
+  for (const GroupCommunication& g : report.group_communication) {
+    if (g.group == group && g.busiest_link) return &*g.busiest_link;
+  }
+  return nullptr;
+}
+
+// The link a communication cause names: its group's own where the report has one, else the busiest, or with
+// parameter servers the busiest touching a server.
+const LinkReport* bound_link(const TrainingReport& report, const CauseReport& cause) {
+  if (const LinkReport* own = group_link(report, cause.group)) return own;
   const auto& links = report.busiest_links;
   if (links.empty()) return nullptr;
   if (report.communication == "parameter_server") {
@@ -89,12 +99,15 @@ std::vector<CauseReport> ranked_causes(const TrainingReport& report) {
   std::erase_if(causes, [](const CauseReport& c) { return c.share <= 0; });
   std::stable_sort(causes.begin(), causes.end(),
                    [](const CauseReport& a, const CauseReport& b) { return a.share > b.share; });
-  // The busiest link is the largest communication cause's: the report has no per-group link loads.
-  const LinkReport* link = bound_link(report);
-  const auto first_communication = std::find_if(causes.begin(), causes.end(), [](const CauseReport& c) {
-    return c.cause == "communication" || c.cause == "parameter_server";
-  });
-  if (link != nullptr && first_communication != causes.end()) first_communication->resource = describe(*link);
+  // Each cause with a group link of its own names it; the largest without one names the busiest link.
+  bool busiest_named = false;
+  for (CauseReport& c : causes) {
+    if (c.cause != "communication" && c.cause != "parameter_server") continue;
+    const bool own = group_link(report, c.group) != nullptr;
+    if (!own && busiest_named) continue;
+    busiest_named = busiest_named || !own;
+    if (const LinkReport* link = bound_link(report, c)) c.resource = describe(*link);
+  }
   return causes;
 }
 
@@ -124,7 +137,7 @@ BottleneckReport attribute_bottleneck(const TrainingReport& report) {
   if (top.cause == "stragglers") {
     out.resource = "straggler wait";
   } else if (top.cause == "communication" || top.cause == "parameter_server") {
-    const LinkReport* link = bound_link(report);
+    const LinkReport* link = bound_link(report, top);
     out.resource = link != nullptr                   ? describe(*link)
                    : top.cause == "parameter_server" ? "parameter servers"
                                                      : "collectives";

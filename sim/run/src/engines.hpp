@@ -26,9 +26,14 @@ RunOutput run_parameter_server(ResolvedScenario& context, convergence::UpdateSch
 // units' reduce-scatters and all-gathers (sharded_run.hpp).
 RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedule* schedule);
 
-// Strategy sync with tensor, pipeline or context parallelism (with or without ZeRO-1/2 across the data-parallel
-// groups): one timeline per pipeline stage over collectives that run in all groups at once (model_parallel_run.hpp,
-// layout_communication.hpp).
+// Strategy sync with tensor, pipeline or context parallelism (with or without ZeRO across the data-parallel
+// groups; full sharding only with a pipeline): one timeline per pipeline stage over collectives that run in all groups
+// at once (model_parallel_run.hpp, layout_communication.hpp).
 RunOutput run_model_parallel_layout(ResolvedScenario& context, convergence::UpdateSchedule* schedule);
+
+// Strategy sync with full sharding (ZeRO-3) beside tensor or context parallelism and no pipeline (torchtitan's
+// FSDP + TP): the sharded engine over one rank's layers with the layout's collectives inside them
+// (sharded_layout_run.cpp).
+RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSchedule* schedule);
 
 }  // namespace syncsim::run

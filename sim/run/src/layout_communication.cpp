@@ -7,6 +7,7 @@
 #include <map>
 #include <tuple>
 
+#include "link_report.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/training/bucket_plan.hpp"
@@ -75,8 +76,8 @@ LayoutCommunication::LayoutCommunication(ResolvedScenario& context) : context_(c
   const auto again = static_cast<double>(forward_again_);
   if (n.tensor > 1) {
     tensor_ops_per_iteration_ = m * (2 * blocks * (2 + again) + 2) / stages;
-    tensor_allreduce_ =
-        timed(CollectiveOp::allreduce, activation_, layout_.groups(GroupKind::tensor), tensor_ops_per_iteration_);
+    tensor_allreduce_ = timed("tensor", CollectiveOp::allreduce, activation_, layout_.groups(GroupKind::tensor),
+                              tensor_ops_per_iteration_);
   }
   expert_ = p.expert.value;
   if (expert_ > 1) {
@@ -89,20 +90,20 @@ LayoutCommunication::LayoutCommunication(ResolvedScenario& context) : context_(c
     // Dispatch and combine forward, their gradients backward, and forward again under full checkpointing.
     expert_ops_per_iteration_ = m * moe * 2 * (2 + again) / stages;
     routed_ = message(context, t.hidden * t.experts_per_token, n.tensor * n.context);
-    expert_alltoall_ = timed(CollectiveOp::alltoall, routed_, expert_groups_, expert_ops_per_iteration_);
+    expert_alltoall_ = timed("expert", CollectiveOp::alltoall, routed_, expert_groups_, expert_ops_per_iteration_);
   }
   if (n.context > 1) {
     context_ops_per_iteration_ = m * blocks * (2 + again) / stages;
     const auto groups = layout_.groups(GroupKind::context);
-    context_gather_ = timed(CollectiveOp::all_gather, kv_, groups, m * blocks * (1 + again) / stages);
-    context_scatter_ = timed(CollectiveOp::reduce_scatter, kv_, groups, m * blocks / stages);
+    context_gather_ = timed("context", CollectiveOp::all_gather, kv_, groups, m * blocks * (1 + again) / stages);
+    context_scatter_ = timed("context", CollectiveOp::reduce_scatter, kv_, groups, m * blocks / stages);
   }
 }
 
-SimTime LayoutCommunication::timed(CollectiveOp op, Bytes bytes, const std::vector<std::vector<std::size_t>>& groups,
-                                   double per_iteration) {
+SimTime LayoutCommunication::timed(std::string_view kind, CollectiveOp op, Bytes bytes,
+                                   const std::vector<std::vector<std::size_t>>& groups, double per_iteration) {
   const CollectiveOutcome& outcome = context_.group_collective(op, bytes, groups);
-  uses_.push_back({&outcome, per_iteration});
+  uses_.push_back({std::string(kind), &outcome, per_iteration});
   return outcome.time;
 }
 
@@ -202,7 +203,7 @@ ModelParallelSetup LayoutCommunication::setup() {
   if (n.pipeline > 1) {
     const Bytes activation{(activation_.value + n.tensor - 1) / n.tensor};
     const double crossings = 2.0 * static_cast<double>(out.micro_batches * (n.pipeline * chunks_ - 1));
-    out.transfer = timed(CollectiveOp::broadcast, activation, transfer_pairs(layout_),
+    out.transfer = timed("pipeline", CollectiveOp::broadcast, activation, transfer_pairs(layout_),
                          crossings / static_cast<double>(n.pipeline / 2));
   }
   if (n.data > 1) {
@@ -218,7 +219,7 @@ ModelParallelSetup LayoutCommunication::setup() {
           for (const CollectiveOp op : sharded ? std::vector{CollectiveOp::reduce_scatter, CollectiveOp::all_gather}
                                                : std::vector{CollectiveOp::allreduce}) {
             times[{op, u.bytes.value, u.expert}] =
-                timed(op, u.bytes, u.expert ? expert_groups : groups, 1.0 / static_cast<double>(n.pipeline));
+                timed("data", op, u.bytes, u.expert ? expert_groups : groups, 1.0 / static_cast<double>(n.pipeline));
           }
         }
       }
@@ -230,38 +231,92 @@ ModelParallelSetup LayoutCommunication::setup() {
   return out;
 }
 
-std::vector<GroupCommunication> LayoutCommunication::group_reports(const ModelParallelResult& result) const {
+LayerTimes LayoutCommunication::rank_layer_times(bool tensor, bool context) const {
+  const LayoutSizes& n = layout_.sizes();
+  const std::int64_t split = n.tensor * n.context;
+  LayerTimes out = layers_;
+  for (SimTime& t : out.forward) t = SimTime::from_ps(t.ps() / split);
+  for (SimTime& t : out.backward) t = SimTime::from_ps(t.ps() / split);
+  if (out.forward.empty()) return out;
+  const std::int64_t again = forward_again_;
+  for (const auto& [first, last] : context_.model().transformer()->blocks) {
+    const std::size_t at = last - 1;
+    if (tensor) {
+      out.forward[at] += tensor_allreduce_ * 2;
+      out.backward[at] += tensor_allreduce_ * (2 * (1 + again));
+    }
+    if (context) {
+      out.forward[at] += context_gather_;
+      out.backward[at] += context_scatter_ + context_gather_ * again;
+    }
+  }
+  if (tensor) {
+    out.forward.front() += tensor_allreduce_;
+    out.backward.back() += tensor_allreduce_;
+  }
+  return out;
+}
+
+SimTime LayoutCommunication::data_collective(CollectiveOp op, Bytes bytes, double per_iteration) {
+  return timed("data", op, bytes, layout_.groups(GroupKind::data), per_iteration);
+}
+
+LayoutReport LayoutCommunication::layout_report(const TrainingReport& r, double bubble_fraction) const {
+  const Scenario& s = context_.scenario();
+  const ParallelismConfig& p = s.parallelism;
+  LayoutReport l{.tensor = layout_.sizes().tensor,
+                 .context = layout_.sizes().context,
+                 .pipeline = layout_.sizes().pipeline,
+                 .data = layout_.sizes().data,
+                 .expert = p.expert.value,
+                 .schedule = std::string(to_string(p.schedule.value)),
+                 .virtual_stages = p.virtual_stages ? p.virtual_stages->value : 1,
+                 .sharding = std::string(to_string(p.sharding.value)),
+                 .bubble_fraction = bubble_fraction};
+  const double peak = context_.gpu().require_peak(context_.precision());
+  const ModelSpec& model = context_.model();
+  const double forward = static_cast<double>(model.forward_flops());
+  double recomputed = 0;  // per sample: the blocks' forward again, under full checkpointing
+  if (forward_again_ > 0) {
+    for (const auto& [first, last] : model.transformer()->blocks) {
+      for (std::size_t i = first; i < last; ++i) recomputed += static_cast<double>(model.layers()[i].forward_flops);
+    }
+  }
+  const double capacity = static_cast<double>(r.workers) * peak;
+  l.model_flops_utilization = 3 * forward * r.samples_per_second / capacity;
+  l.hardware_flops_utilization = (3 * forward + recomputed) * r.samples_per_second / capacity;
+  return l;
+}
+
+std::vector<GroupCommunication> LayoutCommunication::group_reports(const LayoutExposure& exposure) const {
   const LayoutSizes& n = layout_.sizes();
   std::vector<GroupCommunication> out;
-  double data_bytes = 0;
-  for (const auto& st : result.stages) data_bytes += st.data_bytes_per_iteration;
-  const bool sharded = context_.scenario().parallelism.sharding.value != ShardingLevel::none;
   if (n.data > 1) {
     out.push_back({.group = "data",
-                   .collectives = sharded ? "reduce_scatter + all_gather per bucket" : "allreduce per bucket",
-                   .bytes_per_gpu = data_bytes / static_cast<double>(n.pipeline),
-                   .exposed = result.exposed_data});
+                   .collectives = exposure.data_collectives,
+                   .bytes_per_gpu = exposure.data_bytes_per_gpu,
+                   .exposed = exposure.data});
   }
   if (n.tensor > 1) {
     out.push_back({.group = "tensor",
                    .collectives = "allreduce x 2 per block, micro-batch and direction",
                    .bytes_per_gpu = tensor_ops_per_iteration_ * static_cast<double>(activation_.value) *
                                     bus_factor(CollectiveOp::allreduce, static_cast<std::size_t>(n.tensor)),
-                   .exposed = result.exposed_tensor});
+                   .exposed = exposure.tensor});
   }
   if (n.context > 1) {
     out.push_back({.group = "context",
                    .collectives = "all_gather of K, V (forward) + reduce_scatter (backward) per block and micro-batch",
                    .bytes_per_gpu = context_ops_per_iteration_ * static_cast<double>(kv_.value) *
                                     bus_factor(CollectiveOp::all_gather, static_cast<std::size_t>(n.context)),
-                   .exposed = result.exposed_context});
+                   .exposed = exposure.context});
   }
   if (expert_ > 1) {
     out.push_back({.group = "expert",
                    .collectives = "alltoall x 2 (dispatch, combine) per MoE block, micro-batch and direction",
                    .bytes_per_gpu = expert_ops_per_iteration_ * static_cast<double>(routed_.value) *
                                     bus_factor(CollectiveOp::alltoall, static_cast<std::size_t>(expert_)),
-                   .exposed = result.exposed_expert});
+                   .exposed = exposure.expert});
   }
   if (n.pipeline > 1) {
     const double crossings =
@@ -270,14 +325,15 @@ std::vector<GroupCommunication> LayoutCommunication::group_reports(const ModelPa
                    .collectives = "send/recv of each micro-batch's activation (forward) and gradient (backward)",
                    .bytes_per_gpu = crossings * static_cast<double>((activation_.value + n.tensor - 1) / n.tensor) /
                                     static_cast<double>(n.pipeline),
-                   .exposed = result.exposed_pipeline});
+                   .exposed = exposure.pipeline});
   }
   return out;
 }
 
-std::vector<LinkUsage> LayoutCommunication::link_usage(std::int64_t iterations) const {
+std::vector<LinkUsage> LayoutCommunication::link_usage(std::int64_t iterations, std::string_view kind) const {
   std::vector<LinkUsage> usage(context_.topology().link_count());
   for (const Use& use : uses_) {
+    if (!kind.empty() && use.kind != kind) continue;
     const double times = use.per_iteration * static_cast<double>(iterations);
     for (const LinkTraffic& link : use.outcome->links) {
       LinkUsage& u = usage[link.link.value()];
@@ -286,6 +342,14 @@ std::vector<LinkUsage> LayoutCommunication::link_usage(std::int64_t iterations) 
     }
   }
   return usage;
+}
+
+void LayoutCommunication::fill_links(TrainingReport& report, std::int64_t iterations) const {
+  report.busiest_links = busiest_links(context_.topology(), link_usage(iterations), report.total);
+  for (GroupCommunication& g : report.group_communication) {
+    const auto links = busiest_links(context_.topology(), link_usage(iterations, g.group), report.total);
+    if (!links.empty()) g.busiest_link = links.front();
+  }
 }
 
 }  // namespace syncsim::run

@@ -24,6 +24,8 @@
 //   step        the model's optimizer step x the stage's share of the parameters / tensor
 //   recompute   under full activation checkpointing each block's backward runs its forward again first, with its
 //               tensor AllReduces and context gathers (the layer times already hold the compute)
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "resolved_scenario.hpp"
@@ -34,6 +36,18 @@
 
 namespace syncsim::run {
 
+// What each kind of a layout's communication costs per iteration (causal: the run again with that kind free), and
+// the data-parallel bus bytes one GPU moves per iteration, with the collectives that move them.
+struct LayoutExposure {
+  SimTime data;
+  SimTime tensor;
+  SimTime context;
+  SimTime pipeline;
+  SimTime expert;
+  double data_bytes_per_gpu = 0;
+  std::string data_collectives;
+};
+
 class LayoutCommunication {
  public:
   // Throws InputError at parallelism.tensor (context) for a model without a transformer structure.
@@ -42,14 +56,27 @@ class LayoutCommunication {
   const RankLayout& layout() const { return layout_; }
   // The engine's setup; simulates the collectives it needs (once each).
   ModelParallelSetup setup();
-  // The report's communication_by_group: data, tensor, context, pipeline (the kinds of size above 1).
-  std::vector<GroupCommunication> group_reports(const ModelParallelResult& result) const;
-  // Per directed link: the traffic of `iterations` iterations of the collectives setup() placed.
-  std::vector<LinkUsage> link_usage(std::int64_t iterations) const;
+  // One rank's forward and backward per layer without a pipeline: the layers' compute / (tensor x context), each
+  // block's tensor and context collectives added to its last layer (they run on the compute stream), the
+  // embedding's AllReduce to the first layer and the head's to the last; `tensor` or `context` false leaves that
+  // kind out (the causal reruns). The sharded engine's layers under a layout.
+  LayerTimes rank_layer_times(bool tensor, bool context) const;
+  // A data-parallel collective over all data-parallel groups at once, run `per_iteration` times per iteration (for
+  // the links' traffic).
+  SimTime data_collective(CollectiveOp op, Bytes bytes, double per_iteration);
+  // The report's communication_by_group: data, tensor, context, expert, pipeline (the kinds of size above 1).
+  std::vector<GroupCommunication> group_reports(const LayoutExposure& exposure) const;
+  // The report's layout section: sizes, the pipeline's bubble, MFU and HFU of `report`'s throughput.
+  LayoutReport layout_report(const TrainingReport& report, double bubble_fraction) const;
+  // Per directed link: the traffic of `iterations` iterations of the collectives placed so far, of one kind ("data",
+  // "tensor", "context", "expert", "pipeline") or, empty, of all.
+  std::vector<LinkUsage> link_usage(std::int64_t iterations, std::string_view kind = {}) const;
+  // The report's busiest links, and each group's own busiest link (GroupCommunication::busiest_link).
+  void fill_links(TrainingReport& report, std::int64_t iterations) const;
 
  private:
-  SimTime timed(CollectiveOp op, Bytes bytes, const std::vector<std::vector<std::size_t>>& groups,
-                double per_iteration);
+  SimTime timed(std::string_view kind, CollectiveOp op, Bytes bytes,
+                const std::vector<std::vector<std::size_t>>& groups, double per_iteration);
   ChunkWork chunk_work(std::int64_t stage, std::int64_t chunk);
   std::vector<ChunkWork::Unit> units(std::pair<std::size_t, std::size_t> range) const;
   bool is_expert(std::size_t layer) const;  // a routed experts' layer, split over expert parallelism
@@ -73,6 +100,7 @@ class LayoutCommunication {
   SimTime expert_alltoall_;
   double expert_ops_per_iteration_ = 0;  // per rank: all-to-alls of routed_
   struct Use {
+    std::string kind;
     const CollectiveOutcome* outcome;
     double per_iteration;  // how many times per iteration all groups run it, averaged over stages
   };

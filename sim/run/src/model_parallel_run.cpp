@@ -10,7 +10,6 @@
 #include "convergence_run.hpp"
 #include "engines.hpp"
 #include "layout_communication.hpp"
-#include "link_report.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/training/model_parallel_run.hpp"
 #include "syncsim/training/synchronous_run.hpp"
@@ -24,11 +23,6 @@ void check_supported(const Scenario& s) {
   const ParallelismConfig& p = s.parallelism;
   if (p.shard_group) {
     throw p.shard_group->error("HSDP's shard groups are not simulated yet with a model-parallel layout");
-  }
-  if (p.sharding.value == ShardingLevel::full) {
-    throw p.sharding.error(
-        "full sharding (ZeRO-3) with tensor, pipeline, context or expert parallelism is not simulated yet: use "
-        "sharding: optimizer (Megatron's distributed optimizer) with a layout, or full sharding alone");
   }
 }
 
@@ -105,32 +99,24 @@ void fill_workers(TrainingReport& r, const RankLayout& layout, const ModelParall
   }
 }
 
-LayoutReport layout_report(const ResolvedScenario& context, const RankLayout& layout, const TrainingReport& r,
-                           const ModelParallelResult& result) {
-  const Scenario& s = context.scenario();
-  const ParallelismConfig& p = s.parallelism;
-  LayoutReport l{.tensor = layout.sizes().tensor,
-                 .context = layout.sizes().context,
-                 .pipeline = layout.sizes().pipeline,
-                 .data = layout.sizes().data,
-                 .expert = p.expert.value,
-                 .schedule = std::string(to_string(p.schedule.value)),
-                 .virtual_stages = p.virtual_stages ? p.virtual_stages->value : 1,
-                 .sharding = std::string(to_string(p.sharding.value)),
-                 .bubble_fraction = result.bubble_fraction};
-  const double peak = context.gpu().require_peak(context.precision());
-  const ModelSpec& model = context.model();
-  const double forward = static_cast<double>(model.forward_flops());
-  double recomputed = 0;  // per sample: the blocks' forward again, under full checkpointing
-  if (p.activation_checkpointing.value == ActivationCheckpointing::full) {
-    for (const auto& [first, last] : model.transformer()->blocks) {
-      for (std::size_t i = first; i < last; ++i) recomputed += static_cast<double>(model.layers()[i].forward_flops);
-    }
+LayoutExposure exposure_of(const ModelParallelResult& result, const Scenario& s) {
+  double data_bytes = 0;
+  for (const auto& st : result.stages) data_bytes += st.data_bytes_per_iteration;
+  const char* collectives = "allreduce per bucket";
+  if (s.parallelism.sharding.value == ShardingLevel::full) {
+    collectives =
+        "all_gather per bucket before its chunk's first forward, kept through the iteration + "
+        "reduce_scatter per bucket";
+  } else if (s.parallelism.sharding.value != ShardingLevel::none) {
+    collectives = "reduce_scatter + all_gather per bucket";
   }
-  const double capacity = static_cast<double>(r.workers) * peak;
-  l.model_flops_utilization = 3 * forward * r.samples_per_second / capacity;
-  l.hardware_flops_utilization = (3 * forward + recomputed) * r.samples_per_second / capacity;
-  return l;
+  return {.data = result.exposed_data,
+          .tensor = result.exposed_tensor,
+          .context = result.exposed_context,
+          .pipeline = result.exposed_pipeline,
+          .expert = result.exposed_expert,
+          .data_bytes_per_gpu = data_bytes / static_cast<double>(result.stages.size()),
+          .data_collectives = collectives};
 }
 
 }  // namespace
@@ -151,14 +137,14 @@ RunOutput run_model_parallel_layout(ResolvedScenario& context, convergence::Upda
   fill_throughput(r, s.training.iterations, result.total, mean, nearest_rank_percentile(result.iteration_times, 50),
                   nearest_rank_percentile(result.iteration_times, 99));
   fill_workers(r, layout, result);
-  r.layout = layout_report(context, layout, r, result);
+  r.layout = comm.layout_report(r, result.bubble_fraction);
   compute_shares(r);
-  r.group_communication = comm.group_reports(result);
+  r.group_communication = comm.group_reports(exposure_of(result, s));
   // Each kind's exposed time is causal: the run repeated with that kind free (model_parallel_run.hpp).
   for (const GroupCommunication& g : r.group_communication) {
     r.causes.push_back({.cause = "communication", .group = g.group, .per_iteration = g.exposed, .measured = true});
   }
-  r.busiest_links = busiest_links(context.topology(), comm.link_usage(setup.iterations), r.total);
+  comm.fill_links(r, setup.iterations);
   if (schedule != nullptr) *schedule = synchronous_schedule(layout.sizes().data, result.iteration_times);
   out.trace = layout_trace(s, layout, setup, result);
   return out;

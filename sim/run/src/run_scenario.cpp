@@ -13,7 +13,7 @@ namespace syncsim::run {
 
 namespace {
 
-// The engines simulate data parallelism, sharded or not; the rest of a layout is read by the memory check only.
+// The engine for the scenario's strategy and layout (engines.hpp).
 RunOutput run_engine(const Scenario& scenario, Workspace& workspace, convergence::UpdateSchedule* schedule,
                      const RunProgress* progress) {
   ResolvedScenario context(scenario, workspace, progress);
@@ -21,6 +21,8 @@ RunOutput run_engine(const Scenario& scenario, Workspace& workspace, convergence
   const TrainingConfig& t = scenario.training;
   const ParallelismConfig& p = scenario.parallelism;
   if (p.tensor.value > 1 || p.pipeline.value > 1 || p.context.value > 1 || p.expert.value > 1) {
+    // Without a pipeline, FSDP reshards each unit after its forward: per-unit gathers, the sharded engine's.
+    if (p.sharding.value == ShardingLevel::full && p.pipeline.value == 1) return run_sharded_layout(context, schedule);
     return run_model_parallel_layout(context, schedule);
   }
   if (p.sharding.value != ShardingLevel::none) return run_sharded_data(context, schedule);

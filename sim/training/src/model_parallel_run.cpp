@@ -17,9 +17,6 @@ constexpr std::int64_t kTracedPasses = 1024;
 constexpr std::int64_t kCausalIterations = 4;
 
 void check_setup(const ModelParallelSetup& s) {
-  if (s.sharding == ShardingLevel::full) {
-    throw InputError("model-parallel run: full sharding (ZeRO-3) is the sharded engine's");
-  }
   if (s.stages < 1 || s.chunks < 1 || s.micro_batches < 1 || s.data < 1 || s.iterations < 1) {
     throw InputError("model-parallel run: sizes and iterations must be positive");
   }
@@ -51,6 +48,8 @@ class Timeline {
     const std::int64_t per_iteration = s_.stages * s_.chunks * s_.micro_batches * 2;
     traced_from_ = std::max<std::int64_t>(0, iterations_ - std::max<std::int64_t>(1, kTracedPasses / per_iteration));
   }
+
+  bool sharded() const { return s_.sharding != ShardingLevel::none && s_.data > 1; }
 
   ModelParallelResult run() {
     SimTime last_end;
@@ -118,7 +117,7 @@ class Timeline {
 
   // Stage d after its passes: its gradients reduced, its step, its parameters gathered; returns the step's end.
   SimTime finish_stage(std::int64_t it, std::size_t d, const PipelineTiming& t) {
-    const bool sharded = s_.sharding != ShardingLevel::none && s_.data > 1;
+    const bool sharded = this->sharded();
     std::vector<std::size_t> chunks(static_cast<std::size_t>(s_.chunks));
     std::iota(chunks.begin(), chunks.end(), std::size_t{0});
     std::sort(chunks.begin(), chunks.end(),
@@ -138,18 +137,33 @@ class Timeline {
     const SimTime step_end = step_start + step;
     st.optimizer += step;
     if (record_ && it >= traced_from_) out_.steps.push_back({it, static_cast<std::int64_t>(d), step_start, step_end});
-    for (std::size_t c = 0; c < chunks.size(); ++c) {
-      ready_[d][c] = step_end;
-      if (!sharded) continue;
-      const auto& units = s_.work[d][c].units;  // gathered first layers first: the units in reverse
-      for (auto u = units.rbegin(); u != units.rend(); ++u) {
-        ready_[d][c] = place(it, d, CollectiveOp::all_gather, c, *u, step_end);
-      }
+    // Fully sharded parameters are gathered for the next forward only: none after the last step.
+    const bool last_of_full = s_.sharding == ShardingLevel::full && it + 1 == iterations_;
+    if (sharded && !last_of_full) {
+      gather(it, d, step_end);
+    } else {
+      for (auto& ready : ready_[d]) ready = step_end;
     }
     return step_end;
   }
 
+  // Stage d's parameters all-gathered chunk by chunk from `from`, first layers first (the units in reverse); each
+  // chunk's next forward waits for its gathers.
+  void gather(std::int64_t it, std::size_t d, SimTime from) {
+    for (std::size_t c = 0; c < ready_[d].size(); ++c) {
+      ready_[d][c] = from;
+      const auto& units = s_.work[d][c].units;
+      for (auto u = units.rbegin(); u != units.rend(); ++u) {
+        ready_[d][c] = place(it, d, CollectiveOp::all_gather, c, *u, from);
+      }
+    }
+  }
+
   SimTime iteration(std::int64_t it) {
+    // Fully sharded parameters start as shards: the first iteration gathers them too.
+    if (it == 0 && s_.sharding == ShardingLevel::full && sharded()) {
+      for (std::size_t d = 0; d < ready_.size(); ++d) gather(it, d, SimTime::zero());
+    }
     const PipelineTiming t = time_pipeline(pipeline_setup());
     SimTime end;
     for (std::size_t d = 0; d < t.passes.size(); ++d) {

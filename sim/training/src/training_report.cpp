@@ -293,10 +293,12 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
   if (!r.group_communication.empty()) {  // not with parameter servers, whose traffic is per server link
     nlohmann::ordered_json groups = nlohmann::ordered_json::array();
     for (const GroupCommunication& g : r.group_communication) {
-      groups.push_back({{"group", g.group},
-                        {"collectives", g.collectives},
-                        {"bytes_per_gpu_per_iteration", g.bytes_per_gpu},
-                        {"exposed_us_per_iteration", us(g.exposed)}});
+      nlohmann::ordered_json j = {{"group", g.group},
+                                  {"collectives", g.collectives},
+                                  {"bytes_per_gpu_per_iteration", g.bytes_per_gpu},
+                                  {"exposed_us_per_iteration", us(g.exposed)}};
+      if (g.busiest_link) j["busiest_link"] = links_json({*g.busiest_link}).front();
+      groups.push_back(std::move(j));
     }
     out["communication_by_group"] = groups;
   }

@@ -20,7 +20,9 @@
 //   context c    activations / c (each rank keeps its share of the sequence)
 //   sharding     ZeRO over s ranks: optimizer (ZeRO-1) divides the optimizer state by s, gradients (ZeRO-2)
 //                the gradients too, full (ZeRO-3, FSDP FULL_SHARD) the weights as well, plus the two largest
-//                layers' weights gathered whole (the layer computing and the one prefetched)
+//                layers' weights gathered whole (the layer computing and the one prefetched); under a pipeline
+//                (p > 1) full sharding keeps each chunk gathered and its gradients whole through the iteration
+//                (torchtitan's default there), so at peak it holds what optimizer does
 //   in flight    a stage keeps the activations of that many micro-batches: 1F1B's first stage p of them
 //                (stage i: min(p - i, m) for m micro-batches), GPipe's m
 //   expert e     the routed experts' layers / e (each rank holds experts / e of them), their sharded state over

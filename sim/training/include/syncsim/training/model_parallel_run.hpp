@@ -14,6 +14,11 @@
 //   step         once the stage's last bucket is reduced: the optimizer on the rank's share (1/d of it when
 //                sharded); under sharding the updated parameters are then all-gathered chunk by chunk, and the
 //                next iteration's first forward through a chunk waits for its gather (overlapped param gather)
+//   full         (ZeRO-3, FSDP FULL_SHARD under pipelining) as the above, plus the first iteration's gathers, since
+//                the parameters start as shards: each chunk is gathered once before its first forward and kept
+//                through the iteration's micro-batches, its gradients reduce-scattered after its last backward
+//                (torchtitan's default with a pipeline, reshard_after_forward off, gradient sync on the last
+//                micro-batch; gathering again for each pass would move 2m times the parameters instead)
 //
 // An iteration ends when every stage has stepped; a stage starts the next one as soon as its own step (not the
 // others') is done. What each kind of communication costs is measured causally: the iteration run again with that
@@ -55,12 +60,12 @@ struct ModelParallelSetup {
   std::int64_t stages = 1;
   std::int64_t chunks = 1;  // model chunks per stage (the interleaved schedule's virtual stages)
   std::int64_t micro_batches = 1;
-  std::vector<std::vector<ChunkWork>> work;      // [stage][chunk]
-  SimTime transfer;                              // one micro-batch's activation between adjacent stages
-  ShardingLevel sharding = ShardingLevel::none;  // none, optimizer or gradients
-  std::int64_t data = 1;                         // d, the data-parallel size
-  std::int64_t expert_data = 1;                  // the expert data-parallel size: d / expert parallelism
-  std::vector<SimTime> optimizer_step;           // per stage: the rank's parameters' step without sharding
+  std::vector<std::vector<ChunkWork>> work;  // [stage][chunk]
+  SimTime transfer;                          // one micro-batch's activation between adjacent stages
+  ShardingLevel sharding = ShardingLevel::none;
+  std::int64_t data = 1;                // d, the data-parallel size
+  std::int64_t expert_data = 1;         // the expert data-parallel size: d / expert parallelism
+  std::vector<SimTime> optimizer_step;  // per stage: the rank's parameters' step without sharding
   std::int64_t iterations = 1;
   // A data-parallel collective of `bytes` (all of the data-parallel groups at once, or with `expert` the expert
   // data-parallel ones): allreduce, reduce_scatter or all_gather. Not called for a group of 1.
@@ -115,7 +120,7 @@ struct ModelParallelResult {
   std::vector<StepSpan> steps;
 };
 
-// Throws InputError for a setup whose tables disagree with its sizes, sharding full, or a negative time.
+// Throws InputError for a setup whose tables disagree with its sizes, or a negative time.
 ModelParallelResult run_model_parallel(const ModelParallelSetup& setup);
 
 }  // namespace syncsim

@@ -47,11 +47,23 @@ BucketReport allreduce_bucket_report(Bytes bytes, const CollectiveOutcome& outco
 // One parallel group kind's communication: the bus bytes one GPU moves per iteration, in nccl-tests' busbw
 // accounting (an AllReduce of S: 2 (d - 1)/d x S; a ReduceScatter or AllGather: (d - 1)/d x S), whatever algorithm
 // runs, and how long an iteration waits on it (the mean over workers).
+// A link that carried the run's communication, busiest (highest utilization) first.
+struct LinkReport {
+  std::string from;  // topology node names, as `syncsim topo` prints them
+  std::string to;
+  std::string link_class;  // nvlink, pcie, network, ... (topology.hpp's LinkKind)
+  double bytes = 0;        // carried over the whole run
+  SimTime busy;            // time with traffic on it
+  double utilization = 0;  // bytes / (bandwidth x total), degraded bandwidth counted as such
+};
+
 struct GroupCommunication {
   std::string group;         // data (tensor, pipeline and expert with model-parallel layouts)
   std::string collectives;   // what runs, e.g. "reduce_scatter + all_gather per unit"
   double bytes_per_gpu = 0;  // per iteration
   SimTime exposed;           // per iteration
+  // Layouts: the busiest link this kind's collectives alone load (the one a bound on this kind names).
+  std::optional<LinkReport> busiest_link = std::nullopt;
 };
 
 struct WorkerReport {
@@ -65,16 +77,6 @@ struct WorkerReport {
   // Updates this worker completed when workers progress at their own pace (async, ssp, hybrid); nullopt when
   // every worker does every iteration.
   std::optional<std::int64_t> updates;
-};
-
-// A link that carried the run's communication, busiest (highest utilization) first.
-struct LinkReport {
-  std::string from;  // topology node names, as `syncsim topo` prints them
-  std::string to;
-  std::string link_class;  // nvlink, pcie, network, ... (topology.hpp's LinkKind)
-  double bytes = 0;        // carried over the whole run
-  SimTime busy;            // time with traffic on it
-  double utilization = 0;  // bytes / (bandwidth x total), degraded bandwidth counted as such
 };
 
 // Asynchronous strategies: how many updates from other workers landed between the moment a worker read the

@@ -1,0 +1,151 @@
+// Strategy sync under full sharding (ZeRO-3, FSDP FULL_SHARD) with tensor or context parallelism and no pipeline,
+// torchtitan's FSDP + TP: the sharded engine (sharded_run.hpp) over one rank's layers with the layout's tensor and
+// context collectives inside them (LayoutCommunication::rank_layer_times), each unit's gathers and reduce-scatter
+// run in all data-parallel groups at once on the topology. Each kind's exposed time is measured causally, as the
+// model-parallel engine measures it: the run again with that kind free.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <utility>
+
+#include "convergence_run.hpp"
+#include "engines.hpp"
+#include "layout_communication.hpp"
+#include "sharded_trace.hpp"
+#include "syncsim/training/bucket_plan.hpp"
+#include "syncsim/training/sharded_run.hpp"
+#include "syncsim/training/synchronous_run.hpp"
+
+namespace syncsim::run {
+
+namespace {
+
+// The iterations the causal reruns simulate: the first has no step before it, the later ones do.
+constexpr std::int64_t kCausalIterations = 4;
+
+void check_supported(const Scenario& s) {
+  refuse_what_identical_ranks_lack(s, "with a model-parallel layout");
+  const ParallelismConfig& p = s.parallelism;
+  if (p.shard_group) {
+    throw p.shard_group->error("HSDP's shard groups are not simulated yet with a model-parallel layout");
+  }
+  if (p.expert.value > 1) {
+    throw p.expert.error(
+        "expert parallelism with full sharding and no pipeline is not simulated yet: use sharding: optimizer, or "
+        "a pipeline");
+  }
+}
+
+// The units: the whole model's gradient buckets (training.bucket_size, as without a layout), each rank holding
+// 1/tensor of every layer's.
+BucketPlan rank_units(const ResolvedScenario& context, std::int64_t tensor) {
+  BucketPlan plan = make_buckets(context.model(), context.scenario().training.bucket_size, context.precision());
+  for (GradientBucket& b : plan.buckets) b.bytes = Bytes{(b.bytes.value + tensor - 1) / tensor};
+  return plan;
+}
+
+// The time the layers' tensor and context collectives add to `iterations` iterations of one rank's passes.
+SimTime inline_communication(const LayerTimes& with, const LayerTimes& without, std::int64_t passes) {
+  SimTime t;
+  for (std::size_t l = 0; l < with.forward.size(); ++l) {
+    t += (with.forward[l] - without.forward[l]) + (with.backward[l] - without.backward[l]);
+  }
+  return t * passes;
+}
+
+// What each kind costs per iteration: the run again, over up to kCausalIterations, with that kind free.
+LayoutExposure causal_exposure(const ShardedRunSetup& setup, const ShardedRunResult& result,
+                               const LayoutCommunication& comm) {
+  const std::int64_t n = std::min(setup.iterations, kCausalIterations);
+  const auto short_total = [&](ShardedRunSetup variant) {
+    variant.iterations = n;
+    return run_sharded(variant).total;
+  };
+  const SimTime base = setup.iterations <= kCausalIterations ? result.total : short_total(setup);
+  const auto lost = [&](ShardedRunSetup variant) {
+    return SimTime::from_ps(std::max<std::int64_t>(0, (base - short_total(std::move(variant))).ps()) / n);
+  };
+  LayoutExposure exposure;
+  exposure.data_bytes_per_gpu = result.bytes_per_gpu_per_iteration;
+  exposure.data_collectives = "all_gather (forward) + all_gather (backward) + reduce_scatter per unit";
+  ShardedRunSetup variant = setup;
+  variant.collective_time = [](CollectiveOp, Bytes) { return SimTime::zero(); };
+  exposure.data = lost(variant);
+  variant = setup;
+  variant.layers = comm.rank_layer_times(false, true);
+  exposure.tensor = lost(variant);
+  variant.layers = comm.rank_layer_times(true, false);
+  exposure.context = lost(variant);
+  return exposure;
+}
+
+}  // namespace
+
+RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
+  const Scenario& s = context.scenario();
+  check_supported(s);
+  LayoutCommunication comm(context);
+  const RankLayout& layout = comm.layout();
+  const std::int64_t data = layout.sizes().data;
+  if (data < 2) {
+    throw s.parallelism.sharding.error(
+        fmt::format("full sharding needs at least 2 data-parallel ranks; this layout leaves {}", data));
+  }
+  const std::int64_t tensor = layout.sizes().tensor;
+  const std::int64_t m = s.model.micro_batches;
+  ShardedRunSetup setup;
+  setup.layers = comm.rank_layer_times(true, true);
+  setup.units = rank_units(context, tensor);
+  setup.level = ShardingLevel::full;
+  setup.ranks = data;
+  setup.optimizer_step = context.optimizer_step().scaled(1.0 / static_cast<double>(tensor));
+  setup.iterations = s.training.iterations;
+  setup.micro_batches = m;
+  setup.overlap_slowdown = s.training.overlap_slowdown_or_default();
+  // Per unit and micro-batch: two gathers (forward, backward) and a reduce-scatter.
+  std::map<std::pair<CollectiveOp, std::int64_t>, SimTime> times;
+  for (const GradientBucket& b : setup.units.buckets) {
+    for (const CollectiveOp op : {CollectiveOp::all_gather, CollectiveOp::reduce_scatter}) {
+      const auto per_iteration = static_cast<double>(op == CollectiveOp::all_gather ? 2 * m : m);
+      times[{op, b.bytes.value}] = comm.data_collective(op, b.bytes, per_iteration);
+    }
+  }
+  setup.collective_time = [&times](CollectiveOp op, Bytes bytes) { return times.at({op, bytes.value}); };
+  const ShardedRunResult result = run_sharded(setup);
+
+  const LayoutExposure exposure = causal_exposure(setup, result, comm);
+
+  RunOutput out;
+  TrainingReport& r = out.report;
+  r = context.base_report();
+  r.global_batch = data * context.batch() * m;
+  const SimTime mean = SimTime::from_ps(result.total.ps() / s.training.iterations);
+  fill_throughput(r, s.training.iterations, result.total, mean, nearest_rank_percentile(result.iteration_times, 50),
+                  nearest_rank_percentile(result.iteration_times, 99));
+  // The layers' tensor and context collectives run on the compute stream: exposed communication, not compute.
+  const SimTime inline_comm =
+      inline_communication(setup.layers, comm.rank_layer_times(false, false), m * s.training.iterations);
+  for (std::int64_t rank = 0; rank < layout.ranks(); ++rank) {
+    r.per_worker.push_back({.compute = result.compute - inline_comm,
+                            .optimizer = result.optimizer,
+                            .exposed_communication = result.exposed + inline_comm,
+                            .straggler_wait = SimTime::zero(),
+                            .framework_overhead = SimTime::zero(),
+                            .overlap_interference = result.interference,
+                            .pipeline_bubble = SimTime::zero(),
+                            .updates = std::nullopt});
+  }
+  r.layout = comm.layout_report(r, 0);
+  compute_shares(r);
+  r.group_communication = comm.group_reports(exposure);
+  for (const GroupCommunication& g : r.group_communication) {
+    r.causes.push_back({.cause = "communication", .group = g.group, .per_iteration = g.exposed, .measured = true});
+  }
+  comm.fill_links(r, s.training.iterations);
+  if (schedule != nullptr) *schedule = synchronous_schedule(data, result.iteration_times);
+  out.trace = sharded_trace(s, result);
+  return out;
+}
+
+}  // namespace syncsim::run
