@@ -1,6 +1,7 @@
 // `syncsim plan SCENARIO.yaml --gpus 8:1024 ...`: which cluster to buy (docs/planner.md). Runs the sweep the
 // question needs on threads, ranks the sizes, names the knee and the bottleneck, recommends one, draws charts.
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -21,7 +22,10 @@
 #include "syncsim/planner/plan_grid.hpp"
 #include "syncsim/planner/plan_report.hpp"
 #include "syncsim/planner/price_table.hpp"
+#include "syncsim/planner/progress_bar.hpp"
+#include "syncsim/planner/seed_spread.hpp"
 #include "syncsim/planner/sweep_runner.hpp"
+#include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
 namespace syncsim::app {
@@ -37,11 +41,14 @@ struct PlanOptions {
   std::optional<double> target_throughput;
   std::string time_to_train;
   std::string samples;
+  std::string tokens;
   double min_efficiency = 0.8;
   std::string objective = "throughput";
   std::optional<double> target_loss;
   std::string outdir;
   std::optional<std::int64_t> threads;  // absent: all cores
+  std::int64_t seeds = 1;
+  std::string risk = "p50";
 };
 
 // The flags, checked (check_plan_flags): everything but the scenario and the price file, which are read later.
@@ -49,11 +56,13 @@ struct PlanFlags {
   planner::PlanGoal goal;
   planner::PlanGrid grid;  // gpu_types empty: the scenario's GPU; networks empty: the scenario's topology
   unsigned threads = 1;
+  planner::RiskQuantile risk = planner::RiskQuantile::p50;
 };
 
 // Beyond this, a sample count is no training run (large language models train on about 1e13 tokens), and a
 // cost or a time computed from it could leave the range where doubles stay finite.
 constexpr double kMaxSamples = 1e18;
+constexpr double kMaxSequence = 1 << 24;  // tokens per sample, for --tokens' own bound
 
 double positive_number(const std::string& text, const char* flag, double max) {
   try {
@@ -72,6 +81,8 @@ planner::PlanGoal read_goal(const PlanOptions& o) {
   }
   goal.min_efficiency = o.min_efficiency;
   if (!o.samples.empty()) goal.samples = positive_number(o.samples, "--samples", kMaxSamples);
+  // Tokens become samples once the scenario's sequence length is known (with_tokens); here only the number.
+  if (!o.tokens.empty()) goal.samples = positive_number(o.tokens, "--tokens", kMaxSamples * kMaxSequence);
   if (o.target_throughput) {
     // inf would be a target no cluster meets, NaN one every comparison fails: both are refused, not planned for.
     if (!(*o.target_throughput > 0 && std::isfinite(*o.target_throughput))) {
@@ -81,16 +92,17 @@ planner::PlanGoal read_goal(const PlanOptions& o) {
     goal.target_samples_per_s = *o.target_throughput;
   }
   if (!o.time_to_train.empty()) {
-    if (!goal.samples)
-      throw InputError("needs --samples M (how many samples to train on)", SourceLocation{"--time-to-train"});
+    if (!goal.samples) {
+      throw InputError("needs --samples M or --tokens T (how much to train on)", SourceLocation{"--time-to-train"});
+    }
     double seconds = 0;
     try {
-      seconds = parse_duration(o.time_to_train).seconds();
+      seconds = parse_seconds(o.time_to_train);
     } catch (const InputError& e) {
       throw InputError(e.message(), SourceLocation{"--time-to-train"});
     }
     if (seconds <= 0) throw InputError("expected a time > 0 such as 36h", SourceLocation{"--time-to-train"});
-    goal.target_samples_per_s = *goal.samples / seconds;
+    goal.deadline_s = seconds;
   }
   if (o.objective == "time-to-accuracy") {
     if (!o.target_loss) {
@@ -107,6 +119,26 @@ planner::PlanGoal read_goal(const PlanOptions& o) {
   } else if (o.target_loss) {
     throw InputError("--target-loss goes with --objective time-to-accuracy", SourceLocation{"--target-loss"});
   }
+  return goal;
+}
+
+// The goal in samples: --tokens divided by the scenario's sequence length (a transformer's), and a deadline as the
+// throughput it needs.
+planner::PlanGoal in_samples(planner::PlanGoal goal, const PlanOptions& o, const Scenario& base) {
+  if (!o.tokens.empty()) {
+    const ModelSpec model = run::scenario_model(base);
+    const std::int64_t sequence = model.transformer() ? model.transformer()->sequence : 0;
+    if (sequence <= 0) {
+      throw InputError(fmt::format("model '{}' has no sequence length to count tokens by: give --samples", model.name()),
+                       SourceLocation{"--tokens"});
+    }
+    goal.samples = *goal.samples / static_cast<double>(sequence);
+    if (*goal.samples > kMaxSamples) {
+      throw InputError(fmt::format("{} tokens are more than {:g} samples of {} tokens", o.tokens, kMaxSamples, sequence),
+                       SourceLocation{"--tokens"});
+    }
+  }
+  if (goal.deadline_s) goal.target_samples_per_s = *goal.samples / *goal.deadline_s;
   return goal;
 }
 
@@ -171,13 +203,19 @@ PlanFlags check_plan_flags(const PlanOptions& o) {
   if (!o.gpu_types.empty()) flags.grid.gpu_types = planner::parse_gpu_types(o.gpu_types);
   flags.grid.networks = planner::parse_networks(o.networks);
   flags.threads = thread_count(o.threads);
+  (void)planner::with_seeds({}, 0, o.seeds);  // the count's range
+  flags.risk = planner::parse_risk(o.risk);
+  if (o.seeds == 1 && o.risk != "p50") {
+    throw InputError("--risk picks among the runs of --seeds N (N > 1): one seed has no spread",
+                     SourceLocation{"--risk"});
+  }
   return flags;
 }
 
 int plan(const PlanOptions& o) {
   PlanFlags flags = check_plan_flags(o);
-  const planner::PlanGoal& goal = flags.goal;
   const Scenario base = load_scenario(o.scenario);
+  const planner::PlanGoal goal = in_samples(flags.goal, o, base);
   const std::filesystem::path outdir = plan_dir(o, base);
   std::vector<std::string> files{"plan.csv"};
   for (const char* stem : kPlanChartStems) {
@@ -196,19 +234,25 @@ int plan(const PlanOptions& o) {
     for (const planner::PlanNetwork& net : grid.networks) labels.push_back(net.label);
     prices->check_networks(labels);  // a network priced but not planned is a typo that would cost nothing
   }
-  std::vector<planner::SweepPoint> points = planner::plan_points(base, grid);
+  std::vector<planner::SweepPoint> configured = planner::plan_points(base, grid);
   if (goal.target_loss) {
     // Every point trains the convergence proxy (the scenario's own settings, or the defaults) to this target.
-    for (planner::SweepPoint& p : points)
+    for (planner::SweepPoint& p : configured)
       p.overrides.push_back(fmt::format("convergence.target_loss={}", *goal.target_loss));
   }
+  // Point i's runs are points[i x seeds ...]; each becomes the PlanPoint of its --risk run (seed_spread.hpp).
+  const auto seeds = static_cast<std::size_t>(o.seeds);
+  const std::vector<planner::SweepPoint> points = planner::with_seeds(configured, base.seed, o.seeds);
 
   std::vector<std::size_t> all(points.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-  std::vector<planner::PlanPoint> results(points.size());
+  std::vector<planner::PlanPoint> runs(points.size());
   const unsigned threads = flags.threads;
-  const auto on_point = [&](std::size_t index, const TrainingReport& r) {
-    planner::PlanPoint& p = results[index] = planner::plan_point(points[index], r);
+  // The sweep's bar, on a terminal only (a plan of 24 points can take a minute).
+  planner::ProgressBar progress(isatty(STDERR_FILENO) == 1 ? &std::cerr : nullptr, points.size());
+  const auto on_point = [&](std::size_t index, const TrainingReport& r) {  // under the runner's lock
+    progress.advance();
+    planner::PlanPoint& p = runs[index] = planner::plan_point(points[index], r);
     if (prices) {
       p.price_per_hour = static_cast<double>(r.workers) * (prices->gpu_price(p.gpu) + prices->network_price(p.network));
     }
@@ -219,8 +263,14 @@ int plan(const PlanOptions& o) {
   } catch (const InputError& e) {
     throw as_grid_error(e, !o.networks.empty());
   }
+  progress.finish();
+  std::vector<planner::PlanPoint> results;
+  for (std::size_t i = 0; i < configured.size(); ++i) {
+    const auto first = runs.begin() + static_cast<std::ptrdiff_t>(i * seeds);
+    results.push_back(planner::at_risk({first, first + static_cast<std::ptrdiff_t>(seeds)}, flags.risk));
+  }
 
-  const planner::PlanContext context{base.name, prices ? prices->currency : "", o.prices, goal};
+  const planner::PlanContext context{base.name, prices ? prices->currency : "", o.prices, goal, o.seeds, o.risk};
   const planner::Plan result = planner::analyze_plan(std::move(results), goal, context.currency);
   const std::string csv = planner::plan_csv(result, goal);
   const std::vector<std::string> written = write_plan(outdir, csv, planner::plan_charts(result, context));
@@ -245,9 +295,13 @@ Action add_plan_command(CLI::App& app, FlagCheck* check) {
   command->add_option("--prices", o->prices, "Price file (YAML; your own prices, see examples/prices-example.yaml)");
   auto* target = command->add_option("--target-throughput", o->target_throughput, "Required samples/s");
   auto* ttt =
-      command->add_option("--time-to-train", o->time_to_train, "Required time to train, e.g. 36h (with --samples)");
+      command->add_option("--time-to-train", o->time_to_train, "Required time to train, e.g. 36h or 90d (with --samples or --tokens)");
   target->excludes(ttt);
-  command->add_option("--samples", o->samples, "Samples to train on (for time-to-train and total cost), e.g. 1.2e9");
+  auto* samples = command->add_option("--samples", o->samples,
+                                      "Samples to train on (time-to-train, GPU-hours, total cost), e.g. 1.2e9");
+  auto* tokens = command->add_option("--tokens", o->tokens,
+                                     "Tokens to train on, e.g. 15e12 (a transformer's: samples = tokens / sequence)");
+  samples->excludes(tokens);
   command->add_option("--objective", o->objective,
                       "throughput (default) or time-to-accuracy: rank by simulated time to --target-loss in the "
                       "convergence proxy (docs/convergence.md)");
@@ -255,6 +309,9 @@ Action add_plan_command(CLI::App& app, FlagCheck* check) {
   command->add_option("--min-efficiency", o->min_efficiency, "Scaling efficiency threshold for the knee (default 0.8)");
   command->add_option("-o,--outdir", o->outdir, "Output folder (default: ./syncsim-out/<scenario>-plan)");
   command->add_option("-j,--jobs", o->threads, "Threads, 1 to 1024 (default: all cores)");
+  command->add_option("--seeds", o->seeds,
+                      "Runs per point with seeds S, S+1, ... (stragglers, jitter, failures): p10/p50/p90 throughput");
+  command->add_option("--risk", o->risk, "Which run stands for a point with --seeds: p10 (the slow tail), p50 (default), p90");
   if (check) *check = [o] { (void)check_plan_flags(*o); };
   return [o]() { return plan(*o); };
 }

@@ -145,3 +145,30 @@ TEST_CASE("a point whose GPUs cannot hold the model is ranked last, never recomm
   CHECK_FALSE(none.recommended);
   CHECK_THAT(none.recommendation, Catch::Contains("no configuration fits in GPU memory; the closest is 8 x"));
 }
+
+TEST_CASE("with a deadline, the lowest total cost to train wins, not the lowest price per hour") {
+  // 1e7 samples within 3 h (926/s): 12 GPUs at 960/s (E 0.8) for 10,417 s = 2.894 h x 12/h = 34.72; 16 GPUs at
+  // 1500/s (E 0.9375) for 6,667 s = 1.852 h x 16/h = 29.63: twice the GPUs rented for less time cost less.
+  PlanGoal goal;
+  goal.samples = 1e7;
+  goal.deadline_s = 3 * 3600;
+  goal.target_samples_per_s = 1e7 / (3 * 3600.0);
+  const Plan priced = analyze_plan({point("ib", 12, 960, 1.0), point("ib", 16, 1500, 1.0)}, goal, "USD");
+  REQUIRE(priced.recommended == 0u);
+  CHECK(priced.points[0].gpus == 16);
+  CHECK(*find(priced, "ib", 16).cost_to_train == Approx(16 * 1e7 / 1500 / 3600));
+  CHECK(*find(priced, "ib", 12).cost_to_train == Approx(12 * 1e7 / 960 / 3600));
+  CHECK(*find(priced, "ib", 12).gpu_hours == Approx(12 * 1e7 / 960 / 3600));
+  CHECK_THAT(priced.recommendation, Catch::Contains("lowest total cost") && Catch::Contains("GPU-hours"));
+  // Without prices the same by GPU-hours.
+  const Plan unpriced =
+      analyze_plan({point("ib", 12, 960, std::nullopt), point("ib", 16, 1500, std::nullopt)}, goal, "");
+  CHECK(unpriced.points[0].gpus == 16);
+  CHECK_FALSE(find(unpriced, "ib", 16).cost_to_train);
+  CHECK_THAT(unpriced.recommendation, Catch::Contains("fewest GPU-hours"));
+  // A sustained rate (no sample count) is paid by the hour: the 12 GPUs.
+  goal.samples.reset();
+  goal.deadline_s.reset();
+  const Plan rate = analyze_plan({point("ib", 12, 960, 1.0), point("ib", 16, 1500, 1.0)}, goal, "USD");
+  CHECK(rate.points[0].gpus == 12);
+}

@@ -45,6 +45,11 @@ std::string tick_text(double v) {
   return fmt::format("{:g}", v == 0 ? 0.0 : v);  // a tick computed as -0.0 prints as 0
 }
 
+Rgb series_color(const Chart& chart, std::size_t i) {
+  const int chosen = i < chart.series.size() ? chart.series[i].color : -1;
+  return kPalette[(chosen >= 0 ? static_cast<std::size_t>(chosen) : i) % std::size(kPalette)];
+}
+
 }  // namespace
 
 void draw_chart(const Chart& chart, Canvas& canvas) {
@@ -59,6 +64,7 @@ void draw_chart(const Chart& chart, Canvas& canvas) {
     x.add(chart.log_x ? std::log2(std::max(px, 1e-12)) : px);
     y.add(py);
   }
+  for (const MissingPoint& m : chart.missing) x.add(chart.log_x ? std::log2(std::max(m.x, 1e-12)) : m.x);
   if (chart.y_rule) y.add(*chart.y_rule);
   if (x.empty()) x = {0, 1};
   if (y.empty()) y = {0, 1};
@@ -126,15 +132,45 @@ void draw_chart(const Chart& chart, Canvas& canvas) {
   }
   for (std::size_t i = 0; i < chart.series.size(); ++i) {
     const ChartSeries& s = chart.series[i];
-    const Rgb color = kPalette[i % std::size(kPalette)];
+    const Rgb color = series_color(chart, i);
     for (std::size_t p = 0; s.lines && p + 1 < s.points.size(); ++p) {
       canvas.line(sx(s.points[p].first), sy(s.points[p].second), sx(s.points[p + 1].first), sy(s.points[p + 1].second),
-                  color, 2, false);
+                  color, s.dashed ? 1.5 : 2, s.dashed);
     }
-    for (const auto& [px, py] : s.points) canvas.circle(sx(px), sy(py), 4, color);
-    canvas.circle(legend_x + 10, legend_y, 4, color);
+    for (std::size_t p = 0; p < s.points.size(); ++p) {
+      const auto [px, py] = s.points[p];
+      if (!s.dashed) canvas.circle(sx(px), sy(py), 4, color);
+      if (p >= s.labels.size()) continue;
+      const bool right_edge = sx(px) > kLeft + 0.85 * w;  // clear of the legend: to the point's left
+      canvas.text(sx(px) + (right_edge ? -6 : 6), sy(py) - 7, s.labels[p],
+                  right_edge ? TextAnchor::end : TextAnchor::start, kInk);
+    }
+    if (s.name.empty()) continue;  // a reference the chart's reference_label names once
+    if (s.dashed) {
+      canvas.line(legend_x, legend_y, legend_x + 20, legend_y, color, 1.5, true);
+    } else {
+      canvas.circle(legend_x + 10, legend_y, 4, color);
+    }
     canvas.text(legend_x + 26, legend_y + 4, s.name, TextAnchor::start, kInk);
     legend_y += 20;
+  }
+  if (!chart.reference_label.empty()) {
+    canvas.line(legend_x, legend_y, legend_x + 20, legend_y, kInk, 1.5, true);
+    canvas.text(legend_x + 26, legend_y + 4, chart.reference_label, TextAnchor::start, kInk);
+    legend_y += 20;
+  }
+  for (const MissingPoint& m : chart.missing) {
+    const Rgb color = series_color(chart, m.series);
+    const double mx = sx(m.x);
+    const double my = kTop + 8;
+    canvas.line(mx - 5, my - 5, mx + 5, my + 5, color, 2, false);
+    canvas.line(mx - 5, my + 5, mx + 5, my - 5, color, 2, false);
+    canvas.text(mx + 8, my + 16, m.label, TextAnchor::start, kInk);
+  }
+  if (!chart.missing.empty()) {
+    canvas.line(legend_x + 5, legend_y - 5, legend_x + 15, legend_y + 5, kInk, 2, false);
+    canvas.line(legend_x + 5, legend_y + 5, legend_x + 15, legend_y - 5, kInk, 2, false);
+    canvas.text(legend_x + 26, legend_y + 4, chart.missing_label, TextAnchor::start, kInk);
   }
 }
 

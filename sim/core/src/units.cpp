@@ -63,6 +63,9 @@ constexpr std::array kBandwidthUnits{UnitFactor{"bps", 1.0 / 8},
 constexpr std::array kTimeUnits{UnitFactor{"ps", 1e-12},     UnitFactor{"ns", 1e-9}, UnitFactor{"us", 1e-6},
                                 UnitFactor{"\u00b5s", 1e-6}, UnitFactor{"ms", 1e-3}, UnitFactor{"s", 1},
                                 UnitFactor{"min", 60},       UnitFactor{"h", 3600}};
+// Wall-clock spans a training run takes (a deadline), past the simulated clock's 106 days: days too.
+constexpr std::array kSpanUnits{UnitFactor{"s", 1}, UnitFactor{"min", 60}, UnitFactor{"h", 3600},
+                                UnitFactor{"d", 86400}};
 
 std::string_view trim(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
@@ -149,6 +152,12 @@ SimTime parse_duration(std::string_view text) {
   const double seconds = scaled(text, kTimeUnits, "a time like 5us, 1.5ms or 2s", true);
   if (std::abs(seconds) > 9.0e6) throw InputError(fmt::format("time '{}' is too large", text));
   return SimTime::from_seconds(seconds);
+}
+
+double parse_seconds(std::string_view text) {
+  const double seconds = scaled(text, kSpanUnits, "a time like 36h or 90d", true);
+  if (std::abs(seconds) > 1e12) throw InputError(fmt::format("time '{}' is too large", text));
+  return seconds;
 }
 
 std::int64_t parse_count(std::string_view raw) {

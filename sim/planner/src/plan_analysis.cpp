@@ -27,7 +27,11 @@ void fill_costs(std::vector<PlanPoint>& points, const PlanGoal& goal) {
     if (p.price_per_hour && p.samples_per_s > 0) {
       p.price_per_million_samples = *p.price_per_hour / (p.samples_per_s * kSecondsPerHour) * kMillion;
     }
-    if (goal.samples && p.samples_per_s > 0) p.time_to_train_s = *goal.samples / p.samples_per_s;
+    if (goal.samples && p.samples_per_s > 0) {
+      p.time_to_train_s = *goal.samples / p.samples_per_s;
+      p.gpu_hours = static_cast<double>(p.gpus) * *p.time_to_train_s / kSecondsPerHour;
+      if (p.price_per_hour) p.cost_to_train = *p.price_per_hour * *p.time_to_train_s / kSecondsPerHour;
+    }
     p.meets_target = !goal.target_samples_per_s || p.samples_per_s >= *goal.target_samples_per_s;
     if (goal.target_loss) {
       p.meets_target = p.time_to_target_s.has_value();
@@ -89,6 +93,9 @@ double rank_key(const PlanPoint& p, const PlanGoal& goal) {
     if (!p.time_to_target_s) return std::numeric_limits<double>::max();  // then by best loss (rank_order)
     return p.cost_to_target.value_or(*p.time_to_target_s);
   }
+  if (goal.deadline_s && goal.samples) {  // a deadline: what the whole run costs
+    return p.cost_to_train.value_or(p.gpu_hours.value_or(std::numeric_limits<double>::max()));
+  }
   if (goal.target_samples_per_s) return p.price_per_hour.value_or(static_cast<double>(p.gpus));
   return p.price_per_million_samples.value_or(-p.samples_per_s);
 }
@@ -121,8 +128,14 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
       if (!points[i].meets_target || !efficient(points[i]) || !points[i].fits) continue;
       if (!best || rank_key(points[i], goal) < rank_key(points[*best], goal)) best = i;
     }
-    why = fmt::format("the cheapest size that reaches {:.0f} samples/s with scaling efficiency >= {:.2f}",
-                      *goal.target_samples_per_s, goal.min_efficiency);
+    why = goal.deadline_s
+              ? fmt::format(
+                    "the {} that trains {:.3g} samples within the deadline with scaling efficiency "
+                    ">= {:.2f}",
+                    points.front().price_per_hour ? "lowest total cost" : "fewest GPU-hours", *goal.samples,
+                    goal.min_efficiency)
+              : fmt::format("the cheapest size that reaches {:.0f} samples/s with scaling efficiency >= {:.2f}",
+                            *goal.target_samples_per_s, goal.min_efficiency);
   } else {
     for (const PlanConfiguration& c : configs) {
       if (!c.knee) continue;
@@ -199,6 +212,11 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
     if (r.price_per_hour) {
       cost = fmt::format(" at {}/hour ({} per million samples)", money(*r.price_per_hour, currency),
                          money(*r.price_per_million_samples, currency));
+    }
+    if (r.time_to_train_s) {
+      cost +=
+          fmt::format("; trains in {:.1f} h, {:.0f} GPU-hours{}", *r.time_to_train_s / kSecondsPerHour, *r.gpu_hours,
+                      r.cost_to_train ? fmt::format(", {} in total", money(*r.cost_to_train, currency)) : "");
     }
     plan.recommendation = fmt::format("Recommendation: {} — {:.0f} samples/s, {:.0f}% scaling efficiency{}; {}.",
                                       gpus_text(r), r.samples_per_s, 100 * r.scaling_efficiency, cost, why);

@@ -56,21 +56,40 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
     out += fmt::format("# objective: time to held-out loss {} in the convergence proxy (docs/convergence.md)\n",
                        *c.goal.target_loss);
   }
+  if (c.seeds > 1) {
+    out += fmt::format(
+        "# seeds: {} runs per point (the scenario's seed S, then S+1 ...); each point is its {} run by throughput, "
+        "p10-p90 beside it\n",
+        c.seeds, c.risk);
+  }
   const std::string cur = c.currency.empty() ? "$" : c.currency;
   std::size_t config_width = 13;
   for (const PlanPoint& p : plan.points) config_width = std::max(config_width, configuration_name(p).size());
-  out += fmt::format("{:>4}  {:<{}}  {:>5}  {:>11}  {:>6}  {:>8}  {:>10}  {:>12}  {:>13}  {}\n", "rank",
-                     "configuration", config_width, "GPUs", "samples/s", "effic.", "marginal", cur + "/hour",
-                     cur + "/M samples", "time-to-train", "bottleneck");
+  // With a sample count, what the whole run takes: GPU-hours, and with prices its cost.
+  const bool totals = c.goal.samples.has_value();
+  const auto total_cells = [&](const std::string& hours, const std::string& cost) {
+    return totals ? fmt::format("  {:>10}  {:>14}", hours, cost) : std::string();
+  };
+  const bool spread = c.seeds > 1;
+  const auto spread_cell = [&](const PlanPoint& p) {
+    if (!spread) return std::string();
+    return fmt::format("  {:>17}", p.spread ? fmt::format("{:.1f}-{:.1f}", p.spread->p10, p.spread->p90) : "-");
+  };
+  out += fmt::format("{:>4}  {:<{}}  {:>5}  {:>11}{}  {:>6}  {:>8}  {:>10}  {:>12}  {:>13}{}  {}\n", "rank",
+                     "configuration", config_width, "GPUs", "samples/s",
+                     spread ? fmt::format("  {:>17}", "p10-p90") : std::string(), "effic.", "marginal", cur + "/hour",
+                     cur + "/M samples", "time-to-train", total_cells("GPU-hours", cur + " to train"), "bottleneck");
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
     const PlanPoint& p = plan.points[i];
     const bool best = plan.recommended && *plan.recommended == i;
     out +=
-        fmt::format("{:>4}  {:<{}}  {:>5}  {:>11.1f}  {:>6.3f}  {:>8.3f}  {:>10}  {:>12}  {:>13}  {}{}\n",
+        fmt::format("{:>4}  {:<{}}  {:>5}  {:>11.1f}{}  {:>6.3f}  {:>8.3f}  {:>10}  {:>12}  {:>13}{}  {}{}\n",
                     best ? "*1" : std::to_string(i + 1), configuration_name(p), config_width, p.gpus, p.samples_per_s,
-                    p.scaling_efficiency, p.marginal_efficiency, optional_number(p.price_per_hour, "{:.2f}"),
-                    optional_number(p.price_per_million_samples, "{:.2f}"),
-                    p.time_to_train_s ? hours_text(*p.time_to_train_s) : "-", bottleneck_text(p),
+                    spread_cell(p), p.scaling_efficiency, p.marginal_efficiency,
+                    optional_number(p.price_per_hour, "{:.2f}"), optional_number(p.price_per_million_samples, "{:.2f}"),
+                    p.time_to_train_s ? hours_text(*p.time_to_train_s) : "-",
+                    total_cells(optional_number(p.gpu_hours, "{:.0f}"), optional_number(p.cost_to_train, "{:.0f}")),
+                    bottleneck_text(p),
                     !p.fits              ? fmt::format("  (does not fit: {:.2f} GiB of {:.2f} GiB per GPU)",
                                                        p.memory_bytes / (1LL << 30), p.memory_capacity_bytes / (1LL << 30))
                     : p.meets_target     ? ""
@@ -115,16 +134,18 @@ std::string plan_csv(const Plan& plan, const PlanGoal& goal) {
   std::string out =
       "rank,gpu,network,gpus,samples_per_s,scaling_efficiency,marginal_efficiency,price_per_hour,"
       "price_per_million_samples,time_to_train_s,meets_target,pareto,bottleneck,bottleneck_share,fits,memory_bytes,"
-      "memory_capacity_bytes";
+      "memory_capacity_bytes,gpu_hours,cost_to_train,seeds,samples_per_s_p10,samples_per_s_p50,samples_per_s_p90";
   out += goal.target_loss ? ",time_to_target_s,cost_to_target,best_loss\n" : "\n";
   const auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
     const PlanPoint& p = plan.points[i];
-    out +=
-        fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", i + 1, csv_cell(p.gpu), csv_cell(p.network),
-                    p.gpus, p.samples_per_s, p.scaling_efficiency, p.marginal_efficiency, opt(p.price_per_hour),
-                    opt(p.price_per_million_samples), opt(p.time_to_train_s), p.meets_target, p.pareto,
-                    csv_cell(p.bottleneck), p.bottleneck_share, p.fits, p.memory_bytes, p.memory_capacity_bytes);
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}", i + 1, csv_cell(p.gpu),
+                       csv_cell(p.network), p.gpus, p.samples_per_s, p.scaling_efficiency, p.marginal_efficiency,
+                       opt(p.price_per_hour), opt(p.price_per_million_samples), opt(p.time_to_train_s), p.meets_target,
+                       p.pareto, csv_cell(p.bottleneck), p.bottleneck_share, p.fits, p.memory_bytes,
+                       p.memory_capacity_bytes, opt(p.gpu_hours), opt(p.cost_to_train));
+    out += p.spread ? fmt::format(",{},{},{},{}", p.spread->seeds, p.spread->p10, p.spread->p50, p.spread->p90)
+                    : std::string(",1,,,");
     out += goal.target_loss ? fmt::format(",{},{},{}\n", opt(p.time_to_target_s), opt(p.cost_to_target), p.best_loss)
                             : "\n";
   }
@@ -134,7 +155,10 @@ std::string plan_csv(const Plan& plan, const PlanGoal& goal) {
 std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& c) {
   chart::Chart throughput = make_chart("Throughput vs GPUs", "GPUs", "samples/s");
   chart::Chart efficiency = make_chart("Scaling efficiency vs GPUs", "GPUs", "scaling efficiency");
-  throughput.log_x = efficiency.log_x = true;
+  // Throughput on linear axes, beside each configuration's ideal (GPUs x one GPU), so that linear scaling is a
+  // straight line and the gap to it is the loss; efficiency, a ratio, on a linear y over doubling GPU counts.
+  efficiency.log_x = true;
+  throughput.reference_label = "ideal: GPUs x one GPU";
   efficiency.y_rule = c.goal.min_efficiency;
   efficiency.y_rule_label = fmt::format("threshold {:.2f}", c.goal.min_efficiency);
   if (c.goal.target_samples_per_s) {
@@ -147,25 +171,35 @@ std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& c) {
                                  absolute ? "time-to-train (hours)" : "hours per million samples",
                                  absolute ? "total cost (" + c.currency + ")" : c.currency + " per million samples");
   std::vector<std::pair<double, double>> front;
-  for (const PlanConfiguration& cfg : plan.configurations) {
-    chart::ChartSeries t{cfg.gpu + " / " + cfg.network, {}, true};
-    chart::ChartSeries e{t.name, {}, true};
-    chart::ChartSeries k{t.name, {}, false};
+  std::vector<chart::ChartSeries> ideals;
+  for (std::size_t n = 0; n < plan.configurations.size(); ++n) {
+    const PlanConfiguration& cfg = plan.configurations[n];
+    const int color = static_cast<int>(n);
+    chart::ChartSeries t{.name = cfg.gpu + " / " + cfg.network, .color = color};
+    chart::ChartSeries ideal{.name = "", .dashed = true, .color = color};
+    chart::ChartSeries e{.name = t.name, .color = color};
+    chart::ChartSeries k{.name = t.name, .lines = false, .color = color};
     for (std::size_t i : cfg.points) {
       const PlanPoint& p = plan.points[i];
-      t.points.emplace_back(static_cast<double>(p.gpus), p.samples_per_s);
-      e.points.emplace_back(static_cast<double>(p.gpus), p.scaling_efficiency);
+      const auto gpus = static_cast<double>(p.gpus);
+      t.points.emplace_back(gpus, p.samples_per_s);
+      t.labels.push_back(std::to_string(p.gpus));
+      ideal.points.emplace_back(gpus, gpus * p.single_gpu_samples_per_s);
+      e.points.emplace_back(gpus, p.scaling_efficiency);
       if (priced && p.price_per_million_samples && p.samples_per_s > 0) {
         const double samples = absolute ? *c.goal.samples : 1e6;
         const double hours = samples / p.samples_per_s / 3600;
         k.points.emplace_back(hours, *p.price_per_million_samples * samples / 1e6);
+        k.labels.push_back(fmt::format("{} GPUs", p.gpus));
         if (p.pareto) front.push_back(k.points.back());
       }
     }
     throughput.series.push_back(std::move(t));
+    ideals.push_back(std::move(ideal));
     efficiency.series.push_back(std::move(e));
     cost.series.push_back(std::move(k));
   }
+  for (chart::ChartSeries& ideal : ideals) throughput.series.push_back(std::move(ideal));
   std::sort(front.begin(), front.end());
   cost.front = std::move(front);
   cost.front_label = "Pareto front";
@@ -175,11 +209,17 @@ std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& c) {
     chart::Chart reach = make_chart(fmt::format("Time to held-out loss {} vs GPUs", *c.goal.target_loss), "GPUs",
                                     "simulated seconds to the target");
     reach.log_x = true;
-    for (const PlanConfiguration& cfg : plan.configurations) {
-      chart::ChartSeries series{cfg.gpu + " / " + cfg.network, {}, true};
+    reach.missing_label = "did not reach it";
+    for (std::size_t n = 0; n < plan.configurations.size(); ++n) {
+      const PlanConfiguration& cfg = plan.configurations[n];
+      chart::ChartSeries series{.name = cfg.gpu + " / " + cfg.network};
       for (std::size_t i : cfg.points) {
         const PlanPoint& p = plan.points[i];
-        if (p.time_to_target_s) series.points.emplace_back(static_cast<double>(p.gpus), *p.time_to_target_s);
+        if (p.time_to_target_s) {
+          series.points.emplace_back(static_cast<double>(p.gpus), *p.time_to_target_s);
+        } else {
+          reach.missing.push_back({static_cast<double>(p.gpus), n, fmt::format("{}: not reached", p.gpus)});
+        }
       }
       reach.series.push_back(std::move(series));
     }

@@ -54,6 +54,10 @@ ModelSpec resolve_model(const ModelConfig& m) {
 
 }  // namespace
 
+ModelSpec scenario_model(const Scenario& scenario) {
+  return resolve_model(scenario.model);
+}
+
 ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspace, const RunProgress* progress)
     : scenario_(&scenario),
       workspace_(&workspace),

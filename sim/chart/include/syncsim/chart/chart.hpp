@@ -9,8 +9,10 @@
 //   std::vector<unsigned char> png = render_png(c);
 //
 // Layout: a plot box with 5 ticks per axis (x ticks at the data's x values on a log axis), series in a fixed
-// palette with round markers, an optional dashed horizontal rule (a threshold) and an optional front drawn
-// thick in black (the Pareto front), the legend at the right.
+// palette with round markers (optionally labelled), reference series dashed, an optional dashed horizontal rule
+// (a threshold), an optional front drawn thick in black (the Pareto front), missing points as an x at the top,
+// the legend at the right.
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <utility>
@@ -24,8 +26,19 @@ struct Rgb {
 
 struct ChartSeries {
   std::string name;
-  std::vector<std::pair<double, double>> points;  // drawn in this order
-  bool lines = true;                              // false: markers only
+  std::vector<std::pair<double, double>> points = {};  // drawn in this order
+  bool lines = true;                                   // false: markers only
+  bool dashed = false;                                 // a reference (ideal scaling): dashed line, no markers
+  std::vector<std::string> labels = {};                // beside each point (its GPU count); empty: none
+  int color = -1;                                      // palette index; -1: the series' position
+};
+
+// A point the data lacks (a run that never reached its target): an x at the plot's top, in its series' colour,
+// with a label, so that a gap reads as a gap and not as a point left out.
+struct MissingPoint {
+  double x = 0;
+  std::size_t series = 0;
+  std::string label;
 };
 
 struct Chart {
@@ -38,6 +51,9 @@ struct Chart {
   std::string y_rule_label;
   std::vector<std::pair<double, double>> front;  // thick black polyline (empty: none)
   std::string front_label;
+  std::string reference_label;  // the legend's one entry for the unnamed dashed series (ideal scaling)
+  std::vector<MissingPoint> missing;
+  std::string missing_label;  // the legend's words for them
 };
 
 enum class TextAnchor { start, middle, end };

@@ -41,6 +41,8 @@ SimTime transfer_time(Bytes bytes, Bandwidth bw);
 Bytes parse_bytes(std::string_view text);
 Bandwidth parse_bandwidth(std::string_view text);
 SimTime parse_duration(std::string_view text);
+// A wall-clock span in seconds (`36h`, `90d`; s, min, h, d), up to 1e12 s: longer than the simulated clock holds.
+double parse_seconds(std::string_view text);
 // A positive count (`8`, `1024`); rejects signs, fractions and units.
 std::int64_t parse_count(std::string_view text);
 // A plain decimal number without unit (`4`, `1.5`).

@@ -12,15 +12,19 @@
 // cost full price but return less than the threshold's share. No knee: even the smallest size is below it.
 //
 // Cost: $/hour = n x (gpu_hour + network_gpu_hour) from the user's price file; $ per million samples =
-// $/hour / (throughput x 3600) x 1e6; time-to-train = samples / throughput.
+// $/hour / (throughput x 3600) x 1e6; time-to-train = samples / throughput; GPU-hours = n x time-to-train; cost to
+// train = $/hour x time-to-train.
 //
 // Memory: points whose GPUs cannot hold their share of the model (memory_check.hpp) are listed after all the others
 // and take no part in the knee or the recommendation; a configuration's marginal efficiencies run over its points
 // that fit.
 //
 // Recommendation:
-//   with a target (throughput, or samples within a time): the cheapest point that meets it with E >= threshold
-//     (cheapest by $/hour; without prices, fewest GPUs);
+//   with a throughput target: the cheapest point that meets it with E >= threshold (cheapest by $/hour; without
+//     prices, fewest GPUs): a rate sustained is paid by the hour;
+//   with samples within a time (a deadline): the point that meets it at the lowest total cost to train (without
+//     prices, the fewest GPU-hours) with E >= threshold: a fixed amount of work is paid in full, and a faster
+//     cluster rented for less time can cost less;
 //   with a target loss (--objective time-to-accuracy): the point that reaches it soonest in simulated time
 //     (with prices: at the lowest cost to reach it, $/hour x time-to-target), whatever its throughput — more GPUs
 //     that run faster but learn less per sample, or stale asynchronous updates, can reach it later or never;
@@ -32,6 +36,14 @@
 #include <vector>
 
 namespace syncsim::planner {
+
+// One point's throughput over several seeds (seed_spread.hpp): nearest-rank quantiles, samples/s.
+struct SeedSpread {
+  std::int64_t seeds = 0;
+  double p10 = 0;
+  double p50 = 0;
+  double p90 = 0;
+};
 
 struct PlanPoint {
   std::string gpu;      // canonical catalog name
@@ -50,10 +62,13 @@ struct PlanPoint {
   bool fits = true;
   double memory_bytes = 0;
   double memory_capacity_bytes = 0;
+  std::optional<SeedSpread> spread;  // with --seeds N > 1: the runs' spread; samples_per_s is the --risk run's
   // Filled by analyze_plan:
   double marginal_efficiency = 0;
   std::optional<double> price_per_million_samples;
   std::optional<double> time_to_train_s;
+  std::optional<double> gpu_hours;      // with --samples (or --tokens): GPUs x time-to-train
+  std::optional<double> cost_to_train;  // and with prices: $/hour x time-to-train
   bool meets_target = true;
   bool pareto = false;  // on the cost vs time-to-train front (needs prices)
   // With a target loss (report.json's convergence): when the proxy reached it, or its best loss when it did not.
@@ -65,7 +80,8 @@ struct PlanPoint {
 struct PlanGoal {
   double min_efficiency = 0.8;
   std::optional<double> target_samples_per_s;  // --target-throughput, or samples / time-to-train
-  std::optional<double> samples;               // --samples: for time-to-train and total cost
+  std::optional<double> samples;               // --samples (or --tokens / sequence): time-to-train, total cost
+  std::optional<double> deadline_s;            // --time-to-train: target_samples_per_s = samples / deadline
   std::optional<double> target_loss;           // --objective time-to-accuracy --target-loss X
 };
 

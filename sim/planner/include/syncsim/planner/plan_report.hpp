@@ -15,6 +15,8 @@ struct PlanContext {
   std::string currency;  // empty: no prices given
   std::string price_file;
   PlanGoal goal;
+  std::int64_t seeds = 1;    // runs per point (--seeds)
+  std::string risk = "p50";  // the run that stands for a point (--risk)
 };
 
 // The table and the knees; the recommendation (Plan::recommendation) is printed after them, as the last line.

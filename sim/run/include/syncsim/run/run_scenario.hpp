@@ -52,4 +52,7 @@ RunOutput run_scenario(const Scenario& scenario, const RunProgress* progress = n
 // the key for what the memory check does not model (activation checkpointing, expert parallelism).
 MemoryReport scenario_memory(const Scenario& scenario);
 
+// The scenario's model, resolved against the catalog (an error at the key that names it).
+ModelSpec scenario_model(const Scenario& scenario);
+
 }  // namespace syncsim::run

@@ -1,0 +1,72 @@
+// The plan's charts tell the truth: throughput beside its ideal on linear axes, points labelled with their GPU
+// counts, and a run that never reached its target marked as missing rather than left out.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "syncsim/chart/chart.hpp"
+#include "syncsim/planner/plan_report.hpp"
+
+using namespace syncsim;
+using namespace syncsim::planner;
+
+namespace {
+
+PlanPoint point(std::int64_t gpus, double samples_per_s, double price) {
+  PlanPoint p;
+  p.gpu = "A100-SXM4-80GB";
+  p.network = "ib";
+  p.gpus = gpus;
+  p.samples_per_s = samples_per_s;
+  p.single_gpu_samples_per_s = 100;
+  p.scaling_efficiency = samples_per_s / (100.0 * static_cast<double>(gpus));
+  p.price_per_hour = price * static_cast<double>(gpus);
+  return p;
+}
+
+const chart::Chart& named(const std::vector<NamedChart>& charts, const std::string& stem) {
+  for (const NamedChart& c : charts) {
+    if (c.stem == stem) return c.chart;
+  }
+  FAIL("no chart " << stem);
+  return charts.front().chart;
+}
+
+}  // namespace
+
+TEST_CASE("throughput is drawn on linear axes beside GPUs x one GPU, its points labelled") {
+  PlanGoal goal;
+  const Plan plan = analyze_plan({point(8, 790, 1), point(16, 1500, 1), point(32, 1100, 1)}, goal, "USD");
+  const auto charts = plan_charts(plan, {"s", "USD", "p.yaml", goal});
+  const chart::Chart& t = named(charts, "throughput");
+  CHECK_FALSE(t.log_x);
+  REQUIRE(t.series.size() == 2);
+  const chart::ChartSeries& ideal = t.series[1];
+  CHECK(ideal.dashed);
+  REQUIRE(ideal.points.size() == 3);
+  for (const auto& [gpus, samples] : ideal.points) CHECK(samples == Approx(100 * gpus));
+  CHECK(ideal.color == t.series[0].color);
+  CHECK(t.series[0].labels == std::vector<std::string>{"8", "16", "32"});
+  const std::string svg = chart::render_svg(t);
+  CHECK_THAT(svg, Catch::Contains("ideal: GPUs x one GPU"));
+  const chart::Chart& cost = named(charts, "cost");
+  CHECK(cost.series[0].labels.size() == 3);
+  CHECK_THAT(chart::render_svg(cost), Catch::Contains("16 GPUs"));
+}
+
+TEST_CASE("a point that never reached the target loss is marked on the time-to-target chart") {
+  PlanGoal goal;
+  goal.target_loss = 0.5;
+  PlanPoint reached = point(8, 790, 1);
+  reached.time_to_target_s = 120;
+  PlanPoint never = point(16, 1500, 1);
+  never.best_loss = 0.7;
+  const Plan plan = analyze_plan({reached, never}, goal, "USD");
+  const auto charts = plan_charts(plan, {"s", "USD", "p.yaml", goal});
+  const chart::Chart& reach = named(charts, "time_to_target");
+  REQUIRE(reach.series.size() == 1);
+  CHECK(reach.series[0].points.size() == 1);
+  REQUIRE(reach.missing.size() == 1);
+  CHECK(reach.missing[0].x == 16);
+  CHECK_THAT(chart::render_svg(reach), Catch::Contains("16: not reached") && Catch::Contains("did not reach it"));
+}
