@@ -129,13 +129,15 @@ planner::PlanGoal in_samples(planner::PlanGoal goal, const PlanOptions& o, const
     const ModelSpec model = run::scenario_model(base);
     const std::int64_t sequence = model.transformer() ? model.transformer()->sequence : 0;
     if (sequence <= 0) {
-      throw InputError(fmt::format("model '{}' has no sequence length to count tokens by: give --samples", model.name()),
-                       SourceLocation{"--tokens"});
+      throw InputError(
+          fmt::format("model '{}' has no sequence length to count tokens by: give --samples", model.name()),
+          SourceLocation{"--tokens"});
     }
     goal.samples = *goal.samples / static_cast<double>(sequence);
     if (*goal.samples > kMaxSamples) {
-      throw InputError(fmt::format("{} tokens are more than {:g} samples of {} tokens", o.tokens, kMaxSamples, sequence),
-                       SourceLocation{"--tokens"});
+      throw InputError(
+          fmt::format("{} tokens are more than {:g} samples of {} tokens", o.tokens, kMaxSamples, sequence),
+          SourceLocation{"--tokens"});
     }
   }
   if (goal.deadline_s) goal.target_samples_per_s = *goal.samples / *goal.deadline_s;
@@ -294,8 +296,8 @@ Action add_plan_command(CLI::App& app, FlagCheck* check) {
                       "(default: the scenario's)");
   command->add_option("--prices", o->prices, "Price file (YAML; your own prices, see examples/prices-example.yaml)");
   auto* target = command->add_option("--target-throughput", o->target_throughput, "Required samples/s");
-  auto* ttt =
-      command->add_option("--time-to-train", o->time_to_train, "Required time to train, e.g. 36h or 90d (with --samples or --tokens)");
+  auto* ttt = command->add_option("--time-to-train", o->time_to_train,
+                                  "Required time to train, e.g. 36h or 90d (with --samples or --tokens)");
   target->excludes(ttt);
   auto* samples = command->add_option("--samples", o->samples,
                                       "Samples to train on (time-to-train, GPU-hours, total cost), e.g. 1.2e9");
@@ -311,7 +313,8 @@ Action add_plan_command(CLI::App& app, FlagCheck* check) {
   command->add_option("-j,--jobs", o->threads, "Threads, 1 to 1024 (default: all cores)");
   command->add_option("--seeds", o->seeds,
                       "Runs per point with seeds S, S+1, ... (stragglers, jitter, failures): p10/p50/p90 throughput");
-  command->add_option("--risk", o->risk, "Which run stands for a point with --seeds: p10 (the slow tail), p50 (default), p90");
+  command->add_option("--risk", o->risk,
+                      "Which run stands for a point with --seeds: p10 (the slow tail), p50 (default), p90");
   if (check) *check = [o] { (void)check_plan_flags(*o); };
   return [o]() { return plan(*o); };
 }

@@ -30,8 +30,7 @@ PlanPoint straggler_point(std::int64_t seeds, RiskQuantile risk) {
   std::vector<std::size_t> all;
   for (const SweepPoint& p : points) all.push_back(p.index);
   std::vector<PlanPoint> runs(points.size());
-  run_points(file, points, all, 2,
-             [&](std::size_t i, const TrainingReport& r) { runs[i] = plan_point(points[i], r); });
+  run_points(file, points, all, 2, [&](std::size_t i, const TrainingReport& r) { runs[i] = plan_point(points[i], r); });
   return at_risk(std::move(runs), risk);
 }
 

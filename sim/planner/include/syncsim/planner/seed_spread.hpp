@@ -22,8 +22,7 @@ RiskQuantile parse_risk(std::string_view text);
 // Each point N times, the k-th with `seed=first_seed + k` appended to its overrides (k = 0 keeps the scenario's
 // seed): point i's k-th run is at index i x N + k. N = 1 returns the points unchanged. InputError at --seeds for N
 // outside 1..1000 or more than kMaxSweepPoints runs.
-std::vector<SweepPoint> with_seeds(const std::vector<SweepPoint>& points, std::uint64_t first_seed,
-                                   std::int64_t seeds);
+std::vector<SweepPoint> with_seeds(const std::vector<SweepPoint>& points, std::uint64_t first_seed, std::int64_t seeds);
 
 // The run at `risk` among one point's runs (by throughput), with PlanPoint::spread filled when there are several.
 PlanPoint at_risk(std::vector<PlanPoint> runs, RiskQuantile risk);
