@@ -5,6 +5,8 @@
 #include <deque>
 #include <limits>
 
+#include "syncsim/collectives/collective_runner.hpp"
+#include "syncsim/collectives/transfer_cost.hpp"
 #include "syncsim/topology/router.hpp"
 #include "syncsim/topology/topology.hpp"
 
@@ -42,6 +44,18 @@ Kind boxKindOf(syncsim::NodeKind kind) {
   return Kind::Other;
 }
 
+TopologyEdge::Kind edgeKindOf(syncsim::LinkKind kind) {
+  switch (kind) {
+    case syncsim::LinkKind::nvlink:
+      return TopologyEdge::Kind::NvLink;
+    case syncsim::LinkKind::pcie:
+      return TopologyEdge::Kind::Pcie;
+    case syncsim::LinkKind::network:
+      return TopologyEdge::Kind::Network;
+  }
+  return TopologyEdge::Kind::Other;
+}
+
 QString labelOf(const syncsim::Topology& t, syncsim::NodeId id) {
   const syncsim::Node& n = t.node(id);
   if (n.kind == syncsim::NodeKind::gpu) {
@@ -60,6 +74,11 @@ TopologyLayout::TopologyLayout(syncsim::Topology topology, int ranks)
       m_ranks(std::clamp(ranks, 0, static_cast<int>(m_topology->gpu_count()))),
       m_description(QString::fromStdString(m_topology->description())) {
   place(*m_topology);
+  for (const std::vector<syncsim::Rank>& node :
+       syncsim::nccl_node_groups(*m_topology, static_cast<std::size_t>(std::max(m_ranks, 1)))) {
+    auto& members = m_ncclNodes.emplace_back();
+    for (const syncsim::Rank r : node) members.push_back(static_cast<int>(r.value()));
+  }
 }
 
 TopologyLayout::~TopologyLayout() = default;
@@ -115,8 +134,10 @@ void TopologyLayout::place(const syncsim::Topology& t) {
     const double gpuY = nicY + (nics.empty() ? 0 : kNicHeight + kGap * 0.6);
     const double switchY = gpuY + kGpuHeight + kGap;
     const double bottom = (switches.empty() ? gpuY + kGpuHeight : switchY + kHostSwitchHeight) + kPad;
-    addBox(Kind::Host, QRectF(x, 0, inner + 2 * kPad, bottom), std::nullopt);
+    const int hostBox = addBox(Kind::Host, QRectF(x, 0, inner + 2 * kPad, bottom), std::nullopt);
     m_boxes.back().label = QCoreApplication::translate("TopologyLayout", "server %1").arg(host);
+    m_hostBoxes.push_back(hostBox);
+    const std::size_t firstMember = m_boxes.size();
     const auto count = static_cast<double>(switches.size());
     const double each = (inner - kGap * (count - 1)) / std::max(1.0, count);
     for (std::size_t i = 0; i < switches.size(); ++i) {
@@ -131,6 +152,8 @@ void TopologyLayout::place(const syncsim::Topology& t) {
       const double cx = x + kPad + static_cast<double>(i) * (kGpuWidth + kGap) + kGpuWidth / 2;
       addBox(Kind::Nic, QRectF(cx - kNicWidth / 2, nicY, kNicWidth, kNicHeight), nics[i]);
     }
+    m_hostOfBox.resize(m_boxes.size(), -1);
+    std::fill(m_hostOfBox.begin() + static_cast<std::ptrdiff_t>(firstMember), m_hostOfBox.end(), hostBox);
     x += inner + 2 * kPad + kHostGap;
   }
   for (const syncsim::NodeId id : hostlessGpus) {
@@ -198,8 +221,9 @@ void TopologyLayout::place(const syncsim::Topology& t) {
     }
     m_useOfLink[i] = EdgeUse{static_cast<int>(m_edges.size()), true};
     m_edges.push_back(TopologyEdge{m_boxOfNode[l.src.value()], m_boxOfNode[l.dst.value()], l.bandwidth.bytes_per_second,
-                                   l.kind == syncsim::LinkKind::nvlink});
+                                   l.kind == syncsim::LinkKind::nvlink, edgeKindOf(l.kind)});
   }
+  m_hostOfBox.resize(m_boxes.size(), -1);
 
   m_gpuBox.resize(t.gpu_count());
   for (std::size_t g = 0; g < t.gpu_count(); ++g) m_gpuBox[g] = m_boxOfNode[t.gpu(g).value()];
@@ -215,4 +239,10 @@ const std::vector<EdgeUse>& TopologyLayout::route(int src, int dst) const {
     }
   }
   return it->second;
+}
+
+double TopologyLayout::wireBytes(const syncsim::TransferCost& cost, int src, int dst, double bytes) const {
+  if (src == dst) return bytes;
+  return syncsim::wire_bytes(cost, *m_topology,
+                             m_router->gpu_route(static_cast<std::size_t>(src), static_cast<std::size_t>(dst)), bytes);
 }
