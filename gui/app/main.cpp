@@ -2,7 +2,7 @@
 //
 //   syncsim-gui [SCENARIO.yaml | TRACE.json | SWEEP.csv]
 //   syncsim-gui --screenshot OUT.png --view timeline|ring|scaling [--step K] [--bucket B] [--algorithm ALGO]
-//               [--size WxH] [--all-lanes]
+//               [--channel K|all] [--expand LIST] [--size WxH] [--all-lanes]
 //               [--time FROM:TO]
 //               [--lang zh_CN] INPUT
 //   syncsim-gui --screenshot OUT.png --view convergence [--size WxH] REPORT.json|SCENARIO.yaml ...
@@ -124,6 +124,11 @@ QString flagsForOtherViews(const QCommandLineParser& parser, ViewKind view, cons
           .arg(QLatin1String(flag), viewName);
     }
   }
+  for (const char* flag : {"channel", "expand"}) {
+    if (parser.isSet(QLatin1String(flag)) && view != ViewKind::Ring) {
+      return QApplication::translate("main", "--%1 goes with --view ring, not %2").arg(QLatin1String(flag), viewName);
+    }
+  }
   for (const char* flag : {"all-lanes", "time"}) {
     if (parser.isSet(QLatin1String(flag)) && view != ViewKind::Timeline) {
       return QApplication::translate("main", "--%1 goes with --view timeline, not %2")
@@ -204,6 +209,26 @@ int screenshot(const QCommandLineParser& parser) {
     if (!options.algorithm) {
       return fail(QApplication::translate("main", "--algorithm: expected ring, tree or halving_doubling, got '%1'")
                       .arg(parser.value(QStringLiteral("algorithm"))));
+    }
+  }
+  if (parser.isSet(QStringLiteral("channel")) && parser.value(QStringLiteral("channel")) != u"all") {
+    bool ok = false;
+    const int channel = parser.value(QStringLiteral("channel")).toInt(&ok);
+    if (!ok || channel < 0) {
+      return fail(QApplication::translate("main", "--channel: expected a channel number >= 0 or all, got '%1'")
+                      .arg(parser.value(QStringLiteral("channel"))));
+    }
+    options.channel = channel;
+  }
+  if (parser.isSet(QStringLiteral("expand"))) {
+    for (const QString& item : parser.value(QStringLiteral("expand")).split(u',')) {
+      bool ok = false;
+      const int server = item.trimmed().toInt(&ok);
+      if (!ok || server < 0) {
+        return fail(QApplication::translate("main", "--expand: expected server numbers like 0,3, got '%1'")
+                        .arg(parser.value(QStringLiteral("expand"))));
+      }
+      options.expand.push_back(server);
     }
   }
   options.allLanes = parser.isSet(QStringLiteral("all-lanes"));
@@ -302,6 +327,13 @@ int main(int argc, char* argv[]) {
        QApplication::translate("main",
                                "Ring view: animate ring, tree or halving_doubling instead of what the bucket ran."),
        QStringLiteral("ALGO")},
+      {QStringLiteral("channel"),
+       QApplication::translate("main",
+                               "Ring view: show this one of the simulator's channels (default: all, summed per link)."),
+       QStringLiteral("K|all")},
+      {QStringLiteral("expand"),
+       QApplication::translate("main", "Ring view: show these servers with their GPUs, e.g. 0,3 (default: by size)."),
+       QStringLiteral("LIST")},
       {QStringLiteral("size"),
        QApplication::translate("main", "Screenshot size, e.g. 1400x420 (default: fitted to the view)."),
        QStringLiteral("WxH")},

@@ -59,7 +59,14 @@ CollectiveTraffic::CollectiveTraffic(std::shared_ptr<const TopologyLayout> layou
     : m_layout(std::move(layout)), m_spec(std::move(spec)) {
   m_spec.channels = std::max(1, m_spec.channels);
   CollectiveChannel channel;
-  if (m_layout) channel.hosts = m_layout->ncclNodes();
+  // The ranks grouped as NCCL groups them into nodes (nccl_node_groups): what the channels are built on.
+  if (m_layout && m_spec.ranks <= static_cast<int>(m_layout->gpuCount())) {
+    for (const std::vector<syncsim::Rank>& node :
+         syncsim::nccl_node_groups(m_layout->topology(), static_cast<std::size_t>(m_spec.ranks))) {
+      auto& members = channel.hosts.emplace_back();
+      for (const syncsim::Rank r : node) members.push_back(static_cast<int>(r.value()));
+    }
+  }
   channel.channels = m_spec.channels;
   for (int c = 0; c < m_spec.channels; ++c) {
     channel.channel = c;

@@ -5,7 +5,6 @@
 #include <deque>
 #include <limits>
 
-#include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/collectives/transfer_cost.hpp"
 #include "syncsim/topology/router.hpp"
 #include "syncsim/topology/topology.hpp"
@@ -17,7 +16,7 @@ constexpr double kGpuWidth = 1.0;
 constexpr double kGpuHeight = 0.8;
 constexpr double kGap = 0.3;
 constexpr double kPad = 0.3;
-constexpr double kHostSwitchHeight = 0.45;
+constexpr double kHostSwitchHeight = 0.6;  // two lines: the NVSwitch's name, its GPUs' NVLink rates
 constexpr double kNicWidth = 0.6;
 constexpr double kNicHeight = 0.3;
 constexpr double kHostGap = 0.8;
@@ -74,11 +73,6 @@ TopologyLayout::TopologyLayout(syncsim::Topology topology, int ranks)
       m_ranks(std::clamp(ranks, 0, static_cast<int>(m_topology->gpu_count()))),
       m_description(QString::fromStdString(m_topology->description())) {
   place(*m_topology);
-  for (const std::vector<syncsim::Rank>& node :
-       syncsim::nccl_node_groups(*m_topology, static_cast<std::size_t>(std::max(m_ranks, 1)))) {
-    auto& members = m_ncclNodes.emplace_back();
-    for (const syncsim::Rank r : node) members.push_back(static_cast<int>(r.value()));
-  }
 }
 
 TopologyLayout::~TopologyLayout() = default;
@@ -208,6 +202,7 @@ void TopologyLayout::place(const syncsim::Topology& t) {
       const double cx = slot * (static_cast<double>(k) + 0.5);
       const syncsim::NodeId id{order[k].second};
       addBox(boxKindOf(t.node(id).kind), QRectF(cx - w / 2, y, w, kTierHeight), id);
+      m_boxes.back().tier = tier;
     }
   }
 

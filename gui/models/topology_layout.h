@@ -33,6 +33,7 @@ struct TopologyBox {
   Kind kind = Kind::Other;
   QRectF rect;
   QString label;
+  int tier = 0;  // a network switch's row: hops from the servers (1 = the leaves); 0 for servers and what they hold
 };
 
 struct TopologyEdge {
@@ -74,9 +75,6 @@ class TopologyLayout {
   int hostOf(int box) const { return m_hostOfBox[static_cast<std::size_t>(box)]; }
   const std::vector<int>& hostBoxes() const { return m_hostBoxes; }
   const syncsim::Topology& topology() const { return *m_topology; }
-  // The training ranks grouped as NCCL groups them into nodes (nccl_node_groups): what the simulator's channels
-  // and trees are built on; empty without host structure.
-  const std::vector<std::vector<int>>& ncclNodes() const { return m_ncclNodes; }
   // The edges a transfer from rank src to rank dst crosses, in order. Computed on first use and cached: call from
   // one thread at a time (the GUI thread).
   const std::vector<EdgeUse>& route(int src, int dst) const;
@@ -101,7 +99,6 @@ class TopologyLayout {
   std::vector<EdgeUse> m_useOfLink;  // by directed LinkId
   std::vector<int> m_hostOfBox;
   std::vector<int> m_hostBoxes;
-  std::vector<std::vector<int>> m_ncclNodes;
   QRectF m_bounds;
   mutable std::map<std::pair<int, int>, std::vector<EdgeUse>> m_routes;
 };

@@ -103,10 +103,13 @@ class TestGuiViews : public QObject {
     ScreenshotOptions ring = options(3, QSize(900, 820), false);
     ring.bucket = 1;
     QCOMPARE(renderScreenshot(m_doc, ViewKind::Ring, ring).steps, 14);
-    // Asked for the tree, the view draws it: 2H = 6 rounds on 8 ranks.
+    // Asked for the tree, the view draws the simulator's (tree_plan.hpp): on one server NCCL's tree is the chain
+    // through its 8 GPUs, 7 rounds up and 7 down, on 2 channels (the two trees of a pair).
     ScreenshotOptions tree = ring;
     tree.algorithm = CollectiveAlgorithm::Tree;
-    QCOMPARE(renderScreenshot(m_doc, ViewKind::Ring, tree).steps, 6);
+    const Screenshot treeShot = renderScreenshot(m_doc, ViewKind::Ring, tree);
+    QCOMPARE(treeShot.steps, 14);
+    QCOMPARE(treeShot.channels, 2);
     ScreenshotOptions hd = ring;
     hd.algorithm = CollectiveAlgorithm::HalvingDoubling;
     QCOMPARE(renderScreenshot(m_doc, ViewKind::Ring, hd).steps, 6);
