@@ -360,8 +360,9 @@ void RingView::paintEvent(QPaintEvent*) {
   p.setFont(font());
 
   if (const TopologyPlacement* placed = placement()) {
-    TopologyPainter(*this, *m_model, *m_topology, *placed).paint(p, topologyTransform());
+    m_rateLabels = TopologyPainter(*this, *m_model, *m_topology, *placed).paint(p, topologyTransform());
   } else {
+    m_rateLabels.clear();
     paintCircle(p);
   }
 

@@ -56,6 +56,8 @@ class RingView : public QWidget {
   // bucket or a machine.
   const std::vector<double>& linkRates() const { return m_rates; }
   const CollectiveTraffic* traffic() const { return m_traffic.get(); }
+  // Where the last paint put the links' rate labels (widget coordinates).
+  const std::vector<QRectF>& rateLabels() const { return m_rateLabels; }
   static QColor chunkColor(int chunk, int chunks);
   // A rank's piece strip in `box`, with ▲/▼ over the pieces moving this step.
   void drawStrip(QPainter& p, const QRectF& box, int rank) const;
@@ -86,6 +88,7 @@ class RingView : public QWidget {
   std::optional<int> m_channel;
   QString m_note;
   std::vector<double> m_rates;
+  std::vector<QRectF> m_rateLabels;
   std::optional<std::set<int>> m_expanded;  // servers shown with their GPUs; none: by size (collapsedByDefault)
   mutable std::unique_ptr<TopologyPlacement> m_placement;
   mutable QSizeF m_placedFor;

@@ -106,7 +106,7 @@ QColor TopologyPainter::colourOf(const Lit& lit) const {
   return QColor::fromHsvF(static_cast<float>(0.62 * (1 - use)), 0.8F, 0.85F);
 }
 
-void TopologyPainter::paint(QPainter& p, const QTransform& map) const {
+std::vector<QRectF> TopologyPainter::paint(QPainter& p, const QTransform& map) const {
   std::vector<QRectF> px(m_layout.boxes().size());
   for (std::size_t b = 0; b < px.size(); ++b) {
     const QRectF& r = m_placement.rects()[b];
@@ -132,7 +132,7 @@ void TopologyPainter::paint(QPainter& p, const QTransform& map) const {
       taken.insert(px[b]);
     }
   }
-  paintLabels(p, px, lit, taken);
+  return paintLabels(p, px, lit, taken);
 }
 
 void TopologyPainter::paintServers(QPainter& p, const std::vector<QRectF>& px,
@@ -229,10 +229,11 @@ void TopologyPainter::paintLinks(QPainter& p, const std::vector<QRectF>& px, con
   }
 }
 
-void TopologyPainter::paintLabels(QPainter& p, const std::vector<QRectF>& px, const std::vector<Lit>& lit,
-                                  RectIndex& taken) const {
+std::vector<QRectF> TopologyPainter::paintLabels(QPainter& p, const std::vector<QRectF>& px,
+                                                 const std::vector<Lit>& lit, RectIndex& taken) const {
+  std::vector<QRectF> labelled;
   const auto& rates = m_view.linkRates();
-  if (rates.empty()) return;
+  if (rates.empty()) return labelled;
   // Per link: its two directions' rates, where lit this step; busiest first, so that they get the free places.
   std::map<int, std::pair<double, double>> byEdge;  // edge -> (forward, backward), -1 when not lit
   for (const Lit& l : lit) {
@@ -245,6 +246,7 @@ void TopologyPainter::paintLabels(QPainter& p, const std::vector<QRectF>& px, co
 
   std::vector<std::pair<QString, QPointF>> said;  // the labels drawn, and where
   const bool crowded = order.size() > kCrowdedLinks;
+  const QRectF canvas(p.window());
   RectIndex hosts;  // a link's label stays off the servers (their insides are theirs)
   for (const int host : m_layout.hostBoxes()) hosts.insert(px[static_cast<std::size_t>(host)]);
   const QFont normal = p.font();
@@ -292,7 +294,7 @@ void TopologyPainter::paintLabels(QPainter& p, const std::vector<QRectF>& px, co
                              return s.first == text && std::hypot(d.x(), d.y()) < kRepeatRadius;
                            });
       if (repeats) break;
-      if (taken.intersects(where) || (!inBar && hosts.intersects(where))) continue;
+      if (!canvas.contains(where) || taken.intersects(where) || (!inBar && hosts.intersects(where))) continue;
       said.emplace_back(text, where.center());
       p.setPen(Qt::NoPen);
       p.setBrush(QColor(255, 255, 255, 225));
@@ -300,10 +302,12 @@ void TopologyPainter::paintLabels(QPainter& p, const std::vector<QRectF>& px, co
       p.setPen(e.nvlink ? QColor(0x1F, 0x4E, 0x79) : QColor(0x40, 0x20, 0x50));
       p.drawText(where, Qt::AlignCenter, text);
       taken.insert(where);
+      labelled.push_back(where);
       break;
     }
   }
   p.setFont(normal);
+  return labelled;
 }
 
 void TopologyPainter::paintBoxes(QPainter& p, const std::vector<QRectF>& px) const {

@@ -23,8 +23,9 @@ class TopologyPainter {
                   const TopologyPlacement& placement)
       : m_view(view), m_model(model), m_layout(layout), m_placement(placement) {}
 
-  // `map`: the placement's coordinates to the widget's (TopologyPlacement::transform).
-  void paint(QPainter& p, const QTransform& map) const;
+  // `map`: the placement's coordinates to the widget's (TopologyPlacement::transform). Returns where the rate
+  // labels went (for tests: they must stay clear of boxes and captions).
+  std::vector<QRectF> paint(QPainter& p, const QTransform& map) const;
 
   // What a step lights on one direction of one link.
   struct Lit {
@@ -38,7 +39,8 @@ class TopologyPainter {
   std::vector<Lit> litThisStep() const;
   void paintServers(QPainter& p, const std::vector<QRectF>& px, const std::vector<QRectF>& captions) const;
   void paintLinks(QPainter& p, const std::vector<QRectF>& px, const std::vector<Lit>& lit, bool insideServers) const;
-  void paintLabels(QPainter& p, const std::vector<QRectF>& px, const std::vector<Lit>& lit, RectIndex& taken) const;
+  std::vector<QRectF> paintLabels(QPainter& p, const std::vector<QRectF>& px, const std::vector<Lit>& lit,
+                                  RectIndex& taken) const;
   void paintBoxes(QPainter& p, const std::vector<QRectF>& px) const;
   QColor colourOf(const Lit& lit) const;
 
