@@ -13,6 +13,7 @@
 #include <QBuffer>
 #include <QCommandLineParser>
 #include <QFileInfo>
+#include <QHash>
 #include <QImageWriter>
 #include <QLibraryInfo>
 #include <QLocale>
@@ -138,14 +139,46 @@ QString flagsForOtherViews(const QCommandLineParser& parser, ViewKind view, cons
   return {};
 }
 
-// Encodes the image and writes it as syncsim writes its outputs (writeOutputBytes).
-QString saveScreenshot(const QImage& image, const QString& out) {
-  QByteArray bytes;
+// A PNG larger than this (a large machine's mesh of antialiased links) is written with a 256-colour palette instead,
+// about a fifth of the size and to the eye the same picture; the conversion is deterministic, as the encoding is.
+constexpr qsizetype kMaxTrueColourBytes = 200 * 1024;
+
+// The image's `count` commonest colours (ties by value): the fills, text and lines stay exact, only antialiasing's
+// in-between shades move to their nearest.
+QList<QRgb> commonestColours(const QImage& image, int count) {
+  const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+  QHash<QRgb, int> seen;
+  for (int y = 0; y < rgb.height(); ++y) {
+    const auto* line = reinterpret_cast<const QRgb*>(rgb.constScanLine(y));
+    for (int x = 0; x < rgb.width(); ++x) ++seen[line[x]];
+  }
+  std::vector<std::pair<int, QRgb>> byCount;
+  for (auto it = seen.cbegin(); it != seen.cend(); ++it) byCount.emplace_back(-it.value(), it.key());
+  std::sort(byCount.begin(), byCount.end());
+  QList<QRgb> colours;
+  for (std::size_t i = 0; i < byCount.size() && colours.size() < count; ++i) colours << byCount[i].second;
+  return colours;
+}
+
+bool encode(const QImage& image, const QString& out, QByteArray& bytes, QString& error) {
+  bytes.clear();
   QBuffer buffer(&bytes);
   buffer.open(QIODevice::WriteOnly);
   QImageWriter writer(&buffer, screenshotFormat(out));
-  if (!writer.write(image)) {
-    return QApplication::translate("main", "--screenshot: cannot encode %1: %2").arg(out, writer.errorString());
+  if (writer.write(image)) return true;
+  error = QApplication::translate("main", "--screenshot: cannot encode %1: %2").arg(out, writer.errorString());
+  return false;
+}
+
+// Encodes the image and writes it as syncsim writes its outputs (writeOutputBytes).
+QString saveScreenshot(const QImage& image, const QString& out) {
+  QByteArray bytes;
+  QString error;
+  if (!encode(image, out, bytes, error)) return error;
+  if (bytes.size() > kMaxTrueColourBytes) {
+    const QImage palette = image.convertToFormat(QImage::Format_Indexed8, commonestColours(image, 256),
+                                                 Qt::ThresholdDither | Qt::AvoidDither);
+    if (!encode(palette, out, bytes, error)) return error;
   }
   return writeOutputBytes(out, bytes);
 }

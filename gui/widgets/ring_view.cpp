@@ -19,7 +19,7 @@
 namespace {
 
 constexpr int kHeaderHeight = 48;
-constexpr int kFooterHeight = 58;
+constexpr int kFooterHeight = 64;
 // Pixels around the machine's drawing inside the area between title and footer.
 constexpr double kTopologyMargin = 12;
 // Above this many ranks the piece strips would be thinner than a pixel: nodes show the reduced share instead.
@@ -248,11 +248,20 @@ QPointF RingView::rankCentre(int rank) const {
 QString RingView::titleText() const {
   const CollectiveSchedule& s = m_model->schedule();
   const int step = m_model->step();
-  QString head = tr("%1 on %2 ranks").arg(collectiveAlgorithmName(s.algorithm())).arg(s.rankCount());
+  QString head = collectiveAlgorithmName(s.algorithm());
+  if (m_bucket && m_bucket->has(TimelineSpan::HasBucket)) {
+    head += tr(" of bucket %1").arg(m_bucket->bucket);
+    if (m_bucket->has(TimelineSpan::HasBytes))
+      head += tr(" (%1 MB)").arg(static_cast<double>(m_bucket->bytes) / 1e6, 0, 'f', 1);
+  }
+  head += tr(" on %1 ranks").arg(s.rankCount());
   if (drawsTopology() && !m_topology->description().isEmpty()) head += tr(" (%1)").arg(m_topology->description());
   const int channels = m_traffic ? m_traffic->channelCount() : 1;
   if (channels > 1) {
     head += m_channel ? tr(", channel %1 of %2").arg(*m_channel).arg(channels) : tr(", %1 channels").arg(channels);
+  }
+  if (m_bucket && m_traffic && !m_traffic->spec().protocol.isEmpty()) {
+    head += tr(", %1").arg(m_traffic->spec().protocol.toUpper());
   }
   if (!m_note.isEmpty()) head += tr(" [%1]").arg(m_note);
   if (step >= s.stepCount()) {
@@ -278,8 +287,10 @@ QString RingView::footerText() const {
   }
   QString links = tr("Lit links: this step's transfers. ");
   if (!m_rates.empty()) {
-    const QString whose = m_channel ? tr("channel %1").arg(*m_channel) : tr("all channels");
-    links += tr("Rates (GB/s, per direction, of %1): the bytes the simulator put on a link over the AllReduce's "
+    const QString whose = m_traffic->channelCount() == 1 ? QString()
+                          : m_channel                    ? tr(", channel %1 alone").arg(*m_channel)
+                                                         : tr(", all %1 channels").arg(m_traffic->channelCount());
+    links += tr("Rates (GB/s per direction%1): the bytes the simulator put on a link over the AllReduce's "
                 "%2 µs, against its capacity. Busiest:")
                  .arg(whose)
                  .arg(static_cast<double>(m_bucket->durationPs) / 1e6, 0, 'f', 1);
@@ -299,6 +310,9 @@ QString RingView::footerText() const {
       if (best > 0) links += tr(" %1 %2 / %3").arg(name, formatRateGbps(best), formatRateGbps(capacity));
     }
     links += tr(". ");
+    if (!m_channel && m_traffic->channelCount() > 1) {
+      links += tr("Colour and width: the share of the link's capacity in use (blue: little, red: all). ");
+    }
   }
   if (!m_topology->hostBoxes().empty()) links += tr("Click a server to show or hide its GPUs. ");
   return links + strips;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 #include "models/collective_traffic.h"
 #include "models/ring_step_model.h"
@@ -31,6 +32,7 @@ constexpr double kRepeatRadius = 150;
 constexpr std::size_t kCrowdedLinks = 32;  // lit links from which repeats are left out
 constexpr std::size_t kManyLinks = 1000;
 constexpr std::size_t kManyArrows = 400;
+constexpr std::size_t kAntialiasedLinks = 200;
 
 using Kind = TopologyBox::Kind;
 
@@ -177,10 +179,14 @@ void TopologyPainter::paintLinks(QPainter& p, const std::vector<QRectF>& px, con
     const auto [a, b] = endpoints(px[static_cast<std::size_t>(edges[e].a)], px[static_cast<std::size_t>(edges[e].b)]);
     (edges[e].nvlink ? nvlinks : others).append(QLineF(a, b));
   }
+  // A mesh of hundreds of links reads as well without antialiasing, paints faster and keeps the picture's colours
+  // (and a screenshot's bytes) few.
+  p.setRenderHint(QPainter::Antialiasing, edges.size() <= kAntialiasedLinks);
   p.setPen(QPen(QColor(0x9F, 0xC0, 0xDD), 1));
   p.drawLines(nvlinks);
   p.setPen(QPen(grey, 1));
   p.drawLines(others);
+  p.setRenderHint(QPainter::Antialiasing);
   // This step's transfers, per link direction, offset to the right of their direction of travel. Lines of one
   // colour and width are drawn together, their arrowheads in one path: a large machine lights thousands.
   const bool summed = !m_view.channel() && m_view.traffic() && m_view.traffic()->channelCount() > 1;
@@ -216,17 +222,18 @@ void TopologyPainter::paintLinks(QPainter& p, const std::vector<QRectF>& px, con
     stroke.heads.lineTo(tip - u * head - normal * head / 2);
     stroke.heads.closeSubpath();
   }
-  // Thousands of antialiased arrowheads cost more than their lines: above kManyArrows they are drawn aliased.
+  // Thousands of antialiased lines and arrowheads (a large machine, every rail lit) cost most of a frame: above
+  // kManyArrows they are drawn aliased, which at that density looks the same.
   std::size_t arrows = 0;
   for (const auto& [key, stroke] : strokes) arrows += static_cast<std::size_t>(stroke.lines.size());
+  p.setRenderHint(QPainter::Antialiasing, arrows <= kManyArrows);
   for (const auto& [key, stroke] : strokes) {
     const QColor colour = QColor::fromRgba(key.first);
     p.setPen(QPen(colour, key.second / 4.0, Qt::SolidLine, Qt::FlatCap));
     p.drawLines(stroke.lines);
-    p.setRenderHint(QPainter::Antialiasing, arrows <= kManyArrows);
     p.fillPath(stroke.heads, colour);
-    p.setRenderHint(QPainter::Antialiasing);
   }
+  p.setRenderHint(QPainter::Antialiasing);
 }
 
 std::vector<QRectF> TopologyPainter::paintLabels(QPainter& p, const std::vector<QRectF>& px,
@@ -320,6 +327,12 @@ void TopologyPainter::paintBoxes(QPainter& p, const std::vector<QRectF>& px) con
   const QFont normal = p.font();
   p.setFont(smallFont(normal));
   const QFontMetricsF metrics(p.font(), p.device());
+  std::set<int> numbered;  // tiers too narrow for their switches' names
+  for (std::size_t i = 0; i < boxes.size(); ++i) {
+    if (boxes[i].tier > 0 && !px[i].isNull() && metrics.horizontalAdvance(boxes[i].label) >= px[i].width()) {
+      numbered.insert(boxes[i].tier);
+    }
+  }
   for (std::size_t i = 0; i < boxes.size(); ++i) {
     const TopologyBox& box = boxes[i];
     const QRectF& r = px[i];
@@ -362,10 +375,10 @@ void TopologyPainter::paintBoxes(QPainter& p, const std::vector<QRectF>& px) con
       continue;
     }
     if (box.kind != Kind::Gpu) {
-      // Too narrow for "spine12": its number, as the caption of a narrow server.
+      // A tier where some name does not fit ("spine12") shows every switch's number, as narrow servers do.
       p.setPen(QColor(0x30, 0x30, 0x30));
       QString label = box.label;
-      if (metrics.horizontalAdvance(label) >= r.width()) {
+      if (numbered.count(box.tier) > 0) {
         const auto lastLetter = std::find_if(label.rbegin(), label.rend(), [](QChar c) { return !c.isDigit(); });
         label = label.mid(std::distance(lastLetter, label.rend()));
       }
