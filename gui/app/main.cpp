@@ -2,7 +2,7 @@
 //
 //   syncsim-gui [SCENARIO.yaml | TRACE.json | SWEEP.csv]
 //   syncsim-gui --screenshot OUT.png --view timeline|ring|scaling [--step K] [--bucket B] [--algorithm ALGO]
-//               [--size WxH] [--all-lanes]
+//               [--channel K|all] [--expand LIST] [--size WxH] [--all-lanes]
 //               [--time FROM:TO]
 //               [--lang zh_CN] INPUT
 //   syncsim-gui --screenshot OUT.png --view convergence [--size WxH] REPORT.json|SCENARIO.yaml ...
@@ -13,6 +13,7 @@
 #include <QBuffer>
 #include <QCommandLineParser>
 #include <QFileInfo>
+#include <QHash>
 #include <QImageWriter>
 #include <QLibraryInfo>
 #include <QLocale>
@@ -124,6 +125,11 @@ QString flagsForOtherViews(const QCommandLineParser& parser, ViewKind view, cons
           .arg(QLatin1String(flag), viewName);
     }
   }
+  for (const char* flag : {"channel", "expand"}) {
+    if (parser.isSet(QLatin1String(flag)) && view != ViewKind::Ring) {
+      return QApplication::translate("main", "--%1 goes with --view ring, not %2").arg(QLatin1String(flag), viewName);
+    }
+  }
   for (const char* flag : {"all-lanes", "time"}) {
     if (parser.isSet(QLatin1String(flag)) && view != ViewKind::Timeline) {
       return QApplication::translate("main", "--%1 goes with --view timeline, not %2")
@@ -133,14 +139,46 @@ QString flagsForOtherViews(const QCommandLineParser& parser, ViewKind view, cons
   return {};
 }
 
-// Encodes the image and writes it as syncsim writes its outputs (writeOutputBytes).
-QString saveScreenshot(const QImage& image, const QString& out) {
-  QByteArray bytes;
+// A PNG larger than this (a large machine's mesh of antialiased links) is written with a 256-colour palette instead,
+// about a fifth of the size and to the eye the same picture; the conversion is deterministic, as the encoding is.
+constexpr qsizetype kMaxTrueColourBytes = 200 * 1024;
+
+// The image's `count` commonest colours (ties by value): the fills, text and lines stay exact, only antialiasing's
+// in-between shades move to their nearest.
+QList<QRgb> commonestColours(const QImage& image, int count) {
+  const QImage rgb = image.convertToFormat(QImage::Format_RGB32);
+  QHash<QRgb, int> seen;
+  for (int y = 0; y < rgb.height(); ++y) {
+    const auto* line = reinterpret_cast<const QRgb*>(rgb.constScanLine(y));
+    for (int x = 0; x < rgb.width(); ++x) ++seen[line[x]];
+  }
+  std::vector<std::pair<int, QRgb>> byCount;
+  for (auto it = seen.cbegin(); it != seen.cend(); ++it) byCount.emplace_back(-it.value(), it.key());
+  std::sort(byCount.begin(), byCount.end());
+  QList<QRgb> colours;
+  for (std::size_t i = 0; i < byCount.size() && colours.size() < count; ++i) colours << byCount[i].second;
+  return colours;
+}
+
+bool encode(const QImage& image, const QString& out, QByteArray& bytes, QString& error) {
+  bytes.clear();
   QBuffer buffer(&bytes);
   buffer.open(QIODevice::WriteOnly);
   QImageWriter writer(&buffer, screenshotFormat(out));
-  if (!writer.write(image)) {
-    return QApplication::translate("main", "--screenshot: cannot encode %1: %2").arg(out, writer.errorString());
+  if (writer.write(image)) return true;
+  error = QApplication::translate("main", "--screenshot: cannot encode %1: %2").arg(out, writer.errorString());
+  return false;
+}
+
+// Encodes the image and writes it as syncsim writes its outputs (writeOutputBytes).
+QString saveScreenshot(const QImage& image, const QString& out) {
+  QByteArray bytes;
+  QString error;
+  if (!encode(image, out, bytes, error)) return error;
+  if (bytes.size() > kMaxTrueColourBytes) {
+    const QImage palette = image.convertToFormat(QImage::Format_Indexed8, commonestColours(image, 256),
+                                                 Qt::ThresholdDither | Qt::AvoidDither);
+    if (!encode(palette, out, bytes, error)) return error;
   }
   return writeOutputBytes(out, bytes);
 }
@@ -204,6 +242,26 @@ int screenshot(const QCommandLineParser& parser) {
     if (!options.algorithm) {
       return fail(QApplication::translate("main", "--algorithm: expected ring, tree or halving_doubling, got '%1'")
                       .arg(parser.value(QStringLiteral("algorithm"))));
+    }
+  }
+  if (parser.isSet(QStringLiteral("channel")) && parser.value(QStringLiteral("channel")) != u"all") {
+    bool ok = false;
+    const int channel = parser.value(QStringLiteral("channel")).toInt(&ok);
+    if (!ok || channel < 0) {
+      return fail(QApplication::translate("main", "--channel: expected a channel number >= 0 or all, got '%1'")
+                      .arg(parser.value(QStringLiteral("channel"))));
+    }
+    options.channel = channel;
+  }
+  if (parser.isSet(QStringLiteral("expand"))) {
+    for (const QString& item : parser.value(QStringLiteral("expand")).split(u',')) {
+      bool ok = false;
+      const int server = item.trimmed().toInt(&ok);
+      if (!ok || server < 0) {
+        return fail(QApplication::translate("main", "--expand: expected server numbers like 0,3, got '%1'")
+                        .arg(parser.value(QStringLiteral("expand"))));
+      }
+      options.expand.push_back(server);
     }
   }
   options.allLanes = parser.isSet(QStringLiteral("all-lanes"));
@@ -302,6 +360,13 @@ int main(int argc, char* argv[]) {
        QApplication::translate("main",
                                "Ring view: animate ring, tree or halving_doubling instead of what the bucket ran."),
        QStringLiteral("ALGO")},
+      {QStringLiteral("channel"),
+       QApplication::translate("main",
+                               "Ring view: show this one of the simulator's channels (default: all, summed per link)."),
+       QStringLiteral("K|all")},
+      {QStringLiteral("expand"),
+       QApplication::translate("main", "Ring view: show these servers with their GPUs, e.g. 0,3 (default: by size)."),
+       QStringLiteral("LIST")},
       {QStringLiteral("size"),
        QApplication::translate("main", "Screenshot size, e.g. 1400x420 (default: fitted to the view)."),
        QStringLiteral("WxH")},

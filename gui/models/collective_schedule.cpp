@@ -4,12 +4,12 @@
 #include <QStringList>
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
+#include <tuple>
 
 #include "syncsim/collectives/algorithm.hpp"
-#include "syncsim/collectives/halving_doubling_plan.hpp"
-#include "syncsim/collectives/ring_plan.hpp"
-#include "syncsim/collectives/tree_plan.hpp"
+#include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/core/input_error.hpp"
 
 std::optional<CollectiveAlgorithm> parseCollectiveAlgorithm(const QString& name) {
@@ -42,33 +42,64 @@ struct PlannedTransfer {
   int round = -1;
 };
 
-std::unique_ptr<syncsim::CollectivePlan> planFor(CollectiveAlgorithm algorithm, int ranks, int& pieces) {
+int pieceCountOf(CollectiveAlgorithm algorithm, int ranks) {
   if (ranks < 2) {
     throw syncsim::InputError("an AllReduce needs at least 2 ranks, got " + std::to_string(ranks));
   }
+  switch (algorithm) {
+    case CollectiveAlgorithm::Ring:
+      return ranks;
+    case CollectiveAlgorithm::Tree:
+      return 1;  // one slice: store-and-forward, so every round is one level of the tree
+    case CollectiveAlgorithm::HalvingDoubling:
+      return 1 << static_cast<int>(std::floor(std::log2(ranks)));
+  }
+  return 1;
+}
+
+syncsim::Algorithm simulatorAlgorithm(CollectiveAlgorithm algorithm) {
+  switch (algorithm) {
+    case CollectiveAlgorithm::Ring:
+      return syncsim::Algorithm::ring;
+    case CollectiveAlgorithm::Tree:
+      return syncsim::Algorithm::tree;
+    case CollectiveAlgorithm::HalvingDoubling:
+      return syncsim::Algorithm::halving_doubling;
+  }
+  return syncsim::Algorithm::ring;
+}
+
+// The channel's plan as the simulator builds it (collective_runner.cpp, run_candidate), on one byte per piece so
+// that a send's byte count is the number of pieces it moves, and one slice.
+std::unique_ptr<syncsim::CollectivePlan> planFor(CollectiveAlgorithm algorithm, int ranks, int pieces,
+                                                 const CollectiveChannel& channel) {
   const auto n = static_cast<std::size_t>(ranks);
-  switch (algorithm) {
-    case CollectiveAlgorithm::Ring:
-      pieces = ranks;
-      break;
-    case CollectiveAlgorithm::Tree:
-      pieces = 1;  // one slice: store-and-forward, so every round is one level of the tree
-      break;
-    case CollectiveAlgorithm::HalvingDoubling:
-      pieces = 1 << static_cast<int>(std::floor(std::log2(ranks)));
-      break;
+  syncsim::PlanContext context;
+  for (const std::vector<int>& host : channel.hosts) {
+    auto& members = context.hosts.emplace_back();
+    for (const int r : host) members.push_back(syncsim::Rank{static_cast<std::uint32_t>(r)});
   }
-  // One byte per piece, so a send's byte count is the number of pieces it moves.
-  const syncsim::Bytes size{pieces};
-  switch (algorithm) {
-    case CollectiveAlgorithm::Ring:
-      return std::make_unique<syncsim::RingPlan>(syncsim::CollectiveOp::allreduce, n, size);
-    case CollectiveAlgorithm::Tree:
-      return std::make_unique<syncsim::TreePlan>(syncsim::CollectiveOp::allreduce, n, size);
-    case CollectiveAlgorithm::HalvingDoubling:
-      return std::make_unique<syncsim::HalvingDoublingPlan>(syncsim::CollectiveOp::allreduce, n, size);
+  context.channel = static_cast<std::uint32_t>(channel.channel);
+  context.channels = static_cast<std::uint32_t>(std::max(1, channel.channels));
+  if (algorithm == CollectiveAlgorithm::Ring) {
+    context.ring_order = syncsim::channel_ring_order(context.hosts, n, context.channel, context.channels);
   }
-  return nullptr;
+  return syncsim::make_plan(simulatorAlgorithm(algorithm), syncsim::CollectiveOp::allreduce, n, syncsim::Bytes{pieces},
+                            context);
+}
+
+// Every step uniform (collective_plan.hpp: one send and one receive per rank, feeding the receiver's same step),
+// every participant a rank: round s is step s, no replay needed.
+bool isUniform(const syncsim::CollectivePlan& plan) {
+  if (plan.participant_count() != plan.rank_count()) return false;
+  const std::uint32_t steps = plan.step_count(syncsim::Rank{0});
+  for (std::uint32_t r = 1; r < plan.rank_count(); ++r) {
+    if (plan.step_count(syncsim::Rank{r}) != steps) return false;
+  }
+  for (std::uint32_t s = 0; s < steps; ++s) {
+    if (!plan.uniform_pattern(s)) return false;
+  }
+  return true;
 }
 
 unsigned phaseOf(CollectiveAlgorithm algorithm, const CollectiveTransfer& t, int ranks, int pieces) {
@@ -89,14 +120,61 @@ unsigned phaseOf(CollectiveAlgorithm algorithm, const CollectiveTransfer& t, int
 
 }  // namespace
 
-CollectiveSchedule::CollectiveSchedule(CollectiveAlgorithm algorithm, int ranks)
-    : m_algorithm(algorithm), m_ranks(ranks) {
-  const std::unique_ptr<syncsim::CollectivePlan> plan = planFor(algorithm, ranks, m_pieces);
+CollectiveSchedule::CollectiveSchedule(CollectiveAlgorithm algorithm, int ranks, const CollectiveChannel& channel)
+    : m_algorithm(algorithm), m_ranks(ranks), m_pieces(pieceCountOf(algorithm, ranks)), m_channel(channel.channel) {
+  std::unique_ptr<syncsim::CollectivePlan> plan = planFor(algorithm, ranks, m_pieces, channel);
+  const auto steps = static_cast<std::size_t>(plan->step_count(syncsim::Rank{0}));
+  if (isUniform(*plan) && steps * static_cast<std::size_t>(ranks) > kMaterializedTransfers) {
+    generateUniform(*plan);
+    m_plan = std::move(plan);
+  } else {
+    replay(*plan);
+  }
+}
 
+const std::vector<CollectiveTransfer>& CollectiveSchedule::transfers(int step) const {
+  if (!m_plan) return m_rounds[static_cast<std::size_t>(step)];
+  if (m_cachedStep != step) {
+    roundOf(step, m_cached);
+    m_cachedStep = step;
+  }
+  return m_cached;
+}
+
+// A uniform plan's rounds on demand: only the phases, the reductions and the patterns are kept.
+void CollectiveSchedule::generateUniform(const syncsim::CollectivePlan& plan) {
+  const std::uint32_t steps = plan.step_count(syncsim::Rank{0});
+  std::map<std::uint32_t, int> firstOfPattern;
+  syncsim::PlanStep step;
+  for (std::uint32_t s = 0; s < steps; ++s) {
+    plan.step(syncsim::Rank{0}, s, step);
+    m_reduces.push_back(step.reduce_bytes > 0);
+    const CollectiveTransfer any{0, 0, 0, m_reduces.back(), static_cast<int>(std::lround(step.sends.front().bytes))};
+    m_phases.push_back(phaseOf(m_algorithm, any, m_ranks, m_pieces));
+    m_pattern.push_back(firstOfPattern.try_emplace(*plan.uniform_pattern(s), static_cast<int>(s)).first->second);
+  }
+}
+
+void CollectiveSchedule::roundOf(int s, std::vector<CollectiveTransfer>& out) const {
+  out.clear();
+  syncsim::PlanStep step;
+  for (std::uint32_t r = 0; r < static_cast<std::uint32_t>(m_ranks); ++r) {
+    m_plan->step(syncsim::Rank{r}, static_cast<std::uint32_t>(s), step);
+    for (const syncsim::PlanSend& send : step.sends) {
+      out.push_back({static_cast<int>(r), static_cast<int>(send.dst.value()), static_cast<int>(send.chunk),
+                     m_reduces[static_cast<std::size_t>(s)], static_cast<int>(std::lround(send.bytes))});
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const CollectiveTransfer& a, const CollectiveTransfer& b) {
+    return std::tie(a.src, a.dst, a.chunk) < std::tie(b.src, b.dst, b.chunk);
+  });
+}
+
+void CollectiveSchedule::replay(const syncsim::CollectivePlan& plan) {
   // Every participant's steps, and the transfers between them. A plan may run a second stream on a rank's GPU (the
   // tree's broadcast goes down apart from its reduction): its transfers are shown as the rank's.
-  const std::size_t participants = plan->participant_count();
-  const auto rankOf = [&](std::uint32_t p) { return static_cast<int>(plan->participant(p).rank.value()); };
+  const std::size_t participants = plan.participant_count();
+  const auto rankOf = [&](std::uint32_t p) { return static_cast<int>(plan.participant(p).rank.value()); };
   std::vector<PlannedTransfer> all;
   std::vector<std::vector<std::vector<std::size_t>>> outgoing(participants);  // [participant][step] -> its sends
   std::vector<std::vector<std::vector<std::size_t>>> incoming(participants);  // [participant][step] -> its waits
@@ -104,12 +182,12 @@ CollectiveSchedule::CollectiveSchedule(CollectiveAlgorithm algorithm, int ranks)
   std::vector<std::vector<bool>> reduces(participants);
   syncsim::PlanStep step;
   for (std::uint32_t r = 0; r < participants; ++r) {
-    const std::uint32_t count = plan->step_count(syncsim::Rank{r});
+    const std::uint32_t count = plan.step_count(syncsim::Rank{r});
     outgoing[r].resize(count);
     incoming[r].resize(count);
     reduces[r].resize(count);
     for (std::uint32_t s = 0; s < count; ++s) {
-      plan->step(syncsim::Rank{r}, s, step);
+      plan.step(syncsim::Rank{r}, s, step);
       reduces[r][s] = step.reduce_bytes > 0;
       for (const syncsim::PlanSend& send : step.sends) {
         PlannedTransfer t;
@@ -164,8 +242,21 @@ CollectiveSchedule::CollectiveSchedule(CollectiveAlgorithm algorithm, int ranks)
       return std::tie(a.src, a.dst, a.chunk) < std::tie(b.src, b.dst, b.chunk);
     });
     unsigned phases = 0;
-    for (const CollectiveTransfer& t : round) phases |= phaseOf(algorithm, t, m_ranks, m_pieces);
+    for (const CollectiveTransfer& t : round) phases |= phaseOf(m_algorithm, t, m_ranks, m_pieces);
     m_phases.push_back(phases);
+  }
+  numberPatterns();
+}
+
+// Rounds with equal (src, dst, pieces) sets, by their first occurrence.
+void CollectiveSchedule::numberPatterns() {
+  using Key = std::vector<std::tuple<int, int, int>>;
+  std::map<Key, int> first;
+  for (std::size_t s = 0; s < m_rounds.size(); ++s) {
+    Key key;
+    for (const CollectiveTransfer& t : m_rounds[s]) key.emplace_back(t.src, t.dst, t.chunks);
+    std::sort(key.begin(), key.end());
+    m_pattern.push_back(first.try_emplace(std::move(key), static_cast<int>(s)).first->second);
   }
 }
 
@@ -186,18 +277,26 @@ QString CollectiveSchedule::phaseText(int step) const {
 std::vector<int> CollectiveSchedule::stateAfter(int completedSteps) const {
   const auto pieces = static_cast<std::size_t>(m_pieces);
   std::vector<int> state(static_cast<std::size_t>(m_ranks) * pieces, 1);
-  std::vector<int> next;
+  // A round's updates read the state before it (a rank may receive into a piece it also sends): the values are
+  // gathered first, then written, which costs the round's transfers rather than a copy of the whole state.
+  std::vector<std::pair<std::size_t, int>> writes;
   const int last = std::clamp(completedSteps, 0, stepCount());
   for (int s = 0; s < last; ++s) {
-    next = state;
+    writes.clear();
     for (const CollectiveTransfer& t : transfers(s)) {
       for (int c = t.chunk; c < t.chunk + t.chunks; ++c) {
         const std::size_t from = static_cast<std::size_t>(t.src) * pieces + static_cast<std::size_t>(c);
         const std::size_t to = static_cast<std::size_t>(t.dst) * pieces + static_cast<std::size_t>(c);
-        next[to] = t.reduces ? next[to] + state[from] : state[from];
+        writes.emplace_back(to, t.reduces ? state[from] : -state[from]);
       }
     }
-    state.swap(next);
+    // Copies first (the sum travels), then reductions add in: a copy and a reduction never meet in one round.
+    for (const auto& [to, value] : writes) {
+      if (value < 0) state[to] = -value;
+    }
+    for (const auto& [to, value] : writes) {
+      if (value > 0) state[to] += value;
+    }
   }
   return state;
 }

@@ -30,7 +30,17 @@
 //   transfer that copies:  dst(p)  = src(p)     (all-gather, broadcast, doubling: the sum travels)
 //
 // all transfers of a round read the state before that round.
+//
+// Channels (collective_runner.hpp): the simulator splits an AllReduce over C channels, each a plan of its own on
+// S/C bytes — channel c's ring enters and leaves every node on its own rail, tree channels 2k and 2k+1 run NCCL's
+// two trees on chain k. A CollectiveChannel names one of them; its schedule is that channel's plan (make_plan with
+// the simulator's PlanContext), the default one the plan in rank order without host structure.
+//
+// Size: a plan whose every step is uniform (a ring's: every rank sends one piece to the next) needs no replay —
+// round s is step s — and above kMaterializedTransfers its rounds are generated on demand instead of stored (a ring
+// on 1,024 ranks has 2 M transfers per channel).
 #include <QString>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -51,8 +61,23 @@ struct CollectiveTransfer {
   bool operator==(const CollectiveTransfer&) const = default;
 };
 
+namespace syncsim {
+class CollectivePlan;
+}
+
+// One of the simulator's channels: ranks grouped by NCCL node (nccl_node_groups, in rank order) and which channel
+// of how many. No hosts and one channel: the plain plan in rank order.
+struct CollectiveChannel {
+  std::vector<std::vector<int>> hosts;
+  int channel = 0;
+  int channels = 1;
+};
+
 class CollectiveSchedule {
  public:
+  // Above this many transfers a uniform plan's rounds are generated when asked for, not stored.
+  static constexpr std::size_t kMaterializedTransfers = 1 << 20;
+
   // What a round does, for its caption; a round may do two things at once (a fold beside a halving exchange).
   enum Phase : unsigned {
     ReduceScatter = 1,
@@ -66,23 +91,40 @@ class CollectiveSchedule {
   };
 
   // Throws syncsim::InputError for fewer than 2 ranks (as the plans do).
-  CollectiveSchedule(CollectiveAlgorithm algorithm, int ranks);
+  CollectiveSchedule(CollectiveAlgorithm algorithm, int ranks, const CollectiveChannel& channel = {});
 
   CollectiveAlgorithm algorithm() const { return m_algorithm; }
   int rankCount() const { return m_ranks; }
   int pieceCount() const { return m_pieces; }
-  int stepCount() const { return static_cast<int>(m_rounds.size()); }
-  const std::vector<CollectiveTransfer>& transfers(int step) const { return m_rounds[static_cast<std::size_t>(step)]; }
+  int channel() const { return m_channel; }
+  int stepCount() const { return static_cast<int>(m_phases.size()); }
+  // The transfers of a round, sorted by (src, dst, chunk). For a schedule generated on demand the reference stays
+  // valid until the next call with another step.
+  const std::vector<CollectiveTransfer>& transfers(int step) const;
   unsigned phases(int step) const { return m_phases[static_cast<std::size_t>(step)]; }
+  // The first round that moves the same (src, dst, pieces) set as `step` (the plan's uniform_pattern; else `step`
+  // itself): per-link totals need to walk only the rounds with pattern(s) == s, each times its repeats.
+  int pattern(int step) const { return m_pattern[static_cast<std::size_t>(step)]; }
   // The caption of a step ("Reduce-scatter", "Fold in, recursive halving"), translated.
   QString phaseText(int step) const;
   // contributions after `completedSteps` rounds (0..stepCount()), row-major [rank * pieceCount() + piece].
   std::vector<int> stateAfter(int completedSteps) const;
 
  private:
+  void replay(const syncsim::CollectivePlan& plan);
+  void generateUniform(const syncsim::CollectivePlan& plan);
+  void roundOf(int step, std::vector<CollectiveTransfer>& out) const;
+  void numberPatterns();
+
   CollectiveAlgorithm m_algorithm;
   int m_ranks;
   int m_pieces = 1;
-  std::vector<std::vector<CollectiveTransfer>> m_rounds;
+  int m_channel = 0;
+  std::vector<std::vector<CollectiveTransfer>> m_rounds;  // empty when generated on demand
   std::vector<unsigned> m_phases;
+  std::vector<int> m_pattern;
+  std::vector<bool> m_reduces;                            // on demand: whether step s's receivers reduce
+  std::shared_ptr<const syncsim::CollectivePlan> m_plan;  // on demand: the plan the rounds come from
+  mutable int m_cachedStep = -1;
+  mutable std::vector<CollectiveTransfer> m_cached;
 };

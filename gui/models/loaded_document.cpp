@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "models/trace_json_reader.h"
+#include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
@@ -35,6 +36,13 @@ DocumentKind documentKindOf(const QString& path) {
   return DocumentKind::Scenario;
 }
 
+std::optional<BucketRun> bucketRunOf(const LoadedDocument& doc, const TimelineSpan& span) {
+  if (!span.has(TimelineSpan::HasBucket) || span.bucket < 0) return std::nullopt;
+  const auto bucket = static_cast<std::size_t>(span.bucket);
+  if (bucket >= doc.buckets.size()) return std::nullopt;
+  return doc.buckets[bucket];
+}
+
 int ringRanksOf(const TimelineData& timeline) {
   for (const TimelineLane& lane : timeline.lanes()) {
     for (const TimelineRow& row : lane.rows) {
@@ -47,6 +55,27 @@ int ringRanksOf(const TimelineData& timeline) {
 }
 
 namespace {
+
+// The scenario's GPU's compute capability: an inline GPU says it or not; a catalog name is looked up (the run already
+// resolved it, so the lookup cannot fail for a scenario that ran).
+std::optional<int> computeCapabilityOf(const syncsim::Scenario& scenario) {
+  const syncsim::GpuConfig& gpu = scenario.cluster.gpu;
+  if (gpu.inline_spec) return gpu.inline_spec->compute_capability;
+  try {
+    return syncsim::find_gpu(gpu.name.value).compute_capability;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+std::vector<BucketRun> bucketRunsOf(const syncsim::TrainingReport& report) {
+  std::vector<BucketRun> runs;
+  for (const syncsim::BucketReport& b : report.buckets) {
+    runs.push_back({QString::fromStdString(b.algorithm), static_cast<int>(std::max<std::uint32_t>(1, b.channels)),
+                    b.protocol ? QString::fromStdString(*b.protocol) : QString()});
+  }
+  return runs;
+}
 
 // The stages of opening a scenario, in order; a trace or sweep has only the reading one.
 enum Stage { Reading, Simulating, BuildingTimeline, LayingOutTopology, StageCount };
@@ -126,6 +155,8 @@ LoadedDocument loadDocument(const QString& path, const QStringList& overrides, c
                       .arg(out.report.scaling_efficiency * 100, 0, 'f', 1)
                       .arg(out.report.workers);
     doc.convergence = convergenceRunOf(out.report, path);
+    doc.buckets = bucketRunsOf(out.report);
+    doc.computeCapability = computeCapabilityOf(scenario);
     doc.timeline = std::make_shared<const TimelineData>(TimelineData::fromTrace(out.trace));
     enter(control, LayingOutTopology);
     // The topology the loader built and the run ran on, not built a third time.

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+#include "models/collective_traffic.h"
 #include "models/convergence_run.h"
 #include "models/run_control.h"
 #include "models/sweep_csv.h"
@@ -29,6 +30,10 @@ struct LoadedDocument {
   int ringRanks = 0;  // ranks in the AllReduce ring: a communication span's "ranks", else the GPU lanes
   // Scenarios: the machine they ran on, for the ring view (traces do not record it: the view draws a circle).
   std::shared_ptr<const TopologyLayout> topology;
+  // Scenarios: what each bucket's AllReduce ran as (report.json's buckets, by bucket index: algorithm, channels,
+  // protocol), and the GPUs' compute capability where the catalog knows it. Traces record neither.
+  std::vector<BucketRun> buckets;
+  std::optional<int> computeCapability;
   // Reports, and scenarios with a `convergence:` section: the run for the Convergence view.
   std::optional<ConvergenceRun> convergence;
 };
@@ -43,5 +48,7 @@ LoadedDocument loadDocument(const QString& path, const QStringList& overrides = 
 // The convergence run of a report.json, or of a scenario (.yaml) simulated here; throws InputError when the file
 // has no convergence section, as for any bad input.
 ConvergenceRun loadConvergenceRun(const QString& path, const QStringList& overrides = {});
+// What the AllReduce `span` ran as, when the document knows (a scenario's bucket); else none.
+std::optional<BucketRun> bucketRunOf(const LoadedDocument& doc, const TimelineSpan& span);
 // The ring size a timeline implies (at least 2).
 int ringRanksOf(const TimelineData& timeline);

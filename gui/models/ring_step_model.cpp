@@ -8,8 +8,12 @@ RingStepModel::RingStepModel(int ranks, QObject* parent)
 }
 
 void RingStepModel::setSchedule(CollectiveAlgorithm algorithm, int ranks) {
+  setSchedule(CollectiveSchedule(algorithm, ranks));
+}
+
+void RingStepModel::setSchedule(const CollectiveSchedule& schedule) {
   beginResetModel();
-  m_schedule = CollectiveSchedule(algorithm, ranks);
+  m_schedule = schedule;
   m_step = -1;
   setStep(0);
   endResetModel();

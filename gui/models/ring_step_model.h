@@ -37,6 +37,8 @@ class RingStepModel : public QAbstractTableModel {
   const std::vector<CollectiveTransfer>& currentTransfers() const;
   // Resets to `algorithm` on `ranks` ranks (at least 2) and step 0.
   void setSchedule(CollectiveAlgorithm algorithm, int ranks);
+  // Resets to `schedule` (one channel of what the simulator ran: collective_traffic.h) and step 0.
+  void setSchedule(const CollectiveSchedule& schedule);
   void setRankCount(int ranks) { setSchedule(m_schedule.algorithm(), ranks); }
 
  public slots:

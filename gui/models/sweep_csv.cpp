@@ -59,7 +59,25 @@ bool isNumber(const QString& s) {
   return ok;
 }
 
+bool isDetailColumn(const QString& name) {
+  return std::any_of(std::begin(kDetailColumns), std::end(kDetailColumns),
+                     [&](const char* d) { return name.compare(QLatin1String(d), Qt::CaseInsensitive) == 0; });
+}
+
 }  // namespace
+
+QString ScalingSeries::toolTip(std::size_t point) const {
+  QStringList lines{description.isEmpty() ? config : description};
+  if (point < points.size()) {
+    const ScalingPoint& p = points[point];
+    lines << QCoreApplication::translate("SweepCsv", "%1 GPUs: %2 samples/s, %3% scaling efficiency")
+                 .arg(p.gpus)
+                 .arg(p.throughput, 0, 'f', 1)
+                 .arg(p.efficiency * 100, 0, 'f', 1);
+    lines << p.details;
+  }
+  return lines.join(u'\n');
+}
 
 double ScalingSeries::idealThroughput(int gpus) const {
   if (points.empty() || points.front().gpus <= 0) return 0;
@@ -120,7 +138,7 @@ ScalingData parseSweepCsv(std::string_view text, const QString& source) {
   } else {
     const auto scenarioColumn = findColumn(header, {"scenario"});
     for (int c = 0; c < header.size(); ++c) {
-      if (c == *gpus || c == *throughput || (efficiency && c == *efficiency)) continue;
+      if (c == *gpus || c == *throughput || (efficiency && c == *efficiency) || isDetailColumn(header[c])) continue;
       if (scenarioColumn ? c >= *scenarioColumn
                          : std::all_of(rows.begin(), rows.end(), [c](const Row& r) { return isNumber(r.fields[c]); })) {
         continue;
@@ -138,10 +156,18 @@ ScalingData parseSweepCsv(std::string_view text, const QString& source) {
   std::map<QString, ScalingSeries> byConfig;
   std::vector<QString> order;
   bool anyEfficiency = false;
+  std::vector<int> detailColumns;
+  for (int c = 0; c < header.size(); ++c) {
+    if (isDetailColumn(header[c])) detailColumns.push_back(c);
+  }
   for (const Row& r : rows) {
     QStringList label;
-    for (const int c : labelColumns) label << (config ? r.fields[c] : header[c] + u'=' + r.fields[c]);
-    const QString key = label.join(QStringLiteral(", "));
+    QStringList described;
+    for (const int c : labelColumns) {
+      label << r.fields[c];
+      described << header[c] + u'=' + r.fields[c];
+    }
+    const QString key = label.join(QStringLiteral(" / "));
     bool okG = false;
     bool okT = false;
     const double g = r.fields[*gpus].toDouble(&okG);
@@ -156,7 +182,10 @@ ScalingData parseSweepCsv(std::string_view text, const QString& source) {
            QCoreApplication::translate("SweepCsv", "%1: expected a throughput, got '%2'")
                .arg(header[*throughput], r.fields[*throughput]));
     }
-    ScalingPoint p{static_cast<int>(g), t, -1};
+    ScalingPoint p{static_cast<int>(g), t, -1, {}};
+    for (const int c : detailColumns) {
+      if (!r.fields[c].isEmpty()) p.details << header[c] + QStringLiteral(": ") + r.fields[c];
+    }
     if (efficiency && !r.fields[*efficiency].isEmpty()) {
       bool okE = false;
       p.efficiency = r.fields[*efficiency].toDouble(&okE);
@@ -170,12 +199,16 @@ ScalingData parseSweepCsv(std::string_view text, const QString& source) {
     auto [it, inserted] = byConfig.try_emplace(key);
     if (inserted) {
       it->second.config = key.isEmpty() ? QCoreApplication::translate("SweepCsv", "sweep") : key;
+      if (!config) it->second.description = described.join(QStringLiteral(", "));
       order.push_back(key);
     }
     it->second.points.push_back(p);
   }
 
   ScalingData out;
+  for (const int c : labelColumns) {
+    if (!config) out.configurationColumns << header[c];
+  }
   for (const QString& key : order) {
     ScalingSeries s = std::move(byConfig[key]);
     std::stable_sort(s.points.begin(), s.points.end(),

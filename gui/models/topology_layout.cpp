@@ -5,6 +5,7 @@
 #include <deque>
 #include <limits>
 
+#include "syncsim/collectives/transfer_cost.hpp"
 #include "syncsim/topology/router.hpp"
 #include "syncsim/topology/topology.hpp"
 
@@ -15,7 +16,7 @@ constexpr double kGpuWidth = 1.0;
 constexpr double kGpuHeight = 0.8;
 constexpr double kGap = 0.3;
 constexpr double kPad = 0.3;
-constexpr double kHostSwitchHeight = 0.45;
+constexpr double kHostSwitchHeight = 0.6;  // two lines: the NVSwitch's name, its GPUs' NVLink rates
 constexpr double kNicWidth = 0.6;
 constexpr double kNicHeight = 0.3;
 constexpr double kHostGap = 0.8;
@@ -40,6 +41,18 @@ Kind boxKindOf(syncsim::NodeKind kind) {
       return Kind::Other;
   }
   return Kind::Other;
+}
+
+TopologyEdge::Kind edgeKindOf(syncsim::LinkKind kind) {
+  switch (kind) {
+    case syncsim::LinkKind::nvlink:
+      return TopologyEdge::Kind::NvLink;
+    case syncsim::LinkKind::pcie:
+      return TopologyEdge::Kind::Pcie;
+    case syncsim::LinkKind::network:
+      return TopologyEdge::Kind::Network;
+  }
+  return TopologyEdge::Kind::Other;
 }
 
 QString labelOf(const syncsim::Topology& t, syncsim::NodeId id) {
@@ -115,8 +128,10 @@ void TopologyLayout::place(const syncsim::Topology& t) {
     const double gpuY = nicY + (nics.empty() ? 0 : kNicHeight + kGap * 0.6);
     const double switchY = gpuY + kGpuHeight + kGap;
     const double bottom = (switches.empty() ? gpuY + kGpuHeight : switchY + kHostSwitchHeight) + kPad;
-    addBox(Kind::Host, QRectF(x, 0, inner + 2 * kPad, bottom), std::nullopt);
+    const int hostBox = addBox(Kind::Host, QRectF(x, 0, inner + 2 * kPad, bottom), std::nullopt);
     m_boxes.back().label = QCoreApplication::translate("TopologyLayout", "server %1").arg(host);
+    m_hostBoxes.push_back(hostBox);
+    const std::size_t firstMember = m_boxes.size();
     const auto count = static_cast<double>(switches.size());
     const double each = (inner - kGap * (count - 1)) / std::max(1.0, count);
     for (std::size_t i = 0; i < switches.size(); ++i) {
@@ -131,6 +146,8 @@ void TopologyLayout::place(const syncsim::Topology& t) {
       const double cx = x + kPad + static_cast<double>(i) * (kGpuWidth + kGap) + kGpuWidth / 2;
       addBox(Kind::Nic, QRectF(cx - kNicWidth / 2, nicY, kNicWidth, kNicHeight), nics[i]);
     }
+    m_hostOfBox.resize(m_boxes.size(), -1);
+    std::fill(m_hostOfBox.begin() + static_cast<std::ptrdiff_t>(firstMember), m_hostOfBox.end(), hostBox);
     x += inner + 2 * kPad + kHostGap;
   }
   for (const syncsim::NodeId id : hostlessGpus) {
@@ -185,6 +202,7 @@ void TopologyLayout::place(const syncsim::Topology& t) {
       const double cx = slot * (static_cast<double>(k) + 0.5);
       const syncsim::NodeId id{order[k].second};
       addBox(boxKindOf(t.node(id).kind), QRectF(cx - w / 2, y, w, kTierHeight), id);
+      m_boxes.back().tier = tier;
     }
   }
 
@@ -198,8 +216,9 @@ void TopologyLayout::place(const syncsim::Topology& t) {
     }
     m_useOfLink[i] = EdgeUse{static_cast<int>(m_edges.size()), true};
     m_edges.push_back(TopologyEdge{m_boxOfNode[l.src.value()], m_boxOfNode[l.dst.value()], l.bandwidth.bytes_per_second,
-                                   l.kind == syncsim::LinkKind::nvlink});
+                                   l.kind == syncsim::LinkKind::nvlink, edgeKindOf(l.kind)});
   }
+  m_hostOfBox.resize(m_boxes.size(), -1);
 
   m_gpuBox.resize(t.gpu_count());
   for (std::size_t g = 0; g < t.gpu_count(); ++g) m_gpuBox[g] = m_boxOfNode[t.gpu(g).value()];
@@ -215,4 +234,10 @@ const std::vector<EdgeUse>& TopologyLayout::route(int src, int dst) const {
     }
   }
   return it->second;
+}
+
+double TopologyLayout::wireBytes(const syncsim::TransferCost& cost, int src, int dst, double bytes) const {
+  if (src == dst) return bytes;
+  return syncsim::wire_bytes(cost, *m_topology,
+                             m_router->gpu_route(static_cast<std::size_t>(src), static_cast<std::size_t>(dst)), bytes);
 }

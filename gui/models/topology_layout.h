@@ -17,6 +17,7 @@
 // no switches and no servers (ring, mesh, torus) has no useful picture beyond the ring itself: isCircle().
 #include <QRectF>
 #include <QString>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <vector>
@@ -24,6 +25,7 @@
 namespace syncsim {
 class Router;
 class Topology;
+struct TransferCost;
 }  // namespace syncsim
 
 struct TopologyBox {
@@ -31,13 +33,16 @@ struct TopologyBox {
   Kind kind = Kind::Other;
   QRectF rect;
   QString label;
+  int tier = 0;  // a network switch's row: hops from the servers (1 = the leaves); 0 for servers and what they hold
 };
 
 struct TopologyEdge {
+  enum class Kind { NvLink, Pcie, Network, Other };
   int a = 0;  // box indices; a transfer crossing a -> b uses the edge forwards
   int b = 0;
   double bytesPerSecond = 0;  // each direction's capacity
   bool nvlink = false;
+  Kind kind = Kind::Other;
 };
 
 // One directed use of an edge by a route.
@@ -45,6 +50,8 @@ struct EdgeUse {
   int edge = 0;
   bool forward = true;
   bool operator==(const EdgeUse&) const = default;
+  // Directed edges numbered 0 .. 2 * edges - 1: edge e forwards is 2e, backwards 2e + 1.
+  int directed() const { return 2 * edge + (forward ? 0 : 1); }
 };
 
 class TopologyLayout {
@@ -64,9 +71,18 @@ class TopologyLayout {
   std::size_t gpuCount() const { return m_gpuBox.size(); }
   int gpuBox(int gpu) const { return m_gpuBox[static_cast<std::size_t>(gpu)]; }
   QRectF bounds() const { return m_bounds; }
+  // The server box a box sits in (its GPUs, NVSwitch, NICs), else -1; the server boxes in host order.
+  int hostOf(int box) const { return m_hostOfBox[static_cast<std::size_t>(box)]; }
+  const std::vector<int>& hostBoxes() const { return m_hostBoxes; }
+  const syncsim::Topology& topology() const { return *m_topology; }
   // The edges a transfer from rank src to rank dst crosses, in order. Computed on first use and cached: call from
   // one thread at a time (the GUI thread).
   const std::vector<EdgeUse>& route(int src, int dst) const;
+  // The drawn edge, and its direction, of the topology's directed link `link` (a LinkId's value).
+  EdgeUse useOfLink(std::uint32_t link) const { return m_useOfLink[link]; }
+  // The bytes `bytes` of payload put on each link of that route under `cost` (a protocol's efficiency: the
+  // simulator's wire_bytes, transfer_cost.hpp).
+  double wireBytes(const syncsim::TransferCost& cost, int src, int dst, double bytes) const;
 
  private:
   void place(const syncsim::Topology& t);
@@ -81,6 +97,8 @@ class TopologyLayout {
   std::vector<int> m_boxOfNode;
   std::vector<int> m_gpuBox;
   std::vector<EdgeUse> m_useOfLink;  // by directed LinkId
+  std::vector<int> m_hostOfBox;
+  std::vector<int> m_hostBoxes;
   QRectF m_bounds;
   mutable std::map<std::pair<int, int>, std::vector<EdgeUse>> m_routes;
 };

@@ -204,11 +204,33 @@ class TestGuiModels : public QObject {
         "4,ring,s,32,56000,,network\n";
     const ScalingData d = parseSweepCsv(std::string_view(csv.constData(), std::size_t(csv.size())), "sweep.csv");
     QCOMPARE(d.series.size(), std::size_t(2));  // by algorithm; nodes follow the GPU count, bottleneck is a result
-    QCOMPARE(d.series[0].config, QStringLiteral("training.algorithm=ring"));
+    // Named by the value (the legend), described by the column too (the tooltip), with the point's bottleneck.
+    QCOMPARE(d.series[0].config, QStringLiteral("ring"));
+    QCOMPARE(d.series[0].description, QStringLiteral("training.algorithm=ring"));
+    QCOMPARE(d.series[0].points[1].details, QStringList{QStringLiteral("bottleneck: network")});
+    QVERIFY(d.series[0].toolTip(1).contains(QStringLiteral("16 GPUs: 30000.0 samples/s")));
     QCOMPARE(d.series[0].points.size(), std::size_t(3));
     QCOMPARE(d.series[0].points[1].efficiency, 0.91);
     QCOMPARE(d.series[0].idealThroughput(32), 64000.0);
     QCOMPARE(d.series[0].points[2].efficiency, 56000.0 / 64000.0);  // empty cell: computed against 8 GPUs
+  }
+
+  // `syncsim plan`'s plan.csv: gpu and network make a configuration, named as the plan names it; pareto and the
+  // bottleneck, which differ from point to point of one configuration, are details, not part of the name (they
+  // split one configuration into several series, each named "gpu=..., pareto=..., bottleneck=...").
+  void sweepCsvFromSyncsimPlan() {
+    const ScalingData d = readSweepCsv(QStringLiteral(SYNCSIM_SOURCE_DIR "/gui/tests/data/plan.csv"));
+    QCOMPARE(d.series.size(), std::size_t(2));
+    QCOMPARE(d.series[0].config, QStringLiteral("A100-SXM4-80GB"));
+    QCOMPARE(d.series[1].config, QStringLiteral("H100-SXM-80GB"));
+    QCOMPARE(d.series[1].description, QStringLiteral("gpu=H100-SXM-80GB"));
+    QCOMPARE(d.series[1].points.size(), std::size_t(4));  // pareto false at 16-64 GPUs, true at 128: one series
+    QCOMPARE(d.series[1].points.front().gpus, 16);
+    QVERIFY(d.series[1].toolTip(0).contains(QStringLiteral("pareto: false")));
+    const QString tip = d.series[1].toolTip(3);
+    QVERIFY(tip.contains(QStringLiteral("128 GPUs")));
+    QVERIFY(tip.contains(QStringLiteral("pareto: true")));
+    QVERIFY(tip.contains(QStringLiteral("bottleneck: communication: leaf0 -> nic0 (inter-node network)")));
   }
 
   void sweepCsvErrors_data() {

@@ -176,6 +176,40 @@ class TestGuiRing : public QObject {
     for (const auto& row : tableOf(s, s.stepCount())) QCOMPARE(row, std::vector<int>(4, 6));
   }
 
+  // 1,024 ranks: 2 M transfers, generated round by round rather than stored (collective_schedule.h). Still the
+  // ring of ring_plan.hpp: at step s position i sends chunk (i - s - 1) mod n, and after n - 1 steps rank i holds
+  // chunk i summed over all n.
+  void largeRingRoundsOnDemand() {
+    const int n = 1024;
+    const CollectiveSchedule s(kRing, n);
+    QCOMPARE(s.stepCount(), 2 * (n - 1));
+    for (const int step : {0, 5, n - 2}) {
+      const Transfers& round = s.transfers(step);
+      QCOMPARE(round.size(), std::size_t{n});
+      for (int i = 0; i < n; ++i) {
+        QCOMPARE(round[i], (CollectiveTransfer{i, (i + 1) % n, ((i - step - 1) % n + n) % n, true}));
+      }
+      QCOMPARE(s.pattern(step), 0);  // every round moves one piece from each rank to the next
+    }
+    QCOMPARE(s.transfers(n - 1).front().reduces, false);  // all-gather
+    QCOMPARE(s.phases(n - 1), unsigned(CollectiveSchedule::AllGather));
+    const std::vector<int> reduced = s.stateAfter(n - 1);
+    for (int r = 0; r < n; r += 97) QCOMPARE(reduced[static_cast<std::size_t>(r * n + r)], n);
+    const std::vector<int> done = s.stateAfter(s.stepCount());
+    QVERIFY(std::all_of(done.begin(), done.end(), [&](int c) { return c == n; }));
+  }
+
+  // A channel of the simulator's (collective_runner.hpp): on 2 hosts of 4, channel 1 of 4 enters host 0 at its GPU 1
+  // and goes up (1 2 3 0), then host 1 down from its GPU 0 (4 7 6 5): the ring 1 2 3 0 4 7 6 5.
+  void channelRingFollowsTheSimulatorsOrder() {
+    const CollectiveSchedule s(kRing, 8, CollectiveChannel{{{0, 1, 2, 3}, {4, 5, 6, 7}}, 1, 4});
+    QCOMPARE(s.channel(), 1);
+    std::vector<std::pair<int, int>> hops;
+    for (const CollectiveTransfer& t : s.transfers(0)) hops.emplace_back(t.src, t.dst);
+    const std::vector<std::pair<int, int>> ring{{0, 4}, {1, 2}, {2, 3}, {3, 0}, {4, 7}, {5, 1}, {6, 5}, {7, 6}};
+    QCOMPARE(hops, ring);
+  }
+
   void algorithmNamesFromTheTrace() {
     QCOMPARE(parseCollectiveAlgorithm(QStringLiteral("tree")), std::optional(kTree));
     QCOMPARE(parseCollectiveAlgorithm(QStringLiteral("halving_doubling")), std::optional(kHalvingDoubling));

@@ -2,6 +2,9 @@
 // lanes, ranks or series. Runs the 8-GPU example scenario (examples/resnet50-dgx-8gpu.yaml).
 #include <QApplication>
 #include <QChart>
+#include <QLegend>
+#include <QLegendMarker>
+#include <QLogValueAxis>
 #include <QMessageBox>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -39,6 +42,10 @@ int coloursOnLine(const QImage& image, int y, int x0, int x1) {
   QSet<QRgb> seen;
   for (int x = x0; x < x1; ++x) seen.insert(image.pixel(x, y));
   return static_cast<int>(seen.size());
+}
+
+QLogValueAxis* gpuAxisOf(QChart* chart) {
+  return qobject_cast<QLogValueAxis*>(chart->axes(Qt::Horizontal).front());
 }
 
 }  // namespace
@@ -103,10 +110,13 @@ class TestGuiViews : public QObject {
     ScreenshotOptions ring = options(3, QSize(900, 820), false);
     ring.bucket = 1;
     QCOMPARE(renderScreenshot(m_doc, ViewKind::Ring, ring).steps, 14);
-    // Asked for the tree, the view draws it: 2H = 6 rounds on 8 ranks.
+    // Asked for the tree, the view draws the simulator's (tree_plan.hpp): on one server NCCL's tree is the chain
+    // through its 8 GPUs, 7 rounds up and 7 down, on 2 channels (the two trees of a pair).
     ScreenshotOptions tree = ring;
     tree.algorithm = CollectiveAlgorithm::Tree;
-    QCOMPARE(renderScreenshot(m_doc, ViewKind::Ring, tree).steps, 6);
+    const Screenshot treeShot = renderScreenshot(m_doc, ViewKind::Ring, tree);
+    QCOMPARE(treeShot.steps, 14);
+    QCOMPARE(treeShot.channels, 2);
     ScreenshotOptions hd = ring;
     hd.algorithm = CollectiveAlgorithm::HalvingDoubling;
     QCOMPARE(renderScreenshot(m_doc, ViewKind::Ring, hd).steps, 6);
@@ -140,11 +150,39 @@ class TestGuiViews : public QObject {
     QVERIFY(coloursOnLine(shot.image, 300, 0, 1000) > 3);
     ScalingChartView view;
     view.setScaling(sweep.scaling);
-    // Per configuration: measured line, its points, its ideal line; plus efficiency lines and the 100 % line.
-    QCOMPARE(view.throughputChart()->series().size(), 6);
+    // Per configuration: measured line, its points, its ideal line, and one legend key for the ideal lines; plus
+    // efficiency lines and the 100 % line.
+    QCOMPARE(view.throughputChart()->series().size(), 7);
     QCOMPARE(view.efficiencyChart()->series().size(), 3);
+    // The sweep starts at 2 GPUs: so does the axis, less its margin.
+    QCOMPARE(gpuAxisOf(view.throughputChart())->min(), 2 / ScalingChartView::kAxisMargin);
     // A timeline view of a sweep is an error, not a crash.
     QVERIFY(!renderScreenshot(sweep, ViewKind::Timeline).error.isEmpty());
+  }
+
+  // A plan of 16 to 128 GPUs (syncsim plan's plan.csv): both GPU axes start at 16 GPUs less the margin (not at 1,
+  // which left half the plot empty) and end at 128 plus it; the legend names each configuration as the plan does,
+  // once, and the details (pareto, the bottleneck) are in the tooltips.
+  void scalingChartFitsItsDataAndKeepsDetailsInTooltips() {
+    const LoadedDocument plan = loadDocument(QStringLiteral(SYNCSIM_SOURCE_DIR "/gui/tests/data/plan.csv"));
+    ScalingChartView view;
+    view.setScaling(plan.scaling);
+    for (QChart* chart : {view.throughputChart(), view.efficiencyChart()}) {
+      QCOMPARE(gpuAxisOf(chart)->min(), 16 / ScalingChartView::kAxisMargin);
+      QCOMPARE(gpuAxisOf(chart)->max(), 128 * ScalingChartView::kAxisMargin);
+    }
+    view.setAttribute(Qt::WA_DontShowOnScreen);
+    view.show();
+    QStringList names;
+    for (QLegendMarker* m : view.throughputChart()->legend()->markers()) {
+      if (m->isVisible()) names << m->label();
+    }
+    QCOMPARE(names, (QStringList{QStringLiteral("A100-SXM4-80GB"), QStringLiteral("H100-SXM-80GB"),
+                                 QStringLiteral("ideal linear (dashed)")}));
+    QCOMPARE(view.seriesToolTip(1), QStringLiteral("gpu=H100-SXM-80GB"));
+    const QString tip = view.pointToolTip(1, 120);  // nearest: the 128-GPU point
+    QVERIFY2(tip.contains(QStringLiteral("128 GPUs")) && tip.contains(QStringLiteral("pareto: true")), qPrintable(tip));
+    QVERIFY(view.pointToolTip(1, 16).contains(QStringLiteral("pareto: false")));
   }
 
   void exportPngAndSvg() {

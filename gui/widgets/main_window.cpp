@@ -237,9 +237,14 @@ void MainWindow::showDocument(std::shared_ptr<const LoadedDocument> doc) {
     return;
   }
   m_timeline->setTimeline(m_doc->timeline);
-  m_ring->setTopology(m_doc->topology);
+  m_ring->setTopology(m_doc->topology, m_doc->computeCapability);
   m_ringSpan = ringSpanNear(*m_doc->timeline, m_doc->timeline->beginPs());
-  m_ring->follow(m_ringSpan ? std::optional(m_doc->timeline->span(*m_ringSpan)) : std::nullopt, m_doc->ringRanks);
+  if (m_ringSpan) {
+    const TimelineSpan& span = m_doc->timeline->span(*m_ringSpan);
+    m_ring->follow(span, m_doc->ringRanks, bucketRunOf(*m_doc, span));
+  } else {
+    m_ring->follow(std::nullopt, m_doc->ringRanks);
+  }
   statusBar()->showMessage(
       tr("%1 spans on %2 lanes").arg(m_doc->timeline->spanCount()).arg(m_doc->timeline->lanes().size()));
   if (m_tabs->currentWidget() == m_scaling) m_tabs->setCurrentWidget(m_timeline);
@@ -252,7 +257,7 @@ void MainWindow::onCursorMoved(qint64 timePs) {
   const TimelineSpan& span = m_doc->timeline->span(*m_ringSpan);
   m_syncing = true;
   // The bucket under the cursor may have run another algorithm (auto picks per size): the view follows it.
-  m_ring->follow(span, m_doc->ringRanks);
+  m_ring->follow(span, m_doc->ringRanks, bucketRunOf(*m_doc, span));
   // Before the AllReduce starts, the view waits at its first step; after it, at the end.
   m_ring->setStep(timePs < span.startPs    ? 0
                   : timePs >= span.endPs() ? m_ring->stepCount()

@@ -9,6 +9,7 @@
 #include <QVBoxLayout>
 
 #include "models/ring_step_model.h"
+#include "models/topology_layout.h"
 #include "widgets/ring_view.h"
 
 namespace {
@@ -20,6 +21,8 @@ RingPanel::RingPanel(QWidget* parent)
       m_model(new RingStepModel(8, this)),
       m_view(new RingView(m_model, this)),
       m_algorithmBox(new QComboBox(this)),
+      m_channelBox(new QComboBox(this)),
+      m_channelLabel(new QLabel(tr("Channel:"), this)),
       m_slider(new QSlider(Qt::Horizontal, this)),
       m_play(new QPushButton(tr("Play"), this)),
       m_stepLabel(new QLabel(this)),
@@ -39,6 +42,11 @@ RingPanel::RingPanel(QWidget* parent)
   controls->addWidget(m_stepLabel);
   controls->addWidget(new QLabel(tr("Algorithm:"), this));
   controls->addWidget(m_algorithmBox);
+  controls->addWidget(m_channelLabel);
+  controls->addWidget(m_channelBox);
+  m_channelBox->setToolTip(
+      tr("The simulator splits an AllReduce over channels (one ring or tree per rail): all of them, each link's "
+         "traffic summed, or one channel"));
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(m_view, 1);
@@ -59,6 +67,10 @@ RingPanel::RingPanel(QWidget* parent)
     const int value = m_algorithmBox->itemData(index).toInt();
     setAlgorithmOverride(value < 0 ? std::nullopt : std::optional(static_cast<CollectiveAlgorithm>(value)));
   });
+  connect(m_channelBox, &QComboBox::activated, this, [this](int index) {
+    const int value = m_channelBox->itemData(index).toInt();
+    setChannel(value < 0 ? std::nullopt : std::optional(value));
+  });
   setRankCount(8);
 }
 
@@ -78,18 +90,32 @@ CollectiveAlgorithm RingPanel::algorithm() const {
   return m_model->schedule().algorithm();
 }
 
+int RingPanel::channelCount() const {
+  return m_traffic ? m_traffic->channelCount() : 1;
+}
+
+std::optional<int> RingPanel::channel() const {
+  return m_channel;
+}
+
 void RingPanel::setRankCount(int ranks) {
   m_ranAlgorithm = CollectiveAlgorithm::Ring;
   m_ranks = std::max(ranks, 2);
   m_bucket.reset();
+  m_run.reset();
   applySchedule();
 }
 
-void RingPanel::follow(const std::optional<TimelineSpan>& allReduce, int fallbackRanks) {
-  m_ranAlgorithm =
-      allReduce && allReduce->has(TimelineSpan::HasAlgorithm) ? allReduce->algorithm : CollectiveAlgorithm::Ring;
+void RingPanel::follow(const std::optional<TimelineSpan>& allReduce, int fallbackRanks,
+                       const std::optional<BucketRun>& run) {
+  // The report's algorithm where known (the trace records it only for small collectives), else the trace's.
+  const std::optional<CollectiveAlgorithm> reported = run ? parseCollectiveAlgorithm(run->algorithm) : std::nullopt;
+  m_ranAlgorithm = reported                                                          ? *reported
+                   : allReduce && allReduce->has(TimelineSpan::HasAlgorithm) && !run ? allReduce->algorithm
+                                                                                     : CollectiveAlgorithm::Ring;
   m_ranks = std::max(allReduce && allReduce->has(TimelineSpan::HasPeers) ? allReduce->peers : fallbackRanks, 2);
   m_bucket = allReduce;
+  m_run = run;
   applySchedule();
 }
 
@@ -100,21 +126,70 @@ void RingPanel::setAlgorithmOverride(std::optional<CollectiveAlgorithm> algorith
   applySchedule();
 }
 
-void RingPanel::setTopology(std::shared_ptr<const TopologyLayout> topology) {
+void RingPanel::setTopology(std::shared_ptr<const TopologyLayout> topology, std::optional<int> computeCapability) {
+  m_topology = topology;
+  m_computeCapability = computeCapability;
   m_view->setTopology(std::move(topology));
+  applySchedule();
+}
+
+void RingPanel::setChannel(std::optional<int> channel) {
+  if (channel && (*channel < 0 || *channel >= channelCount())) channel.reset();
+  m_channel = channel;
+  showChannel();
+}
+
+// The model shows the selected channel (all channels: channel 0's strips), at the same step.
+void RingPanel::showChannel() {
+  const int index = m_channelBox->findData(m_channel ? *m_channel : -1);
+  if (index >= 0) m_channelBox->setCurrentIndex(index);
+  const int step = m_model->step();
+  const CollectiveSchedule& shown = m_traffic->schedule(m_channel.value_or(0));
+  if (shown.channel() != m_model->schedule().channel() || m_slider->maximum() != shown.stepCount()) {
+    m_model->setSchedule(shown);
+    m_slider->setRange(0, stepCount());
+    m_model->setStep(step);
+  }
+  m_view->setChannel(m_channel);
+  updateStepLabel();
 }
 
 void RingPanel::applySchedule() {
+  const std::optional<CollectiveAlgorithm> reported = m_run ? parseCollectiveAlgorithm(m_run->algorithm) : std::nullopt;
+  const bool drawable = !m_run || reported;  // a bucket that ran e.g. NVLS: the view shows a ring beside it
   const CollectiveAlgorithm wanted = m_override.value_or(m_ranAlgorithm);
-  m_algorithmBox->setItemText(0, tr("As run (%1)").arg(collectiveAlgorithmName(m_ranAlgorithm)));
+  const QString ranName = drawable ? collectiveAlgorithmName(m_ranAlgorithm) : m_run->algorithm;
+  m_algorithmBox->setItemText(0, tr("As run (%1)").arg(ranName));
   // The bucket's duration is the ran algorithm's: another one's steps would take other times, so no rates.
-  m_view->setBucket(wanted == m_ranAlgorithm ? m_bucket : std::nullopt);
+  const bool asRun = wanted == m_ranAlgorithm && drawable;
+  m_view->setBucket(asRun ? m_bucket : std::nullopt);
+  m_view->setNote(drawable ? QString() : tr("ran as %1, which the view does not draw").arg(m_run->algorithm));
+  const bool onMachine = m_topology && !m_topology->isCircle() && static_cast<int>(m_topology->gpuCount()) >= m_ranks;
+  CollectiveTraffic::Spec spec{wanted, m_ranks, 1, QString(), m_computeCapability};
+  if (asRun && m_run) {
+    spec.channels = m_run->channels;
+    spec.protocol = m_run->protocol;
+  } else if (onMachine) {
+    spec.channels = CollectiveTraffic::defaultChannels(m_topology.get(), wanted, m_ranks);
+  }
+  const TopologyLayout* machine = onMachine ? m_topology.get() : nullptr;
   // Unchanged: keep the step (the cursor moving within buckets of one algorithm must not restart it).
-  if (wanted == algorithm() && m_ranks == rankCount() && m_slider->maximum() == stepCount()) return;
-  m_model->setSchedule(wanted, m_ranks);
+  if (m_traffic && m_traffic->spec() == spec && m_traffic->layout() == machine) {
+    m_view->setTraffic(m_traffic);
+    return;
+  }
+  m_traffic = std::make_shared<const CollectiveTraffic>(onMachine ? m_topology : nullptr, spec);
+  m_channelBox->clear();
+  m_channelBox->addItem(tr("All %1").arg(m_traffic->channelCount()), -1);
+  for (int c = 0; c < m_traffic->channelCount(); ++c) m_channelBox->addItem(tr("%1").arg(c), c);
+  m_channelBox->setVisible(m_traffic->channelCount() > 1);
+  m_channelLabel->setVisible(m_traffic->channelCount() > 1);
+  if (m_channel && *m_channel >= m_traffic->channelCount()) m_channel.reset();
+  m_view->setTraffic(m_traffic);
+  m_model->setSchedule(m_traffic->schedule(m_channel.value_or(0)));
   m_slider->setRange(0, stepCount());
   m_slider->setValue(0);
-  updateStepLabel();
+  showChannel();
   emit scheduleChanged();
 }
 

@@ -1,14 +1,17 @@
 #pragma once
 // RingPanel: the ring view with its controls — a step slider, play/pause that animates the AllReduce step by step,
-// the step's description, and which algorithm to show: the one the simulator ran for the followed bucket (the
-// default: `algorithm: auto` picks tree or ring per size) or ring, tree or halving-doubling for comparison. The
-// step is the same one the timeline's cursor points at (MainWindow keeps the two in sync through stepChanged /
-// setStep).
+// the step's description, which algorithm to show: the one the simulator ran for the followed bucket (the
+// default: `algorithm: auto` picks tree or ring per size) or ring, tree or halving-doubling for comparison — and
+// which of the simulator's channels: all of them, their traffic summed on each link, or one (its strips and its
+// share of the traffic). The channels are those the bucket ran on (report.json's buckets), or for another algorithm
+// those the simulator would use. The step is the same one the timeline's cursor points at (MainWindow keeps the
+// two in sync through stepChanged / setStep).
 #include <QWidget>
 #include <memory>
 #include <optional>
 
 #include "models/collective_schedule.h"
+#include "models/collective_traffic.h"
 #include "models/timeline_data.h"
 
 class QComboBox;
@@ -31,15 +34,22 @@ class RingPanel : public QWidget {
   int stepCount() const;
   int rankCount() const;
   CollectiveAlgorithm algorithm() const;
+  int channelCount() const;
+  std::optional<int> channel() const;  // none: all channels
 
  public slots:
   // A ring on `ranks` ranks, with no bucket to follow.
   void setRankCount(int ranks);
-  // Follow one AllReduce: its algorithm (unless overridden), its ranks (else `fallbackRanks`), its rates.
-  void follow(const std::optional<TimelineSpan>& allReduce, int fallbackRanks);
+  // Follow one AllReduce: its algorithm (unless overridden), its ranks (else `fallbackRanks`), its rates; `run`: what
+  // the simulator ran it as (algorithm, channels, protocol), where known.
+  void follow(const std::optional<TimelineSpan>& allReduce, int fallbackRanks,
+              const std::optional<BucketRun>& run = std::nullopt);
   // None: the algorithm the followed bucket ran with.
   void setAlgorithmOverride(std::optional<CollectiveAlgorithm> algorithm);
-  void setTopology(std::shared_ptr<const TopologyLayout> topology);
+  // The machine, and its GPUs' compute capability (LL and LL128's wire bytes on NVLink depend on it).
+  void setTopology(std::shared_ptr<const TopologyLayout> topology, std::optional<int> computeCapability = std::nullopt);
+  // One channel, or all (none); out of range: all.
+  void setChannel(std::optional<int> channel);
   void setStep(int step);
   void setPlaying(bool playing);
 
@@ -50,12 +60,15 @@ class RingPanel : public QWidget {
 
  private:
   void applySchedule();
+  void showChannel();
   void advance();
   void updateStepLabel();
 
   RingStepModel* m_model;
   RingView* m_view;
   QComboBox* m_algorithmBox;
+  QComboBox* m_channelBox;
+  QLabel* m_channelLabel;
   QSlider* m_slider;
   QPushButton* m_play;
   QLabel* m_stepLabel;
@@ -63,5 +76,10 @@ class RingPanel : public QWidget {
   CollectiveAlgorithm m_ranAlgorithm = CollectiveAlgorithm::Ring;  // what the followed bucket ran
   std::optional<CollectiveAlgorithm> m_override;
   std::optional<TimelineSpan> m_bucket;  // the followed AllReduce
+  std::optional<BucketRun> m_run;        // what it ran as
+  std::shared_ptr<const TopologyLayout> m_topology;
+  std::optional<int> m_computeCapability;
+  std::shared_ptr<const CollectiveTraffic> m_traffic;  // the channels of the algorithm shown
+  std::optional<int> m_channel;
   int m_ranks = 8;
 };

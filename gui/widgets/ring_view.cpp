@@ -1,20 +1,27 @@
 #include "widgets/ring_view.h"
 
+#include <QHelpEvent>
+#include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
+#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 
+#include "models/collective_traffic.h"
 #include "models/ring_step_model.h"
 #include "models/ring_sync.h"
 #include "models/topology_layout.h"
+#include "models/topology_placement.h"
 #include "widgets/topology_painter.h"
 
 namespace {
 
 constexpr int kHeaderHeight = 48;
-constexpr int kFooterHeight = 40;
+constexpr int kFooterHeight = 64;
+// Pixels around the machine's drawing inside the area between title and footer.
+constexpr double kTopologyMargin = 12;
 // Above this many ranks the piece strips would be thinner than a pixel: nodes show the reduced share instead.
 constexpr int kMaxRanksWithStrips = 32;
 
@@ -52,14 +59,146 @@ RingView::RingView(RingStepModel* model, QWidget* parent) : QWidget(parent), m_m
   connect(m_model, &RingStepModel::modelReset, this, qOverload<>(&QWidget::update));
 }
 
+RingView::~RingView() = default;
+
 void RingView::setBucket(std::optional<TimelineSpan> allReduce) {
   m_bucket = allReduce;
+  updateRates();
   update();
 }
 
 void RingView::setTopology(std::shared_ptr<const TopologyLayout> topology) {
+  if (topology != m_topology) m_expanded.reset();
   m_topology = std::move(topology);
+  m_placement.reset();
+  updateRates();
   update();
+}
+
+void RingView::setTraffic(std::shared_ptr<const CollectiveTraffic> traffic) {
+  m_traffic = std::move(traffic);
+  if (m_channel && (!m_traffic || *m_channel >= m_traffic->channelCount())) m_channel.reset();
+  updateRates();
+  update();
+}
+
+void RingView::setChannel(std::optional<int> channel) {
+  m_channel = channel;
+  updateRates();
+  update();
+}
+
+void RingView::setNote(const QString& note) {
+  m_note = note;
+  update();
+}
+
+// The simulator's bytes per link over the AllReduce's duration (collective_traffic.h).
+void RingView::updateRates() {
+  m_rates.clear();
+  if (!m_bucket || !m_traffic || !m_traffic->layout() || !m_bucket->has(TimelineSpan::HasBytes) ||
+      m_bucket->durationPs <= 0) {
+    return;
+  }
+  m_rates = m_traffic->edgeBytes(m_bucket->bytes, m_channel);
+  const double seconds = static_cast<double>(m_bucket->durationPs) * 1e-12;
+  for (double& r : m_rates) r /= seconds;
+}
+
+bool RingView::serverExpanded(int hostBox) const {
+  if (!m_topology) return false;
+  if (m_expanded) return m_expanded->count(hostBox) > 0;
+  return !TopologyPlacement::collapsedByDefault(*m_topology, drawingArea().size());
+}
+
+void RingView::setServerExpanded(int hostBox, bool expanded) {
+  if (!m_topology || serverExpanded(hostBox) == expanded) return;
+  if (!m_expanded) {
+    m_expanded.emplace();
+    for (const int host : m_topology->hostBoxes()) {
+      if (serverExpanded(host)) m_expanded->insert(host);
+    }
+  }
+  if (expanded) {
+    m_expanded->insert(hostBox);
+  } else {
+    m_expanded->erase(hostBox);
+  }
+  m_placement.reset();
+  update();
+  emit serverToggled(hostBox, expanded);
+}
+
+void RingView::setExpandedServers(std::set<int> hostBoxes) {
+  m_expanded = std::move(hostBoxes);
+  m_placement.reset();
+  update();
+}
+
+const TopologyPlacement* RingView::placement() const {
+  if (!drawsTopology()) return nullptr;
+  const QRectF area = drawingArea().adjusted(kTopologyMargin, kTopologyMargin, -kTopologyMargin, -kTopologyMargin);
+  if (!m_placement || m_placedFor != area.size()) {
+    std::set<int> expanded;
+    for (const int host : m_topology->hostBoxes()) {
+      if (serverExpanded(host)) expanded.insert(host);
+    }
+    m_placement = std::make_unique<TopologyPlacement>(*m_topology, expanded, area.size());
+    m_placedFor = area.size();
+  }
+  return m_placement.get();
+}
+
+QTransform RingView::topologyTransform() const {
+  const TopologyPlacement* placed = placement();
+  return placed ? TopologyPlacement::transform(placed->bounds(), drawingArea(), kTopologyMargin) : QTransform();
+}
+
+int RingView::serverAt(QPointF point) const {
+  const TopologyPlacement* placed = placement();
+  if (!placed) return -1;
+  const QTransform map = topologyTransform();
+  for (const int host : m_topology->hostBoxes()) {
+    if (map.mapRect(placed->rect(host)).contains(point)) return host;
+  }
+  return -1;
+}
+
+void RingView::mousePressEvent(QMouseEvent* event) {
+  const int host = serverAt(event->position());
+  if (event->button() == Qt::LeftButton && host >= 0) {
+    setServerExpanded(host, !serverExpanded(host));
+    event->accept();
+    return;
+  }
+  QWidget::mousePressEvent(event);
+}
+
+bool RingView::event(QEvent* event) {
+  if (event->type() != QEvent::ToolTip) return QWidget::event(event);
+  auto* help = static_cast<QHelpEvent*>(event);
+  const TopologyPlacement* placed = placement();
+  QString text;
+  if (placed) {
+    const QTransform map = topologyTransform();
+    const auto& boxes = m_topology->boxes();
+    for (std::size_t b = 0; b < boxes.size() && text.isEmpty(); ++b) {
+      if (boxes[b].kind == TopologyBox::Kind::Host || placed->rects()[b].isNull()) continue;
+      if (map.mapRect(placed->rects()[b]).contains(help->pos())) text = boxes[b].label;
+    }
+    const int host = serverAt(help->pos());
+    if (text.isEmpty() && host >= 0) {
+      text = tr("%1: click to %2 its GPUs")
+                 .arg(boxes[static_cast<std::size_t>(host)].label, serverExpanded(host) ? tr("hide") : tr("show"));
+    }
+  }
+  if (text.isEmpty()) {
+    QToolTip::hideText();
+    event->ignore();
+  } else {
+    QToolTip::showText(help->globalPos(), text, this);
+  }
+  return true;
 }
 
 bool RingView::drawsTopology() const {
@@ -71,7 +210,10 @@ bool RingView::drawsTopology() const {
 std::optional<double> RingView::transferRate(int chunks) const {
   if (!m_bucket) return std::nullopt;
   const CollectiveSchedule& s = m_model->schedule();
-  return collectiveTransferRate(*m_bucket, s.stepCount(), chunks, s.pieceCount());
+  const auto rate = collectiveTransferRate(*m_bucket, s.stepCount(), chunks, s.pieceCount());
+  // Each of the simulator's channels moves its share of the buffer.
+  const int channels = m_traffic ? m_traffic->channelCount() : 1;
+  return rate ? std::optional(*rate / channels) : std::nullopt;
 }
 
 QColor RingView::chunkColor(int chunk, int chunks) {
@@ -94,10 +236,8 @@ double RingView::nodeRadius() const {
 }
 
 QPointF RingView::rankCentre(int rank) const {
-  if (drawsTopology()) {
-    return TopologyPainter::transform(*m_topology, drawingArea())
-        .mapRect(m_topology->boxes()[static_cast<std::size_t>(m_topology->gpuBox(rank))].rect)
-        .center();
+  if (const TopologyPlacement* placed = placement()) {
+    return topologyTransform().mapRect(placed->rect(m_topology->gpuBox(rank))).center();
   }
   const int n = m_model->schedule().rankCount();
   // Rank 0 at the top, then clockwise: the direction a ring's data moves.
@@ -108,17 +248,74 @@ QPointF RingView::rankCentre(int rank) const {
 QString RingView::titleText() const {
   const CollectiveSchedule& s = m_model->schedule();
   const int step = m_model->step();
-  QString head = tr("%1 on %2 ranks").arg(collectiveAlgorithmName(s.algorithm())).arg(s.rankCount());
+  QString head = collectiveAlgorithmName(s.algorithm());
+  if (m_bucket && m_bucket->has(TimelineSpan::HasBucket)) {
+    head += tr(" of bucket %1").arg(m_bucket->bucket);
+    if (m_bucket->has(TimelineSpan::HasBytes))
+      head += tr(" (%1 MB)").arg(static_cast<double>(m_bucket->bytes) / 1e6, 0, 'f', 1);
+  }
+  head += tr(" on %1 ranks").arg(s.rankCount());
   if (drawsTopology() && !m_topology->description().isEmpty()) head += tr(" (%1)").arg(m_topology->description());
+  const int channels = m_traffic ? m_traffic->channelCount() : 1;
+  if (channels > 1) {
+    head += m_channel ? tr(", channel %1 of %2").arg(*m_channel).arg(channels) : tr(", %1 channels").arg(channels);
+  }
+  if (m_bucket && m_traffic && !m_traffic->spec().protocol.isEmpty()) {
+    head += tr(", %1").arg(m_traffic->spec().protocol.toUpper());
+  }
+  if (!m_note.isEmpty()) head += tr(" [%1]").arg(m_note);
   if (step >= s.stepCount()) {
     return head + tr(": done after %1 steps, every rank holds every piece fully reduced").arg(s.stepCount());
   }
   head += tr(": step %1 of %2, %3").arg(step + 1).arg(s.stepCount()).arg(s.phaseText(step));
-  // The step's transfers all move the same share of the buffer (a fold aside): one rate says it.
+  // On the circle the step's transfers all move the same share of the buffer (a fold aside): one rate says it.
+  if (drawsTopology()) return head;
   if (const auto rate = transferRate(s.transfers(step).front().chunks)) {
-    head += tr("; %1 GB/s per transfer").arg(*rate / 1e9, 0, 'f', 1);
+    head += tr("; %1 GB/s per transfer").arg(formatRateGbps(*rate));
   }
   return head;
+}
+
+// The legend, and on a machine the busiest link of each class: what the channels shown put on it over the
+// AllReduce against what it can carry, per direction.
+QString RingView::footerText() const {
+  const QString strips = tr("Strips: a rank's pieces of the buffer (channel %1), coloured per piece, filled by the "
+                            "share of ranks summed in; black frame: fully reduced. ▲ sends, ▼ receives this step.")
+                             .arg(m_model->schedule().channel());
+  if (!drawsTopology()) {
+    return strips + tr(" Coloured arrows: this step's transfers, with their rate.");
+  }
+  QString links = tr("Lit links: this step's transfers. ");
+  if (!m_rates.empty()) {
+    const QString whose = m_traffic->channelCount() == 1 ? QString()
+                          : m_channel                    ? tr(", channel %1 alone").arg(*m_channel)
+                                                         : tr(", all %1 channels").arg(m_traffic->channelCount());
+    links += tr("Rates (GB/s per direction%1): the bytes the simulator put on a link over the AllReduce's "
+                "%2 µs, against its capacity. Busiest:")
+                 .arg(whose)
+                 .arg(static_cast<double>(m_bucket->durationPs) / 1e6, 0, 'f', 1);
+    const std::pair<TopologyEdge::Kind, QString> kinds[] = {{TopologyEdge::Kind::Network, tr("network")},
+                                                            {TopologyEdge::Kind::NvLink, tr("NVLink")},
+                                                            {TopologyEdge::Kind::Pcie, tr("PCIe")}};
+    for (const auto& [kind, name] : kinds) {
+      double best = 0;
+      double capacity = 0;
+      for (std::size_t d = 0; d < m_rates.size(); ++d) {
+        const TopologyEdge& e = m_topology->edges()[d / 2];
+        if (e.kind == kind && m_rates[d] > best) {
+          best = m_rates[d];
+          capacity = e.bytesPerSecond;
+        }
+      }
+      if (best > 0) links += tr(" %1 %2 / %3").arg(name, formatRateGbps(best), formatRateGbps(capacity));
+    }
+    links += tr(". ");
+    if (!m_channel && m_traffic->channelCount() > 1) {
+      links += tr("Colour and width: the share of the link's capacity in use (blue: little, red: all). ");
+    }
+  }
+  if (!m_topology->hostBoxes().empty()) links += tr("Click a server to show or hide its GPUs. ");
+  return links + strips;
 }
 
 void RingView::drawStrip(QPainter& p, const QRectF& strip, int r) const {
@@ -176,18 +373,19 @@ void RingView::paintEvent(QPaintEvent*) {
              titleText());
   p.setFont(font());
 
-  if (drawsTopology()) {
-    TopologyPainter(*this, *m_model, *m_topology).paint(p, drawingArea());
+  if (const TopologyPlacement* placed = placement()) {
+    m_rateLabels = TopologyPainter(*this, *m_model, *m_topology, *placed).paint(p, topologyTransform());
   } else {
+    m_rateLabels.clear();
     paintCircle(p);
   }
 
+  QFont footerFont = font();
+  footerFont.setPointSizeF(footerFont.pointSizeF() * 0.9);
+  p.setFont(footerFont);
   p.setPen(QColor(0x40, 0x40, 0x40));
   p.drawText(QRect(12, height() - kFooterHeight, width() - 24, kFooterHeight - 4),
-             Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap,
-             tr("Each strip: a rank's pieces of the buffer, coloured per piece, filled by the share of ranks summed "
-                "in; black frame: fully reduced. ▲ sends, ▼ receives this step; coloured arrows and links: this "
-                "step's transfers, with their rate."));
+             Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, footerText());
 }
 
 void RingView::paintCircle(QPainter& p) {
@@ -218,7 +416,7 @@ void RingView::paintCircle(QPainter& p) {
                     : t.chunks == 1 ? tr("chunk %1").arg(t.chunk)
                                     : tr("chunks %1-%2").arg(t.chunk).arg(t.chunk + t.chunks - 1);
     if (const auto rate = transferRate(t.chunks)) {
-      label += QStringLiteral("\n") + tr("%1 GB/s").arg(*rate / 1e9, 0, 'f', 1);
+      label += QStringLiteral("\n") + tr("%1 GB/s").arg(formatRateGbps(*rate));
     }
     const QRectF box(mid + out * 26 - QPointF(50, 16), QSizeF(100, 32));
     p.setPen(colour.darker(150));

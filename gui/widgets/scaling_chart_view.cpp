@@ -2,26 +2,32 @@
 
 #include <QChart>
 #include <QChartView>
+#include <QCursor>
 #include <QLabel>
+#include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QScatterSeries>
+#include <QToolTip>
 #include <QVBoxLayout>
 #include <QValueAxis>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "widgets/chart_palette.h"
 
 namespace {
 
-// GPU counts usually double from point to point: a log2 axis spaces them evenly.
-QLogValueAxis* gpuAxis(int maxGpus) {
+// GPU counts usually double from point to point: a log2 axis spaces them evenly, from the data's smallest count to
+// its largest with a margin (a sweep of 16 to 128 GPUs fills the plot, not its right half).
+QLogValueAxis* gpuAxis(int minGpus, int maxGpus) {
   auto* axis = new QLogValueAxis;
   axis->setBase(2);
   axis->setLabelFormat(QStringLiteral("%d"));
-  axis->setRange(1, std::max(2, maxGpus) * 1.2);
+  const double low = ScalingChartView::axisMinimum(minGpus);
+  axis->setRange(low, std::max(ScalingChartView::axisMaximum(maxGpus), low * 2));
   axis->setTitleText(QObject::tr("GPUs"));
   return axis;
 }
@@ -30,6 +36,7 @@ QChart* makeChart(const QString& title) {
   auto* chart = new QChart;
   chart->setTitle(title);
   chart->legend()->setAlignment(Qt::AlignRight);
+  chart->legend()->setMarkerShape(QLegend::MarkerShapeFromSeries);  // lines as lines: the ideal key dashed
   chart->setAnimationOptions(QChart::NoAnimation);
   return chart;
 }
@@ -60,6 +67,11 @@ QChart* ScalingChartView::efficiencyChart() const {
 }
 
 void ScalingChartView::setScaling(const ScalingData& scaling) {
+  m_scaling = scaling;
+  // The legend names configurations by their values; the title says which columns those are.
+  const QString by = scaling.configurationColumns.join(QStringLiteral(", "));
+  throughputChart()->setTitle(by.isEmpty() ? tr("Throughput") : tr("Throughput by %1").arg(by));
+  efficiencyChart()->setTitle(by.isEmpty() ? tr("Scaling efficiency") : tr("Scaling efficiency by %1").arg(by));
   QChart* tput = throughputChart();
   QChart* eff = efficiencyChart();
   for (QChart* c : {tput, eff}) {
@@ -74,18 +86,20 @@ void ScalingChartView::setScaling(const ScalingData& scaling) {
   m_efficiency->setVisible(!scaling.series.empty());
   if (scaling.series.empty()) return;
 
+  int minGpus = std::numeric_limits<int>::max();
   int maxGpus = 1;
   double maxThroughput = 0;
   double maxEfficiency = 1;
   for (const ScalingSeries& s : scaling.series) {
     for (const ScalingPoint& p : s.points) {
+      minGpus = std::min(minGpus, p.gpus);
       maxGpus = std::max(maxGpus, p.gpus);
       maxThroughput = std::max({maxThroughput, p.throughput, s.idealThroughput(p.gpus)});
       maxEfficiency = std::max(maxEfficiency, p.efficiency);
     }
   }
 
-  auto* tx = gpuAxis(maxGpus);
+  auto* tx = gpuAxis(minGpus, maxGpus);
   auto* ty = new QValueAxis;
   ty->setTitleText(tr("Samples per second"));
   ty->setRange(0, maxThroughput * 1.05);
@@ -93,7 +107,7 @@ void ScalingChartView::setScaling(const ScalingData& scaling) {
   ty->setLabelFormat(QStringLiteral("%.0f"));
   tput->addAxis(tx, Qt::AlignBottom);
   tput->addAxis(ty, Qt::AlignLeft);
-  auto* ex = gpuAxis(maxGpus);
+  auto* ex = gpuAxis(minGpus, maxGpus);
   auto* ey = new QValueAxis;
   ey->setTitleText(tr("Efficiency (%)"));
   // Steps of 20 %, up to at least 120 so the 100 % line never sits on the frame; finer ticks get elided ("...")
@@ -115,7 +129,6 @@ void ScalingChartView::setScaling(const ScalingData& scaling) {
     auto* measured = new QLineSeries;
     measured->setName(s.config);
     auto* ideal = new QLineSeries;
-    ideal->setName(tr("%1 (ideal linear)").arg(s.config));
     auto* efficiency = new QLineSeries;
     efficiency->setName(s.config);
     auto* dots = new QScatterSeries;
@@ -130,7 +143,7 @@ void ScalingChartView::setScaling(const ScalingData& scaling) {
     attach(tput, dots, tx, ty);
     attach(tput, ideal, tx, ty);
     attach(eff, efficiency, ex, ey);
-    // Same colour for a configuration everywhere; its ideal line dashed.
+    // Same colour for a configuration everywhere; its ideal line dashed, in the legend once for all.
     const QColor colour = chartSeriesColor(i);
     measured->setPen(QPen(colour, 2));
     dots->setColor(colour);
@@ -139,11 +152,53 @@ void ScalingChartView::setScaling(const ScalingData& scaling) {
     ideal->setPen(dashed);
     efficiency->setPen(QPen(colour, 2));
     tput->legend()->markers(dots).front()->setVisible(false);
+    tput->legend()->markers(ideal).front()->setVisible(false);
+    // The details (the configuration's columns, each point's numbers, pareto, bottleneck) in tooltips.
+    const auto tipAt = [this, i](const QPointF& at, bool inside) {
+      if (inside) QToolTip::showText(QCursor::pos(), pointToolTip(i, at.x()), this);
+    };
+    connect(dots, &QScatterSeries::hovered, this, tipAt);
+    connect(efficiency, &QLineSeries::hovered, this, tipAt);
+    for (QLegendMarker* marker : tput->legend()->markers(measured) + eff->legend()->markers(efficiency)) {
+      connect(marker, &QLegendMarker::hovered, this, [this, i](bool inside) {
+        if (inside) QToolTip::showText(QCursor::pos(), seriesToolTip(i), this);
+      });
+    }
   }
+  auto* idealKey = new QLineSeries;
+  idealKey->setName(tr("ideal linear (dashed)"));
+  idealKey->setPen(QPen(Qt::gray, 1.5, Qt::DashLine));
+  attach(tput, idealKey, tx, ty);
   auto* hundred = new QLineSeries;
   hundred->setName(tr("Ideal linear (100 %)"));
-  hundred->append(1, 100);
-  hundred->append(std::max(2, maxGpus) * 1.2, 100);
+  hundred->append(tx->min(), 100);
+  hundred->append(tx->max(), 100);
   hundred->setPen(QPen(Qt::gray, 1.5, Qt::DashLine));
   attach(eff, hundred, ex, ey);
+}
+
+double ScalingChartView::axisMinimum(int minGpus) {
+  return std::max(1, minGpus) / kAxisMargin;
+}
+
+double ScalingChartView::axisMaximum(int maxGpus) {
+  return std::max(1, maxGpus) * kAxisMargin;
+}
+
+QString ScalingChartView::seriesToolTip(std::size_t series) const {
+  if (series >= m_scaling.series.size()) return {};
+  const ScalingSeries& s = m_scaling.series[series];
+  return s.description.isEmpty() ? s.config : s.description;
+}
+
+QString ScalingChartView::pointToolTip(std::size_t series, double gpus) const {
+  if (series >= m_scaling.series.size()) return {};
+  const ScalingSeries& s = m_scaling.series[series];
+  // The point nearest on the log axis.
+  std::size_t best = 0;
+  for (std::size_t k = 0; k < s.points.size(); ++k) {
+    const auto distance = [&](std::size_t j) { return std::abs(std::log2(s.points[j].gpus / std::max(gpus, 1e-9))); };
+    if (distance(k) < distance(best)) best = k;
+  }
+  return s.toolTip(best);
 }

@@ -4,8 +4,10 @@
 #include <QChart>
 #include <QCoreApplication>
 #include <algorithm>
+#include <set>
 
 #include "models/ring_sync.h"
+#include "models/topology_layout.h"
 #include "widgets/convergence_view.h"
 #include "widgets/ring_panel.h"
 #include "widgets/ring_view.h"
@@ -46,13 +48,16 @@ QImage grabOffscreen(QWidget& w, QSize size) {
   return image;
 }
 
-// The bucket to follow: the one asked for, else the first (by index) whose first AllReduce ran as a ring, else 0.
-int followedBucket(const TimelineData& timeline, const ScreenshotOptions& options) {
+// The bucket to follow: the one asked for, else the first (by index) whose first AllReduce ran as a ring (by the
+// report where the document has one, else by the trace), else 0.
+int followedBucket(const LoadedDocument& doc, const ScreenshotOptions& options) {
   if (options.bucket) return *options.bucket;
+  const TimelineData& timeline = *doc.timeline;
   for (int bucket = 0;; ++bucket) {
     const auto ref = bucketSpan(timeline, bucket);
     if (!ref) return 0;
-    if (timeline.span(*ref).algorithm == CollectiveAlgorithm::Ring) return bucket;
+    const std::optional<BucketRun> run = bucketRunOf(doc, timeline.span(*ref));
+    if (run ? run->algorithm == u"ring" : timeline.span(*ref).algorithm == CollectiveAlgorithm::Ring) return bucket;
   }
 }
 
@@ -111,9 +116,10 @@ Screenshot renderScreenshot(const LoadedDocument& doc, ViewKind view, const Scre
     if (options.timeRangePs) w.showTimeRange(options.timeRangePs->first, options.timeRangePs->second);
     if (step) {
       // The cursor at that step of the followed bucket, as the ring view would split it.
-      if (const auto ref = bucketSpan(*doc.timeline, followedBucket(*doc.timeline, options))) {
+      if (const auto ref = bucketSpan(*doc.timeline, followedBucket(doc, options))) {
         RingPanel ring;
-        ring.follow(doc.timeline->span(*ref), doc.ringRanks);
+        ring.setTopology(doc.topology, doc.computeCapability);
+        ring.follow(doc.timeline->span(*ref), doc.ringRanks, bucketRunOf(doc, doc.timeline->span(*ref)));
         if (options.algorithm) ring.setAlgorithmOverride(options.algorithm);
         if (*step > ring.stepCount()) {
           out.error = stepOutOfRange(*step, ring.stepCount());
@@ -134,22 +140,53 @@ Screenshot renderScreenshot(const LoadedDocument& doc, ViewKind view, const Scre
     return out;
   }
   RingPanel w;
-  const auto ref = bucketSpan(*doc.timeline, followedBucket(*doc.timeline, options));
+  const auto ref = bucketSpan(*doc.timeline, followedBucket(doc, options));
   if (!ref && options.bucket) {
     out.error = QCoreApplication::translate("Screenshot", "--bucket: no AllReduce of bucket %1 in %2")
                     .arg(*options.bucket)
                     .arg(doc.path);
     return out;
   }
-  w.setTopology(doc.topology);
-  w.follow(ref ? std::optional(doc.timeline->span(*ref)) : std::nullopt, doc.ringRanks);
+  w.setTopology(doc.topology, doc.computeCapability);
+  if (ref) {
+    w.follow(doc.timeline->span(*ref), doc.ringRanks, bucketRunOf(doc, doc.timeline->span(*ref)));
+  } else {
+    w.follow(std::nullopt, doc.ringRanks);
+  }
   if (options.algorithm) w.setAlgorithmOverride(options.algorithm);
+  if (options.channel) {
+    if (*options.channel >= w.channelCount()) {
+      out.error = QCoreApplication::translate("Screenshot",
+                                              "--channel: expected a channel from 0 to %1 (the AllReduce shown ran "
+                                              "on %2 channels) or all, got %3")
+                      .arg(w.channelCount() - 1)
+                      .arg(w.channelCount())
+                      .arg(*options.channel);
+      return out;
+    }
+    w.setChannel(options.channel);
+  }
   if (step && *step > w.stepCount()) {
     out.error = stepOutOfRange(*step, w.stepCount());
     return out;
   }
   w.setStep(step.value_or(0));
+  if (!options.expand.empty()) {
+    std::set<int> expanded;
+    const std::vector<int> hosts = doc.topology ? doc.topology->hostBoxes() : std::vector<int>();
+    for (const int server : options.expand) {
+      if (server < 0 || server >= static_cast<int>(hosts.size())) {
+        out.error = QCoreApplication::translate("Screenshot", "--expand: expected servers from 0 to %1, got %2")
+                        .arg(static_cast<int>(hosts.size()) - 1)
+                        .arg(server);
+        return out;
+      }
+      expanded.insert(hosts[static_cast<std::size_t>(server)]);
+    }
+    w.view()->setExpandedServers(expanded);
+  }
   out.ranks = w.rankCount();
+  out.channels = w.channelCount();
   out.steps = w.stepCount();
   out.topology = w.view()->drawsTopology();
   out.image = grabOffscreen(w, size);

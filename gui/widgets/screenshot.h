@@ -21,6 +21,8 @@ struct ScreenshotOptions {
   // ring view's namesake; with `algorithm: auto` a small bucket may run as a tree), else bucket 0.
   std::optional<int> bucket;
   std::optional<CollectiveAlgorithm> algorithm;          // ring: this algorithm instead of the one the bucket ran
+  std::optional<int> channel;                            // ring: this channel alone; unset: all, summed
+  std::vector<int> expand;                               // ring: these servers (0, 1, ...) with their GPUs
   QSize size;                                            // empty: defaultScreenshotSize()
   bool allLanes = false;                                 // timeline: link and collective lanes too, not only the GPUs
   std::optional<std::pair<qint64, qint64>> timeRangePs;  // timeline: this window instead of the whole run
@@ -32,6 +34,7 @@ struct Screenshot {
   int lanes = 0;           // timeline: lanes drawn
   int gpuLanes = 0;        // timeline: GPU lanes among them
   int ranks = 0;           // ring: ranks drawn
+  int channels = 0;        // ring: the AllReduce's channels
   int steps = 0;           // ring: steps of the algorithm shown
   bool topology = false;   // ring: drawn on the scenario's machine (else a circle)
   int series = 0;          // scaling: configurations plotted; convergence: runs plotted

@@ -1,0 +1,150 @@
+// Ring view benchmark: a DGX machine of --nodes servers (default 128: 1,024 GPUs, 2,240 nodes, 4,096 links) and the
+// AllReduce the simulator runs there, drawn by the ring view (docs/gui.md gives the figures and the target: a frame
+// <= 50 ms).
+//
+// Measured, each the median of --repeat runs:
+//   layout      TopologyLayout: the machine's boxes, edges and router (once per scenario)
+//   traffic     CollectiveTraffic: the channels' schedules and per-link bytes (once per algorithm and bucket)
+//   step        RingStepModel::setStep at the middle step (state and markers)
+//   frame       RingView::grab(): placement (cached after the first), links, labels, boxes, all channels lit
+//   expanded    the same with two servers shown with their GPUs (the placement rebuilt each time)
+//
+//   syncsim-gui-bench-ring [--nodes 128] [--algorithm tree|ring] [--channels 16] [--width 1400] [--height 860]
+//                          [--repeat 9] [--max-ms 50]
+// Prints wall and thread CPU time. Exits 1 when the frame's median CPU time is above --max-ms (if given).
+#include <time.h>
+#include <QApplication>
+#include <QElapsedTimer>
+
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "models/collective_traffic.h"
+#include "models/ring_step_model.h"
+#include "models/topology_layout.h"
+#include "syncsim/topology/topology_spec.hpp"
+#include "widgets/ring_panel.h"
+#include "widgets/ring_view.h"
+
+namespace {
+
+double threadCpuMs() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
+
+struct Timing {
+  double wallMs;
+  double cpuMs;
+};
+
+Timing median(int repeat, const std::function<void()>& run) {
+  std::vector<double> wall;
+  std::vector<double> cpu;
+  run();  // warm-up
+  for (int i = 0; i < repeat; ++i) {
+    QElapsedTimer t;
+    const double c0 = threadCpuMs();
+    t.start();
+    run();
+    wall.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
+    cpu.push_back(threadCpuMs() - c0);
+  }
+  std::sort(wall.begin(), wall.end());
+  std::sort(cpu.begin(), cpu.end());
+  return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
+}
+
+QString stringArg(const QStringList& args, const char* name, const char* fallback) {
+  const qsizetype i = args.indexOf(QLatin1String(name));
+  return i >= 0 && i + 1 < args.size() ? args[i + 1] : QString::fromLatin1(fallback);
+}
+
+int intArg(const QStringList& args, const char* name, int fallback) {
+  bool ok = false;
+  const int v = stringArg(args, name, "").toInt(&ok);
+  return ok ? v : fallback;
+}
+
+void print(const char* what, const Timing& t) {
+  std::printf("%-44s %8.2f %8.2f\n", what, t.wallMs, t.cpuMs);
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+  QApplication app(argc, argv);
+  const QStringList args = QApplication::arguments();
+  const int nodes = intArg(args, "--nodes", 128);
+  const auto algorithm = parseCollectiveAlgorithm(stringArg(args, "--algorithm", "tree"));
+  const int width = intArg(args, "--width", 1400);
+  const int height = intArg(args, "--height", 860);
+  const int repeat = std::max(1, intArg(args, "--repeat", 9));
+  const int maxMs = intArg(args, "--max-ms", 0);
+  if (!algorithm) {
+    std::fprintf(stderr, "--algorithm: expected ring, tree or halving_doubling\n");
+    return 2;
+  }
+  const std::string spec = "dgx:nodes=" + std::to_string(nodes) + ",gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps";
+  const int ranks = nodes * 8;
+
+  std::shared_ptr<const TopologyLayout> layout;
+  const Timing layoutMs = median(std::min(repeat, 3), [&] {
+    layout = std::make_shared<const TopologyLayout>(syncsim::build_topology(spec), ranks);
+  });
+  const int channels = intArg(args, "--channels", CollectiveTraffic::defaultChannels(layout.get(), *algorithm, ranks));
+  const CollectiveTraffic::Spec trafficSpec{*algorithm, ranks, channels, QStringLiteral("simple"), 80};
+  std::shared_ptr<const CollectiveTraffic> traffic;
+  const Timing trafficMs =
+      median(std::min(repeat, 3), [&] { traffic = std::make_shared<const CollectiveTraffic>(layout, trafficSpec); });
+  std::printf("ring view: %s, %d ranks, %s on %d channels (%d steps), frame %dx%d\n", spec.c_str(), ranks,
+              qPrintable(collectiveAlgorithmName(*algorithm)), traffic->channelCount(), traffic->stepCount(), width,
+              height);
+
+  // The panel as the window has it, following a 24 MB AllReduce of 400 us on that machine.
+  RingPanel panel;
+  panel.setAttribute(Qt::WA_DontShowOnScreen);
+  panel.resize(width, height);
+  panel.show();
+  panel.setTopology(layout, 80);
+  TimelineSpan bucket;
+  bucket.bytes = 24'160'256;
+  bucket.durationPs = 400'000'000;
+  bucket.peers = ranks;
+  bucket.bucket = 0;
+  bucket.algorithm = *algorithm;
+  bucket.flags = TimelineSpan::HasBytes | TimelineSpan::HasPeers | TimelineSpan::HasAlgorithm | TimelineSpan::HasBucket;
+  panel.follow(bucket, ranks,
+               BucketRun{*algorithm == CollectiveAlgorithm::Ring ? QStringLiteral("ring") : QStringLiteral("tree"),
+                         channels, QStringLiteral("simple")});
+  QCoreApplication::processEvents();
+  const int middle = panel.stepCount() / 2;
+  const Timing stepMs = median(repeat, [&] {
+    panel.model()->setStep(0);
+    panel.model()->setStep(middle);
+  });
+  const Timing frameMs = median(repeat, [&] { (void)panel.view()->grab(); });
+  const Timing expandedMs = median(repeat, [&] {
+    const auto& hosts = layout->hostBoxes();
+    panel.view()->setExpandedServers({hosts.front(), hosts[hosts.size() / 2]});
+    (void)panel.view()->grab();
+  });
+
+  std::printf("median of %d runs                             wall ms   cpu ms\n", repeat);
+  print("layout    (TopologyLayout, once per scenario)", layoutMs);
+  print("traffic   (channels and per-link bytes)", trafficMs);
+  print("step      (setStep 0, then the middle step)", stepMs);
+  print("frame     (RingView::grab, all channels lit)", frameMs);
+  print("expanded  (two servers opened, placed again)", expandedMs);
+  if (maxMs > 0 && frameMs.cpuMs > maxMs) {
+    std::printf("FAIL: frame %.2f ms of CPU > %d ms\n", frameMs.cpuMs, maxMs);
+    return 1;
+  }
+  return 0;
+}
