@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/output_file.hpp"
 #include "syncsim/validation/calibration_fit.hpp"
@@ -107,12 +108,14 @@ Action add_calibrate_command(CLI::App& app, FlagCheck* check) {
   auto options = std::make_shared<CalibrateOptions>();
   CLI::App* command =
       app.add_subcommand("calibrate", "Fit per-link-class latencies and efficiencies (two regimes) to nccl-tests logs");
+  set_examples(command,
+               {"syncsim calibrate --nccl-tests all_reduce_perf.log --topology dgx:nodes=1,gpus=8 -o cal.yaml"});
   command->add_option("--nccl-tests", options->logs, "nccl-tests logs (all_reduce_perf ..., syncsim-bench-*)")
       ->required()
       ->expected(1, -1);
-  command->add_option("--topology,-t", options->topology,
-                      "The measured system's topology family, scaled to each log's ranks and hosts "
-                      "(dgx: nodes and gpus; ring, mesh, switch, fattree: n)");
+  required_in_help(command->add_option("--topology,-t", options->topology,
+                                       "The measured system's topology family, scaled to each log's ranks and hosts "
+                                       "(dgx: nodes and gpus; ring, mesh, switch, fattree: n)"));
   command->add_option("-o,--output", options->output, "Calibration file to write (YAML)")->required();
   command
       ->add_option("--placement", options->placement,

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "syncsim/collectives/calibration.hpp"
 #include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/collectives/nccl_tests_table.hpp"
@@ -284,6 +285,8 @@ Action add_collective_command(CLI::App& app, FlagCheck* check) {
   auto options = std::make_shared<CollectiveOptions>();
   CLI::App* command =
       app.add_subcommand("collective", "Simulate one collective over a range of sizes; print nccl-tests' table");
+  set_examples(command, {"syncsim collective --topology switch:n=8,bw=100Gbps,lat=5us --op allreduce --sizes 8:1G",
+                         "syncsim collective -t dgx:nodes=16,gpus=8,nic_bw=400Gbps --algo tree --sizes 64K:64M"});
   command->add_option("--topology,-t", options->topology, "Topology spec, e.g. switch:n=8,bw=100Gbps,lat=5us")
       ->required();
   command->add_option("--op", options->op, "allreduce | reduce_scatter | all_gather | broadcast | reduce | alltoall")

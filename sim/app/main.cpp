@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "report_error.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/output_file.hpp"
@@ -20,6 +21,7 @@ int main(int argc, char** argv) {
       "syncsim"};
   app.set_version_flag("--version", std::string("syncsim ") + SYNCSIM_VERSION);
   app.require_subcommand(1);
+  app.formatter(std::make_shared<syncsim::app::HelpFormatter>());  // before the commands, which copy it
   app.footer(
       "Examples:\n"
       "  syncsim run examples/resnet50-dgx-8gpu.yaml -o out\n"

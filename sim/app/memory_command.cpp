@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "memory_text.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
@@ -68,6 +69,8 @@ Action add_memory_command(CLI::App& app) {
   auto options = std::make_shared<MemoryOptions>();
   CLI::App* command = app.add_subcommand(
       "memory", "One GPU's memory under the scenario's parallelism and sharding, without simulating");
+  set_examples(command, {"syncsim memory examples/llama7b-sharding.yaml --set parallelism.sharding=full",
+                         "syncsim memory examples/llama3-70b-layouts.yaml --set parallelism.pipeline=2"});
   command->add_option("scenario", options->scenario, "Scenario file (YAML)")->required();
   command->add_option("--set", options->overrides, "Override a scenario value: key.path=value (repeatable)");
   return [options]() { return print_memory(*options); };

@@ -13,6 +13,7 @@
 
 #include "chart_files.hpp"
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/output_file.hpp"
@@ -288,6 +289,11 @@ Action add_plan_command(CLI::App& app, FlagCheck* check) {
   auto o = std::make_shared<PlanOptions>();
   CLI::App* command = app.add_subcommand(
       "plan", "Which GPU count, GPU type and network to buy: ranked table, knee, bottleneck, recommendation, charts");
+  set_examples(command,
+               {"syncsim plan examples/bert-large-two-pods.yaml --gpus 8:32 --prices examples/prices-example.yaml",
+                "syncsim plan examples/strategies-64gpu-stragglers.yaml --gpus 32,64 --seeds 8 --risk p10",
+                "syncsim plan examples/llama3-70b-layouts.yaml --gpus 256,512 --tokens 15e12 --time-to-train 400d "
+                "--prices examples/prices-example.yaml"});
   command->add_option("scenario", o->scenario, "Scenario file (YAML): the model and training to plan for")->required();
   command->add_option("--gpus", o->gpus, "GPU counts: MIN:MAX[:FACTOR] (8:1024 doubles) or a list 16,32")->required();
   command->add_option("--gpu-types", o->gpu_types, "GPU catalog names, comma-separated (default: the scenario's)");

@@ -10,6 +10,7 @@
 
 #include "chart_files.hpp"
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "memory_text.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/output_file.hpp"
@@ -204,6 +205,10 @@ Action add_run_command(CLI::App& app) {
   auto options = std::make_shared<RunOptions>();
   CLI::App* command = app.add_subcommand(
       "run", "Simulate a training scenario (YAML); write report.json and trace.json, print a summary");
+  set_examples(command,
+               {"syncsim run examples/resnet50-dgx-8gpu.yaml -o out",
+                "syncsim run examples/llama3-70b-layouts.yaml --set parallelism.tensor=4 --set parallelism.pipeline=8",
+                "syncsim run examples/vgg16-gradient-compression.yaml --set training.gradient_compression=powersgd"});
   command->add_option("scenario", options->scenario, "Scenario file (YAML)")->required();
   command->add_option("-o,--outdir", options->outdir, "Output folder (default: ./syncsim-out/<scenario name>)");
   command->add_option("--set", options->overrides, "Override a scenario value: key.path=value (repeatable)");

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "report_error.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/output_file.hpp"
@@ -105,9 +106,12 @@ Action add_sweep_command(CLI::App& app, FlagCheck* check) {
   auto options = std::make_shared<SweepCommandOptions>();
   CLI::App* command = app.add_subcommand(
       "sweep", "Run a scenario over a grid of overrides (threads; MPI ranks under mpirun); one CSV/JSON row per point");
+  set_examples(command, {"syncsim sweep examples/bert-large-two-pods.yaml --vary cluster.workers=8,16,32 -o sweep.csv",
+                         "syncsim sweep examples/resnet50-dgx-8gpu.yaml --vary training.bucket_size=1MB,25MB,100MB "
+                         "--vary model.batch_per_gpu=32,64"});
   command->add_option("scenario", options->scenario, "Scenario file (YAML)")->required();
-  command->add_option("--vary", options->vary,
-                      "key.path=v1,v2,... (repeatable; ';' separates values that contain commas)");
+  required_in_help(command->add_option("--vary", options->vary,
+                                       "key.path=v1,v2,... (repeatable; ';' separates values that contain commas)"));
   command->add_flag("--zip", options->zip, "Pair the --vary lists element by element instead of all combinations");
   command->add_option("-o,--output", options->output,
                       "results.csv or results.json; points already in it are skipped (resume). Default: CSV on stdout");

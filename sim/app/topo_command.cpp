@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "syncsim/core/output_file.hpp"
 #include "syncsim/run/memory_budget.hpp"
 #include "syncsim/topology/dot_io.hpp"
@@ -20,6 +21,8 @@ struct TopoOptions {
 Action add_topo_command(CLI::App& app) {
   auto options = std::make_shared<TopoOptions>();
   CLI::App* command = app.add_subcommand("topo", "Summarize a topology (nodes, links, bisection, diameter)");
+  set_examples(command, {"syncsim topo dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps --dot dgx.dot",
+                         "syncsim topo fattree:n=64,radix=16,bw=100Gbps,oversub=4"});
   command->add_option("SPEC", options->spec, "Topology spec, e.g. fattree:n=64,radix=16,bw=100Gbps,oversub=4")
       ->required();
   command->add_option("--dot", options->dot_path, "Also write the topology as Graphviz DOT to this file");

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "commands.hpp"
+#include "help_format.hpp"
 #include "syncsim/collectives/calibration.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/validation/log_system.hpp"
@@ -185,6 +186,9 @@ Action add_validate_command(CLI::App& app) {
   auto options = std::make_shared<ValidateOptions>();
   CLI::App* command = app.add_subcommand(
       "validate", "Simulate a measured nccl-tests log's system and sizes; print predicted vs measured and the errors");
+  set_examples(command, {"syncsim validate --calibration cal.yaml --nccl-tests all_reduce_perf.log",
+                         "syncsim validate --nccl-tests tests/data/nccl-tests/h100-1node-8gpu-nvswitch.log --topology "
+                         "dgx:nodes=1,gpus=8"});
   command->add_option("--calibration,-c", options->calibration,
                       "Calibration from `syncsim calibrate` (default: NCCL's model with the topology's link rates)");
   command->add_option("--nccl-tests", options->log, "The measured nccl-tests log")->required();
