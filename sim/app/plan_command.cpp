@@ -19,6 +19,7 @@
 #include "syncsim/core/output_file.hpp"
 #include "syncsim/core/output_set.hpp"
 #include "syncsim/core/units.hpp"
+#include "syncsim/planner/layout_search.hpp"
 #include "syncsim/planner/plan_analysis.hpp"
 #include "syncsim/planner/plan_grid.hpp"
 #include "syncsim/planner/plan_report.hpp"
@@ -50,6 +51,7 @@ struct PlanOptions {
   std::optional<std::int64_t> threads;  // absent: all cores
   std::int64_t seeds = 1;
   std::string risk = "p50";
+  std::string layouts = "none";  // none: the scenario's layout; auto: searched per count (layout_search.hpp)
 };
 
 // The flags, checked (check_plan_flags): everything but the scenario and the price file, which are read later.
@@ -208,6 +210,9 @@ PlanFlags check_plan_flags(const PlanOptions& o) {
   flags.threads = thread_count(o.threads);
   (void)planner::with_seeds({}, 0, o.seeds);  // the count's range
   flags.risk = planner::parse_risk(o.risk);
+  if (o.layouts != "none" && o.layouts != "auto") {
+    throw InputError(fmt::format("expected none or auto, got '{}'", o.layouts), SourceLocation{"--layouts"});
+  }
   if (o.seeds == 1 && o.risk != "p50") {
     throw InputError("--risk picks among the runs of --seeds N (N > 1): one seed has no spread",
                      SourceLocation{"--risk"});
@@ -243,9 +248,18 @@ int plan(const PlanOptions& o) {
     for (planner::SweepPoint& p : configured)
       p.overrides.push_back(fmt::format("convergence.target_loss={}", *goal.target_loss));
   }
-  // Point i's runs are points[i x seeds ...]; each becomes the PlanPoint of its --risk run (seed_spread.hpp).
+  // With --layouts auto each point is tried in the layouts that fit (layout_search.hpp), the fastest standing for
+  // it; each candidate's runs are points[i x seeds ...], the PlanPoint of its --risk run (seed_spread.hpp).
+  const bool search = o.layouts == "auto";
+  std::vector<planner::LayoutCandidate> candidates;
+  std::vector<planner::SweepPoint> tried = configured;
+  if (search) {
+    candidates = planner::layout_candidates(o.scenario, configured);
+    tried.clear();
+    for (const planner::LayoutCandidate& c : candidates) tried.push_back(c.run);
+  }
   const auto seeds = static_cast<std::size_t>(o.seeds);
-  const std::vector<planner::SweepPoint> points = planner::with_seeds(configured, base.seed, o.seeds);
+  const std::vector<planner::SweepPoint> points = planner::with_seeds(tried, base.seed, o.seeds);
 
   std::vector<std::size_t> all(points.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
@@ -268,12 +282,17 @@ int plan(const PlanOptions& o) {
   }
   progress.finish();
   std::vector<planner::PlanPoint> results;
-  for (std::size_t i = 0; i < configured.size(); ++i) {
+  for (std::size_t i = 0; i < tried.size(); ++i) {
     const auto first = runs.begin() + static_cast<std::ptrdiff_t>(i * seeds);
     results.push_back(planner::at_risk({first, first + static_cast<std::ptrdiff_t>(seeds)}, flags.risk));
   }
+  if (search) {
+    results = planner::best_layouts(candidates, std::move(results), configured.size());
+    planner::rebase_on_smallest(results);
+  }
 
-  const planner::PlanContext context{base.name, prices ? prices->currency : "", o.prices, goal, o.seeds, o.risk};
+  const planner::PlanContext context{base.name, prices ? prices->currency : "", o.prices, goal, o.seeds, o.risk,
+                                     search};
   const planner::Plan result = planner::analyze_plan(std::move(results), goal, context.currency);
   const std::string csv = planner::plan_csv(result, goal);
   const std::vector<std::string> written = write_plan(outdir, csv, planner::plan_charts(result, context));
@@ -319,6 +338,9 @@ Action add_plan_command(CLI::App& app, FlagCheck* check) {
   command->add_option("-j,--jobs", o->threads, "Threads, 1 to 1024 (default: all cores)");
   command->add_option("--seeds", o->seeds,
                       "Runs per point with seeds S, S+1, ... (stragglers, jitter, failures): p10/p50/p90 throughput");
+  command->add_option("--layouts", o->layouts,
+                      "none (default: the scenario's parallelism) or auto: try tensor x pipeline x sharding layouts "
+                      "that fit per count, the fastest standing for it");
   command->add_option("--risk", o->risk,
                       "Which run stands for a point with --seeds: p10 (the slow tail), p50 (default), p90");
   if (check) *check = [o] { (void)check_plan_flags(*o); };

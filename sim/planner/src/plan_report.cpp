@@ -62,9 +62,19 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
         "p10-p90 beside it\n",
         c.seeds, c.risk);
   }
+  if (c.layouts) {
+    out +=
+        "# layouts: each count is its fastest layout that fits (tensor 1-8 x pipeline 1-16 x sharding none, "
+        "optimizer, full); efficiency is per GPU against the smallest count\n";
+  }
   const std::string cur = c.currency.empty() ? "$" : c.currency;
   std::size_t config_width = 13;
   for (const PlanPoint& p : plan.points) config_width = std::max(config_width, configuration_name(p).size());
+  std::size_t layout_width = 6;
+  for (const PlanPoint& p : plan.points) layout_width = std::max(layout_width, p.layout.size());
+  const auto layout_cell = [&](const std::string& text) {
+    return c.layouts ? fmt::format("  {:<{}}", text, layout_width) : std::string();
+  };
   // With a sample count, what the whole run takes: GPU-hours, and with prices its cost.
   const bool totals = c.goal.samples.has_value();
   const auto total_cells = [&](const std::string& hours, const std::string& cost) {
@@ -75,17 +85,17 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
     if (!spread) return std::string();
     return fmt::format("  {:>17}", p.spread ? fmt::format("{:.1f}-{:.1f}", p.spread->p10, p.spread->p90) : "-");
   };
-  out += fmt::format("{:>4}  {:<{}}  {:>5}  {:>11}{}  {:>6}  {:>8}  {:>10}  {:>12}  {:>13}{}  {}\n", "rank",
-                     "configuration", config_width, "GPUs", "samples/s",
+  out += fmt::format("{:>4}  {:<{}}  {:>5}{}  {:>11}{}  {:>6}  {:>8}  {:>10}  {:>12}  {:>13}{}  {}\n", "rank",
+                     "configuration", config_width, "GPUs", layout_cell("layout"), "samples/s",
                      spread ? fmt::format("  {:>17}", "p10-p90") : std::string(), "effic.", "marginal", cur + "/hour",
                      cur + "/M samples", "time-to-train", total_cells("GPU-hours", cur + " to train"), "bottleneck");
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
     const PlanPoint& p = plan.points[i];
     const bool best = plan.recommended && *plan.recommended == i;
     out +=
-        fmt::format("{:>4}  {:<{}}  {:>5}  {:>11.1f}{}  {:>6.3f}  {:>8.3f}  {:>10}  {:>12}  {:>13}{}  {}{}\n",
-                    best ? "*1" : std::to_string(i + 1), configuration_name(p), config_width, p.gpus, p.samples_per_s,
-                    spread_cell(p), p.scaling_efficiency, p.marginal_efficiency,
+        fmt::format("{:>4}  {:<{}}  {:>5}{}  {:>11.1f}{}  {:>6.3f}  {:>8.3f}  {:>10}  {:>12}  {:>13}{}  {}{}\n",
+                    best ? "*1" : std::to_string(i + 1), configuration_name(p), config_width, p.gpus,
+                    layout_cell(p.layout), p.samples_per_s, spread_cell(p), p.scaling_efficiency, p.marginal_efficiency,
                     optional_number(p.price_per_hour, "{:.2f}"), optional_number(p.price_per_million_samples, "{:.2f}"),
                     p.time_to_train_s ? hours_text(*p.time_to_train_s) : "-",
                     total_cells(optional_number(p.gpu_hours, "{:.0f}"), optional_number(p.cost_to_train, "{:.0f}")),
@@ -134,7 +144,8 @@ std::string plan_csv(const Plan& plan, const PlanGoal& goal) {
   std::string out =
       "rank,gpu,network,gpus,samples_per_s,scaling_efficiency,marginal_efficiency,price_per_hour,"
       "price_per_million_samples,time_to_train_s,meets_target,pareto,bottleneck,bottleneck_share,fits,memory_bytes,"
-      "memory_capacity_bytes,gpu_hours,cost_to_train,seeds,samples_per_s_p10,samples_per_s_p50,samples_per_s_p90";
+      "memory_capacity_bytes,gpu_hours,cost_to_train,seeds,samples_per_s_p10,samples_per_s_p50,samples_per_s_p90,"
+      "layout";
   out += goal.target_loss ? ",time_to_target_s,cost_to_target,best_loss\n" : "\n";
   const auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
@@ -146,6 +157,7 @@ std::string plan_csv(const Plan& plan, const PlanGoal& goal) {
                        p.memory_capacity_bytes, opt(p.gpu_hours), opt(p.cost_to_train));
     out += p.spread ? fmt::format(",{},{},{},{}", p.spread->seeds, p.spread->p10, p.spread->p50, p.spread->p90)
                     : std::string(",1,,,");
+    out += fmt::format(",{}", csv_cell(p.layout));
     out += goal.target_loss ? fmt::format(",{},{},{}\n", opt(p.time_to_target_s), opt(p.cost_to_target), p.best_loss)
                             : "\n";
   }

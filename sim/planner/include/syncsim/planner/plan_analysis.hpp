@@ -48,6 +48,7 @@ struct SeedSpread {
 struct PlanPoint {
   std::string gpu;      // canonical catalog name
   std::string network;  // label: a --networks name, the spec, or "scenario"
+  std::string layout;   // with --layouts auto: the layout that stands for the point (layout_search.hpp)
   std::int64_t gpus = 0;
   double samples_per_s = 0;
   double single_gpu_samples_per_s = 0;

@@ -17,6 +17,7 @@ struct PlanContext {
   PlanGoal goal;
   std::int64_t seeds = 1;    // runs per point (--seeds)
   std::string risk = "p50";  // the run that stands for a point (--risk)
+  bool layouts = false;      // --layouts auto: each point is its fastest layout, efficiency per GPU of the smallest
 };
 
 // The table and the knees; the recommendation (Plan::recommendation) is printed after them, as the last line.
