@@ -242,6 +242,7 @@ int plan(const PlanOptions& o) {
     for (const planner::PlanNetwork& net : grid.networks) labels.push_back(net.label);
     prices->check_networks(labels);  // a network priced but not planned is a typo that would cost nothing
   }
+  for (const std::string& w : planner::node_warnings(base, grid)) std::cerr << "syncsim: warning: " << w << '\n';
   std::vector<planner::SweepPoint> configured = planner::plan_points(base, grid);
   if (goal.target_loss) {
     // Every point trains the convergence proxy (the scenario's own settings, or the defaults) to this target.

@@ -1,0 +1,55 @@
+#include "syncsim/planner/gpu_node.hpp"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "syncsim/core/input_error.hpp"
+
+namespace syncsim::planner {
+
+namespace {
+
+constexpr std::int64_t kDgxDefaultGpus = 8;  // the dgx generator's default GPUs per node
+constexpr std::int64_t kDgxMaxGpus = 1024;   // and its most
+
+}  // namespace
+
+TopologySpec with_gpu_node(TopologySpec spec, const GpuSpec& gpu) {
+  if (spec.kind != "dgx" || !gpu.nvlink_bandwidth || spec.params.contains("nvlink_bw")) return spec;
+  spec.params["nvlink_bw"] = fmt::format("{}GB/s", gpu.nvlink_bandwidth->bytes_per_second / 1e9);
+  return spec;
+}
+
+std::vector<std::string> node_contradictions(const TopologySpec& spec, const std::string& network, const GpuSpec& gpu) {
+  std::vector<std::string> out;
+  if (spec.kind != "dgx") return out;
+  const auto rate = spec.params.find("nvlink_bw");
+  if (rate != spec.params.end() && gpu.nvlink_bandwidth) {
+    Bandwidth given{};
+    try {
+      given = parse_bandwidth(rate->second);
+    } catch (const InputError&) {
+      return out;  // the topology reports a malformed value itself, at its place
+    }
+    if (std::abs(given.bytes_per_second - gpu.nvlink_bandwidth->bytes_per_second) >
+        1e-6 * gpu.nvlink_bandwidth->bytes_per_second) {
+      out.push_back(fmt::format(
+          "network '{}' gives nvlink_bw={} where {}'s NVLink is {} per direction (the catalog's); its {} points "
+          "use the network's {} (leave nvlink_bw out to take each GPU's own)",
+          network, rate->second, gpu.name, format_bandwidth(*gpu.nvlink_bandwidth), gpu.name, rate->second));
+    }
+  }
+  const auto gpus = spec.params.find("gpus");
+  const std::int64_t per_node = gpus == spec.params.end() ? kDgxDefaultGpus : std::atoll(gpus->second.c_str());
+  // Beyond the generator's 1,024 GPUs per node the topology refuses the spec itself.
+  const bool plausible = per_node > 0 && per_node <= kDgxMaxGpus;
+  if (plausible && gpu.nvlink_domain_gpus && per_node > *gpu.nvlink_domain_gpus &&
+      !spec.params.contains("nvlink_domain")) {
+    out.push_back(fmt::format("network '{}' puts {} GPUs on one node's NVLink where {}'s NVLink joins {} as sold",
+                              network, per_node, gpu.name, *gpu.nvlink_domain_gpus));
+  }
+  return out;
+}
+
+}  // namespace syncsim::planner
