@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <memory>
@@ -350,11 +351,16 @@ class Fitter {
     return params;
   }
 
+  // One line per iteration on a terminal: the objective, the time so far, and an ETA for the iterations left at
+  // most (the fit stops earlier when it converges, so the ETA is an upper bound).
   void report(int iteration, double objective) const {
-    if (options_.progress) {
-      options_.progress(fmt::format("calibrate: iteration {}: Huber objective {:.4g} ({} simulations)", iteration,
-                                    objective, simulations_));
-    }
+    if (!options_.progress) return;
+    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+    const double eta = elapsed / iteration * (kMaxIterations - iteration);
+    options_.progress(fmt::format(
+        "calibrate: iteration {} of at most {}: Huber objective {:.4g} ({} simulations), {:.0f} s elapsed, ETA at "
+        "most {:.0f} s",
+        iteration, kMaxIterations, objective, simulations_, elapsed, eta));
   }
 
   const FitOptions& options_;
@@ -365,6 +371,7 @@ class Fitter {
   double fastest_us_ = 0;      // the fastest measured collective: the scale of a sane fixed cost
   double max_fill_bytes_ = 0;  // NCCL's largest channel ramp for the logs' rank counts
   std::size_t simulations_ = 0;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
 bool near(double value, double bound) {

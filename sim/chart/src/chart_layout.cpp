@@ -50,6 +50,28 @@ Rgb series_color(const Chart& chart, std::size_t i) {
   return kPalette[(chosen >= 0 ? static_cast<std::size_t>(chosen) : i) % std::size(kPalette)];
 }
 
+// A point label's box, approximately: the labels are short, in a font about 7 px wide and 12 px high.
+struct LabelBox {
+  double x0, y0, x1, y1;
+  bool overlaps(const LabelBox& o) const { return x0 < o.x1 && o.x0 < x1 && y0 < o.y1 && o.y0 < y1; }
+};
+
+// Beside its point (to the left near the right edge, clear of the legend), above it or else below; left out where
+// both would cover a label already placed, so that crowded points stay readable.
+void place_label(Canvas& canvas, std::vector<LabelBox>& placed, double x, double y, const std::string& text,
+                 double right_edge) {
+  const bool left = x > right_edge;
+  const double width = 7.0 * static_cast<double>(text.size());
+  for (const double dy : {-7.0, 15.0}) {
+    const double tx = x + (left ? -6 : 6);
+    const LabelBox box{left ? tx - width : tx, y + dy - 10, left ? tx : tx + width, y + dy + 2};
+    if (std::any_of(placed.begin(), placed.end(), [&](const LabelBox& b) { return b.overlaps(box); })) continue;
+    placed.push_back(box);
+    canvas.text(tx, y + dy, text, left ? TextAnchor::end : TextAnchor::start, kInk);
+    return;
+  }
+}
+
 }  // namespace
 
 void draw_chart(const Chart& chart, Canvas& canvas) {
@@ -130,6 +152,7 @@ void draw_chart(const Chart& chart, Canvas& canvas) {
     canvas.text(legend_x + 26, legend_y + 4, chart.front_label, TextAnchor::start, kInk);
     legend_y += 20;
   }
+  std::vector<LabelBox> labels;
   for (std::size_t i = 0; i < chart.series.size(); ++i) {
     const ChartSeries& s = chart.series[i];
     const Rgb color = series_color(chart, i);
@@ -140,10 +163,7 @@ void draw_chart(const Chart& chart, Canvas& canvas) {
     for (std::size_t p = 0; p < s.points.size(); ++p) {
       const auto [px, py] = s.points[p];
       if (!s.dashed) canvas.circle(sx(px), sy(py), 4, color);
-      if (p >= s.labels.size()) continue;
-      const bool right_edge = sx(px) > kLeft + 0.85 * w;  // clear of the legend: to the point's left
-      canvas.text(sx(px) + (right_edge ? -6 : 6), sy(py) - 7, s.labels[p],
-                  right_edge ? TextAnchor::end : TextAnchor::start, kInk);
+      if (p < s.labels.size()) place_label(canvas, labels, sx(px), sy(py), s.labels[p], kLeft + 0.85 * w);
     }
     if (s.name.empty()) continue;  // a reference the chart's reference_label names once
     if (s.dashed) {

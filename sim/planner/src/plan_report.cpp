@@ -195,7 +195,7 @@ std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& c) {
       const PlanPoint& p = plan.points[i];
       const auto gpus = static_cast<double>(p.gpus);
       t.points.emplace_back(gpus, p.samples_per_s);
-      t.labels.push_back(std::to_string(p.gpus));
+      if (n == 0) t.labels.push_back(std::to_string(p.gpus));  // the configurations share the grid's counts
       ideal.points.emplace_back(gpus, gpus * p.single_gpu_samples_per_s);
       e.points.emplace_back(gpus, p.scaling_efficiency);
       if (priced && p.price_per_million_samples && p.samples_per_s > 0) {
