@@ -6,6 +6,7 @@
 
 #include "syncsim/planner/plan_analysis.hpp"
 #include "syncsim/planner/plan_grid.hpp"
+#include "syncsim/planner/plan_report.hpp"
 #include "syncsim/planner/sweep_runner.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
@@ -120,4 +121,21 @@ TEST_CASE("the plan's grid resizes each kind of topology and rejects what it can
   CHECK_NOTHROW(plan_points(measured, PlanGrid{{12}, {measured.cluster.gpu.name.value}, nets}));
   CHECK_THROWS_WITH(plan_points(measured, grid), Catch::Contains("model.step_time: a step time measured on") &&
                                                      Catch::Contains("cannot stand for H100-SXM-80GB"));
+}
+
+TEST_CASE("the knee's sentence names the real cause: a link, stragglers, a parameter server's NIC") {
+  const auto knee_line = [](const Plan& plan) {
+    const std::string text = plan_text(plan, planner::PlanContext{"s", "", "", PlanGoal{}});
+    const auto at = text.find("knee ");
+    return at == std::string::npos ? std::string() : text.substr(at, text.find('\n', at) - at);
+  };
+  // Exposed communication on the inter-pod link.
+  CHECK_THAT(knee_line(plan_for(example("bert-large-two-pods.yaml"), "16,32")),
+             Catch::Contains("exposed data-parallel communication on pod") && Catch::Contains("(inter-node network)"));
+  // Jittered workers and a slow one: the wait, not compute.
+  CHECK_THAT(knee_line(plan_for(example("strategies-64gpu-stragglers.yaml"), "32,64")),
+             Catch::Contains("waiting on stragglers"));
+  // One parameter server: its NIC.
+  CHECK_THAT(knee_line(plan_for(std::string(SYNCSIM_PLANNER_DATA) + "/resnet50-one-server.yaml", "2,4,8")),
+             Catch::Contains("waiting on the parameter servers (ps0 -> sw0"));
 }
