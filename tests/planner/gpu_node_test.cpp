@@ -16,6 +16,13 @@ TEST_CASE("a dgx fabric without nvlink_bw takes each GPU's own NVLink rate") {
   const TopologySpec fabric = parse_topology_spec("dgx:gpus=8,nic_bw=100Gbps", "--networks");
   CHECK(with_gpu_node(fabric, find_gpu("H100-SXM-80GB")).params.at("nvlink_bw") == "450GB/s");
   CHECK(with_gpu_node(fabric, find_gpu("A100-SXM4-80GB")).params.at("nvlink_bw") == "300GB/s");
+  // The fabric's NIC rate stays; a fabric without one gets the reference node's, and its PCIe generation.
+  CHECK(with_gpu_node(fabric, find_gpu("H100-SXM-80GB")).params.at("nic_bw") == "100Gbps");
+  const TopologySpec bare = parse_topology_spec("dgx:gpus=8", "--networks");
+  CHECK(with_gpu_node(bare, find_gpu("H100-SXM-80GB")).params.at("nic_bw") == "400Gbps");
+  CHECK(with_gpu_node(bare, find_gpu("A100-SXM4-80GB")).params.at("nic_bw") == "200Gbps");
+  CHECK(with_gpu_node(bare, find_gpu("A100-SXM4-80GB")).params.at("pcie_bw") == "32GB/s");
+  CHECK_FALSE(with_gpu_node(bare, find_gpu("H100-PCIe-80GB")).params.contains("nic_bw"));
   const TopologySpec given = parse_topology_spec("dgx:gpus=8,nvlink_bw=450GB/s", "--networks");
   CHECK(with_gpu_node(given, find_gpu("A100-SXM4-80GB")).params.at("nvlink_bw") == "450GB/s");
   const TopologySpec ring = parse_topology_spec("switch:n=8,bw=100Gbps", "--networks");

@@ -105,9 +105,10 @@ TEST_CASE("the plan's grid resizes each kind of topology and rejects what it can
   PlanGrid grid{{12}, {"H100-SXM-80GB"}, nets};
   const auto points = plan_points(base, grid);
   REQUIRE(points.size() == 2);
-  CHECK(points[0].overrides == std::vector<std::string>{"cluster.gpu=H100-SXM-80GB",
-                                                        "cluster.topology=dgx:gpus=4,nic_bw=400Gbps,nvlink_bw=450GB/s",
-                                                        "cluster.topology.nodes=3", "cluster.workers=12"});
+  CHECK(points[0].overrides ==
+        std::vector<std::string>{"cluster.gpu=H100-SXM-80GB",
+                                 "cluster.topology=dgx:gpus=4,nic_bw=400Gbps,nvlink_bw=450GB/s,pcie_bw=64GB/s",
+                                 "cluster.topology.nodes=3", "cluster.workers=12"});
   CHECK(points[1].overrides.at(2) == "cluster.topology.n=12");
   // The H100s on that fabric get their own NVLink rate (gpu_node.hpp). Every override is a valid scenario.
   for (const SweepPoint& p : points) CHECK_NOTHROW(load_scenario(example("planner-compute-bound.yaml"), p.overrides));

@@ -27,16 +27,33 @@ GpuSpec spec(std::string name, int compute_capability, PrecisionPeaks peaks, dou
 // GB/s over a bridge of 2; H200 datasheet (2024) 900 GB/s; DGX B200 and HGX B300 datasheets 1.8 TB/s per GPU, 8; GB200
 // NVL72 datasheet (2024) 1.8 TB/s per GPU, 130 TB/s over 72; MI300X data sheet (2023) 896 GB/s of Infinity Fabric (7
 // links), a platform of 8; GeForce RTX 2080 Ti NVLink bridge 100 GB/s, 2. The L40S and RTX 4090 have no NVLink.
+//
+// The reference node's network (nic_gbps per GPU, 0: no reference node) and host PCIe (pcie_gb_s per direction):
+// DGX-1 (P100, V100) 4 EDR InfiniBand ports of 100 Gb/s for 8 GPUs and PCIe Gen3 x16; DGX A100 8 ConnectX-6 HDR
+// of 200 Gb/s and Gen4; DGX H100 and H200 8 ConnectX-7 of 400 Gb/s and Gen5; DGX B200 8 ConnectX-7 of 400 Gb/s and
+// Gen5; DGX B300 8 ConnectX-8 of 800 Gb/s. The PCIe and consumer parts have no reference node.
 struct Interconnect {
   std::string_view gpu;
   double gb_per_s_each_way;
   int domain_gpus;
+  double nic_gbps = 0;
+  double pcie_gb_s = 0;
 };
 constexpr Interconnect kInterconnects[] = {
-    {"P100-SXM2-16GB", 80, 8},  {"V100-SXM2-16GB", 150, 8}, {"V100-SXM2-32GB", 150, 8}, {"A100-SXM4-40GB", 300, 8},
-    {"A100-SXM4-80GB", 300, 8}, {"H100-SXM-80GB", 450, 8},  {"H100-PCIe-80GB", 300, 2}, {"H100-NVL-94GB", 300, 2},
-    {"H200-SXM-141GB", 450, 8}, {"B200-SXM-180GB", 900, 8}, {"GB200-186GB", 900, 72},   {"B300-SXM-288GB", 900, 8},
-    {"MI300X-192GB", 448, 8},   {"RTX-2080-Ti", 50, 2},
+    {"P100-SXM2-16GB", 80, 8, 50, 16},
+    {"V100-SXM2-16GB", 150, 8, 50, 16},
+    {"V100-SXM2-32GB", 150, 8, 50, 16},
+    {"A100-SXM4-40GB", 300, 8, 200, 32},
+    {"A100-SXM4-80GB", 300, 8, 200, 32},
+    {"H100-SXM-80GB", 450, 8, 400, 64},
+    {"H100-PCIe-80GB", 300, 2},
+    {"H100-NVL-94GB", 300, 2},
+    {"H200-SXM-141GB", 450, 8, 400, 64},
+    {"B200-SXM-180GB", 900, 8, 400, 64},
+    {"GB200-186GB", 900, 72},
+    {"B300-SXM-288GB", 900, 8, 800, 64},
+    {"MI300X-192GB", 448, 8},
+    {"RTX-2080-Ti", 50, 2},
 };
 
 void add_interconnects(std::vector<GpuCatalogEntry>& catalog) {
@@ -45,6 +62,8 @@ void add_interconnects(std::vector<GpuCatalogEntry>& catalog) {
       if (link.gpu != entry.spec.name) continue;
       entry.spec.nvlink_bandwidth = Bandwidth::from_gb_per_s(link.gb_per_s_each_way);
       entry.spec.nvlink_domain_gpus = link.domain_gpus;
+      if (link.nic_gbps > 0) entry.spec.node_nic_bandwidth = Bandwidth::from_gbps(link.nic_gbps);
+      if (link.pcie_gb_s > 0) entry.spec.node_pcie_bandwidth = Bandwidth::from_gb_per_s(link.pcie_gb_s);
     }
   }
 }

@@ -16,8 +16,14 @@ constexpr std::int64_t kDgxMaxGpus = 1024;   // and its most
 }  // namespace
 
 TopologySpec with_gpu_node(TopologySpec spec, const GpuSpec& gpu) {
-  if (spec.kind != "dgx" || !gpu.nvlink_bandwidth || spec.params.contains("nvlink_bw")) return spec;
-  spec.params["nvlink_bw"] = fmt::format("{}GB/s", gpu.nvlink_bandwidth->bytes_per_second / 1e9);
+  if (spec.kind != "dgx") return spec;
+  const auto fill = [&](const char* key, const std::optional<Bandwidth>& rate, double per_unit, const char* unit) {
+    if (rate && !spec.params.contains(key))
+      spec.params[key] = fmt::format("{}{}", rate->bytes_per_second / per_unit, unit);
+  };
+  fill("nvlink_bw", gpu.nvlink_bandwidth, 1e9, "GB/s");
+  fill("nic_bw", gpu.node_nic_bandwidth, 1e9 / 8, "Gbps");
+  fill("pcie_bw", gpu.node_pcie_bandwidth, 1e9, "GB/s");
   return spec;
 }
 

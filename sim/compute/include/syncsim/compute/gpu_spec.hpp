@@ -44,6 +44,11 @@ struct GpuSpec {
   // for PCIe-only parts and inline GPUs. `syncsim validate` builds a log's NVLink from them (log_system.hpp).
   std::optional<Bandwidth> nvlink_bandwidth = std::nullopt;
   std::optional<int> nvlink_domain_gpus = std::nullopt;
+  // The reference node the GPU is sold in (the DGX of its generation): network bandwidth per GPU (one NIC each) and
+  // the host PCIe per direction. nullopt where there is no reference node. `syncsim plan` fills a dgx network's
+  // missing rates from them (planner/gpu_node.hpp).
+  std::optional<Bandwidth> node_nic_bandwidth = std::nullopt;
+  std::optional<Bandwidth> node_pcie_bandwidth = std::nullopt;
 
   // FLOP/s at `precision`, or nullopt when the GPU has no such arithmetic.
   std::optional<double> peak(Precision precision) const;

@@ -1,9 +1,11 @@
 #pragma once
 // A GPU type's own node in a plan (`--gpu-types` x `--networks`): the catalog knows each GPU's NVLink rate per
-// direction and the GPUs one NVLink domain joins as sold (gpu_spec.hpp), so a `dgx` fabric that leaves `nvlink_bw`
-// out takes the rate of the GPU planned on it — an A100 node gets 300 GB/s and an H100 node 450 GB/s on one
-// fabric spec — and a spec that gives a rate, or more GPUs per node than the GPU's NVLink domain holds, is kept as
-// written, with a warning that names both.
+// direction, the GPUs one NVLink domain joins as sold, and its reference node's NIC per GPU and host PCIe
+// (gpu_spec.hpp), so a `dgx` fabric that leaves `nvlink_bw`, `nic_bw` or `pcie_bw` out takes them from the GPU
+// planned on it — on one fabric spec an A100 node gets 300 GB/s NVLink and 200 Gb/s NICs, an H100 node 450 GB/s
+// and 400 Gb/s — while what the spec gives is kept. A spec whose NVLink rate is not the GPU's, or that puts more
+// GPUs on a node than the GPU's NVLink domain holds, is kept as written with a warning that names both (a NIC rate
+// is the fabric's choice, not a contradiction).
 #include <string>
 #include <vector>
 
@@ -12,7 +14,8 @@
 
 namespace syncsim::planner {
 
-// `spec` with the GPU's NVLink rate where a dgx spec has none (other kinds, and GPUs without NVLink, unchanged).
+// `spec` with the GPU's NVLink, NIC and PCIe rates where a dgx spec has none (other kinds, and what the catalog does
+// not know, unchanged).
 TopologySpec with_gpu_node(TopologySpec spec, const GpuSpec& gpu);
 
 // What `spec` (the network labelled `network`) says against the GPU's own node: one sentence each.
