@@ -89,7 +89,12 @@ std::vector<LayoutCandidate> layout_candidates(const std::filesystem::path& scen
         layout.checkpointed = checkpointed;
         SweepPoint run = point;
         for (std::string& o : overrides_of(layout)) run.overrides.push_back(std::move(o));
-        const MemoryReport m = run::scenario_memory(load_scenario(scenario, run.overrides));
+        MemoryReport m;
+        try {
+          m = run::scenario_memory(load_scenario(scenario, run.overrides));
+        } catch (const InputError&) {
+          break;  // a layout the model refuses (its heads or experts do not split so): not a candidate
+        }
         LayoutCandidate candidate{point.index, label_of(layout, gpus), std::move(run)};
         if (m.fits) {
           candidate.run.index = out.size();
