@@ -12,9 +12,7 @@
 //   syncsim-gui-bench-ring [--nodes 128] [--algorithm tree|ring] [--channels 16] [--width 1400] [--height 860]
 //                          [--repeat 9] [--max-ms 50]
 // Prints wall and thread CPU time. Exits 1 when the frame's median CPU time is above --max-ms (if given).
-#include <time.h>
 #include <QApplication>
-#include <QElapsedTimer>
 
 #include <algorithm>
 #include <cstdio>
@@ -23,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.h"
 #include "models/collective_traffic.h"
 #include "models/ring_step_model.h"
 #include "models/topology_layout.h"
@@ -31,34 +30,6 @@
 #include "widgets/ring_view.h"
 
 namespace {
-
-double threadCpuMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
-}
-
-struct Timing {
-  double wallMs;
-  double cpuMs;
-};
-
-Timing median(int repeat, const std::function<void()>& run) {
-  std::vector<double> wall;
-  std::vector<double> cpu;
-  run();  // warm-up
-  for (int i = 0; i < repeat; ++i) {
-    QElapsedTimer t;
-    const double c0 = threadCpuMs();
-    t.start();
-    run();
-    wall.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
-    cpu.push_back(threadCpuMs() - c0);
-  }
-  std::sort(wall.begin(), wall.end());
-  std::sort(cpu.begin(), cpu.end());
-  return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
-}
 
 QString stringArg(const QStringList& args, const char* name, const char* fallback) {
   const qsizetype i = args.indexOf(QLatin1String(name));

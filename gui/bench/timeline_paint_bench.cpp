@@ -9,9 +9,7 @@
 //                           [--max-ms 50]
 // Prints wall and thread CPU time (on a shared machine the wall time includes waiting for a core). Exits 1 when the
 // fit frame's median CPU time is above --max-ms (if given), so it can guard against regressions.
-#include <time.h>
 #include <QApplication>
-#include <QElapsedTimer>
 #include <QPainter>
 
 #include <algorithm>
@@ -20,38 +18,11 @@
 #include <memory>
 #include <vector>
 
+#include "bench_timing.h"
 #include "widgets/timeline_renderer.h"
 #include "widgets/timeline_view.h"
 
 namespace {
-
-double threadCpuMs() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
-}
-
-struct Timing {
-  double wallMs;
-  double cpuMs;  // this thread's CPU time: what the frame costs when other processes share the cores
-};
-
-Timing median(int repeat, const std::function<void()>& frame) {
-  std::vector<double> wall;
-  std::vector<double> cpu;
-  frame();  // warm-up: allocations and caches
-  for (int i = 0; i < repeat; ++i) {
-    QElapsedTimer t;
-    const double c0 = threadCpuMs();
-    t.start();
-    frame();
-    wall.push_back(static_cast<double>(t.nsecsElapsed()) / 1e6);
-    cpu.push_back(threadCpuMs() - c0);
-  }
-  std::sort(wall.begin(), wall.end());
-  std::sort(cpu.begin(), cpu.end());
-  return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
-}
 
 int intArg(const QStringList& args, const char* name, int fallback) {
   const qsizetype i = args.indexOf(QLatin1String(name));

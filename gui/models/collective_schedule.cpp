@@ -57,18 +57,6 @@ int pieceCountOf(CollectiveAlgorithm algorithm, int ranks) {
   return 1;
 }
 
-syncsim::Algorithm simulatorAlgorithm(CollectiveAlgorithm algorithm) {
-  switch (algorithm) {
-    case CollectiveAlgorithm::Ring:
-      return syncsim::Algorithm::ring;
-    case CollectiveAlgorithm::Tree:
-      return syncsim::Algorithm::tree;
-    case CollectiveAlgorithm::HalvingDoubling:
-      return syncsim::Algorithm::halving_doubling;
-  }
-  return syncsim::Algorithm::ring;
-}
-
 // The channel's plan as the simulator builds it (collective_runner.cpp, run_candidate), on one byte per piece so
 // that a send's byte count is the number of pieces it moves, and one slice.
 std::unique_ptr<syncsim::CollectivePlan> planFor(CollectiveAlgorithm algorithm, int ranks, int pieces,
@@ -119,6 +107,18 @@ unsigned phaseOf(CollectiveAlgorithm algorithm, const CollectiveTransfer& t, int
 }
 
 }  // namespace
+
+syncsim::Algorithm simulatorAlgorithm(CollectiveAlgorithm algorithm) {
+  switch (algorithm) {
+    case CollectiveAlgorithm::Ring:
+      return syncsim::Algorithm::ring;
+    case CollectiveAlgorithm::Tree:
+      return syncsim::Algorithm::tree;
+    case CollectiveAlgorithm::HalvingDoubling:
+      return syncsim::Algorithm::halving_doubling;
+  }
+  return syncsim::Algorithm::ring;
+}
 
 CollectiveSchedule::CollectiveSchedule(CollectiveAlgorithm algorithm, int ranks, const CollectiveChannel& channel)
     : m_algorithm(algorithm), m_ranks(ranks), m_pieces(pieceCountOf(algorithm, ranks)), m_channel(channel.channel) {

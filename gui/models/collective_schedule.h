@@ -63,7 +63,11 @@ struct CollectiveTransfer {
 
 namespace syncsim {
 class CollectivePlan;
-}
+enum class Algorithm;
+}  // namespace syncsim
+
+// The simulator's algorithm for the view's.
+syncsim::Algorithm simulatorAlgorithm(CollectiveAlgorithm algorithm);
 
 // One of the simulator's channels: ranks grouped by NCCL node (nccl_node_groups, in rank order) and which channel
 // of how many. No hosts and one channel: the plain plan in rank order.

@@ -14,18 +14,6 @@ namespace {
 constexpr int kSignificantDigits = 3;
 constexpr double kWholeFrom = 100;
 
-syncsim::Algorithm simulatorAlgorithm(CollectiveAlgorithm algorithm) {
-  switch (algorithm) {
-    case CollectiveAlgorithm::Ring:
-      return syncsim::Algorithm::ring;
-    case CollectiveAlgorithm::Tree:
-      return syncsim::Algorithm::tree;
-    case CollectiveAlgorithm::HalvingDoubling:
-      return syncsim::Algorithm::halving_doubling;
-  }
-  return syncsim::Algorithm::ring;
-}
-
 // The cost the simulator gives a transfer (collective_runner.cpp, cost_of): the physical one without a protocol,
 // else NCCL's for the algorithm and protocol, whose LL and LL128 reach NCCL's NVLink figure rather than the link's
 // datasheet rate (there: scale_low_latency_nvlink, the first GPU's NVLink against nccl_nvlink_figure).

@@ -208,7 +208,7 @@ PlanFlags check_plan_flags(const PlanOptions& o) {
   if (!o.gpu_types.empty()) flags.grid.gpu_types = planner::parse_gpu_types(o.gpu_types);
   flags.grid.networks = planner::parse_networks(o.networks);
   flags.threads = thread_count(o.threads);
-  (void)planner::with_seeds({}, 0, o.seeds);  // the count's range
+  planner::check_seeds(o.seeds);
   flags.risk = planner::parse_risk(o.risk);
   if (o.layouts != "none" && o.layouts != "auto") {
     throw InputError(fmt::format("expected none or auto, got '{}'", o.layouts), SourceLocation{"--layouts"});

@@ -40,11 +40,15 @@ RiskQuantile parse_risk(std::string_view text) {
   throw InputError(fmt::format("expected p10, p50 or p90, got '{}'", text), SourceLocation{"--risk"});
 }
 
-std::vector<SweepPoint> with_seeds(const std::vector<SweepPoint>& points, std::uint64_t first_seed,
-                                   std::int64_t seeds) {
+void check_seeds(std::int64_t seeds) {
   if (seeds < 1 || seeds > kMaxSeeds) {
     throw InputError(fmt::format("expected a count from 1 to {}, got {}", kMaxSeeds, seeds), SourceLocation{"--seeds"});
   }
+}
+
+std::vector<SweepPoint> with_seeds(const std::vector<SweepPoint>& points, std::uint64_t first_seed,
+                                   std::int64_t seeds) {
+  check_seeds(seeds);
   if (seeds == 1) return points;
   if (points.size() > kMaxSweepPoints / static_cast<std::size_t>(seeds)) {
     throw InputError(fmt::format("{} points x {} seeds are more than {} runs", points.size(), seeds, kMaxSweepPoints),

@@ -19,9 +19,12 @@ enum class RiskQuantile { p10, p50, p90 };
 // "p10", "p50" or "p90"; InputError at --risk otherwise.
 RiskQuantile parse_risk(std::string_view text);
 
+// InputError at --seeds for N outside 1..1000.
+void check_seeds(std::int64_t seeds);
+
 // Each point N times, the k-th with `seed=first_seed + k` appended to its overrides (k = 0 keeps the scenario's
-// seed): point i's k-th run is at index i x N + k. N = 1 returns the points unchanged. InputError at --seeds for N
-// outside 1..1000 or more than kMaxSweepPoints runs.
+// seed): point i's k-th run is at index i x N + k. N = 1 returns the points unchanged. InputError at --seeds as
+// check_seeds, or for more than kMaxSweepPoints runs.
 std::vector<SweepPoint> with_seeds(const std::vector<SweepPoint>& points, std::uint64_t first_seed, std::int64_t seeds);
 
 // The run at `risk` among one point's runs (by throughput), with PlanPoint::spread filled when there are several.
