@@ -34,6 +34,7 @@ struct CollectiveOptions {
   std::optional<std::int64_t> root;      // absent: rank 0 (broadcast and reduce only)
   std::string pipeline = "auto";
   bool per_flow = false;
+  bool no_symmetry = false;
   bool json = false;
   std::string calibration;
   std::string gpu;  // catalog name: NCCL's bus-bandwidth ceiling for its architecture
@@ -112,6 +113,7 @@ CollectiveSpec spec_from_flags(const CollectiveOptions& options) {
     }
   }
   spec.bulk = !options.per_flow;
+  spec.symmetry = !options.no_symmetry;
   if (!options.gpu.empty()) {
     const GpuSpec gpu = at_flag("--gpu", [&] { return find_gpu(options.gpu); });
     if (gpu.compute_capability) spec.busbw_cap = nccl_busbw_cap(*gpu.compute_capability);
@@ -309,6 +311,8 @@ Action add_collective_command(CLI::App& app, FlagCheck* check) {
                    "Chain/tree pipeline slices: auto (512 KiB each; trees NCCL's tree chunk) or 1 to 1024")
       ->capture_default_str();
   command->add_flag("--per-flow", options->per_flow, "Simulate every transfer as a flow (no bulk steps)");
+  command->add_flag("--no-symmetry", options->no_symmetry,
+                    "Compute every rank, not once per class of ranks in identical states (same results, slower)");
   command->add_flag("--json", options->json, "Print the rows as JSON");
   command->add_option("--calibration", options->calibration,
                       "Calibration file from `syncsim calibrate`: its fitted regimes replace NCCL's latency model");

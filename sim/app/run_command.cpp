@@ -30,6 +30,7 @@ struct RunOptions {
   std::string outdir;
   std::vector<std::string> overrides;
   bool json = false;
+  bool no_symmetry = false;
 };
 
 void print_convergence(const ConvergenceReport& c) {
@@ -188,6 +189,7 @@ int run_scenario(const RunOptions& options) {
       {"trace.json", "report.json", "convergence.svg", "convergence.png", "staleness.svg", "staleness.png"});
   // Everything is simulated and checked before anything is written.
   run::Workspace workspace;  // one run: its collectives are not kept past it
+  workspace.set_symmetry(!options.no_symmetry);
   const run::RunOutput sim = run::run_scenario(scenario, workspace);
   const std::string report = to_json(sim.report).dump(2) + "\n";
   write_outputs(outdir, scenario, sim, report);
@@ -213,6 +215,9 @@ Action add_run_command(CLI::App& app) {
   command->add_option("-o,--outdir", options->outdir, "Output folder (default: ./syncsim-out/<scenario name>)");
   command->add_option("--set", options->overrides, "Override a scenario value: key.path=value (repeatable)");
   command->add_flag("--json", options->json, "Print report.json to stdout instead of the summary");
+  command->add_flag("--no-symmetry", options->no_symmetry,
+                    "Compute every rank's collectives, not once per class of ranks in identical states (same "
+                    "results, slower)");
   return [options]() { return run_scenario(*options); };
 }
 

@@ -102,3 +102,47 @@ TEST_CASE("a topology's digest follows its contents, not its description", "[wor
   CHECK_FALSE(run::digest(pair(1, 5000)) == run::digest(a));
   CHECK_FALSE(run::digest(pair(100, 5001)) == run::digest(a));  // 1 ns more latency
 }
+
+TEST_CASE(
+    "a degraded network's collectives are kept under its own state: never the intact network's, found again "
+    "by the next run",
+    "[workspace]") {
+  const auto scenario = [](const std::string& degraded) {
+    return parse_scenario(
+        "name: degraded\n"
+        "cluster: {gpu: A100-SXM4-80GB, topology: {kind: dgx, nodes: 2, gpus: 4, nic_bw: 100Gbps}}\n"
+        "model: {name: resnet50, batch_per_gpu: 32, precision: fp16}\n"
+        "training: {strategy: sync, algorithm: ring, iterations: 6}\n" +
+            degraded,
+        "degraded.yaml");
+  };
+  const std::string window = "degraded_links:\n  - {between: [nic0, leaf0], factor: 0.1, from: 0s, until: 1h}\n";
+  run::Workspace workspace;
+  const TrainingReport intact = run::run_scenario(scenario(""), workspace).report;
+  const std::size_t intact_entries = workspace.collectives().size();
+  const TrainingReport slow = run::run_scenario(scenario(window), workspace).report;
+  // The degraded state is a network of its own: new entries, and a slower iteration than the intact one's.
+  const std::size_t degraded_entries = workspace.collectives().size();
+  CHECK(degraded_entries > intact_entries);
+  CHECK(slow.iteration_mean > intact.iteration_mean);
+  // Run again: every degraded collective is found, and the report is the one a fresh workspace gives.
+  const std::size_t hits = workspace.collectives().hits();
+  const TrainingReport again = run::run_scenario(scenario(window), workspace).report;
+  CHECK(workspace.collectives().size() == degraded_entries);
+  CHECK(workspace.collectives().hits() > hits);
+  CHECK(to_json(again) == to_json(slow));
+  CHECK(to_json(run::run_scenario(scenario(window)).report) == to_json(slow));
+}
+
+TEST_CASE("symmetry classes off give the same report byte for byte", "[workspace]") {
+  const Scenario scenario = parse_scenario(
+      "name: symmetric\n"
+      "cluster: {gpu: H100-SXM-80GB, topology: {kind: dgx, nodes: 64, gpus: 8}}\n"
+      "model: {name: resnet50, batch_per_gpu: 64, precision: bf16}\n"
+      "training: {strategy: sync, algorithm: ring, iterations: 2}\n",
+      "symmetric.yaml");
+  run::Workspace on;
+  run::Workspace off;
+  off.set_symmetry(false);
+  CHECK(to_json(run::run_scenario(scenario, on).report) == to_json(run::run_scenario(scenario, off).report));
+}

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include "syncsim/chart/chart.hpp"
 
@@ -75,25 +76,27 @@ void place_label(Canvas& canvas, std::vector<LabelBox>& placed, double x, double
 }  // namespace
 
 void draw_chart(const Chart& chart, Canvas& canvas) {
+  // On a log y axis the plot works in decades: y values are log10 of the data, ticks at whole decades.
+  const auto ty = [&](double v) { return chart.log_y ? std::log10(std::max(v, 1e-12)) : v; };
   Range x, y;
   for (const ChartSeries& s : chart.series) {
     for (const auto& [px, py] : s.points) {
       x.add(chart.log_x ? std::log2(std::max(px, 1e-12)) : px);
-      y.add(py);
+      y.add(ty(py));
     }
   }
   for (const auto& [px, py] : chart.front) {
     x.add(chart.log_x ? std::log2(std::max(px, 1e-12)) : px);
-    y.add(py);
+    y.add(ty(py));
   }
   for (const MissingPoint& m : chart.missing) x.add(chart.log_x ? std::log2(std::max(m.x, 1e-12)) : m.x);
-  if (chart.y_rule) y.add(*chart.y_rule);
+  if (chart.y_rule) y.add(ty(*chart.y_rule));
   if (x.empty()) x = {0, 1};
   if (y.empty()) y = {0, 1};
-  y.lo = std::min(y.lo, 0.0);  // throughput, efficiency and cost all read best from zero
+  if (!chart.log_y) y.lo = std::min(y.lo, 0.0);  // throughput, efficiency and cost all read best from zero
   if (x.hi - x.lo < 1e-12) x = {x.lo - 1, x.hi + 1};
   if (y.hi - y.lo < 1e-12) y.hi = y.lo + 1;
-  const double step = nice_step(y.hi - y.lo);
+  const double step = chart.log_y ? 1.0 : nice_step(y.hi - y.lo);
   y.lo = std::floor(y.lo / step) * step;
   y.hi = std::ceil(y.hi / step) * step;
   const double x_pad = (x.hi - x.lo) * 0.04;
@@ -104,11 +107,12 @@ void draw_chart(const Chart& chart, Canvas& canvas) {
   const auto sx = [&](double v) {
     return kLeft + ((chart.log_x ? std::log2(std::max(v, 1e-12)) : v) - x.lo) / (x.hi - x.lo) * w;
   };
-  const auto sy = [&](double v) { return kTop + h - (v - y.lo) / (y.hi - y.lo) * h; };
+  const auto sy = [&](double v) { return kTop + h - (ty(v) - y.lo) / (y.hi - y.lo) * h; };
 
   canvas.text(kChartWidth / 2.0 - (kRight - kLeft) / 2, 24, chart.title, TextAnchor::middle, kInk);
   // y grid and ticks
-  for (double v = y.lo; v <= y.hi + step / 2; v += step) {
+  for (double t = y.lo; t <= y.hi + step / 2; t += step) {
+    const double v = chart.log_y ? std::pow(10.0, t) : t;
     canvas.line(kLeft, sy(v), kLeft + w, sy(v), kGrid, 1, false);
     canvas.text(kLeft - 8, sy(v) + 4, tick_text(v), TextAnchor::end, kInk);
   }
@@ -124,7 +128,11 @@ void draw_chart(const Chart& chart, Canvas& canvas) {
     const double xs = nice_step(x.hi - x.lo);
     for (double v = std::ceil(x.lo / xs) * xs; v <= x.hi; v += xs) xticks.push_back(v);
   }
+  std::optional<double> last_tick;
   for (double v : xticks) {
+    // Data-valued ticks can crowd (98,304 beside 131,072): a label too close to the last one is left out.
+    if (last_tick && sx(v) - sx(*last_tick) < 48) continue;
+    last_tick = v;
     canvas.line(sx(v), kTop + h, sx(v), kTop + h + 5, kInk, 1, false);
     canvas.text(sx(v), kTop + h + 20, tick_text(v), TextAnchor::middle, kInk);
   }

@@ -138,7 +138,8 @@ BulkPattern build_bulk_pattern(const CollectivePlan& plan, Router& router, const
   if (!timed) return {};
   for (const LinkId link : links)
     pattern.links.push_back(Route{{link}, SimTime::zero(), topology.link(link).bandwidth});
-  for (const StepTransfer& t : *transfers) pattern.transfer_bytes.push_back(t.bytes);
+  pattern.transfer_count = transfers->size();
+  for (const StepTransfer& t : *transfers) pattern.step_bytes += t.bytes;
   pattern.usable = true;
   pattern.duration = pattern.transfer_time + reduction_time(options.reduction_rate, pattern.reduce_bytes);
   return pattern;

@@ -27,8 +27,10 @@ struct BulkPattern {
   // the step puts on it (on the wire: payload / efficiency).
   std::vector<Route> links;
   std::vector<double> link_wire_bytes;
-  std::vector<double> transfer_bytes;  // each transfer's payload, participants in order, each's sends in order
-  SimTime transfer_time;               // drain + latency, identical for every transfer
+  // The step's transfers and their payload summed once, so that completing a step costs the same at any rank count.
+  std::uint64_t transfer_count = 0;
+  double step_bytes = 0;
+  SimTime transfer_time;  // drain + latency, identical for every transfer
   SimTime drain_time;
   SimTime duration;                    // transfer_time + reduction
   double reduce_bytes = 0;             // per participant

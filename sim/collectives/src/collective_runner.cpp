@@ -109,6 +109,7 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec,
   const std::size_t domain_ranks = domains.empty() ? ranks : domains.front().ranks.size();
   ExecutorOptions options;
   options.bulk = spec.bulk;
+  options.symmetry = spec.symmetry;
   options.cost = cost_of(spec, candidate, ranks);
   if (is_nvls(candidate.algorithm) && candidate.protocol) {
     // NCCL's NVLS bandwidth per channel is nvlsEfficiency x (channels - 1) / channels of the link's share.

@@ -4,6 +4,7 @@
 #include <map>
 #include <span>
 
+#include "symmetry_classes.hpp"
 #include "syncsim/collectives/transfer_cost.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/sim_time_overflow.hpp"
@@ -12,6 +13,9 @@ namespace syncsim {
 
 namespace {
 
+using collectives_detail::Recurrence;
+using collectives_detail::SymmetryClasses;
+
 // One distinct combined step (a tuple of pattern ids), how often the collective takes it, and its timing. Uniform
 // steps give every rank (of every channel; index channel * ranks + rank) exactly one send and one receive, so the
 // step is a permutation: rank i receives from pred[i].
@@ -19,14 +23,13 @@ struct CombinedStep {
   std::uint32_t first_step = 0;  // where to read its transfers from the plans
   std::uint64_t occurrences = 0;
   std::uint32_t representative = 0;  // the step whose start offsets pass 2 simulates (the middle occurrence)
-  std::vector<std::uint32_t> pred;
-  std::vector<SimTime> latency;    // of rank i's send
-  std::vector<SimTime> drained;    // rank i's send: its last byte left, after the send started
-  std::vector<SimTime> arrived;    // rank i's send: it arrived, after the send started
-  std::vector<SimTime> reduction;  // rank i, after its receive
-  // The recurrence's weights in picoseconds (see advance): rank i's own send, and the send it receives.
-  std::vector<std::int64_t> self_weight;
-  std::vector<std::int64_t> receive_weight;
+  std::vector<SimTime> latency;      // of rank i's send
+  std::vector<SimTime> drained;      // rank i's send: its last byte left, after the send started
+  std::vector<SimTime> arrived;      // rank i's send: it arrived, after the send started
+  std::vector<SimTime> reduction;    // rank i, after its receive
+  // rank i's predecessor, and the recurrence's weights in picoseconds (see advance): rank i's own send, and the send
+  // it receives.
+  Recurrence recurrence;
   std::vector<LinkTraffic> links;
   double bytes_sent = 0;
   double bytes_reduced = 0;
@@ -66,7 +69,8 @@ bool read_step(Router& router, std::span<const CollectivePlan* const> channels,
   const auto ranks = static_cast<std::uint32_t>(gpus.front().size());
   const std::size_t states = channels.size() * ranks;
   constexpr std::uint32_t kNone = ~std::uint32_t{0};
-  step.pred.assign(states, kNone);
+  std::vector<std::uint32_t>& pred = step.recurrence.pred;
+  pred.assign(states, kNone);
   step.latency.assign(states, SimTime::zero());
   step.reduction.assign(states, SimTime::zero());
   routes.assign(states, nullptr);
@@ -79,8 +83,8 @@ bool read_step(Router& router, std::span<const CollectivePlan* const> channels,
       const PlanSend& send = scratch.sends[0];
       const std::uint32_t i = c * ranks + r;
       const std::uint32_t j = c * ranks + send.dst.value();
-      if (send.dst_step != step.first_step || send.dst.value() >= ranks || step.pred[j] != kNone) return false;
-      step.pred[j] = i;
+      if (send.dst_step != step.first_step || send.dst.value() >= ranks || pred[j] != kNone) return false;
+      pred[j] = i;
       routes[i] = &router.route(gpus[c][r], gpus[c][send.dst.value()]);
       step.latency[i] = step_latency(options.cost, topology, *routes[i]);
       wire[i] = wire_bytes(options.cost, topology, *routes[i], send.bytes);
@@ -119,11 +123,12 @@ void simulate_step(const Topology& topology, CombinedStep& step, const std::vect
 // The recurrence's weights (see advance) from the step's transfer times.
 void set_weights(CombinedStep& step) {
   const std::size_t states = step.drained.size();
-  step.self_weight.resize(states);
-  step.receive_weight.resize(states);
+  Recurrence& r = step.recurrence;
+  r.self_weight.resize(states);
+  r.receive_weight.resize(states);
   for (std::size_t i = 0; i < states; ++i) {
-    step.self_weight[i] = (step.drained[i] + step.reduction[i]).ps();
-    step.receive_weight[i] = (step.arrived[step.pred[i]] + step.reduction[i]).ps();
+    r.self_weight[i] = (step.drained[i] + step.reduction[i]).ps();
+    r.receive_weight[i] = (step.arrived[r.pred[i]] + step.reduction[i]).ps();
   }
 }
 
@@ -131,7 +136,7 @@ void set_weights(CombinedStep& step) {
 // has left and its receive has arrived, then it reduces. `start` holds the ranks' start of this step (ps);
 // `next_start` receives their start of the next. This loop is the fast path's hot spot (steps x ranks x channels),
 // hence raw picoseconds and precomputed weights.
-void advance(const CombinedStep& step, const std::vector<std::int64_t>& start, std::vector<std::int64_t>& next_start) {
+void advance(const Recurrence& step, const std::vector<std::int64_t>& start, std::vector<std::int64_t>& next_start) {
   const std::size_t states = start.size();
   const std::uint32_t* pred = step.pred.data();
   const std::int64_t* self = step.self_weight.data();
@@ -147,20 +152,55 @@ void advance(const CombinedStep& step, const std::vector<std::int64_t>& start, s
   if (overflow) throw SimTimeOverflow("the steps of a collective (run in lockstep over its channels)");
 }
 
+using Shapes = std::map<std::vector<std::uint32_t>, CombinedStep>;
+
+// The recurrences the steps run: each shape's own over all n·C states, or, with symmetry on and classes found, its
+// quotient over the symmetry classes (symmetry_classes.hpp), which gives every state's value exactly.
+struct StepRecurrences {
+  std::vector<const Recurrence*> by_step;
+  std::size_t states = 0;  // of the recurrences run
+  std::optional<SymmetryClasses> classes;
+};
+
+void choose_recurrences(const Shapes& shapes, const std::vector<CombinedStep*>& step_shapes, std::size_t states,
+                        bool symmetry, StepRecurrences& chosen) {
+  std::vector<const Recurrence*> own;
+  for (const auto& [key, step] : shapes) own.push_back(&step.recurrence);
+  chosen.classes.reset();
+  if (symmetry) {
+    // A round of refinement costs about as much as a few dozen steps of the full recurrence: refinement may spend
+    // a small part of what the quotient would save before giving up. The quotient must also be much smaller.
+    const std::size_t steps = step_shapes.size();
+    const std::size_t max_rounds = std::clamp<std::size_t>(steps / (16 * own.size()), 8, 512);
+    chosen.classes = collectives_detail::symmetry_classes(own, states, states / 4, max_rounds);
+  }
+  std::map<const CombinedStep*, const Recurrence*> of;
+  std::size_t k = 0;
+  for (const auto& [key, step] : shapes) {
+    of[&step] = chosen.classes ? &chosen.classes->quotient[k] : &step.recurrence;
+    ++k;
+  }
+  chosen.by_step.clear();
+  for (const CombinedStep* step : step_shapes) chosen.by_step.push_back(of.at(step));
+  chosen.states = chosen.classes ? chosen.classes->count : states;
+}
+
 // Runs the recurrence over the first `steps` steps; records, for each shape, the ranks' start times at its
-// representative step.
-SimTime run_steps(const std::vector<CombinedStep*>& step_shapes, std::size_t steps, std::size_t states,
-                  std::map<const CombinedStep*, std::vector<SimTime>>* representative_starts) {
-  std::vector<std::int64_t> start(states, 0);
-  std::vector<std::int64_t> next_start(states);
+// representative step (all `states` of them, read off their classes under symmetry).
+SimTime run_steps(const std::vector<CombinedStep*>& step_shapes, const StepRecurrences& recurrences, std::size_t steps,
+                  std::size_t states, std::map<const CombinedStep*, std::vector<SimTime>>* representative_starts) {
+  std::vector<std::int64_t> start(recurrences.states, 0);
+  std::vector<std::int64_t> next_start(recurrences.states);
   for (std::uint32_t s = 0; s < steps; ++s) {
     const CombinedStep& step = *step_shapes[s];
     if (representative_starts != nullptr && step.representative == s) {
       std::vector<SimTime>& kept = (*representative_starts)[&step];
-      kept.clear();
-      for (const std::int64_t t : start) kept.push_back(SimTime::from_ps(t));
+      kept.resize(states);
+      for (std::size_t i = 0; i < states; ++i) {
+        kept[i] = SimTime::from_ps(start[recurrences.classes ? recurrences.classes->class_of[i] : i]);
+      }
     }
-    advance(step, start, next_start);
+    advance(*recurrences.by_step[s], start, next_start);
     start.swap(next_start);
   }
   return SimTime::from_ps(*std::max_element(start.begin(), start.end()));
@@ -211,7 +251,7 @@ std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const Coll
   }
 
   // The pattern tuple of every step first: a plan that is not uniform costs no simulation.
-  std::map<std::vector<std::uint32_t>, CombinedStep> shapes;
+  Shapes shapes;
   std::vector<std::uint32_t> ids(channels.size());
   std::vector<CombinedStep*> step_shapes(steps);  // std::map keeps its nodes in place
   for (std::uint32_t s = 0; s < steps; ++s) {
@@ -248,7 +288,9 @@ std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const Coll
   for (const auto& [key, step] : shapes) {
     first_pass_steps = std::max<std::size_t>(first_pass_steps, step.representative + 1);
   }
-  run_steps(step_shapes, first_pass_steps, states, &starts);
+  StepRecurrences recurrences;
+  choose_recurrences(shapes, step_shapes, states, options.symmetry, recurrences);
+  run_steps(step_shapes, recurrences, first_pass_steps, states, &starts);
   for (auto& [key, step] : shapes) {
     std::vector<SimTime>& offsets = starts.at(&step);
     const SimTime first = *std::min_element(offsets.begin(), offsets.end());
@@ -257,7 +299,8 @@ std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const Coll
     simulate_step(router.topology(), step, routes, wire, offsets);
     set_weights(step);
   }
-  const SimTime time = run_steps(step_shapes, steps, states, nullptr);
+  choose_recurrences(shapes, step_shapes, states, options.symmetry, recurrences);
+  const SimTime time = run_steps(step_shapes, recurrences, steps, states, nullptr);
 
   LockstepTiming timing;
   timing.time = time;
@@ -274,6 +317,7 @@ std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const Coll
     }
   }
   timing.step_simulations = shapes.size();
+  timing.symmetry_classes = recurrences.classes ? recurrences.classes->count : 0;
   timing.stats.bulk_steps = std::uint64_t{steps} * channels.size();
   // Capacity holds whatever the offsets did: pass 2 may stagger the channels that meet on a link so far apart that
   // their transfers barely overlap (32 rings on one GPU's NVLink timed as if each had it alone). NCCL's channels

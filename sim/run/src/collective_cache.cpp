@@ -81,6 +81,7 @@ std::size_t CollectiveKeyHash::operator()(const CollectiveKey& k) const {
   h.add(static_cast<std::uint64_t>(k.root.value()));
   h.add(k.pipeline_slices);
   h.add(static_cast<std::uint64_t>(k.bulk));
+  h.add(static_cast<std::uint64_t>(k.symmetry));
   h.add(static_cast<std::uint64_t>(k.lockstep_min_transfers));
   h.add(static_cast<std::uint64_t>(k.record_steps));
   return static_cast<std::size_t>(h.value());
@@ -103,6 +104,7 @@ std::optional<CollectiveKey> CollectiveCache::key(const TopologyDigest& topology
                        .root = spec.root,
                        .pipeline_slices = spec.pipeline_slices,
                        .bulk = spec.bulk,
+                       .symmetry = spec.symmetry,
                        .lockstep_min_transfers = spec.lockstep_min_transfers,
                        .record_steps = spec.record_steps};
 }

@@ -160,6 +160,7 @@ CollectiveSpec ResolvedScenario::collective_spec(CollectiveOp op, std::size_t ra
   spec.record_steps = ranks <= kTraceStepsMaxRanks;
   if (gpu_.compute_capability) spec.busbw_cap = nccl_busbw_cap(*gpu_.compute_capability);
   spec.compute_capability = gpu_.compute_capability;
+  spec.symmetry = workspace_->symmetry();
   return spec;
 }
 
@@ -193,6 +194,18 @@ CollectiveOutcome ResolvedScenario::shared_or_simulated(const CollectiveSpec& sp
   }
   CollectiveOutcome outcome = at_value(scenario_->training.algorithm, [&] { return timed_collective(spec); });
   if (shared_key) shared.store(*shared_key, outcome);
+  return outcome;
+}
+
+CollectiveOutcome ResolvedScenario::changed_network_collective(const Topology& changed, const CollectiveSpec& spec,
+                                                               const std::function<CollectiveOutcome()>& simulate) {
+  CollectiveCache& shared = workspace_->collectives();
+  const std::optional<CollectiveKey> key = CollectiveCache::key(digest(changed), spec);
+  if (key) {
+    if (const CollectiveOutcome* hit = shared.find(*key)) return *hit;
+  }
+  CollectiveOutcome outcome = simulate();
+  if (key) shared.store(*key, outcome);
   return outcome;
 }
 

@@ -3,6 +3,7 @@
 // the topology and its router, the compute model, the worker count, and the AllReduce of a given size as
 // `syncsim collective` would simulate it (cached by size for the run, and in the workspace across runs).
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -83,6 +84,13 @@ class ResolvedScenario {
   // per (op, size, groups): a parallel layout's tensor, data-parallel or pipeline groups.
   const CollectiveOutcome& group_collective(CollectiveOp op, Bytes size,
                                             const std::vector<std::vector<std::size_t>>& groups);
+
+  // `spec` on a changed copy of the network (a degraded state, network_timeline.hpp): from the workspace's cache
+  // under that copy's own digest, or simulated by `simulate` and kept there. The key holds the network's state, so
+  // a degraded network is never served the intact one's result, and a state another run of the workspace already
+  // met (the same degradation in every point of a sweep) is simulated once.
+  CollectiveOutcome changed_network_collective(const Topology& changed, const CollectiveSpec& spec,
+                                               const std::function<CollectiveOutcome()>& simulate);
 
   // For engines to call after each iteration or update: `done` of `total`. Throws RunCancelled when asked to stop.
   void report_progress(std::int64_t done, std::int64_t total) const;

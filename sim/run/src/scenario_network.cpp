@@ -48,8 +48,10 @@ NetworkTimeline scenario_network_timeline(ResolvedScenario& context) {
   auto changed = [&context](Router& router, CollectiveOp op, Bytes size, std::size_t ranks, SimTime start) {
     CollectiveSpec spec = context.collective_spec(op, ranks);
     spec.size = size;
-    return at_value(context.scenario().training.algorithm,
-                    [&] { return degraded_collective(context.scenario(), router, spec, start); });
+    return context.changed_network_collective(router.topology(), spec, [&] {
+      return at_value(context.scenario().training.algorithm,
+                      [&] { return degraded_collective(context.scenario(), router, spec, start); });
+    });
   };
   return NetworkTimeline(context.topology(), std::move(changes), std::move(intact), std::move(changed));
 }

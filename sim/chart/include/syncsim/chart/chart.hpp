@@ -46,6 +46,7 @@ struct Chart {
   std::string x_label;
   std::string y_label;
   bool log_x = false;
+  bool log_y = false;  // ticks at whole decades (a log-log plot of wall time against GPUs)
   std::vector<ChartSeries> series;
   std::optional<double> y_rule;  // dashed horizontal line
   std::string y_rule_label;

@@ -53,6 +53,9 @@ struct CollectiveSpec {
   Rank root{0};
   std::optional<std::uint32_t> pipeline_slices;  // nullopt: auto (512 KiB chain slices, NCCL's tree chunks)
   bool bulk = true;
+  // Ranks in identical states computed once per symmetry class (ExecutorOptions::symmetry); off only to prove that
+  // the results do not change.
+  bool symmetry = true;
   // Several uniform channels run in lockstep (fast, approximate: within a few % of the per-flow result on large
   // clusters, up to ~17% slower on 2-16 DGX nodes in the few-MB range) only when they have at least this many
   // transfers in all; smaller collectives run on the exact executors, which are fast enough there. 0: always.

@@ -18,7 +18,10 @@
 //           its sender's offset), so transfers that share a link (C channels on one GPU's NVLink) share it as
 //           much as the schedule overlaps them; the recurrence runs again with those times.
 //
-// Cost: O(shapes · n·C) flows plus O(steps · n·C) additions, instead of O(steps · n·C) flows. The cyclic
+// Cost: O(shapes · n·C) flows plus O(steps · n·C) additions, instead of O(steps · n·C) flows. With symmetry
+// (ExecutorOptions::symmetry), the recurrence runs once per class of ranks in identical states instead of once per
+// rank (symmetry_classes.hpp: exact, a handful of classes on a symmetric cluster), so the additions cost
+// O(steps · classes): linear in the ranks, not quadratic. The cyclic
 // dependency of a ring holds every rank to the pace of the ring as a whole (the recurrence's cycle mean), which
 // is why per-step times from one representative step carry over to all the steps of the shape.
 //
@@ -46,6 +49,9 @@ struct LockstepTiming {
   ExecutorStats stats;               // summed over channels; every step counts as a bulk step of each channel
   std::vector<LinkTraffic> links;    // every link that carried bytes, sorted by link id (bytes on the wire)
   std::size_t step_simulations = 0;  // fluid simulations run, one per distinct combined step
+  // The classes of ranks in identical states the final recurrence ran over (symmetry_classes.hpp); 0 when it ran
+  // over every rank of every channel (symmetry off, or too little of it to pay).
+  std::size_t symmetry_classes = 0;
 };
 
 // nullopt when the channels cannot run in lockstep: a plan with a step that is not uniform (or that breaks the

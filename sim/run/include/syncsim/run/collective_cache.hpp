@@ -54,6 +54,7 @@ struct CollectiveKey {
   Rank root{0};
   std::optional<std::uint32_t> pipeline_slices;
   bool bulk = true;
+  bool symmetry = true;
   std::size_t lockstep_min_transfers = 0;
   bool record_steps = false;
   bool operator==(const CollectiveKey&) const = default;

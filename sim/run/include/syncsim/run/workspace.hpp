@@ -20,8 +20,14 @@ class Workspace {
   CollectiveCache& collectives() { return collectives_; }
   const CollectiveCache& collectives() const { return collectives_; }
 
+  // Whether the runs' collectives compute ranks in identical states once per symmetry class (CollectiveSpec::
+  // symmetry; the default). Off gives the same results, slower: it is there to prove that. Set before the runs.
+  void set_symmetry(bool on) { symmetry_ = on; }
+  bool symmetry() const { return symmetry_; }
+
  private:
   CollectiveCache collectives_;
+  bool symmetry_ = true;
 };
 
 }  // namespace syncsim::run
