@@ -33,9 +33,9 @@ import time
 SIZE = 100_000_000
 SWITCH = "switch:n={n},bw=100Gbps,lat=5us"
 SWITCH_SIZES = [256, 1024, 2048, 4096, 16384, 65536, 131072]
-# 98,304 GPUs: 12,288 nodes fill 384 leaves of 32; 100,000 (12,500 nodes) leaves the last leaf part-empty, which
-# breaks the fabric's period, so its ring runs over every rank (docs/performance.md).
-DGX_RING_SIZES = [1024, 4096, 8192, 16384, 65536, 98304]
+# 98,304 GPUs: 12,288 nodes fill 384 leaves of 32, a fabric with a period; 100,000 (12,500 nodes) leaves the last
+# leaf part-empty, which breaks it, so its rings run along their cycles (docs/collectives.md).
+DGX_RING_SIZES = [1024, 4096, 8192, 16384, 65536, 98304, 100000]
 DGX_AUTO_SIZES = [1024, 4096, 8192]
 RESNET_SIZES = [1024, 4096, 16384]
 RESNET_AUTO_SIZES = [1024, 4096]

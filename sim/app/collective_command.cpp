@@ -312,7 +312,8 @@ Action add_collective_command(CLI::App& app, FlagCheck* check) {
       ->capture_default_str();
   command->add_flag("--per-flow", options->per_flow, "Simulate every transfer as a flow (no bulk steps)");
   command->add_flag("--no-symmetry", options->no_symmetry,
-                    "Compute every rank, not once per class of ranks in identical states (same results, slower)");
+                    "Step every rank one step at a time, without symmetry classes or the ring's cycle evaluation "
+                    "(same results, slower)");
   command->add_flag("--json", options->json, "Print the rows as JSON");
   command->add_option("--calibration", options->calibration,
                       "Calibration file from `syncsim calibrate`: its fitted regimes replace NCCL's latency model");

@@ -216,8 +216,8 @@ Action add_run_command(CLI::App& app) {
   command->add_option("--set", options->overrides, "Override a scenario value: key.path=value (repeatable)");
   command->add_flag("--json", options->json, "Print report.json to stdout instead of the summary");
   command->add_flag("--no-symmetry", options->no_symmetry,
-                    "Compute every rank's collectives, not once per class of ranks in identical states (same "
-                    "results, slower)");
+                    "Step every rank one step at a time, without symmetry classes or the ring's cycle evaluation "
+                    "(same results, slower)");
   return [options]() { return run_scenario(*options); };
 }
 

@@ -140,6 +140,7 @@ TEST_CASE("symmetry: a degraded link or a shuffled ring order splits the classes
     INFO(nodes << " nodes, " << nic << " degraded, shuffled " << trial % 2 << ", channels " << channels);
     const LockstepTiming on = channel_rings(degraded, ranks, channels, size, order, true);
     const LockstepTiming off = channel_rings(degraded, ranks, channels, size, order, false);
+    CHECK((on.symmetry_classes > 0 || on.by_cycles));  // a fast path ran, and it was exact:
     REQUIRE(on.time == off.time);
     REQUIRE(on.links.size() == off.links.size());
     for (std::size_t i = 0; i < on.links.size(); ++i) {
@@ -173,5 +174,37 @@ TEST_CASE("symmetry: groups sharing a network, oversubscribed trees and tori agr
       INFO(text << " trial " << trial);
       same_either_way(topology, spec);
     }
+  }
+}
+
+TEST_CASE("symmetry: a ring whose ranks do not repeat runs along its cycles, exactly", "[symmetry]") {
+  // 40 nodes on leaves of 32: the second leaf group is part-empty, so the fabric has no period. The rails are still
+  // alike (a class per GPU, the 8 channels merged), and large rings run along the cycles (cycle_recurrence.hpp).
+  for (const int nodes : {40, 45, 97}) {
+    const Topology topology = build_topology(fmt::format("dgx:nodes={},gpus=8", nodes));
+    const std::size_t ranks = topology.gpu_count();
+    for (const std::int64_t size : {std::int64_t{4096}, std::int64_t{100'000'000}}) {
+      const LockstepTiming on = channel_rings(topology, ranks, 8, Bytes{size}, identity(ranks), true);
+      const LockstepTiming off = channel_rings(topology, ranks, 8, Bytes{size}, identity(ranks), false);
+      INFO(nodes << " nodes, " << size << " bytes");
+      CHECK((on.symmetry_classes > 0 || on.by_cycles));
+      CHECK_FALSE(off.by_cycles);
+      REQUIRE(on.time == off.time);
+    }
+  }
+  // GPUs in a random ring order on an oversubscribed fat tree: every rank's weights differ.
+  std::mt19937_64 rng(23);
+  const Topology tree = build_topology("fattree:n=256,radix=32,bw=100Gbps,lat=1us,oversub=4");
+  for (int trial = 0; trial < 4; ++trial) {
+    std::vector<std::size_t> order = identity(256);
+    std::shuffle(order.begin(), order.end(), rng);
+    const Bytes size{static_cast<std::int64_t>(1 + rng() % (std::uint64_t{1} << 30))};
+    // One ring: channels sharing one order would be alike, and classes would merge them.
+    const LockstepTiming on = channel_rings(tree, 256, 1, size, order, true);
+    const LockstepTiming off = channel_rings(tree, 256, 1, size, order, false);
+    INFO("trial " << trial);
+    CHECK(on.symmetry_classes == 0);  // no two ranks alike
+    CHECK(on.by_cycles);
+    REQUIRE(on.time == off.time);
   }
 }

@@ -4,6 +4,7 @@
 #include <map>
 #include <span>
 
+#include "cycle_recurrence.hpp"
 #include "symmetry_classes.hpp"
 #include "syncsim/collectives/transfer_cost.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -13,6 +14,7 @@ namespace syncsim {
 
 namespace {
 
+using collectives_detail::CycleRecurrence;
 using collectives_detail::Recurrence;
 using collectives_detail::SymmetryClasses;
 
@@ -185,25 +187,89 @@ void choose_recurrences(const Shapes& shapes, const std::vector<CombinedStep*>& 
   chosen.states = chosen.classes ? chosen.classes->count : states;
 }
 
-// Runs the recurrence over the first `steps` steps; records, for each shape, the ranks' start times at its
-// representative step (all `states` of them, read off their classes under symmetry).
+using RepresentativeStarts = std::map<const CombinedStep*, std::vector<SimTime>>;
+
+// Keeps every rank's start time at step `s` if it is its shape's representative (read off the classes, if any).
+void keep_if_representative(const std::vector<CombinedStep*>& step_shapes, const StepRecurrences& recurrences,
+                            std::size_t s, std::size_t states, const std::vector<std::int64_t>& start,
+                            RepresentativeStarts* representative_starts) {
+  const CombinedStep& step = *step_shapes[s];
+  if (representative_starts == nullptr || step.representative != s) return;
+  std::vector<SimTime>& kept = (*representative_starts)[&step];
+  kept.resize(states);
+  for (std::size_t i = 0; i < states; ++i) {
+    kept[i] = SimTime::from_ps(start[recurrences.classes ? recurrences.classes->class_of[i] : i]);
+  }
+}
+
+// Runs the recurrence over the first `steps` steps, one by one; records, for each shape, the ranks' start times at
+// its representative step.
 SimTime run_steps(const std::vector<CombinedStep*>& step_shapes, const StepRecurrences& recurrences, std::size_t steps,
-                  std::size_t states, std::map<const CombinedStep*, std::vector<SimTime>>* representative_starts) {
+                  std::size_t states, RepresentativeStarts* representative_starts) {
   std::vector<std::int64_t> start(recurrences.states, 0);
   std::vector<std::int64_t> next_start(recurrences.states);
   for (std::uint32_t s = 0; s < steps; ++s) {
-    const CombinedStep& step = *step_shapes[s];
-    if (representative_starts != nullptr && step.representative == s) {
-      std::vector<SimTime>& kept = (*representative_starts)[&step];
-      kept.resize(states);
-      for (std::size_t i = 0; i < states; ++i) {
-        kept[i] = SimTime::from_ps(start[recurrences.classes ? recurrences.classes->class_of[i] : i]);
-      }
-    }
+    keep_if_representative(step_shapes, recurrences, s, states, start, representative_starts);
     advance(*recurrences.by_step[s], start, next_start);
     start.swap(next_start);
   }
   return SimTime::from_ps(*std::max_element(start.begin(), start.end()));
+}
+
+// The same a run of one shape at a time, each run evaluated at once along the cycles of the predecessors
+// (cycle_recurrence.hpp); runs also end at representative steps. nullopt when the predecessors are not one
+// permutation, or a run's levels pass the budget of 32 per rank (random weights give about ln n; many more mean
+// weights that climb along the ring, where stepping one by one costs no more).
+std::optional<SimTime> run_steps_by_cycles(const std::vector<CombinedStep*>& step_shapes,
+                                           const StepRecurrences& recurrences, std::size_t steps, std::size_t states,
+                                           RepresentativeStarts* representative_starts) {
+  std::vector<const Recurrence*> distinct(recurrences.by_step.begin(), recurrences.by_step.end());
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  const std::optional<CycleRecurrence> cycles = CycleRecurrence::make(distinct, recurrences.states);
+  if (!cycles) return std::nullopt;
+  std::vector<std::int64_t> start(recurrences.states, 0);
+  const auto representative = [&](std::size_t s) {
+    return representative_starts != nullptr && step_shapes[s]->representative == s;
+  };
+  for (std::size_t s = 0; s < steps;) {
+    keep_if_representative(step_shapes, recurrences, s, states, start, representative_starts);
+    std::size_t end = s + 1;
+    while (end < steps && step_shapes[end] == step_shapes[s] && !representative(end)) ++end;
+    if (!cycles->advance(*recurrences.by_step[s], end - s, start, 32 * recurrences.states)) return std::nullopt;
+    s = end;
+  }
+  return SimTime::from_ps(*std::max_element(start.begin(), start.end()));
+}
+
+// The recurrence over the first `steps` steps, the fastest exact way. With symmetry on: over the classes when they
+// are few, else along the cycles of the classes or of the ranks (a ring), else step by step over the classes. With
+// it off, rank by rank step by step: the plain recurrence the tests hold the others equal to.
+SimTime run_recurrence(const Shapes& shapes, const std::vector<CombinedStep*>& step_shapes, std::size_t steps,
+                       std::size_t states, bool symmetry, StepRecurrences& chosen, bool& by_cycles,
+                       RepresentativeStarts* representative_starts) {
+  choose_recurrences(shapes, step_shapes, states, symmetry, chosen);
+  by_cycles = false;
+  // Stepping over this many class-steps costs well under a second: no need for anything cleverer.
+  constexpr std::size_t kCheapClassSteps = std::size_t{1} << 26;
+  if (!symmetry || (chosen.classes && chosen.states * steps <= kCheapClassSteps)) {
+    return run_steps(step_shapes, chosen, steps, states, representative_starts);
+  }
+  if (std::optional<SimTime> time = run_steps_by_cycles(step_shapes, chosen, steps, states, representative_starts)) {
+    by_cycles = true;
+    return *time;
+  }
+  if (chosen.classes) {
+    // The classes' predecessors are no permutation: the ranks' own may still be one.
+    StepRecurrences ranks;
+    choose_recurrences(shapes, step_shapes, states, false, ranks);
+    if (std::optional<SimTime> time = run_steps_by_cycles(step_shapes, ranks, steps, states, representative_starts)) {
+      by_cycles = true;
+      chosen = std::move(ranks);
+      return *time;
+    }
+  }
+  return run_steps(step_shapes, chosen, steps, states, representative_starts);
 }
 
 // Whether transfers of two or more channels cross each link (state i belongs to channel i / ranks).
@@ -289,8 +355,8 @@ std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const Coll
     first_pass_steps = std::max<std::size_t>(first_pass_steps, step.representative + 1);
   }
   StepRecurrences recurrences;
-  choose_recurrences(shapes, step_shapes, states, options.symmetry, recurrences);
-  run_steps(step_shapes, recurrences, first_pass_steps, states, &starts);
+  bool by_cycles = false;
+  run_recurrence(shapes, step_shapes, first_pass_steps, states, options.symmetry, recurrences, by_cycles, &starts);
   for (auto& [key, step] : shapes) {
     std::vector<SimTime>& offsets = starts.at(&step);
     const SimTime first = *std::min_element(offsets.begin(), offsets.end());
@@ -299,8 +365,8 @@ std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const Coll
     simulate_step(router.topology(), step, routes, wire, offsets);
     set_weights(step);
   }
-  choose_recurrences(shapes, step_shapes, states, options.symmetry, recurrences);
-  const SimTime time = run_steps(step_shapes, recurrences, steps, states, nullptr);
+  const SimTime time =
+      run_recurrence(shapes, step_shapes, steps, states, options.symmetry, recurrences, by_cycles, nullptr);
 
   LockstepTiming timing;
   timing.time = time;
@@ -318,6 +384,7 @@ std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const Coll
   }
   timing.step_simulations = shapes.size();
   timing.symmetry_classes = recurrences.classes ? recurrences.classes->count : 0;
+  timing.by_cycles = by_cycles;
   timing.stats.bulk_steps = std::uint64_t{steps} * channels.size();
   // Capacity holds whatever the offsets did: pass 2 may stagger the channels that meet on a link so far apart that
   // their transfers barely overlap (32 rings on one GPU's NVLink timed as if each had it alone). NCCL's channels

@@ -32,8 +32,9 @@ namespace syncsim {
 
 struct ExecutorOptions {
   bool bulk = true;
-  // Ranks in identical states are computed once per symmetry class (symmetry_classes.hpp, in lockstep); the
-  // results are the same to the picosecond with it off, which is what the switch is for: tests that prove it.
+  // In lockstep, ranks in identical states are computed once per symmetry class and a ring's steps a run at a time
+  // (lockstep_runner.hpp); the results are the same to the picosecond with it off, which is what the switch is for:
+  // tests that prove it.
   bool symmetry = true;
   // Rate at which a rank reduces received data (bytes of input per second); nullopt makes reductions free, so
   // collective times equal the network closed forms (docs/architecture.md §5).

@@ -21,7 +21,9 @@
 // Cost: O(shapes · n·C) flows plus O(steps · n·C) additions, instead of O(steps · n·C) flows. With symmetry
 // (ExecutorOptions::symmetry), the recurrence runs once per class of ranks in identical states instead of once per
 // rank (symmetry_classes.hpp: exact, a handful of classes on a symmetric cluster), so the additions cost
-// O(steps · classes): linear in the ranks, not quadratic. The cyclic
+// O(steps · classes): linear in the ranks, not quadratic. A ring without such symmetry (a degraded link, a leaf
+// group left part-empty) has its steps evaluated a run at a time along its cycles (cycle_recurrence.hpp, also
+// exact): O(n log² n) per run of one shape. The cyclic
 // dependency of a ring holds every rank to the pace of the ring as a whole (the recurrence's cycle mean), which
 // is why per-step times from one representative step carry over to all the steps of the shape.
 //
@@ -52,6 +54,9 @@ struct LockstepTiming {
   // The classes of ranks in identical states the final recurrence ran over (symmetry_classes.hpp); 0 when it ran
   // over every rank of every channel (symmetry off, or too little of it to pay).
   std::size_t symmetry_classes = 0;
+  // Without classes: whether the recurrence ran a run of steps at a time along the rings' cycles
+  // (cycle_recurrence.hpp, exact for rings whose ranks do not repeat) rather than step by step.
+  bool by_cycles = false;
 };
 
 // nullopt when the channels cannot run in lockstep: a plan with a step that is not uniform (or that breaks the
