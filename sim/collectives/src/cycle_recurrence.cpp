@@ -9,7 +9,10 @@ namespace syncsim::collectives_detail {
 
 namespace {
 
-using Wide = __int128;
+// 128 bits: prefix sums of picosecond weights and their products with positions can pass 64.
+__extension__ typedef __int128 Wide;
+// Below any line's value (positions times 64-bit weights stay within about 1e25): what an empty range gives.
+constexpr Wide kBelowAll = -(static_cast<Wide>(1) << 120);
 
 // Lines y = slope · α + intercept with slopes 0, 1, 2, ... (positions): a segment tree whose every node holds the
 // upper hull of its range's lines, so that the largest line at α over a range is O(log² N).
@@ -39,7 +42,7 @@ class HullTree {
 
   // The largest line at α over positions [lo, hi].
   Wide max_at(std::size_t lo, std::size_t hi, std::int64_t alpha) const {
-    Wide best = std::numeric_limits<Wide>::min();
+    Wide best = kBelowAll;
     for (std::size_t l = lo + size_, r = hi + size_ + 1; l < r; l /= 2, r /= 2) {
       if (l & 1) best = std::max(best, node_max(l++, alpha));
       if (r & 1) best = std::max(best, node_max(--r, alpha));
@@ -71,7 +74,7 @@ class HullTree {
   Wide node_max(std::size_t node, std::int64_t alpha) const {
     std::size_t lo = begin_[node];
     std::size_t hi = begin_[node + 1];
-    if (lo == hi) return std::numeric_limits<Wide>::min();
+    if (lo == hi) return kBelowAll;
     --hi;
     while (lo < hi) {
       const std::size_t mid = (lo + hi) / 2;
@@ -153,7 +156,7 @@ bool CycleRecurrence::advance(const Recurrence& shape, std::uint64_t steps, std:
     const HullTree hulls(std::move(intercepts));
     for (std::size_t u = 0; u < length; ++u) {
       const std::size_t own = u + t;  // the rank's own position; its window is [u, own]
-      Wide best = std::numeric_limits<Wide>::min();
+      Wide best = kBelowAll;
       for (std::size_t level = own;;) {
         if (++levels > max_levels) return false;
         const std::int64_t alpha = a[level];
