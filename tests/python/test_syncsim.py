@@ -126,3 +126,19 @@ def test_the_quickstart_prints_what_docs_python_md_shows():
     printed = subprocess.run([sys.executable, "examples/python/quickstart.py"], cwd=ROOT, check=True,
                              capture_output=True, text=True).stdout
     assert printed == shown
+
+
+def test_the_plan_example_plots_a_scaling_curve(tmp_path):
+    """examples/python/plan.py: a sweep over cluster sizes drawn with matplotlib (no display: the Agg backend)."""
+    pytest.importorskip("matplotlib")
+    chart = tmp_path / "plan.png"
+    printed = subprocess.run([sys.executable, "examples/python/plan.py", str(chart)], cwd=ROOT, check=True,
+                             capture_output=True, text=True, env={**os.environ, "MPLBACKEND": "Agg"}).stdout
+    lines = printed.splitlines()
+    assert [int(line.split()[0]) for line in lines[:-1]] == [8, 16, 32, 64, 128]
+    assert lines[-1] == f"wrote {chart}"
+    assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    # Throughput grows with the cluster and never beats ideal scaling.
+    throughput = [float(line.split()[2]) for line in lines[:-1]]
+    assert throughput == sorted(throughput)
+    assert all(0 < float(line.split()[5].rstrip("%")) <= 100 for line in lines[:-1])
