@@ -187,20 +187,18 @@ const CollectiveOutcome& ResolvedScenario::group_collective(CollectiveOp op, Byt
 CollectiveOutcome ResolvedScenario::shared_or_simulated(const CollectiveSpec& spec) {
   // Across the runs of one workspace (a sweep, a GUI document), the same collective on the same network is
   // simulated once.
-  CollectiveCache& shared = workspace_->collectives();
-  const std::optional<CollectiveKey> shared_key = workspace_key(spec);
-  if (shared_key) {
-    if (const CollectiveOutcome* hit = shared.find(*shared_key)) return *hit;
-  }
-  CollectiveOutcome outcome = at_value(scenario_->training.algorithm, [&] { return timed_collective(spec); });
-  if (shared_key) shared.store(*shared_key, outcome);
-  return outcome;
+  return cached_or(workspace_key(spec),
+                   [&] { return at_value(scenario_->training.algorithm, [&] { return timed_collective(spec); }); });
 }
 
 CollectiveOutcome ResolvedScenario::changed_network_collective(const Topology& changed, const CollectiveSpec& spec,
                                                                const std::function<CollectiveOutcome()>& simulate) {
+  return cached_or(CollectiveCache::key(digest(changed), spec), simulate);
+}
+
+CollectiveOutcome ResolvedScenario::cached_or(const std::optional<CollectiveKey>& key,
+                                              const std::function<CollectiveOutcome()>& simulate) {
   CollectiveCache& shared = workspace_->collectives();
-  const std::optional<CollectiveKey> key = CollectiveCache::key(digest(changed), spec);
   if (key) {
     if (const CollectiveOutcome* hit = shared.find(*key)) return *hit;
   }

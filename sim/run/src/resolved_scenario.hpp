@@ -115,6 +115,9 @@ class ResolvedScenario {
   TrainingReport::ComputeProfile profile_report() const;
   // `spec` from the workspace's cache, or simulated (timed_collective) and kept there.
   CollectiveOutcome shared_or_simulated(const CollectiveSpec& spec);
+  // The workspace's outcome under `key`, or `simulate`'s, kept there (nothing is kept without a key).
+  CollectiveOutcome cached_or(const std::optional<CollectiveKey>& key,
+                              const std::function<CollectiveOutcome()>& simulate);
   // simulate_collective, with a clock overflow placed at cluster.topology.
   CollectiveOutcome timed_collective(const CollectiveSpec& spec);
 
