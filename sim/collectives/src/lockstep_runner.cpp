@@ -162,6 +162,7 @@ struct StepRecurrences {
   std::vector<const Recurrence*> by_step;
   std::size_t states = 0;  // of the recurrences run
   std::optional<SymmetryClasses> classes;
+  bool by_cycles = false;  // ran a run of steps at a time (run_steps_by_cycles), not step by step
 };
 
 void choose_recurrences(const Shapes& shapes, const std::vector<CombinedStep*>& step_shapes, std::size_t states,
@@ -246,17 +247,17 @@ std::optional<SimTime> run_steps_by_cycles(const std::vector<CombinedStep*>& ste
 // are few, else along the cycles of the classes or of the ranks (a ring), else step by step over the classes. With
 // it off, rank by rank step by step: the plain recurrence the tests hold the others equal to.
 SimTime run_recurrence(const Shapes& shapes, const std::vector<CombinedStep*>& step_shapes, std::size_t steps,
-                       std::size_t states, bool symmetry, StepRecurrences& chosen, bool& by_cycles,
+                       std::size_t states, bool symmetry, StepRecurrences& chosen,
                        RepresentativeStarts* representative_starts) {
   choose_recurrences(shapes, step_shapes, states, symmetry, chosen);
-  by_cycles = false;
+  chosen.by_cycles = false;
   // Stepping over this many class-steps costs well under a second: no need for anything cleverer.
   constexpr std::size_t kCheapClassSteps = std::size_t{1} << 26;
   if (!symmetry || (chosen.classes && chosen.states * steps <= kCheapClassSteps)) {
     return run_steps(step_shapes, chosen, steps, states, representative_starts);
   }
   if (std::optional<SimTime> time = run_steps_by_cycles(step_shapes, chosen, steps, states, representative_starts)) {
-    by_cycles = true;
+    chosen.by_cycles = true;
     return *time;
   }
   if (chosen.classes) {
@@ -264,8 +265,8 @@ SimTime run_recurrence(const Shapes& shapes, const std::vector<CombinedStep*>& s
     StepRecurrences ranks;
     choose_recurrences(shapes, step_shapes, states, false, ranks);
     if (std::optional<SimTime> time = run_steps_by_cycles(step_shapes, ranks, steps, states, representative_starts)) {
-      by_cycles = true;
       chosen = std::move(ranks);
+      chosen.by_cycles = true;
       return *time;
     }
   }
@@ -355,8 +356,7 @@ std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const Coll
     first_pass_steps = std::max<std::size_t>(first_pass_steps, step.representative + 1);
   }
   StepRecurrences recurrences;
-  bool by_cycles = false;
-  run_recurrence(shapes, step_shapes, first_pass_steps, states, options.symmetry, recurrences, by_cycles, &starts);
+  run_recurrence(shapes, step_shapes, first_pass_steps, states, options.symmetry, recurrences, &starts);
   for (auto& [key, step] : shapes) {
     std::vector<SimTime>& offsets = starts.at(&step);
     const SimTime first = *std::min_element(offsets.begin(), offsets.end());
@@ -365,8 +365,7 @@ std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const Coll
     simulate_step(router.topology(), step, routes, wire, offsets);
     set_weights(step);
   }
-  const SimTime time =
-      run_recurrence(shapes, step_shapes, steps, states, options.symmetry, recurrences, by_cycles, nullptr);
+  const SimTime time = run_recurrence(shapes, step_shapes, steps, states, options.symmetry, recurrences, nullptr);
 
   LockstepTiming timing;
   timing.time = time;
@@ -384,7 +383,7 @@ std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const Coll
   }
   timing.step_simulations = shapes.size();
   timing.symmetry_classes = recurrences.classes ? recurrences.classes->count : 0;
-  timing.by_cycles = by_cycles;
+  timing.by_cycles = recurrences.by_cycles;
   timing.stats.bulk_steps = std::uint64_t{steps} * channels.size();
   // Capacity holds whatever the offsets did: pass 2 may stagger the channels that meet on a link so far apart that
   // their transfers barely overlap (32 rings on one GPU's NVLink timed as if each had it alone). NCCL's channels
