@@ -6,6 +6,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
@@ -79,6 +81,45 @@ TEST_CASE("sync AllReduce trace: each bucket span holds its ring steps, reduce-s
   const std::size_t buckets = out.report.buckets.size();
   CHECK(steps == 8 * 3 * buckets * 14);
   CHECK(reduce_scatter == steps / 2);
+}
+
+TEST_CASE("sync AllReduce trace: every ring step sends one arrow to the next rank's same step") {
+  const run::RunOutput out = run::run_scenario(parse_scenario(kScenario, "links.yaml"));
+  std::ostringstream text;
+  trace::write_chrome_trace(out.trace, text);
+  const nlohmann::json trace = nlohmann::json::parse(text.str());
+  std::vector<const nlohmann::json*> steps;
+  std::map<std::int64_t, std::vector<const nlohmann::json*>> ends;  // flow id -> its s and f events
+  for (const auto& event : trace.at("traceEvents")) {
+    if (event.at("ph") == "X" && event.at("cat") == "collective_step") steps.push_back(&event);
+    if (event.at("ph") == "s" || event.at("ph") == "f") ends[event.at("id").get<std::int64_t>()].push_back(&event);
+  }
+  // The step of `tid` whose span holds `ts`.
+  auto step_at = [&](const nlohmann::json& end) -> const nlohmann::json* {
+    for (const nlohmann::json* step : steps) {
+      const double start = step->at("ts");
+      if (step->at("tid") == end.at("tid") && start <= end.at("ts").get<double>() &&
+          end.at("ts").get<double>() <= start + step->at("dur").get<double>())
+        return step;
+    }
+    return nullptr;
+  };
+  REQUIRE(ends.size() == steps.size());
+  std::map<std::pair<std::int64_t, std::int64_t>, int> sends_from;  // (tid, span_id) -> arrows leaving it
+  for (const auto& [id, pair] : ends) {
+    REQUIRE(pair.size() == 2);
+    CHECK(pair[0]->at("ph") == "s");
+    CHECK(pair[1]->at("ph") == "f");
+    const nlohmann::json* from = step_at(*pair[0]);
+    const nlohmann::json* to = step_at(*pair[1]);
+    REQUIRE(from != nullptr);
+    REQUIRE(to != nullptr);
+    CHECK(from->at("tid") != to->at("tid"));
+    CHECK(from->at("args").at("step") == to->at("args").at("step"));
+    ++sends_from[{from->at("tid").get<std::int64_t>(), from->at("args").at("span_id").get<std::int64_t>()}];
+  }
+  CHECK(sends_from.size() == steps.size());
+  for (const auto& [span, count] : sends_from) CHECK(count == 1);
 }
 
 }  // namespace

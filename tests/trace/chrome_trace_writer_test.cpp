@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 using namespace syncsim;
 using namespace syncsim::trace;
@@ -71,6 +72,8 @@ TEST_CASE("chrome trace: every event has the fields its phase requires") {
       ++complete;
       REQUIRE(e.contains("dur"));
       REQUIRE(e.contains("cat"));
+    } else if (ph == "s" || ph == "f") {
+      REQUIRE(e.contains("id"));
     } else if (ph == "C") {
       ++counters;
       REQUIRE(e.at("args").contains("value"));
@@ -100,6 +103,29 @@ TEST_CASE("chrome trace: every event has the fields its phase requires") {
     }
   }
   CHECK(named_gpu1);
+}
+
+TEST_CASE("chrome trace: a flow is an s/f pair with one id, each end inside its span") {
+  TraceBuilder b;
+  const TrackId gpu0 = b.add_track("gpu0", TrackKind::worker, 0);
+  const TrackId gpu1 = b.add_track("gpu1", TrackKind::worker, 1);
+  const SpanId send = b.add_span(gpu0, "step 1", category::collective_step, ps(1'000'000), ps(3'000'000));
+  const SpanId recv = b.add_span(gpu1, "step 2", category::collective_step, ps(4'000'000), ps(1'000'000));
+  b.add_flow(send, recv);
+  const json events = json::parse(write(std::move(b).build())).at("traceEvents");
+  std::vector<json> ends;
+  for (const json& e : events) {
+    if (e.value("cat", "") == "flow") ends.push_back(e);
+  }
+  REQUIRE(ends.size() == 2);
+  CHECK(ends[0].at("ph") == "s");
+  CHECK(ends[1].at("ph") == "f");
+  CHECK(ends[1].at("bp") == "e");
+  CHECK(ends[0].at("id") == ends[1].at("id"));
+  CHECK(ends[0].at("tid") == 1);
+  CHECK(ends[1].at("tid") == 2);
+  CHECK(ends[0].at("ts").get<double>() == Approx(2.5));
+  CHECK(ends[1].at("ts").get<double>() == Approx(4.5));
 }
 
 TEST_CASE("chrome trace: ts and dur are exact microseconds with six decimals") {

@@ -73,4 +73,25 @@ TEST_CASE("builder rejects bad input") {
   CHECK_THROWS_AS(b.add_span(w, "x", category::idle, ps(0), ps(-1)), std::invalid_argument);
   CHECK_THROWS_AS(b.add_span(w, "x", category::idle, ps(0), ps(1), {}, 7), std::invalid_argument);
   CHECK_THROWS_AS(b.add_counter(w + 1, "u", ps(0), 1.0), std::invalid_argument);
+  const SpanId span = b.add_span(w, "x", category::idle, ps(0), ps(1));
+  CHECK_THROWS_AS(b.add_flow(span, span + 1), std::invalid_argument);
+  CHECK_THROWS_AS(b.add_flow(kNoSpan, span), std::invalid_argument);
+}
+
+TEST_CASE("flows follow their spans to sorted indices, in (from, to) order") {
+  TraceBuilder b;
+  const TrackId late = b.add_track("gpu1", TrackKind::worker, 1);
+  const TrackId early = b.add_track("gpu0", TrackKind::worker, 0);
+  const SpanId b1 = b.add_span(late, "b1", category::collective_step, ps(20), ps(10));
+  const SpanId b0 = b.add_span(late, "b0", category::collective_step, ps(0), ps(10));
+  const SpanId a0 = b.add_span(early, "a0", category::collective_step, ps(0), ps(10));
+  b.add_flow(b1, a0);
+  b.add_flow(a0, b0);
+  const Trace t = std::move(b).build();
+  auto name = [&](SpanId id) { return std::string(t.str(t.spans()[id].name)); };
+  REQUIRE(t.flows().size() == 2);
+  CHECK(name(t.flows()[0].from) == "a0");
+  CHECK(name(t.flows()[0].to) == "b0");
+  CHECK(name(t.flows()[1].from) == "b1");
+  CHECK(name(t.flows()[1].to) == "a0");
 }

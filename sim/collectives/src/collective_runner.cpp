@@ -94,6 +94,21 @@ std::uint32_t candidate_channels(const CollectiveSpec& spec, const Topology& top
   return default_channels(topology, gpus, algorithm);
 }
 
+// Every send of `plan` from one of its first `ranks` ranks to another, in (sender, step) order.
+std::vector<StepSend> rank_sends(const CollectivePlan& plan, std::size_t ranks) {
+  std::vector<StepSend> sends;
+  PlanStep step;
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    for (std::uint32_t s = 0; s < plan.step_count(Rank{r}); ++s) {
+      plan.step(Rank{r}, s, step);
+      for (const PlanSend& send : step.sends) {
+        if (send.dst.value() < ranks) sends.push_back({Rank{r}, s, send.dst, send.dst_step});
+      }
+    }
+  }
+  return sends;
+}
+
 // `groups`: the GPU indices of each group running the collective (one group of the first `ranks` GPUs unless the
 // spec names several); the plans are built once, from the first group's structure (hosts, reductions).
 CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec,
@@ -212,6 +227,7 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec,
     // The ranks' own streams; a plan's further participants (second streams, switches) are not ranks.
     const auto& steps = executors.front()->step_starts();
     outcome.step_starts.assign(steps.begin(), steps.begin() + static_cast<std::ptrdiff_t>(ranks));
+    outcome.step_sends = rank_sends(*channel_plans.front(), ranks);
   }
   return outcome;
 }

@@ -63,6 +63,8 @@ void SyncTraceRecorder::on_bucket_sync(std::int64_t iteration, std::size_t bucke
                                                  : "compressed",
                                        bucket);
   const CollectiveOutcome* outcome = plain && steps_ && n > 1 ? steps_(bytes, n, start) : nullptr;
+  // step_spans[i][s]: the span of rank i's step s, for the arrows from each send to the step it feeds.
+  std::vector<std::vector<trace::SpanId>> step_spans(ranks.size());
   for (std::size_t i = 0; i < ranks.size(); ++i) {
     const trace::TrackId track = comm_track_[static_cast<std::size_t>(ranks[i])];
     const trace::SpanId parent =
@@ -82,10 +84,16 @@ void SyncTraceRecorder::on_bucket_sync(std::int64_t iteration, std::size_t bucke
     // The collective's rank i is the i-th joining rank (the simulation places it on the i-th GPU).
     const std::vector<SimTime>& steps = outcome->step_starts[i];
     for (std::size_t s = 0; s + 1 < steps.size(); ++s) {
-      builder_.add_span(track, step_name(*outcome, n, s), trace::category::collective_step, start + steps[s],
-                        steps[s + 1] - steps[s],
-                        {{"step", static_cast<std::int64_t>(s)}, {"algorithm", to_string(outcome->algorithm)}}, parent);
+      step_spans[i].push_back(builder_.add_span(
+          track, step_name(*outcome, n, s), trace::category::collective_step, start + steps[s], steps[s + 1] - steps[s],
+          {{"step", static_cast<std::int64_t>(s)}, {"algorithm", to_string(outcome->algorithm)}}, parent));
     }
+  }
+  if (outcome == nullptr) return;
+  for (const StepSend& send : outcome->step_sends) {
+    const auto& from = step_spans[send.src.value()];
+    const auto& to = step_spans[send.dst.value()];
+    if (send.step < from.size() && send.dst_step < to.size()) builder_.add_flow(from[send.step], to[send.dst_step]);
   }
 }
 

@@ -40,6 +40,7 @@ struct TraceBuilder::Impl {
   std::vector<Track> tracks;
   std::vector<Span> spans;  // track/parent hold builder ids until build()
   std::vector<Counter> counters;
+  std::vector<Flow> flows;  // builder span ids until build()
   std::vector<Arg> args;
   std::vector<std::pair<std::string, std::string>> metadata;
 
@@ -104,6 +105,13 @@ void TraceBuilder::add_counter(TrackId track, std::string_view name, SimTime tim
   impl_->counters.push_back(Counter{time, value, track, impl_->intern(name)});
 }
 
+void TraceBuilder::add_flow(SpanId from, SpanId to) {
+  if (from >= impl_->spans.size() || to >= impl_->spans.size()) {
+    throw std::invalid_argument("trace: add_flow between unknown spans");
+  }
+  impl_->flows.push_back(Flow{from, to});
+}
+
 void TraceBuilder::set_metadata(std::string_view key, std::string_view value) {
   for (auto& [k, v] : impl_->metadata) {
     if (k == key) {
@@ -165,6 +173,12 @@ Trace TraceBuilder::build() && {
   }
   std::vector<Span>().swap(m.spans);
   std::vector<Arg>().swap(m.args);
+
+  // Flows: sorted by their spans' new ids, so the output depends on the spans alone, not on insertion order.
+  for (Flow& f : m.flows) f = Flow{span_new[f.from], span_new[f.to]};
+  std::sort(m.flows.begin(), m.flows.end(),
+            [](const Flow& x, const Flow& y) { return std::tie(x.from, x.to) < std::tie(y.from, y.to); });
+  t.flows_ = std::move(m.flows);
 
   // Counters: (track, time, insertion order).
   for (Counter& c : m.counters) c.track = track_new[c.track];

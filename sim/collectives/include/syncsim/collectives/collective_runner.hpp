@@ -65,6 +65,14 @@ struct CollectiveSpec {
   bool record_steps = false;
 };
 
+// One send of a plan between two of its ranks: rank `src`'s step `step` feeds rank `dst`'s step `dst_step`.
+struct StepSend {
+  Rank src;
+  std::uint32_t step = 0;
+  Rank dst;
+  std::uint32_t dst_step = 0;
+};
+
 struct CollectiveOutcome {
   SimTime time;  // launch overhead included
   Algorithm algorithm = Algorithm::ring;
@@ -78,6 +86,9 @@ struct CollectiveOutcome {
   // With spec.record_steps: channel 0's steps, per rank: when each step began and, last, when the rank finished,
   // relative to the collective's start (the launch overhead is not in them). Empty otherwise.
   std::vector<std::vector<SimTime>> step_starts;
+  // With spec.record_steps: channel 0's sends between ranks (not those to or from a plan's further participants),
+  // by sender and step: who feeds whom, for a trace's flow arrows. Empty otherwise.
+  std::vector<StepSend> step_sends;
 };
 
 // Ranks grouped by host, from the topology's GPU host ids; empty when some GPU has none.

@@ -105,6 +105,13 @@ struct Span {
   SimTime end() const { return start + duration; }
 };
 
+// An arrow from one span to another (Perfetto and chrome://tracing draw it): a collective step's send, from the
+// sender's step to the receiver's step it feeds.
+struct Flow {
+  SpanId from = kNoSpan;
+  SpanId to = kNoSpan;
+};
+
 struct Counter {
   SimTime time;
   double value = 0.0;
@@ -119,6 +126,8 @@ class Trace {
   const std::vector<Track>& tracks() const { return tracks_; }
   const std::vector<Span>& spans() const { return spans_; }
   const std::vector<Counter>& counters() const { return counters_; }
+  // Sorted by (from, to); span ids are indices into spans().
+  const std::vector<Flow>& flows() const { return flows_; }
   std::span<const Arg> args(const Span& span) const {
     return std::span<const Arg>(args_).subspan(span.args_begin, span.args_count);
   }
@@ -132,6 +141,7 @@ class Trace {
   std::vector<Track> tracks_;
   std::vector<Span> spans_;
   std::vector<Counter> counters_;
+  std::vector<Flow> flows_;
   std::vector<Arg> args_;
   std::vector<std::pair<std::string, std::string>> metadata_;
 };
@@ -156,6 +166,8 @@ class TraceBuilder {
                     parent);
   }
   void add_counter(TrackId track, std::string_view name, SimTime time, double value);
+  // An arrow between two spans this builder returned; std::invalid_argument for an unknown one.
+  void add_flow(SpanId from, SpanId to);
   void set_metadata(std::string_view key, std::string_view value);
   void reserve_spans(std::size_t n);
 
