@@ -237,26 +237,25 @@ void write_chrome_trace(const Trace& trace, std::ostream& out) {
 
   // Flow arrows (the legacy "s"/"f" pair both viewers read): each end sits at its span's midpoint, where no
   // neighbouring step's boundary can make the enclosing slice ambiguous, and binds to the slice around it.
-  const auto& flows = trace.flows();
-  for (std::size_t i = 0; i < flows.size(); ++i) {
-    const auto flow_end = [&](SpanId id, std::string_view phase) {
-      const Span& s = spans[id];
-      o.raw(first ? "\n" : ",\n");
-      first = false;
-      o.raw(R"({"name":"send","cat":"flow","ph":")");
-      o.raw(phase);
-      o.raw(R"(","id":)");
-      o.integer(static_cast<std::int64_t>(i));
-      o.raw(R"(,"ts":)");
-      o.micros(s.start + SimTime::from_ps(s.duration.ps() / 2));
-      o.raw(R"(,"pid":)");
-      o.integer(pid_of(tracks[s.track].kind));
-      o.raw(R"(,"tid":)");
-      o.integer(static_cast<std::int64_t>(s.track) + 1);
-      o.raw(phase == "f" ? R"(,"bp":"e"})" : "}");
-    };
-    flow_end(flows[i].from, "s");
-    flow_end(flows[i].to, "f");
+  const auto flow_end = [&](std::size_t flow, SpanId id, std::string_view phase) {
+    const Span& s = spans[id];
+    o.raw(first ? "\n" : ",\n");
+    first = false;
+    o.raw(R"({"name":"send","cat":"flow","ph":")");
+    o.raw(phase);
+    o.raw(R"(","id":)");
+    o.integer(static_cast<std::int64_t>(flow));
+    o.raw(R"(,"ts":)");
+    o.micros(s.start + SimTime::from_ps(s.duration.ps() / 2));
+    o.raw(R"(,"pid":)");
+    o.integer(pid_of(tracks[s.track].kind));
+    o.raw(R"(,"tid":)");
+    o.integer(static_cast<std::int64_t>(s.track) + 1);
+    o.raw(phase == "f" ? R"(,"bp":"e"})" : "}");
+  };
+  for (std::size_t i = 0; i < trace.flows().size(); ++i) {
+    flow_end(i, trace.flows()[i].from, "s");
+    flow_end(i, trace.flows()[i].to, "f");
   }
 
   // otherData: the builder's metadata (unique keys), then defaults for keys it did not set.
