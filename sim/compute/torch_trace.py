@@ -157,7 +157,7 @@ def trace(spec, shape):
     try:
         graph = tracer.trace(model)
     except Exception as e:  # torch.fx's own refusals: data-dependent control flow, iterating a tensor
-        raise TraceError(f"torch.fx cannot trace {source_of(spec, model)}: {str(e).splitlines()[0]}")
+        raise TraceError(f"torch.fx cannot trace it: {str(e).splitlines()[0]}")
     gm = torch.fx.GraphModule(model, graph)
     try:
         # ShapeProp prints the traceback of a failing node itself; the one line below says it all.
