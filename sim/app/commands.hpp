@@ -23,6 +23,7 @@ Action add_run_command(CLI::App& app);
 Action add_memory_command(CLI::App& app);
 Action add_sweep_command(CLI::App& app, FlagCheck* check = nullptr);
 Action add_plan_command(CLI::App& app, FlagCheck* check = nullptr);
+Action add_import_command(CLI::App& app);
 
 // The most threads `-j` may ask for: more than any machine has cores, fewer than a typo (`-j 1000000`) spawns.
 inline constexpr std::int64_t kMaxThreads = 1024;

@@ -32,6 +32,7 @@ int main(int argc, char** argv) {
       "  syncsim topo dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps --dot dgx.dot\n"
       "  syncsim calibrate --nccl-tests all_reduce_perf.log --topology dgx:nodes=1,gpus=8 -o cal.yaml\n"
       "  syncsim validate --calibration cal.yaml --nccl-tests all_reduce_perf.log\n"
+      "  syncsim import-model torchvision:resnet50 --input 3x224x224 -o resnet50.yaml\n"
       "Run 'syncsim COMMAND --help' for a command's options.");
 
   const auto collective = syncsim::app::add_collective_command(app);
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
   const auto memory = syncsim::app::add_memory_command(app);
   const auto sweep = syncsim::app::add_sweep_command(app);
   const auto plan = syncsim::app::add_plan_command(app);
+  const auto import_model = syncsim::app::add_import_command(app);
 
   try {
     app.parse(argc, argv);
@@ -53,7 +55,8 @@ int main(int argc, char** argv) {
     if (!first.empty() && first[0] != '-' &&
         app.get_subcommands([&](CLI::App* c) { return c->get_name() == first; }).empty()) {
       std::cerr << "syncsim: error: unknown command '" << first
-                << "': expected run, memory, sweep, plan, collective, topo, calibrate or validate (see --help)\n";
+                << "': expected run, memory, sweep, plan, collective, topo, calibrate, validate or import-model (see "
+                   "--help)\n";
     } else {
       std::cerr << "syncsim: error: " << e.what() << " (see --help)\n";
     }
@@ -69,6 +72,7 @@ int main(int argc, char** argv) {
       if (app.got_subcommand("memory")) return memory();
       if (app.got_subcommand("sweep")) return sweep();
       if (app.got_subcommand("plan")) return plan();
+      if (app.got_subcommand("import-model")) return import_model();
       return 2;
     };
     // Files are checked as they are written (syncsim/core/output_file.hpp); the standard output once the command is

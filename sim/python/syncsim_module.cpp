@@ -7,11 +7,13 @@
 //   out = syncsim.simulate(scenario); out.report_json     # report.json's exact text; out.trace_events()
 //   syncsim.collective("switch:n=8,bw=100Gbps", sizes="1M:1G")["rows"]   # `syncsim collective --json`
 //   syncsim.sweep(scenario, [{"cluster.topology.nodes": n} for n in (1, 2, 4)])  # rows (a DataFrame with pandas)
+//   syncsim.import_model("torchvision:resnet50", "3x224x224", "resnet50.yaml")   # `syncsim import-model`
 //
 // A scenario is a path, YAML text (anything with a newline or a leading '{'), a dict, or a syncsim.Scenario.
 // Overrides are a dict {key.path: value} or a list of "key.path=value" strings, as `--set` takes them. Bad input
 // raises syncsim.InputError (a ValueError) carrying the command line's message: file:line:col, key, expected.
 // The GIL is released while a scenario or a collective simulates.
+#include <pybind11/eval.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "collective_table.hpp"
+#include "import_model.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/run/workspace.hpp"
@@ -195,6 +198,44 @@ py::object sweep(const py::object& scenario, const py::list& points, const py::o
   }
 }
 
+// `syncsim import-model` in this interpreter: the same tracing script, run in-process so that it also takes an
+// nn.Module object, and the same import (app/import_model.hpp). The layers as dicts; the file written when asked.
+py::dict import_model(const py::object& model, const py::object& input, const py::object& output) {
+  py::dict scope;
+  scope["__name__"] = "syncsim_torch_trace";  // not "__main__": the script's command-line entry stays idle
+  py::exec(std::string(torch_trace_script()), scope);
+  const py::object shape = py::isinstance<py::str>(input) ? input : py::object(py::list(input));
+  const std::string json = scope["trace_json"](model, shape).cast<std::string>();
+  const std::string where =
+      py::str(py::isinstance<py::str>(model) ? model : py::type::of(model).attr("__name__")).cast<std::string>();
+  const ImportedModel imported = app::imported_model(json, where);
+  if (!output.is_none()) app::write_imported_model(imported, py::str(output).cast<std::string>());
+  py::list layers;
+  std::int64_t params = 0;
+  std::int64_t forward_flops = 0;
+  for (const Layer& layer : imported.layers) {
+    py::dict row;
+    row["name"] = layer.name;
+    row["params"] = layer.params;
+    row["forward_flops"] = layer.forward_flops;
+    row["weight_elements_read"] = layer.weight_elements_read;
+    row["activation_elements_moved"] = layer.activation_elements_moved;
+    row["saved_elements"] = layer.saved_elements;
+    row["saved_mask_bytes"] = layer.saved_mask_bytes;
+    layers.append(row);
+    params += layer.params;
+    forward_flops += layer.forward_flops;
+  }
+  py::dict result;
+  result["name"] = imported.name;
+  result["source"] = imported.source;
+  result["input"] = imported.input;
+  result["params"] = params;
+  result["forward_flops"] = forward_flops;
+  result["layers"] = layers;
+  return result;
+}
+
 }  // namespace
 
 }  // namespace syncsim::python
@@ -250,4 +291,8 @@ PYBIND11_MODULE(syncsim, m) {
         py::arg("symmetry") = true,
         "Runs the scenario once per overrides in `points`; one row per run (a pandas DataFrame when pandas is "
         "importable, else a list of dicts). progress: True (a line on stderr), False, or a callable(done, total)");
+  m.def("import_model", &sp::import_model, py::arg("model"), py::arg("input"), py::arg("output") = py::none(),
+        "Traces a PyTorch model (torchvision:NAME, module:callable, or an nn.Module) on an input shape "
+        "('3x224x224' or (3, 224, 224)) and returns its layers by the catalog's rules; writes the layers file "
+        "`syncsim import-model` writes when output is given");
 }

@@ -67,6 +67,8 @@ class CnnBuilder {
   void linear(const std::string& name, std::int64_t out_features);
   void dropout(const std::string& name);
 
+  // The layers made so far (the importer checks each against its trace as it is made).
+  const std::vector<Layer>& layers() const { return layers_; }
   std::vector<Layer> take() { return std::move(layers_); }
 
  private:

@@ -7,6 +7,7 @@
 #include "enum_names.hpp"
 #include "field_reader.hpp"
 #include "sections.hpp"
+#include "syncsim/core/input_file.hpp"
 
 namespace syncsim::scenario_detail {
 
@@ -24,6 +25,8 @@ constexpr SimTime kMaxKernelOverhead = SimTime::from_seconds(1);
 // Samples per GPU per micro-batch, and micro-batches: counts that multiply into the global batch (an int64).
 constexpr std::int64_t kMaxBatch = std::int64_t{1} << 24;
 constexpr std::int64_t kMaxMicroBatches = std::int64_t{1} << 20;
+// A layers file (syncsim import-model) takes about 200 bytes a layer: 64 MiB is far past kMaxLayers of them.
+constexpr std::uint64_t kMaxLayersFileBytes = std::uint64_t{64} << 20;
 
 struct LayerEntry {
   Located<Layer> layer;
@@ -112,6 +115,26 @@ std::vector<Located<Layer>> read_layers(const ConfigNode& node, const std::strin
   return layers;
 }
 
+// `model.layers: FILE`: a layers file as `syncsim import-model` writes it (name, source, input, layers), its path
+// resolved against the scenario's folder. Its layers are read as inline ones, and their errors point into that
+// file (resnet50.yaml:14:5: layers[9].params: ...). Returns the file's name, the model's label unless model.name
+// gives one.
+std::optional<Located<std::string>> read_layers_file(const ConfigNode& node, const std::string& path,
+                                                     const std::filesystem::path& base_dir, ModelConfig& model) {
+  std::filesystem::path file(read_text(node, path, "a list of layers, or the path of a layers file"));
+  if (file.is_relative() && !base_dir.empty()) file = (base_dir / file).lexically_normal();
+  const std::string text = read_input_file(file, "layers file", kMaxLayersFileBytes);
+  const ConfigNode root = parse_config(text, file.string());
+  if (root.kind != ConfigNode::Kind::mapping) {
+    fail(root, "", fmt::format("expected a layers file (name, source, input, layers), got {}", describe(root)));
+  }
+  const MapReader reader(root, "", {"name", "source", "input", "layers"});
+  model.layers = read_layers(reader.require("layers", "the model's layers"), reader.path("layers"));
+  const ConfigNode* name = reader.get("name");
+  if (!name) return std::nullopt;
+  return located(read_text(*name, reader.path("name")), *name, reader.path("name"));
+}
+
 // model.profile and the batch it was taken at; the profile gives every layer's time, so no knob may scale them.
 void read_profile(const MapReader& reader, const std::filesystem::path& base_dir, ModelConfig& model) {
   const ConfigNode* profile = reader.get("profile");
@@ -139,8 +162,10 @@ void read_profile(const MapReader& reader, const std::filesystem::path& base_dir
   model.profile_batch = located(samples, batch, reader.path("profile_batch"));
 }
 
-// model.layers, model.transformer or model.hf_config: at most one, each defining the model instead of a name.
-void read_definition(const MapReader& reader, const std::filesystem::path& base_dir, ModelConfig& model) {
+// model.layers (a list, or a layers file), model.transformer or model.hf_config: at most one, each defining the
+// model instead of a name. Returns a layers file's own name.
+std::optional<Located<std::string>> read_definition(const MapReader& reader, const std::filesystem::path& base_dir,
+                                                    ModelConfig& model) {
   const char* given = nullptr;
   for (const char* key : {"layers", "transformer", "hf_config"}) {
     const ConfigNode* value = reader.get(key);
@@ -148,12 +173,16 @@ void read_definition(const MapReader& reader, const std::filesystem::path& base_
       fail(*value, reader.path(key), fmt::format("defines the model, and so does model.{}: give one", given));
     if (value) given = key;
   }
-  if (!given) return;
+  if (!given) return std::nullopt;
   const std::string_view key = given;
   const ConfigNode& value = *reader.get(key);
+  if (key == "layers" && value.kind == ConfigNode::Kind::scalar) {
+    return read_layers_file(value, reader.path(key), base_dir, model);
+  }
   if (key == "layers") model.layers = read_layers(value, reader.path(key));
   if (key == "transformer") model.transformer = read_transformer(value, reader.path(key));
   if (key == "hf_config") model.transformer = read_hf_config_key(value, reader.path(key), base_dir);
+  return std::nullopt;
 }
 
 // sequence_length, image_size and attention: a catalog model's options, or the shape's where they fit.
@@ -193,12 +222,13 @@ ModelConfig read_model(const ConfigNode& node, const std::filesystem::path& base
                           "batch_per_gpu", "precision", "micro_batches", "optimizer", "backward_factor", "efficiency",
                           "kernel_overhead", "step_time", "profile", "profile_batch"});
   ModelConfig model;
-  read_definition(reader, base_dir, model);
+  const std::optional<Located<std::string>> file_name = read_definition(reader, base_dir, model);
   const bool defined = !model.layers.empty() || model.transformer;
   const ConfigNode* name =
       defined ? reader.get("name") : &reader.require("name", "a catalog model like resnet50, layers or transformer");
-  model.name = name ? located(read_text(*name, reader.path("name")), *name, reader.path("name"))
-                    : reader.defaulted("name", std::string("custom-model"));
+  model.name = name        ? located(read_text(*name, reader.path("name")), *name, reader.path("name"))
+               : file_name ? *file_name
+                           : reader.defaulted("name", std::string("custom-model"));
   read_shape_options(reader, model);
   const ConfigNode& batch = reader.require("batch_per_gpu", "samples per GPU per micro-batch");
   model.batch_per_gpu =

@@ -1,0 +1,122 @@
+#include "python_child.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "syncsim/core/input_error.hpp"
+
+extern char** environ;
+
+namespace syncsim::app {
+
+namespace {
+
+// The standard error kept: enough for the last lines of a Python traceback.
+constexpr std::size_t kErrorTailBytes = 4096;
+
+// A pipe whose ends close themselves.
+struct Pipe {
+  std::array<int, 2> fds{-1, -1};
+  Pipe() {
+    if (pipe2(fds.data(), O_CLOEXEC) != 0) throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
+  }
+  ~Pipe() {
+    for (int fd : fds)
+      if (fd >= 0) close(fd);
+  }
+  Pipe(const Pipe&) = delete;
+  Pipe& operator=(const Pipe&) = delete;
+  void close_end(int i) {
+    close(fds[i]);
+    fds[i] = -1;
+  }
+};
+
+std::string last_line(const std::string& text) {
+  std::size_t end = text.find_last_not_of("\r\n \t");
+  if (end == std::string::npos) return "";
+  const std::size_t begin = text.rfind('\n', end);
+  return text.substr(begin == std::string::npos ? 0 : begin + 1,
+                     end + 1 - (begin == std::string::npos ? 0 : begin + 1));
+}
+
+int wait_for(pid_t pid) {
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
+  return WEXITSTATUS(status);
+}
+
+}  // namespace
+
+std::string python_interpreter() {
+  const char* chosen = std::getenv("SYNCSIM_PYTHON");
+  return chosen && *chosen ? chosen : SYNCSIM_DEFAULT_PYTHON;
+}
+
+ChildOutput run_python(const std::string& python, std::string_view script, const std::vector<std::string>& args,
+                       std::size_t max_output) {
+  Pipe out;
+  Pipe err;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, out.fds[1], STDOUT_FILENO);
+  posix_spawn_file_actions_adddup2(&actions, err.fds[1], STDERR_FILENO);
+  std::vector<std::string> argv_text{python, "-c", std::string(script)};
+  argv_text.insert(argv_text.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& arg : argv_text) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  pid_t pid = 0;
+  const int spawned = posix_spawnp(&pid, python.c_str(), &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) {
+    throw InputError(fmt::format("cannot run Python '{}': {} (set SYNCSIM_PYTHON)", python, std::strerror(spawned)));
+  }
+  out.close_end(1);
+  err.close_end(1);
+  ChildOutput result;
+  std::string error_text;
+  std::array<pollfd, 2> watched{{{out.fds[0], POLLIN, 0}, {err.fds[0], POLLIN, 0}}};
+  std::array<char, 65536> buffer{};
+  bool too_much = false;
+  while (!too_much && (watched[0].fd >= 0 || watched[1].fd >= 0)) {
+    if (poll(watched.data(), watched.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    for (std::size_t i = 0; i < watched.size(); ++i) {
+      if (watched[i].fd < 0 || watched[i].revents == 0) continue;
+      const ssize_t n = read(watched[i].fd, buffer.data(), buffer.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) {
+        watched[i].fd = -1;  // the Pipe closes it
+        continue;
+      }
+      std::string& text = i == 0 ? result.out : error_text;
+      text.append(buffer.data(), static_cast<std::size_t>(n));
+      if (i == 1 && error_text.size() > 2 * kErrorTailBytes) error_text.erase(0, error_text.size() - kErrorTailBytes);
+      too_much = result.out.size() > max_output;
+    }
+  }
+  if (too_much) kill(pid, SIGKILL);
+  result.exit_code = wait_for(pid);
+  if (too_much) {
+    throw InputError(fmt::format("the tracing script printed more than {} MiB: stopped", max_output >> 20));
+  }
+  result.last_error_line = last_line(error_text);
+  return result;
+}
+
+}  // namespace syncsim::app
