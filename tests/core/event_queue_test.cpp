@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <random>
+#include <tuple>
 #include <vector>
 
 #include "syncsim/core/event_queue.hpp"
@@ -50,4 +52,28 @@ TEST_CASE("priority and sequence survive packing into one word", "[event_queue]"
   const Event e = q.pop();
   CHECK(e.priority() == EventPriority::late);
   CHECK(e.sequence() == 0);
+}
+
+TEST_CASE("pushes and pops interleaved come out as a sorted reference says", "[event_queue]") {
+  // The heap's shape (its arity) must not change the order: at every pop, the least (time, priority, sequence).
+  NullHandler h;
+  EventQueue q;
+  std::vector<std::tuple<std::int64_t, int, std::uint64_t>> reference;  // (time, priority, payload = sequence)
+  std::mt19937_64 gen(11);
+  std::uint64_t pushed = 0;
+  for (int round = 0; round < 5000; ++round) {
+    for (std::uint64_t k = gen() % 4; k > 0; --k) {
+      const auto time = static_cast<std::int64_t>(gen() % 50) + (round / 10);
+      const EventPriority priority = gen() % 2 == 0 ? EventPriority::early : EventPriority::normal;
+      q.push(SimTime::from_ps(time), priority, h, pushed);
+      reference.emplace_back(time, static_cast<int>(priority), pushed++);
+    }
+    for (std::uint64_t k = gen() % 4; k > 0 && !q.empty(); --k) {
+      const auto least = std::min_element(reference.begin(), reference.end());
+      const Event e = q.pop();
+      REQUIRE(e.payload == std::get<2>(*least));
+      reference.erase(least);
+    }
+  }
+  CHECK(q.size() == reference.size());
 }

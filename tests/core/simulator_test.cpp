@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <random>
 #include <vector>
 
 #include "syncsim/core/simulator.hpp"
@@ -55,4 +57,38 @@ TEST_CASE("scheduling in the past is an invariant failure", "[simulator]") {
   sim.schedule_in(SimTime::from_us(5), c, 0);
   sim.run();
   CHECK_THROWS_AS(sim.schedule_at(SimTime::from_us(1), c), std::logic_error);
+}
+
+namespace {
+struct Watcher : QuiescenceCheck {
+  int id = 0;
+  std::vector<int>* calls = nullptr;
+  void on_quiescent(const Simulator&) const override { calls->push_back(id); }
+};
+}  // namespace
+
+TEST_CASE("watchers left in any order: the rest are checked, in the order they came", "[simulator]") {
+  // A layout's collective has thousands of executors watching one simulator, each leaving as it finishes.
+  Simulator sim;
+  std::vector<int> calls;
+  std::vector<Watcher> watchers(1000);
+  std::vector<int> leaving;
+  for (int i = 0; i < 1000; ++i) {
+    watchers[static_cast<std::size_t>(i)].id = i;
+    watchers[static_cast<std::size_t>(i)].calls = &calls;
+    sim.watch(watchers[static_cast<std::size_t>(i)]);
+    if (i % 3 != 0) leaving.push_back(i);
+  }
+  std::shuffle(leaving.begin(), leaving.end(), std::mt19937(5));  // the list compacts several times on the way
+  for (const int i : leaving) sim.unwatch(watchers[static_cast<std::size_t>(i)]);
+  sim.unwatch(watchers[1]);  // a second unwatch is harmless
+  sim.unwatch(watchers[3]);
+  sim.watch(watchers[3]);  // back, now last
+  std::vector<int> expected;
+  for (int i = 0; i < 1000; i += 3) {
+    if (i != 3) expected.push_back(i);
+  }
+  expected.push_back(3);
+  sim.run();
+  CHECK(calls == expected);
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <array>
 #include <cmath>
 #include <map>
 #include <unordered_map>
@@ -30,6 +31,17 @@ struct RankState {
   bool reducing = false;
   bool finished = false;
 };
+
+// A route a participant sends on, looked up once: a plan sends each rank's data to the same few peers step after
+// step, so the router's table and the link classification are read once per peer instead of once per transfer.
+struct PeerRoute {
+  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  std::uint32_t dst = kNone;
+  const Route* route = nullptr;
+  LinkKind route_class = LinkKind::nvlink;
+};
+// Per sender, direct-mapped by the peer's index: a ring rank has one peer, a tree rank at most three.
+constexpr std::size_t kPeerRoutesPerSender = 4;
 
 struct InFlight {
   Rank src;
@@ -87,8 +99,9 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
   double bytes_delivered = 0;  // to the step that expects them; equals stats.bytes_sent at the end
 
   std::vector<RankState> ranks;
-  std::vector<std::vector<SimTime>> step_starts;                    // with options.record_steps
-  std::unordered_map<std::uint64_t, std::uint32_t> early_arrivals;  // (rank << 32 | step) -> count
+  std::vector<std::array<PeerRoute, kPeerRoutesPerSender>> peer_routes;  // by sending participant
+  std::vector<std::vector<SimTime>> step_starts;                         // with options.record_steps
+  std::unordered_map<std::uint64_t, std::uint32_t> early_arrivals;       // (rank << 32 | step) -> count
   std::vector<InFlight> in_flight;
   std::vector<std::uint32_t> free_slots;
   PlanStep scratch;
@@ -102,11 +115,13 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
 
   // The shared costing (transfer_cost.hpp), with this executor's options and topology.
   SimTime reduction_time(double bytes) const { return syncsim::reduction_time(options.reduction_rate, bytes); }
-  double wire_bytes(double bytes, const Route& route) const {
-    return syncsim::wire_bytes(options.cost, router.topology(), route, bytes);
-  }
-  SimTime step_latency(const Route& route) const {
-    return syncsim::step_latency(options.cost, router.topology(), route);
+  const PeerRoute& peer_route(Rank src, Rank dst) {
+    PeerRoute& peer = peer_routes[src.value()][dst.value() % kPeerRoutesPerSender];
+    if (peer.dst != dst.value()) {
+      const Route& route = router.route(nodes[src.value()], nodes[dst.value()]);
+      peer = PeerRoute{dst.value(), &route, classify(router.topology(), route)};
+    }
+    return peer;
   }
 
   // ---- per-flow path ----
@@ -136,12 +151,13 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
   // `bytes` may be less than the send's when a bulk step is resumed part-way; so may the latency.
   void start_transfer(Rank src, std::uint32_t src_step, const PlanSend& send, double bytes,
                       std::optional<SimTime> latency) {
-    const Route& route = router.route(nodes[src.value()], nodes[send.dst.value()]);
-    const std::uint32_t slot = track(src, src_step, send, latency ? *latency : step_latency(route));
+    const PeerRoute& peer = peer_route(src, send.dst);
+    const std::uint32_t slot =
+        track(src, src_step, send, latency ? *latency : step_latency(options.cost, peer.route_class, *peer.route));
     ++stats.flows;
     // The flow carries the bytes only; the latency is paid after it by an arrival event, so the sender may send
     // again as soon as its last byte left (NCCL keeps several steps in flight per peer) while the data travels.
-    flows.start(route, wire_bytes(bytes, route), self, slot, SimTime::zero());
+    flows.start(*peer.route, wire_bytes(options.cost, peer.route_class, bytes), self, slot, SimTime::zero());
   }
 
   std::uint32_t track(Rank src, std::uint32_t src_step, const PlanSend& send, SimTime latency) {
@@ -409,6 +425,7 @@ void CollectiveExecutor::start(std::function<void()> on_done) {
   m.running = true;
   m.sim.watch(m);
   m.ranks.assign(m.plan.participant_count(), RankState{});
+  m.peer_routes.assign(m.plan.participant_count(), {});
   m.step_starts.assign(m.options.record_steps ? m.ranks.size() : 0, {});
   bool same_step_count = true;
   for (std::uint32_t r = 0; r < m.ranks.size(); ++r) {

@@ -13,12 +13,20 @@ LinkKind classify(const Topology& topology, const Route& route) {
 }
 
 double wire_bytes(const TransferCost& cost, const Topology& topology, const Route& route, double bytes) {
-  return bytes / cost.efficiency[static_cast<std::size_t>(classify(topology, route))];
+  return wire_bytes(cost, classify(topology, route), bytes);
 }
 
 SimTime step_latency(const TransferCost& cost, const Topology& topology, const Route& route) {
+  return step_latency(cost, classify(topology, route), route);
+}
+
+double wire_bytes(const TransferCost& cost, LinkKind route_class, double bytes) {
+  return bytes / cost.efficiency[static_cast<std::size_t>(route_class)];
+}
+
+SimTime step_latency(const TransferCost& cost, LinkKind route_class, const Route& route) {
   if (!cost.step_latency) return route.latency;
-  return (*cost.step_latency)[static_cast<std::size_t>(classify(topology, route))];
+  return (*cost.step_latency)[static_cast<std::size_t>(route_class)];
 }
 
 SimTime reduction_time(const std::optional<Bandwidth>& reduction_rate, double bytes) {

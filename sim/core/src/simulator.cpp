@@ -33,17 +33,34 @@ void Simulator::run_until(SimTime limit) {
 }
 
 void Simulator::watch(const QuiescenceCheck& check) {
+  check.watch_slot_ = watchers_.size();
   watchers_.push_back(&check);
+  ++live_watchers_;
 }
 
 void Simulator::unwatch(const QuiescenceCheck& check) {
-  std::erase(watchers_, &check);
+  const std::size_t slot = check.watch_slot_;
+  if (slot >= watchers_.size() || watchers_[slot] != &check) return;  // not watched here
+  watchers_[slot] = nullptr;
+  check.watch_slot_ = QuiescenceCheck::kNotWatched;
+  --live_watchers_;
+  // Compact once the holes outnumber the watchers, keeping the order: amortised O(1) per unwatch.
+  if (2 * live_watchers_ >= watchers_.size()) return;
+  std::size_t kept = 0;
+  for (const QuiescenceCheck* watcher : watchers_) {
+    if (watcher == nullptr) continue;
+    watcher->watch_slot_ = kept;
+    watchers_[kept++] = watcher;
+  }
+  watchers_.resize(kept);
 }
 
 void Simulator::check_quiescent() const {
   // A copy: a failing check throws, and nothing may unregister while the list is walked.
   const std::vector<const QuiescenceCheck*> watchers = watchers_;
-  for (const QuiescenceCheck* check : watchers) check->on_quiescent(*this);
+  for (const QuiescenceCheck* check : watchers) {
+    if (check != nullptr) check->on_quiescent(*this);
+  }
 }
 
 }  // namespace syncsim

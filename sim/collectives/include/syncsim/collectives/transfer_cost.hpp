@@ -22,6 +22,10 @@ LinkKind classify(const Topology& topology, const Route& route);
 
 double wire_bytes(const TransferCost& cost, const Topology& topology, const Route& route, double bytes);
 SimTime step_latency(const TransferCost& cost, const Topology& topology, const Route& route);
+// The same for a route whose class is already known (a caller that sends on one route many times classifies it
+// once).
+double wire_bytes(const TransferCost& cost, LinkKind route_class, double bytes);
+SimTime step_latency(const TransferCost& cost, LinkKind route_class, const Route& route);
 SimTime reduction_time(const std::optional<Bandwidth>& reduction_rate, double bytes);
 
 }  // namespace syncsim

@@ -1,7 +1,7 @@
 #pragma once
 // EventQueue: the pending events of one simulation, ordered by (time, priority, sequence).
 //
-// A binary min-heap over small, allocation-free records:
+// A 4-ary min-heap over small, allocation-free records:
 //   push   O(log n)      pop   O(log n)      top   O(1)
 // The sequence number is the order of scheduling, so events at equal time and priority run in the order they
 // were scheduled: equal times are deterministic, as in ns-3 and OMNeT++. Cancellation is the handler's job: a

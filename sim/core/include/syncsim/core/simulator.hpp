@@ -10,6 +10,7 @@
 //   } tick;
 //   sim.schedule_in(syncsim::SimTime::zero(), tick, 10);
 //   sim.run();  // sim.now() == 10 us
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -37,6 +38,13 @@ class QuiescenceCheck {
  public:
   virtual ~QuiescenceCheck() = default;
   virtual void on_quiescent(const Simulator& sim) const = 0;
+
+ private:
+  friend class Simulator;
+  // Where the simulator keeps this watcher: unwatching is O(1) even with thousands of watchers (a layout's
+  // collective runs one executor per channel and group, and each leaves as it finishes, in any order).
+  mutable std::size_t watch_slot_ = kNotWatched;
+  static constexpr std::size_t kNotWatched = static_cast<std::size_t>(-1);
 };
 
 class Simulator {
@@ -78,7 +86,9 @@ class Simulator {
   Rng rng_;
   std::uint64_t dispatched_ = 0;
   bool stopped_ = false;
-  std::vector<const QuiescenceCheck*> watchers_;  // few (a flow model and its collectives): a vector is enough
+  // In the order they were registered; an unwatched slot is null until the next compaction.
+  std::vector<const QuiescenceCheck*> watchers_;
+  std::size_t live_watchers_ = 0;
 };
 
 }  // namespace syncsim
