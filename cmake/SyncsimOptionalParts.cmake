@@ -52,5 +52,20 @@ else()
   message(STATUS "syncsim: MPI benchmark disabled by SYNCSIM_WITH_MPI=OFF")
 endif()
 
+# Chakra execution traces (sim/chakra): protobuf's compiler and library (Debian: protobuf-compiler,
+# libprotobuf-dev). Without them syncsim builds, and `run --chakra` and model.chakra say what is missing.
+set(SYNCSIM_CHAKRA_ENABLED OFF)
+if(SYNCSIM_WITH_CHAKRA)
+  find_package(Protobuf QUIET)
+  if(Protobuf_FOUND AND Protobuf_PROTOC_EXECUTABLE)
+    set(SYNCSIM_CHAKRA_ENABLED ON)
+    message(STATUS "syncsim: Chakra execution traces enabled (protobuf ${Protobuf_VERSION})")
+  else()
+    message(STATUS "syncsim: Chakra execution traces disabled: protobuf (protoc and libprotobuf) not found")
+  endif()
+else()
+  message(STATUS "syncsim: Chakra execution traces disabled by SYNCSIM_WITH_CHAKRA=OFF")
+endif()
+
 # Fuzzing: its own file, as it changes every target's flags when on.
 include(SyncsimFuzz)

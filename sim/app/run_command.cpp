@@ -3,19 +3,25 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <memory>
+#include <optional>
 
 #include "chart_files.hpp"
 #include "commands.hpp"
 #include "help_format.hpp"
 #include "memory_text.hpp"
+#include "syncsim/chakra/ddp_workload.hpp"
+#include "syncsim/chakra/execution_trace.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/output_file.hpp"
 #include "syncsim/core/output_set.hpp"
 #include "syncsim/planner/convergence_chart.hpp"
+#include "syncsim/run/chakra_workload.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 #include "syncsim/trace/chrome_trace_writer.hpp"
@@ -31,7 +37,19 @@ struct RunOptions {
   std::vector<std::string> overrides;
   bool json = false;
   bool no_symmetry = false;
+  bool chakra = false;
 };
+
+// `run --chakra`: one execution trace per rank, OUTDIR/chakra.<rank>.et (ASTRA-sim's workload prefix OUTDIR/chakra).
+constexpr const char* kChakraPrefix = "chakra";
+
+std::vector<std::string> chakra_files(const chakra::DdpWorkload& workload) {
+  std::vector<std::string> names;
+  for (std::int64_t rank = 0; rank < workload.ranks; ++rank) {
+    names.push_back(chakra::execution_trace_file_name(kChakraPrefix, rank));
+  }
+  return names;
+}
 
 void print_convergence(const ConvergenceReport& c) {
   auto& o = std::cout;
@@ -88,7 +106,8 @@ void print_compression(const CompressionReport& c) {
   if (!c.note.empty()) fmt::print(o, "                 {}\n", c.note);
 }
 
-void print_summary(const TrainingReport& r, const std::filesystem::path& outdir) {
+void print_summary(const TrainingReport& r, const std::filesystem::path& outdir,
+                   const std::optional<chakra::DdpWorkload>& workload) {
   auto& o = std::cout;
   fmt::print(o, "# syncsim run {}: {} x {}, {} ({}), global batch {}, {} {} ({}), {} iterations\n", r.scenario,
              r.workers, r.gpu, r.model, r.precision, r.global_batch, r.strategy, r.communication, r.algorithm,
@@ -150,6 +169,12 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir)
   fmt::print(o, "memory           {}\n", memory_verdict(r.memory));
   if (r.convergence) print_convergence(*r.convergence);
   fmt::print(o, "wrote            {} and {}\n", (outdir / "report.json").string(), (outdir / "trace.json").string());
+  if (workload) {
+    fmt::print(o, "                 {} .. {}: Chakra execution traces, {} nodes each (ASTRA-sim workload {})\n",
+               (outdir / chakra::execution_trace_file_name(kChakraPrefix, 0)).string(),
+               chakra::execution_trace_file_name(kChakraPrefix, workload->ranks - 1),
+               2 * workload->layers.size() + workload->buckets.buckets.size() + 1, (outdir / kChakraPrefix).string());
+  }
   if (r.convergence) {
     fmt::print(o, "                 {}{}\n", (outdir / "convergence.svg").string(),
                r.staleness ? fmt::format(" and {}", (outdir / "staleness.svg").string()) : "");
@@ -164,8 +189,12 @@ std::filesystem::path output_dir(const RunOptions& options, const Scenario& scen
 // report.json, trace.json and the convergence charts are one set (output_set.hpp): an interrupt or a full disk
 // leaves an earlier run's set whole, and charts an earlier run drew but this one does not are taken away with it.
 void write_outputs(const std::filesystem::path& outdir, const Scenario& scenario, const run::RunOutput& sim,
-                   const std::string& report) {
+                   const std::string& report, const std::optional<chakra::DdpWorkload>& workload) {
   OutputSet set(outdir);
+  for (std::int64_t rank = 0; workload && rank < workload->ranks; ++rank) {
+    const std::string bytes = chakra::encode_execution_trace(chakra::execution_trace(*workload, rank));
+    set.add(chakra::execution_trace_file_name(kChakraPrefix, rank), [&](std::ostream& out) { out << bytes; });
+  }
   set.add("trace.json", [&](std::ostream& out) { trace::write_chrome_trace(sim.trace, out); });
   set.add("report.json", [&](std::ostream& out) { out << report; });
   if (sim.report.convergence) {
@@ -184,19 +213,22 @@ void write_outputs(const std::filesystem::path& outdir, const Scenario& scenario
 int run_scenario(const RunOptions& options) {
   const Scenario scenario = load_scenario(options.scenario, options.overrides);
   const std::filesystem::path outdir = output_dir(options, scenario);
-  check_output_dir(
-      outdir, "-o",  // before the simulation, which may take long
-      {"trace.json", "report.json", "convergence.svg", "convergence.png", "staleness.svg", "staleness.png"});
+  std::optional<chakra::DdpWorkload> workload;
+  if (options.chakra) workload = run::scenario_chakra_workload(scenario);
+  std::vector<std::string> outputs = {"trace.json",      "report.json",   "convergence.svg",
+                                      "convergence.png", "staleness.svg", "staleness.png"};
+  if (workload) std::ranges::copy(chakra_files(*workload), std::back_inserter(outputs));
+  check_output_dir(outdir, "-o", outputs);  // before the simulation, which may take long
   // Everything is simulated and checked before anything is written.
   run::Workspace workspace;  // one run: its collectives are not kept past it
   workspace.set_symmetry(!options.no_symmetry);
   const run::RunOutput sim = run::run_scenario(scenario, workspace);
   const std::string report = to_json(sim.report).dump(2) + "\n";
-  write_outputs(outdir, scenario, sim, report);
+  write_outputs(outdir, scenario, sim, report, workload);
   if (options.json) {
     std::cout << report;
   } else {
-    print_summary(sim.report, outdir);
+    print_summary(sim.report, outdir, workload);
   }
   return 0;
 }
@@ -210,7 +242,8 @@ Action add_run_command(CLI::App& app) {
   set_examples(command,
                {"syncsim run examples/resnet50-dgx-8gpu.yaml -o out",
                 "syncsim run examples/llama3-70b-layouts.yaml --set parallelism.tensor=4 --set parallelism.pipeline=8",
-                "syncsim run examples/vgg16-gradient-compression.yaml --set training.gradient_compression=powersgd"});
+                "syncsim run examples/vgg16-gradient-compression.yaml --set training.gradient_compression=powersgd",
+                "syncsim run examples/resnet50-dgx-8gpu.yaml -o out --chakra"});
   command->add_option("scenario", options->scenario, "Scenario file (YAML)")->required();
   command->add_option("-o,--outdir", options->outdir, "Output folder (default: ./syncsim-out/<scenario name>)");
   command->add_option("--set", options->overrides, "Override a scenario value: key.path=value (repeatable)");
@@ -218,6 +251,9 @@ Action add_run_command(CLI::App& app) {
   command->add_flag("--no-symmetry", options->no_symmetry,
                     "Step every rank one step at a time, without symmetry classes or the ring's cycle evaluation "
                     "(same results, slower)");
+  command->add_flag("--chakra", options->chakra,
+                    "Also write one iteration as Chakra execution traces, OUTDIR/chakra.<rank>.et (ASTRA-sim's "
+                    "workload format; docs/chakra.md)");
   return [options]() { return run_scenario(*options); };
 }
 

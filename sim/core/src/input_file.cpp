@@ -29,7 +29,7 @@ std::string format_bytes(std::uint64_t bytes) {
   return fmt::format("{} bytes", bytes);
 }
 
-// Closes the descriptor on every path out of read_input_file.
+// Closes the descriptor on every path out of read_input_bytes.
 class FileDescriptor {
  public:
   explicit FileDescriptor(int fd) : fd_(fd) {}
@@ -73,7 +73,7 @@ std::string non_regular_kind(const std::filesystem::path& path) {
   return kind_of(info.st_mode);
 }
 
-std::string read_input_file(const std::filesystem::path& path, std::string_view what, std::uint64_t max_bytes) {
+std::string read_input_bytes(const std::filesystem::path& path, std::string_view what, std::uint64_t max_bytes) {
   const std::string name = path.string();
   const auto fail = [&](const std::string& reason) {
     return InputError(fmt::format("cannot read the {}: {}", what, reason), SourceLocation{name, 0, 0});
@@ -104,6 +104,11 @@ std::string read_input_file(const std::filesystem::path& path, std::string_view 
     if (text.size() + static_cast<std::uint64_t>(n) > max_bytes) throw too_large();
     text.append(buffer, static_cast<std::size_t>(n));
   }
+  return text;
+}
+
+std::string read_input_file(const std::filesystem::path& path, std::string_view what, std::uint64_t max_bytes) {
+  std::string text = read_input_bytes(path, what, max_bytes);
   normalize_text(text);
   return text;
 }

@@ -11,12 +11,26 @@
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/compute/model_catalog.hpp"
 #include "syncsim/compute/step_time_fit.hpp"
+#include "syncsim/run/chakra_workload.hpp"
 #include "syncsim/run/memory_budget.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
 namespace syncsim::run {
 
 namespace {
+
+// model.chakra's trace as the iteration's workload; what does not fit (a run that is not plain DDP, a file that is
+// not a trace, a node kind it cannot map) is an error at the key, naming the file and the node.
+chakra::DdpWorkload imported_workload(const Scenario& s) {
+  if (std::optional<InputError> mismatch = chakra_mismatch(s)) {
+    throw s.model.chakra->error(fmt::format("an execution trace is imported into DDP runs only: {} ({})",
+                                            mismatch->message(), mismatch->key()));
+  }
+  return at_value(*s.model.chakra, [&] {
+    const std::filesystem::path path = s.model.chakra->value;
+    return chakra::ddp_workload(chakra::read_execution_trace(path), path.string());
+  });
+}
 
 GpuSpec resolve_gpu(const Scenario& s) {
   if (s.cluster.gpu.inline_spec) return *s.cluster.gpu.inline_spec;
@@ -92,6 +106,7 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
     profile_ =
         at_value(*s.model.profile, [&] { return match_layers(model_, read_profile_trace(s.model.profile->value)); });
   }
+  if (s.model.chakra) chakra_ = imported_workload(s);
   if (s.training.latency_model.value == LatencySource::calibrated) {
     calibrated_ = to_model(at_value(*s.calibration, [&] { return read_calibration(s.calibration->value); }));
   }
@@ -110,6 +125,7 @@ LayerTimes ResolvedScenario::with_recompute(LayerTimes times) const {
 }
 
 LayerTimes ResolvedScenario::layer_times() const {
+  if (chakra_) return chakra_->times;
   try {
     if (profile_) {
       ProfiledTimes t = profiled_times(*profile_, *compute_, model_, scenario_->model.profile_batch->value, batch());
@@ -124,11 +140,17 @@ LayerTimes ResolvedScenario::layer_times() const {
 }
 
 SimTime ResolvedScenario::optimizer_step() const {
+  if (chakra_) return chakra_->optimizer;
   try {
     return compute_->optimizer_step(model_.params(), scenario_->model.optimizer.value);
   } catch (const SimTimeOverflow& e) {
     throw scenario_->model.optimizer.error(fmt::format("{} (the optimizer step)", e.message()));
   }
+}
+
+BucketPlan ResolvedScenario::bucket_plan() const {
+  if (chakra_) return chakra_->buckets;
+  return make_buckets(model_, scenario_->training.bucket_size, precision());
 }
 
 StragglerModel ResolvedScenario::stragglers() const {

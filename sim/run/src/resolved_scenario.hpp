@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "syncsim/chakra/ddp_workload.hpp"
 #include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/compute/compute_model.hpp"
 #include "syncsim/compute/gpu_spec.hpp"
@@ -68,8 +69,11 @@ class ResolvedScenario {
 
   // Per-layer times at the per-GPU batch (the profile's when model.profile is given), every block's backward
   // including its forward again under full activation checkpointing; and the optimizer step over all parameters.
+  // With model.chakra, the execution trace's layers and optimizer step as they are.
   LayerTimes layer_times() const;
   SimTime optimizer_step() const;
+  // DDP's buckets of the model's gradients at training.bucket_size (bucket_plan.hpp), or the execution trace's.
+  BucketPlan bucket_plan() const;
   // Seeded per-rank, per-iteration compute multipliers; slow ranks checked against the worker count.
   StragglerModel stragglers() const;
 
@@ -132,8 +136,9 @@ class ResolvedScenario {
   std::shared_ptr<const Topology> topology_;  // the loader's, when it built one (scenario_topology)
   std::unique_ptr<Router> router_;
   std::unique_ptr<ComputeModel> compute_;
-  std::optional<StepTimeFit> step_time_fit_;  // with a measured step time: the efficiency it implies
-  std::optional<LayerProfile> profile_;       // with a profiler trace: every layer's measured times
+  std::optional<StepTimeFit> step_time_fit_;   // with a measured step time: the efficiency it implies
+  std::optional<LayerProfile> profile_;        // with a profiler trace: every layer's measured times
+  std::optional<chakra::DdpWorkload> chakra_;  // with model.chakra: the iteration's compute and buckets
   std::int64_t workers_ = 1;
   std::optional<CalibratedModel> calibrated_;
   std::optional<TopologyDigest> topology_digest_;

@@ -222,7 +222,7 @@ RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSched
 
   SynchronousRunSetup setup;
   setup.ddp.layers = context.layer_times();
-  setup.ddp.buckets = make_buckets(context.model(), s.training.bucket_size, context.precision());
+  setup.ddp.buckets = context.bucket_plan();
   setup.ddp.overlap = s.training.overlap;
   setup.ddp.micro_batches = s.model.micro_batches;
   setup.ddp.optimizer_step = context.optimizer_step();

@@ -162,6 +162,23 @@ void read_profile(const MapReader& reader, const std::filesystem::path& base_dir
   model.profile_batch = located(samples, batch, reader.path("profile_batch"));
 }
 
+// model.chakra: a Chakra execution trace (one rank's file) whose compute and AllReduces replace the layers' times,
+// the optimizer step and the bucket plan; the model stays for the report and the memory check. Its times are the
+// trace's, so nothing may scale them.
+void read_chakra(const MapReader& reader, const std::filesystem::path& base_dir, ModelConfig& model) {
+  const ConfigNode* chakra = reader.get("chakra");
+  if (!chakra) return;
+  for (const char* excluded : {"profile", "step_time", "efficiency", "backward_factor"}) {
+    if (reader.get(excluded)) {
+      fail(*chakra, reader.path("chakra"),
+           fmt::format("gives the iteration's compute and buckets from an execution trace: remove model.{}", excluded));
+    }
+  }
+  std::filesystem::path path(read_text(*chakra, reader.path("chakra"), "a file path"));
+  if (path.is_relative() && !base_dir.empty()) path = (base_dir / path).lexically_normal();
+  model.chakra = located(path.string(), *chakra, reader.path("chakra"));
+}
+
 // model.layers (a list, or a layers file), model.transformer or model.hf_config: at most one, each defining the
 // model instead of a name. Returns a layers file's own name.
 std::optional<Located<std::string>> read_definition(const MapReader& reader, const std::filesystem::path& base_dir,
@@ -220,7 +237,7 @@ ModelConfig read_model(const ConfigNode& node, const std::filesystem::path& base
   const MapReader reader(node, "model",
                          {"name", "layers", "transformer", "hf_config", "attention", "sequence_length", "image_size",
                           "batch_per_gpu", "precision", "micro_batches", "optimizer", "backward_factor", "efficiency",
-                          "kernel_overhead", "step_time", "profile", "profile_batch"});
+                          "kernel_overhead", "step_time", "profile", "profile_batch", "chakra"});
   ModelConfig model;
   const std::optional<Located<std::string>> file_name = read_definition(reader, base_dir, model);
   const bool defined = !model.layers.empty() || model.transformer;
@@ -279,6 +296,7 @@ ModelConfig read_model(const ConfigNode& node, const std::filesystem::path& base
     model.step_time = located(measured, *step, reader.path("step_time"));
   }
   read_profile(reader, base_dir, model);
+  read_chakra(reader, base_dir, model);
   return model;
 }
 

@@ -27,6 +27,9 @@ inline constexpr std::uint64_t kMaxInputFileBytes = std::uint64_t{256} << 20;
 
 std::string read_input_file(const std::filesystem::path& path, std::string_view what,
                             std::uint64_t max_bytes = kMaxInputFileBytes);
+// The same checks and limit for a binary format (a Chakra execution trace): the bytes as they are, not normalized.
+std::string read_input_bytes(const std::filesystem::path& path, std::string_view what,
+                             std::uint64_t max_bytes = kMaxInputFileBytes);
 
 // The text as read_input_file returns it: without a leading UTF-8 byte-order mark, a lone CR turned into LF. The
 // readers' text entry points (parse_scenario, read_dot_text, parse_nccl_tests_log, ...) apply it too, so text that

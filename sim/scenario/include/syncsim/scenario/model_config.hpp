@@ -62,6 +62,12 @@ struct ModelConfig {
   // with it). Excludes `step_time`, `efficiency` and `backward_factor`.
   std::optional<Located<std::string>> profile;
   std::optional<Located<std::int64_t>> profile_batch;
+  // A Chakra execution trace of one DDP iteration (one rank's `<prefix>.<rank>.et`, its path resolved against the
+  // scenario's folder; chakra/ddp_workload.hpp has the mapping): its compute nodes give the layers' forward and
+  // backward and the optimizer step, its ALL_REDUCEs the gradient buckets, in place of the model's. The model still
+  // names what the report and the memory check describe. Excludes profile, step_time, efficiency and
+  // backward_factor.
+  std::optional<Located<std::string>> chakra;
 };
 
 }  // namespace syncsim

@@ -1,0 +1,58 @@
+#pragma once
+// DdpWorkload: one synchronous data-parallel iteration of one rank, as a Chakra execution trace holds it (the
+// export) and as the DDP engine runs it (the import): layer times, the optimizer step and the gradient buckets.
+//
+// Export, one rank's graph (ids in this order, every dependency on an earlier id):
+//
+//   F0 -> F1 -> ... -> F(L-1) -> B(L-1) -> ... -> B1 -> B0 -> OPT        COMP_NODEs "<layer> forward|backward"
+//                                  |              |                ^
+//                                  v              v                |     COMM_COLL_NODE ALL_REDUCE per bucket,
+//                                 AR0  ------->  AR1 --> ... --> AR(n-1) "bucket <j> all_reduce", comm_size bytes
+//
+// Bucket j's AllReduce depends on the backward of its ready_after_layer and on AllReduce j-1 (DDP's one
+// communication stream: buckets run one at a time, in plan order); the optimizer step on the last backward and on
+// every AllReduce. ASTRA-sim replays the same overlap: communication under the rest of backward.
+//
+// Import, the mapping back (any trace of COMP_NODEs and ALL_REDUCE COMM_COLL_NODEs, ids in dependency order):
+//   - a COMP_NODE that depends (through any chain) on a collective is optimizer work: their times add up to the
+//     optimizer step;
+//   - the other COMP_NODEs, in file order, are the compute stream. Backward begins at the first node whose name
+//     ends in " backward" (or else at the first node a collective depends on); before it each node is a layer's
+//     forward. A backward node "X backward" whose "X forward" came earlier is that layer's backward when every
+//     backward node pairs so, in reverse layer order (syncsim's own traces); otherwise every backward node becomes
+//     a layer of its own, with no forward, laid out so that DDP's reverse walk runs them in file order;
+//   - each ALL_REDUCE, in file order, is a bucket of comm_size bytes, ready after the latest backward node it
+//     depends on (through any chain; the first backward node when it depends on none).
+// A node's time is syncsim_duration_ps when present (exact), else duration_micros.
+//
+// Hence a trace syncsim exported, read back, gives the layer times, optimizer step and buckets it was written
+// from, to the picosecond, and the same iteration on the same cluster.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "syncsim/chakra/execution_trace.hpp"
+#include "syncsim/core/sim_time.hpp"
+#include "syncsim/training/bucket_plan.hpp"
+#include "syncsim/training/ddp_iteration.hpp"
+
+namespace syncsim::chakra {
+
+struct DdpWorkload {
+  std::string name;                 // the workload, for the trace's metadata
+  std::int64_t ranks = 1;           // the data-parallel ranks (one file each)
+  std::vector<std::string> layers;  // names, forward order
+  LayerTimes times;                 // per layer, forward order
+  SimTime optimizer;
+  BucketPlan buckets;  // in launch order; each bucket's ready_after_layer indexes `layers`
+};
+
+// One rank's execution trace of `workload` (every rank's is the same but for its rank number).
+ExecutionTrace execution_trace(const DdpWorkload& workload, std::int64_t rank);
+
+// `trace` mapped as above. Throws InputError at `source` naming the node (id, name and kind) for a node kind or a
+// collective other than COMP_NODE and ALL_REDUCE, a collective without a positive comm_size, a dependency on an id
+// not defined before it, a repeated id, or a time past the clock.
+DdpWorkload ddp_workload(const ExecutionTrace& trace, const std::string& source);
+
+}  // namespace syncsim::chakra

@@ -1,0 +1,201 @@
+// The execution trace's bytes through the generated protobuf messages (chakra_et.proto). Built when protobuf is
+// found; execution_trace_unavailable.cpp stands in otherwise.
+#include <fmt/format.h>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <limits>
+
+#include "chakra_et.pb.h"
+#include "syncsim/chakra/execution_trace.hpp"
+#include "syncsim/core/input_error.hpp"
+
+namespace syncsim::chakra {
+
+namespace {
+
+namespace et = syncsim::chakra_et;
+using google::protobuf::io::ArrayInputStream;
+using google::protobuf::io::CodedInputStream;
+using google::protobuf::io::CodedOutputStream;
+using google::protobuf::io::StringOutputStream;
+
+// Attribute names: Chakra's feeder's, and syncsim's own (execution_trace.hpp has the table).
+constexpr const char* kCommType = "comm_type";
+constexpr const char* kCommSize = "comm_size";
+constexpr const char* kIsCpuOp = "is_cpu_op";
+constexpr const char* kDurationPs = "syncsim_duration_ps";
+constexpr const char* kWorkload = "syncsim_workload";
+constexpr const char* kRank = "syncsim_rank";
+constexpr const char* kRanks = "syncsim_ranks";
+
+void add_int(google::protobuf::RepeatedPtrField<et::AttributeProto>& attrs, const char* name, std::int64_t value) {
+  et::AttributeProto* a = attrs.Add();
+  a->set_name(name);
+  a->set_int64_val(value);
+}
+
+void write_delimited(const google::protobuf::MessageLite& message, CodedOutputStream& out) {
+  out.WriteVarint64(message.ByteSizeLong());
+  message.SerializeWithCachedSizes(&out);
+}
+
+et::Node to_message(const ExecutionNode& n) {
+  et::Node m;
+  m.set_id(n.id);
+  m.set_name(n.name);
+  m.set_type(static_cast<et::NodeType>(n.kind));
+  for (const std::uint64_t d : n.ctrl_deps) m.add_ctrl_deps(d);
+  for (const std::uint64_t d : n.data_deps) m.add_data_deps(d);
+  m.set_duration_micros(n.duration_micros);
+  et::AttributeProto* cpu = m.add_attr();
+  cpu->set_name(kIsCpuOp);
+  cpu->set_bool_val(n.is_cpu_op);
+  if (n.collective) add_int(*m.mutable_attr(), kCommType, static_cast<std::int64_t>(*n.collective));
+  if (n.comm_size) add_int(*m.mutable_attr(), kCommSize, *n.comm_size);
+  if (n.duration_ps) add_int(*m.mutable_attr(), kDurationPs, *n.duration_ps);
+  return m;
+}
+
+// Reads the node's and the metadata's attributes; `where` names the message in errors.
+class AttributeReader {
+ public:
+  AttributeReader(const std::string& source, std::string where) : source_(source), where_(std::move(where)) {}
+
+  std::int64_t int64(const et::AttributeProto& a) const {
+    if (a.value_case() != et::AttributeProto::kInt64Val) throw wrong_type(a, "int64_val");
+    return a.int64_val();
+  }
+  bool boolean(const et::AttributeProto& a) const {
+    if (a.value_case() != et::AttributeProto::kBoolVal) throw wrong_type(a, "bool_val");
+    return a.bool_val();
+  }
+  const std::string& text(const et::AttributeProto& a) const {
+    if (a.value_case() != et::AttributeProto::kStringVal) throw wrong_type(a, "string_val");
+    return a.string_val();
+  }
+
+ private:
+  InputError wrong_type(const et::AttributeProto& a, const char* expected) const {
+    return InputError(
+        fmt::format("{}: attribute '{}' should hold {} (Chakra's feeder reads it so)", where_, a.name(), expected),
+        SourceLocation{source_, 0, 0});
+  }
+  const std::string& source_;
+  std::string where_;
+};
+
+ExecutionNode from_message(const et::Node& m, const std::string& source) {
+  ExecutionNode n;
+  n.id = m.id();
+  n.name = m.name();
+  n.kind = static_cast<NodeKind>(m.type());
+  n.ctrl_deps.assign(m.ctrl_deps().begin(), m.ctrl_deps().end());
+  n.data_deps.assign(m.data_deps().begin(), m.data_deps().end());
+  n.duration_micros = m.duration_micros();
+  const AttributeReader read(source, fmt::format("node {} ('{}')", n.id, n.name));
+  for (const et::AttributeProto& a : m.attr()) {
+    if (a.name() == kCommType) {
+      n.collective = static_cast<CollectiveKind>(read.int64(a));
+    } else if (a.name() == kCommSize) {
+      n.comm_size = read.int64(a);
+    } else if (a.name() == kIsCpuOp) {
+      n.is_cpu_op = read.boolean(a);
+    } else if (a.name() == kDurationPs) {
+      n.duration_ps = read.int64(a);
+    }
+  }
+  return n;
+}
+
+void read_metadata(const et::GlobalMetadata& m, ExecutionTrace& trace, const std::string& source) {
+  trace.version = m.version();
+  const AttributeReader read(source, "the global metadata");
+  for (const et::AttributeProto& a : m.attr()) {
+    if (a.name() == kWorkload) trace.workload = read.text(a);
+    if (a.name() == kRank) trace.rank = read.int64(a);
+    if (a.name() == kRanks) trace.ranks = read.int64(a);
+  }
+}
+
+}  // namespace
+
+bool execution_traces_supported() {
+  return true;
+}
+
+std::string encode_execution_trace(const ExecutionTrace& trace) {
+  std::string bytes;
+  {
+    StringOutputStream stream(&bytes);
+    CodedOutputStream out(&stream);
+    et::GlobalMetadata metadata;
+    metadata.set_version(trace.version);
+    if (!trace.workload.empty()) {
+      et::AttributeProto* name = metadata.add_attr();
+      name->set_name(kWorkload);
+      name->set_string_val(trace.workload);
+    }
+    add_int(*metadata.mutable_attr(), kRank, trace.rank);
+    add_int(*metadata.mutable_attr(), kRanks, trace.ranks);
+    write_delimited(metadata, out);
+    for (const ExecutionNode& node : trace.nodes) write_delimited(to_message(node), out);
+  }  // the coded stream flushes into `bytes` as it goes out of scope
+  return bytes;
+}
+
+ExecutionTrace decode_execution_trace(std::string_view bytes, const std::string& source) {
+  const auto fail = [&](const std::string& what) { return InputError(what, SourceLocation{source, 0, 0}); };
+  if (bytes.size() > static_cast<std::size_t>(std::numeric_limits<int>::max())) {
+    throw fail("the execution trace is larger than protobuf can read (2 GiB)");
+  }
+  ArrayInputStream stream(bytes.data(), static_cast<int>(bytes.size()));
+  CodedInputStream in(&stream);
+  in.SetTotalBytesLimit(std::numeric_limits<int>::max());
+  ExecutionTrace trace;
+  for (std::size_t index = 0;; ++index) {
+    const auto offset = static_cast<std::size_t>(in.CurrentPosition());
+    if (offset == bytes.size()) break;
+    const std::string what = index == 0 ? "the global metadata" : fmt::format("node message {}", index);
+    std::uint64_t length = 0;
+    if (!in.ReadVarint64(&length)) {
+      throw fail(fmt::format("truncated or corrupt at byte {}: {}'s length is not a varint", offset, what));
+    }
+    const std::size_t body = static_cast<std::size_t>(in.CurrentPosition());
+    if (length > kMaxNodeBytes) {
+      throw fail(
+          fmt::format("at byte {}: {} claims {} bytes, more than the {} a message may have (not a Chakra "
+                      "execution trace?)",
+                      offset, what, length, kMaxNodeBytes));
+    }
+    if (length > bytes.size() - body) {
+      throw fail(fmt::format("truncated: {} at byte {} claims {} bytes, the file has {} left", what, offset, length,
+                             bytes.size() - body));
+    }
+    const std::string_view message = bytes.substr(body, static_cast<std::size_t>(length));
+    if (index == 0) {
+      et::GlobalMetadata metadata;
+      if (!metadata.ParseFromArray(message.data(), static_cast<int>(message.size()))) {
+        throw fail(
+            fmt::format("at byte {}: not a Chakra GlobalMetadata message (not a Chakra execution trace?)", offset));
+      }
+      read_metadata(metadata, trace, source);
+    } else {
+      et::Node node;
+      if (!node.ParseFromArray(message.data(), static_cast<int>(message.size()))) {
+        throw fail(fmt::format("at byte {}: {} is not a Chakra Node message", offset, what));
+      }
+      if (node.type() == et::INVALID_NODE) {
+        throw fail(fmt::format("at byte {}: {} (id {}) has no type (INVALID_NODE): not a Chakra execution trace?",
+                               offset, what, node.id()));
+      }
+      if (trace.nodes.size() == kMaxNodes) throw fail(fmt::format("more than {} nodes in one rank's trace", kMaxNodes));
+      trace.nodes.push_back(from_message(node, source));
+    }
+    in.Skip(static_cast<int>(length));
+  }
+  if (bytes.empty()) throw fail("the execution trace is empty (no GlobalMetadata)");
+  return trace;
+}
+
+}  // namespace syncsim::chakra

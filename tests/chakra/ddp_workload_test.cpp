@@ -1,0 +1,170 @@
+// One DDP iteration as a Chakra graph and back (ddp_workload.hpp): the graph's nodes and dependencies for a
+// hand-written workload, the exact round trip, a foreign trace's mapping checked against DDP's closed form, and
+// every node the import cannot map named by id and kind.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "syncsim/chakra/ddp_workload.hpp"
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/training/ddp_iteration.hpp"
+
+using namespace syncsim;
+using syncsim::chakra::CollectiveKind;
+using syncsim::chakra::DdpWorkload;
+using syncsim::chakra::ExecutionNode;
+using syncsim::chakra::ExecutionTrace;
+using Kind = syncsim::chakra::NodeKind;  // syncsim has a NodeKind of its own (topologies)
+
+namespace {
+
+ExecutionNode node(std::uint64_t id, std::string name, Kind kind) {
+  ExecutionNode n;
+  n.id = id;
+  n.name = std::move(name);
+  n.kind = kind;
+  return n;
+}
+
+SimTime us(double v) {
+  return SimTime::from_us(v);
+}
+
+// Three layers, two buckets: bucket 0 holds layer 2's gradients (ready first), bucket 1 layers 1 and 0.
+DdpWorkload three_layers() {
+  DdpWorkload w;
+  w.name = "three";
+  w.ranks = 4;
+  w.layers = {"a", "b", "c"};
+  w.times.forward = {us(10), us(20), SimTime::from_ps(30'400'001)};
+  w.times.backward = {us(20), us(40), us(60)};
+  w.optimizer = us(5);
+  w.buckets.buckets = {{.bytes = Bytes{1000}, .layers = {2}, .ready_after_layer = 2},
+                       {.bytes = Bytes{3000}, .layers = {1, 0}, .ready_after_layer = 0}};
+  return w;
+}
+
+std::string import_error(const ExecutionTrace& t) {
+  try {
+    chakra::ddp_workload(t, "t.0.et");
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+ExecutionNode compute(std::uint64_t id, std::string name, std::uint64_t micros, std::vector<std::uint64_t> deps) {
+  ExecutionNode n = node(id, std::move(name), Kind::compute);
+  n.duration_micros = micros;
+  n.data_deps = std::move(deps);
+  return n;
+}
+
+ExecutionNode all_reduce(std::uint64_t id, std::int64_t bytes, std::vector<std::uint64_t> deps) {
+  ExecutionNode n = node(id, "ar", Kind::collective);
+  n.collective = CollectiveKind::all_reduce;
+  n.comm_size = bytes;
+  n.data_deps = std::move(deps);
+  return n;
+}
+
+}  // namespace
+
+TEST_CASE("export: forward chain, backward chain, one AllReduce per bucket on one stream, the optimizer last") {
+  const ExecutionTrace t = chakra::execution_trace(three_layers(), 2);
+  CHECK(t.rank == 2);
+  CHECK(t.ranks == 4);
+  REQUIRE(t.nodes.size() == 2 * 3 + 2 + 1);
+  // ids: forward 0..2, backward c=3 b=4 a=5, AllReduces 6 and 7, optimizer 8.
+  CHECK(t.nodes[0].name == "a forward");
+  CHECK(t.nodes[2].data_deps == std::vector<std::uint64_t>{1});
+  CHECK(t.nodes[3].name == "c backward");
+  CHECK(t.nodes[3].data_deps == std::vector<std::uint64_t>{2});
+  CHECK(t.nodes[5].name == "a backward");
+  CHECK(t.nodes[6].kind == Kind::collective);
+  CHECK(t.nodes[6].data_deps == std::vector<std::uint64_t>{3});     // c's backward
+  CHECK(t.nodes[7].data_deps == std::vector<std::uint64_t>{5, 6});  // a's backward, and bucket 0 before it
+  CHECK(t.nodes[7].comm_size == 3000);
+  CHECK(t.nodes[8].name == "optimizer step");
+  CHECK(t.nodes[8].data_deps == std::vector<std::uint64_t>{5, 6, 7});
+  // duration_micros rounds to the nearest microsecond; the exact time rides along.
+  CHECK(t.nodes[2].duration_micros == 30);
+  CHECK(t.nodes[2].duration_ps == 30'400'001);
+}
+
+TEST_CASE("import of an exported workload gives it back to the picosecond, through the file's bytes") {
+  const DdpWorkload w = three_layers();
+  const DdpWorkload back = chakra::ddp_workload(
+      chakra::decode_execution_trace(chakra::encode_execution_trace(chakra::execution_trace(w, 0)), "three.0.et"),
+      "three.0.et");
+  CHECK(back.name == "three");
+  CHECK(back.ranks == 4);
+  CHECK(back.layers == w.layers);
+  CHECK(back.times.forward == w.times.forward);
+  CHECK(back.times.backward == w.times.backward);
+  CHECK(back.optimizer == w.optimizer);
+  REQUIRE(back.buckets.buckets.size() == 2);
+  CHECK(back.buckets.buckets[0].bytes == Bytes{1000});
+  CHECK(back.buckets.buckets[0].ready_after_layer == 2);
+  CHECK(back.buckets.buckets[1].bytes == Bytes{3000});
+  CHECK(back.buckets.buckets[1].ready_after_layer == 0);
+}
+
+TEST_CASE("a foreign trace (no names, whole microseconds) runs as DDP's closed form says") {
+  // c0 -> c1 -> c2 -> c3; the AllReduce of 8 MB after c2; the optimizer o after c3 and the AllReduce.
+  // Backward begins at c2 (the first node a collective depends on): F = 1 + 2, B = 4 + 8, the bucket is ready 4 us
+  // into backward, and with T = 100 us: iteration = F + max(B, 4 + T) + O = 3 + 104 + 16 = 123 us.
+  ExecutionTrace t;
+  t.nodes = {compute(10, "c0", 1, {}),   compute(11, "c1", 2, {10}),      compute(12, "c2", 4, {11}),
+             compute(13, "c3", 8, {12}), all_reduce(14, 8'000'000, {12}), compute(15, "o", 16, {13, 14})};
+  const DdpWorkload w = chakra::ddp_workload(t, "t.0.et");
+  CHECK(w.optimizer == us(16));
+  REQUIRE(w.buckets.buckets.size() == 1);
+  CHECK(w.buckets.buckets[0].bytes == Bytes{8'000'000});
+  DdpSetup setup;
+  setup.layers = w.times;
+  setup.buckets = w.buckets;
+  setup.collective_time = [](CollectiveOp, Bytes) { return SimTime::from_us(100); };
+  setup.optimizer_step = w.optimizer;
+  CHECK(simulate_ddp_iteration(setup).iteration == us(123));
+}
+
+TEST_CASE("import refuses what it cannot map, naming the file, the node and its kind") {
+  ExecutionTrace t;
+  t.nodes = {compute(1, "c", 5, {}), all_reduce(2, 100, {1})};
+  REQUIRE(import_error(t) == "no error");
+
+  ExecutionTrace load = t;
+  load.nodes.push_back(node(7, "x", Kind::mem_load));
+  CHECK(import_error(load) ==
+        "t.0.et: node 7 ('x', MEM_LOAD_NODE): syncsim imports COMP_NODE and COMM_COLL_NODE (ALL_REDUCE) only");
+  ExecutionTrace send = t;
+  send.nodes.push_back(node(8, "p2p", Kind::send));
+  CHECK_THAT(import_error(send), Catch::Contains("node 8 ('p2p', COMM_SEND_NODE)"));
+  ExecutionTrace gather = t;
+  gather.nodes[1].collective = CollectiveKind::all_gather;
+  CHECK_THAT(import_error(gather), Catch::Contains("node 2 ('ar', COMM_COLL_NODE): collective ALL_GATHER is not "
+                                                   "supported"));
+  ExecutionTrace no_type = t;
+  no_type.nodes[1].collective.reset();
+  CHECK_THAT(import_error(no_type), Catch::Contains("without a comm_type"));
+  ExecutionTrace no_size = t;
+  no_size.nodes[1].comm_size = 0;
+  CHECK_THAT(import_error(no_size), Catch::Contains("comm_size attribute above zero"));
+  ExecutionTrace forward_dep = t;
+  forward_dep.nodes[0].data_deps = {2};
+  CHECK_THAT(import_error(forward_dep), Catch::Contains("node 1 ('c', COMP_NODE): depends on node 2, which no node "
+                                                        "before it defines"));
+  ExecutionTrace twice = t;
+  twice.nodes[1].id = 1;
+  CHECK_THAT(import_error(twice), Catch::Contains("its id is used by an earlier node too"));
+  ExecutionTrace negative = t;
+  negative.nodes[0].duration_ps = -1;
+  CHECK_THAT(import_error(negative), Catch::Contains("syncsim_duration_ps is negative"));
+  ExecutionTrace too_long = t;
+  too_long.nodes[0].duration_micros = 10'000'000'000'000;
+  CHECK_THAT(import_error(too_long), Catch::Contains("past the simulator's clock"));
+  ExecutionTrace no_compute;
+  no_compute.nodes = {all_reduce(1, 100, {})};
+  CHECK_THAT(import_error(no_compute), Catch::Contains("no COMP_NODE runs before the collectives"));
+}
