@@ -9,6 +9,7 @@
 
 #include "bulk_pattern.hpp"
 #include "deadlock_report.hpp"
+#include "participant_nodes.hpp"
 #include "syncsim/collectives/transfer_cost.hpp"
 #include "syncsim/core/input_error.hpp"
 
@@ -51,21 +52,6 @@ struct InFlight {
   SimTime latency;  // paid after the last byte left the sender
   double bytes;     // the send's, for the conservation check
 };
-
-// Every participant's node: rank r's is gpus[r]; a second stream runs on its rank's GPU; a switch is itself.
-std::vector<NodeId> participant_nodes(const CollectivePlan& plan, std::vector<NodeId> gpus) {
-  if (gpus.size() != plan.rank_count()) {
-    throw InputError(fmt::format("the {} collective has {} ranks but {} GPUs were given", plan.algorithm(),
-                                 plan.rank_count(), gpus.size()));
-  }
-  std::vector<NodeId> nodes = gpus;
-  for (auto p = static_cast<std::uint32_t>(gpus.size()); p < plan.participant_count(); ++p) {
-    const Participant who = plan.participant(p);
-    SYNCSIM_INVARIANT(who.node || who.rank.value() < gpus.size(), "a plan's stream runs on a rank that does not exist");
-    nodes.push_back(who.node ? *who.node : gpus[who.rank.value()]);
-  }
-  return nodes;
-}
 
 // Bytes delivered may differ from bytes sent by the rounding of summing the same doubles in another order.
 constexpr double kConservationTolerance = 1e-9;

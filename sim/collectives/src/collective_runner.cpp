@@ -3,11 +3,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 #include <numeric>
-#include <set>
 
 #include "collective_groups.hpp"
+#include "load_bound.hpp"
 #include "syncsim/collectives/collnet_plan.hpp"
 #include "syncsim/collectives/lockstep_runner.hpp"
 #include "syncsim/collectives/nvls_plan.hpp"
@@ -25,9 +24,6 @@ constexpr std::int64_t kSliceBytes = 512 * 1024;
 constexpr std::uint32_t kMaxSlices = 16;
 // Direct algorithms start n(n-1) flows per step: worth trying only on small groups.
 constexpr std::size_t kMaxDirectRanks = 16;
-// NCCL 2.30: the ring search looks for at most MAXCHANNELS / 2 = 32 channels, the tree's for at most the ring's
-// (src/init.cc).
-constexpr std::uint32_t kMaxSearchedChannels = 32;
 
 std::uint32_t auto_slices(Bytes size) {
   return static_cast<std::uint32_t>(std::clamp<std::int64_t>(size.value / kSliceBytes, 1, kMaxSlices));
@@ -109,9 +105,21 @@ std::vector<StepSend> rank_sends(const CollectivePlan& plan, std::size_t ranks) 
   return sends;
 }
 
+// A candidate's channels, planned and ready to be bounded (load_bound.hpp) or simulated.
+struct PlannedCandidate {
+  ExecutorOptions options;
+  std::uint32_t channels = 1;
+  std::size_t ranks = 0;
+  std::size_t domain_ranks = 0;
+  std::vector<std::unique_ptr<CollectivePlan>> plans;
+  // Channel k is plan k % channels of group k / channels.
+  std::vector<const CollectivePlan*> channel_plans;
+  std::vector<std::vector<NodeId>> channel_gpus;
+};
+
 // `groups`: the GPU indices of each group running the collective (one group of the first `ranks` GPUs unless the
 // spec names several); the plans are built once, from the first group's structure (hosts, reductions).
-CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec,
+PlannedCandidate plan_candidate(Router& router, const CollectiveSpec& spec,
                                 const std::vector<std::vector<std::size_t>>& groups, Candidate candidate,
                                 const std::vector<std::vector<Rank>>& hosts, const Reductions& reductions) {
   const Topology& topology = router.topology();
@@ -170,17 +178,45 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec,
     plans.push_back(make_plan(candidate.algorithm, spec.op, ranks, bytes, context));
   }
 
-  // Channel k is plan k % channels of group k / channels.
-  std::vector<const CollectivePlan*> channel_plans;
-  std::vector<std::vector<NodeId>> channel_gpus;
+  PlannedCandidate planned{options, channels, ranks, domain_ranks, std::move(plans), {}, {}};
   for (const std::vector<std::size_t>& group : groups) {
     std::vector<NodeId> gpus;
     for (const std::size_t g : group) gpus.push_back(topology.gpu(g));
-    for (const auto& plan : plans) {
-      channel_plans.push_back(plan.get());
-      channel_gpus.push_back(gpus);
+    for (const auto& plan : planned.plans) {
+      planned.channel_plans.push_back(plan.get());
+      planned.channel_gpus.push_back(gpus);
     }
   }
+  return planned;
+}
+
+// What `auto` compares: the time, or a tree AllReduce's time as NCCL ranks it (tree_tuning.hpp). Both are
+// non-decreasing in the time, so the ranking of a lower bound bounds the ranking.
+SimTime ranking_time(const CollectiveSpec& spec, const Candidate& candidate, SimTime time, std::size_t nodes,
+                     std::size_t ranks, std::optional<SimTime> ring_busy) {
+  if (candidate.algorithm != Algorithm::tree || spec.op != CollectiveOp::allreduce || !candidate.protocol) {
+    return time;
+  }
+  return tree_ranking_time(time, *candidate.protocol, spec.size, nodes, ranks, ring_busy.value_or(SimTime::zero()));
+}
+
+// The least time the candidate can take, launch included: its busiest link's wire bytes at the link's rate.
+SimTime candidate_bound(Router& router, const CollectiveSpec& spec, const Candidate& candidate,
+                        const PlannedCandidate& planned) {
+  const SimTime load = busiest_link_bound(router, planned.channel_plans, planned.channel_gpus, planned.options.cost);
+  return capped(spec, planned.ranks, candidate.algorithm, planned.domain_ranks, planned.channels, load) +
+         planned.options.cost.launch;
+}
+
+CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, Candidate candidate,
+                                const PlannedCandidate& planned) {
+  const Topology& topology = router.topology();
+  const std::size_t ranks = planned.ranks;
+  const std::size_t domain_ranks = planned.domain_ranks;
+  const std::uint32_t channels = planned.channels;
+  ExecutorOptions options = planned.options;
+  const std::vector<const CollectivePlan*>& channel_plans = planned.channel_plans;
+  const std::vector<std::vector<NodeId>>& channel_gpus = planned.channel_gpus;
   CollectiveOutcome outcome;
   outcome.algorithm = candidate.algorithm;
   outcome.protocol = candidate.protocol;
@@ -245,92 +281,6 @@ bool each_gpu_its_own_node(const std::vector<std::vector<Rank>>& hosts) {
 }
 
 }  // namespace
-
-std::vector<std::vector<Rank>> host_groups(const Topology& topology, std::size_t ranks) {
-  return host_groups(topology, first_gpus(ranks));
-}
-
-std::vector<std::vector<Rank>> host_groups(const Topology& topology, const std::vector<std::size_t>& gpus) {
-  std::map<int, std::vector<Rank>> by_host;
-  for (std::size_t r = 0; r < gpus.size(); ++r) {
-    const auto host = topology.node(topology.gpu(gpus[r])).host;
-    if (!host) return {};
-    by_host[*host].push_back(Rank{static_cast<std::uint32_t>(r)});
-  }
-  std::vector<std::vector<Rank>> groups;
-  for (auto& [host, members] : by_host) groups.push_back(std::move(members));
-  return groups;
-}
-
-std::vector<std::vector<Rank>> nccl_node_groups(const Topology& topology, std::size_t ranks) {
-  return nccl_node_groups(topology, first_gpus(ranks));
-}
-
-std::vector<std::vector<Rank>> nccl_node_groups(const Topology& topology, const std::vector<std::size_t>& gpus) {
-  std::vector<std::vector<Rank>> nodes;
-  std::vector<std::optional<NodeId>> switch_of_node;
-  for (std::vector<Rank>& host : host_groups(topology, gpus)) {
-    const std::optional<NodeId> nvswitch = nvlink_switch_of(topology, topology.gpu(gpus[host.front().value()]));
-    const bool one_switch = std::all_of(host.begin(), host.end(), [&](Rank r) {
-      return nvlink_switch_of(topology, topology.gpu(gpus[r.value()])) == nvswitch;
-    });
-    auto same = nvswitch && one_switch ? std::find(switch_of_node.begin(), switch_of_node.end(), nvswitch)
-                                       : switch_of_node.end();
-    if (same == switch_of_node.end()) {
-      nodes.push_back(std::move(host));
-      switch_of_node.push_back(one_switch ? nvswitch : std::nullopt);
-    } else {
-      auto& node = nodes[static_cast<std::size_t>(same - switch_of_node.begin())];
-      node.insert(node.end(), host.begin(), host.end());
-    }
-  }
-  return nodes;
-}
-
-std::uint32_t default_channels(const Topology& topology, std::size_t ranks, Algorithm algorithm) {
-  return default_channels(topology, first_gpus(ranks), algorithm);
-}
-
-std::uint32_t default_channels(const Topology& topology, const std::vector<std::size_t>& gpus, Algorithm algorithm) {
-  const auto nodes = nccl_node_groups(topology, gpus);
-  std::uint32_t channels = 1;
-  if (nodes.size() > 1) {
-    // NICs of the first node's hosts: one channel per rail.
-    std::set<int> hosts;
-    for (const Rank r : nodes.front()) hosts.insert(topology.node(topology.gpu(gpus[r.value()])).host.value_or(-1));
-    std::uint32_t nics = 0;
-    for (std::size_t v = 0; v < topology.node_count(); ++v) {
-      const Node& node = topology.node(NodeId{static_cast<std::uint32_t>(v)});
-      if (node.kind == NodeKind::nic && node.host && hosts.count(*node.host) > 0) ++nics;
-    }
-    channels = std::max<std::uint32_t>(1, nics);
-  }
-  // NCCL's tree search starts a chain at each NIC and ncclTopoPostset duplicates every chain for the second tree
-  // (src/graph/connect.cc): a channel pair per rail, or one pair without host structure.
-  if (algorithm == Algorithm::tree) channels = 2 * channels;
-  // A rack-wide NVLink domain has a NIC per GPU, more than NCCL's searches look for.
-  return std::min(channels, kMaxSearchedChannels);
-}
-
-std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts, std::size_t ranks,
-                                     std::uint32_t channel, std::uint32_t channels) {
-  std::vector<Rank> order;
-  if (hosts.size() < 2) return order;  // rank order
-  for (std::size_t h = 0; h < hosts.size(); ++h) {
-    const auto& members = hosts[h];
-    const std::size_t g = members.size();
-    // Entry points spread evenly over the host's GPUs, so that with fewer channels than GPUs (and GPUs sharing
-    // NICs) the channels still leave through different NICs.
-    const std::size_t entry = channel * std::max<std::size_t>(1, g / std::max<std::uint32_t>(1, channels));
-    const std::size_t start = (h % 2 == 0 ? entry : entry + g - 1) % g;
-    for (std::size_t i = 0; i < g; ++i) {
-      const std::size_t local = h % 2 == 0 ? (start + i) % g : (start + g - i) % g;
-      order.push_back(members[local]);
-    }
-  }
-  SYNCSIM_INVARIANT(order.size() == ranks, "channel ring order lost a rank");
-  return order;
-}
 
 std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, bool has_hosts, bool any_algorithm,
                                             std::size_t nvlink_domains, bool one_gpu_per_node, SharpCandidates sharp) {
@@ -424,26 +374,42 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
       candidates.push_back({algorithm, {}, {}});
     }
   }
+  // Rings run first: a tree's ranking reads their busiest link. Every other candidate is bounded before it is
+  // simulated (load_bound.hpp) and skipped when even its bound ranks behind the best so far, so it could not have
+  // won; LL goes last, since on a large message its bound (four wire bytes per byte) usually loses to LL128's
+  // result. Equal rankings go to the earlier candidate, as before the reordering.
+  std::vector<std::size_t> order(candidates.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  const auto others = std::stable_partition(order.begin(), order.end(),
+                                            [&](std::size_t i) { return candidates[i].algorithm == Algorithm::ring; });
+  std::stable_partition(others, order.end(), [&](std::size_t i) { return candidates[i].protocol != Protocol::ll; });
+  const std::size_t nodes = hosts.empty() ? ranks : hosts.size();
   std::optional<CollectiveOutcome> best;
-  SimTime best_rank;  // what auto compares: the time, or a tree AllReduce's time as NCCL ranks it (tree_tuning.hpp)
-  std::optional<SimTime> ring_busy;  // the fastest ring's busiest link (ring candidates run first)
-  std::string last_refusal;
+  std::size_t best_index = 0;
+  SimTime best_rank;                 // what auto compares (ranking_time)
+  std::optional<SimTime> ring_busy;  // the fastest ring's busiest link
+  std::optional<std::size_t> refusal_index;
+  std::string refusal;                      // the last candidate's refusal, in the candidates' order
   std::optional<SimTimeOverflow> overflow;  // a candidate slower than the clock loses to any that fits
-  for (const Candidate& candidate : candidates) {
+  for (const std::size_t i : order) {
+    const Candidate& candidate = candidates[i];
     try {
-      CollectiveOutcome outcome = run_candidate(router, spec, groups, candidate, hosts, reductions);
-      SimTime rank = outcome.time;
+      const PlannedCandidate planned = plan_candidate(router, spec, groups, candidate, hosts, reductions);
+      if (best && candidate.algorithm != Algorithm::ring &&
+          ranking_time(spec, candidate, candidate_bound(router, spec, candidate, planned), nodes, ranks, ring_busy) >
+              best_rank) {
+        continue;
+      }
+      CollectiveOutcome outcome = run_candidate(router, spec, candidate, planned);
       if (candidate.algorithm == Algorithm::ring) {
         SimTime busy;
         for (const LinkTraffic& link : outcome.links) busy = std::max(busy, link.busy_time);
         ring_busy = ring_busy ? std::min(*ring_busy, busy) : busy;
       }
-      if (candidate.algorithm == Algorithm::tree && spec.op == CollectiveOp::allreduce && candidate.protocol) {
-        rank = tree_ranking_time(outcome.time, *candidate.protocol, spec.size, hosts.empty() ? ranks : hosts.size(),
-                                 ranks, ring_busy.value_or(SimTime::zero()));
-      }
-      if (!best || rank < best_rank) {
-        best = outcome;
+      const SimTime rank = ranking_time(spec, candidate, outcome.time, nodes, ranks, ring_busy);
+      if (!best || rank < best_rank || (rank == best_rank && i < best_index)) {
+        best = std::move(outcome);
+        best_index = i;
         best_rank = rank;
       }
     } catch (const SimTimeOverflow& e) {
@@ -452,12 +418,15 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
     } catch (const InputError& e) {
       // With an explicit algorithm its refusal is the answer; in auto mode, try the others.
       if (spec.algorithm) throw;
-      last_refusal = e.what();
+      if (!refusal_index || i > *refusal_index) {
+        refusal_index = i;
+        refusal = e.what();
+      }
     }
   }
   // When none fits, the clock is the reason (the caller names the input behind it), else the last refusal.
   if (!best && overflow) throw *overflow;
-  if (!best) throw InputError(fmt::format("no algorithm can run this collective here: {}", last_refusal));
+  if (!best) throw InputError(fmt::format("no algorithm can run this collective here: {}", refusal));
   return *best;
 }
 

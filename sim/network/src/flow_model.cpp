@@ -41,10 +41,13 @@ bool FlowModel::idle(LinkId link) const {
 void FlowModel::claim(LinkId link, LinkClaimant& claimant) {
   SYNCSIM_INVARIANT(idle(link), "flow model: claiming a link that is not idle");
   impl_->link_state(link).claimant = &claimant;
+  ++impl_->claimed_links_;
 }
 
 void FlowModel::release(LinkId link) {
-  impl_->link_state(link).claimant = nullptr;
+  LinkClaimant*& claimant = impl_->link_state(link).claimant;
+  if (claimant != nullptr) --impl_->claimed_links_;
+  claimant = nullptr;
 }
 
 void FlowModel::record_usage(const Route& route, Bytes bytes, SimTime busy) {

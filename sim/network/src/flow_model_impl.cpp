@@ -157,7 +157,7 @@ FlowId FlowModel::Impl::start(const Route& route, double bytes, FlowObserver& ob
 void FlowModel::Impl::break_claims(const Route& route) {
   // One claimant at a time, looked up afresh: a claimant's new flows may break other claims on this route
   // (reentrant start()), and each claimant must be told once.
-  for (;;) {
+  while (claimed_links_ > 0) {
     LinkState* claimed = nullptr;
     for (const LinkId id : route.links) {
       LinkState& link = link_state(id);

@@ -110,6 +110,8 @@ struct FlowModel::Impl final : EventHandler, QuiescenceCheck {
   std::vector<std::uint32_t> free_slots_;
   std::size_t active_ = 0;
   std::uint64_t started_ = 0;
+  // Links some claimant holds: none while every collective runs flow by flow, and then a start need not look.
+  std::size_t claimed_links_ = 0;
 
  private:
   void break_claims(const Route& route);

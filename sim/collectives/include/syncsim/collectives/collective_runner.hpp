@@ -2,7 +2,8 @@
 // Simulating one collective as NCCL runs it: split over channels, each channel a plan of its own running at the
 // same time on the same network, with the algorithm and protocol either given or picked as NCCL's tuner does —
 // the cheapest for this size, except that here "cheapest" comes from simulating each candidate, not from a
-// formula.
+// formula (a candidate whose busiest-link bound already ranks behind the best one simulated is skipped: it could
+// not have won; docs/collectives.md, "Auto").
 //
 //   Router router(topology);
 //   CollectiveSpec spec{.op = CollectiveOp::allreduce, .size = Bytes{1 << 30}, .ranks = 16};

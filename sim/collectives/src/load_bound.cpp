@@ -1,0 +1,53 @@
+#include "load_bound.hpp"
+
+#include <algorithm>
+
+#include "participant_nodes.hpp"
+#include "syncsim/collectives/transfer_cost.hpp"
+
+namespace syncsim {
+
+namespace {
+// The flow model rounds each drain to the nearest picosecond and sums rates in floating point (a link may end up to
+// 1e-9 relative over its capacity), so a run can finish below the exact quotient by at most half a picosecond per
+// transfer over the link plus that relative slack; the bound gives up more than both.
+constexpr double kRelativeSlack = 1e-6;
+constexpr double kSlackPerTransferSeconds = 1e-12;
+}  // namespace
+
+SimTime busiest_link_bound(Router& router, std::span<const CollectivePlan* const> channels,
+                           const std::vector<std::vector<NodeId>>& gpus, const TransferCost& cost) {
+  const Topology& topology = router.topology();
+  std::vector<double> wire_bytes_on(topology.link_count(), 0.0);
+  std::vector<std::uint64_t> transfers_on(topology.link_count(), 0);
+  PlanStep step;
+  for (std::size_t c = 0; c < channels.size(); ++c) {
+    const CollectivePlan& plan = *channels[c];
+    const std::vector<NodeId> nodes = participant_nodes(plan, gpus[c]);
+    for (std::uint32_t p = 0; p < plan.participant_count(); ++p) {
+      for (std::uint32_t s = 0; s < plan.step_count(Rank{p}); ++s) {
+        plan.step(Rank{p}, s, step);
+        for (const PlanSend& send : step.sends) {
+          if (nodes[p] == nodes[send.dst.value()]) continue;  // a stream feeding its own GPU crosses no link
+          const Route& route = router.route(nodes[p], nodes[send.dst.value()]);
+          const double bytes = wire_bytes(cost, topology, route, send.bytes);
+          for (const LinkId link : route.links) {
+            wire_bytes_on[link.value()] += bytes;
+            ++transfers_on[link.value()];
+          }
+        }
+      }
+    }
+  }
+  double seconds = 0;
+  for (std::uint32_t l = 0; l < wire_bytes_on.size(); ++l) {
+    if (transfers_on[l] == 0) continue;
+    const double exact = wire_bytes_on[l] / topology.link(LinkId{l}).bandwidth.bytes_per_second;
+    seconds = std::max(seconds,
+                       exact * (1 - kRelativeSlack) - static_cast<double>(transfers_on[l]) * kSlackPerTransferSeconds);
+  }
+  // A bound past the clock bounds nothing the clock can hold: give none, and let the simulation say what overflows.
+  return SimTime::fits_seconds(seconds) ? SimTime::from_seconds(std::max(0.0, seconds)) : SimTime::zero();
+}
+
+}  // namespace syncsim
