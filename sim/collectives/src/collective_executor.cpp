@@ -2,14 +2,13 @@
 
 #include <fmt/format.h>
 
-#include <array>
 #include <cmath>
 #include <map>
 #include <unordered_map>
 
 #include "bulk_pattern.hpp"
 #include "deadlock_report.hpp"
-#include "participant_nodes.hpp"
+#include "plan_routes.hpp"
 #include "syncsim/collectives/transfer_cost.hpp"
 #include "syncsim/core/input_error.hpp"
 
@@ -32,17 +31,6 @@ struct RankState {
   bool reducing = false;
   bool finished = false;
 };
-
-// A route a participant sends on, looked up once: a plan sends each rank's data to the same few peers step after
-// step, so the router's table and the link classification are read once per peer instead of once per transfer.
-struct PeerRoute {
-  static constexpr std::uint32_t kNone = ~std::uint32_t{0};
-  std::uint32_t dst = kNone;
-  const Route* route = nullptr;
-  LinkKind route_class = LinkKind::nvlink;
-};
-// Per sender, direct-mapped by the peer's index: a ring rank has one peer, a tree rank at most three.
-constexpr std::size_t kPeerRoutesPerSender = 4;
 
 struct InFlight {
   Rank src;
@@ -74,6 +62,7 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
   Router& router;
   const CollectivePlan& plan;
   std::vector<NodeId> nodes;  // by participant: the ranks' GPUs, then any streams' GPUs and switches
+  PlanRoutes routes{router, nodes};
   ExecutorOptions options;
   std::function<void()> on_done;
 
@@ -85,9 +74,8 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
   double bytes_delivered = 0;  // to the step that expects them; equals stats.bytes_sent at the end
 
   std::vector<RankState> ranks;
-  std::vector<std::array<PeerRoute, kPeerRoutesPerSender>> peer_routes;  // by sending participant
-  std::vector<std::vector<SimTime>> step_starts;                         // with options.record_steps
-  std::unordered_map<std::uint64_t, std::uint32_t> early_arrivals;       // (rank << 32 | step) -> count
+  std::vector<std::vector<SimTime>> step_starts;                    // with options.record_steps
+  std::unordered_map<std::uint64_t, std::uint32_t> early_arrivals;  // (rank << 32 | step) -> count
   std::vector<InFlight> in_flight;
   std::vector<std::uint32_t> free_slots;
   PlanStep scratch;
@@ -101,15 +89,6 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
 
   // The shared costing (transfer_cost.hpp), with this executor's options and topology.
   SimTime reduction_time(double bytes) const { return syncsim::reduction_time(options.reduction_rate, bytes); }
-  const PeerRoute& peer_route(Rank src, Rank dst) {
-    PeerRoute& peer = peer_routes[src.value()][dst.value() % kPeerRoutesPerSender];
-    if (peer.dst != dst.value()) {
-      const Route& route = router.route(nodes[src.value()], nodes[dst.value()]);
-      peer = PeerRoute{dst.value(), &route, classify(router.topology(), route)};
-    }
-    return peer;
-  }
-
   // ---- per-flow path ----
 
   void record_step(std::size_t rank) {
@@ -137,7 +116,7 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
   // `bytes` may be less than the send's when a bulk step is resumed part-way; so may the latency.
   void start_transfer(Rank src, std::uint32_t src_step, const PlanSend& send, double bytes,
                       std::optional<SimTime> latency) {
-    const PeerRoute& peer = peer_route(src, send.dst);
+    const PeerRoute& peer = routes.route(src, send.dst);
     const std::uint32_t slot =
         track(src, src_step, send, latency ? *latency : step_latency(options.cost, peer.route_class, *peer.route));
     ++stats.flows;
@@ -411,7 +390,6 @@ void CollectiveExecutor::start(std::function<void()> on_done) {
   m.running = true;
   m.sim.watch(m);
   m.ranks.assign(m.plan.participant_count(), RankState{});
-  m.peer_routes.assign(m.plan.participant_count(), {});
   m.step_starts.assign(m.options.record_steps ? m.ranks.size() : 0, {});
   bool same_step_count = true;
   for (std::uint32_t r = 0; r < m.ranks.size(); ++r) {

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "participant_nodes.hpp"
+#include "plan_routes.hpp"
 #include "syncsim/collectives/transfer_cost.hpp"
 
 namespace syncsim {
@@ -23,15 +23,16 @@ SimTime busiest_link_bound(Router& router, std::span<const CollectivePlan* const
   PlanStep step;
   for (std::size_t c = 0; c < channels.size(); ++c) {
     const CollectivePlan& plan = *channels[c];
-    const std::vector<NodeId> nodes = participant_nodes(plan, gpus[c]);
+    PlanRoutes routes(router, participant_nodes(plan, gpus[c]));
     for (std::uint32_t p = 0; p < plan.participant_count(); ++p) {
       for (std::uint32_t s = 0; s < plan.step_count(Rank{p}); ++s) {
         plan.step(Rank{p}, s, step);
         for (const PlanSend& send : step.sends) {
-          if (nodes[p] == nodes[send.dst.value()]) continue;  // a stream feeding its own GPU crosses no link
-          const Route& route = router.route(nodes[p], nodes[send.dst.value()]);
-          const double bytes = wire_bytes(cost, topology, route, send.bytes);
-          for (const LinkId link : route.links) {
+          // A stream feeding its own GPU crosses no link.
+          if (routes.nodes()[p] == routes.nodes()[send.dst.value()]) continue;
+          const PeerRoute& peer = routes.route(Rank{p}, send.dst);
+          const double bytes = wire_bytes(cost, peer.route_class, send.bytes);
+          for (const LinkId link : peer.route->links) {
             wire_bytes_on[link.value()] += bytes;
             ++transfers_on[link.value()];
           }

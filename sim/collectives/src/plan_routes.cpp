@@ -1,7 +1,8 @@
-#include "participant_nodes.hpp"
+#include "plan_routes.hpp"
 
 #include <fmt/format.h>
 
+#include "syncsim/collectives/transfer_cost.hpp"
 #include "syncsim/core/input_error.hpp"
 
 namespace syncsim {
@@ -18,6 +19,16 @@ std::vector<NodeId> participant_nodes(const CollectivePlan& plan, std::vector<No
     nodes.push_back(who.node ? *who.node : gpus[who.rank.value()]);
   }
   return nodes;
+}
+
+const PeerRoute& PlanRoutes::route(Rank src, Rank dst) {
+  if (peers_.empty()) peers_.assign(nodes_.size(), {});
+  PeerRoute& peer = peers_[src.value()][dst.value() % kPeersPerSender];
+  if (peer.dst != dst.value()) {
+    const Route& route = router_.route(nodes_[src.value()], nodes_[dst.value()]);
+    peer = PeerRoute{dst.value(), &route, classify(router_.topology(), route)};
+  }
+  return peer;
 }
 
 }  // namespace syncsim
