@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "execution_node.hpp"
 #include "syncsim/chakra/ddp_workload.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/training/ddp_iteration.hpp"
@@ -16,15 +17,9 @@ using syncsim::chakra::ExecutionNode;
 using syncsim::chakra::ExecutionTrace;
 using Kind = syncsim::chakra::NodeKind;  // syncsim has a NodeKind of its own (topologies)
 
-namespace {
+using syncsim::chakra::testing::node;
 
-ExecutionNode node(std::uint64_t id, std::string name, Kind kind) {
-  ExecutionNode n;
-  n.id = id;
-  n.name = std::move(name);
-  n.kind = kind;
-  return n;
-}
+namespace {
 
 SimTime us(double v) {
   return SimTime::from_us(v);

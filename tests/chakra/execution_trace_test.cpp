@@ -8,21 +8,16 @@
 #include <fstream>
 #include <string>
 
+#include "execution_node.hpp"
 #include "syncsim/chakra/execution_trace.hpp"
 #include "syncsim/core/input_error.hpp"
 
 using namespace syncsim;
 using namespace syncsim::chakra;
 
-namespace {
+using syncsim::chakra::testing::node;
 
-ExecutionNode node(std::uint64_t id, std::string name, NodeKind kind) {
-  ExecutionNode n;
-  n.id = id;
-  n.name = std::move(name);
-  n.kind = kind;
-  return n;
-}
+namespace {
 
 ExecutionTrace sample_trace() {
   ExecutionTrace t;

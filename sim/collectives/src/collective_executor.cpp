@@ -49,7 +49,7 @@ constexpr double kConservationTolerance = 1e-9;
 struct CollectiveExecutor::Impl final : QuiescenceCheck {
   Impl(CollectiveExecutor& owner, Simulator& s, FlowModel& f, Router& r, const CollectivePlan& p, std::vector<NodeId> g,
        ExecutorOptions o)
-      : self(owner), sim(s), flows(f), router(r), plan(p), nodes(participant_nodes(p, std::move(g))), options(o) {}
+      : self(owner), sim(s), flows(f), router(r), plan(p), routes(r, participant_nodes(p, std::move(g))), options(o) {}
   ~Impl() override {
     if (running) sim.unwatch(*this);
   }
@@ -61,8 +61,7 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
   FlowModel& flows;
   Router& router;
   const CollectivePlan& plan;
-  std::vector<NodeId> nodes;  // by participant: the ranks' GPUs, then any streams' GPUs and switches
-  PlanRoutes routes{router, nodes};
+  PlanRoutes routes;  // by participant: the ranks' GPUs, then any streams' GPUs and switches, and their routes
   ExecutorOptions options;
   std::function<void()> on_done;
 
@@ -269,7 +268,7 @@ struct CollectiveExecutor::Impl final : QuiescenceCheck {
     if (!id) return leave_bulk();
     auto it = patterns.find(*id);
     if (it == patterns.end()) {
-      it = patterns.emplace(*id, build_bulk_pattern(plan, router, nodes, options, bulk_step, scratch)).first;
+      it = patterns.emplace(*id, build_bulk_pattern(plan, router, routes.nodes(), options, bulk_step, scratch)).first;
     }
     BulkPattern& pattern = it->second;
     if (!pattern.usable) return leave_bulk();

@@ -28,8 +28,6 @@ SimTime busiest_link_bound(Router& router, std::span<const CollectivePlan* const
       for (std::uint32_t s = 0; s < plan.step_count(Rank{p}); ++s) {
         plan.step(Rank{p}, s, step);
         for (const PlanSend& send : step.sends) {
-          // A stream feeding its own GPU crosses no link.
-          if (routes.nodes()[p] == routes.nodes()[send.dst.value()]) continue;
           const PeerRoute& peer = routes.route(Rank{p}, send.dst);
           const double bytes = wire_bytes(cost, peer.route_class, send.bytes);
           for (const LinkId link : peer.route->links) {
