@@ -14,7 +14,8 @@ What each workload predicts:
   switch ring   ring AllReduce of 100 MB on switch:n=N,bw=100Gbps,lat=5us, physical latencies: the alpha-beta closed
                 form 2(N-1)(2 lat + S/(N bw)), which the run checks (SimGrid's flow model predicts the same);
   dgx ring x8   ring AllReduce of 100 MB on dgx:nodes=N/8,gpus=8, NCCL's 8 channels (one per rail) in lockstep;
-  dgx auto      the same with the algorithm and protocol chosen as NCCL does (the tree candidates run flow by flow);
+  dgx auto      the same with the algorithm and protocol chosen as NCCL does (trees of 1 M transfers or more
+                pipelined, docs/collectives.md);
   resnet50      one data-parallel ResNet-50 iteration (examples/resnet50-dgx-8gpu.yaml) on N/8 DGX nodes, ring
                 or auto;
   llama 405b    one Llama 3 405B iteration, TP 8 x PP 16 x DP 128 on 16,384 H100
@@ -36,9 +37,9 @@ SWITCH_SIZES = [256, 1024, 2048, 4096, 16384, 65536, 131072]
 # 98,304 GPUs: 12,288 nodes fill 384 leaves of 32, a fabric with a period; 100,000 (12,500 nodes) leaves the last
 # leaf part-empty, which breaks it, so its rings run along their cycles (docs/collectives.md).
 DGX_RING_SIZES = [1024, 4096, 8192, 16384, 65536, 98304, 100000]
-DGX_AUTO_SIZES = [1024, 4096, 8192]
+DGX_AUTO_SIZES = [1024, 4096, 8192, 16384, 65536, 100000]
 RESNET_SIZES = [1024, 4096, 16384]
-RESNET_AUTO_SIZES = [1024, 4096]
+RESNET_AUTO_SIZES = [1024, 4096, 16384]
 LLAMA_SIZES = [16384]
 SIMGRID_SIZES = [256, 1024, 2048]  # 4,096 took 494 s
 

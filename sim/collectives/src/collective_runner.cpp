@@ -7,6 +7,7 @@
 
 #include "collective_groups.hpp"
 #include "load_bound.hpp"
+#include "pipeline_lockstep.hpp"
 #include "syncsim/collectives/collnet_plan.hpp"
 #include "syncsim/collectives/lockstep_runner.hpp"
 #include "syncsim/collectives/nvls_plan.hpp"
@@ -230,14 +231,20 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, Cand
   for (const CollectivePlan* plan : channel_plans) {
     for (std::size_t r = 0; r < ranks; ++r) transfers += plan->step_count(Rank{static_cast<std::uint32_t>(r)});
   }
-  if (spec.bulk && channel_plans.size() > 1 && transfers >= spec.lockstep_min_transfers && !spec.record_steps) {
-    if (std::optional<LockstepTiming> lockstep = time_lockstep(router, channel_plans, channel_gpus, options)) {
-      outcome.time =
-          capped(spec, ranks, candidate.algorithm, domain_ranks, channels, lockstep->time) + options.cost.launch;
-      outcome.stats = lockstep->stats;
-      outcome.links = std::move(lockstep->links);
-      return outcome;
-    }
+  const bool lockstep = spec.bulk && channel_plans.size() > 1 && !spec.record_steps;
+  std::optional<LockstepTiming> fast;
+  if (lockstep && transfers >= spec.lockstep_min_transfers) {
+    fast = time_lockstep(router, channel_plans, channel_gpus, options);
+  }
+  // Trees pass their slices along an acyclic graph (pipeline_lockstep.hpp).
+  if (!fast && lockstep && transfers >= spec.lockstep_min_transfers) {
+    fast = collectives_detail::time_pipeline(router, channel_plans, channel_gpus, options);
+  }
+  if (fast) {
+    outcome.time = capped(spec, ranks, candidate.algorithm, domain_ranks, channels, fast->time) + options.cost.launch;
+    outcome.stats = fast->stats;
+    outcome.links = std::move(fast->links);
+    return outcome;
   }
 
   Simulator sim;

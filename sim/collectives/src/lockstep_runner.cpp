@@ -5,6 +5,7 @@
 #include <span>
 
 #include "cycle_recurrence.hpp"
+#include "fluid_snapshot.hpp"
 #include "symmetry_classes.hpp"
 #include "syncsim/collectives/transfer_cost.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -16,6 +17,9 @@ namespace {
 
 using collectives_detail::CycleRecurrence;
 using collectives_detail::Recurrence;
+using collectives_detail::simulate_snapshot;
+using collectives_detail::SnapshotTiming;
+using collectives_detail::SnapshotTransfer;
 using collectives_detail::SymmetryClasses;
 
 // One distinct combined step (a tuple of pattern ids), how often the collective takes it, and its timing. Uniform
@@ -35,30 +39,6 @@ struct CombinedStep {
   std::vector<LinkTraffic> links;
   double bytes_sent = 0;
   double bytes_reduced = 0;
-};
-
-// Starts each transfer of a staggered step at its sender's offset and records when it drained and arrived.
-class StepDriver final : public FlowObserver, public EventHandler {
- public:
-  StepDriver(Simulator& sim, FlowModel& flows, CombinedStep& step, const std::vector<const Route*>& routes,
-             const std::vector<double>& wire, const std::vector<SimTime>& offsets)
-      : sim_(sim), flows_(flows), step_(step), routes_(routes), wire_(wire), offsets_(offsets) {}
-
-  void on_event(Simulator&, std::uint64_t i) override {
-    flows_.start(*routes_[i], wire_[i], *this, i, step_.latency[i]);
-  }
-  void on_flow_finished(FlowId, std::uint64_t i) override {
-    step_.arrived[i] = sim_.now() - offsets_[i];
-    step_.drained[i] = step_.arrived[i] - step_.latency[i];
-  }
-
- private:
-  Simulator& sim_;
-  FlowModel& flows_;
-  CombinedStep& step_;
-  const std::vector<const Route*>& routes_;
-  const std::vector<double>& wire_;
-  const std::vector<SimTime>& offsets_;
 };
 
 // Reads the combined step `step.first_step` of all channels. Returns false when a plan's step is not what
@@ -112,14 +92,12 @@ void time_alone(CombinedStep& step, const std::vector<const Route*>& routes, con
 // offsets[i]; each transfer's times are kept relative to its own start.
 void simulate_step(const Topology& topology, CombinedStep& step, const std::vector<const Route*>& routes,
                    const std::vector<double>& wire, const std::vector<SimTime>& offsets) {
-  Simulator sim;
-  FlowModel flows(sim, topology);
-  step.drained.assign(routes.size(), SimTime::zero());
-  step.arrived.assign(routes.size(), SimTime::zero());
-  StepDriver driver(sim, flows, step, routes, wire, offsets);
-  for (std::uint32_t i = 0; i < routes.size(); ++i) sim.schedule_at(offsets[i], driver, i);
-  sim.run();
-  step.links = flows.traffic();
+  std::vector<SnapshotTransfer> transfers(routes.size());
+  for (std::size_t i = 0; i < routes.size(); ++i) transfers[i] = {routes[i], wire[i], step.latency[i], offsets[i]};
+  SnapshotTiming timing = simulate_snapshot(topology, transfers);
+  step.drained = std::move(timing.drained);
+  step.arrived = std::move(timing.arrived);
+  step.links = std::move(timing.links);
 }
 
 // The recurrence's weights (see advance) from the step's transfer times.

@@ -60,6 +60,7 @@ struct CollectiveSpec {
   // Several uniform channels run in lockstep (fast, approximate: within a few % of the per-flow result on large
   // clusters, up to ~17% slower on 2-16 DGX nodes in the few-MB range) only when they have at least this many
   // transfers in all; smaller collectives run on the exact executors, which are fast enough there. 0: always.
+  // Trees take the pipelined path instead (pipeline_lockstep.hpp; up to ~+22% on LL128).
   std::size_t lockstep_min_transfers = 1'000'000;
   // Keep channel 0's per-rank step start times in the outcome (for traces; runs on the executors, never in
   // lockstep, so meant for small collectives).

@@ -1,0 +1,43 @@
+#pragma once
+// Lockstep for pipelined plans: several channels of a plan whose participants pass data along an acyclic graph —
+// NCCL's trees, where each rank's up stream feeds its parent, the root turns the slices around, and the down
+// streams feed the children. Their steps are not uniform (a tree rank receives from up to three children), so the
+// ring's lockstep (lockstep_runner.hpp) does not apply, and flow by flow a 100 MB tree AllReduce on 8,192 GPUs is
+// 23 M flows.
+//
+// The model is the executor's step rule (collective_plan.hpp) as a max-plus recurrence over the participants' step
+// start times x_p(s), with the transfer times taken from the network once instead of flow by flow:
+//
+//     x_p(s+1) = max( x_p(s),  x_p(s) + drained of each send of p's step s,
+//                     x_q(t) + arrived of each send (q, t) that feeds p's step s ) + reduce_p(s)
+//
+// Because the participants' graph (who sends to whom) has no cycle, the recurrence is evaluated participant by
+// participant in topological order, each over all its steps: O(transfers) additions, and memory for the steps of
+// the few participants whose senders are part-done. Transfer times, per participant and peer (every slice of a
+// tree moves the same bytes to the same peer):
+//
+//   pass 1  every transfer alone on its route: drain = bytes / bottleneck;
+//   pass 2  the recurrence with pass-1 times gives each participant the step it is in at the middle of the
+//           collective, and when it started; those steps' transfers (one or a few per participant: the pipeline's
+//           steady state, every link carrying what it carries while the pipeline is full) run as one fluid
+//           simulation with those offsets (fluid_snapshot.hpp); each peer's drain is the one measured there, and
+//           the recurrence runs again with it.
+//
+// Exact (to the picosecond, against the executors) where transfers share no link; elsewhere an approximation
+// within the bound tests/collectives/pipeline_lockstep_test.cpp states and docs/collectives.md measures. Capacity
+// holds whatever the times: the collective takes at least the busiest link's bytes at its rate.
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "syncsim/collectives/lockstep_runner.hpp"
+
+namespace syncsim::collectives_detail {
+
+// nullopt when the plans' participants send in a cycle (a ring: lockstep_runner.hpp), a participant sends to more
+// than kMaxPeers peers, or a step's receives do not add up (the executors then run it and report the deadlock).
+std::optional<LockstepTiming> time_pipeline(Router& router, std::span<const CollectivePlan* const> channels,
+                                            const std::vector<std::vector<NodeId>>& gpus,
+                                            const ExecutorOptions& options);
+
+}  // namespace syncsim::collectives_detail
