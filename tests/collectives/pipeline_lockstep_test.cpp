@@ -72,10 +72,10 @@ TEST_CASE("pipeline lockstep: a chain whose transfers share no link is the execu
   }
 }
 
-TEST_CASE("pipeline lockstep: tree AllReduce on DGX clusters within -10% .. +25% of the per-flow executors",
+TEST_CASE("pipeline lockstep: tree AllReduce on DGX clusters within -15% .. +10% of the per-flow executors",
           "[pipeline]") {
-  // Measured worst: +19.8% (32 nodes, 100 MB, LL128); docs/collectives.md has the table. What it cannot see is how
-  // far a per-flow run's channels drift apart on the GPUs' NVLink (pipeline_lockstep.hpp).
+  // Measured here: -12.7% (4 nodes, 25 MB, LL128) to +4.3% (16 nodes); docs/collectives.md has the table to 128
+  // nodes. What it cannot see is how a per-flow run's channels drift apart on each GPU's NVLink.
   for (const int nodes : {2, 4, 8, 16}) {
     const Topology topology = build_topology(fmt::format("dgx:nodes={},gpus=8", nodes));
     Router router(topology);
@@ -85,8 +85,8 @@ TEST_CASE("pipeline lockstep: tree AllReduce on DGX clusters within -10% .. +25%
         const CollectiveOutcome exact = tree(router, size, protocol, false);
         INFO(nodes << " nodes, S=" << size << ", " << to_string(protocol) << ": " << fast.time.seconds() * 1e6
                    << " us against " << exact.time.seconds() * 1e6 << " us");
-        CHECK(fast.time.seconds() >= 0.90 * exact.time.seconds());
-        CHECK(fast.time.seconds() <= 1.25 * exact.time.seconds());
+        CHECK(fast.time.seconds() >= 0.85 * exact.time.seconds());
+        CHECK(fast.time.seconds() <= 1.10 * exact.time.seconds());
         // Every byte on the links it crossed, whatever the timing.
         CHECK(fast.stats.transfers == exact.stats.transfers);
         const auto fast_bytes = bytes_by_link(fast.links);

@@ -1,7 +1,9 @@
 // Router: fewest-hop routes, their latency and bottleneck, and deterministic ECMP over equal-cost paths.
 #include "syncsim/topology/router.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <optional>
 #include <set>
 #include <string>
 
@@ -164,7 +166,7 @@ TEST_CASE("dgx NVLink domains: NVLink between the trays of a rack, the rails bet
 }
 
 TEST_CASE("many sources and destinations interleaved give the same routes as one at a time", "[router]") {
-  // More destinations than the router keeps search trees for, visited round-robin.
+  // Every pair, one source after another: what was asked before must not change a route.
   const Topology torus = build_topology("torus:dims=4x4,bw=50GB/s");
   Router interleaved(torus);
   for (std::size_t src = 0; src < 16; ++src) {
@@ -228,6 +230,35 @@ std::vector<std::optional<Optimum>> optimum_to(const Topology& topology, NodeId 
   return best;
 }
 
+// The path the router's contract names: from the source, at each node the links into a node one hop closer whose
+// optimum extends to this node's optimum, in link id order; the destination's id picks among them digit by digit
+// (D-mod-k). Any correct search gives exactly this path.
+std::vector<LinkId> d_mod_k_path(const Topology& topology, const std::vector<std::optional<Optimum>>& optimum,
+                                 NodeId src, NodeId dst) {
+  std::vector<LinkId> path;
+  std::uint64_t digits = dst.value();
+  for (NodeId at = src; at != dst;) {
+    const Optimum& here = *optimum[at.value()];
+    std::vector<LinkId> candidates;
+    for (const LinkId l : topology.out_links(at)) {
+      const Link& link = topology.link(l);
+      const auto& rest = optimum[link.dst.value()];
+      if (!rest || rest->hops + 1 != here.hops) continue;
+      const bool relays = link.dst != dst && topology.node(link.dst).kind == NodeKind::gpu;
+      if (rest->gpu_transits + (relays ? 1 : 0) == here.gpu_transits &&
+          std::min(rest->width, link.bandwidth.bytes_per_second) == here.width) {
+        candidates.push_back(l);
+      }
+    }
+    if (candidates.empty()) return {};
+    const LinkId chosen = candidates[digits % candidates.size()];
+    digits /= candidates.size();
+    path.push_back(chosen);
+    at = topology.link(chosen).dst;
+  }
+  return path;
+}
+
 // A small irregular topology: GPUs and switches with links of mixed bandwidths and latencies.
 Topology irregular() {
   Topology topology;
@@ -260,7 +291,8 @@ Topology irregular() {
 
 }  // namespace
 
-TEST_CASE("routes are optimal: fewest hops, then fewest GPU relays, then widest, checked exhaustively", "[router]") {
+TEST_CASE("routes are optimal (fewest hops, then fewest GPU relays, then widest) and the D-mod-k choice among them",
+          "[router]") {
   const auto check_all_pairs = [](const Topology& topology) {
     Router router(topology);
     for (std::size_t t = 0; t < topology.gpu_count(); ++t) {
@@ -286,6 +318,7 @@ TEST_CASE("routes are optimal: fewest hops, then fewest GPU relays, then widest,
         CHECK(transits == optimum[src.value()]->gpu_transits);
         CHECK(route.bottleneck.bytes_per_second == optimum[src.value()]->width);
         CHECK(route.latency == latency);
+        CHECK(route.links == d_mod_k_path(topology, optimum, src, dst));
       }
     }
   };
@@ -300,5 +333,14 @@ TEST_CASE("routes are optimal: fewest hops, then fewest GPU relays, then widest,
   }
   SECTION("torus") {
     check_all_pairs(build_topology("torus:dims=3x4,bw=10Gbps"));
+  }
+  SECTION("dgx with many leaves per rail and several spines") {
+    check_all_pairs(build_topology("dgx:nodes=12,gpus=4,rails=4,radix=4"));
+  }
+  SECTION("switch") {
+    check_all_pairs(build_topology("switch:n=9,bw=10Gbps"));
+  }
+  SECTION("ring") {
+    check_all_pairs(build_topology("ring:n=7,bw=10Gbps"));
   }
 }

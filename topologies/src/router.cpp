@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <limits>
+#include <span>
 #include <unordered_map>
+#include <utility>
 
 #include "syncsim/core/input_error.hpp"
 
@@ -13,9 +15,6 @@ namespace syncsim {
 namespace {
 
 constexpr std::uint32_t kUnlabeled = std::numeric_limits<std::uint32_t>::max();
-// Destinations whose search trees stay cached: collectives ask for many sources per destination in a row, and a
-// handful covers interleaved patterns (e.g. both ring directions) without holding O(n) trees.
-constexpr std::size_t kCachedTrees = 4;
 
 std::uint64_t pair_key(NodeId src, NodeId dst) {
   return (std::uint64_t{src.value()} << 32) | dst.value();
@@ -33,205 +32,249 @@ struct PathValue {
   bool operator==(const PathValue&) const = default;
 };
 
-// A breadth-first search from one destination over reversed links, run lazily: it stops as soon as the source
-// asked for has its distance, and resumes (even in the middle of a node's links) for the next source. dist[v] is
-// the hop count from v to the destination; best[v] is the PathValue of v's best shortest path, pushed to v by each
-// neighbour one hop closer as that neighbour is expanded, so it is final once v's next level has been expanded.
-//
-// Two shortcuts keep a route on a 4096-port switch O(1) instead of O(ports): when a level has been fully labeled
-// and the source links straight into it, the source is labeled without expanding that level (a ring neighbour
-// never waits for the switch's 4096 incoming links); and the source's own best value is pulled from its few
-// outgoing links instead of waiting for pushes. Labels are valid only where stamp == generation, so reusing a
-// tree for a new destination costs O(1) instead of clearing O(nodes) arrays.
-struct DestinationTree {
-  NodeId dst;
-  std::uint32_t generation = 0;
-  std::uint64_t last_used = 0;
-  std::vector<std::uint32_t> stamp;
-  std::vector<std::uint32_t> dist;
-  std::vector<PathValue> best;
-  std::vector<NodeId> queue;
-  std::size_t head = 0;    // queue[head] is the next node to expand
-  std::size_t cursor = 0;  // ...and this many of its incoming links are done
-
-  bool labeled(NodeId v) const { return stamp[v.value()] == generation; }
-  std::uint32_t distance(NodeId v) const { return labeled(v) ? dist[v.value()] : kUnlabeled; }
-  void label(std::uint32_t v, std::uint32_t distance_to_dst) {
-    stamp[v] = generation;
-    dist[v] = distance_to_dst;
-    best[v] = PathValue{};
-    queue.push_back(NodeId{v});
-  }
+// A link as one direction of the search reads it: the node at its far end, stored inline with its bandwidth.
+struct Arc {
+  std::uint32_t node;
+  double bandwidth;
+  LinkId link;
 };
 
-// An incoming link, with what the search reads from it stored inline.
-struct InArc {
-  std::uint32_t from;
-  double bandwidth;
+// Links per node in CSR form (arcs[offset[v] .. offset[v+1]]), in link id order.
+struct Adjacency {
+  std::vector<std::uint32_t> offset;
+  std::vector<Arc> arcs;
+
+  std::span<const Arc> of(std::uint32_t v) const {
+    return std::span<const Arc>(arcs).subspan(offset[v], offset[v + 1] - offset[v]);
+  }
+  std::size_t degree(std::uint32_t v) const { return offset[v + 1] - offset[v]; }
+};
+
+// Hop counts from one end of a breadth-first search, grown a level at a time. Labels are valid only where
+// stamp == the search's generation, so a new search costs O(1) instead of clearing O(nodes) arrays.
+struct Levels {
+  std::vector<std::uint32_t> stamp;
+  std::vector<std::uint32_t> dist;
+  std::vector<std::uint32_t> order;      // labeled nodes, nearest first
+  std::vector<std::size_t> level_begin;  // level k is order[level_begin[k] .. level_begin[k+1] or the end]
+
+  std::uint32_t depth() const { return static_cast<std::uint32_t>(level_begin.size() - 1); }
+  std::span<const std::uint32_t> level(std::uint32_t k) const {
+    const std::size_t end = k + 1 < level_begin.size() ? level_begin[k + 1] : order.size();
+    return std::span<const std::uint32_t>(order).subspan(level_begin[k], end - level_begin[k]);
+  }
+  void start(std::uint32_t v, std::uint32_t generation) {
+    order.clear();
+    level_begin.assign(1, 0);
+    label(v, generation);
+  }
+  // Opens the next level and returns the previous one's range in `order`, to be read by index: the new level grows
+  // the same vector.
+  std::pair<std::size_t, std::size_t> open_level() {
+    const std::pair<std::size_t, std::size_t> frontier{level_begin.back(), order.size()};
+    level_begin.push_back(order.size());
+    return frontier;
+  }
+  void label(std::uint32_t v, std::uint32_t generation) {  // at the deepest level
+    stamp[v] = generation;
+    dist[v] = depth();
+    order.push_back(v);
+  }
 };
 
 }  // namespace
 
+// One route is one bidirectional breadth-first search: levels grow from the source over outgoing links and from the
+// destination over incoming ones, always on the side whose next level costs fewer links, until a level meets the
+// other side. On a fabric the two searches meet at the spines after a few hundred links, where one search from the
+// destination would label the whole fabric (every leaf behind every spine) before reaching a far source; on a
+// 4096-port switch they meet at the switch without expanding its ports.
+//
+// The route's choices need, for every node on a shortest path, its distance to the destination and its best
+// PathValue over the shortest paths from there. For nodes the destination's search labeled, both come from that
+// search (each node's value pushed to it by its neighbours one hop closer). For the source's side they come from
+// the meeting level back towards the source, over the links the source's search crossed. Both are properties of
+// the graph, so the route is the one any correct search gives: the same pair takes the same path whatever was
+// asked before.
 struct Router::Impl {
   const Topology& topology;
-  // Incoming links per node (CSR: in_arcs[in_offset[v] .. in_offset[v+1]]), in link id order.
-  std::vector<std::uint32_t> in_offset;
-  std::vector<InArc> in_arcs;
-  std::vector<LinkId> in_links;  // the link of each arc
+  Adjacency outgoing;
+  Adjacency incoming;
   std::vector<char> is_gpu;
-  std::vector<DestinationTree> trees;
-  std::uint64_t clock = 0;
+  std::uint32_t generation = 0;
+  Levels from_src;              // hops from the source
+  Levels to_dst;                // hops to the destination; where the route's choices read distances
+  std::vector<PathValue> best;  // valid where to_dst is
+  std::vector<LinkId> candidates;
   std::unordered_map<std::uint64_t, Route> routes;
 
   explicit Impl(const Topology& t) : topology(t) {
     const std::size_t n = t.node_count();
     is_gpu.resize(n);
     for (std::uint32_t v = 0; v < n; ++v) is_gpu[v] = t.node(NodeId{v}).kind == NodeKind::gpu ? 1 : 0;
-    in_offset.assign(n + 1, 0);
-    for (std::uint32_t l = 0; l < t.link_count(); ++l) ++in_offset[t.link(LinkId{l}).dst.value() + 1];
-    for (std::size_t v = 0; v < n; ++v) in_offset[v + 1] += in_offset[v];
-    in_arcs.resize(t.link_count());
-    in_links.resize(t.link_count());
-    std::vector<std::uint32_t> fill(in_offset.begin(), in_offset.end() - 1);
-    for (std::uint32_t l = 0; l < t.link_count(); ++l) {
-      const Link& link = t.link(LinkId{l});
-      const std::uint32_t slot = fill[link.dst.value()]++;
-      in_arcs[slot] = InArc{link.src.value(), link.bandwidth.bytes_per_second};
-      in_links[slot] = LinkId{l};
+    const auto build = [&](Adjacency& adjacency, bool by_source) {
+      adjacency.offset.assign(n + 1, 0);
+      for (std::uint32_t l = 0; l < t.link_count(); ++l) {
+        const Link& link = t.link(LinkId{l});
+        ++adjacency.offset[(by_source ? link.src : link.dst).value() + 1];
+      }
+      for (std::size_t v = 0; v < n; ++v) adjacency.offset[v + 1] += adjacency.offset[v];
+      adjacency.arcs.resize(t.link_count());
+      std::vector<std::uint32_t> fill(adjacency.offset.begin(), adjacency.offset.end() - 1);
+      for (std::uint32_t l = 0; l < t.link_count(); ++l) {
+        const Link& link = t.link(LinkId{l});
+        const NodeId here = by_source ? link.src : link.dst;
+        const NodeId there = by_source ? link.dst : link.src;
+        adjacency.arcs[fill[here.value()]++] = Arc{there.value(), link.bandwidth.bytes_per_second, LinkId{l}};
+      }
+    };
+    build(outgoing, true);
+    build(incoming, false);
+    for (Levels* levels : {&from_src, &to_dst}) {
+      levels->stamp.assign(n, 0);
+      levels->dist.assign(n, 0);
     }
+    best.assign(n, PathValue{});
   }
 
-  std::span<const LinkId> incoming(NodeId v) const {
-    return std::span<const LinkId>(in_links).subspan(in_offset[v.value()],
-                                                     in_offset[v.value() + 1] - in_offset[v.value()]);
+  bool src_labeled(std::uint32_t v) const { return from_src.stamp[v] == generation; }
+  bool dst_labeled(std::uint32_t v) const { return to_dst.stamp[v] == generation; }
+  std::uint32_t distance_to_dst(std::uint32_t v) const { return dst_labeled(v) ? to_dst.dist[v] : kUnlabeled; }
+
+  // The value of reaching the destination from an arc's source through the arc into `next`.
+  PathValue via(std::uint32_t next, const Arc& arc, std::uint32_t dst) const {
+    const PathValue& rest = best[next];
+    const bool relays = next != dst && is_gpu[next];
+    return {rest.gpu_transits + (relays ? 1U : 0U), std::min(arc.bandwidth, rest.width)};
   }
 
-  // The value of reaching dst through `link` from its source.
-  PathValue via(const DestinationTree& tree, const Link& link) const {
-    const PathValue& rest = tree.best[link.dst.value()];
-    const bool relays = link.dst != tree.dst && is_gpu[link.dst.value()];
-    return {rest.gpu_transits + (relays ? 1U : 0U), std::min(link.bandwidth.bytes_per_second, rest.width)};
+  template <typename Frontier>
+  std::size_t links_out_of(const Frontier& nodes, const Adjacency& adjacency) const {
+    std::size_t links = 0;
+    for (const std::uint32_t v : nodes) links += adjacency.degree(v);
+    return links;
   }
 
-  DestinationTree& tree_for(NodeId dst) {
-    ++clock;
-    for (DestinationTree& tree : trees) {
-      if (tree.dst == dst && tree.generation != 0) {
-        tree.last_used = clock;
-        return tree;
+  void begin_search(NodeId src, NodeId dst) {
+    if (++generation == 0) {  // wrapped: old stamps could collide, so clear them once
+      std::fill(from_src.stamp.begin(), from_src.stamp.end(), 0);
+      std::fill(to_dst.stamp.begin(), to_dst.stamp.end(), 0);
+      generation = 1;
+    }
+    from_src.start(src.value(), generation);
+    to_dst.start(dst.value(), generation);
+    best[dst.value()] = PathValue{0, std::numeric_limits<double>::infinity()};
+  }
+
+  // Labels the source side's next level; true when it meets the destination's side.
+  bool grow_from_src() {
+    const auto [begin, end] = from_src.open_level();
+    bool met = false;
+    for (std::size_t i = begin; i < end; ++i) {
+      for (const Arc& arc : outgoing.of(from_src.order[i])) {
+        if (src_labeled(arc.node)) continue;
+        from_src.label(arc.node, generation);
+        met = met || dst_labeled(arc.node);
       }
     }
-    if (trees.size() < kCachedTrees) {
-      trees.emplace_back();
-      DestinationTree& fresh = trees.back();
-      const std::size_t n = topology.node_count();
-      fresh.stamp.assign(n, 0);
-      fresh.dist.assign(n, 0);
-      fresh.best.assign(n, PathValue{});
-    }
-    DestinationTree& tree = *std::min_element(trees.begin(), trees.end(),
-                                              [](const auto& a, const auto& b) { return a.last_used < b.last_used; });
-    tree.dst = dst;
-    tree.last_used = clock;
-    if (++tree.generation == 0) {  // wrapped: old stamps could collide, so clear them once
-      std::fill(tree.stamp.begin(), tree.stamp.end(), 0);
-      tree.generation = 1;
-    }
-    tree.queue.clear();
-    tree.head = 0;
-    tree.cursor = 0;
-    tree.stamp[dst.value()] = tree.generation;
-    tree.dist[dst.value()] = 0;
-    tree.best[dst.value()] = PathValue{0, std::numeric_limits<double>::infinity()};
-    tree.queue.push_back(dst);
-    return tree;
+    return met;
   }
 
-  // src's best value from its links one hop closer, whose own values are final: src is labeled, so the level
-  // before it is completely labeled and the one before that completely expanded.
-  void pull_best(DestinationTree& tree, NodeId src) const {
-    PathValue& best = tree.best[src.value()];
-    for (const LinkId l : topology.out_links(src)) {
-      const Link& link = topology.link(l);
-      if (tree.distance(link.dst) + 1 != tree.dist[src.value()]) continue;
-      const PathValue value = via(tree, link);
-      if (value.better_than(best)) best = value;
-    }
-  }
-
-  // True when src links into a node at `level`, a level that is completely labeled while src is not: src is then
-  // exactly one hop further.
-  bool links_into_level(const DestinationTree& tree, NodeId src, std::uint32_t level) const {
-    for (const LinkId l : topology.out_links(src)) {
-      if (tree.distance(topology.link(l).dst) == level) return true;
-    }
-    return false;
-  }
-
-  // Advances the search until src has its distance, then fixes src's best value. Every node nearer the
-  // destination than src then has its final distance and value.
-  void settle(DestinationTree& tree, NodeId src) {
-    std::uint32_t checked_level = kUnlabeled;
-    while (!tree.labeled(src) && tree.head < tree.queue.size()) {
-      const NodeId at = tree.queue[tree.head];
-      const std::uint32_t level = tree.dist[at.value()];
-      // Every node at `level` is labeled: the previous level has been expanded completely.
-      if (level != checked_level) {
-        checked_level = level;
-        if (links_into_level(tree, src, level)) {
-          tree.label(src.value(), level + 1);
-          break;
+  // Labels the destination side's next level, each new node's best value final once the whole level is done;
+  // true when it meets the source's side.
+  bool grow_to_dst(std::uint32_t dst) {
+    const auto [begin, end] = to_dst.open_level();
+    const std::uint32_t next = to_dst.depth();
+    bool met = false;
+    for (std::size_t i = begin; i < end; ++i) {
+      const std::uint32_t at = to_dst.order[i];
+      for (const Arc& arc : incoming.of(at)) {
+        const std::uint32_t from = arc.node;
+        if (!dst_labeled(from)) {
+          to_dst.label(from, generation);
+          best[from] = PathValue{};
+          met = met || src_labeled(from);
         }
-      }
-      const std::uint32_t next_dist = level + 1;
-      const PathValue rest = tree.best[at.value()];
-      const std::uint32_t transits = rest.gpu_transits + (at != tree.dst && is_gpu[at.value()] ? 1U : 0U);
-      const std::uint32_t end = in_offset[at.value() + 1];
-      std::uint32_t arc = in_offset[at.value()] + static_cast<std::uint32_t>(tree.cursor);
-      for (; arc < end; ++arc) {
-        const std::uint32_t from = in_arcs[arc].from;
-        if (tree.stamp[from] != tree.generation) tree.label(from, next_dist);
-        if (tree.dist[from] != next_dist) continue;
-        const PathValue value{transits, std::min(in_arcs[arc].bandwidth, rest.width)};
-        if (value.better_than(tree.best[from])) tree.best[from] = value;
-        if (from == src.value()) break;
-      }
-      if (arc < end) {
-        tree.cursor = arc + 1 - in_offset[at.value()];  // stopped at src: resume after this link next time
-      } else {
-        ++tree.head;
-        tree.cursor = 0;
+        if (to_dst.dist[from] != next) continue;
+        const PathValue value = via(at, arc, dst);
+        if (value.better_than(best[from])) best[from] = value;
       }
     }
-    if (tree.labeled(src)) pull_best(tree, src);
+    return met;
+  }
+
+  // Once the sides meet at distance D = (source side's depth) + (destination side's depth), every shortest path
+  // crosses the source side's last level at a node the destination's side labeled. The source side's nodes that
+  // reach such a node level by level are on shortest paths; they get their distance and value here, walking back
+  // towards the source. (None of them was labeled by the destination's side: that would make a shorter path.)
+  void close_src_side(std::uint32_t dst) {
+    const std::uint32_t total = from_src.depth() + to_dst.depth();
+    for (std::uint32_t level = from_src.depth(); level-- > 0;) {
+      const std::uint32_t remaining = total - level;
+      for (const std::uint32_t v : from_src.level(level)) {
+        PathValue value;
+        bool on_path = false;
+        for (const Arc& arc : outgoing.of(v)) {
+          if (distance_to_dst(arc.node) != remaining - 1) continue;
+          const PathValue through = via(arc.node, arc, dst);
+          if (!on_path || through.better_than(value)) value = through;
+          on_path = true;
+        }
+        if (!on_path) continue;
+        to_dst.stamp[v] = generation;
+        to_dst.dist[v] = remaining;
+        best[v] = value;
+      }
+    }
+  }
+
+  // The links out of `at` that continue a best shortest path, in link id order (the order D-mod-k counts in).
+  // They are found from whichever side has fewer links: `at`'s own, or those into the next level when the
+  // destination's side labeled it (a spine has a port per leaf, the next level a handful of nodes).
+  void next_hops(std::uint32_t at, std::uint32_t dst) {
+    const std::uint32_t d = to_dst.dist[at];
+    const PathValue& target = best[at];
+    candidates.clear();
+    if (d - 1 <= to_dst.depth()) {
+      const std::span<const std::uint32_t> next_level = to_dst.level(d - 1);
+      if (links_out_of(next_level, incoming) < outgoing.degree(at)) {
+        for (const std::uint32_t next : next_level) {
+          for (const Arc& arc : incoming.of(next)) {
+            if (arc.node == at && via(next, arc, dst) == target) candidates.push_back(arc.link);
+          }
+        }
+        std::sort(candidates.begin(), candidates.end());
+        return;
+      }
+    }
+    for (const Arc& arc : outgoing.of(at)) {
+      if (distance_to_dst(arc.node) + 1 == d && via(arc.node, arc, dst) == target) candidates.push_back(arc.link);
+    }
   }
 
   Route compute(NodeId src, NodeId dst) {
-    DestinationTree& tree = tree_for(dst);
-    settle(tree, src);
-    if (!tree.labeled(src)) {
-      throw InputError(fmt::format("no route from {} to {}", topology.node(src).name, topology.node(dst).name));
+    begin_search(src, dst);
+    for (bool met = false; !met;) {
+      const std::span<const std::uint32_t> src_frontier = from_src.level(from_src.depth());
+      const std::span<const std::uint32_t> dst_frontier = to_dst.level(to_dst.depth());
+      // A side with nothing left to label has reached all it can without meeting the other.
+      if (src_frontier.empty() || dst_frontier.empty()) {
+        throw InputError(fmt::format("no route from {} to {}", topology.node(src).name, topology.node(dst).name));
+      }
+      met = links_out_of(src_frontier, outgoing) <= links_out_of(dst_frontier, incoming) ? grow_from_src()
+                                                                                         : grow_to_dst(dst.value());
     }
+    close_src_side(dst.value());
+
     Route route;
     route.bottleneck = Bandwidth{std::numeric_limits<double>::infinity()};
-    std::vector<LinkId> candidates;
-    NodeId at = src;
     // Destination-mod-k: each choice point takes the next "digit" of the destination's id in the mixed radix of
     // the candidate counts seen so far, as InfiniBand fat-tree routing does. Flows to different destinations of
     // one leaf then spread evenly over its uplinks instead of colliding the way hashed ECMP does.
     std::uint64_t digits = dst.value();
+    NodeId at = src;
     while (at != dst) {
-      const std::uint32_t d = tree.dist[at.value()];
-      const PathValue& target = tree.best[at.value()];
-      candidates.clear();
-      const auto consider = [&](LinkId l) {
-        const Link& link = topology.link(l);
-        if (link.src == at && tree.distance(link.dst) + 1 == d && via(tree, link) == target) candidates.push_back(l);
-      };
-      // The last hop is found from whichever side is smaller: a 4096-port switch has few links into one GPU.
-      const std::span<const LinkId> out = topology.out_links(at);
-      const std::span<const LinkId> in = incoming(dst);
-      for (const LinkId l : (d == 1 && in.size() < out.size()) ? in : out) consider(l);
+      next_hops(at.value(), dst.value());
       SYNCSIM_INVARIANT(!candidates.empty(), "router lost the shortest path");
       const std::uint64_t choice = digits % candidates.size();
       digits /= candidates.size();

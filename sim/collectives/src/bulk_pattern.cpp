@@ -1,7 +1,6 @@
 #include "bulk_pattern.hpp"
 
 #include <algorithm>
-#include <numeric>
 #include <optional>
 
 #include "syncsim/collectives/transfer_cost.hpp"
@@ -42,16 +41,9 @@ std::optional<std::vector<StepTransfer>> read_step(const CollectivePlan& plan, s
   return transfers;
 }
 
-// Routes fetched destination by destination: the router keeps a few destinations' search trees, so n^2 routes
-// asked for source by source would rebuild a tree for nearly every one.
 void find_routes(std::vector<StepTransfer>& transfers, Router& router, const std::vector<NodeId>& nodes,
                  const ExecutorOptions& options) {
-  std::vector<std::uint32_t> order(transfers.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](std::uint32_t a, std::uint32_t b) { return transfers[a].dst < transfers[b].dst; });
-  for (const std::uint32_t i : order) {
-    StepTransfer& t = transfers[i];
+  for (StepTransfer& t : transfers) {
     t.route = &router.route(nodes[t.src], nodes[t.dst]);
     t.wire = wire_bytes(options.cost, router.topology(), *t.route, t.bytes);
   }

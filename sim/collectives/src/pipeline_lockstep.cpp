@@ -154,7 +154,7 @@ struct Inputs {
 
 // One pass of the recurrence over every participant, in the graph's order. false when a step's receives do not add
 // up to what the plan says.
-bool sweep(Graph& graph, const ExecutorOptions& options, Sweep& out) {
+bool run_sweep(Graph& graph, const ExecutorOptions& options, Sweep& out) {
   const std::size_t n = graph.steps.size();
   std::vector<Inputs> inputs(n);
   PlanStep scratch;
@@ -207,31 +207,38 @@ bool sweep(Graph& graph, const ExecutorOptions& options, Sweep& out) {
   return true;
 }
 
-// Pass 2's fluid simulation: each participant's middle step, started when the first pass started it; every peer
-// then takes the drain measured there. Returns the simulation's link traffic.
+// A round of pass 2's fluid simulation: each participant's middle step, started when the sweep started it. Every
+// peer's drain moves to the one measured there (the first round) or halfway to it (later rounds: see
+// time_pipeline). Returns the simulation's link traffic.
 std::vector<LinkTraffic> measure_drains(const Topology& topology, Graph& graph, const ExecutorOptions& options,
-                                        const Sweep& first) {
+                                        const Sweep& sweep, bool first_round) {
   std::vector<SnapshotTransfer> transfers;
   std::vector<Peer*> peer_of;
   SimTime earliest = SimTime::from_ps(std::numeric_limits<std::int64_t>::max());
   for (std::size_t p = 0; p < graph.steps.size(); ++p) {
-    if (first.middle_step[p] != kNone) earliest = std::min(earliest, first.middle_start[p]);
+    if (sweep.middle_step[p] != kNone) earliest = std::min(earliest, sweep.middle_start[p]);
   }
   PlanStep scratch;
   for (std::uint32_t p = 0; p < graph.steps.size(); ++p) {
-    if (first.middle_step[p] == kNone) continue;
-    graph.plan_of[p]->step(Rank{graph.local[p]}, first.middle_step[p], scratch);
+    if (sweep.middle_step[p] == kNone) continue;
+    graph.plan_of[p]->step(Rank{graph.local[p]}, sweep.middle_step[p], scratch);
     for (const PlanSend& send : scratch.sends) {
       Peer& peer = *find_peer(graph, p, p - graph.local[p] + send.dst.value());
       const double wire = wire_bytes(options.cost, peer.route_class, send.bytes);
-      transfers.push_back({peer.route, wire, peer.latency, first.middle_start[p] - earliest});
+      transfers.push_back({peer.route, wire, peer.latency, sweep.middle_start[p] - earliest});
       peer_of.push_back(&peer);
     }
   }
   SnapshotTiming timing = simulate_snapshot(topology, transfers);
   for (std::size_t i = 0; i < transfers.size(); ++i) {
-    peer_of[i]->measured_wire = transfers[i].wire_bytes;
-    peer_of[i]->measured_drain = timing.drained[i];
+    Peer& peer = *peer_of[i];
+    SimTime drain = timing.drained[i];
+    if (!first_round) {
+      const SimTime before = drain_of(peer, transfers[i].wire_bytes);
+      drain = SimTime::from_ps(before.ps() + (drain.ps() - before.ps()) / 2);
+    }
+    peer.measured_wire = transfers[i].wire_bytes;
+    peer.measured_drain = drain;
   }
   return std::move(timing.links);
 }
@@ -245,18 +252,27 @@ std::optional<LockstepTiming> time_pipeline(Router& router, std::span<const Coll
   Graph graph;
   if (!read_peers(router, channels, gpus, options, graph) || !order_participants(graph)) return std::nullopt;
 
-  Sweep first;
-  if (!sweep(graph, options, first)) return std::nullopt;
-  first.middle = SimTime::from_ps(first.finish.ps() / 2);
-  sweep(graph, options, first);
-  const std::vector<LinkTraffic> snapshot = measure_drains(router.topology(), graph, options, first);
-  Sweep second;
-  sweep(graph, options, second);
+  // Pass 1, then the rounds of pass 2. One round overshoots: offsets from the uncontended first pass pack the
+  // transfers closer than they run, so their snapshot is more contended than the per-flow run, and offsets from
+  // that spread them too far. Moving each drain halfway per round settles near the per-flow result within a few
+  // rounds (docs/collectives.md measures the choice of four). Each round's sweep takes its snapshot at the middle
+  // of the previous sweep.
+  constexpr int kRounds = 4;
+  Sweep sweep;
+  if (!run_sweep(graph, options, sweep)) return std::nullopt;
+  std::vector<LinkTraffic> snapshot;
+  for (int round = 0; round < kRounds; ++round) {
+    sweep.middle = SimTime::from_ps(sweep.finish.ps() / 2);
+    run_sweep(graph, options, sweep);
+    snapshot = measure_drains(router.topology(), graph, options, sweep, round == 0);
+  }
+  sweep.middle.reset();
+  run_sweep(graph, options, sweep);
 
   LockstepTiming timing;
-  timing.time = second.finish;
-  timing.stats = second.stats;
-  timing.step_simulations = 1;
+  timing.time = sweep.finish;
+  timing.stats = sweep.stats;
+  timing.step_simulations = kRounds;
   // Every link's bytes over the collective; busy for as long as the snapshot kept it busy per byte, and at least its
   // bytes at its rate. Capacity holds: the collective takes at least the busiest link's bytes at its rate.
   const Topology& topology = router.topology();

@@ -17,11 +17,12 @@
 // tree moves the same bytes to the same peer):
 //
 //   pass 1  every transfer alone on its route: drain = bytes / bottleneck;
-//   pass 2  the recurrence with pass-1 times gives each participant the step it is in at the middle of the
-//           collective, and when it started; those steps' transfers (one or a few per participant: the pipeline's
-//           steady state, every link carrying what it carries while the pipeline is full) run as one fluid
-//           simulation with those offsets (fluid_snapshot.hpp); each peer's drain is the one measured there, and
-//           the recurrence runs again with it.
+//   pass 2  the recurrence gives each participant the step it is in at the middle of the collective, and when it
+//           started; those steps' transfers (one or a few per participant: the pipeline's steady state, every
+//           link carrying what it carries while the pipeline is full) run as one fluid simulation with those
+//           offsets (fluid_snapshot.hpp), and each peer's drain moves to the one measured there. Four rounds, the
+//           later ones moving each drain halfway: one round overshoots (offsets from uncontended times pack the
+//           transfers closer than they run), and the rounds settle near the per-flow result.
 //
 // Exact (to the picosecond, against the executors) where transfers share no link; elsewhere an approximation
 // within the bound tests/collectives/pipeline_lockstep_test.cpp states and docs/collectives.md measures. Capacity

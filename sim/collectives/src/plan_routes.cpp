@@ -23,12 +23,17 @@ std::vector<NodeId> participant_nodes(const CollectivePlan& plan, std::vector<No
 
 const PeerRoute& PlanRoutes::route(Rank src, Rank dst) {
   if (peers_.empty()) peers_.assign(nodes_.size(), {});
-  PeerRoute& peer = peers_[src.value()][dst.value() % kPeersPerSender];
-  if (peer.dst != dst.value()) {
-    const Route& route = router_.route(nodes_[src.value()], nodes_[dst.value()]);
-    peer = PeerRoute{dst.value(), &route, classify(router_.topology(), route)};
+  std::array<PeerRoute, kPeersPerSender>& known = peers_[src.value()];
+  // The first free slot for a new peer; a sender with more peers than slots replaces one by the peer's index.
+  PeerRoute* slot = nullptr;
+  for (PeerRoute& peer : known) {
+    if (peer.dst == dst.value()) return peer;
+    if (peer.dst == PeerRoute::kNone && slot == nullptr) slot = &peer;
   }
-  return peer;
+  if (slot == nullptr) slot = &known[dst.value() % kPeersPerSender];
+  const Route& route = router_.route(nodes_[src.value()], nodes_[dst.value()]);
+  *slot = PeerRoute{dst.value(), &route, classify(router_.topology(), route)};
+  return *slot;
 }
 
 }  // namespace syncsim

@@ -24,7 +24,8 @@ struct PeerRoute {
 
 // The routes of one plan's participants, each looked up once: a plan sends each rank's data to the same few peers
 // step after step, so the router's table and the link classification are read once per peer instead of once per
-// transfer. Direct-mapped per sender by the peer's index (a ring rank has one peer, a tree rank at most three); the
+// transfer. Up to four peers per sender (a ring rank has one peer, a tree rank at most three), searched in turn:
+// direct-mapped slots would let a parent and a child with equal indices mod 4 evict each other every step. The
 // table is made on the first lookup, so a collective that never asks (one that runs in bulk) pays nothing.
 class PlanRoutes {
  public:
