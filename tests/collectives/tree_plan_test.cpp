@@ -251,6 +251,34 @@ TEST_CASE("tree byte totals: AllReduce 2(n-1)S, Reduce and Broadcast (n-1)S; All
   }
 }
 
+TEST_CASE("tree send totals in closed form are the step-by-step sums: peers, order, transfers and bytes",
+          "[tree_plan]") {
+  for (std::uint32_t n : {2u, 3u, 8u, 13u, 24u}) {
+    for (std::uint32_t slices : {1u, 7u, 64u}) {
+      for (std::uint32_t which : {0u, 1u}) {
+        const TreeOptions options =
+            options_for(which, slices, Rank{n - 1}, n % 4 == 0 ? hosts_of(n / 4, 4) : hosts_of(n, 1));
+        for (auto op : {CollectiveOp::allreduce, CollectiveOp::reduce, CollectiveOp::broadcast}) {
+          const TreePlan plan(op, n, Bytes{1'000'003}, options);
+          std::vector<PeerSends> closed;
+          std::vector<PeerSends> stepped;
+          for (std::uint32_t p = 0; p < plan.participant_count(); ++p) {
+            plan.send_totals(Rank{p}, closed);
+            plan.CollectivePlan::send_totals(Rank{p}, stepped);  // the default: every step read
+            INFO("n=" << n << " slices=" << slices << " tree " << which << " participant " << p);
+            REQUIRE(closed.size() == stepped.size());
+            for (std::size_t i = 0; i < closed.size(); ++i) {
+              CHECK(closed[i].dst == stepped[i].dst);
+              CHECK(closed[i].transfers == stepped[i].transfers);
+              CHECK(closed[i].bytes == Approx(stepped[i].bytes).epsilon(1e-12));
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST_CASE("tree plans reject impossible set-ups", "[tree_plan]") {
   CHECK_THROWS_AS(TreePlan(CollectiveOp::allreduce, 1, Bytes{8}), InputError);
   CHECK_THROWS_WITH(TreePlan(CollectiveOp::reduce_scatter, 4, Bytes{8}), Catch::Contains("cannot run"));

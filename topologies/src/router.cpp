@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <limits>
 #include <span>
-#include <unordered_map>
 #include <utility>
 
+#include "route_table.hpp"
 #include "syncsim/core/input_error.hpp"
 
 namespace syncsim {
@@ -106,7 +106,7 @@ struct Router::Impl {
   Levels to_dst;                // hops to the destination; where the route's choices read distances
   std::vector<PathValue> best;  // valid where to_dst is
   std::vector<LinkId> candidates;
-  std::unordered_map<std::uint64_t, Route> routes;
+  topology_detail::RouteTable routes;
 
   explicit Impl(const Topology& t) : topology(t) {
     const std::size_t n = t.node_count();
@@ -297,10 +297,8 @@ const Route& Router::route(NodeId src, NodeId dst) {
   SYNCSIM_INVARIANT(src.value() < topology_.node_count() && dst.value() < topology_.node_count(),
                     "route endpoint out of range");
   const std::uint64_t key = pair_key(src, dst);
-  const auto found = impl_->routes.find(key);
-  if (found != impl_->routes.end()) return found->second;
-  // unordered_map keeps references to its elements valid across rehashing, so callers may hold on to them.
-  return impl_->routes.emplace(key, impl_->compute(src, dst)).first->second;
+  if (const Route* known = impl_->routes.find(key)) return *known;
+  return impl_->routes.insert(key, impl_->compute(src, dst));
 }
 
 const Route& Router::gpu_route(std::size_t src_gpu, std::size_t dst_gpu) {

@@ -1,6 +1,7 @@
 #include "fluid_snapshot.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "syncsim/core/simulator.hpp"
 
@@ -15,10 +16,12 @@ namespace {
 class SnapshotDriver final : public FlowObserver, public EventHandler {
  public:
   SnapshotDriver(Simulator& sim, FlowModel& flows, std::span<const SnapshotTransfer> transfers, SnapshotTiming& timing)
-      : sim_(sim), flows_(flows), transfers_(transfers), timing_(timing), by_offset_(transfers.size()) {
-    for (std::uint32_t i = 0; i < by_offset_.size(); ++i) by_offset_[i] = i;
-    std::stable_sort(by_offset_.begin(), by_offset_.end(),
-                     [&](std::uint32_t a, std::uint32_t b) { return transfers[a].offset < transfers[b].offset; });
+      : sim_(sim), flows_(flows), transfers_(transfers), timing_(timing) {
+    std::vector<std::pair<std::int64_t, std::uint32_t>> keys(transfers.size());  // (offset, index): all distinct
+    for (std::uint32_t i = 0; i < keys.size(); ++i) keys[i] = {transfers[i].offset.ps(), i};
+    std::sort(keys.begin(), keys.end());
+    by_offset_.reserve(keys.size());
+    for (const auto& key : keys) by_offset_.push_back(key.second);
     if (!by_offset_.empty()) sim_.schedule_at(transfers_[by_offset_.front()].offset, *this);
   }
 

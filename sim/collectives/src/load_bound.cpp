@@ -1,6 +1,7 @@
 #include "load_bound.hpp"
 
 #include <algorithm>
+#include <vector>
 
 #include "plan_routes.hpp"
 #include "syncsim/collectives/transfer_cost.hpp"
@@ -20,34 +21,17 @@ SimTime busiest_link_bound(Router& router, std::span<const CollectivePlan* const
   const Topology& topology = router.topology();
   std::vector<double> wire_bytes_on(topology.link_count(), 0.0);
   std::vector<std::uint64_t> transfers_on(topology.link_count(), 0);
-  // A participant sends to the same few peers step after step: its wire bytes are summed per peer first, and each
-  // route's links read once per peer instead of once per transfer.
-  struct PeerTotal {
-    const Route* route;  // the key: routes outlive PlanRoutes' slots, which a sender with many peers reuses
-    double wire_bytes;
-    std::uint64_t transfers;
-  };
-  std::vector<PeerTotal> totals;
-  PlanStep step;
+  std::vector<PeerSends> totals;
   for (std::size_t c = 0; c < channels.size(); ++c) {
     const CollectivePlan& plan = *channels[c];
     PlanRoutes routes(router, participant_nodes(plan, gpus[c]));
     for (std::uint32_t p = 0; p < plan.participant_count(); ++p) {
-      totals.clear();
-      for (std::uint32_t s = 0; s < plan.step_count(Rank{p}); ++s) {
-        plan.step(Rank{p}, s, step);
-        for (const PlanSend& send : step.sends) {
-          const PeerRoute& peer = routes.route(Rank{p}, send.dst);
-          auto total =
-              std::find_if(totals.begin(), totals.end(), [&](const PeerTotal& t) { return t.route == peer.route; });
-          if (total == totals.end()) total = totals.insert(totals.end(), PeerTotal{peer.route, 0.0, 0});
-          total->wire_bytes += wire_bytes(cost, peer.route_class, send.bytes);
-          ++total->transfers;
-        }
-      }
-      for (const PeerTotal& total : totals) {
-        for (const LinkId link : total.route->links) {
-          wire_bytes_on[link.value()] += total.wire_bytes;
+      plan.send_totals(Rank{p}, totals);  // a peer's bytes at once, not transfer by transfer
+      for (const PeerSends& total : totals) {
+        const PeerRoute& peer = routes.route(Rank{p}, total.dst);
+        const double bytes = wire_bytes(cost, peer.route_class, total.bytes);
+        for (const LinkId link : peer.route->links) {
+          wire_bytes_on[link.value()] += bytes;
           transfers_on[link.value()] += total.transfers;
         }
       }

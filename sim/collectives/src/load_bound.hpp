@@ -6,7 +6,8 @@
 // The flow model never pushes a link past its capacity C_l, and every transfer starts at or after the collective
 // does, so the last byte over the busiest link leaves no earlier than that. `auto` uses it to skip a candidate
 // that cannot beat the best one already simulated (a bandwidth-poor protocol on a large message: NCCL's LL moves
-// about four wire bytes per payload byte), at O(transfers x route length) instead of a fluid simulation.
+// about four wire bytes per payload byte), at O(peers x route length) where a plan sums its sends in closed form
+// (CollectivePlan::send_totals: trees) and O(transfers) otherwise, instead of a fluid simulation.
 #include <span>
 #include <vector>
 

@@ -192,4 +192,22 @@ void TreePlan::step(Rank participant, std::uint32_t t, PlanStep& out) const {
   if (t >= 1) send_down(t - 1);
 }
 
+// Every edge a participant sends on carries each of the k slices once: the up stream sends to its parent (the
+// AllReduce root turns them down to its children's down streams), a down stream to its children.
+void TreePlan::send_totals(Rank participant, std::vector<PeerSends>& out) const {
+  out.clear();
+  const std::uint32_t r = participant.value() % n_;
+  const std::uint32_t k = slices_;
+  const double bytes = static_cast<double>(size_.value) / k * k;
+  const bool down = op_ == CollectiveOp::broadcast || participant.value() >= n_;
+  const std::uint32_t down_base = op_ == CollectiveOp::allreduce ? n_ : 0;
+  const bool to_children =
+      down ? !(is_root(r) && op_ == CollectiveOp::allreduce) : is_root(r) && op_ == CollectiveOp::allreduce;
+  if (to_children) {
+    for (std::uint32_t c = 0; c < child_count_[r]; ++c) out.push_back({Rank{down_base + children_[r][c]}, bytes, k});
+  } else if (!down && !is_root(r)) {
+    out.push_back({Rank{parent_[r]}, bytes, k});
+  }
+}
+
 }  // namespace syncsim

@@ -29,6 +29,13 @@ struct PlanSend {
   std::uint32_t chunk = 0;     // which piece of the buffer moves (for traces and the ring animation)
 };
 
+// What a participant sends one peer over a whole collective (CollectivePlan::send_totals).
+struct PeerSends {
+  Rank dst;
+  double bytes = 0;
+  std::uint64_t transfers = 0;
+};
+
 struct PlanStep {
   std::vector<PlanSend> sends;
   std::uint32_t recv_count = 0;
@@ -67,6 +74,11 @@ class CollectivePlan {
   virtual std::uint32_t step_count(Rank rank) const = 0;
   // Fills `out` (cleared first) with step `step` of `rank`.
   virtual void step(Rank rank, std::uint32_t step, PlanStep& out) const = 0;
+  // Fills `out` (cleared first) with what `rank` sends over the whole collective, one entry per peer in the order
+  // of its first send: its steps' sends summed. This default reads every step; a plan that knows the sums in closed
+  // form overrides it, so that a bound over a 100,000-GPU plan (load_bound.hpp) costs an entry per peer instead of
+  // a visit per transfer. The sums may differ from the step-by-step ones by floating-point rounding.
+  virtual void send_totals(Rank rank, std::vector<PeerSends>& out) const;
 
   // Symmetry, for bulk execution (docs/architecture.md §10). A plan returns a pattern id for step s when, at step s,
   // every rank sends and receives the same way — one send and one receive each (a ring's step), or the same k sends

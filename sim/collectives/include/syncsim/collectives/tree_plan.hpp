@@ -84,6 +84,7 @@ class TreePlan final : public CollectivePlan {
   Participant participant(std::uint32_t index) const override { return {Rank{index % n_}, std::nullopt}; }
   std::uint32_t step_count(Rank participant) const override;
   void step(Rank participant, std::uint32_t step, PlanStep& out) const override;
+  void send_totals(Rank participant, std::vector<PeerSends>& out) const override;
 
   // The tree's shape, by rank.
   Rank root() const { return root_; }
