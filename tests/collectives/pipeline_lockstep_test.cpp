@@ -7,11 +7,13 @@
 
 #include "pipeline_lockstep.hpp"
 #include "syncsim/collectives/collective_runner.hpp"
+#include "syncsim/collectives/latency_model.hpp"
 #include "syncsim/collectives/ring_plan.hpp"
 #include "syncsim/collectives/tree_plan.hpp"
 #include "syncsim/topology/topology_spec.hpp"
 
 using namespace syncsim;
+using collectives_detail::alone_bound;
 using collectives_detail::time_pipeline;
 
 namespace {
@@ -65,6 +67,12 @@ TEST_CASE("pipeline lockstep: a chain whose transfers share no link is the execu
         const CollectiveTiming exact = time_collective(router, plan);
         INFO(to_string(op) << " S=" << size << " slices=" << slices);
         CHECK(pipelined->time == exact.time);
+        // Nothing shared: the bound is the time, less its rounding slack.
+        const std::optional<SimTime> bound =
+            alone_bound(router, channels, {first_gpus(topology, 8)}, ExecutorOptions{});
+        REQUIRE(bound);
+        CHECK(*bound <= exact.time);
+        CHECK(bound->seconds() >= exact.time.seconds() * (1 - 2e-4));
         CHECK(pipelined->stats.transfers == exact.stats.transfers);
         CHECK(pipelined->stats.bytes_sent == Approx(exact.stats.bytes_sent).epsilon(1e-12));
       }
@@ -96,6 +104,36 @@ TEST_CASE("pipeline lockstep: tree AllReduce on DGX clusters within -15% .. +10%
           REQUIRE(fast_bytes.count(link) == 1);
           CHECK(fast_bytes.at(link) == Approx(bytes).epsilon(1e-9));
         }
+      }
+    }
+  }
+}
+
+TEST_CASE("pipeline lockstep: the alone bound is never above the per-flow executor or the pipelined time",
+          "[pipeline]") {
+  // One tree channel on DGX nodes: a GPU's up and down streams share its NVLink and NIC, so transfers contend.
+  for (const int nodes : {2, 4}) {
+    const Topology topology = build_topology(fmt::format("dgx:nodes={},gpus=8", nodes));
+    Router router(topology);
+    const std::vector<NodeId> gpus = first_gpus(topology, topology.gpu_count());
+    TreeOptions tree_options;
+    for (int h = 0; h < nodes; ++h) {
+      tree_options.hosts.emplace_back();
+      for (std::uint32_t g = 0; g < 8; ++g) tree_options.hosts.back().push_back(Rank{h * 8U + g});
+    }
+    for (const Protocol protocol : {Protocol::ll, Protocol::ll128, Protocol::simple}) {
+      for (const std::uint32_t slices : {1U, 8U, 64U}) {
+        tree_options.pipeline_slices = slices;
+        const TreePlan plan(CollectiveOp::allreduce, gpus.size(), Bytes{25'000'000}, tree_options);
+        ExecutorOptions options;
+        options.cost = nccl_cost(Algorithm::tree, protocol);
+        const std::vector<const CollectivePlan*> channels{&plan};
+        const std::optional<SimTime> bound = alone_bound(router, channels, {gpus}, options);
+        REQUIRE(bound);
+        INFO(nodes << " nodes, " << to_string(protocol) << ", " << slices << " slices");
+        CHECK(*bound > SimTime::zero());
+        CHECK(*bound <= time_collective(router, plan, options).time);
+        CHECK(*bound <= time_pipeline(router, channels, {gpus}, options)->time);
       }
     }
   }

@@ -209,6 +209,18 @@ SimTime candidate_bound(Router& router, const CollectiveSpec& spec, const Candid
          planned.options.cost.launch;
 }
 
+// A tighter bound for a tree, at the cost of one pass over its transfers: its steps with every transfer alone on
+// its route (pipeline_lockstep.hpp). Zero for other candidates.
+SimTime tree_bound(Router& router, const CollectiveSpec& spec, const Candidate& candidate,
+                   const PlannedCandidate& planned) {
+  if (candidate.algorithm != Algorithm::tree) return SimTime::zero();
+  const std::optional<SimTime> alone =
+      collectives_detail::alone_bound(router, planned.channel_plans, planned.channel_gpus, planned.options);
+  if (!alone) return SimTime::zero();
+  return capped(spec, planned.ranks, candidate.algorithm, planned.domain_ranks, planned.channels, *alone) +
+         planned.options.cost.launch;
+}
+
 CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, Candidate candidate,
                                 const PlannedCandidate& planned) {
   const Topology& topology = router.topology();
@@ -402,9 +414,13 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
     const Candidate& candidate = candidates[i];
     try {
       const PlannedCandidate planned = plan_candidate(router, spec, groups, candidate, hosts, reductions);
+      const auto ranks_behind = [&](SimTime bound) {
+        return ranking_time(spec, candidate, bound, nodes, ranks, ring_busy) > best_rank;
+      };
+      // The cheaper bound first: it alone skips most losers (LL on a large message).
       if (best && candidate.algorithm != Algorithm::ring &&
-          ranking_time(spec, candidate, candidate_bound(router, spec, candidate, planned), nodes, ranks, ring_busy) >
-              best_rank) {
+          (ranks_behind(candidate_bound(router, spec, candidate, planned)) ||
+           ranks_behind(tree_bound(router, spec, candidate, planned)))) {
         continue;
       }
       CollectiveOutcome outcome = run_candidate(router, spec, candidate, planned);

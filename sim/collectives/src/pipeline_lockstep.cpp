@@ -295,4 +295,16 @@ std::optional<LockstepTiming> time_pipeline(Router& router, std::span<const Coll
   return timing;
 }
 
+std::optional<SimTime> alone_bound(Router& router, std::span<const CollectivePlan* const> channels,
+                                   const std::vector<std::vector<NodeId>>& gpus, const ExecutorOptions& options) {
+  Graph graph;
+  if (!read_peers(router, channels, gpus, options, graph) || !order_participants(graph)) return std::nullopt;
+  Sweep alone;
+  if (!run_sweep(graph, options, alone)) return std::nullopt;
+  // A shared transfer's drain is rounded to the picosecond piece by piece, each time its rate changes, so it may
+  // end a few picoseconds before its drain alone; along a path of thousands of steps that stays far below this.
+  constexpr double kRoundingSlack = 1e-4;
+  return SimTime::from_ps(static_cast<std::int64_t>(static_cast<double>(alone.finish.ps()) * (1 - kRoundingSlack)));
+}
+
 }  // namespace syncsim::collectives_detail

@@ -41,4 +41,11 @@ std::optional<LockstepTiming> time_pipeline(Router& router, std::span<const Coll
                                             const std::vector<std::vector<NodeId>>& gpus,
                                             const ExecutorOptions& options);
 
+// A lower bound on the channels' time on the executors and on time_pipeline: pass 1, every transfer alone on its
+// route, less a rounding slack. Sharing a link only slows a transfer, and the recurrence's finish only grows with
+// its transfers' times. `auto` skips a tree whose bound ranks behind the best candidate (a tree's step latencies,
+// which the busiest-link bound does not see, are in it). nullopt where time_pipeline would decline the plans.
+std::optional<SimTime> alone_bound(Router& router, std::span<const CollectivePlan* const> channels,
+                                   const std::vector<std::vector<NodeId>>& gpus, const ExecutorOptions& options);
+
 }  // namespace syncsim::collectives_detail
