@@ -116,6 +116,9 @@ struct PlannedCandidate {
   // Channel k is plan k % channels of group k / channels.
   std::vector<const CollectivePlan*> channel_plans;
   std::vector<std::vector<NodeId>> channel_gpus;
+  // A tree's pipeline pass, read while bounding it and handed to the run (mutable: bounding and running take the
+  // candidate as planned, and this is only a cache of what they both compute).
+  mutable collectives_detail::PipelineStart pipeline;
 };
 
 // `groups`: the GPU indices of each group running the collective (one group of the first `ranks` GPUs unless the
@@ -179,7 +182,7 @@ PlannedCandidate plan_candidate(Router& router, const CollectiveSpec& spec,
     plans.push_back(make_plan(candidate.algorithm, spec.op, ranks, bytes, context));
   }
 
-  PlannedCandidate planned{options, channels, ranks, domain_ranks, std::move(plans), {}, {}};
+  PlannedCandidate planned{options, channels, ranks, domain_ranks, std::move(plans), {}, {}, nullptr};
   for (const std::vector<std::size_t>& group : groups) {
     std::vector<NodeId> gpus;
     for (const std::size_t g : group) gpus.push_back(topology.gpu(g));
@@ -214,8 +217,8 @@ SimTime candidate_bound(Router& router, const CollectiveSpec& spec, const Candid
 SimTime tree_bound(Router& router, const CollectiveSpec& spec, const Candidate& candidate,
                    const PlannedCandidate& planned) {
   if (candidate.algorithm != Algorithm::tree) return SimTime::zero();
-  const std::optional<SimTime> alone =
-      collectives_detail::alone_bound(router, planned.channel_plans, planned.channel_gpus, planned.options);
+  const std::optional<SimTime> alone = collectives_detail::alone_bound(
+      router, planned.channel_plans, planned.channel_gpus, planned.options, &planned.pipeline);
   if (!alone) return SimTime::zero();
   return capped(spec, planned.ranks, candidate.algorithm, planned.domain_ranks, planned.channels, *alone) +
          planned.options.cost.launch;
@@ -250,7 +253,7 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, Cand
   }
   // Trees pass their slices along an acyclic graph (pipeline_lockstep.hpp).
   if (!fast && lockstep && transfers >= spec.lockstep_min_transfers) {
-    fast = collectives_detail::time_pipeline(router, channel_plans, channel_gpus, options);
+    fast = collectives_detail::time_pipeline(router, channel_plans, channel_gpus, options, std::move(planned.pipeline));
   }
   if (fast) {
     outcome.time = capped(spec, ranks, candidate.algorithm, domain_ranks, channels, fast->time) + options.cost.launch;

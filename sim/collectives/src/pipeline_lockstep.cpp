@@ -245,12 +245,37 @@ std::vector<LinkTraffic> measure_drains(const Topology& topology, Graph& graph, 
 
 }  // namespace
 
+struct PipelinePass {
+  Graph graph;
+  Sweep alone;  // pass 1
+};
+
+void PipelinePassDeleter::operator()(PipelinePass* pass) const {
+  delete pass;
+}
+
+namespace {
+
+// The graph and pass 1, or nullptr where the recurrence does not apply.
+PipelineStart first_pass(Router& router, std::span<const CollectivePlan* const> channels,
+                         const std::vector<std::vector<NodeId>>& gpus, const ExecutorOptions& options) {
+  PipelineStart pass(new PipelinePass);
+  if (!read_peers(router, channels, gpus, options, pass->graph) || !order_participants(pass->graph) ||
+      !run_sweep(pass->graph, options, pass->alone)) {
+    return nullptr;
+  }
+  return pass;
+}
+
+}  // namespace
+
 std::optional<LockstepTiming> time_pipeline(Router& router, std::span<const CollectivePlan* const> channels,
                                             const std::vector<std::vector<NodeId>>& gpus,
-                                            const ExecutorOptions& options) {
+                                            const ExecutorOptions& options, PipelineStart start) {
   SYNCSIM_INVARIANT(gpus.size() == channels.size(), "pipeline lockstep: one GPU list per channel expected");
-  Graph graph;
-  if (!read_peers(router, channels, gpus, options, graph) || !order_participants(graph)) return std::nullopt;
+  if (!start) start = first_pass(router, channels, gpus, options);
+  if (!start) return std::nullopt;
+  Graph& graph = start->graph;
 
   // Pass 1, then the rounds of pass 2. One round overshoots: offsets from the uncontended first pass pack the
   // transfers closer than they run, so their snapshot is more contended than the per-flow run, and offsets from
@@ -258,8 +283,7 @@ std::optional<LockstepTiming> time_pipeline(Router& router, std::span<const Coll
   // rounds (docs/collectives.md measures the choice of four). Each round's sweep takes its snapshot at the middle
   // of the previous sweep.
   constexpr int kRounds = 4;
-  Sweep sweep;
-  if (!run_sweep(graph, options, sweep)) return std::nullopt;
+  Sweep sweep = std::move(start->alone);
   std::vector<LinkTraffic> snapshot;
   for (int round = 0; round < kRounds; ++round) {
     sweep.middle = SimTime::from_ps(sweep.finish.ps() / 2);
@@ -296,15 +320,16 @@ std::optional<LockstepTiming> time_pipeline(Router& router, std::span<const Coll
 }
 
 std::optional<SimTime> alone_bound(Router& router, std::span<const CollectivePlan* const> channels,
-                                   const std::vector<std::vector<NodeId>>& gpus, const ExecutorOptions& options) {
-  Graph graph;
-  if (!read_peers(router, channels, gpus, options, graph) || !order_participants(graph)) return std::nullopt;
-  Sweep alone;
-  if (!run_sweep(graph, options, alone)) return std::nullopt;
+                                   const std::vector<std::vector<NodeId>>& gpus, const ExecutorOptions& options,
+                                   PipelineStart* keep) {
+  PipelineStart pass = first_pass(router, channels, gpus, options);
+  if (!pass) return std::nullopt;
   // A shared transfer's drain is rounded to the picosecond piece by piece, each time its rate changes, so it may
   // end a few picoseconds before its drain alone; along a path of thousands of steps that stays far below this.
   constexpr double kRoundingSlack = 1e-4;
-  return SimTime::from_ps(static_cast<std::int64_t>(static_cast<double>(alone.finish.ps()) * (1 - kRoundingSlack)));
+  const auto bound = static_cast<std::int64_t>(static_cast<double>(pass->alone.finish.ps()) * (1 - kRoundingSlack));
+  if (keep != nullptr) *keep = std::move(pass);
+  return SimTime::from_ps(bound);
 }
 
 }  // namespace syncsim::collectives_detail

@@ -27,6 +27,7 @@
 // Exact (to the picosecond, against the executors) where transfers share no link; elsewhere an approximation
 // within the bound tests/collectives/pipeline_lockstep_test.cpp states and docs/collectives.md measures. Capacity
 // holds whatever the times: the collective takes at least the busiest link's bytes at its rate.
+#include <memory>
 #include <optional>
 #include <span>
 #include <vector>
@@ -35,17 +36,29 @@
 
 namespace syncsim::collectives_detail {
 
+// The channels read into the recurrence (participants, peers, routes) and its pass 1: what alone_bound computes and
+// time_pipeline begins with, kept so that a tree `auto` bounds and then runs is read once (at 100,000 GPUs that is
+// seconds).
+struct PipelinePass;
+struct PipelinePassDeleter {
+  void operator()(PipelinePass* pass) const;
+};
+using PipelineStart = std::unique_ptr<PipelinePass, PipelinePassDeleter>;
+
 // nullopt when the plans' participants send in a cycle (a ring: lockstep_runner.hpp), a participant sends to more
 // than kMaxPeers peers, or a step's receives do not add up (the executors then run it and report the deadlock).
+// `start`, when given, is alone_bound's for the same channels, GPUs and options.
 std::optional<LockstepTiming> time_pipeline(Router& router, std::span<const CollectivePlan* const> channels,
                                             const std::vector<std::vector<NodeId>>& gpus,
-                                            const ExecutorOptions& options);
+                                            const ExecutorOptions& options, PipelineStart start = nullptr);
 
 // A lower bound on the channels' time on the executors and on time_pipeline: pass 1, every transfer alone on its
 // route, less a rounding slack. Sharing a link only slows a transfer, and the recurrence's finish only grows with
 // its transfers' times. `auto` skips a tree whose bound ranks behind the best candidate (a tree's step latencies,
 // which the busiest-link bound does not see, are in it). nullopt where time_pipeline would decline the plans.
+// When `keep` is given, it receives the pass for time_pipeline.
 std::optional<SimTime> alone_bound(Router& router, std::span<const CollectivePlan* const> channels,
-                                   const std::vector<std::vector<NodeId>>& gpus, const ExecutorOptions& options);
+                                   const std::vector<std::vector<NodeId>>& gpus, const ExecutorOptions& options,
+                                   PipelineStart* keep = nullptr);
 
 }  // namespace syncsim::collectives_detail
