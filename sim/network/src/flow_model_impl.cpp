@@ -228,19 +228,15 @@ void FlowModel::Impl::unregister(std::uint32_t slot, SimTime at) {
 }
 
 void FlowModel::Impl::purge_drained(LinkState& link) {
-  // A lazy flow is alone on its links, so this drops at most one flow and changes no other flow's rate. A link with
-  // company holds no drained lazy flow: the first flow to join one purged it, and the rates solved at the end of
-  // that instant made it eager; so a crowded link (a spine's, hundreds of flows) is not read flow by flow here.
+  // A lazy flow is alone on its links, so only a link with one flow can hold it, and dropping it changes no other
+  // flow's rate. A link with company holds no drained lazy flow: the first flow to join one purged it, and the rates
+  // solved at the end of that instant made it eager; so a crowded link (a spine's) is not read flow by flow here.
   if (link.flows.size() != 1) return;
-  for (std::size_t i = 0; i < link.flows.size();) {
-    const std::uint32_t slot = link.flows[i].flow;
-    FlowState& f = flows_[slot];
-    if (f.lazy && f.drain_end <= now()) {
-      unregister(slot, f.drain_end);
-      f.phase = FlowPhase::tail;  // its completion event, already scheduled, stays valid
-    } else {
-      ++i;
-    }
+  const std::uint32_t slot = link.flows.front().flow;
+  FlowState& f = flows_[slot];
+  if (f.lazy && f.drain_end <= now()) {
+    unregister(slot, f.drain_end);
+    f.phase = FlowPhase::tail;  // its completion event, already scheduled, stays valid
   }
 }
 
