@@ -92,9 +92,10 @@ Action add_collective_command(CLI::App& app, FlagCheck* check) {
                    "Chain/tree pipeline slices: auto (512 KiB each; trees NCCL's tree chunk) or 1 to 1024")
       ->capture_default_str();
   command->add_flag("--per-flow", options->per_flow, "Simulate every transfer as a flow (no bulk steps)");
-  command->add_flag("--no-symmetry", options->no_symmetry,
-                    "Step every rank one step at a time, without symmetry classes or the ring's cycle evaluation "
-                    "(same results, slower)");
+  command->add_flag(
+      "--no-symmetry", options->no_symmetry,
+      "Step every rank one step at a time: no symmetry classes, ring cycle evaluation or tree channel classes "
+      "(same results, slower)");
   command->add_flag("--json", options->json, "Print the rows as JSON");
   command->add_option("--calibration", options->calibration,
                       "Calibration file from `syncsim calibrate`: its fitted regimes replace NCCL's latency model");

@@ -248,9 +248,10 @@ Action add_run_command(CLI::App& app) {
   command->add_option("-o,--outdir", options->outdir, "Output folder (default: ./syncsim-out/<scenario name>)");
   command->add_option("--set", options->overrides, "Override a scenario value: key.path=value (repeatable)");
   command->add_flag("--json", options->json, "Print report.json to stdout instead of the summary");
-  command->add_flag("--no-symmetry", options->no_symmetry,
-                    "Step every rank one step at a time, without symmetry classes or the ring's cycle evaluation "
-                    "(same results, slower)");
+  command->add_flag(
+      "--no-symmetry", options->no_symmetry,
+      "Step every rank one step at a time: no symmetry classes, ring cycle evaluation or tree channel classes "
+      "(same results, slower)");
   command->add_flag("--chakra", options->chakra,
                     "Also write one iteration as Chakra execution traces, OUTDIR/chakra.<rank>.et (ASTRA-sim's "
                     "workload format; docs/chakra.md)");

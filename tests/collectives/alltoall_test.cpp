@@ -118,7 +118,7 @@ TEST_CASE("hierarchical AllToAll on DGX-style nodes: the NVLink step, then the r
   CHECK(direct.stats.flows == 32 * 31);
 }
 
-TEST_CASE("auto runs NCCL's direct AllToAll; best also tries hierarchical", "[alltoall]") {
+TEST_CASE("auto runs NCCL's direct AllToAll, best also tries hierarchical", "[alltoall]") {
   CHECK(candidate_algorithms(CollectiveOp::alltoall, 512, false) == std::vector<Algorithm>{Algorithm::direct});
   CHECK(candidate_algorithms(CollectiveOp::alltoall, 16, true) == std::vector<Algorithm>{Algorithm::direct});
   CHECK(candidate_algorithms(CollectiveOp::alltoall, 16, true, true) ==

@@ -180,7 +180,7 @@ TEST_CASE("format 2: the fill and the parameters on a bound read, reach the mode
   CHECK(back.on_bound == c.on_bound);
 }
 
-TEST_CASE("format 2 bounds efficiencies by the link rate; format 1's above 1 read and are flagged",
+TEST_CASE("format 2 bounds efficiencies by the link rate, format 1's above 1 read and are flagged",
           "[calibration-file]") {
   const std::string v2 = replaced("format_version: 1", "format_version: 2");
   const std::string above = v2.substr(0, v2.find("efficiency: 0.78")) + "efficiency: 1.2" +

@@ -47,7 +47,7 @@ TEST_CASE("two channels on hosts whose GPUs share two NICs leave through differe
   CHECK(busbw_gbps(spec, outcome, 16) == Approx(25.0).epsilon(0.02));
 }
 
-TEST_CASE("default channels: one per rail across hosts, one otherwise; trees a pair of channels per rail", "[runner]") {
+TEST_CASE("default channels: one per rail across hosts, one otherwise, trees a pair of channels per rail", "[runner]") {
   CHECK(default_channels(build_topology(kTwoDgx), 16, Algorithm::ring) == 8);
   CHECK(default_channels(build_topology("dgx:nodes=2,gpus=8,rails=2"), 16, Algorithm::ring) == 2);
   CHECK(default_channels(build_topology("dgx:nodes=1,gpus=8"), 8, Algorithm::ring) == 1);

@@ -114,7 +114,7 @@ TEST_CASE("CollNet over two levels: the leaves' partial sums meet in the spine",
   }
 }
 
-TEST_CASE("CollNet needs SHARP; auto runs it on SHARP fabrics where it is cheaper", "[collnet]") {
+TEST_CASE("CollNet needs SHARP, auto runs it on SHARP fabrics where it is cheaper", "[collnet]") {
   const Topology plain = build_topology("dgx:nodes=4,gpus=8");
   Router router(plain);
   CHECK_THROWS_WITH(simulate_collective(router, allreduce(Algorithm::collnet_direct, 1 << 20)),

@@ -22,7 +22,7 @@ CollectiveOutcome run(Router& router, std::int64_t size, std::optional<Algorithm
 }
 }  // namespace
 
-TEST_CASE("16 DGX nodes at 400 Gbps: the tree within 2x of the ring at 25 MB, faster at 64 KiB; auto takes it",
+TEST_CASE("16 DGX nodes at 400 Gbps: the tree within 2x of the ring at 25 MB, faster at 64 KiB, auto takes it",
           "[nccl_tree]") {
   const Topology topology = build_topology(kSixteenNodes);
   Router router(topology);
@@ -88,7 +88,7 @@ TEST_CASE("auto ranks the tree as NCCL does: correction on the bandwidth part, n
         Approx((latency + SimTime::from_us(100 * ratio / f)).seconds()).epsilon(1e-6));
 }
 
-TEST_CASE("tree ops run to the end with their bytes on switch, dgx and fat-tree; per-flow equals bulk", "[nccl_tree]") {
+TEST_CASE("tree ops run to the end with their bytes on switch, dgx and fat-tree, per-flow equals bulk", "[nccl_tree]") {
   for (const char* spec_text : {"switch:n=12,bw=100Gbps,lat=2us", "dgx:nodes=3,gpus=4,nic_bw=200Gbps",
                                 "fattree:n=16,radix=8,tiers=2,bw=100Gbps,lat=1us,oversub=2"}) {
     const Topology topology = build_topology(spec_text);
@@ -117,7 +117,7 @@ TEST_CASE("tree ops run to the end with their bytes on switch, dgx and fat-tree;
   }
 }
 
-TEST_CASE("auto offers the tree for AllReduce only, as NCCL's tuner; best also for Broadcast and Reduce",
+TEST_CASE("auto offers the tree for AllReduce only, as NCCL's tuner, best also for Broadcast and Reduce",
           "[nccl_tree]") {
   const auto has_tree = [](const std::vector<Algorithm>& candidates) {
     return std::find(candidates.begin(), candidates.end(), Algorithm::tree) != candidates.end();

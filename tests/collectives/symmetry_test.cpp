@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <random>
 
+#include "pipeline_lockstep.hpp"
 #include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/collectives/lockstep_runner.hpp"
 #include "syncsim/collectives/ring_plan.hpp"
+#include "syncsim/collectives/tree_plan.hpp"
 #include "syncsim/topology/link_changes.hpp"
 #include "syncsim/topology/topology_spec.hpp"
 
@@ -19,10 +21,10 @@ using namespace syncsim;
 
 namespace {
 
-void require_same(const CollectiveOutcome& on, const CollectiveOutcome& off) {
+// Two runs' time, counts and link loads, to the picosecond and the byte.
+template <typename Run>
+void require_same(const Run& on, const Run& off) {
   REQUIRE(on.time == off.time);
-  REQUIRE(on.algorithm == off.algorithm);
-  REQUIRE(on.protocol == off.protocol);
   REQUIRE(on.stats.transfers == off.stats.transfers);
   REQUIRE(on.stats.bytes_sent == off.stats.bytes_sent);
   REQUIRE(on.links.size() == off.links.size());
@@ -31,6 +33,12 @@ void require_same(const CollectiveOutcome& on, const CollectiveOutcome& off) {
     REQUIRE(on.links[i].bytes_carried == off.links[i].bytes_carried);
     REQUIRE(on.links[i].busy_time == off.links[i].busy_time);
   }
+}
+
+void require_same_outcome(const CollectiveOutcome& on, const CollectiveOutcome& off) {
+  REQUIRE(on.algorithm == off.algorithm);
+  REQUIRE(on.protocol == off.protocol);
+  require_same(on, off);
 }
 
 // The spec with symmetry on and off, each alone on a fresh router: the outcomes must be identical.
@@ -42,7 +50,7 @@ CollectiveOutcome same_either_way(const Topology& topology, CollectiveSpec spec)
   Router off_router(topology);
   spec.symmetry = false;
   const CollectiveOutcome off = simulate_collective(off_router, spec);
-  require_same(on, off);
+  require_same_outcome(on, off);
   return on;
 }
 
@@ -63,6 +71,33 @@ LockstepTiming channel_rings(const Topology& topology, std::size_t ranks, std::u
   ExecutorOptions options;
   options.symmetry = symmetry;
   const std::optional<LockstepTiming> timing = time_lockstep(router, pointers, gpus, options);
+  REQUIRE(timing);
+  return *timing;
+}
+
+// NCCL's 2 x `pairs` tree channels over every GPU of a cluster of `nodes` x `gpus`, pipelined (pipeline_lockstep.hpp).
+LockstepTiming tree_channels(const Topology& topology, std::uint32_t nodes, std::uint32_t gpus, std::uint32_t pairs,
+                             Bytes size, bool symmetry) {
+  std::vector<std::vector<Rank>> hosts(nodes);
+  for (std::uint32_t r = 0; r < nodes * gpus; ++r) hosts[r / gpus].push_back(Rank{r});
+  std::vector<TreePlan> plans;
+  const std::int64_t per_channel = size.value / (2 * pairs);
+  for (std::uint32_t c = 0; c < 2 * pairs; ++c) {
+    TreeOptions options{.pipeline_slices = 8, .tree = c % 2, .hosts = hosts, .chain = c / 2, .chains = pairs};
+    // The last channel takes the remainder, as the collective runner splits a size.
+    const Bytes bytes{c + 1 == 2 * pairs ? size.value - per_channel * (2 * pairs - 1) : per_channel};
+    plans.emplace_back(CollectiveOp::allreduce, nodes * gpus, bytes, options);
+  }
+  std::vector<const CollectivePlan*> pointers;
+  for (const TreePlan& plan : plans) pointers.push_back(&plan);
+  std::vector<NodeId> ranks;
+  for (std::uint32_t r = 0; r < nodes * gpus; ++r) ranks.push_back(topology.gpu(r));
+  Router router(topology);
+  ExecutorOptions options;
+  options.symmetry = symmetry;
+  options.cost = nccl_cost(Algorithm::tree, Protocol::ll128);
+  const std::optional<LockstepTiming> timing =
+      collectives_detail::time_pipeline(router, pointers, std::vector(plans.size(), ranks), options);
   REQUIRE(timing);
   return *timing;
 }
@@ -206,5 +241,49 @@ TEST_CASE("symmetry: a ring whose ranks do not repeat runs along its cycles, exa
     CHECK(on.symmetry_classes == 0);  // no two ranks alike
     CHECK(on.by_cycles);
     REQUIRE(on.time == off.time);
+  }
+}
+
+TEST_CASE("symmetry: tree channels alike on every rail are timed once per class, to the same result", "[symmetry]") {
+  // The rails of a DGX cluster are alike: a tree channel pair on rail c runs as the pair on rail 0 with every
+  // node's GPUs rotated, so the pipeline times one pair for all (channel_classes.hpp).
+  std::mt19937_64 rng(24);
+  for (int trial = 0; trial < 10; ++trial) {
+    const auto gpus = std::array{4U, 8U}[rng() % 2];
+    const auto nodes = static_cast<std::uint32_t>(2 + rng() % 40);
+    const Topology topology = build_topology(fmt::format("dgx:nodes={},gpus={}", nodes, gpus));
+    const Bytes size{static_cast<std::int64_t>(1 + rng() % (std::uint64_t{1} << 24)) * 64};
+    INFO(nodes << " nodes of " << gpus << ", " << size.value << " bytes");
+    const LockstepTiming on = tree_channels(topology, nodes, gpus, gpus, size, true);
+    const LockstepTiming off = tree_channels(topology, nodes, gpus, gpus, size, false);
+    // One pair's participants, 2 x 2 x nodes x gpus, or a single channel's when both trees are alike (2 nodes).
+    CHECK((on.symmetry_classes == 4 * nodes * gpus || on.symmetry_classes == 2 * nodes * gpus));
+    CHECK(off.symmetry_classes == 0);
+    require_same(on, off);
+  }
+}
+
+TEST_CASE("symmetry: a degraded NIC or an uneven split leaves tree channels unclassed, with the same result",
+          "[symmetry]") {
+  std::mt19937_64 rng(25);
+  for (int trial = 0; trial < 6; ++trial) {
+    const auto nodes = static_cast<std::uint32_t>(2 + rng() % 20);
+    const Topology intact = build_topology(fmt::format("dgx:nodes={},gpus=8", nodes));
+    const std::optional<NodeId> nic = find_node(intact, fmt::format("nic{}", rng() % intact.gpu_count()));
+    REQUIRE(nic);
+    std::map<LinkId, double> factors;
+    for (LinkId link = LinkId{0}; link.value() < intact.link_count(); link = LinkId{link.value() + 1}) {
+      if (intact.link(link).src == *nic || intact.link(link).dst == *nic) factors[link] = 0.5;
+    }
+    const Topology degraded = with_link_factors(intact, factors);
+    // An even split on the degraded cluster; an uneven one (the last channel a byte short) on the intact one.
+    const bool uneven = trial % 2 == 1;
+    const Topology& topology = uneven ? intact : degraded;
+    const Bytes size{16 * static_cast<std::int64_t>(1 + rng() % 1'000'000) - (uneven ? 1 : 0)};
+    INFO(nodes << " nodes, uneven " << uneven);
+    const LockstepTiming on = tree_channels(topology, nodes, 8, 8, size, true);
+    const LockstepTiming off = tree_channels(topology, nodes, 8, 8, size, false);
+    CHECK(on.symmetry_classes == 0);  // every channel timed on its own
+    require_same(on, off);
   }
 }

@@ -131,7 +131,7 @@ TEST_CASE("double binary tree: roots, reachability, every node interior in one t
   }
 }
 
-TEST_CASE("tree 0 on 14 nodes is NCCL's picture: 0 -> 8, 8 -> 4 12, 12 -> 10 13; tree 1 mirrors it", "[tree_plan]") {
+TEST_CASE("tree 0 on 14 nodes is NCCL's picture: 0 -> 8, 8 -> 4 12, 12 -> 10 13, tree 1 mirrors it", "[tree_plan]") {
   const TreeLinks root = double_binary_tree_links(14, 0, 0);
   CHECK_FALSE(root.parent);
   CHECK_FALSE(root.children[0]);
@@ -177,7 +177,7 @@ TEST_CASE("4 nodes of 4 GPUs: chains inside nodes, heads attached as BALANCED_TR
   CHECK(other.parent(Rank{6}) == Rank{14});  // node 1 hangs from node 3's head in slot 1
 }
 
-TEST_CASE("one GPU per node attaches everything to the head (TREE); every rank its own node without hosts",
+TEST_CASE("one GPU per node attaches everything to the head (TREE), every rank its own node without hosts",
           "[tree_plan]") {
   for (std::uint32_t n : {2u, 5u, 14u, 33u}) {
     for (std::uint32_t which : {0u, 1u}) {
@@ -228,7 +228,7 @@ TEST_CASE("tree Reduce and Broadcast re-root the tree on any root, the root head
   }
 }
 
-TEST_CASE("tree byte totals: AllReduce 2(n-1)S, Reduce and Broadcast (n-1)S; AllReduce has two streams a rank",
+TEST_CASE("tree byte totals: AllReduce 2(n-1)S, Reduce and Broadcast (n-1)S, AllReduce has two streams a rank",
           "[tree_plan]") {
   for (std::uint32_t n : {2u, 5u, 8u, 12u}) {
     for (std::uint32_t slices : {1u, 4u}) {
@@ -277,6 +277,61 @@ TEST_CASE("tree send totals in closed form are the step-by-step sums: peers, ord
       }
     }
   }
+}
+
+TEST_CASE("a tree relabelled: every chain of a channel pair runs as the first, step for step, other trees do not",
+          "[tree_plan]") {
+  // The checked property: whenever relabelling_of answers, the mapped participant has the same steps, each send
+  // to the mapped peer with the same bytes and receiver's step. It must answer for the chains of one tree.
+  for (const std::uint32_t nodes : {1u, 2u, 3u, 6u, 16u}) {
+    for (const auto op : {CollectiveOp::allreduce, CollectiveOp::reduce, CollectiveOp::broadcast}) {
+      for (const std::uint32_t which : {0u, 1u}) {
+        std::vector<TreePlan> plans;
+        for (std::uint32_t chain = 0; chain < 4; ++chain) {
+          TreeOptions options = options_for(which, 5, Rank{0}, hosts_of(nodes, 8));
+          options.chain = chain;
+          options.chains = 4;
+          plans.emplace_back(op, nodes * 8, Bytes{1'000'000}, options);
+        }
+        plans.emplace_back(op, nodes * 8, Bytes{1'000'000}, options_for(1 - which, 5, Rank{0}, hosts_of(nodes, 8)));
+        for (std::size_t k = 0; k < plans.size(); ++k) {
+          const std::vector<std::uint32_t> map = plans[k].relabelling_of(plans[0]);
+          INFO(nodes << " nodes, " << to_string(op) << ", tree " << which << ", plan " << k);
+          // Reduce and Broadcast re-root at rank 0, so their chains do not rotate: only AllReduce's must map.
+          if (k < 4 && op == CollectiveOp::allreduce) REQUIRE(map.size() == plans[0].participant_count());
+          if (map.empty()) continue;
+          PlanStep mine;
+          PlanStep theirs;
+          for (std::uint32_t p = 0; p < map.size(); ++p) {
+            REQUIRE(plans[k].step_count(Rank{map[p]}) == plans[0].step_count(Rank{p}));
+            for (std::uint32_t t = 0; t < plans[0].step_count(Rank{p}); ++t) {
+              plans[0].step(Rank{p}, t, theirs);
+              plans[k].step(Rank{map[p]}, t, mine);
+              REQUIRE(mine.sends.size() == theirs.sends.size());
+              CHECK(mine.recv_count == theirs.recv_count);
+              CHECK(mine.reduce_bytes == theirs.reduce_bytes);
+              for (std::size_t i = 0; i < mine.sends.size(); ++i) {
+                CHECK(mine.sends[i].dst.value() == map[theirs.sends[i].dst.value()]);
+                CHECK(mine.sends[i].bytes == theirs.sends[i].bytes);
+                CHECK(mine.sends[i].dst_step == theirs.sends[i].dst_step);
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  // Another size, slice count or operation is never a relabelling.
+  const TreePlan plan(CollectiveOp::allreduce, 16, Bytes{1'000'000}, options_for(0, 5, Rank{0}, hosts_of(2, 8)));
+  CHECK(plan.relabelling_of(
+                TreePlan(CollectiveOp::allreduce, 16, Bytes{1'000'001}, options_for(0, 5, Rank{0}, hosts_of(2, 8))))
+            .empty());
+  CHECK(plan.relabelling_of(
+                TreePlan(CollectiveOp::allreduce, 16, Bytes{1'000'000}, options_for(0, 4, Rank{0}, hosts_of(2, 8))))
+            .empty());
+  CHECK(plan.relabelling_of(
+                TreePlan(CollectiveOp::reduce, 16, Bytes{1'000'000}, options_for(0, 5, Rank{0}, hosts_of(2, 8))))
+            .empty());
 }
 
 TEST_CASE("tree plans reject impossible set-ups", "[tree_plan]") {

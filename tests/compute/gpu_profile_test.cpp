@@ -38,7 +38,7 @@ TEST_CASE("a measured H200: the fastest GEMM per precision, the copy kernel's ba
   CHECK(h200.memory_bandwidth.bytes_per_second < datasheet.memory_bandwidth.bytes_per_second);
 }
 
-TEST_CASE("a device the catalog does not know needs its memory size; fp16 stays what was measured", "[gpu_profile]") {
+TEST_CASE("a device the catalog does not know needs its memory size, fp16 stays what was measured", "[gpu_profile]") {
   const std::string text = profile("Acme X1", R"({"precision": "fp32", "tflops": 10}, {"precision": "fp16",
                                                  "tflops": 80}, {"precision": "fp16", "tflops": 120})");
   CHECK_THROWS_WITH(parse_gpu_profile(text, "x1.json", std::nullopt),

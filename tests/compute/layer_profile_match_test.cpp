@@ -104,7 +104,7 @@ TEST_CASE("calls left over, or layers past the trace's end, are errors", "[profi
                              "other layer is named for); the trace's 2 module calls have ended"));
 }
 
-TEST_CASE("at the profile's batch the times are the trace's; elsewhere they follow the roofline's batch dependence",
+TEST_CASE("at the profile's batch the times are the trace's, elsewhere they follow the roofline's batch dependence",
           "[profile]") {
   const ModelSpec model = find_model("resnet50");
   const LayerProfile p = match_layers(model, real_trace());

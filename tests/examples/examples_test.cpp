@@ -205,7 +205,7 @@ TEST_CASE("llama3-8b-tp-across-nodes: tensor groups over two nodes make the netw
   CHECK(inside.bottleneck.link_class != "network");
 }
 
-TEST_CASE("llama3-8b-hsdp: on 100 Gb/s HSDP beats full sharding over all 64 GPUs; on 400 Gb/s they are close",
+TEST_CASE("llama3-8b-hsdp: on 100 Gb/s HSDP beats full sharding over all 64 GPUs, on 400 Gb/s they are close",
           "[examples]") {
   const auto rate = [](const std::vector<std::string>& overrides) {
     return run_example("llama3-8b-hsdp.yaml", overrides).samples_per_second;

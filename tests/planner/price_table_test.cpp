@@ -39,7 +39,7 @@ TEST_CASE("a price above kMaxPrice is refused, so that no cost becomes inf") {
   CHECK(parse_price_table("gpu_hour:\n  A100-SXM4-80GB: 1e9\n", "p.yaml").gpu_price("A100-SXM4-80GB") == 1e9);
 }
 
-TEST_CASE("a file that prices networks must price every planned one; a misspelt key is named") {
+TEST_CASE("a file that prices networks must price every planned one, a misspelt key is named") {
   const PriceTable t =
       parse_price_table("gpu_hour:\n  A100-SXM4-80GB: 1\nnetwork_gpu_hour:\n  scenario: 0\n  rial400: 0.2\n", "p.yaml");
   CHECK_NOTHROW(t.check_networks({"scenario"}));

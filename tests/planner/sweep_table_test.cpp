@@ -156,7 +156,7 @@ TEST_CASE("report columns have types: integers, booleans and finite numbers are 
   CHECK_FALSE(reads("buckets", "three"));
 }
 
-TEST_CASE("resumed rows go to the points whose labels they carry; one point twice is an edited file") {
+TEST_CASE("resumed rows go to the points whose labels they carry, one point twice is an edited file") {
   std::vector<SweepPoint> points(2);
   points[0].index = 0;
   points[0].labels = {"8"};

@@ -56,7 +56,7 @@ TEST_CASE("data-parallel bytes per GPU: 2 (d - 1)/d x G, G the rank's gradients 
   }
 }
 
-TEST_CASE("tensor groups of 8 stay on each node's NVLink; of 16 they cross the network and name it") {
+TEST_CASE("tensor groups of 8 stay on each node's NVLink, of 16 they cross the network and name it") {
   // 100 Gb/s rails: a node's network is a ninth of its NVLink (with 400 Gb/s rails, nearly as fast as NCCL's NVLink
   // rings, a 16-way tensor group across two nodes costs about what an 8-way one does inside one).
   // No data parallelism (tensor x pipeline = the 32 GPUs), so the network carries the pipeline's transfers only.

@@ -26,7 +26,7 @@ SwitchReduction reduction_of(const Topology& topology, NodeKind kind) {
 
 }  // namespace
 
-TEST_CASE("dgx's nvls key sets the NVSwitches, auto by default; sharp sets the leaves and spines", "[topology]") {
+TEST_CASE("dgx's nvls key sets the NVSwitches, auto by default, sharp sets the leaves and spines", "[topology]") {
   CHECK(reduction_of(build_topology("dgx:nodes=2,gpus=4"), NodeKind::nvswitch) == SwitchReduction::automatic);
   CHECK(reduction_of(build_topology("dgx:nodes=2,gpus=4"), NodeKind::network_switch) == SwitchReduction::off);
   CHECK(reduction_of(build_topology("dgx:nodes=2,gpus=4,nvls=off"), NodeKind::nvswitch) == SwitchReduction::off);

@@ -36,7 +36,7 @@ TEST_CASE("every rank is in exactly one group of each kind, and coordinates roun
   for (std::int64_t r = 0; r < layout.ranks(); ++r) CHECK(layout.rank(layout.coordinates(r)) == r);
 }
 
-TEST_CASE("tensor groups of 8 on 8-GPU nodes are the nodes; their data groups are the nodes' local GPUs", "[layout]") {
+TEST_CASE("tensor groups of 8 on 8-GPU nodes are the nodes, their data groups are the nodes' local GPUs", "[layout]") {
   const RankLayout layout({.tensor = 8, .context = 1, .data = 4, .pipeline = 1});
   const Groups tensor = layout.groups(GroupKind::tensor);
   for (std::size_t n = 0; n < tensor.size(); ++n) CHECK(tensor[n].front() == 8 * n);

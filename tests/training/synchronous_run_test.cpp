@@ -214,7 +214,7 @@ TEST_CASE("backward beside an AllReduce runs (1 + s) times slower: the hand-work
   CHECK(run_synchronous(serial).total == run_synchronous(run_setup(false, 2, 3)).total);
 }
 
-TEST_CASE("the framework's overhead follows backward on the compute stream; AllReduces run on beside it",
+TEST_CASE("the framework's overhead follows backward on the compute stream, AllReduces run on beside it",
           "[sync_run]") {
   // Backward ends at 12, the last bucket at 14; 3 ms of bookkeeping to 15 hide it: the step [15, 16).
   SynchronousRunSetup setup = run_setup(true, 2, 4);

@@ -3,130 +3,15 @@
 #include <algorithm>
 #include <limits>
 
+#include "channel_classes.hpp"
 #include "fluid_snapshot.hpp"
-#include "plan_routes.hpp"
+#include "pipeline_graph.hpp"
 #include "syncsim/collectives/transfer_cost.hpp"
 #include "syncsim/core/input_error.hpp"
 
 namespace syncsim::collectives_detail {
 
 namespace {
-
-constexpr std::uint32_t kNone = ~std::uint32_t{0};
-constexpr std::size_t kMaxPeers = 8;
-
-// A participant's peer: the route it sends on and how long its sends there take.
-struct Peer {
-  std::uint32_t dst = kNone;  // the receiving participant, numbered across channels
-  const Route* route = nullptr;
-  LinkKind route_class = LinkKind::nvlink;
-  SimTime latency;
-  // The drain measured in pass 2 for a send of `measured_wire` wire bytes; until then (0) alone on the route.
-  double measured_wire = 0;
-  SimTime measured_drain;
-  double wire_sent = 0;  // over the whole collective, for the links' traffic
-};
-
-// Every participant of every channel, numbered channel by channel, with its peers and its place in the order.
-struct Graph {
-  std::vector<const CollectivePlan*> plan_of;  // per participant
-  std::vector<std::uint32_t> local;            // its number within its channel's plan
-  std::vector<std::uint32_t> steps;
-  std::vector<std::uint32_t> peer_begin;  // participant p's peers are peers[peer_begin[p] .. peer_begin[p+1])
-  std::vector<Peer> peers;
-  std::vector<std::uint32_t> order;  // every participant after all that send to it
-};
-
-Peer* find_peer(Graph& graph, std::uint32_t p, std::uint32_t dst) {
-  for (std::uint32_t k = graph.peer_begin[p]; k < graph.peer_begin[p + 1]; ++k) {
-    if (graph.peers[k].dst == dst) return &graph.peers[k];
-  }
-  return nullptr;
-}
-
-// Each participant's peers, read off its first two steps and its last: a pipeline sends to the same peers at every
-// step but where it fills and drains. A send to any other peer makes the sweep give up (the executors then run the
-// plan), so a plan this misreads is never timed wrong. false when a participant has too many peers.
-bool read_peers(Router& router, std::span<const CollectivePlan* const> channels,
-                const std::vector<std::vector<NodeId>>& gpus, const ExecutorOptions& options, Graph& graph) {
-  PlanStep scratch;
-  graph.peer_begin.push_back(0);
-  for (std::size_t c = 0; c < channels.size(); ++c) {
-    const CollectivePlan& plan = *channels[c];
-    const auto base = static_cast<std::uint32_t>(graph.plan_of.size());
-    const auto count = static_cast<std::uint32_t>(plan.participant_count());
-    PlanRoutes routes(router, participant_nodes(plan, gpus[c]));
-    for (std::uint32_t p = 0; p < count; ++p) {
-      const std::uint32_t steps = plan.step_count(Rank{p});
-      const auto first = static_cast<std::uint32_t>(graph.peers.size());
-      for (const std::uint32_t s : {0U, 1U, steps - 1}) {
-        if (s >= steps) continue;
-        plan.step(Rank{p}, s, scratch);
-        for (const PlanSend& send : scratch.sends) {
-          if (send.dst.value() >= count) return false;
-          const std::uint32_t dst = base + send.dst.value();
-          const auto known = std::find_if(graph.peers.begin() + first, graph.peers.end(),
-                                          [&](const Peer& peer) { return peer.dst == dst; });
-          if (known != graph.peers.end()) continue;
-          if (graph.peers.size() - first == kMaxPeers) return false;
-          const PeerRoute& peer = routes.route(Rank{p}, send.dst);
-          Peer& added = graph.peers.emplace_back();
-          added.dst = dst;
-          added.route = peer.route;
-          added.route_class = peer.route_class;
-          added.latency = step_latency(options.cost, peer.route_class, *peer.route);
-        }
-      }
-      graph.plan_of.push_back(&plan);
-      graph.local.push_back(p);
-      graph.steps.push_back(steps);
-      graph.peer_begin.push_back(static_cast<std::uint32_t>(graph.peers.size()));
-    }
-  }
-  return true;
-}
-
-// A topological order: depth-first over each participant's senders, emitting a participant after all of them.
-// Started from the participants in their order, a tree is walked subtree by subtree, so few participants wait with
-// part of their inputs (pipeline_lockstep.hpp). false on a cycle.
-bool order_participants(Graph& graph) {
-  const std::size_t n = graph.steps.size();
-  std::vector<std::uint32_t> sender_begin(n + 1, 0);
-  for (const Peer& peer : graph.peers) ++sender_begin[peer.dst + 1];
-  for (std::size_t p = 0; p < n; ++p) sender_begin[p + 1] += sender_begin[p];
-  std::vector<std::uint32_t> senders(graph.peers.size());
-  std::vector<std::uint32_t> fill(sender_begin.begin(), sender_begin.end() - 1);
-  for (std::uint32_t p = 0; p < n; ++p) {
-    for (std::uint32_t k = graph.peer_begin[p]; k < graph.peer_begin[p + 1]; ++k) {
-      senders[fill[graph.peers[k].dst]++] = p;
-    }
-  }
-  enum : std::uint8_t { kUnseen, kOpen, kDone };
-  std::vector<std::uint8_t> state(n, kUnseen);
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> stack;  // participant, next sender to visit
-  graph.order.reserve(n);
-  for (std::uint32_t start = 0; start < n; ++start) {
-    if (state[start] != kUnseen) continue;
-    state[start] = kOpen;
-    stack.emplace_back(start, sender_begin[start]);
-    while (!stack.empty()) {
-      auto& [p, next] = stack.back();
-      if (next == sender_begin[p + 1]) {
-        state[p] = kDone;
-        graph.order.push_back(p);
-        stack.pop_back();
-        continue;
-      }
-      const std::uint32_t q = senders[next++];
-      if (state[q] == kOpen) return false;
-      if (state[q] == kUnseen) {
-        state[q] = kOpen;
-        stack.emplace_back(q, sender_begin[q]);
-      }
-    }
-  }
-  return true;
-}
 
 SimTime drain_of(const Peer& peer, double wire) {
   if (peer.measured_wire > 0 && wire == peer.measured_wire) return peer.measured_drain;
@@ -143,7 +28,7 @@ struct Sweep {
   std::optional<SimTime> middle;
   std::vector<std::uint32_t> middle_step;  // kNone: the participant never sends
   std::vector<SimTime> middle_start;
-  ExecutorStats stats;
+  ExecutorStats stats;  // every channel's, a channel of a class counting its timed channel's
 };
 
 // The inputs of one participant's steps that its senders have delivered so far: the latest arrival and the count.
@@ -159,13 +44,14 @@ bool run_sweep(Graph& graph, const ExecutorOptions& options, Sweep& out) {
   std::vector<Inputs> inputs(n);
   PlanStep scratch;
   out.finish = SimTime::zero();
-  out.stats = {};
+  std::vector<ExecutorStats> channel_stats(graph.timed_as.size());
   if (out.middle) {
     out.middle_step.assign(n, kNone);
     out.middle_start.assign(n, SimTime::zero());
   }
   for (Peer& peer : graph.peers) peer.wire_sent = 0;
   for (const std::uint32_t p : graph.order) {
+    ExecutorStats& stats = channel_stats[graph.channel_of[p]];
     Inputs mine = std::move(inputs[p]);
     const std::uint32_t steps = graph.steps[p];
     SimTime x;
@@ -191,19 +77,21 @@ bool run_sweep(Graph& graph, const ExecutorOptions& options, Sweep& out) {
         }
         theirs.latest[send.dst_step] = std::max(theirs.latest[send.dst_step], drained + peer.latency);
         ++theirs.count[send.dst_step];
-        ++out.stats.transfers;
-        out.stats.bytes_sent += send.bytes;
+        ++stats.transfers;
+        stats.bytes_sent += send.bytes;
       }
       if (out.middle && !scratch.sends.empty() && (out.middle_step[p] == kNone || x <= *out.middle)) {
         out.middle_step[p] = s;
         out.middle_start[p] = x;
       }
-      out.stats.bytes_reduced += scratch.reduce_bytes;
+      stats.bytes_reduced += scratch.reduce_bytes;
       x = done + reduction_time(options.reduction_rate, scratch.reduce_bytes);
     }
-    out.stats.bulk_steps += steps;
+    stats.bulk_steps += steps;
     out.finish = std::max(out.finish, x);
   }
+  out.stats = {};
+  for (const std::uint32_t timed : graph.timed_as) out.stats += channel_stats[timed];
   return true;
 }
 
@@ -225,7 +113,7 @@ std::vector<LinkTraffic> measure_drains(const Topology& topology, Graph& graph, 
     for (const PlanSend& send : scratch.sends) {
       Peer& peer = *find_peer(graph, p, p - graph.local[p] + send.dst.value());
       const double wire = wire_bytes(options.cost, peer.route_class, send.bytes);
-      transfers.push_back({peer.route, wire, peer.latency, sweep.middle_start[p] - earliest});
+      transfers.push_back({peer.snapshot_route, wire, peer.latency, sweep.middle_start[p] - earliest});
       peer_of.push_back(&peer);
     }
   }
@@ -260,10 +148,13 @@ namespace {
 PipelineStart first_pass(Router& router, std::span<const CollectivePlan* const> channels,
                          const std::vector<std::vector<NodeId>>& gpus, const ExecutorOptions& options) {
   PipelineStart pass(new PipelinePass);
-  if (!read_peers(router, channels, gpus, options, pass->graph) || !order_participants(pass->graph) ||
-      !run_sweep(pass->graph, options, pass->alone)) {
-    return nullptr;
-  }
+  Graph& graph = pass->graph;
+  if (!read_peers(router, channels, gpus, options, graph) || !order_participants(graph)) return nullptr;
+  // The sweeps visit the timed channels only: a channel of a class takes its timed channel's times.
+  if (options.symmetry) find_channel_classes(router.topology(), channels, graph);
+  std::erase_if(graph.order,
+                [&](std::uint32_t p) { return graph.timed_as[graph.channel_of[p]] != graph.channel_of[p]; });
+  if (!run_sweep(graph, options, pass->alone)) return nullptr;
   return pass;
 }
 
@@ -297,23 +188,30 @@ std::optional<LockstepTiming> time_pipeline(Router& router, std::span<const Coll
   timing.time = sweep.finish;
   timing.stats = sweep.stats;
   timing.step_simulations = kRounds;
+  // With channel classes the sweeps ran over the timed channels' participants only.
+  const bool classes = !graph.link_class.empty();
+  timing.symmetry_classes = classes ? graph.order.size() : 0;
   // Every link's bytes over the collective; busy for as long as the snapshot kept it busy per byte, and at least its
   // bytes at its rate. Capacity holds: the collective takes at least the busiest link's bytes at its rate.
   const Topology& topology = router.topology();
+  // A link of a class carries what its stand-in does (channel_classes.hpp): the timed channels' bytes on their
+  // snapshot routes.
   std::vector<double> bytes(topology.link_count(), 0);
   for (const Peer& peer : graph.peers) {
-    for (const LinkId link : peer.route->links) bytes[link.value()] += peer.wire_sent;
+    for (const LinkId link : peer.snapshot_route->links) bytes[link.value()] += peer.wire_sent;
   }
   std::vector<const LinkTraffic*> measured(topology.link_count(), nullptr);
   for (const LinkTraffic& link : snapshot) measured[link.link.value()] = &link;
   for (std::uint32_t l = 0; l < bytes.size(); ++l) {
-    if (bytes[l] <= 0) continue;
-    const SimTime at_rate = SimTime::from_seconds(bytes[l] / topology.link(LinkId{l}).bandwidth.bytes_per_second);
+    const std::uint32_t stand_in = graph.link_class.empty() ? l : graph.link_class[l];
+    const double carried = bytes[stand_in];
+    if (carried <= 0) continue;
+    const SimTime at_rate = SimTime::from_seconds(carried / topology.link(LinkId{l}).bandwidth.bytes_per_second);
     SimTime busy = at_rate;
-    if (measured[l] != nullptr && measured[l]->bytes_carried > 0) {
-      busy = std::max(busy, measured[l]->busy_time.scaled(bytes[l] / measured[l]->bytes_carried));
+    if (measured[stand_in] != nullptr && measured[stand_in]->bytes_carried > 0) {
+      busy = std::max(busy, measured[stand_in]->busy_time.scaled(carried / measured[stand_in]->bytes_carried));
     }
-    timing.links.push_back({LinkId{l}, bytes[l], busy});
+    timing.links.push_back({LinkId{l}, carried, busy});
     timing.time = std::max(timing.time, at_rate);
   }
   return timing;

@@ -24,6 +24,11 @@
 //           later ones moving each drain halfway: one round overshoots (offsets from uncontended times pack the
 //           transfers closer than they run), and the rounds settle near the per-flow result.
 //
+// Channels alike up to a renaming of their participants and links (the tree channel pairs on the rails of a DGX
+// cluster) are timed once per class (channel_classes.hpp): the sweeps visit one channel of each class and the
+// snapshot runs its transfers on the classes' links, the same model at a fraction of the cost (an eighth on 8
+// rails). `ExecutorOptions::symmetry` off times every channel; tests/collectives/symmetry_test.cpp compares both.
+//
 // Exact (to the picosecond, against the executors) where transfers share no link; elsewhere an approximation
 // within the bound tests/collectives/pipeline_lockstep_test.cpp states and docs/collectives.md measures. Capacity
 // holds whatever the times: the collective takes at least the busiest link's bytes at its rate.

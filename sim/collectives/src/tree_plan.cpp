@@ -210,4 +210,33 @@ void TreePlan::send_totals(Rank participant, std::vector<PeerSends>& out) const 
   }
 }
 
+std::vector<std::uint32_t> TreePlan::relabelling_of(const CollectivePlan& other_plan) const {
+  const auto* other = dynamic_cast<const TreePlan*>(&other_plan);
+  if (other == nullptr || other->op_ != op_ || other->n_ != n_ || other->size_ != size_ || other->slices_ != slices_) {
+    return {};
+  }
+  // Walk both trees from their roots, matching the i-th child with the i-th child: a rank's steps depend only on
+  // whether it is the root, its parent and its children in order (step()), so matched shapes run alike.
+  std::vector<std::uint32_t> rank_map(n_, ~std::uint32_t{0});
+  std::vector<std::uint32_t> stack{other->root_.value()};
+  rank_map[other->root_.value()] = root_.value();
+  std::size_t matched = 1;
+  while (!stack.empty()) {
+    const std::uint32_t theirs = stack.back();
+    stack.pop_back();
+    const std::uint32_t mine = rank_map[theirs];
+    if (other->child_count_[theirs] != child_count_[mine]) return {};
+    for (std::uint32_t c = 0; c < child_count_[mine]; ++c) {
+      const std::uint32_t child = other->children_[theirs][c];
+      rank_map[child] = children_[mine][c];
+      stack.push_back(child);
+      ++matched;
+    }
+  }
+  if (matched != n_) return {};
+  std::vector<std::uint32_t> map(participant_count());
+  for (std::uint32_t p = 0; p < map.size(); ++p) map[p] = rank_map[p % n_] + (p >= n_ ? n_ : 0);
+  return map;
+}
+
 }  // namespace syncsim

@@ -80,6 +80,15 @@ class CollectivePlan {
   // a visit per transfer. The sums may differ from the step-by-step ones by floating-point rounding.
   virtual void send_totals(Rank rank, std::vector<PeerSends>& out) const;
 
+  // A relabelling under which `other` runs as this plan does: other's participant p is this plan's participant
+  // map[p], with the same step count and the same steps, each send going to the mapped peer with the same bytes and
+  // receiver's step. Empty when there is none or the plan does not know (the default). The pipeline lockstep times
+  // one channel for every channel that is such a relabelling on routes that are a relabelling of its links
+  // (pipeline_lockstep.hpp): NCCL's tree channels on the rails of a DGX cluster.
+  virtual std::vector<std::uint32_t> relabelling_of(const CollectivePlan& other) const {
+    (void)other;
+    return {};
+  }
   // Symmetry, for bulk execution (docs/architecture.md §10). A plan returns a pattern id for step s when, at step s,
   // every rank sends and receives the same way — one send and one receive each (a ring's step), or the same k sends
   // each (an all-to-all's) — with the same reduce bytes, every send feeds the receiver's step s, and all steps that

@@ -51,8 +51,9 @@ struct LockstepTiming {
   ExecutorStats stats;               // summed over channels; every step counts as a bulk step of each channel
   std::vector<LinkTraffic> links;    // every link that carried bytes, sorted by link id (bytes on the wire)
   std::size_t step_simulations = 0;  // fluid simulations run, one per distinct combined step
-  // The classes of ranks in identical states the final recurrence ran over (symmetry_classes.hpp); 0 when it ran
-  // over every rank of every channel (symmetry off, or too little of it to pay).
+  // The classes of ranks in identical states the final recurrence ran over (symmetry_classes.hpp; a pipeline's:
+  // the participants of the channels it timed for their classes, channel_classes.hpp); 0 when it ran over every
+  // rank of every channel (symmetry off, or too little of it to pay).
   std::size_t symmetry_classes = 0;
   // Without classes: whether the recurrence ran a run of steps at a time along the rings' cycles
   // (cycle_recurrence.hpp, exact for rings whose ranks do not repeat) rather than step by step.

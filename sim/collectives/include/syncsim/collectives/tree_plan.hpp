@@ -85,6 +85,9 @@ class TreePlan final : public CollectivePlan {
   std::uint32_t step_count(Rank participant) const override;
   void step(Rank participant, std::uint32_t step, PlanStep& out) const override;
   void send_totals(Rank participant, std::vector<PeerSends>& out) const override;
+  // Another tree of the same operation, ranks, size and slices whose shape is this one's with the ranks renamed,
+  // each GPU's children in the same order (the chains of a channel pair on every rail start at another GPU).
+  std::vector<std::uint32_t> relabelling_of(const CollectivePlan& other) const override;
 
   // The tree's shape, by rank.
   Rank root() const { return root_; }
