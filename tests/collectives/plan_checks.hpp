@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <utility>
+#include <vector>
 
 #include "../collectives/plan_replay.hpp"
 #include "syncsim/collectives/collective_plan.hpp"
@@ -153,6 +154,30 @@ inline Totals totals(const CollectivePlan& plan) {
     }
   }
   return t;
+}
+
+// What CollectivePlan::relabelling_of promises: `other`'s participant p runs as `plan`'s participant map[p], step
+// for step, each send to the mapped peer with the same bytes and receiver's step.
+inline void check_relabelling(const CollectivePlan& plan, const CollectivePlan& other,
+                              const std::vector<std::uint32_t>& map) {
+  REQUIRE(map.size() == other.participant_count());
+  PlanStep mine;
+  PlanStep theirs;
+  for (std::uint32_t p = 0; p < map.size(); ++p) {
+    REQUIRE(plan.step_count(Rank{map[p]}) == other.step_count(Rank{p}));
+    for (std::uint32_t t = 0; t < other.step_count(Rank{p}); ++t) {
+      other.step(Rank{p}, t, theirs);
+      plan.step(Rank{map[p]}, t, mine);
+      REQUIRE(mine.sends.size() == theirs.sends.size());
+      CHECK(mine.recv_count == theirs.recv_count);
+      CHECK(mine.reduce_bytes == theirs.reduce_bytes);
+      for (std::size_t i = 0; i < mine.sends.size(); ++i) {
+        CHECK(mine.sends[i].dst.value() == map[theirs.sends[i].dst.value()]);
+        CHECK(mine.sends[i].bytes == theirs.sends[i].bytes);
+        CHECK(mine.sends[i].dst_step == theirs.sends[i].dst_step);
+      }
+    }
+  }
 }
 
 }  // namespace syncsim::plan_checks

@@ -6,6 +6,7 @@
 #include <bitset>
 #include <vector>
 
+#include "plan_checks.hpp"
 #include "plan_replay.hpp"
 #include "syncsim/collectives/ring_plan.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -124,4 +125,20 @@ TEST_CASE("ring plans reject impossible set-ups", "[ring_plan]") {
   RingOptions piped;
   piped.pipeline_slices = 4;
   CHECK_THROWS_WITH(RingPlan(CollectiveOp::allreduce, 3, Bytes{8}, piped), Catch::Contains("pipelining"));
+}
+
+TEST_CASE("a ring relabelled: any order runs as any other, place for place, from the root for chains", "[ring_plan]") {
+  for (const auto op : {CollectiveOp::allreduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather,
+                        CollectiveOp::broadcast, CollectiveOp::reduce}) {
+    const bool chain = op == CollectiveOp::broadcast || op == CollectiveOp::reduce;
+    const RingPlan plan(op, 6, Bytes{60'000},
+                        {.order = {Rank{3}, Rank{1}, Rank{4}, Rank{0}, Rank{5}, Rank{2}},
+                         .pipeline_slices = chain ? 3U : 1U,
+                         .root = Rank{4}});
+    const RingPlan other(op, 6, Bytes{60'000}, {.pipeline_slices = chain ? 3U : 1U, .root = Rank{1}});
+    INFO(to_string(op));
+    plan_checks::check_relabelling(plan, other, plan.relabelling_of(other));
+    CHECK(plan.relabelling_of(RingPlan(op, 6, Bytes{60'001}, {.pipeline_slices = chain ? 3U : 1U})).empty());
+    CHECK(plan.relabelling_of(RingPlan(op, 7, Bytes{60'000}, {.pipeline_slices = chain ? 3U : 1U})).empty());
+  }
 }

@@ -135,6 +135,7 @@ bool make_class_routes(Graph& graph, std::vector<std::uint32_t>& parent) {
 // Back to each channel its own class.
 void forget_classes(Graph& graph) {
   std::iota(graph.timed_as.begin(), graph.timed_as.end(), std::uint32_t{0});
+  graph.timed_participant.clear();
   graph.link_class.clear();
   graph.class_routes.clear();
   for (Peer& peer : graph.peers) peer.snapshot_route = peer.route;
@@ -167,6 +168,13 @@ bool try_classes(const Topology& topology, std::span<const CollectivePlan* const
     const std::vector<std::uint32_t> map = channels[k]->relabelling_of(*channels[timed]);
     if (map.empty() || !runs_as(topology, graph, timed, k, map, renaming)) return false;
     graph.timed_as[k] = timed;
+    if (graph.timed_participant.empty()) {
+      graph.timed_participant.resize(graph.steps.size());
+      std::iota(graph.timed_participant.begin(), graph.timed_participant.end(), std::uint32_t{0});
+    }
+    for (std::uint32_t local = 0; local < map.size(); ++local) {
+      graph.timed_participant[graph.channel_begin[k] + map[local]] = graph.channel_begin[timed] + local;
+    }
     for (const std::uint32_t from : renaming.sources()) {
       const std::uint32_t to = renaming.image(from);
       pairs.emplace_back(from, to);
@@ -186,6 +194,13 @@ void find_channel_classes(const Topology& topology, std::span<const CollectivePl
     if (try_classes(topology, channels, graph, stride)) return;
     forget_classes(graph);
   }
+}
+
+std::size_t timed_channels(const Graph& graph) {
+  if (graph.link_class.empty()) return 0;
+  std::size_t timed = 0;
+  for (std::uint32_t c = 0; c < graph.timed_as.size(); ++c) timed += graph.timed_as[c] == c ? 1 : 0;
+  return timed;
 }
 
 }  // namespace syncsim::collectives_detail

@@ -1,6 +1,6 @@
 #pragma once
-// Channel classes of a pipelined collective (pipeline_lockstep.hpp): channels that run as one another does up to
-// a renaming of their participants and of the network's links, timed once for all.
+// Channel classes of a collective run in lockstep (lockstep_runner.hpp, pipeline_lockstep.hpp): channels that run
+// as one another does up to a renaming of their participants and of the network's links, timed once for all.
 //
 // NCCL runs a tree channel pair per rail: on a DGX cluster the chains of channel pair c start at GPU c of every
 // node and its trees' edges between nodes run on rail c. Rotating every node's GPUs (and with them the NICs, rails
@@ -25,8 +25,12 @@
 
 namespace syncsim::collectives_detail {
 
-// Sets graph.timed_as, graph.link_class and the timed channels' peers' snapshot routes; leaves the graph as
-// read_peers made it (each channel its own class) when no two channels are alike or a condition above fails.
+// Sets graph.timed_as, graph.timed_participant, graph.link_class and the timed channels' peers' snapshot routes;
+// leaves the graph as read_peers made it (each channel its own class) when no two channels are alike or a
+// condition above fails.
 void find_channel_classes(const Topology& topology, std::span<const CollectivePlan* const> channels, Graph& graph);
+
+// How many channels are timed for all (LockstepTiming::timed_channels): 0 without classes.
+std::size_t timed_channels(const Graph& graph);
 
 }  // namespace syncsim::collectives_detail

@@ -4,8 +4,10 @@
 #include <map>
 #include <span>
 
+#include "channel_classes.hpp"
 #include "cycle_recurrence.hpp"
 #include "fluid_snapshot.hpp"
+#include "pipeline_graph.hpp"
 #include "symmetry_classes.hpp"
 #include "syncsim/collectives/transfer_cost.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -16,6 +18,7 @@ namespace syncsim {
 namespace {
 
 using collectives_detail::CycleRecurrence;
+using collectives_detail::Graph;
 using collectives_detail::Recurrence;
 using collectives_detail::simulate_snapshot;
 using collectives_detail::SnapshotTiming;
@@ -88,10 +91,72 @@ void time_alone(CombinedStep& step, const std::vector<const Route*>& routes, con
   }
 }
 
+// Channels alike up to a renaming of ranks and links (channel_classes.hpp): the rings of a DGX cluster's rails.
+// nullopt when there are none.
+std::optional<Graph> channel_classes(Router& router, std::span<const CollectivePlan* const> channels,
+                                     const std::vector<std::vector<NodeId>>& gpus, const ExecutorOptions& options) {
+  Graph graph;
+  if (channels.size() < 2 || !collectives_detail::read_peers(router, channels, gpus, options, graph)) {
+    return std::nullopt;
+  }
+  collectives_detail::find_channel_classes(router.topology(), channels, graph);
+  if (graph.link_class.empty()) return std::nullopt;
+  return graph;
+}
+
+// The snapshot route of state i's send on `route`: its peer's on the classes' links; nullptr when the send is not
+// to a peer the classes checked (a plan whose peers change from step to step).
+const Route* class_route(const Graph& classes, std::uint32_t i, const Route* route) {
+  for (std::uint32_t x = classes.peer_begin[i]; x < classes.peer_begin[i + 1]; ++x) {
+    if (classes.peers[x].route == route) return classes.peers[x].snapshot_route;
+  }
+  return nullptr;
+}
+
+// The step's snapshot with the timed channels' sends only, on the classes' links (channel_classes.hpp): a state of
+// another channel takes the times of the state it runs as, a link the traffic of its class's stand-in. false when
+// a send is not to a checked peer.
+bool simulate_timed_channels(const Topology& topology, CombinedStep& step, const Graph& classes,
+                             const std::vector<const Route*>& routes, const std::vector<double>& wire,
+                             const std::vector<SimTime>& offsets) {
+  std::vector<SnapshotTransfer> transfers;
+  std::vector<std::uint32_t> timed;
+  for (std::uint32_t i = 0; i < routes.size(); ++i) {
+    if (classes.timed_participant[i] != i) continue;
+    const Route* route = class_route(classes, i, routes[i]);
+    if (route == nullptr) return false;
+    transfers.push_back({route, wire[i], step.latency[i], offsets[i]});
+    timed.push_back(i);
+  }
+  const SnapshotTiming timing = simulate_snapshot(topology, transfers);
+  step.drained.assign(routes.size(), SimTime::zero());
+  step.arrived.assign(routes.size(), SimTime::zero());
+  for (std::size_t k = 0; k < timed.size(); ++k) {
+    step.drained[timed[k]] = timing.drained[k];
+    step.arrived[timed[k]] = timing.arrived[k];
+  }
+  for (std::uint32_t i = 0; i < routes.size(); ++i) {
+    step.drained[i] = step.drained[classes.timed_participant[i]];
+    step.arrived[i] = step.arrived[classes.timed_participant[i]];
+  }
+  std::vector<const LinkTraffic*> stand_in(topology.link_count(), nullptr);
+  for (const LinkTraffic& link : timing.links) stand_in[link.link.value()] = &link;
+  step.links.clear();
+  for (std::uint32_t l = 0; l < topology.link_count(); ++l) {
+    if (const LinkTraffic* traffic = stand_in[classes.link_class[l]]) {
+      step.links.push_back({LinkId{l}, traffic->bytes_carried, traffic->busy_time});
+    }
+  }
+  return true;
+}
+
 // Times the combined step by a fluid simulation of it alone on a fresh network, rank i's send starting at
-// offsets[i]; each transfer's times are kept relative to its own start.
-void simulate_step(const Topology& topology, CombinedStep& step, const std::vector<const Route*>& routes,
-                   const std::vector<double>& wire, const std::vector<SimTime>& offsets) {
+// offsets[i]; each transfer's times are kept relative to its own start. With channel classes, the timed channels'
+// sends stand for all.
+void simulate_step(const Topology& topology, CombinedStep& step, const Graph* classes,
+                   const std::vector<const Route*>& routes, const std::vector<double>& wire,
+                   const std::vector<SimTime>& offsets) {
+  if (classes != nullptr && simulate_timed_channels(topology, step, *classes, routes, wire, offsets)) return;
   std::vector<SnapshotTransfer> transfers(routes.size());
   for (std::size_t i = 0; i < routes.size(); ++i) transfers[i] = {routes[i], wire[i], step.latency[i], offsets[i]};
   SnapshotTiming timing = simulate_snapshot(topology, transfers);
@@ -335,12 +400,14 @@ std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const Coll
   }
   StepRecurrences recurrences;
   run_recurrence(shapes, step_shapes, first_pass_steps, states, options.symmetry, recurrences, &starts);
+  const std::optional<Graph> classes =
+      options.symmetry ? channel_classes(router, channels, gpus, options) : std::nullopt;
   for (auto& [key, step] : shapes) {
     std::vector<SimTime>& offsets = starts.at(&step);
     const SimTime first = *std::min_element(offsets.begin(), offsets.end());
     for (SimTime& t : offsets) t -= first;
     const auto& [routes, wire] = transfers.at(&step);
-    simulate_step(router.topology(), step, routes, wire, offsets);
+    simulate_step(router.topology(), step, classes ? &*classes : nullptr, routes, wire, offsets);
     set_weights(step);
   }
   const SimTime time = run_recurrence(shapes, step_shapes, steps, states, options.symmetry, recurrences, nullptr);
@@ -362,6 +429,7 @@ std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const Coll
   timing.step_simulations = shapes.size();
   timing.symmetry_classes = recurrences.classes ? recurrences.classes->count : 0;
   timing.by_cycles = recurrences.by_cycles;
+  timing.timed_channels = classes ? collectives_detail::timed_channels(*classes) : 0;
   timing.stats.bulk_steps = std::uint64_t{steps} * channels.size();
   // Capacity holds whatever the offsets did: pass 2 may stagger the channels that meet on a link so far apart that
   // their transfers barely overlap (32 rings on one GPU's NVLink timed as if each had it alone). NCCL's channels

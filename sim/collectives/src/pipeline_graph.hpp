@@ -41,8 +41,10 @@ struct Graph {
   std::vector<std::uint32_t> order;          // every participant after all that send to it
   std::vector<std::uint32_t> channel_begin;  // channel c's participants are channel_begin[c] .. channel_begin[c+1]
   // Channel classes (channel_classes.hpp): per channel, the channel timed for it (itself when it is timed); per
-  // link, the link standing for its class in the snapshot (empty: each link for itself); the snapshot routes.
+  // participant, the timed channel's participant it runs as (empty without classes); per link, the link standing
+  // for its class in the snapshot (empty: each link for itself); the snapshot routes.
   std::vector<std::uint32_t> timed_as;
+  std::vector<std::uint32_t> timed_participant;
   std::vector<std::uint32_t> link_class;
   std::deque<Route> class_routes;
 };

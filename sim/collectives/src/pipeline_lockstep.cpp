@@ -188,9 +188,7 @@ std::optional<LockstepTiming> time_pipeline(Router& router, std::span<const Coll
   timing.time = sweep.finish;
   timing.stats = sweep.stats;
   timing.step_simulations = kRounds;
-  // With channel classes the sweeps ran over the timed channels' participants only.
-  const bool classes = !graph.link_class.empty();
-  timing.symmetry_classes = classes ? graph.order.size() : 0;
+  timing.timed_channels = collectives_detail::timed_channels(graph);
   // Every link's bytes over the collective; busy for as long as the snapshot kept it busy per byte, and at least its
   // bytes at its rate. Capacity holds: the collective takes at least the busiest link's bytes at its rate.
   const Topology& topology = router.topology();

@@ -123,4 +123,18 @@ std::optional<std::uint32_t> RingPlan::uniform_pattern(std::uint32_t step) const
   return std::nullopt;
 }
 
+std::vector<std::uint32_t> RingPlan::relabelling_of(const CollectivePlan& other_plan) const {
+  const auto* other = dynamic_cast<const RingPlan*>(&other_plan);
+  if (other == nullptr || other->op_ != op_ || other->size_ != size_ || other->order_.size() != order_.size() ||
+      other->slices_ != slices_) {
+    return {};
+  }
+  const bool rooted = op_ == CollectiveOp::broadcast || op_ == CollectiveOp::reduce;
+  const std::uint32_t mine = rooted ? root_position_ : 0;
+  const std::uint32_t theirs = rooted ? other->root_position_ : 0;
+  std::vector<std::uint32_t> map(order_.size());
+  for (std::uint32_t t = 0; t < order_.size(); ++t) map[other->at(theirs + t).value()] = at(mine + t).value();
+  return map;
+}
+
 }  // namespace syncsim

@@ -51,13 +51,15 @@ struct LockstepTiming {
   ExecutorStats stats;               // summed over channels; every step counts as a bulk step of each channel
   std::vector<LinkTraffic> links;    // every link that carried bytes, sorted by link id (bytes on the wire)
   std::size_t step_simulations = 0;  // fluid simulations run, one per distinct combined step
-  // The classes of ranks in identical states the final recurrence ran over (symmetry_classes.hpp; a pipeline's:
-  // the participants of the channels it timed for their classes, channel_classes.hpp); 0 when it ran over every
-  // rank of every channel (symmetry off, or too little of it to pay).
+  // The classes of ranks in identical states the final recurrence ran over (symmetry_classes.hpp); 0 when it ran
+  // over every rank of every channel (symmetry off, or too little of it to pay).
   std::size_t symmetry_classes = 0;
   // Without classes: whether the recurrence ran a run of steps at a time along the rings' cycles
   // (cycle_recurrence.hpp, exact for rings whose ranks do not repeat) rather than step by step.
   bool by_cycles = false;
+  // The channels timed for classes of channels alike up to a renaming (channel_classes.hpp), whose fluid snapshots
+  // ran their transfers alone; 0 when every channel was timed (symmetry off, or no two channels alike).
+  std::size_t timed_channels = 0;
 };
 
 // nullopt when the channels cannot run in lockstep: a plan with a step that is not uniform (or that breaks the

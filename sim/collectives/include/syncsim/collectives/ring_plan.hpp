@@ -48,6 +48,9 @@ class RingPlan final : public CollectivePlan {
   std::uint32_t step_count(Rank rank) const override;
   void step(Rank rank, std::uint32_t step, PlanStep& out) const override;
   std::optional<std::uint32_t> uniform_pattern(std::uint32_t step) const override;
+  // Another ring of the same operation, ranks, size and slices: a rank's steps depend only on its place in the ring
+  // (from the root, for Broadcast and Reduce), so the rank at each place maps to this ring's rank there.
+  std::vector<std::uint32_t> relabelling_of(const CollectivePlan& other) const override;
 
  private:
   std::uint32_t position(Rank rank) const { return position_of_[rank.value()]; }
