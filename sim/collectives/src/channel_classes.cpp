@@ -57,6 +57,12 @@ bool runs_as(const Topology& topology, Graph& graph, std::uint32_t j, std::uint3
   const std::uint32_t k_begin = graph.channel_begin[k];
   const std::uint32_t count = graph.channel_begin[j + 1] - j_begin;
   if (map.size() != count || graph.channel_begin[k + 1] - k_begin != count) return false;
+  // The map must be a permutation: every participant of k runs as exactly one of j.
+  std::vector<bool> mapped(count, false);
+  for (const std::uint32_t image : map) {
+    if (image >= count || mapped[image]) return false;
+    mapped[image] = true;
+  }
   for (std::uint32_t local = 0; local < count; ++local) {
     const std::uint32_t p = j_begin + local;
     const std::uint32_t q = k_begin + map[local];
