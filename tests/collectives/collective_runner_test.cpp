@@ -34,6 +34,34 @@ TEST_CASE("channel rings enter and leave every host on one rail", "[runner]") {
   }
 }
 
+TEST_CASE("channel sizes add up to the size, differ by at most a byte and repeat with S mod C's period", "[runner]") {
+  for (const std::int64_t size : {std::int64_t{0}, std::int64_t{5}, std::int64_t{16}, std::int64_t{100'000'004},
+                                  std::int64_t{100'000'008}, std::int64_t{100'000'012}, std::int64_t{99'999'999}}) {
+    for (const std::uint32_t channels : {1U, 3U, 16U}) {
+      std::int64_t total = 0;
+      std::int64_t least = size;
+      std::int64_t most = 0;
+      for (std::uint32_t c = 0; c < channels; ++c) {
+        const std::int64_t bytes = channel_bytes(Bytes{size}, c, channels).value;
+        total += bytes;
+        least = std::min(least, bytes);
+        most = std::max(most, bytes);
+      }
+      INFO(size << " bytes over " << channels << " channels");
+      CHECK(total == size);
+      CHECK(most - least <= 1);
+    }
+  }
+  // In whole floats over 16 channels: the same every 4 channels (+4 or +12 bytes), every 2 (+8), every one (+0).
+  for (const std::int64_t extra : {0, 4, 8, 12}) {
+    const Bytes size{1'600'000 + extra};
+    const std::uint32_t period = extra == 0 ? 1 : extra == 8 ? 2 : 4;
+    for (std::uint32_t c = period; c < 16; ++c) {
+      CHECK(channel_bytes(size, c, 16) == channel_bytes(size, c - period, 16));
+    }
+  }
+}
+
 TEST_CASE("two channels on hosts whose GPUs share two NICs leave through different NICs", "[runner]") {
   // DGX-1-like: 8 GPUs and 2 NICs per host (GPUs 0-3 on NIC 0, 4-7 on NIC 1); a 1 GiB ring AllReduce over two
   // channels must drive both NICs of a host in each direction: busbw 2 x 12.5 GB/s.

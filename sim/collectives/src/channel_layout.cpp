@@ -112,4 +112,9 @@ std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts
   return order;
 }
 
+Bytes channel_bytes(Bytes size, std::uint32_t channel, std::uint32_t channels) {
+  const std::int64_t remainder = size.value % channels;
+  return Bytes{size.value / channels + (channel + 1) * remainder / channels - channel * remainder / channels};
+}
+
 }  // namespace syncsim

@@ -150,15 +150,13 @@ PlannedCandidate plan_candidate(Router& router, const CollectiveSpec& spec,
 
   // A calibrated regime's channel ramp (TransferCost::fill): below the fill size the collective costs the fill's.
   const Bytes size{std::max(spec.size.value, options.cost.fill.value)};
-  const Bytes per_channel{size.value / channels};
   std::vector<std::unique_ptr<CollectivePlan>> plans;
   for (std::uint32_t c = 0; c < channels; ++c) {
     PlanContext context;
     context.hosts = hosts;
     context.root = spec.root;
     context.channel = c;
-    // The last channel takes the remainder, so the channels move exactly `size` bytes.
-    const Bytes bytes = c + 1 == channels ? Bytes{size.value - per_channel.value * (channels - 1)} : per_channel;
+    const Bytes bytes = channel_bytes(size, c, channels);
     // Slices apply to chains and trees; other plans move whole steps.
     context.channels = channels;
     if (takes_slices(candidate.algorithm, spec.op)) {

@@ -1,6 +1,7 @@
 #include "pipeline_lockstep.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "channel_classes.hpp"
@@ -12,6 +13,28 @@
 namespace syncsim::collectives_detail {
 
 namespace {
+
+// A sum of byte counts whatever the order of its terms: in fixed point, 2^-48 byte, 128 bits (totals to 2^79 bytes). A
+// channel timed for its class adds its participants' and peers' bytes in another order than the channel it stands for
+// would, and the totals must still agree to the bit (--no-symmetry gives the same results).
+class ExactBytes {
+ public:
+  void add(double bytes) { units_ += static_cast<Units>(std::nearbyint(std::ldexp(bytes, kFractionBits))); }
+  void add(const ExactBytes& other) { units_ += other.units_; }
+  double value() const { return std::ldexp(static_cast<double>(units_), -kFractionBits); }
+
+ private:
+  __extension__ typedef __int128 Units;
+  static constexpr int kFractionBits = 48;
+  Units units_ = 0;
+};
+
+// A channel's totals over a sweep.
+struct ChannelTotals {
+  ExecutorStats counts;  // transfers and steps; its bytes below
+  ExactBytes sent;
+  ExactBytes reduced;
+};
 
 SimTime drain_of(const Peer& peer, double wire) {
   if (peer.measured_wire > 0 && wire == peer.measured_wire) return peer.measured_drain;
@@ -44,14 +67,14 @@ bool run_sweep(Graph& graph, const ExecutorOptions& options, Sweep& out) {
   std::vector<Inputs> inputs(n);
   PlanStep scratch;
   out.finish = SimTime::zero();
-  std::vector<ExecutorStats> channel_stats(graph.timed_as.size());
+  std::vector<ChannelTotals> channel_totals(graph.timed_as.size());
   if (out.middle) {
     out.middle_step.assign(n, kNone);
     out.middle_start.assign(n, SimTime::zero());
   }
   for (Peer& peer : graph.peers) peer.wire_sent = 0;
   for (const std::uint32_t p : graph.order) {
-    ExecutorStats& stats = channel_stats[graph.channel_of[p]];
+    ChannelTotals& totals = channel_totals[graph.channel_of[p]];
     Inputs mine = std::move(inputs[p]);
     const std::uint32_t steps = graph.steps[p];
     SimTime x;
@@ -77,21 +100,29 @@ bool run_sweep(Graph& graph, const ExecutorOptions& options, Sweep& out) {
         }
         theirs.latest[send.dst_step] = std::max(theirs.latest[send.dst_step], drained + peer.latency);
         ++theirs.count[send.dst_step];
-        ++stats.transfers;
-        stats.bytes_sent += send.bytes;
+        ++totals.counts.transfers;
+        totals.sent.add(send.bytes);
       }
       if (out.middle && !scratch.sends.empty() && (out.middle_step[p] == kNone || x <= *out.middle)) {
         out.middle_step[p] = s;
         out.middle_start[p] = x;
       }
-      stats.bytes_reduced += scratch.reduce_bytes;
+      totals.reduced.add(scratch.reduce_bytes);
       x = done + reduction_time(options.reduction_rate, scratch.reduce_bytes);
     }
-    stats.bulk_steps += steps;
+    totals.counts.bulk_steps += steps;
     out.finish = std::max(out.finish, x);
   }
   out.stats = {};
-  for (const std::uint32_t timed : graph.timed_as) out.stats += channel_stats[timed];
+  ExactBytes sent;
+  ExactBytes reduced;
+  for (const std::uint32_t timed : graph.timed_as) {
+    out.stats += channel_totals[timed].counts;
+    sent.add(channel_totals[timed].sent);
+    reduced.add(channel_totals[timed].reduced);
+  }
+  out.stats.bytes_sent = sent.value();
+  out.stats.bytes_reduced = reduced.value();
   return true;
 }
 
@@ -194,15 +225,15 @@ std::optional<LockstepTiming> time_pipeline(Router& router, std::span<const Coll
   const Topology& topology = router.topology();
   // A link of a class carries what its stand-in does (channel_classes.hpp): the timed channels' bytes on their
   // snapshot routes.
-  std::vector<double> bytes(topology.link_count(), 0);
+  std::vector<ExactBytes> bytes(topology.link_count());
   for (const Peer& peer : graph.peers) {
-    for (const LinkId link : peer.snapshot_route->links) bytes[link.value()] += peer.wire_sent;
+    for (const LinkId link : peer.snapshot_route->links) bytes[link.value()].add(peer.wire_sent);
   }
   std::vector<const LinkTraffic*> measured(topology.link_count(), nullptr);
   for (const LinkTraffic& link : snapshot) measured[link.link.value()] = &link;
   for (std::uint32_t l = 0; l < bytes.size(); ++l) {
     const std::uint32_t stand_in = graph.link_class.empty() ? l : graph.link_class[l];
-    const double carried = bytes[stand_in];
+    const double carried = bytes[stand_in].value();
     if (carried <= 0) continue;
     const SimTime at_rate = SimTime::from_seconds(carried / topology.link(LinkId{l}).bandwidth.bytes_per_second);
     SimTime busy = at_rate;

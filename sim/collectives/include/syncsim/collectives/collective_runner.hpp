@@ -110,6 +110,10 @@ std::uint32_t default_channels(const Topology& topology, const std::vector<std::
 // c * (g / C), so the channels spread over the rails.
 std::vector<Rank> channel_ring_order(const std::vector<std::vector<Rank>>& hosts, std::size_t ranks,
                                      std::uint32_t channel, std::uint32_t channels);
+// The bytes channel c of C moves of a collective of `size`: those between the buffer's split points c·S/C and
+// (c+1)·S/C. The channels differ by at most a byte and their sizes repeat with the period of S mod C (every 2 or 4
+// channels for a size in whole floats), so channels alike on the rails keep equal sizes and are timed once.
+Bytes channel_bytes(Bytes size, std::uint32_t channel, std::uint32_t channels);
 // What auto tries. By default NCCL's own choices — ring and tree for AllReduce; ring for Broadcast, Reduce,
 // ReduceScatter and AllGather; PAT too for ReduceScatter and AllGather at one GPU per node (`one_gpu_per_node`); for
 // AllReduce on NVSwitches that reduce (`nvlink_domains`, reducing_nvlink_domains in nvls_plan.hpp) NVLS inside one
