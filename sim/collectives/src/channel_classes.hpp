@@ -2,10 +2,12 @@
 // Channel classes of a collective run in lockstep (lockstep_runner.hpp, pipeline_lockstep.hpp): channels that run
 // as one another does up to a renaming of their participants and of the network's links, timed once for all.
 //
-// NCCL runs a tree channel pair per rail: on a DGX cluster the chains of channel pair c start at GPU c of every
-// node and its trees' edges between nodes run on rail c. Rotating every node's GPUs (and with them the NICs, rails
-// and their switches' links) turns one pair into the next, so the eight pairs' participants start their steps at
-// the same times, and every link of a class carries, transfer for transfer, what every other one does.
+// NCCL runs a ring, or a tree channel pair, per rail: on a DGX cluster ring c enters every node at GPU c, and the
+// chains of tree pair c start at GPU c of every node with the trees' edges between nodes on rail c. Rotating every
+// node's GPUs (and with them the NICs, rails and their switches' links) turns one channel (pair) into the next, so
+// their participants start their steps at the same times, and every link of a class carries, transfer for
+// transfer, what every other one does. The channels' sizes must repeat too (channel_bytes, collective_runner.hpp):
+// classes are tried with a period of 1, 2, 4, ... channels.
 //
 // Channel k is timed as an earlier channel j when k's plan is a relabelling of j's (CollectivePlan::relabelling_of)
 // and the routes agree: each participant's peers map to its image's peers, route onto route, link by link, with

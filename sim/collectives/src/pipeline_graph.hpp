@@ -1,7 +1,8 @@
 #pragma once
 // The participants of a pipelined collective's channels as pipeline_lockstep.hpp's recurrence reads them: each
 // participant's steps, the peers it sends to with their routes and transfer times, and an order in which every
-// participant comes after all that send to it.
+// participant comes after all that send to it. The ring lockstep reads its channels' peers the same way to find
+// channel classes (channel_classes.hpp).
 #include <cstdint>
 #include <deque>
 #include <span>
