@@ -21,10 +21,15 @@ namespace {
 // A traced graph is tens of KB per hundred layers; far more is a script gone wrong, not a model.
 constexpr std::size_t kMaxTraceBytes = std::size_t{64} << 20;
 
+// Tracing a model takes seconds (most of it importing torch); a script still running after this is stuck.
+constexpr std::int64_t kDefaultTimeoutSeconds = 600;
+constexpr std::int64_t kMaxTimeoutSeconds = 86'400;
+
 struct ImportOptions {
   std::string model;
   std::string input;
   std::string output;
+  std::int64_t timeout_seconds = kDefaultTimeoutSeconds;
 };
 
 // "3x224x224": three whole numbers above zero, checked before Python starts.
@@ -55,8 +60,13 @@ int import_model(const ImportOptions& options) {
                      SourceLocation{"MODEL", 0, 0});
   }
   check_output_file(options.output, "-o");
+  if (options.timeout_seconds < 1 || options.timeout_seconds > kMaxTimeoutSeconds) {
+    throw InputError(fmt::format("expected 1 to {} seconds, got {}", kMaxTimeoutSeconds, options.timeout_seconds),
+                     SourceLocation{"--timeout", 0, 0});
+  }
   const std::string python = python_interpreter();
-  const ChildOutput child = run_python(python, torch_trace_script(), {options.model, options.input}, kMaxTraceBytes);
+  const ChildOutput child = run_python(python, torch_trace_script(), {options.model, options.input}, kMaxTraceBytes,
+                                       std::chrono::seconds{options.timeout_seconds});
   if (child.out.find('{') == std::string::npos) {
     throw InputError(fmt::format("the tracing script failed under {} (exit {}){}", python, child.exit_code,
                                  child.last_error_line.empty() ? "" : ": " + child.last_error_line),
@@ -112,6 +122,10 @@ Action add_import_command(CLI::App& app) {
       ->required();
   command->add_option("--input", options->input, "Per-sample input shape, C x H x W, e.g. 3x224x224")->required();
   command->add_option("-o,--output", options->output, "The layers file to write (YAML)")->required();
+  command
+      ->add_option("--timeout", options->timeout_seconds,
+                   "Seconds the tracing script may run before it is stopped (1 to 86400)")
+      ->capture_default_str();
   return [options]() { return import_model(*options); };
 }
 

@@ -8,8 +8,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 
@@ -66,7 +68,8 @@ std::string python_interpreter() {
 }
 
 ChildOutput run_python(const std::string& python, std::string_view script, const std::vector<std::string>& args,
-                       std::size_t max_output) {
+                       std::size_t max_output, std::chrono::seconds time_limit) {
+  const auto deadline = std::chrono::steady_clock::now() + time_limit;
   Pipe out;
   Pipe err;
   posix_spawn_file_actions_t actions;
@@ -91,8 +94,16 @@ ChildOutput run_python(const std::string& python, std::string_view script, const
   std::array<pollfd, 2> watched{{{out.fds[0], POLLIN, 0}, {err.fds[0], POLLIN, 0}}};
   std::array<char, 65536> buffer{};
   bool too_much = false;
-  while (!too_much && (watched[0].fd >= 0 || watched[1].fd >= 0)) {
-    if (poll(watched.data(), watched.size(), -1) < 0) {
+  bool too_long = false;
+  while (!too_much && !too_long && (watched[0].fd >= 0 || watched[1].fd >= 0)) {
+    const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      too_long = true;
+      break;
+    }
+    const int ready =
+        poll(watched.data(), watched.size(), static_cast<int>(std::min<std::int64_t>(left.count(), 60'000)));
+    if (ready < 0) {
       if (errno == EINTR) continue;
       break;
     }
@@ -110,10 +121,13 @@ ChildOutput run_python(const std::string& python, std::string_view script, const
       too_much = result.out.size() > max_output;
     }
   }
-  if (too_much) kill(pid, SIGKILL);
+  if (too_much || too_long) kill(pid, SIGKILL);
   result.exit_code = wait_for(pid);
   if (too_much) {
     throw InputError(fmt::format("the tracing script printed more than {} MiB: stopped", max_output >> 20));
+  }
+  if (too_long) {
+    throw InputError(fmt::format("the tracing script ran past {} s: stopped (--timeout)", time_limit.count()));
   }
   result.last_error_line = last_line(error_text);
   return result;

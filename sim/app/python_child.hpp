@@ -2,13 +2,14 @@
 // Runs a Python script in a child interpreter and collects what it prints, for `syncsim import-model`.
 //
 //   const ChildOutput out = run_python(python_interpreter(), torch_trace_script(), {"torchvision:resnet50",
-//                                      "3x224x224"}, 64 << 20);
+//                                      "3x224x224"}, 64 << 20, std::chrono::seconds{600});
 //
 // The interpreter is $SYNCSIM_PYTHON, else the one found at configure time (Debian's /usr/bin/python3, for which
 // the tests and scripts/setup install python3-torch), so a pyenv or virtualenv python3 first on PATH does not
 // silently lack torch. The child inherits the terminal's process group, so Ctrl-C stops it too; its standard output
-// is capped (the child is killed past the cap: a runaway script cannot fill the memory) and the last line of its
-// standard error is kept to say why it failed.
+// is capped and so is its time (the child is killed past either: a runaway script can neither fill the memory nor
+// hang the command), and the last line of its standard error is kept to say why it failed.
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -26,8 +27,9 @@ struct ChildOutput {
 std::string python_interpreter();
 
 // `python -c SCRIPT ARGS...`. Throws InputError when the interpreter cannot be started ("cannot run Python
-// '/usr/bin/python9': No such file or directory (set SYNCSIM_PYTHON)") or prints more than max_output bytes.
+// '/usr/bin/python9': No such file or directory (set SYNCSIM_PYTHON)"), prints more than max_output bytes or runs
+// past time_limit.
 ChildOutput run_python(const std::string& python, std::string_view script, const std::vector<std::string>& args,
-                       std::size_t max_output);
+                       std::size_t max_output, std::chrono::seconds time_limit);
 
 }  // namespace syncsim::app
