@@ -186,8 +186,20 @@ std::filesystem::path output_dir(const RunOptions& options, const Scenario& scen
                                 : std::filesystem::path(options.outdir);
 }
 
-// report.json, trace.json and the convergence charts are one set (output_set.hpp): an interrupt or a full disk
-// leaves an earlier run's set whole, and charts an earlier run drew but this one does not are taken away with it.
+// An earlier run's Chakra traces of ranks this run does not write (it has fewer, or no --chakra): they go with the
+// swap, so that the folder never holds the traces of two runs. Only names of the form chakra.<rank>.et are read.
+void remove_stale_traces(OutputSet& set, std::int64_t ranks) {
+  std::error_code error;
+  for (const auto& entry : std::filesystem::directory_iterator(set.dir(), error)) {
+    const std::string name = entry.path().filename().string();
+    const std::optional<std::int64_t> rank = chakra::execution_trace_file_rank(kChakraPrefix, name);
+    if (rank && *rank >= ranks) set.remove(name);
+  }
+}
+
+// report.json, trace.json, the convergence charts and the Chakra traces are one set (output_set.hpp): an interrupt
+// or a full disk leaves an earlier run's set whole, and files an earlier run made but this one does not are taken
+// away with it.
 void write_outputs(const std::filesystem::path& outdir, const Scenario& scenario, const run::RunOutput& sim,
                    const std::string& report, const std::optional<chakra::DdpWorkload>& workload) {
   OutputSet set(outdir);
@@ -195,6 +207,7 @@ void write_outputs(const std::filesystem::path& outdir, const Scenario& scenario
     const std::string bytes = chakra::encode_execution_trace(chakra::execution_trace(*workload, rank));
     set.add(chakra::execution_trace_file_name(kChakraPrefix, rank), [&](std::ostream& out) { out << bytes; });
   }
+  remove_stale_traces(set, workload ? workload->ranks : 0);
   set.add("trace.json", [&](std::ostream& out) { trace::write_chrome_trace(sim.trace, out); });
   set.add("report.json", [&](std::ostream& out) { out << report; });
   if (sim.report.convergence) {

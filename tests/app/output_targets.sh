@@ -13,6 +13,7 @@
 #   interrupt-plan  SIGINT between two files of plan's set: exit 130, the earlier set whole, no temporary left
 #   interrupt-run   the same for run's set (report.json, trace.json, charts)
 #   user-files      run -o DIR keeps files of the user's in DIR, and drops an earlier run's chart it does not draw
+#   chakra-traces   run --chakra on 8 ranks drops an earlier run's chakra.8.et and up; run without it drops them all
 set -u
 case_name=$1
 syncsim=$2
@@ -140,6 +141,20 @@ user-files)
   grep -q mine "$d/out/notes.txt" || fail "the user's notes.txt changed"
   [ ! -e "$d/out/convergence.svg" ] || fail "an earlier run's chart stayed beside a report without convergence"
   [ -s "$d/out/report.json" ] && [ -s "$d/out/trace.json" ] || fail "report.json or trace.json missing"
+  no_strays "$d/out"
+  ;;
+chakra-traces)
+  mkdir "$d/out"
+  for rank in 0 7 8 15; do echo "earlier trace" >"$d/out/chakra.$rank.et"; done
+  echo mine >"$d/out/chakra.notes"
+  "$syncsim" run "$scenario" -o "$d/out" --chakra >/dev/null || fail "exit $?"
+  for rank in 0 7; do
+    ! grep -q "earlier trace" "$d/out/chakra.$rank.et" || fail "chakra.$rank.et was not rewritten"
+  done
+  [ ! -e "$d/out/chakra.8.et" ] && [ ! -e "$d/out/chakra.15.et" ] || fail "an earlier run's traces of ranks 8+ stayed"
+  "$syncsim" run "$scenario" -o "$d/out" >/dev/null || fail "exit $?"
+  ! ls "$d/out"/chakra.*.et >/dev/null 2>&1 || fail "traces stayed beside a run without --chakra"
+  grep -q mine "$d/out/chakra.notes" || fail "the user's chakra.notes changed"
   no_strays "$d/out"
   ;;
 *)

@@ -93,6 +93,12 @@ TEST_CASE("schema names: node and collective kinds") {
   CHECK(to_string(CollectiveKind::barrier) == "BARRIER");
   CHECK(to_string(static_cast<CollectiveKind>(17)) == "collective type 17");
   CHECK(execution_trace_file_name("out/chakra", 7) == "out/chakra.7.et");
+  CHECK(execution_trace_file_rank("chakra", "chakra.7.et") == 7);
+  CHECK(execution_trace_file_rank("chakra", execution_trace_file_name("chakra", 123456)) == 123456);
+  for (const char* other : {"chakra.et", "chakra..et", "chakra.07.et", "chakra.-1.et", "chakra.7.et.old",
+                            "chakra.7x.et", "notchakra.7.et", "chakra.1234567890123456789.et"}) {
+    CHECK_FALSE(execution_trace_file_rank("chakra", other));
+  }
 }
 
 TEST_CASE("broken execution traces are InputErrors naming the file and the place") {

@@ -34,4 +34,17 @@ std::string execution_trace_file_name(const std::string& prefix, std::int64_t ra
   return fmt::format("{}.{}.et", prefix, rank);
 }
 
+std::optional<std::int64_t> execution_trace_file_rank(const std::string& prefix, const std::string& name) {
+  const std::string head = prefix + ".";
+  const std::string tail = ".et";
+  if (name.size() <= head.size() + tail.size() || !name.starts_with(head) || !name.ends_with(tail)) return std::nullopt;
+  const std::string digits = name.substr(head.size(), name.size() - head.size() - tail.size());
+  // Ranks as execution_trace_file_name writes them: decimal, no sign or leading zero, within 18 digits.
+  if (digits.size() > 18 || digits.find_first_not_of("0123456789") != std::string::npos ||
+      (digits.size() > 1 && digits[0] == '0')) {
+    return std::nullopt;
+  }
+  return std::stoll(digits);
+}
+
 }  // namespace syncsim::chakra

@@ -104,5 +104,7 @@ ExecutionTrace read_execution_trace(const std::filesystem::path& path);
 
 // `<prefix>.<rank>.et`, the name ASTRA-sim's --workload-configuration=<prefix> looks for.
 std::string execution_trace_file_name(const std::string& prefix, std::int64_t rank);
+// The rank of such a file name (no folder), or nullopt when `name` is not one: `chakra.12.et` -> 12.
+std::optional<std::int64_t> execution_trace_file_rank(const std::string& prefix, const std::string& name);
 
 }  // namespace syncsim::chakra
