@@ -89,17 +89,9 @@ std::uint32_t find_root(std::vector<std::uint32_t>& parent, std::uint32_t link) 
 
 // The classes found, checked against the header's conditions: each timed channel's links' images distinct
 // (`images`: per timed channel, (timed link, image) for every member of its class), every class of links as large
-// as every class of channels.
-bool classes_hold(Graph& graph, std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>>& images,
-                  std::vector<std::uint32_t>& parent) {
-  std::vector<std::uint32_t> members(graph.timed_as.size(), 0);
-  for (const std::uint32_t timed : graph.timed_as) ++members[timed];
-  std::uint32_t class_size = 0;
-  for (std::uint32_t c = 0; c < members.size(); ++c) {
-    if (members[c] == 0) continue;
-    if (class_size != 0 && members[c] != class_size) return false;
-    class_size = members[c];
-  }
+// as every class of channels (`class_size` channels each).
+bool classes_hold(std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>>& images,
+                  std::vector<std::uint32_t>& parent, std::uint32_t class_size) {
   for (auto& pairs : images) {
     std::sort(pairs.begin(), pairs.end());
     if (std::adjacent_find(pairs.begin(), pairs.end()) != pairs.end()) return false;
@@ -188,7 +180,8 @@ bool try_classes(const Topology& topology, std::span<const CollectivePlan* const
     }
     renaming.clear();
   }
-  return classes_hold(graph, images, parent) && make_class_routes(graph, parent);
+  const auto class_size = static_cast<std::uint32_t>(channels.size()) / stride;
+  return classes_hold(images, parent, class_size) && make_class_routes(graph, parent);
 }
 
 }  // namespace
