@@ -106,6 +106,14 @@ void print_compression(const CompressionReport& c) {
   if (!c.note.empty()) fmt::print(o, "                 {}\n", c.note);
 }
 
+// Model FLOPs per GPU against the dense peak, and tokens for a transformer.
+void print_utilization(const TrainingReport::Utilization& u) {
+  fmt::print(
+      std::cout, "utilization      MFU {:.1f}% of {:.1f} TFLOP/s per GPU ({:.1f} model TFLOP/s){}\n",
+      100 * u.model_flops_utilization, u.peak_tflops, u.model_tflops_per_gpu,
+      u.tokens_per_second_per_gpu > 0 ? fmt::format(", {:.0f} tokens/s per GPU", u.tokens_per_second_per_gpu) : "");
+}
+
 void print_summary(const TrainingReport& r, const std::filesystem::path& outdir,
                    const std::optional<chakra::DdpWorkload>& workload) {
   auto& o = std::cout;
@@ -117,6 +125,7 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir,
   fmt::print(o, "throughput       {:.1f} samples/s (one GPU: {:.1f} samples/s)\n", r.samples_per_second,
              r.single_gpu_samples_per_second);
   fmt::print(o, "scaling          {:.1f}% of {} x one GPU\n", 100 * r.scaling_efficiency, r.workers);
+  print_utilization(r.utilization);
   if (r.compute_fit) {
     fmt::print(o, "compute          fitted to a measured step of {:.3f} ms: efficiency {:.3f} of the roofline{}\n",
                r.compute_fit->measured_step.us() / 1e3, r.compute_fit->implied_efficiency,

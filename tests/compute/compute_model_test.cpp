@@ -79,6 +79,58 @@ TEST_CASE("precision picks the peak and the element size", "[compute_model]") {
   CHECK_THROWS_WITH(ComputeModel(find_gpu("V100-SXM2-32GB"), Precision::bf16), Catch::Contains("no bf16"));
 }
 
+TEST_CASE("a scaled precision runs the blocks' GEMMs in the low format and the rest in bf16", "[compute_model]") {
+  // System: toy GPU with bf16 10 TFLOP/s, fp8 20 TFLOP/s, 100 GB/s; efficiency 0.5, overhead 5 us; a 4096 x 4096
+  // block GEMM at batch 1000 (input and output 1000 x 4096 elements each).
+  //   product   1000 x 2·4096² FLOPs / (20e12 x 0.5)                                = 3.355 ms
+  //   memory    (4096² weights + 1000·4096 input) x 1 B + 1000·4096 output x 2 B, / 50 GB/s = 0.582 ms
+  //   quantize  1000·4096 input elements x (2 + 2 x 1) B / 50 GB/s                   = 0.328 ms
+  GpuSpec gpu =
+      make_gpu_spec("toy8", {.fp32 = 1e12, .bf16 = 10e12, .fp8 = 20e12}, Bandwidth::from_gb_per_s(100), Bytes{kGiB});
+  const ComputeModel c(gpu, Precision::fp8, {.efficiency = 0.5});
+  Layer gemm = kGemm;
+  gemm.weight_rows = 4096;
+  gemm.weight_cols = 4096;
+  gemm.weight_matrices = 1;
+  gemm.kind = LayerKind::gemm;
+  const double product = 1000 * 2.0 * 4096 * 4096 / 10e12;
+  const double quantize = 1000 * 4096.0 * 4 / 50e9;
+  CHECK(c.runs_scaled(gemm));
+  CHECK(c.roofline(gemm, 1000).memory_seconds == Approx((4096.0 * 4096 + 1000 * 4096 + 2 * 1000 * 4096) / 50e9));
+  CHECK(c.forward(gemm, 1000) == SimTime::from_seconds(product + quantize) + SimTime::from_us(5));
+  // The same product kept in 16 bits (an LM head) runs at the bf16 peak, as does every layer under bf16.
+  Layer kept = gemm;
+  kept.kind = LayerKind::gemm_kept;
+  CHECK_FALSE(c.runs_scaled(kept));
+  CHECK(c.forward(kept, 1000) == SimTime::from_seconds(2 * product) + SimTime::from_us(5));
+  CHECK(ComputeModel(gpu, Precision::bf16, {.efficiency = 0.5}).forward(gemm, 1000) == c.forward(kept, 1000));
+  // Memory-bound work keeps its 2-byte elements.
+  CHECK(c.forward(kElementwise, 10) ==
+        ComputeModel(gpu, Precision::bf16, {.efficiency = 0.5}).forward(kElementwise, 10));
+  // The optimizer step also writes the weights' FP8 copies, as is and transposed: 28 + 2 bytes per parameter.
+  CHECK(c.optimizer_step(1'000'000, Optimizer::adam) == SimTime::from_seconds(30e6 / 50e9) + SimTime::from_us(5));
+}
+
+TEST_CASE("a precision the GPU lacks is refused naming the GPU and what it has", "[compute_model]") {
+  CHECK_THROWS_WITH(ComputeModel(find_gpu("A100-SXM4-80GB"), Precision::fp8),
+                    Catch::Equals("GPU 'A100-SXM4-80GB' has no fp8 arithmetic; it supports fp32, tf32, fp16, bf16"));
+  CHECK_THROWS_WITH(ComputeModel(find_gpu("H100-SXM-80GB"), Precision::nvfp4),
+                    Catch::Contains("'H100-SXM-80GB' has no nvfp4") && Catch::Contains("fp16, bf16, fp8"));
+  CHECK_NOTHROW(ComputeModel(find_gpu("H100-SXM-80GB"), Precision::fp8));
+  CHECK_NOTHROW(ComputeModel(find_gpu("B200"), Precision::nvfp4));
+  // A scaled GPU without bf16 beside it cannot run the recipe.
+  const GpuSpec odd =
+      make_gpu_spec("odd", {.fp32 = 1e12, .fp16 = 2e12, .fp8 = 4e12}, Bandwidth::from_gb_per_s(100), Bytes{kGiB});
+  CHECK_THROWS_WITH(ComputeModel(odd, Precision::fp8), Catch::Contains("runs fp8 beside bf16, which it lacks"));
+}
+
+TEST_CASE("only models with block GEMMs take a scaled precision", "[compute_model]") {
+  CHECK_NOTHROW(check_scaled_layers(find_model("llama3-8b"), Precision::fp8));
+  CHECK_NOTHROW(check_scaled_layers(find_model("resnet50"), Precision::bf16));
+  CHECK_THROWS_WITH(check_scaled_layers(find_model("resnet50"), Precision::fp8),
+                    Catch::Contains("model 'resnet50' has no layer that fp8 runs in its scaled format"));
+}
+
 TEST_CASE("backward is the backward factor times forward", "[compute_model]") {
   const ComputeModel two(toy(), Precision::fp32);
   CHECK(two.backward(kGemm, 7) == two.forward(kGemm, 7) * 2);

@@ -41,7 +41,7 @@ TEST_CASE("the catalog holds the datasheet numbers", "[gpu_spec]") {
 }
 
 TEST_CASE("every catalog GPU is valid, with dense tensor peaks above its FP32 peak", "[gpu_spec]") {
-  CHECK(gpu_catalog().size() == 17);
+  CHECK(gpu_catalog().size() == 19);
   for (const auto& entry : gpu_catalog()) {
     INFO(entry.spec.name);
     const GpuSpec& g = entry.spec;
@@ -129,6 +129,55 @@ TEST_CASE("the 2026 catalog's datasheet figures, per GPU and dense", "[gpu_spec]
   CHECK_FALSE(mi300x.compute_capability);
   CHECK(mi300x.peak(Precision::fp16) == Approx(1307.4e12));
   CHECK(mi300x.memory.value == 192 * kGiB);
+}
+
+TEST_CASE("FP8 and FP4 peaks are the dense tensor-core figures, where the GPU has the format", "[gpu_spec]") {
+  // Hopper: FP8 twice BF16 (3,958 with sparsity), no block-scaled formats.
+  const GpuSpec h100 = find_gpu("H100-SXM-80GB");
+  CHECK(h100.peak(Precision::fp8) == Approx(1978.9e12));
+  CHECK_FALSE(h100.peak(Precision::mxfp8));
+  CHECK_FALSE(h100.peak(Precision::nvfp4));
+  CHECK(find_gpu("H200").peak(Precision::fp8) == h100.peak(Precision::fp8));
+  CHECK(h100.supported_precisions() == "fp32, tf32, fp16, bf16, fp8");
+  // B200: DGX B200 prints FP8 72 PFLOPS with sparsity and FP4 144 | 72 (sparse | dense) for 8 GPUs.
+  const GpuSpec b200 = find_gpu("B200");
+  CHECK(b200.peak(Precision::fp8) == Approx(72e15 / 8 / 2));
+  CHECK(b200.peak(Precision::mxfp8) == b200.peak(Precision::fp8));
+  CHECK(b200.peak(Precision::nvfp4) == Approx(72e15 / 8));
+  CHECK(b200.supported_precisions() == "fp32, tf32, fp16, bf16, fp8, mxfp8, nvfp4, mxfp4");
+  // Blackwell Ultra raised FP4 only: B300 13.5 PFLOPS (108 dense for 8), GB300 15 (1,080 for 72).
+  CHECK(find_gpu("B300").peak(Precision::nvfp4) == Approx(108e15 / 8));
+  CHECK(find_gpu("B300").peak(Precision::fp8) == b200.peak(Precision::fp8));
+  const GpuSpec gb300 = find_gpu("NVIDIA GB300");
+  CHECK(gb300.name == "GB300-288GB");
+  CHECK(gb300.peak(Precision::nvfp4) == Approx(1080e15 / 72));
+  CHECK(gb300.peak(Precision::bf16) == find_gpu("GB200").peak(Precision::bf16));
+  CHECK(gb300.nvlink_domain_gpus == 72);
+  CHECK(gb300.compute_capability == 103);
+  // AMD: MI300X FP8 (FNUZ, per tensor); MI355X OCP FP8 and the MX formats, no NVFP4, no TF32 matrix path.
+  CHECK(find_gpu("MI300X").peak(Precision::fp8) == Approx(2614.9e12));
+  CHECK_FALSE(find_gpu("MI300X").peak(Precision::mxfp4));
+  const GpuSpec mi355x = find_gpu("AMD Instinct MI355X");
+  CHECK(mi355x.peak(Precision::mxfp4) == Approx(256 * 16384 * 2.4e9).epsilon(1e-4));
+  CHECK(mi355x.peak(Precision::fp8) == Approx(256 * 8192 * 2.4e9).epsilon(1e-4));
+  CHECK_FALSE(mi355x.peak(Precision::nvfp4));
+  CHECK(mi355x.peak(Precision::tf32) == mi355x.peak(Precision::fp32));
+  CHECK(mi355x.memory.value == 288 * kGiB);
+  // Ada: FP8 with FP32 accumulate. Ampere and older: none.
+  CHECK(find_gpu("L40S").peak(Precision::fp8) == Approx(733e12));
+  CHECK(find_gpu("RTX-4090").peak(Precision::fp8) == Approx(330.3e12));
+  CHECK_FALSE(find_gpu("A100-80GB").peak(Precision::fp8));
+  // Where a GPU has a scaled format, it is at least its BF16 rate and at most twice it for FP8 (the L40S's printed
+  // BF16, 362.05, is 1% under half its FP8), six times for FP4: no sparse figure slipped in above.
+  for (const auto& entry : gpu_catalog()) {
+    const GpuSpec& g = entry.spec;
+    for (Precision p : {Precision::fp8, Precision::mxfp8, Precision::nvfp4, Precision::mxfp4}) {
+      if (!g.peak(p)) continue;
+      INFO(g.name << " " << to_string(p));
+      CHECK(*g.peak(p) >= *g.peak(Precision::bf16));
+      CHECK(*g.peak(p) <= (p == Precision::fp8 || p == Precision::mxfp8 ? 2.05 : 6.01) * *g.peak(Precision::bf16));
+    }
+  }
 }
 
 TEST_CASE("unknown and ambiguous GPU names are input errors that list the choices", "[gpu_spec]") {

@@ -90,3 +90,24 @@ TEST_CASE("a 7B model with Adam does not fit one 80 GB GPU even at batch 1", "[m
   CHECK_FALSE(r.fits);
   CHECK(r.shortfall.value > 16 * 6'738'415'616LL - 80 * kGiB);
 }
+
+TEST_CASE("fp8 keeps bf16's state plus the block GEMMs' FP8 weights, as is and transposed", "[memory_check]") {
+  // LLaMA-7B: 32 blocks of 4·4096² attention and 3·4096·11008 MLP weights are the GEMMs a scaled recipe runs in
+  // FP8; each keeps 2 bytes more (1 + 1, the transposed copy). Everything else equals bf16's.
+  const ModelSpec llama = find_model("llama-7b");
+  const GpuSpec h100 = find_gpu("H100-SXM-80GB");
+  const std::int64_t block_gemms = 32 * (4 * 4096LL * 4096 + 3 * 4096LL * 11008);
+  const MemoryReport bf16 = memory_check(llama, h100, 1, Precision::bf16, Optimizer::adam);
+  const MemoryReport fp8 = memory_check(llama, h100, 1, Precision::fp8, Optimizer::adam);
+  CHECK(fp8.weights.value - bf16.weights.value == 2 * block_gemms);
+  CHECK(fp8.gradients == bf16.gradients);
+  CHECK(fp8.optimizer_state == bf16.optimizer_state);
+  CHECK(fp8.activations == bf16.activations);
+  // Tensor parallelism splits the copies with the weights; MXFP8 adds a scale byte per 32 elements to each.
+  const MemoryReport split = memory_check(llama, h100, 1, Precision::fp8, Optimizer::adam, {.tensor = 4});
+  const MemoryReport split_bf16 = memory_check(llama, h100, 1, Precision::bf16, Optimizer::adam, {.tensor = 4});
+  CHECK(split.weights.value - split_bf16.weights.value == 2 * block_gemms / 4);
+  const MemoryReport mx = memory_check(llama, find_gpu("B200"), 1, Precision::mxfp8, Optimizer::adam);
+  const MemoryReport mx_bf16 = memory_check(llama, find_gpu("B200"), 1, Precision::bf16, Optimizer::adam);
+  CHECK(mx.weights.value - mx_bf16.weights.value == block_gemms * 2 * 33 / 32);
+}

@@ -257,3 +257,36 @@ TEST_CASE("the generators reject impossible shapes", "[model_catalog]") {
   CHECK_THROWS_WITH(resnet("r", {3, 0, 6, 3}), Catch::Contains("at least one block"));
   CHECK_THROWS_WITH(llama("l", {.layers = 0}), Catch::Contains("layers must be positive"));
 }
+
+TEST_CASE("layers say which kernel they are: the blocks' GEMMs apart from the head and the router", "[model_catalog]") {
+  // Llama 3 8B: 32 blocks of q, k, v, o, gate, up and down projections run as the blocks' GEMMs; the LM head, the
+  // token table and flash attention are kinds of their own.
+  const ModelSpec llama = find_model("llama3-8b");
+  std::int64_t gemm_params = 0;
+  int gemms = 0;
+  for (const Layer& l : llama.layers()) {
+    if (l.kind != LayerKind::gemm) continue;
+    ++gemms;
+    gemm_params += l.params;
+  }
+  CHECK(gemms == 32 * 7);
+  // Per block 2h² + 2·h·(g·h/a) + 3·h·f with h 4096, 8 of 32 key/value heads, f 14336.
+  CHECK(gemm_params == 32 * (2 * 4096LL * 4096 + 2 * 4096LL * 1024 + 3 * 4096LL * 14336));
+  for (const Layer& l : llama.layers()) {
+    if (l.name == "lm_head") CHECK(l.kind == LayerKind::gemm_kept);
+    if (l.name == "embed_tokens") CHECK(l.kind == LayerKind::embedding);
+    if (l.name.ends_with("flash_attention")) CHECK(l.kind == LayerKind::attention);
+    if (l.name.ends_with("norm")) CHECK(l.kind == LayerKind::other);
+  }
+  // A MoE block's router stays in 16 bits; its experts' grouped GEMMs are block GEMMs.
+  for (const Layer& l : find_model("mixtral-8x7b").layers()) {
+    if (l.name.ends_with("router")) CHECK(l.kind == LayerKind::gemm_kept);
+    if (l.name.ends_with("experts.down_proj")) CHECK(l.kind == LayerKind::gemm);
+  }
+  // A CNN: convolutions and a classifier, none of them a block GEMM.
+  for (const Layer& l : find_model("resnet50").layers()) {
+    CHECK(l.kind != LayerKind::gemm);
+    if (l.name == "fc") CHECK(l.kind == LayerKind::gemm_kept);
+    if (l.name == "conv1") CHECK(l.kind == LayerKind::convolution);
+  }
+}

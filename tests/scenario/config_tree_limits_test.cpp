@@ -1,7 +1,9 @@
 // The scenario reader's limits on what a YAML text may ask it to build (sim/scenario/src/config_tree.cpp): values,
 // counting each alias use as a copy, and nesting. Each is refused at its place with a message that says which
 // limit and why, before yaml-cpp builds the document (a million values cost seconds and half a gigabyte there).
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
+
 #include <stdexcept>
 #include <string>
 
@@ -41,8 +43,7 @@ TEST_CASE("nested aliases are refused by the values their copies add, saying so"
   // count of copies aliases made, at the alias that crosses it (line 15, a14's second use of a13).
   std::string yaml = "a0: &a0 [1, 2]\n";
   for (int k = 1; k <= 17; ++k) {
-    yaml += "a" + std::to_string(k) + ": &a" + std::to_string(k) + " [*a" + std::to_string(k - 1) + ", *a" +
-            std::to_string(k - 1) + "]\n";
+    yaml += fmt::format("a{0}: &a{0} [*a{1}, *a{1}]\n", k, k - 1);
   }
   const std::string message = error_of(yaml);
   CHECK_THAT(message, Catch::StartsWith("big.yaml:15:"));

@@ -83,10 +83,16 @@ const std::vector<Row>& rows() {
        "bad.yaml:3:22: training.strategy: unknown value 'synch' (did you mean 'sync'?)"},
       {"a section given twice", kBase + "training: {}\nmodel: {name: x, batch_per_gpu: 1}\n",
        "bad.yaml:4:1: model: duplicate key 'model' (first given on line 2)"},
+      {"TP communication overlap without tensor parallelism", kBase + "parallelism: {tp_comm_overlap: true}\n",
+       "bad.yaml:3:32: parallelism.tp_comm_overlap: overlaps tensor-parallel collectives with GEMMs: it needs "
+       "parallelism.tensor above 1"},
+      {"TP communication overlap that is not a yes or no", kBase + "parallelism: {tensor: 2, tp_comm_overlap: on}\n",
+       "bad.yaml:3:43: parallelism.tp_comm_overlap: expected true or false, got 'on'"},
       {"unknown precision",
        "cluster: {gpu: A100, topology: \"switch:n=8,bw=1Gbps,lat=1us\"}\n"
        "model: {name: x, batch_per_gpu: 1, precision: int8}\n",
-       "bad.yaml:2:47: model.precision: unknown value 'int8' (expected one of: fp32, tf32, fp16, bf16)"},
+       "bad.yaml:2:47: model.precision: unknown value 'int8' (expected one of: fp32, tf32, fp16, bf16, fp8, mxfp8, "
+       "nvfp4, mxfp4)"},
       {"YAML syntax error", kBase + "training: {iterations: 5\n",
        "bad.yaml:4:1: invalid YAML: end of map flow not found"},
       {"duplicate key", kBase + "seed: 1\nseed: 2\n",

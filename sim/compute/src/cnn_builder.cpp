@@ -43,6 +43,7 @@ void CnnBuilder::conv(const std::string& name, std::int64_t out_channels, Extent
   layer.weight_rows = out_channels;
   layer.weight_cols = weights / out_channels;
   layer.weight_matrices = 1;
+  layer.kind = LayerKind::convolution;
   layer.forward_flops = 2 * weights * out.height * out.width + (bias ? out.elements() : 0);
   layer.weight_elements_read = layer.params;
   layer.activation_elements_moved = in.elements() + out.elements();
@@ -132,6 +133,7 @@ void CnnBuilder::linear(const std::string& name, std::int64_t out_features) {
   layer.weight_rows = out_features;
   layer.weight_cols = in;
   layer.weight_matrices = 1;
+  layer.kind = LayerKind::gemm_kept;
   layer.forward_flops = 2 * in * out_features + out_features;
   layer.weight_elements_read = layer.params;
   layer.activation_elements_moved = in + out_features;

@@ -21,8 +21,24 @@ void require_batch(std::int64_t batch) {
 
 }  // namespace
 
+void check_scaled_layers(const ModelSpec& model, Precision precision) {
+  if (!is_scaled(precision)) return;
+  for (const Layer& layer : model.layers()) {
+    if (layer.kind == LayerKind::gemm) return;
+  }
+  throw InputError(fmt::format(
+      "model '{}' has no layer that {} runs in its scaled format: the recipes (Transformer Engine's) scale the linear "
+      "layers of transformer blocks, and this model has none (train it in bf16, or mark its GEMM layers kind: gemm)",
+      model.name(), to_string(precision)));
+}
+
 ComputeModel::ComputeModel(GpuSpec gpu, Precision precision, ComputeOptions options)
-    : gpu_(std::move(gpu)), precision_(precision), options_(options), peak_flops_(gpu_.require_peak(precision)) {
+    : gpu_(std::move(gpu)),
+      precision_(precision),
+      options_(options),
+      scaled_peak_flops_(gpu_.require_peak(precision) *
+                         (is_scaled(precision) ? gpu_.scaled_gemm_ratio.value_or(1.0) : 1.0)),
+      peak_flops_(gpu_.require_peak(companion_precision(precision))) {
   if (!(options_.efficiency > 0 && options_.efficiency <= kMaxImpliedEfficiency)) {
     throw InputError(fmt::format("efficiency must be in (0, {}], got {}", kMaxImpliedEfficiency, options_.efficiency));
   }
@@ -32,9 +48,31 @@ ComputeModel::ComputeModel(GpuSpec gpu, Precision precision, ComputeOptions opti
   if (options_.kernel_overhead < SimTime::zero()) throw InputError("kernel overhead must not be negative");
 }
 
+bool ComputeModel::runs_scaled(const Layer& layer) const {
+  return is_scaled(precision_) && layer.kind == LayerKind::gemm;
+}
+
+Roofline ComputeModel::scaled_gemm_roofline(const Layer& layer, double batch) const {
+  // A linear layer moves its input and output side by side: tokens x (cols + rows) elements per sample.
+  const auto rows = static_cast<double>(layer.weight_rows);
+  const auto cols = static_cast<double>(layer.weight_cols);
+  const double moved = batch * static_cast<double>(layer.activation_elements_moved);
+  const double input = rows + cols > 0 ? moved * cols / (rows + cols) : 0;
+  const double output = moved - input;
+  const double q = operand_bytes(precision_);
+  const auto e = static_cast<double>(element_bytes(precision_));
+  const double bandwidth = gpu_.memory_bandwidth.bytes_per_second * options_.efficiency;
+  const double bytes = q * (static_cast<double>(layer.weight_elements_read) + input) + e * output;
+  const double flops = batch * static_cast<double>(layer.forward_flops);
+  return {.compute_seconds = flops / (scaled_peak_flops_ * options_.efficiency),
+          .memory_seconds = bytes / bandwidth,
+          .quantize_seconds = input * (e + 2 * q) / bandwidth};
+}
+
 Roofline ComputeModel::roofline(const Layer& layer, std::int64_t batch) const {
   require_batch(batch);
   const auto b = static_cast<double>(batch);
+  if (runs_scaled(layer)) return scaled_gemm_roofline(layer, b);
   const double flops = b * static_cast<double>(layer.forward_flops);
   const double bytes =
       static_cast<double>(element_bytes(precision_)) *
@@ -48,7 +86,8 @@ Roofline ComputeModel::kernel_roofline(double flops, double bytes) const {
 }
 
 SimTime ComputeModel::time_of(const Roofline& r) const {
-  return SimTime::from_seconds(std::max(r.compute_seconds, r.memory_seconds)) + options_.kernel_overhead;
+  return SimTime::from_seconds(std::max(r.compute_seconds, r.memory_seconds) + r.quantize_seconds) +
+         options_.kernel_overhead;
 }
 
 SimTime ComputeModel::kernel_time(double flops, double bytes) const {
@@ -77,7 +116,9 @@ SimTime ComputeModel::backward(const ModelSpec& model, std::int64_t batch) const
 
 SimTime ComputeModel::optimizer_step(std::int64_t params, Optimizer optimizer) const {
   if (params < 0) throw InputError(fmt::format("parameter count must not be negative, got {}", params));
-  const double bytes = static_cast<double>(params) * static_cast<double>(optimizer_step_bytes(optimizer));
+  // A scaled recipe writes the new weights' low-precision copies (as is and transposed) after the step.
+  const double copies = is_scaled(precision_) ? 2 * operand_bytes(precision_) : 0;
+  const double bytes = static_cast<double>(params) * (static_cast<double>(optimizer_step_bytes(optimizer)) + copies);
   return SimTime::from_seconds(bytes / (gpu_.memory_bandwidth.bytes_per_second * options_.efficiency)) +
          options_.kernel_overhead;
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <numeric>
 #include <vector>
@@ -102,12 +103,14 @@ MemoryReport stage_memory(const ModelSpec& model, std::pair<std::size_t, std::si
   }
   std::int64_t dense = 0;
   std::int64_t experts = 0;
+  std::int64_t scaled = 0;  // the held weights of the layers a scaled recipe runs in its low format
   std::int64_t largest = 0;
   std::int64_t second = 0;
   for (std::size_t i = range.first; i < range.second; ++i) {
     const Layer& l = model.layers()[i];
     const std::int64_t held = expert[i] ? share(l.params, layout.expert) : l.params;
     (expert[i] ? experts : dense) += held;
+    if (l.kind == LayerKind::gemm) scaled += held;
     if (held > largest) {
       second = largest;
       largest = held;
@@ -127,6 +130,12 @@ MemoryReport stage_memory(const ModelSpec& model, std::pair<std::size_t, std::si
   MemoryReport r;
   r.weights =
       Bytes{per_layer ? sharded * w + (share(largest, layout.tensor) + share(second, layout.tensor)) * w : local * w};
+  // A scaled recipe keeps each of its GEMMs' weights in the low format too, as is and transposed (Transformer
+  // Engine's cached copies); fully sharded per layer, the gathered layers' copies are made and dropped with them.
+  if (is_scaled(precision) && !per_layer) {
+    const double copies = 2 * operand_bytes(precision) * static_cast<double>(share(scaled, layout.tensor));
+    r.weights = Bytes{plus(r.weights.value, static_cast<std::int64_t>(std::ceil(copies)))};
+  }
   r.gradients = Bytes{(grads_sharded ? sharded : local) * w};
   r.optimizer_state =
       Bytes{(layout.sharding == ShardingLevel::none ? local : sharded) * optimizer_state_bytes(optimizer, precision)};

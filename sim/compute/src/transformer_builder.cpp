@@ -41,7 +41,8 @@ void TransformerBuilder::embedding(const std::string& name, std::int64_t rows) {
                      .activation_elements_moved = 2 * n,
                      .weight_rows = rows,
                      .weight_cols = hidden_,
-                     .weight_matrices = 1});
+                     .weight_matrices = 1,
+                     .kind = LayerKind::embedding});
   width_ = hidden_;
   saved_ = false;
 }
@@ -87,7 +88,8 @@ void TransformerBuilder::linear(const std::string& name, std::int64_t out_featur
                      .saved_elements = save_input(),
                      .weight_rows = out_features,
                      .weight_cols = in,
-                     .weight_matrices = tied_weights > 0 ? 0 : weight_copies_});
+                     .weight_matrices = tied_weights > 0 ? 0 : weight_copies_,
+                     .kind = in_block_ ? LayerKind::gemm : LayerKind::gemm_kept});
   linear_input_width_ = in;
   width_ = out_features;
   saved_ = false;
@@ -105,7 +107,8 @@ void TransformerBuilder::sibling_linear(const std::string& name, std::int64_t ou
                      .activation_elements_moved = tokens_ * (in + out_features),
                      .weight_rows = out_features,
                      .weight_cols = in,
-                     .weight_matrices = weight_copies_});
+                     .weight_matrices = weight_copies_,
+                     .kind = in_block_ ? LayerKind::gemm : LayerKind::gemm_kept});
   width_ += out_features;
   saved_ = false;
 }
@@ -132,12 +135,14 @@ void TransformerBuilder::attention(const std::string& prefix, std::int64_t heads
                        .forward_flops = 2 * products + kSoftmaxFlops * probs + dropout_flops,
                        .activation_elements_moved = 2 * q + 2 * kv,
                        .saved_elements = q + 2 * kv,
-                       .saved_mask_bytes = kSoftmaxStatisticsBytes * heads * s});
+                       .saved_mask_bytes = kSoftmaxStatisticsBytes * heads * s,
+                       .kind = LayerKind::attention});
   } else {
     layers_.push_back({.name = prefix + "scores",
                        .forward_flops = products,
                        .activation_elements_moved = q + kv + probs,
-                       .saved_elements = q + kv});
+                       .saved_elements = q + kv,
+                       .kind = LayerKind::attention});
     layers_.push_back({.name = prefix + "softmax",
                        .forward_flops = kSoftmaxFlops * probs,
                        .activation_elements_moved = 2 * probs,
@@ -152,7 +157,8 @@ void TransformerBuilder::attention(const std::string& prefix, std::int64_t heads
     layers_.push_back({.name = prefix + "context",
                        .forward_flops = products,
                        .activation_elements_moved = probs + kv + q,
-                       .saved_elements = kv + (dropout_on_probs ? probs : 0)});
+                       .saved_elements = kv + (dropout_on_probs ? probs : 0),
+                       .kind = LayerKind::attention});
   }
   width_ = hidden_;
   saved_ = false;

@@ -75,8 +75,16 @@ class TransformerBuilder {
   }
 
   // Blocks: the layers added between begin_block and end_block are one transformer block (model_spec.hpp).
-  void begin_block() { block_first_ = layers_.size(); }
-  void end_block() { blocks_.emplace_back(block_first_, layers_.size()); }
+  void begin_block() {
+    block_first_ = layers_.size();
+    in_block_ = true;
+  }
+  void end_block() {
+    blocks_.emplace_back(block_first_, layers_.size());
+    in_block_ = false;
+  }
+  // The last layer is a matrix product that the scaled recipes keep in 16 bits (a MoE router).
+  void keep_last_in_high_precision() { layers_.back().kind = LayerKind::gemm_kept; }
   // The blocks so far with the model's widths; kv_width is K's width (h without grouped-query attention).
   TransformerStructure structure(std::int64_t kv_width) const {
     return {.hidden = hidden_,
@@ -107,6 +115,7 @@ class TransformerBuilder {
   bool saved_ = false;                   // the current tensor is already kept for backward by some layer
   std::vector<Layer> layers_;
   std::size_t block_first_ = 0;
+  bool in_block_ = false;  // between begin_block and end_block: linear layers are the block's GEMMs
   std::vector<std::pair<std::size_t, std::size_t>> blocks_;
   bool flash_ = true;  // every attention() so far was flash
   std::int64_t experts_ = 1;

@@ -210,6 +210,7 @@ void swiglu_mlp(TransformerBuilder& b, const std::string& p, std::int64_t ffn, s
 // expert's weights (grouped GEMMs over the dispatched tokens), named layers.N.mlp.experts.*.
 void moe_mlp(TransformerBuilder& b, const std::string& p, const LlamaShape& shape) {
   b.linear(p + "router", shape.experts, false);
+  b.keep_last_in_high_precision();
   if (shape.shared_experts > 0)
     swiglu_mlp(b, p + "shared_experts.", shape.shared_experts * shape.ffn, shape.hidden, false);
   b.begin_experts(p + "experts.dispatch", shape.experts, shape.experts_per_token);

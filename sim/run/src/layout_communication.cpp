@@ -78,6 +78,7 @@ LayoutCommunication::LayoutCommunication(ResolvedScenario& context) : context_(c
     tensor_ops_per_iteration_ = m * (2 * blocks * (2 + again) + 2) / stages;
     tensor_allreduce_ = timed("tensor", CollectiveOp::allreduce, activation_, layout_.groups(GroupKind::tensor),
                               tensor_ops_per_iteration_);
+    for (const auto& block : t.blocks) block_tensor_.push_back(block_tensor(block));
   }
   expert_ = p.expert.value;
   if (expert_ > 1) {
@@ -134,6 +135,24 @@ std::vector<ChunkWork::Unit> LayoutCommunication::units(std::pair<std::size_t, s
   return out;
 }
 
+BlockTensorTime LayoutCommunication::block_tensor(std::pair<std::size_t, std::size_t> block) const {
+  const LayoutSizes& n = layout_.sizes();
+  const std::vector<Layer>& layers = context_.model().layers();
+  BlockTensorInput in{.allreduce = tensor_allreduce_,
+                      .tensor = n.tensor,
+                      .gemm_runs = {},
+                      .overlap = context_.scenario().parallelism.tp_comm_overlap.value,
+                      .forward_again = forward_again_};
+  bool in_run = false;
+  for (std::size_t l = block.first; l < block.second; ++l) {
+    const bool gemm = layers[l].kind == LayerKind::gemm;
+    if (gemm && !in_run) in.gemm_runs.emplace_back();
+    if (gemm) in.gemm_runs.back() += SimTime::from_ps(layers_.forward[l].ps() / (n.tensor * n.context));
+    in_run = gemm;
+  }
+  return block_tensor_time(in);
+}
+
 bool LayoutCommunication::is_expert(std::size_t layer) const {
   if (expert_ < 2) return false;
   const auto& layers = context_.model().transformer()->expert_layers;
@@ -153,15 +172,20 @@ ChunkWork LayoutCommunication::chunk_work(std::int64_t stage, std::int64_t chunk
   w.forward_compute = SimTime::from_ps(w.forward_compute.ps() / split);
   w.backward_compute = SimTime::from_ps(w.backward_compute.ps() / split);
   std::int64_t blocks = 0;
-  for (const auto& [first, last] : context_.model().transformer()->blocks) {
-    if (first >= range.first && first < range.second) ++blocks;
+  const auto& all_blocks = context_.model().transformer()->blocks;
+  for (std::size_t b = 0; b < all_blocks.size(); ++b) {
+    if (all_blocks[b].first < range.first || all_blocks[b].first >= range.second) continue;
+    ++blocks;
+    if (block_tensor_.empty()) continue;
+    w.forward_tensor += block_tensor_[b].forward;
+    w.backward_tensor += block_tensor_[b].backward;
   }
   const bool first_chunk = g == 0;
   const bool last_chunk = g + 1 == static_cast<std::int64_t>(ranges_.size());
   // Full checkpointing recomputes each block's forward in backward, its collectives included.
   const std::int64_t again = forward_again_;
-  w.forward_tensor = tensor_allreduce_ * (2 * blocks + (first_chunk ? 1 : 0));
-  w.backward_tensor = tensor_allreduce_ * (2 * blocks * (1 + again) + (last_chunk ? 1 : 0));
+  if (first_chunk) w.forward_tensor += tensor_allreduce_;
+  if (last_chunk) w.backward_tensor += tensor_allreduce_;
   w.forward_context = context_gather_ * blocks;
   w.backward_context = context_scatter_ * blocks + context_gather_ * (blocks * again);
   std::int64_t moe = 0;
@@ -239,11 +263,12 @@ LayerTimes LayoutCommunication::rank_layer_times(bool tensor, bool context) cons
   for (SimTime& t : out.backward) t = SimTime::from_ps(t.ps() / split);
   if (out.forward.empty()) return out;
   const std::int64_t again = forward_again_;
-  for (const auto& [first, last] : context_.model().transformer()->blocks) {
-    const std::size_t at = last - 1;
-    if (tensor) {
-      out.forward[at] += tensor_allreduce_ * 2;
-      out.backward[at] += tensor_allreduce_ * (2 * (1 + again));
+  const auto& blocks = context_.model().transformer()->blocks;
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    const std::size_t at = blocks[b].second - 1;
+    if (tensor && !block_tensor_.empty()) {
+      out.forward[at] += block_tensor_[b].forward;
+      out.backward[at] += block_tensor_[b].backward;
     }
     if (context) {
       out.forward[at] += context_gather_;
@@ -273,18 +298,8 @@ LayoutReport LayoutCommunication::layout_report(const TrainingReport& r, double 
                  .virtual_stages = p.virtual_stages ? p.virtual_stages->value : 1,
                  .sharding = std::string(to_string(p.sharding.value)),
                  .bubble_fraction = bubble_fraction};
-  const double peak = context_.gpu().require_peak(context_.precision());
-  const ModelSpec& model = context_.model();
-  const double forward = static_cast<double>(model.forward_flops());
-  double recomputed = 0;  // per sample: the blocks' forward again, under full checkpointing
-  if (forward_again_ > 0) {
-    for (const auto& [first, last] : model.transformer()->blocks) {
-      for (std::size_t i = first; i < last; ++i) recomputed += static_cast<double>(model.layers()[i].forward_flops);
-    }
-  }
-  const double capacity = static_cast<double>(r.workers) * peak;
-  l.model_flops_utilization = 3 * forward * r.samples_per_second / capacity;
-  l.hardware_flops_utilization = (3 * forward + recomputed) * r.samples_per_second / capacity;
+  l.model_flops_utilization = r.utilization.model_flops_utilization;
+  l.hardware_flops_utilization = r.utilization.hardware_flops_utilization;
   return l;
 }
 
@@ -299,7 +314,10 @@ std::vector<GroupCommunication> LayoutCommunication::group_reports(const LayoutE
   }
   if (n.tensor > 1) {
     out.push_back({.group = "tensor",
-                   .collectives = "allreduce x 2 per block, micro-batch and direction",
+                   .collectives = context_.scenario().parallelism.tp_comm_overlap.value
+                                      ? "all_gather + reduce_scatter x 2 per block, micro-batch and direction, "
+                                        "beside the GEMMs (tp_comm_overlap)"
+                                      : "allreduce x 2 per block, micro-batch and direction",
                    .bytes_per_gpu = tensor_ops_per_iteration_ * static_cast<double>(activation_.value) *
                                     bus_factor(CollectiveOp::allreduce, static_cast<std::size_t>(n.tensor)),
                    .exposed = exposure.tensor});

@@ -8,7 +8,8 @@
 //   compute     a chunk's layers at the per-replica micro-batch b, divided by tensor x context
 //   tensor      per block and micro-batch, 2 AllReduces of the b x s x h activation (/ context) forward and 2
 //               backward (attention and MLP output; with sequence parallelism a ReduceScatter and an AllGather
-//               move the same bytes); one more forward for the vocabulary-parallel embedding and one backward for
+//               move the same bytes), exposed, or beside the block's GEMMs with tp_comm_overlap
+//               (tensor_overlap.hpp); one more forward for the vocabulary-parallel embedding and one backward for
 //               the head's input
 //   context     per block and micro-batch, an AllGather of K and V (2 x b x s x kv_width / tensor) forward and a
 //               ReduceScatter of their gradients backward (Llama 3's all-gather context parallelism)
@@ -33,6 +34,7 @@
 #include "syncsim/training/model_parallel_run.hpp"
 #include "syncsim/training/rank_layout.hpp"
 #include "syncsim/training/training_report.hpp"
+#include "tensor_overlap.hpp"
 
 namespace syncsim::run {
 
@@ -80,6 +82,7 @@ class LayoutCommunication {
   ChunkWork chunk_work(std::int64_t stage, std::int64_t chunk);
   std::vector<ChunkWork::Unit> units(std::pair<std::size_t, std::size_t> range) const;
   bool is_expert(std::size_t layer) const;  // a routed experts' layer, split over expert parallelism
+  BlockTensorTime block_tensor(std::pair<std::size_t, std::size_t> block) const;
 
   ResolvedScenario& context_;
   RankLayout layout_;
@@ -90,6 +93,7 @@ class LayoutCommunication {
   Bytes activation_;  // b x s x h / context: the tensor-parallel message
   Bytes kv_;          // 2 x b x s x kv_width / tensor: the context-parallel gather
   SimTime tensor_allreduce_;
+  std::vector<BlockTensorTime> block_tensor_;  // per block: its tensor collectives on the compute stream
   SimTime context_gather_;
   SimTime context_scatter_;
   double tensor_ops_per_iteration_ = 0;   // per rank: AllReduces of activation_

@@ -134,7 +134,8 @@ RunOutput run_model_parallel_layout(ResolvedScenario& context, convergence::Upda
   r = context.base_report();
   r.global_batch = layout.sizes().data * context.batch() * s.model.micro_batches;
   const SimTime mean = SimTime::from_ps(result.total.ps() / s.training.iterations);
-  fill_throughput(r, s.training.iterations, result.total, mean, nearest_rank_percentile(result.iteration_times, 50),
+  fill_throughput(context, r, s.training.iterations, result.total, mean,
+                  nearest_rank_percentile(result.iteration_times, 50),
                   nearest_rank_percentile(result.iteration_times, 99));
   fill_workers(r, layout, result);
   r.layout = comm.layout_report(r, result.bubble_fraction);

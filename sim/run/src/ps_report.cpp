@@ -30,9 +30,9 @@ StalenessReport staleness_report(const std::vector<AppliedUpdate>& applied) {
   return out;
 }
 
-void fill_times(TrainingReport& r, std::int64_t iterations, const ParameterServerResult& result,
-                ParameterServerMode mode) {
-  fill_throughput(r, iterations, result.total, SimTime::from_ps(result.total.ps() / iterations),
+void fill_times(const ResolvedScenario& context, TrainingReport& r, std::int64_t iterations,
+                const ParameterServerResult& result, ParameterServerMode mode) {
+  fill_throughput(context, r, iterations, result.total, SimTime::from_ps(result.total.ps() / iterations),
                   nearest_rank_percentile(result.iteration_times, 50),
                   nearest_rank_percentile(result.iteration_times, 99));
   if (mode != ParameterServerMode::asynchronous) return;
@@ -104,7 +104,7 @@ void fill_buckets(TrainingReport& r, ResolvedScenario& context, const ClientLayo
 TrainingReport parameter_server_report(ResolvedScenario& context, const ClientLayout& layout, const BucketPlan& buckets,
                                        const ParameterServerResult& result, ParameterServerMode mode) {
   TrainingReport r = context.base_report();
-  fill_times(r, context.scenario().training.iterations, result, mode);
+  fill_times(context, r, context.scenario().training.iterations, result, mode);
   fill_workers(r, layout, result);
   fill_faults(r, layout, result);
   fill_buckets(r, context, layout, buckets);

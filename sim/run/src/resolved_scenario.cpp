@@ -100,8 +100,10 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
     });
     options.efficiency = step_time_fit_->efficiency;
   }
-  compute_ = at_value(s.model.precision,
-                      [&] { return std::make_unique<ComputeModel>(gpu_, s.model.precision.value, options); });
+  compute_ = at_value(s.model.precision, [&] {
+    check_scaled_layers(model_, s.model.precision.value);
+    return std::make_unique<ComputeModel>(gpu_, s.model.precision.value, options);
+  });
   if (s.model.profile) {
     profile_ =
         at_value(*s.model.profile, [&] { return match_layers(model_, read_profile_trace(s.model.profile->value)); });
@@ -362,8 +364,41 @@ TrainingReport::ComputeProfile ResolvedScenario::profile_report() const {
   return r;
 }
 
-void fill_throughput(TrainingReport& r, std::int64_t iterations, SimTime total, SimTime mean, SimTime p50,
-                     SimTime p99) {
+namespace {
+
+// Forward FLOPs per sample that full checkpointing runs again: every block's.
+double recomputed_flops(const ResolvedScenario& context) {
+  const ModelSpec& model = context.model();
+  if (context.scenario().parallelism.activation_checkpointing.value != ActivationCheckpointing::full ||
+      !model.transformer()) {
+    return 0;
+  }
+  double flops = 0;
+  for (const auto& [first, last] : model.transformer()->blocks) {
+    for (std::size_t i = first; i < last; ++i) flops += static_cast<double>(model.layers()[i].forward_flops);
+  }
+  return flops;
+}
+
+void fill_utilization(const ResolvedScenario& context, TrainingReport& r) {
+  constexpr double kTera = 1e12;
+  TrainingReport::Utilization& u = r.utilization;
+  const double peak = context.gpu().require_peak(companion_precision(context.precision()));
+  const double per_gpu = r.samples_per_second / static_cast<double>(r.workers);
+  const double model_flops = 3 * static_cast<double>(context.model().forward_flops());
+  u.peak_tflops = peak / kTera;
+  u.model_tflops_per_gpu = model_flops * per_gpu / kTera;
+  u.model_flops_utilization = model_flops * per_gpu / peak;
+  u.hardware_flops_utilization = (model_flops + recomputed_flops(context)) * per_gpu / peak;
+  if (const auto& t = context.model().transformer()) {
+    u.tokens_per_second_per_gpu = per_gpu * static_cast<double>(t->sequence);
+  }
+}
+
+}  // namespace
+
+void fill_throughput(const ResolvedScenario& context, TrainingReport& r, std::int64_t iterations, SimTime total,
+                     SimTime mean, SimTime p50, SimTime p99) {
   r.total = total;
   r.iteration_mean = mean;
   r.iteration_p50 = p50;
@@ -372,6 +407,7 @@ void fill_throughput(TrainingReport& r, std::int64_t iterations, SimTime total, 
                              ? static_cast<double>(r.global_batch) * static_cast<double>(iterations) / total.seconds()
                              : 0.0;
   r.scaling_efficiency = r.samples_per_second / (static_cast<double>(r.workers) * r.single_gpu_samples_per_second);
+  fill_utilization(context, r);
 }
 
 }  // namespace syncsim::run

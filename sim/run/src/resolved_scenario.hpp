@@ -148,8 +148,9 @@ class ResolvedScenario {
 };
 
 // Fills the report's iteration statistics and throughput from per-iteration times (total is their sum) and a
-// global batch per iteration; scaling efficiency against base_report's single-GPU throughput.
-void fill_throughput(TrainingReport& report, std::int64_t iterations, SimTime total, SimTime mean, SimTime p50,
-                     SimTime p99);
+// global batch per iteration; scaling efficiency against base_report's single-GPU throughput; the FLOP utilisation
+// of the context's model and GPU (TrainingReport::Utilization).
+void fill_throughput(const ResolvedScenario& context, TrainingReport& report, std::int64_t iterations, SimTime total,
+                     SimTime mean, SimTime p50, SimTime p99);
 
 }  // namespace syncsim::run

@@ -69,7 +69,8 @@ RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedul
   TrainingReport& r = out.report;
   r = context.base_report();
   const SimTime mean = SimTime::from_ps(result.total.ps() / s.training.iterations);
-  fill_throughput(r, s.training.iterations, result.total, mean, nearest_rank_percentile(result.iteration_times, 50),
+  fill_throughput(context, r, s.training.iterations, result.total, mean,
+                  nearest_rank_percentile(result.iteration_times, 50),
                   nearest_rank_percentile(result.iteration_times, 99));
   for (std::int64_t rank = 0; rank < ranks; ++rank) {
     r.per_worker.push_back({.compute = result.compute,

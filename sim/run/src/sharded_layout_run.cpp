@@ -121,7 +121,8 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
   r = context.base_report();
   r.global_batch = data * context.batch() * m;
   const SimTime mean = SimTime::from_ps(result.total.ps() / s.training.iterations);
-  fill_throughput(r, s.training.iterations, result.total, mean, nearest_rank_percentile(result.iteration_times, 50),
+  fill_throughput(context, r, s.training.iterations, result.total, mean,
+                  nearest_rank_percentile(result.iteration_times, 50),
                   nearest_rank_percentile(result.iteration_times, 99));
   // The layers' tensor and context collectives run on the compute stream: exposed communication, not compute.
   const SimTime inline_comm =

@@ -273,7 +273,7 @@ RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSched
   RunOutput out;
   TrainingReport& r = out.report;
   r = context.base_report();
-  fill_throughput(r, s.training.iterations, result.total, result.mean, result.p50, result.p99);
+  fill_throughput(context, r, s.training.iterations, result.total, result.mean, result.p50, result.p99);
   fill_workers(r, result, workers, s.training.iterations);
   compute_shares(r);
   fill_faults(r, result, faults);

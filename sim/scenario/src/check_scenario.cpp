@@ -106,6 +106,12 @@ void check_across_sections(const Scenario& scenario) {
     throw precision.error(fmt::format("GPU '{}' has no {} peak (cluster.gpu.peak_tflops does not give one)",
                                       gpu.name.value, to_string(precision.value)));
   }
+  if (gpu.inline_spec && !gpu.inline_spec->peak(companion_precision(precision.value))) {
+    throw precision.error(
+        fmt::format("GPU '{}' has no {} peak, which {} runs beside its GEMMs "
+                    "(cluster.gpu.peak_tflops does not give one)",
+                    gpu.name.value, to_string(companion_precision(precision.value)), to_string(precision.value)));
+  }
 }
 
 void check_against_topology(const Scenario& scenario, const Topology& topology) {

@@ -63,8 +63,20 @@ inline constexpr NameTable<ActivationCheckpointing, 3> kCheckpointingNames{
      {"selective", ActivationCheckpointing::selective},
      {"full", ActivationCheckpointing::full}}};
 
-inline constexpr NameTable<Precision, 4> kPrecisionNames{
-    {{"fp32", Precision::fp32}, {"tf32", Precision::tf32}, {"fp16", Precision::fp16}, {"bf16", Precision::bf16}}};
+inline constexpr NameTable<Precision, 8> kPrecisionNames{{{"fp32", Precision::fp32},
+                                                          {"tf32", Precision::tf32},
+                                                          {"fp16", Precision::fp16},
+                                                          {"bf16", Precision::bf16},
+                                                          {"fp8", Precision::fp8},
+                                                          {"mxfp8", Precision::mxfp8},
+                                                          {"nvfp4", Precision::nvfp4},
+                                                          {"mxfp4", Precision::mxfp4}}};
+inline constexpr NameTable<LayerKind, 6> kLayerKindNames{{{"other", LayerKind::other},
+                                                          {"gemm", LayerKind::gemm},
+                                                          {"gemm_kept", LayerKind::gemm_kept},
+                                                          {"attention", LayerKind::attention},
+                                                          {"convolution", LayerKind::convolution},
+                                                          {"embedding", LayerKind::embedding}}};
 inline constexpr NameTable<AttentionKernel, 2> kAttentionNames{
     {{"flash", AttentionKernel::flash}, {"eager", AttentionKernel::eager}}};
 // adamw keeps the same state and moves the same bytes as adam (optimizer.hpp); it is written back as adam.

@@ -73,8 +73,9 @@ TopologySpec read_topology(const ConfigNode& node, const std::string& path, cons
   return spec;
 }
 
-// Peaks in TFLOP/s: one number for every precision, or a mapping by precision with fp32 required (a GPU without
-// tensor cores runs tf32 as fp32; one without fp16 or bf16 arithmetic leaves them out).
+// Peaks in TFLOP/s: one number for fp32, tf32, fp16 and bf16, or a mapping by precision with fp32 required (a GPU
+// without tensor cores runs tf32 as fp32; one without fp16 or bf16 arithmetic leaves them out). The scaled formats
+// (fp8, mxfp8, nvfp4, mxfp4) come only from the mapping: one number says nothing of them.
 PrecisionPeaks read_peaks(const ConfigNode& node, const std::string& path) {
   constexpr std::string_view kRange = "a peak above zero in TFLOP/s";
   constexpr double kTera = 1e12;
@@ -82,7 +83,7 @@ PrecisionPeaks read_peaks(const ConfigNode& node, const std::string& path) {
     const double peak = read_number_in(node, path, 0, 1e9, true, kRange) * kTera;
     return PrecisionPeaks{peak, peak, peak, peak};
   }
-  const MapReader reader(node, path, {"fp32", "tf32", "fp16", "bf16"});
+  const MapReader reader(node, path, {"fp32", "tf32", "fp16", "bf16", "fp8", "mxfp8", "nvfp4", "mxfp4"});
   const auto peak = [&](std::string_view key) -> std::optional<double> {
     const ConfigNode* value = reader.get(key);
     if (value == nullptr) return std::nullopt;
@@ -94,6 +95,10 @@ PrecisionPeaks read_peaks(const ConfigNode& node, const std::string& path) {
   peaks.tf32 = peak("tf32");
   peaks.fp16 = peak("fp16");
   peaks.bf16 = peak("bf16");
+  peaks.fp8 = peak("fp8");
+  peaks.mxfp8 = peak("mxfp8");
+  peaks.nvfp4 = peak("nvfp4");
+  peaks.mxfp4 = peak("mxfp4");
   return peaks;
 }
 

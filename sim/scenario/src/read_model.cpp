@@ -50,7 +50,7 @@ void read_weight_shape(const ConfigNode& node, const std::string& path, Layer& l
 LayerEntry read_layer(const ConfigNode& node, const std::string& path) {
   const MapReader reader(node, path,
                          {"name", "params", "forward_flops", "weight_elements_read", "activation_elements_moved",
-                          "saved_elements", "saved_mask_bytes", "weight_shape", "repeat"});
+                          "saved_elements", "saved_mask_bytes", "weight_shape", "kind", "repeat"});
   LayerEntry entry;
   entry.layer.where = node.where;
   entry.layer.key = path;
@@ -72,6 +72,8 @@ LayerEntry read_layer(const ConfigNode& node, const std::string& path) {
   }
   if (const ConfigNode* shape = reader.get("weight_shape"))
     read_weight_shape(*shape, reader.path("weight_shape"), layer);
+  if (const ConfigNode* kind = reader.get("kind"))
+    layer.kind = read_choice(*kind, reader.path("kind"), kLayerKindNames);
   if (const ConfigNode* repeat = reader.get("repeat")) entry.repeat = read_count(*repeat, reader.path("repeat"), 1);
   return entry;
 }

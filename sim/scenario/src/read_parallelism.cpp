@@ -38,7 +38,7 @@ ParallelismConfig read_parallelism(const ConfigNode& node) {
   if (node.kind == ConfigNode::Kind::null) return p;
   const MapReader reader(node, "parallelism",
                          {"tensor", "pipeline", "data", "context", "expert", "sharding", "shard_group", "micro_batches",
-                          "schedule", "virtual_stages", "activation_checkpointing"});
+                          "schedule", "virtual_stages", "activation_checkpointing", "tp_comm_overlap"});
   p.tensor = read_size_key(reader, "tensor");
   p.pipeline = read_size_key(reader, "pipeline");
   p.context = read_size_key(reader, "context");
@@ -76,6 +76,14 @@ ParallelismConfig read_parallelism(const ConfigNode& node) {
     p.activation_checkpointing =
         located(read_choice(*checkpointing, reader.path("activation_checkpointing"), kCheckpointingNames),
                 *checkpointing, reader.path("activation_checkpointing"));
+  }
+  if (const ConfigNode* overlap = reader.get("tp_comm_overlap")) {
+    p.tp_comm_overlap =
+        located(read_bool(*overlap, reader.path("tp_comm_overlap")), *overlap, reader.path("tp_comm_overlap"));
+    if (p.tp_comm_overlap.value && p.tensor.value < 2) {
+      throw p.tp_comm_overlap.error(
+          "overlaps tensor-parallel collectives with GEMMs: it needs parallelism.tensor above 1");
+    }
   }
   return p;
 }

@@ -140,6 +140,7 @@ void write_model(Writer& w, const ModelConfig& model) {
         w.raw() << YAML::Key << "weight_shape" << YAML::Flow << YAML::BeginSeq << layer.weight_rows << layer.weight_cols
                 << YAML::EndSeq;
       }
+      if (layer.kind != LayerKind::other) w.text("kind", name_of(kLayerKindNames, layer.kind));
       w.raw() << YAML::EndMap;
     }
     w.raw() << YAML::EndSeq;
@@ -221,6 +222,7 @@ void write_parallelism(Writer& w, const ParallelismConfig& p) {
   w.text("schedule", name_of(kScheduleNames, p.schedule.value));
   if (p.virtual_stages) w.field("virtual_stages", p.virtual_stages->value);
   w.text("activation_checkpointing", name_of(kCheckpointingNames, p.activation_checkpointing.value));
+  if (p.tp_comm_overlap.value) w.field("tp_comm_overlap", true);
   w.raw() << YAML::EndMap;
 }
 

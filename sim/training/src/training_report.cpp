@@ -212,6 +212,15 @@ nlohmann::ordered_json compression_json(const CompressionReport& c) {
   return out;
 }
 
+nlohmann::ordered_json utilization_json(const TrainingReport::Utilization& u) {
+  nlohmann::ordered_json out = {{"peak_tflops_per_gpu", ratio(u.peak_tflops)},
+                                {"model_tflops_per_gpu", ratio(u.model_tflops_per_gpu)},
+                                {"model_flops_utilization", ratio(u.model_flops_utilization)},
+                                {"hardware_flops_utilization", ratio(u.hardware_flops_utilization)}};
+  if (u.tokens_per_second_per_gpu > 0) out["tokens_per_s_per_gpu"] = ratio(u.tokens_per_second_per_gpu);
+  return out;
+}
+
 }  // namespace
 
 void compute_shares(TrainingReport& report) {
@@ -268,6 +277,7 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
   if (r.compute_profile) out["compute_profile"] = compute_profile_json(*r.compute_profile);
   out["single_gpu_samples_per_s"] = ratio(r.single_gpu_samples_per_second);
   out["scaling_efficiency"] = ratio(r.scaling_efficiency);
+  out["utilization"] = utilization_json(r.utilization);
   out["shares"] = {{"compute", ratio(r.compute_share)},
                    {"optimizer", ratio(r.optimizer_share)},
                    {"exposed_communication", ratio(r.exposed_communication_share)},

@@ -12,6 +12,16 @@
 //   optimizer step = params x step_bytes(optimizer) / (mem_bw x eff) + kernel_overhead     (optimizer.hpp)
 //   reduction rate = mem_bw / 3          (reducing a received chunk reads it and the local one, writes the sum)
 //
+// Under a scaled precision (fp8, mxfp8, nvfp4, mxfp4; precision.hpp) a block's linear layer (LayerKind::gemm) runs
+// as Transformer Engine runs it, everything else at the companion bf16 peak with 2-byte elements:
+//
+//   flops at peak[p] x scaled_gemm_ratio (gpu_spec.hpp: FP8's measured achievable fraction over BF16's);
+//   its operands (weights, input) at operand_bytes(p), its output at 2 bytes
+//   + quantize = input elements x (2 + 2 x operand_bytes(p)) / (mem_bw x eff)
+//       the input read in bf16 and written in the low format twice, as is and transposed (the two backward
+//       products each need one); backward's factor covers the output gradient's quantization likewise
+//   optimizer step + params x 2 x operand_bytes(p) / (mem_bw x eff): the new weights' low-precision copies
+//
 // Defaults, all calibratable (docs/compute.md):
 //   eff = 0.7 — one factor for both roofs: large GEMMs reach 70-80 % of the dense tensor peak and streaming
 //     kernels 70-90 % of the memory bandwidth. Checked against NVIDIA's published single-GPU ResNet-50 v1.5
@@ -51,8 +61,13 @@ struct ComputeOptions {
 struct Roofline {
   double compute_seconds = 0;
   double memory_seconds = 0;
+  double quantize_seconds = 0;  // a scaled GEMM's casts: memory-bound kernels beside the product, added to it
   bool compute_bound() const { return compute_seconds >= memory_seconds; }
 };
+
+// Throws InputError when `precision` is scaled and `model` has no layer it would run in the low format (a CNN, a
+// layer list that marks no `gemm`): the recipes scale the linear layers of transformer blocks, nothing else.
+void check_scaled_layers(const ModelSpec& model, Precision precision);
 
 class ComputeModel {
  public:
@@ -78,15 +93,21 @@ class ComputeModel {
   // Bytes of received data a rank reduces per second inside a collective (ExecutorOptions::reduction_rate). NCCL
   // fuses the reduction into its streaming copy kernels, which run near the bandwidth peak: no efficiency factor.
   Bandwidth reduction_rate() const;
+  // True when `layer` runs its matrix product in the scaled low-precision format (a block's GEMM under fp8, mxfp8,
+  // nvfp4 or mxfp4).
+  bool runs_scaled(const Layer& layer) const;
 
  private:
   Roofline kernel_roofline(double flops, double bytes) const;
+  Roofline scaled_gemm_roofline(const Layer& layer, double batch) const;
   SimTime time_of(const Roofline& roofline) const;  // the larger roof plus the kernel overhead
 
   GpuSpec gpu_;
   Precision precision_;
   ComputeOptions options_;
-  double peak_flops_;
+  // Declared in this order so that the scaled format is checked first: its error names the format.
+  double scaled_peak_flops_;  // the scaled format's x scaled_gemm_ratio (peak_flops_ for an unscaled precision)
+  double peak_flops_;         // the companion precision's: every kernel but a scaled GEMM
 };
 
 }  // namespace syncsim

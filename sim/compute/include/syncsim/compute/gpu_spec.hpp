@@ -22,12 +22,18 @@
 
 namespace syncsim {
 
-// FLOP/s per precision; fp32 is required, the others are optional (nullopt: the GPU cannot run it).
+// FLOP/s per precision; fp32 is required, the others are optional (nullopt: the GPU cannot run it). The scaled
+// formats' peaks are the dense tensor-core rates of their matrix products (precision.hpp): a GPU has mxfp8, nvfp4
+// or mxfp4 only where its tensor cores apply the block scales themselves (Blackwell, CDNA 4).
 struct PrecisionPeaks {
   double fp32 = 0;
   std::optional<double> tf32 = std::nullopt;
   std::optional<double> fp16 = std::nullopt;
   std::optional<double> bf16 = std::nullopt;
+  std::optional<double> fp8 = std::nullopt;
+  std::optional<double> mxfp8 = std::nullopt;
+  std::optional<double> nvfp4 = std::nullopt;
+  std::optional<double> mxfp4 = std::nullopt;
 };
 
 struct GpuSpec {
@@ -49,11 +55,21 @@ struct GpuSpec {
   // missing rates from them (planner/gpu_node.hpp).
   std::optional<Bandwidth> node_nic_bandwidth = std::nullopt;
   std::optional<Bandwidth> node_pcie_bandwidth = std::nullopt;
+  // How much less of its peak a scaled-format GEMM reaches than a BF16 one on this GPU: the maximum achievable
+  // matmul throughput measured in FP8 as a fraction of the FP8 peak, over the same in BF16 (0.883 on an H100: 1,403
+  // of 1,979 TFLOP/s against 795 of 989). The compute model's efficiency stands for BF16 kernels; a scaled GEMM
+  // runs at efficiency x this ratio. nullopt where no measurement is published (the peaks then stand as they are).
+  // The FP4 formats take the FP8 ratio: no FP4 measurement is published yet. validation/sources/kernels.md, 1a.
+  std::optional<double> scaled_gemm_ratio = std::nullopt;
 
-  // FLOP/s at `precision`, or nullopt when the GPU has no such arithmetic.
+  // FLOP/s at `precision`, or nullopt when the GPU has no such arithmetic. For a scaled precision this is the
+  // matrix products' peak; the rest of the work runs at peak(companion_precision(p)).
   std::optional<double> peak(Precision precision) const;
-  // As peak(), but throws InputError naming the GPU and the precisions it does support.
+  // As peak(), but throws InputError naming the GPU and the precisions it does support. A scaled precision also
+  // needs its companion (bf16).
   double require_peak(Precision precision) const;
+  // The precisions the GPU can train in, in kAllPrecisions' order ("fp32, tf32, fp16, bf16, fp8").
+  std::string supported_precisions() const;
 };
 
 // An inline GPU definition: throws InputError unless every given number is positive and finite.

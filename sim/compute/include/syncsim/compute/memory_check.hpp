@@ -3,7 +3,9 @@
 //
 // One data-parallel replica without a layout:
 //
-//   weights      = P x w        w: 4 bytes (fp32, tf32) or 2 (fp16, bf16: the 16-bit working copy)
+//   weights      = P x w        w: 4 bytes (fp32, tf32) or 2 (fp16, bf16 and the scaled precisions: the 16-bit
+//                               working copy); a scaled precision (fp8, ...) adds its GEMM weights' low-precision
+//                               copies, as is and transposed: 2 x operand_bytes per such parameter
 //   gradients    = P x w
 //   optimizer    = P x k        k: optimizer_state_bytes (optimizer.hpp) — FP32 master weights under mixed
 //                               precision plus the moments; Adam: 8 (fp32) or 12 (mixed)

@@ -16,10 +16,26 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace syncsim {
+
+// The kernel a layer is, which decides the arithmetic it runs in: under a scaled precision (precision.hpp) only
+// `gemm` layers run in the low format, as Transformer Engine's Linear modules do inside a transformer block.
+enum class LayerKind {
+  other,        // memory-bound work (norms, activations, residual adds, dropout, pooling, the loss), and a listed
+                // layer that names no kind
+  gemm,         // a linear layer of a transformer block (the projections, the MLP, the experts' grouped GEMMs)
+  gemm_kept,    // a matrix product the scaled recipes keep in 16 bits: the LM head (Megatron's output layer, not a
+                // Transformer Engine module), a MoE router, a pooler, a CNN's classifier
+  attention,    // the attention core: flash attention's kernel, or eager attention's scores and context products
+  convolution,  // a CNN's convolution (cuDNN; no scaled recipe covers it)
+  embedding,    // a table lookup
+};
+
+std::string_view to_string(LayerKind kind);
 
 struct Layer {
   std::string name;
@@ -38,6 +54,7 @@ struct Layer {
   std::int64_t weight_rows = 0;
   std::int64_t weight_cols = 0;
   std::int64_t weight_matrices = 0;
+  LayerKind kind = LayerKind::other;
 };
 
 // A transformer's blocks and the widths its model-parallel communication moves, for the catalog's and the shape

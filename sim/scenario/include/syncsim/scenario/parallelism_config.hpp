@@ -31,6 +31,9 @@ struct ParallelismConfig {
   Located<PipelineSchedule> schedule{PipelineSchedule::one_f_one_b, {}, {}};
   std::optional<Located<std::int64_t>> virtual_stages;  // interleaved only
   Located<ActivationCheckpointing> activation_checkpointing{ActivationCheckpointing::none, {}, {}};
+  // Megatron's tp_comm_overlap (Transformer Engine's userbuffers): the tensor- and sequence-parallel all-gathers and
+  // reduce-scatters run in chunks beside the GEMMs they feed or follow (layout_communication.hpp).
+  Located<bool> tp_comm_overlap{false, {}, {}};
 
   // Whether anything splits the model or shards its state (a plain data-parallel run otherwise).
   bool splits() const {

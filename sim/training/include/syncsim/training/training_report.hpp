@@ -252,6 +252,16 @@ struct TrainingReport {
   double samples_per_second = 0;
   double single_gpu_samples_per_second = 0;
   double scaling_efficiency = 0;
+  // Every engine's FLOP utilisation (docs/compute.md, "FLOP utilisation"): model FLOPs are 3 x forward per sample,
+  // as Megatron-LM and the Llama 3 paper count them; both ratios are of the dense peak of the run's 16-bit (or
+  // fp32, tf32) arithmetic, a scaled precision's companion, so that an FP8 run compares with a BF16 one.
+  struct Utilization {
+    double peak_tflops = 0;                 // per GPU, the peak the ratios are of
+    double model_tflops_per_gpu = 0;        // model FLOPs per GPU per second, in TFLOP/s
+    double model_flops_utilization = 0;     // model_tflops_per_gpu / peak_tflops
+    double hardware_flops_utilization = 0;  // the same with full checkpointing's recomputed forward counted
+    double tokens_per_second_per_gpu = 0;   // a transformer's tokens (sequence x samples); 0 for other models
+  } utilization;
 
   double compute_share = 0;
   double optimizer_share = 0;

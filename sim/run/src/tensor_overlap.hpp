@@ -1,0 +1,49 @@
+#pragma once
+// The tensor-parallel collectives of one transformer block on one rank, as Megatron-LM runs them with sequence
+// parallelism: an all-gather of the sequence-sharded input before each column-parallel group of GEMMs (QKV, FC1)
+// and a reduce-scatter of the output after each row-parallel GEMM (the attention projection, FC2). An all-gather
+// and a reduce-scatter move what one allreduce moves, so each costs half the simulated allreduce `a` of the
+// b x s x h activation, four of them forward and four backward.
+//
+//   exposed         without overlap, all of them, on the compute stream: 2a forward, 2a backward
+//   tp_comm_overlap Transformer Engine's userbuffers: collective i runs in k_i chunks beside its paired GEMM
+//                   (time g_i forward, 2 g_i backward: the data- and weight-gradient products), so the GEMM hides
+//                   all but the first chunk, unless the collective outlasts it:
+//
+//                     exposed_i = max(a / 2 / k_i, a / 2 - g_i)
+//
+//                   all-gathers as a ring exchange of t steps (k = t, the tensor size), peer to peer on the copy
+//                   engines; reduce-scatters split into k = 4 pipelined chunks (TE's num_splits) whose reduction
+//                   kernels take 20 of an H100's 132 SMs (TE's H100 configurations give 24 to the projection's
+//                   and 16 to FC2's): the paired GEMM runs slower by that share while they overlap,
+//
+//                     slowdown_i = min(a / 2, g_i) x 20 / 132 / (1 - 20 / 132)
+//
+// The GEMMs pair with the block's runs of consecutive GEMM layers (LayerKind::gemm), which alternate column- and
+// row-parallel: QKV, projection, FC1 (gate and up), FC2. A block whose GEMMs do not form those four runs (a MoE
+// block's experts and shared experts) spreads its GEMM time evenly over the four collectives. Full recomputation
+// runs the forward's collectives again in backward. Source of the configuration figures:
+// validation/sources/llm-runs.md, "Userbuffers TP-overlap layer names".
+#include <cstdint>
+#include <vector>
+
+#include "syncsim/core/sim_time.hpp"
+
+namespace syncsim::run {
+
+struct BlockTensorTime {
+  SimTime forward;   // on the compute stream: exposed collectives plus the GEMMs' slowdown
+  SimTime backward;  // including the recomputed forward's, under full checkpointing
+};
+
+struct BlockTensorInput {
+  SimTime allreduce;               // a: one allreduce of the block's activation over the tensor group
+  std::int64_t tensor = 1;         // t
+  std::vector<SimTime> gemm_runs;  // the block's runs of consecutive GEMM layers, one rank's forward time each
+  bool overlap = false;            // parallelism.tp_comm_overlap
+  std::int64_t forward_again = 0;  // 1 under full checkpointing
+};
+
+BlockTensorTime block_tensor_time(const BlockTensorInput& in);
+
+}  // namespace syncsim::run

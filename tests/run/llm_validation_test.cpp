@@ -1,0 +1,90 @@
+// Predicted against published LLM training runs on DGX H100 (validation/scenarios/llm, published.csv;
+// docs/accuracy.md, "LLM training on DGX H100"): NVIDIA NeMo 24.07's FP8 rows (tokens/s/GPU) and dgxc-benchmarking's
+// Llama 3.1 rows in BF16 and FP8 (step time). Each prediction must stay within the largest error measured when the
+// table was made, and the errors' geometric mean within the measured one, so that a change that moves them is seen
+// and the table redone (scripts/llm-accuracy prints it).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "syncsim/run/run_scenario.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
+
+using namespace syncsim;
+
+namespace {
+const std::filesystem::path kScenarios = SYNCSIM_LLM_SCENARIOS;
+constexpr double kLargestMeasuredError = 0.15;  // 14.0% (dgxc Llama 3.1 405B on 2,304 GPUs, FP8)
+constexpr double kMeasuredGeomean = 0.07;       // 6.4% (NeMo's rows), 6.2% (dgxc's)
+
+struct Row {
+  std::string scenario;
+  std::string precision;
+  double tokens_per_s_per_gpu = 0;  // NeMo's rows
+  double step_s = 0;                // dgxc's rows
+};
+
+std::vector<Row> published() {
+  std::ifstream in(kScenarios / "published.csv");
+  REQUIRE(in);
+  std::vector<Row> rows;
+  std::string line;
+  std::getline(in, line);  // the header
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream fields(line);
+    for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
+    REQUIRE(cells.size() == 5);
+    rows.push_back(
+        {cells[0], cells[1], cells[2].empty() ? 0 : std::stod(cells[2]), cells[3].empty() ? 0 : std::stod(cells[3])});
+  }
+  return rows;
+}
+
+TrainingReport run_row(const Row& row) {
+  const Scenario s = load_scenario(kScenarios / row.scenario, {"model.precision=" + row.precision});
+  return run::run_scenario(s).report;
+}
+
+// The throughput's error as a log ratio: predicted over published tokens/s, or published over predicted step time.
+double log_error(const Row& row, const TrainingReport& r) {
+  if (row.tokens_per_s_per_gpu > 0) return std::log(r.utilization.tokens_per_second_per_gpu / row.tokens_per_s_per_gpu);
+  return std::log(row.step_s / r.iteration_mean.seconds());
+}
+}  // namespace
+
+TEST_CASE("published LLM runs on DGX H100: each within the measured error, their mean within the measured mean",
+          "[llm_validation]") {
+  std::map<bool, std::vector<double>> errors;  // by kind: tokens rows (true), step rows (false)
+  std::map<std::string, double> steps;         // dgxc rows: scenario and precision -> predicted step
+  for (const Row& row : published()) {
+    const TrainingReport r = run_row(row);
+    const double error = log_error(row, r);
+    INFO(row.scenario << " " << row.precision << ": " << 100 * (std::exp(error) - 1) << "%");
+    CHECK(std::abs(error) <= std::log1p(kLargestMeasuredError));
+    CHECK(r.precision == row.precision);
+    errors[row.tokens_per_s_per_gpu > 0].push_back(std::abs(error));
+    if (row.step_s > 0) steps[row.scenario + " " + row.precision] = r.iteration_mean.seconds();
+  }
+  for (const auto& [tokens, values] : errors) {
+    double sum = 0;
+    for (const double e : values) sum += e;
+    INFO((tokens ? "NeMo" : "dgxc") << " rows");
+    CHECK(std::exp(sum / static_cast<double>(values.size())) - 1 <= kMeasuredGeomean);
+  }
+  // Every dgxc layout runs faster in FP8 than in BF16, by less than the ratio of the GEMMs' peaks.
+  for (const auto& [key, step] : steps) {
+    if (!key.ends_with(" bf16")) continue;
+    const std::string fp8 = key.substr(0, key.size() - 4) + "fp8";
+    REQUIRE(steps.contains(fp8));
+    INFO(key);
+    CHECK(steps.at(fp8) < step);
+    CHECK(steps.at(fp8) > step / 2);
+  }
+}

@@ -1,0 +1,65 @@
+// A block's tensor-parallel collectives, exposed or overlapped with its GEMMs (tensor_overlap.hpp). Every case
+// writes its system and the expected times first.
+#include <catch2/catch.hpp>
+
+#include "tensor_overlap.hpp"  // sim/run/src
+
+using namespace syncsim;
+using namespace syncsim::run;
+
+namespace {
+SimTime us(double value) {
+  return SimTime::from_seconds(value * 1e-6);
+}
+// The reduce-scatters' SMs: 20 of 132, so the paired GEMM takes 132/112 as long while they overlap.
+constexpr double kSlow = 20.0 / 112.0;
+}  // namespace
+
+TEST_CASE("without overlap a block's collectives are all exposed: two allreduces each way", "[tensor_overlap]") {
+  const BlockTensorTime t = block_tensor_time({.allreduce = us(100), .tensor = 4, .gemm_runs = {us(50), us(20)}});
+  CHECK(t.forward == us(200));
+  CHECK(t.backward == us(200));
+  const BlockTensorTime again =
+      block_tensor_time({.allreduce = us(100), .tensor = 4, .gemm_runs = {}, .forward_again = 1});
+  CHECK(again.backward == us(400));
+}
+
+TEST_CASE("overlapped, long GEMMs hide all but the first chunk of each collective", "[tensor_overlap]") {
+  // System: allreduce 80 us (each gather or scatter 40 us), tensor 4, GEMM runs QKV 100, projection 60, FC1 200,
+  // FC2 120 us: every GEMM outlasts its collective.
+  //   forward:  gathers 40/4 = 10 us each (ring of 4 steps), scatters 40/4 = 10 us each (4 splits)
+  //             + the scatters' SMs: 2 x 40 us x 20/112                                    = 40 + 14.29 us
+  //   backward: the same, beside GEMMs twice as long                                       = 40 + 14.29 us
+  const BlockTensorInput in{
+      .allreduce = us(80), .tensor = 4, .gemm_runs = {us(100), us(60), us(200), us(120)}, .overlap = true};
+  const BlockTensorTime t = block_tensor_time(in);
+  CHECK(t.forward.ps() == Approx(us(40 + 2 * 40 * kSlow).ps()).margin(2));
+  CHECK(t.backward == t.forward);
+  // Full recomputation runs the forward's again.
+  BlockTensorInput again = in;
+  again.forward_again = 1;
+  CHECK(block_tensor_time(again).backward == t.backward + t.forward);
+}
+
+TEST_CASE("overlapped, a collective longer than its GEMM shows the difference", "[tensor_overlap]") {
+  // System: allreduce 400 us (200 each), tensor 8, GEMM runs 100, 50, 150, 80 us.
+  //   forward:  gathers max(25, 200 - 100) = 100 and max(25, 200 - 150) = 50; scatters max(50, 150) = 150 and
+  //             max(50, 120) = 120; slowdowns (50 + 80) x 20/112
+  //   backward: GEMMs doubled: gathers max(25, 0) = 25 and 25 (200 - 300 < 0); scatters max(50, 100) = 100 and
+  //             max(50, 40) = 50; slowdowns (100 + 160) x 20/112
+  const BlockTensorTime t = block_tensor_time(
+      {.allreduce = us(400), .tensor = 8, .gemm_runs = {us(100), us(50), us(150), us(80)}, .overlap = true});
+  CHECK(t.forward.ps() == Approx(us(100 + 50 + 150 + 120 + 130 * kSlow).ps()).margin(2));
+  CHECK(t.backward.ps() == Approx(us(25 + 25 + 100 + 50 + 260 * kSlow).ps()).margin(2));
+  // Overlap never costs more than leaving the collectives exposed here, and never less than their first chunks.
+  CHECK(t.forward < us(800));
+  CHECK(t.forward >= us(25 + 50 + 25 + 50));
+}
+
+TEST_CASE("GEMMs that do not form the four runs are shared evenly by the collectives", "[tensor_overlap]") {
+  // System: allreduce 80 us, tensor 2, six runs of 40 us (240 us in all, 60 per collective).
+  //   gathers max(20, 40 - 60) = 20; scatters max(10, -20) = 10; slowdowns 2 x 40 x 20/112
+  const BlockTensorTime t = block_tensor_time(
+      {.allreduce = us(80), .tensor = 2, .gemm_runs = std::vector<SimTime>(6, us(40)), .overlap = true});
+  CHECK(t.forward.ps() == Approx(us(2 * 20 + 2 * 10 + 80 * kSlow).ps()).margin(2));
+}
