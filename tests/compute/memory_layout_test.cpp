@@ -2,6 +2,9 @@
 // pipeline stages and the micro-batches they keep in flight, each against a hand calculation.
 #include <catch2/catch.hpp>
 
+#include <string>
+#include <vector>
+
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/compute/model_catalog.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -163,4 +166,38 @@ TEST_CASE("full checkpointing keeps each block's input: 2 s b h L / t bytes, plu
       memory_check(find_model("gpt2", {.attention = AttentionKernel::eager}), find_gpu("H100-SXM-80GB"), 8,
                    Precision::bf16, Optimizer::adam, {.checkpointing = ActivationCheckpointing::selective}),
       Catch::Contains("selective recomputation of eager attention"));
+}
+
+TEST_CASE("selective_op keeps each block's input, every other matmul's output and the attention kernel's") {
+  // Llama 3 8B (h 4096, 8 key/value heads of 128: kv 1024, SwiGLU f 14336, 32 heads, s 8192), torchtitan's rule:
+  // a block's matmuls in order q, k, v, o, gate, up, down; the 1st, 3rd, 5th and 7th (q, v, gate, down) and flash
+  // attention keep their outputs, plus the softmax statistics (8 bytes per head and token), the rest is recomputed.
+  // Against full checkpointing (input only, the same one block recomputing at the peak) each block keeps per token
+  // (h + kv + f + h + h) x 2 bytes + 32 x 8 bytes.
+  const ModelSpec llama = find_model("llama3-8b");
+  const auto check = [&](ActivationCheckpointing c) {
+    return memory_check(llama, find_gpu("H100-SXM-80GB"), 1, Precision::bf16, Optimizer::adam, {.checkpointing = c});
+  };
+  const std::int64_t per_token = (4096 + 1024 + 14336 + 4096 + 4096) * 2 + 32 * 8;
+  const MemoryReport op = check(ActivationCheckpointing::selective_op);
+  const MemoryReport full = check(ActivationCheckpointing::full);
+  CHECK(op.activations.value - full.activations.value == 32 * 8192 * per_token);
+  CHECK(op.activations < check(ActivationCheckpointing::none).activations);
+  CHECK(op.weights == full.weights);
+  // Which layers run again: in block 0, k, o and up among the matmuls, the norms, rotary, SiLU and the adds.
+  const std::vector<bool> again = recomputed_layers(llama, ActivationCheckpointing::selective_op);
+  std::vector<std::string> kept;
+  const auto [first, last] = llama.transformer()->blocks.front();
+  for (std::size_t i = first; i < last; ++i) {
+    if (!again[i]) kept.push_back(llama.layers()[i].name);
+  }
+  CHECK(kept == std::vector<std::string>{"layers.0.self_attn.q_proj", "layers.0.self_attn.v_proj",
+                                         "layers.0.self_attn.flash_attention", "layers.0.mlp.gate_proj",
+                                         "layers.0.mlp.down_proj"});
+  CHECK_FALSE(again[0]);  // the token table is outside every block
+  // Eager attention has no attention kernel whose output torchtitan saves.
+  CHECK_THROWS_WITH(
+      memory_check(find_model("llama3-8b", {.attention = AttentionKernel::eager}), find_gpu("H100-SXM-80GB"), 1,
+                   Precision::bf16, Optimizer::adam, {.checkpointing = ActivationCheckpointing::selective_op}),
+      Catch::Contains("selective_op keeps the attention kernel's output"));
 }

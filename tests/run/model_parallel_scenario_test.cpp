@@ -217,3 +217,21 @@ TEST_CASE("TP communication overlap hides tensor collectives behind the GEMMs an
   // The compute is the same: what the overlap saves is at most the exposed tensor time it hides.
   CHECK(plain.iteration_mean - overlap.iteration_mean <= before.exposed - after.exposed + SimTime::from_us(1));
 }
+
+TEST_CASE("selective_op recomputes part of each block: its time and memory lie between none's and full's") {
+  const auto run_with = [](const char* checkpointing) {
+    return run_layout({"parallelism.tensor=8", "parallelism.pipeline=4",
+                       std::string("parallelism.activation_checkpointing=") + checkpointing});
+  };
+  const TrainingReport none = run_with("none");
+  const TrainingReport op = run_with("selective_op");
+  const TrainingReport full = run_with("full");
+  CHECK(none.iteration_mean < op.iteration_mean);
+  CHECK(op.iteration_mean < full.iteration_mean);
+  CHECK(full.memory.activations < op.memory.activations);
+  CHECK(op.memory.activations < none.memory.activations);
+  // The recomputed forward counts in the hardware FLOPs, not the model's.
+  CHECK(op.utilization.hardware_flops_utilization > op.utilization.model_flops_utilization);
+  CHECK(op.utilization.hardware_flops_utilization / op.utilization.model_flops_utilization <
+        full.utilization.hardware_flops_utilization / full.utilization.model_flops_utilization);
+}

@@ -64,6 +64,16 @@ struct SavedBytes {
   std::int64_t recompute = 0;
 };
 
+// Elements a kept layer's output holds per sample: a GEMM's output side of what it moves, the attention kernel's
+// s x h.
+std::int64_t output_elements(const Layer& l, const TransformerStructure& t) {
+  if (l.kind == LayerKind::attention) return times(t.hidden, t.sequence);
+  const std::int64_t sides = l.weight_rows + l.weight_cols;
+  if (sides <= 0) return 0;
+  return static_cast<std::int64_t>(static_cast<double>(l.activation_elements_moved) *
+                                   static_cast<double>(l.weight_rows) / static_cast<double>(sides));
+}
+
 SavedBytes saved_bytes(const ModelSpec& model, std::pair<std::size_t, std::size_t> range, std::int64_t w,
                        ActivationCheckpointing checkpointing) {
   const auto layer_bytes = [&](std::size_t i) {
@@ -72,16 +82,23 @@ SavedBytes saved_bytes(const ModelSpec& model, std::pair<std::size_t, std::size_
   };
   SavedBytes out;
   std::vector<bool> in_block(range.second, false);
-  if (checkpointing == ActivationCheckpointing::full) {
+  const bool checkpointed =
+      checkpointing == ActivationCheckpointing::full || checkpointing == ActivationCheckpointing::selective_op;
+  if (checkpointed) {
     const TransformerStructure& t = *model.transformer();
+    const std::vector<bool> recomputed = recomputed_layers(model, checkpointing);
     for (const auto& [first, last] : t.blocks) {
       if (first < range.first || first >= range.second) continue;
       std::int64_t block = 0;
+      std::int64_t kept = times(times(t.hidden, t.sequence), w);  // the block's input
       for (std::size_t i = first; i < last; ++i) {
         in_block[i] = true;
         block = plus(block, layer_bytes(i));
+        if (recomputed[i]) continue;
+        const Layer& l = model.layers()[i];
+        kept = plus(kept, plus(times(output_elements(l, t), w), l.saved_mask_bytes));
       }
-      out.kept = plus(out.kept, times(times(t.hidden, t.sequence), w));  // the block's input
+      out.kept = plus(out.kept, kept);
       out.recompute = std::max(out.recompute, block);
     }
   }
@@ -161,6 +178,27 @@ void check_checkpointing(const ModelSpec& model, ActivationCheckpointing checkpo
         "selective recomputation of eager attention is not modelled; with flash attention (model.attention: flash, "
         "the default) the kernel already recomputes the attention core");
   }
+  if (checkpointing == ActivationCheckpointing::selective_op && !t->flash_attention) {
+    throw InputError(
+        "selective_op keeps the attention kernel's output (torchtitan saves scaled_dot_product_attention's): it needs "
+        "flash attention (model.attention: flash, the default)");
+  }
+}
+
+std::vector<bool> recomputed_layers(const ModelSpec& model, ActivationCheckpointing checkpointing) {
+  std::vector<bool> out(model.layers().size(), false);
+  const bool full = checkpointing == ActivationCheckpointing::full;
+  if (!full && checkpointing != ActivationCheckpointing::selective_op) return out;
+  for (const auto& [first, last] : model.transformer()->blocks) {
+    int gemms = 0;
+    for (std::size_t i = first; i < last; ++i) {
+      const LayerKind kind = model.layers()[i].kind;
+      const bool matmul = kind == LayerKind::gemm || kind == LayerKind::gemm_kept;
+      const bool kept_gemm = matmul && ++gemms % 2 == 1;
+      out[i] = full || !(kept_gemm || kind == LayerKind::attention);
+    }
+  }
+  return out;
 }
 
 void check_experts(const ModelSpec& model, std::int64_t expert) {

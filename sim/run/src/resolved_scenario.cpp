@@ -117,11 +117,12 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
 
 LayerTimes ResolvedScenario::with_recompute(LayerTimes times) const {
   const ParallelismConfig& p = scenario_->parallelism;
-  if (p.activation_checkpointing.value != ActivationCheckpointing::full) return times;
-  // Full checkpointing: each block's backward runs its forward again first.
+  if (p.activation_checkpointing.value == ActivationCheckpointing::none) return times;
+  // Each block's backward first runs again the forward of the layers it did not keep (all of them under full).
   at_value(p.activation_checkpointing, [&] { check_checkpointing(model_, p.activation_checkpointing.value); });
-  for (const auto& [first, last] : model_.transformer()->blocks) {
-    for (std::size_t l = first; l < last; ++l) times.backward[l] += times.forward[l];
+  const std::vector<bool> again = recomputed_layers(model_, p.activation_checkpointing.value);
+  for (std::size_t l = 0; l < again.size(); ++l) {
+    if (again[l]) times.backward[l] += times.forward[l];
   }
   return times;
 }
@@ -366,16 +367,15 @@ TrainingReport::ComputeProfile ResolvedScenario::profile_report() const {
 
 namespace {
 
-// Forward FLOPs per sample that full checkpointing runs again: every block's.
+// Forward FLOPs per sample that checkpointing runs again (recomputed_layers).
 double recomputed_flops(const ResolvedScenario& context) {
   const ModelSpec& model = context.model();
-  if (context.scenario().parallelism.activation_checkpointing.value != ActivationCheckpointing::full ||
-      !model.transformer()) {
-    return 0;
-  }
+  const ActivationCheckpointing checkpointing = context.scenario().parallelism.activation_checkpointing.value;
+  if (checkpointing == ActivationCheckpointing::none || !model.transformer()) return 0;
+  const std::vector<bool> again = recomputed_layers(model, checkpointing);
   double flops = 0;
-  for (const auto& [first, last] : model.transformer()->blocks) {
-    for (std::size_t i = first; i < last; ++i) flops += static_cast<double>(model.layers()[i].forward_flops);
+  for (std::size_t i = 0; i < again.size(); ++i) {
+    if (again[i]) flops += static_cast<double>(model.layers()[i].forward_flops);
   }
   return flops;
 }

@@ -58,9 +58,10 @@ inline constexpr NameTable<ShardingLevel, 4> kShardingNames{{{"none", ShardingLe
 inline constexpr NameTable<PipelineSchedule, 3> kScheduleNames{{{"1f1b", PipelineSchedule::one_f_one_b},
                                                                 {"interleaved", PipelineSchedule::interleaved},
                                                                 {"gpipe", PipelineSchedule::gpipe}}};
-inline constexpr NameTable<ActivationCheckpointing, 3> kCheckpointingNames{
+inline constexpr NameTable<ActivationCheckpointing, 4> kCheckpointingNames{
     {{"none", ActivationCheckpointing::none},
      {"selective", ActivationCheckpointing::selective},
+     {"selective_op", ActivationCheckpointing::selective_op},
      {"full", ActivationCheckpointing::full}}};
 
 inline constexpr NameTable<Precision, 8> kPrecisionNames{{{"fp32", Precision::fp32},

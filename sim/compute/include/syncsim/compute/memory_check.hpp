@@ -31,7 +31,9 @@
 //                shards / e ranks (the expert data-parallel group)
 //   checkpointing  full: every block keeps only its input (s x h per sample, Korthikanti et al.'s 2sbhL/t bytes
 //                at 16 bits), plus one block's whole activations while backward recomputes it (once, not per
-//                micro-batch in flight); selective under flash attention keeps what none keeps. Needs blocks.
+//                micro-batch in flight); selective_op: its input and the outputs of the layers it does not
+//                recompute (recomputed_layers) and their masks, plus the same one block; selective under flash
+//                attention keeps what none keeps. Needs blocks.
 //
 // Not counted: the CUDA context and framework reserve (a few hundred MiB), allocator fragmentation, GEMM
 // workspaces, transient buffers such as DDP's gradient buckets and pipeline send buffers, and the input batch —
@@ -54,9 +56,11 @@ namespace syncsim {
 enum class ShardingLevel { none, optimizer, gradients, full };
 
 // What a transformer recomputes in backward instead of keeping (`parallelism.activation_checkpointing`): nothing;
-// the attention core (Korthikanti et al.'s selective recomputation, which flash attention's kernel already does:
-// with it selective keeps and costs what none does); or every block but its input (full).
-enum class ActivationCheckpointing { none, selective, full };
+// the attention core (Megatron's selective recomputation, Korthikanti et al., which flash attention's kernel
+// already does: with it selective keeps and costs what none does); torchtitan's op-level selective checkpointing
+// (selective_op: each block keeps its input, every other matrix product's output — the first, third, ... in the
+// block's order — and the attention kernel's, and recomputes the rest); or every block but its input (full).
+enum class ActivationCheckpointing { none, selective, selective_op, full };
 
 // How the pipeline orders its micro-batches (`parallelism.schedule`); memory tells 1F1B from GPipe.
 enum class PipelineSchedule { one_f_one_b, interleaved, gpipe };
@@ -95,6 +99,12 @@ std::vector<std::pair<std::size_t, std::size_t>> pipeline_stage_ranges(const Mod
 // Throws InputError when `model` cannot be checkpointed so: no transformer blocks, or selective recomputation
 // without flash attention.
 void check_checkpointing(const ModelSpec& model, ActivationCheckpointing checkpointing);
+
+// Per layer, whether backward runs its forward again under `checkpointing`: every block layer under full; under
+// selective_op a block's layers but its odd-numbered matrix products (the first, third, ... gemm or gemm_kept layer
+// of the block, as torchtitan's every-other-matmul rule counts them) and its attention kernel, whose outputs are kept;
+// none otherwise. The model must have passed check_checkpointing.
+std::vector<bool> recomputed_layers(const ModelSpec& model, ActivationCheckpointing checkpointing);
 
 // Throws InputError when expert parallelism of `expert` cannot split the model: no routed experts, or a size that
 // does not divide them.

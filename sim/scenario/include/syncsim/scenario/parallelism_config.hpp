@@ -15,7 +15,8 @@
 
 namespace syncsim {
 
-// The scenario's names: none | optimizer | gradients | full, 1f1b | interleaved | gpipe, none | selective | full.
+// The scenario's names: none | optimizer | gradients | full, 1f1b | interleaved | gpipe,
+// none | selective | selective_op | full.
 std::string_view to_string(ShardingLevel level);
 std::string_view to_string(PipelineSchedule schedule);
 std::string_view to_string(ActivationCheckpointing checkpointing);
