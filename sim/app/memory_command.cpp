@@ -55,7 +55,14 @@ int print_memory(const MemoryOptions& options) {
                  : "");
   fmt::print(o, "per GPU          weights {}  gradients {}  optimizer state {}  activations {}\n", gib_text(m.weights),
              gib_text(m.gradients), gib_text(m.optimizer_state), gib_text(m.activations));
-  if (p.pipeline.value > 1) {
+  if (p.pipeline.value > 1 && p.schedule.value == PipelineSchedule::interleaved) {
+    const std::int64_t chunks = p.virtual_stages->value;
+    fmt::print(o,
+               "fullest stage    {} of {}, activations of {} forward passes of one chunk in {} in flight ({:.2f} "
+               "micro-batches' worth)\n",
+               m.stage, p.pipeline.value, m.in_flight, chunks,
+               static_cast<double>(m.in_flight) / static_cast<double>(chunks));
+  } else if (p.pipeline.value > 1) {
     fmt::print(o, "fullest stage    {} of {}, activations of {} micro-batch(es) in flight\n", m.stage, p.pipeline.value,
                m.in_flight);
   }

@@ -68,11 +68,11 @@ TEST_CASE("tensor and context parallelism divide what they split") {
 }
 
 TEST_CASE("1F1B keeps min(p - i, m) micro-batches in flight at stage i, GPipe all m") {
-  CHECK(in_flight_micro_batches(0, 4, 16, PipelineSchedule::one_f_one_b) == 4);
-  CHECK(in_flight_micro_batches(3, 4, 16, PipelineSchedule::one_f_one_b) == 1);
-  CHECK(in_flight_micro_batches(0, 4, 2, PipelineSchedule::one_f_one_b) == 2);
-  CHECK(in_flight_micro_batches(0, 4, 16, PipelineSchedule::gpipe) == 16);
-  CHECK(in_flight_micro_batches(0, 1, 16, PipelineSchedule::gpipe) == 1);  // no pipeline: one at a time
+  CHECK(in_flight_passes(0, 4, 16, PipelineSchedule::one_f_one_b) == 4);
+  CHECK(in_flight_passes(3, 4, 16, PipelineSchedule::one_f_one_b) == 1);
+  CHECK(in_flight_passes(0, 4, 2, PipelineSchedule::one_f_one_b) == 2);
+  CHECK(in_flight_passes(0, 4, 16, PipelineSchedule::gpipe) == 16);
+  CHECK(in_flight_passes(0, 1, 16, PipelineSchedule::gpipe) == 1);  // no pipeline: one at a time
 
   // Four stages of LLaMA-7B's 32 decoder layers: each holds about a quarter of the weights, and the report is the
   // fullest stage, which keeps its in-flight micro-batches' activations.
@@ -80,7 +80,7 @@ TEST_CASE("1F1B keeps min(p - i, m) micro-batches in flight at stage i, GPipe al
   const MemoryReport pp4 = llama({.pipeline = 4, .micro_batches = 8}, 1);
   CHECK(pp4.weights.value < whole.weights.value / 3);
   CHECK(pp4.weights.value > whole.weights.value / 5);
-  CHECK(pp4.in_flight == in_flight_micro_batches(pp4.stage, 4, 8, PipelineSchedule::one_f_one_b));
+  CHECK(pp4.in_flight == in_flight_passes(pp4.stage, 4, 8, PipelineSchedule::one_f_one_b));
   CHECK(pp4.activations.value > whole.activations.value / 4);  // the first stage keeps 4 micro-batches of a quarter
 }
 
@@ -200,4 +200,40 @@ TEST_CASE("selective_op keeps each block's input, every other matmul's output an
       memory_check(find_model("llama3-8b", {.attention = AttentionKernel::eager}), find_gpu("H100-SXM-80GB"), 1,
                    Precision::bf16, Optimizer::adam, {.checkpointing = ActivationCheckpointing::selective_op}),
       Catch::Contains("selective_op keeps the attention kernel's output"));
+}
+
+TEST_CASE("interleaving keeps more in flight on the first stage: p (1 + (p - 1)/(p v)) micro-batches' worth") {
+  // System: 8 transformer blocks of one layer each, every layer keeping 10 elements (20 bytes in bf16) per sample,
+  // no weights; p 4 stages. 1F1B: stage 0 holds blocks 0-1 (40 bytes a micro-batch) for min(4, m) micro-batches.
+  // Interleaved, v 2: stage 0 holds chunks 0 and 4 (20 bytes each); Megatron's warm-up is 2 (p - 1) + (v - 1) p =
+  // 10 forward passes, one more before the first backward: 11, in the order chunk 0 for micro-batches 0-3, chunk 1
+  // for 0-3, chunk 0 for 4-7: 7 passes of chunk 0 and 4 of chunk 1.
+  std::vector<Layer> layers;
+  TransformerStructure t;
+  t.hidden = t.sequence = t.kv_width = 1;
+  for (int b = 0; b < 8; ++b) {
+    layers.push_back({.name = "block" + std::to_string(b), .forward_flops = 100, .saved_elements = 10});
+    t.blocks.emplace_back(b, b + 1);
+  }
+  const ModelSpec model("blocks", layers, t);
+  const auto check = [&](PipelineSchedule schedule, std::int64_t v, std::int64_t m) {
+    return memory_check(model, find_gpu("H100-SXM-80GB"), 1, Precision::bf16, Optimizer::adam,
+                        {.pipeline = 4, .micro_batches = m, .schedule = schedule, .virtual_stages = v});
+  };
+  const MemoryReport one_f_one_b = check(PipelineSchedule::one_f_one_b, 1, 8);
+  const MemoryReport interleaved = check(PipelineSchedule::interleaved, 2, 8);
+  CHECK(one_f_one_b.stage == 0);
+  CHECK(one_f_one_b.in_flight == 4);
+  CHECK(one_f_one_b.activations.value == 4 * 40);
+  CHECK(interleaved.stage == 0);
+  CHECK(interleaved.in_flight == 11);
+  CHECK(interleaved.activations.value == 7 * 20 + 4 * 20);
+  // Korthikanti et al.'s factor for the first stage: 1 + (p - 1)/(p v) = 1.375.
+  CHECK(static_cast<double>(interleaved.activations.value) / static_cast<double>(one_f_one_b.activations.value) ==
+        Approx(1 + 3.0 / 8));
+  // The last stage: 4 warm-up passes and one more, 4 of chunk 3 and 1 of chunk 7.
+  CHECK(in_flight_passes(3, 4, 8, PipelineSchedule::interleaved, 2) == 5);
+  // Two micro-batches: the warm-up is capped at m v = 4 passes, all of chunk 0: as much as 1F1B keeps.
+  CHECK(check(PipelineSchedule::interleaved, 2, 2).activations ==
+        check(PipelineSchedule::one_f_one_b, 1, 2).activations);
 }

@@ -18,14 +18,23 @@ constexpr std::int64_t kMaxMicroBatches = std::int64_t{1} << 20;
 
 void check_layout(std::int64_t batch, const MemoryLayout& layout) {
   if (batch < 1) throw InputError(fmt::format("batch size must be positive, got {}", batch));
-  const std::pair<const char*, std::int64_t> sizes[] = {
-      {"tensor", layout.tensor}, {"pipeline", layout.pipeline},         {"context", layout.context},
-      {"shard", layout.shards},  {"micro-batch", layout.micro_batches}, {"expert", layout.expert}};
+  const std::pair<const char*, std::int64_t> sizes[] = {{"tensor", layout.tensor},
+                                                        {"pipeline", layout.pipeline},
+                                                        {"context", layout.context},
+                                                        {"shard", layout.shards},
+                                                        {"micro-batch", layout.micro_batches},
+                                                        {"expert", layout.expert},
+                                                        {"virtual stage", layout.virtual_stages}};
   for (const auto& [what, size] : sizes) {
     if (size < 1) throw InputError(fmt::format("{} size must be positive, got {}", what, size));
   }
   if (layout.micro_batches > kMaxMicroBatches) {
     throw InputError(fmt::format("at most {} micro-batches, got {}", kMaxMicroBatches, layout.micro_batches));
+  }
+  std::int64_t chunks = 0;
+  if (__builtin_mul_overflow(layout.pipeline, layout.virtual_stages, &chunks)) {
+    throw InputError(fmt::format("{} pipeline stages of {} virtual stages each are more chunks than any model has",
+                                 layout.pipeline, layout.virtual_stages));
   }
 }
 
@@ -266,11 +275,14 @@ std::vector<std::pair<std::size_t, std::size_t>> pipeline_stage_ranges(const Mod
   return out;
 }
 
-std::int64_t in_flight_micro_batches(std::int64_t stage, std::int64_t stages, std::int64_t micro_batches,
-                                     PipelineSchedule schedule) {
+std::int64_t in_flight_passes(std::int64_t stage, std::int64_t stages, std::int64_t micro_batches,
+                              PipelineSchedule schedule, std::int64_t virtual_stages) {
   if (stages <= 1) return 1;  // one stage runs its micro-batches one after another
   if (schedule == PipelineSchedule::gpipe) return micro_batches;
-  return std::min(stages - stage, micro_batches);
+  // Megatron's warm-up forwards (schedules.py), then one more before the first backward frees one.
+  if (schedule != PipelineSchedule::interleaved) return std::min(stages - stage, micro_batches);
+  const std::int64_t warm_up = 2 * (stages - stage - 1) + (virtual_stages - 1) * stages;
+  return std::min(warm_up + 1, micro_batches * virtual_stages);
 }
 
 MemoryReport memory_check(const ModelSpec& model, const GpuSpec& gpu, std::int64_t batch, Precision precision,
@@ -278,17 +290,38 @@ MemoryReport memory_check(const ModelSpec& model, const GpuSpec& gpu, std::int64
   check_layout(batch, layout);
   check_checkpointing(model, layout.checkpointing);
   check_experts(model, layout.expert);
-  const auto ranges = pipeline_stage_ranges(model, layout.pipeline);
+  const std::int64_t p = layout.pipeline;
+  const std::int64_t v = layout.schedule == PipelineSchedule::interleaved ? layout.virtual_stages : 1;
+  const auto chunks = pipeline_stage_ranges(model, p * v);  // stage i holds chunks i, i + p, ...
   MemoryReport fullest;
-  for (std::size_t k = 0; k < ranges.size(); ++k) {
-    const auto stage = static_cast<std::int64_t>(k);
+  for (std::int64_t stage = 0; stage < p; ++stage) {
+    MemoryReport r;
+    std::vector<std::int64_t> chunk_activations;  // one micro-batch through each of the stage's chunks
     Bytes recompute;
-    MemoryReport r = stage_memory(model, ranges[k], batch, precision, optimizer, layout, recompute);
-    r.in_flight = in_flight_micro_batches(stage, layout.pipeline, layout.micro_batches, layout.schedule);
-    r.activations = Bytes{plus(times(r.activations.value, r.in_flight), recompute.value)};
+    for (std::int64_t c = 0; c < v; ++c) {
+      Bytes chunk_recompute;
+      const MemoryReport chunk = stage_memory(model, chunks[static_cast<std::size_t>(stage + c * p)], batch, precision,
+                                              optimizer, layout, chunk_recompute);
+      r.weights = Bytes{plus(r.weights.value, chunk.weights.value)};
+      r.gradients = Bytes{plus(r.gradients.value, chunk.gradients.value)};
+      r.optimizer_state = Bytes{plus(r.optimizer_state.value, chunk.optimizer_state.value)};
+      chunk_activations.push_back(chunk.activations.value);
+      recompute = std::max(recompute, chunk_recompute);
+    }
+    // The passes in flight in the schedule's order: chunk 0 for p micro-batches, then chunk 1, ... (one chunk
+    // without interleaving).
+    r.in_flight = in_flight_passes(stage, p, layout.micro_batches, layout.schedule, v);
+    const std::int64_t cycles = r.in_flight / (p * v);  // whole rounds of p passes through every chunk
+    const std::int64_t rest = r.in_flight % (p * v);
+    std::int64_t held = 0;
+    for (std::int64_t c = 0; c < v; ++c) {
+      const std::int64_t passes = cycles * p + std::clamp<std::int64_t>(rest - c * p, 0, p);
+      held = plus(held, times(chunk_activations[static_cast<std::size_t>(c)], passes));
+    }
+    r.activations = Bytes{plus(held, recompute.value)};
     r.total = Bytes{plus(plus(r.weights.value, r.gradients.value), plus(r.optimizer_state.value, r.activations.value))};
     r.stage = stage;
-    if (k == 0 || r.total > fullest.total) fullest = r;
+    if (stage == 0 || r.total > fullest.total) fullest = r;
   }
   fullest.capacity = gpu.memory;
   fullest.fits = fullest.total <= fullest.capacity;

@@ -331,6 +331,7 @@ MemoryReport ResolvedScenario::memory() const {
                       .sharding = p.sharding.value,
                       .micro_batches = s.model.micro_batches,
                       .schedule = p.schedule.value,
+                      .virtual_stages = p.virtual_stages ? p.virtual_stages->value : 1,
                       .checkpointing = p.activation_checkpointing.value,
                       .expert = p.expert.value};
   at_value(p.activation_checkpointing, [&] { check_checkpointing(model_, p.activation_checkpointing.value); });

@@ -25,8 +25,12 @@
 //                layers' weights gathered whole (the layer computing and the one prefetched); under a pipeline
 //                (p > 1) full sharding keeps each chunk gathered and its gradients whole through the iteration
 //                (torchtitan's default there), so at peak it holds what optimizer does
-//   in flight    a stage keeps the activations of that many micro-batches: 1F1B's first stage p of them
-//                (stage i: min(p - i, m) for m micro-batches), GPipe's m
+//   in flight    a stage keeps the activations of the forward passes it has run and not yet run backward: at its
+//                fullest, the warm-up's and one more. 1F1B: stage i min(p - i, m) of m micro-batches; GPipe all m;
+//                interleaved over v chunks (Megatron's schedules.py): min(2 (p - i - 1) + (v - 1) p + 1, m v)
+//                passes of one chunk each, in the schedule's order (chunk 0 for micro-batches 0..p-1, then chunk
+//                1, ...): the first stage keeps p (1 + (p - 1) / (p v)) micro-batches' worth when m >= p, Korthikanti
+//                et al.'s factor (MLSys'23, §4.2). Each stage holds chunks i, i + p, ... of the p x v cut
 //   expert e     the routed experts' layers / e (each rank holds experts / e of them), their sharded state over
 //                shards / e ranks (the expert data-parallel group)
 //   checkpointing  full: every block keeps only its input (s x h per sample, Korthikanti et al.'s 2sbhL/t bytes
@@ -73,6 +77,7 @@ struct MemoryLayout {
   std::int64_t shards = 1;         // ranks the sharded state is divided over (the shard group)
   std::int64_t micro_batches = 1;  // per iteration, through the pipeline
   PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  std::int64_t virtual_stages = 1;  // model chunks per stage under the interleaved schedule
   ActivationCheckpointing checkpointing = ActivationCheckpointing::none;
   std::int64_t expert = 1;  // expert parallelism: the routed experts' weights split this many ways
 };
@@ -87,7 +92,7 @@ struct MemoryReport {
   bool fits = false;
   Bytes shortfall;             // total - capacity when it does not fit; zero when it does
   std::int64_t stage = 0;      // the pipeline stage reported (the fullest); 0 without a pipeline
-  std::int64_t in_flight = 1;  // micro-batches whose activations that stage keeps
+  std::int64_t in_flight = 1;  // forward passes whose activations that stage keeps (of one chunk when interleaved)
 };
 
 // Layer ranges [first, last) of `stages` contiguous pipeline stages whose largest forward FLOPs is as small as the
@@ -110,9 +115,10 @@ std::vector<bool> recomputed_layers(const ModelSpec& model, ActivationCheckpoint
 // does not divide them.
 void check_experts(const ModelSpec& model, std::int64_t expert);
 
-// Micro-batches whose activations pipeline stage `stage` (0-based) of `stages` keeps at its peak.
-std::int64_t in_flight_micro_batches(std::int64_t stage, std::int64_t stages, std::int64_t micro_batches,
-                                     PipelineSchedule schedule);
+// Forward passes whose activations pipeline stage `stage` (0-based) of `stages` keeps at its peak: micro-batches,
+// or under the interleaved schedule chunk passes of `virtual_stages` chunks (the "in flight" rule above).
+std::int64_t in_flight_passes(std::int64_t stage, std::int64_t stages, std::int64_t micro_batches,
+                              PipelineSchedule schedule, std::int64_t virtual_stages = 1);
 
 // Throws InputError for a batch below 1, a layout size below 1, more pipeline stages than layers, more
 // micro-batches than 2^20, or checkpointing of a model without transformer blocks (selective: without flash
