@@ -17,6 +17,8 @@ constexpr std::int64_t kTanhFlops = 4;
 constexpr std::int64_t kElementwiseFlops = 1;
 // Flash attention keeps the row max and the row sum of every head's scores for backward, in fp32.
 constexpr std::int64_t kSoftmaxStatisticsBytes = 2 * 4;
+// The loss's softmax over the vocabulary is kept in FP32.
+constexpr std::int64_t kFp32LossBytes = 4;
 }  // namespace
 
 std::int64_t TransformerBuilder::save_input() {
@@ -244,10 +246,13 @@ void TransformerBuilder::residual_add(const std::string& name) {
 }
 
 void TransformerBuilder::cross_entropy(const std::string& name) {
-  // Log-softmax keeps its output for backward: s x vocab elements.
+  // Log-softmax keeps its output for backward, s x vocab elements, in FP32 whatever the precision: Megatron's
+  // vocabulary-parallel cross entropy and torchtitan's loss upcast the logits before the softmax.
   const std::int64_t n = elements();
-  layers_.push_back(
-      {.name = name, .forward_flops = kSoftmaxFlops * n, .activation_elements_moved = 2 * n, .saved_elements = n});
+  layers_.push_back({.name = name,
+                     .forward_flops = kSoftmaxFlops * n,
+                     .activation_elements_moved = 2 * n,
+                     .saved_mask_bytes = kFp32LossBytes * n});
   saved_ = true;
 }
 
