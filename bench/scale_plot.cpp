@@ -56,7 +56,10 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
-  syncsim::chart::Chart chart{"Wall time of one simulation against GPUs (one core)", "GPUs", "wall time, s"};
+  syncsim::chart::Chart chart;
+  chart.title = "Wall time of one simulation against GPUs (one core)";
+  chart.x_label = "GPUs";
+  chart.y_label = "wall time, s";
   chart.log_x = true;
   chart.log_y = true;
   chart.reference_label = "linear in GPUs";

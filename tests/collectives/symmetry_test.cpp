@@ -164,7 +164,7 @@ TEST_CASE("symmetry: a degraded link or a shuffled ring order splits the classes
     std::map<LinkId, double> factors;
     for (LinkId link = LinkId{0}; link.value() < intact.link_count(); link = LinkId{link.value() + 1}) {
       if (intact.link(link).src == *nic_node || intact.link(link).dst == *nic_node)
-        factors[link] = 0.1 + 0.8 * (rng() % 100) / 100.0;
+        factors[link] = 0.1 + 0.8 * static_cast<double>(rng() % 100) / 100.0;
     }
     const Topology degraded = with_link_factors(intact, factors);
     const std::size_t ranks = degraded.gpu_count();

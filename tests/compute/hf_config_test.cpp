@@ -82,6 +82,9 @@ TEST_CASE("config.json errors name the file and the JSON key", "[hf_config]") {
   fails(llama_config(R"(, "num_hidden_layers": -2)"), "num_hidden_layers: layers must be positive, got -2");
   fails(llama_config(R"(, "tie_word_embeddings": "yes")"), "tie_word_embeddings: expected true or false");
   fails(llama_config(R"(, "head_dim": 256)"), "head_dim: 256 differs from hidden_size / num_attention_heads = 128");
+  // 128 + 2^59: times the 32 heads it wraps to 4,096 in 64 bits, so a product would pass it.
+  fails(llama_config(R"(, "head_dim": 576460752303423616)"),
+        "head_dim: 576460752303423616 differs from hidden_size / num_attention_heads = 128");
   fails(llama_config(R"(, "num_hidden_layers": 4000000000)"), "num_hidden_layers: expected at most 10000 layers");
   fails(llama_config(R"(, "hidden_size": 4194304, "num_attention_heads": 4096)"), "beyond the 1e+18 the counts allow");
   const std::string mixtral = R"(, "architectures": ["MixtralForCausalLM"], "num_local_experts": 8)";

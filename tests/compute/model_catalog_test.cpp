@@ -279,12 +279,14 @@ TEST_CASE("layers say which kernel they are: the blocks' GEMMs apart from the he
     if (l.name.ends_with("norm")) CHECK(l.kind == LayerKind::other);
   }
   // A MoE block's router stays in 16 bits; its experts' grouped GEMMs are block GEMMs.
-  for (const Layer& l : find_model("mixtral-8x7b").layers()) {
+  const ModelSpec mixtral = find_model("mixtral-8x7b");
+  for (const Layer& l : mixtral.layers()) {
     if (l.name.ends_with("router")) CHECK(l.kind == LayerKind::gemm_kept);
     if (l.name.ends_with("experts.down_proj")) CHECK(l.kind == LayerKind::gemm);
   }
   // A CNN: convolutions and a classifier, none of them a block GEMM.
-  for (const Layer& l : find_model("resnet50").layers()) {
+  const ModelSpec resnet = find_model("resnet50");
+  for (const Layer& l : resnet.layers()) {
     CHECK(l.kind != LayerKind::gemm);
     if (l.name == "fc") CHECK(l.kind == LayerKind::gemm_kept);
     if (l.name == "conv1") CHECK(l.kind == LayerKind::convolution);

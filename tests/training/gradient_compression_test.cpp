@@ -141,7 +141,8 @@ TEST_CASE("catalog models carry their weight matrices, within their parameters",
     CHECK(static_cast<double>(in_matrices) > 0.95 * static_cast<double>(model.params()));
   }
   // ResNet-50's first convolution, 64 x 3 x 7 x 7, as torch's view(64, -1) sees it.
-  const Layer& conv1 = find_model("resnet50").layers().front();
+  const ModelSpec resnet = find_model("resnet50");
+  const Layer& conv1 = resnet.layers().front();
   CHECK(conv1.weight_rows == 64);
   CHECK(conv1.weight_cols == 3 * 7 * 7);
 }

@@ -4,6 +4,7 @@
 // duplex link of 1 MB/s (1,000 bytes take 1 ms) and 1 ms latency, so every route (two links) has alpha = 2 ms
 // and a flow alone on its links takes 2 ms + bytes / 1 MB/s. Flows sharing a link split it max-min fairly.
 // One bucket of S = 1,000 bytes, ready when the client's compute ends; a server applies a shard in a = 1 ms.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -36,8 +37,8 @@ struct Star {
       topology.add_duplex_link(node, hub, Bandwidth{1e6}, ms(1), LinkKind::network);
       return node;
     };
-    for (std::size_t c = 0; c < client_count; ++c) clients.push_back(attach("c" + std::to_string(c), NodeKind::cpu));
-    for (std::size_t j = 0; j < server_count; ++j) servers.push_back(attach("p" + std::to_string(j), NodeKind::cpu));
+    for (std::size_t c = 0; c < client_count; ++c) clients.push_back(attach(fmt::format("c{}", c), NodeKind::cpu));
+    for (std::size_t j = 0; j < server_count; ++j) servers.push_back(attach(fmt::format("p{}", j), NodeKind::cpu));
   }
 };
 

@@ -132,7 +132,7 @@ LlamaShape parse_hf_config(std::string_view json, const std::string& source) {
   if (family == Family::deepseek) read_deepseek(config, shape);
   if (const auto problem = check_shape(shape)) config.fail(json_key(problem->field, family), problem->message);
   if (const std::optional<std::int64_t> head_dim = config.count("head_dim");
-      head_dim && *head_dim * shape.heads != shape.hidden) {
+      head_dim && *head_dim != shape.hidden / shape.heads) {  // check_shape: heads > 0 and divide hidden; no product
     config.fail("head_dim", fmt::format("{} differs from hidden_size / num_attention_heads = {}: not supported",
                                         *head_dim, shape.hidden / shape.heads));
   }

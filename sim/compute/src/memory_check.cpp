@@ -222,6 +222,23 @@ void check_experts(const ModelSpec& model, std::int64_t expert) {
   }
 }
 
+void check_model_split(const ModelSpec& model, std::int64_t tensor, std::int64_t context) {
+  const auto& t = model.transformer();
+  if (!t) return;
+  if (tensor > 1 && t->heads > 0 && t->heads % tensor != 0) {
+    throw InputError(
+        fmt::format("tensor parallelism of {} does not divide the model's {} attention heads (Megatron "
+                    "gives each rank of the tensor group whole heads)",
+                    tensor, t->heads));
+  }
+  if (context > 1 && (context > t->sequence / 2 || t->sequence % (2 * context) != 0)) {
+    throw InputError(
+        fmt::format("context parallelism of {} needs a sequence that divides into {} chunks (each rank "
+                    "takes two, for a balanced causal mask), got {} tokens",
+                    context, 2 * context, t->sequence));
+  }
+}
+
 std::vector<std::pair<std::size_t, std::size_t>> pipeline_stage_ranges(const ModelSpec& model, std::int64_t stages) {
   const std::vector<std::size_t> cuts = cut_points(model);
   if (stages < 1 || stages - 1 > static_cast<std::int64_t>(cuts.size())) {
@@ -290,6 +307,7 @@ MemoryReport memory_check(const ModelSpec& model, const GpuSpec& gpu, std::int64
   check_layout(batch, layout);
   check_checkpointing(model, layout.checkpointing);
   check_experts(model, layout.expert);
+  check_model_split(model, layout.tensor, layout.context);
   const std::int64_t p = layout.pipeline;
   const std::int64_t v = layout.schedule == PipelineSchedule::interleaved ? layout.virtual_stages : 1;
   const auto chunks = pipeline_stage_ranges(model, p * v);  // stage i holds chunks i, i + p, ...

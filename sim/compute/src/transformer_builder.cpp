@@ -123,6 +123,8 @@ void TransformerBuilder::branch_linear(const std::string& name, std::int64_t out
 void TransformerBuilder::attention(const std::string& prefix, std::int64_t heads, std::int64_t kv_heads,
                                    bool dropout_on_probs, bool flash) {
   flash_ = flash_ && flash;
+  heads_ = heads;
+  kv_heads_ = kv_heads;
   const std::int64_t s = tokens_;
   const std::int64_t q = s * hidden_;
   const std::int64_t kv = s * kv_heads * (hidden_ / heads);  // K, and V, each

@@ -90,6 +90,8 @@ class TransformerBuilder {
     return {.hidden = hidden_,
             .sequence = sequence_,
             .kv_width = kv_width,
+            .heads = heads_,
+            .kv_heads = kv_heads_,
             .blocks = blocks_,
             .flash_attention = flash_,
             .experts = experts_,
@@ -117,7 +119,9 @@ class TransformerBuilder {
   std::size_t block_first_ = 0;
   bool in_block_ = false;  // between begin_block and end_block: linear layers are the block's GEMMs
   std::vector<std::pair<std::size_t, std::size_t>> blocks_;
-  bool flash_ = true;  // every attention() so far was flash
+  bool flash_ = true;          // every attention() so far was flash
+  std::int64_t heads_ = 0;     // the last attention()'s query heads
+  std::int64_t kv_heads_ = 0;  // and key/value heads
   std::int64_t experts_ = 1;
   std::int64_t experts_per_token_ = 1;
   std::vector<std::size_t> expert_layers_;    // layers added while weight_copies_ > 1

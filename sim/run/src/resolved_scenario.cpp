@@ -325,6 +325,8 @@ MemoryReport ResolvedScenario::memory() const {
   const Scenario& s = *scenario_;
   const ParallelismConfig& p = s.parallelism;
   at_value(p.expert, [&] { check_experts(model_, p.expert.value); });
+  at_value(p.tensor, [&] { check_model_split(model_, p.tensor.value, 1); });
+  at_value(p.context, [&] { check_model_split(model_, 1, p.context.value); });
   MemoryLayout layout{.tensor = p.tensor.value,
                       .pipeline = p.pipeline.value,
                       .context = p.context.value,

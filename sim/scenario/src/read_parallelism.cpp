@@ -12,6 +12,7 @@ namespace {
 
 // A layout dimension beyond 2^20 GPUs is no cluster's; refused before products of them overflow.
 constexpr std::int64_t kMaxDimension = std::int64_t{1} << 20;
+constexpr std::int64_t kMaxVirtualStages = 10'000;
 
 Located<std::int64_t> read_size_key(const MapReader& reader, std::string_view key) {
   const ConfigNode* node = reader.get(key);
@@ -67,8 +68,15 @@ ParallelismConfig read_parallelism(const ConfigNode& node) {
     if (p.schedule.value != PipelineSchedule::interleaved) {
       fail(*virtual_stages, reader.path("virtual_stages"), "virtual stages are for schedule: interleaved");
     }
-    p.virtual_stages = located(read_count(*virtual_stages, reader.path("virtual_stages"), 2), *virtual_stages,
-                               reader.path("virtual_stages"));
+    const std::int64_t chunks = read_count(*virtual_stages, reader.path("virtual_stages"), 2);
+    // Each chunk holds at least one block, and no model has more than 10,000 (the shape keys' limit): refused
+    // here, before pipeline x virtual_stages can overflow.
+    if (chunks > kMaxVirtualStages) {
+      fail(*virtual_stages, reader.path("virtual_stages"),
+           fmt::format("expected at most {} model chunks per GPU (each holds a transformer block), got {}",
+                       kMaxVirtualStages, chunks));
+    }
+    p.virtual_stages = located(chunks, *virtual_stages, reader.path("virtual_stages"));
   } else if (p.schedule.value == PipelineSchedule::interleaved) {
     throw p.schedule.error("schedule: interleaved needs virtual_stages (model chunks per GPU, at least 2)");
   }

@@ -29,7 +29,7 @@ namespace syncsim {
 
 struct RingOptions {
   // Ring order as a list of ranks; empty means 0, 1, ..., n-1 (GPU index order).
-  std::vector<Rank> order;
+  std::vector<Rank> order = {};
   // Broadcast only: slices the buffer is pipelined in (1 = store and forward the whole buffer).
   std::uint32_t pipeline_slices = 1;
   Rank root{0};

@@ -115,6 +115,13 @@ std::vector<bool> recomputed_layers(const ModelSpec& model, ActivationCheckpoint
 // does not divide them.
 void check_experts(const ModelSpec& model, std::int64_t expert);
 
+// Throws InputError when tensor parallelism of `tensor` or context parallelism of `context` cannot split a
+// transformer as Megatron splits it: the tensor size must divide the attention heads (each rank computes whole
+// heads), and the sequence must divide into 2 x context chunks (the load-balanced causal split). Sizes of 1 always
+// pass; a model without blocks is left to the callers that need them. (Key/value heads fewer than the tensor size
+// are replicated, as the frameworks that allow it do.)
+void check_model_split(const ModelSpec& model, std::int64_t tensor, std::int64_t context);
+
 // Forward passes whose activations pipeline stage `stage` (0-based) of `stages` keeps at its peak: micro-batches,
 // or under the interleaved schedule chunk passes of `virtual_stages` chunks (the "in flight" rule above).
 std::int64_t in_flight_passes(std::int64_t stage, std::int64_t stages, std::int64_t micro_batches,

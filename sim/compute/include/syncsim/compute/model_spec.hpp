@@ -65,6 +65,8 @@ struct TransformerStructure {
   std::int64_t hidden = 0;    // h, the residual stream's width
   std::int64_t sequence = 0;  // s, tokens per sample
   std::int64_t kv_width = 0;  // K's (and V's) width: kv_heads x head size, h without grouped-query attention
+  std::int64_t heads = 0;     // attention heads (query heads); 0 when not known
+  std::int64_t kv_heads = 0;  // key/value heads (query groups); 0 when not known
   std::vector<std::pair<std::size_t, std::size_t>> blocks;  // [first, last) layer range of each block, in order
   bool flash_attention = true;                              // attention as one fused kernel (no s x s tensor kept)
   // Mixture of experts: the routed experts per MoE block, the experts each token visits, the layers that hold the
