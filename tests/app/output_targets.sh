@@ -14,6 +14,8 @@
 #   interrupt-run   the same for run's set (report.json, trace.json, charts)
 #   user-files      run -o DIR keeps files of the user's in DIR, and drops an earlier run's chart it does not draw
 #   chakra-traces   run --chakra on 8 ranks drops an earlier run's chakra.8.et and up; run without it drops them all
+#   file-size-limit run -o DIR under ulimit -f 1: exit 2, one line ("File too large"), the earlier set whole, no
+#                   temporary left (SIGXFSZ is ignored, so the write fails instead of killing the process)
 set -u
 case_name=$1
 syncsim=$2
@@ -155,6 +157,17 @@ chakra-traces)
   "$syncsim" run "$scenario" -o "$d/out" >/dev/null || fail "exit $?"
   ! ls "$d/out"/chakra.*.et >/dev/null 2>&1 || fail "traces stayed beside a run without --chakra"
   grep -q mine "$d/out/chakra.notes" || fail "the user's chakra.notes changed"
+  no_strays "$d/out"
+  ;;
+file-size-limit)
+  # ulimit -f 1: no file past 1 KiB. The earlier set stays whole, the new one is refused in one line, exit 2.
+  mkdir "$d/out"
+  echo "earlier report" >"$d/out/report.json"
+  out=$( (ulimit -f 1; "$syncsim" run "$scenario" -o "$d/out") 2>&1 >/dev/null)
+  code=$?
+  [ "$code" -eq 2 ] || fail "exit $code, expected 2: $out"
+  [ "$(echo "$out" | wc -l)" -eq 1 ] && echo "$out" | grep -q "File too large" || fail "message: $out"
+  grep -q "earlier report" "$d/out/report.json" || fail "the earlier report.json changed"
   no_strays "$d/out"
   ;;
 *)

@@ -226,6 +226,12 @@ void exit_cleanly_on_interrupt() {
   sigemptyset(&action.sa_mask);
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  // A write past the file-size limit (ulimit -f) would kill the process with SIGXFSZ and leave its temporary
+  // behind; ignored, the write fails with EFBIG instead, and that is reported and cleaned up like any write error.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGXFSZ, &ignore, nullptr);
 }
 
 namespace {

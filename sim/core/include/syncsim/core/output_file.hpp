@@ -38,7 +38,8 @@ int finish_standard_output(int code);
 
 // Makes SIGINT and SIGTERM end the program with exit code 128 + the signal (130 for Ctrl-C) after removing the
 // temporary files being written, if any: an interrupted run leaves earlier outputs as they were and no stray
-// temporary behind. Call once, at start-up.
+// temporary behind. It also ignores SIGXFSZ, so that a write past the file-size limit fails as a write error (one
+// line, exit 2, temporaries removed) instead of killing the process. Call once, at start-up.
 void exit_cleanly_on_interrupt();
 
 }  // namespace syncsim
