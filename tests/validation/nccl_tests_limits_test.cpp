@@ -103,6 +103,18 @@ TEST_CASE("a table that mixes reduction ops or data types cannot be validated or
   CHECK(measured_points(one_kind, Placement::out_of_place).size() == 2);
 }
 
+TEST_CASE("a measured time below the simulated clock's picosecond is refused at its line", "[nccl-tests][limits]") {
+  // A time of 1e-300 us used to give an error of 9 x 10^300 percent, printed digit by digit.
+  std::string text = make_log(8, kFloatSum, a100);
+  text.replace(text.find("32.01"), 5, "1e-300");
+  const NcclTestsLog tiny = parse_nccl_tests_log(text, "tiny.all_reduce.log");
+  const InputError error = error_of([&] { (void)measured_points(tiny, Placement::out_of_place); });
+  CHECK(error.key() == "time");
+  CHECK_THAT(error.what(), Catch::StartsWith("tiny.all_reduce.log:11: time: the out_of_place time of 1e-300 us for "
+                                             "1024 bytes: a measured time must be positive and at least the "
+                                             "simulated clock's resolution, 1 ps"));
+}
+
 TEST_CASE("a log of more ranks than validate and calibrate simulate is refused at once, naming the limit",
           "[nccl-tests][limits]") {
   // Reading 100,000 ranks is quick; simulating each size at that scale took minutes, so the system is refused.

@@ -83,8 +83,12 @@ std::vector<MeasuredPoint> measured_points(const NcclTestsLog& log, Placement pl
     const double time = placement == Placement::out_of_place ? out
                         : placement == Placement::in_place   ? in
                                                              : std::min(out, in);
-    if (!(time > 0)) {
-      throw InputError(fmt::format("a {} time of {} us for {} bytes: a measured time must be positive",
+    // Below the simulated clock's picosecond no prediction can be compared with it: an error against 1e-300 us
+    // would print hundreds of digits.
+    constexpr double kClockResolutionUs = 1e-6;
+    if (!(time >= kClockResolutionUs)) {
+      throw InputError(fmt::format("the {} time of {} us for {} bytes: a measured time must be positive and at least "
+                                   "the simulated clock's resolution, 1 ps",
                                    to_string(placement), time, row.size_bytes),
                        SourceLocation{log.source, row.line}, "time");
     }
