@@ -83,8 +83,9 @@ std::int64_t output_elements(const Layer& l, const TransformerStructure& t) {
                                    static_cast<double>(l.weight_rows) / static_cast<double>(sides));
 }
 
+// `recomputed`: recomputed_layers for the layout's checkpointing, made once per check.
 SavedBytes saved_bytes(const ModelSpec& model, std::pair<std::size_t, std::size_t> range, std::int64_t w,
-                       ActivationCheckpointing checkpointing) {
+                       ActivationCheckpointing checkpointing, const std::vector<bool>& recomputed) {
   const auto layer_bytes = [&](std::size_t i) {
     const Layer& l = model.layers()[i];
     return plus(times(l.saved_elements, w), l.saved_mask_bytes);
@@ -95,7 +96,6 @@ SavedBytes saved_bytes(const ModelSpec& model, std::pair<std::size_t, std::size_
       checkpointing == ActivationCheckpointing::full || checkpointing == ActivationCheckpointing::selective_op;
   if (checkpointed) {
     const TransformerStructure& t = *model.transformer();
-    const std::vector<bool> recomputed = recomputed_layers(model, checkpointing);
     for (const auto& [first, last] : t.blocks) {
       if (first < range.first || first >= range.second) continue;
       std::int64_t block = 0;
@@ -118,7 +118,8 @@ SavedBytes saved_bytes(const ModelSpec& model, std::pair<std::size_t, std::size_
 }
 
 MemoryReport stage_memory(const ModelSpec& model, std::pair<std::size_t, std::size_t> range, std::int64_t batch,
-                          Precision precision, Optimizer optimizer, const MemoryLayout& layout, Bytes& recompute) {
+                          Precision precision, Optimizer optimizer, const MemoryLayout& layout,
+                          const std::vector<bool>& recomputed, Bytes& recompute) {
   // Routed experts' layers are split over the expert-parallel ranks, and their sharded state over the expert
   // data-parallel ones (the shard group / expert), as Megatron's distributed optimizer shards it.
   std::vector<bool> expert(range.second, false);
@@ -165,7 +166,7 @@ MemoryReport stage_memory(const ModelSpec& model, std::pair<std::size_t, std::si
   r.gradients = Bytes{(grads_sharded ? sharded : local) * w};
   r.optimizer_state =
       Bytes{(layout.sharding == ShardingLevel::none ? local : sharded) * optimizer_state_bytes(optimizer, precision)};
-  const SavedBytes saved = saved_bytes(model, range, element_bytes(precision), layout.checkpointing);
+  const SavedBytes saved = saved_bytes(model, range, element_bytes(precision), layout.checkpointing, recomputed);
   const auto split = [&](std::int64_t bytes) {
     return times(batch, share(share(bytes, layout.tensor), layout.context));
   };
@@ -311,6 +312,7 @@ MemoryReport memory_check(const ModelSpec& model, const GpuSpec& gpu, std::int64
   const std::int64_t p = layout.pipeline;
   const std::int64_t v = layout.schedule == PipelineSchedule::interleaved ? layout.virtual_stages : 1;
   const auto chunks = pipeline_stage_ranges(model, p * v);  // stage i holds chunks i, i + p, ...
+  const std::vector<bool> recomputed = recomputed_layers(model, layout.checkpointing);
   MemoryReport fullest;
   for (std::int64_t stage = 0; stage < p; ++stage) {
     MemoryReport r;
@@ -319,7 +321,7 @@ MemoryReport memory_check(const ModelSpec& model, const GpuSpec& gpu, std::int64
     for (std::int64_t c = 0; c < v; ++c) {
       Bytes chunk_recompute;
       const MemoryReport chunk = stage_memory(model, chunks[static_cast<std::size_t>(stage + c * p)], batch, precision,
-                                              optimizer, layout, chunk_recompute);
+                                              optimizer, layout, recomputed, chunk_recompute);
       r.weights = Bytes{plus(r.weights.value, chunk.weights.value)};
       r.gradients = Bytes{plus(r.gradients.value, chunk.gradients.value)};
       r.optimizer_state = Bytes{plus(r.optimizer_state.value, chunk.optimizer_state.value)};

@@ -38,24 +38,6 @@ void check_structure(const TransformerStructure& t, std::size_t layers, const st
 
 }  // namespace
 
-std::string_view to_string(LayerKind kind) {
-  switch (kind) {
-    case LayerKind::other:
-      return "other";
-    case LayerKind::gemm:
-      return "gemm";
-    case LayerKind::gemm_kept:
-      return "gemm_kept";
-    case LayerKind::attention:
-      return "attention";
-    case LayerKind::convolution:
-      return "convolution";
-    case LayerKind::embedding:
-      return "embedding";
-  }
-  return "?";
-}
-
 ModelSpec::ModelSpec(std::string name, std::vector<Layer> layers, std::optional<TransformerStructure> transformer)
     : name_(std::move(name)), layers_(std::move(layers)), transformer_(std::move(transformer)) {
   if (name_.empty()) throw InputError("a model definition needs a name", std::nullopt, "name");

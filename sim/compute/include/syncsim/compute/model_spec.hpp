@@ -16,7 +16,6 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -34,8 +33,6 @@ enum class LayerKind {
   convolution,  // a CNN's convolution (cuDNN; no scaled recipe covers it)
   embedding,    // a table lookup
 };
-
-std::string_view to_string(LayerKind kind);
 
 struct Layer {
   std::string name;
