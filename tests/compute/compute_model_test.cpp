@@ -185,7 +185,9 @@ TEST_CASE("the defaults predict NVIDIA's published ResNet-50 training throughput
   // 1,200 img/s; A100 80GB TF32 938 and AMP 2,470 img/s. Ours: forward + backward + SGD-momentum step, no input
   // pipeline: 0.76x, 0.82x, 1.21x, 0.90x.
   const ComputeOptions defaults;
-  CHECK(defaults.efficiency == 0.7);
+  CHECK_FALSE(defaults.efficiency);  // kDefaultEfficiency
+  CHECK_FALSE(defaults.kernels);     // the constant roofline, not kernels by shape
+  CHECK(kDefaultEfficiency == 0.7);
   CHECK(defaults.kernel_overhead == SimTime::from_us(5));
   CHECK(defaults.backward_factor == 2.0);
   const ModelSpec r50 = find_model("resnet50");

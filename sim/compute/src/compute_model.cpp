@@ -21,6 +21,22 @@ void require_batch(std::int64_t batch) {
 
 }  // namespace
 
+double power_clock_factor(const GpuSpec& gpu, std::optional<double> power_limit_watts) {
+  if (!power_limit_watts) return 1;
+  const double limit = *power_limit_watts;
+  if (!gpu.board_power_watts) {
+    throw InputError(
+        fmt::format("GPU '{}' has no board power in the catalog to cap (a power limit needs one)", gpu.name));
+  }
+  const double board = *gpu.board_power_watts;
+  if (!(limit > 0) || limit > board) {
+    throw InputError(fmt::format("power limit must be in (0, {:g}] W, the board power of GPU '{}', got {:g} W", board,
+                                 gpu.name, limit));
+  }
+  // Dynamic power goes as f·V², and V rises with f: the clock as the cap's cube root.
+  return std::cbrt(limit / board);
+}
+
 void check_scaled_layers(const ModelSpec& model, Precision precision) {
   if (!is_scaled(precision)) return;
   for (const Layer& layer : model.layers()) {
@@ -37,10 +53,13 @@ ComputeModel::ComputeModel(GpuSpec gpu, Precision precision, ComputeOptions opti
       precision_(precision),
       options_(options),
       scaled_peak_flops_(gpu_.require_peak(precision) *
-                         (is_scaled(precision) ? gpu_.scaled_gemm_ratio.value_or(1.0) : 1.0)),
-      peak_flops_(gpu_.require_peak(companion_precision(precision))) {
-  if (!(options_.efficiency > 0 && options_.efficiency <= kMaxImpliedEfficiency)) {
-    throw InputError(fmt::format("efficiency must be in (0, {}], got {}", kMaxImpliedEfficiency, options_.efficiency));
+                         (is_scaled(precision) ? gpu_.scaled_gemm_ratio.value_or(1.0) : 1.0) *
+                         power_clock_factor(gpu_, options_.power_limit_watts)),
+      peak_flops_(gpu_.require_peak(companion_precision(precision)) *
+                  power_clock_factor(gpu_, options_.power_limit_watts)),
+      kernels_(gpu_, options_.kernels.value_or(KernelStyle::fused)) {
+  if (!(efficiency() > 0 && efficiency() <= kMaxImpliedEfficiency)) {
+    throw InputError(fmt::format("efficiency must be in (0, {}], got {}", kMaxImpliedEfficiency, efficiency()));
   }
   if (!(options_.backward_factor > 0) || !std::isfinite(options_.backward_factor)) {
     throw InputError(fmt::format("backward factor must be positive, got {}", options_.backward_factor));
@@ -61,10 +80,10 @@ Roofline ComputeModel::scaled_gemm_roofline(const Layer& layer, double batch) co
   const double output = moved - input;
   const double q = operand_bytes(precision_);
   const auto e = static_cast<double>(element_bytes(precision_));
-  const double bandwidth = gpu_.memory_bandwidth.bytes_per_second * options_.efficiency;
+  const double bandwidth = gpu_.memory_bandwidth.bytes_per_second * efficiency();
   const double bytes = q * (static_cast<double>(layer.weight_elements_read) + input) + e * output;
   const double flops = batch * static_cast<double>(layer.forward_flops);
-  return {.compute_seconds = flops / (scaled_peak_flops_ * options_.efficiency),
+  return {.compute_seconds = flops / (scaled_peak_flops_ * efficiency()),
           .memory_seconds = bytes / bandwidth,
           .quantize_seconds = input * (e + 2 * q) / bandwidth};
 }
@@ -81,8 +100,8 @@ Roofline ComputeModel::roofline(const Layer& layer, std::int64_t batch) const {
 }
 
 Roofline ComputeModel::kernel_roofline(double flops, double bytes) const {
-  return {.compute_seconds = flops / (peak_flops_ * options_.efficiency),
-          .memory_seconds = bytes / (gpu_.memory_bandwidth.bytes_per_second * options_.efficiency)};
+  return {.compute_seconds = flops / (peak_flops_ * efficiency()),
+          .memory_seconds = bytes / (gpu_.memory_bandwidth.bytes_per_second * efficiency())};
 }
 
 SimTime ComputeModel::time_of(const Roofline& r) const {
@@ -94,12 +113,53 @@ SimTime ComputeModel::kernel_time(double flops, double bytes) const {
   return time_of(kernel_roofline(flops, bytes));
 }
 
-SimTime ComputeModel::forward(const Layer& layer, std::int64_t batch) const {
-  return time_of(roofline(layer, batch));
+SimTime ComputeModel::legacy_share(SimTime whole, RankSplit split) const {
+  return SimTime::from_ps(whole.ps() / (split.tensor * split.context));
 }
 
-SimTime ComputeModel::backward(const Layer& layer, std::int64_t batch) const {
-  return forward(layer, batch).scaled(options_.backward_factor);
+bool ComputeModel::shaped(const Layer& layer) const {
+  if (!options_.kernels || options_.efficiency || layer.shape.tokens < 1) return false;
+  switch (layer.kind) {
+    case LayerKind::gemm:
+    case LayerKind::gemm_kept:
+      return kernels_.shapes_gemms() && layer.weight_rows > 0 && layer.weight_cols > 0 && layer.weight_matrices > 0;
+    case LayerKind::attention:
+      return layer.shape.head_dim > 0 && kernels_.attention(layer.shape.head_dim, 1, false).has_value();
+    case LayerKind::convolution:
+      return false;
+    case LayerKind::other:
+    case LayerKind::embedding:
+      return true;
+  }
+  return false;
+}
+
+SimTime ComputeModel::forward(const Layer& layer, std::int64_t batch, RankSplit split) const {
+  require_batch(batch);
+  if (!shaped(layer)) return legacy_share(time_of(roofline(layer, batch)), split);
+  switch (layer.kind) {
+    case LayerKind::gemm:
+    case LayerKind::gemm_kept:
+      return shaped_gemm(layer, batch, split, false);
+    case LayerKind::attention:
+      return shaped_attention(layer, batch, split, false);
+    default:
+      return shaped_streaming(layer, batch, split);
+  }
+}
+
+SimTime ComputeModel::backward(const Layer& layer, std::int64_t batch, RankSplit split) const {
+  require_batch(batch);
+  if (!shaped(layer)) return legacy_share(time_of(roofline(layer, batch)).scaled(options_.backward_factor), split);
+  switch (layer.kind) {
+    case LayerKind::gemm:
+    case LayerKind::gemm_kept:
+      return shaped_gemm(layer, batch, split, true);
+    case LayerKind::attention:
+      return shaped_attention(layer, batch, split, true);
+    default:
+      return shaped_streaming(layer, batch, split).scaled(options_.backward_factor);
+  }
 }
 
 SimTime ComputeModel::forward(const ModelSpec& model, std::int64_t batch) const {
@@ -119,7 +179,7 @@ SimTime ComputeModel::optimizer_step(std::int64_t params, Optimizer optimizer) c
   // A scaled recipe writes the new weights' low-precision copies (as is and transposed) after the step.
   const double copies = is_scaled(precision_) ? 2 * operand_bytes(precision_) : 0;
   const double bytes = static_cast<double>(params) * (static_cast<double>(optimizer_step_bytes(optimizer)) + copies);
-  return SimTime::from_seconds(bytes / (gpu_.memory_bandwidth.bytes_per_second * options_.efficiency)) +
+  return SimTime::from_seconds(bytes / (gpu_.memory_bandwidth.bytes_per_second * efficiency())) +
          options_.kernel_overhead;
 }
 

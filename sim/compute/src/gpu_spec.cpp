@@ -6,6 +6,7 @@
 #include <cmath>
 #include <utility>
 
+#include "gpu_kernel_data.hpp"
 #include "syncsim/core/input_error.hpp"
 
 namespace syncsim {
@@ -285,6 +286,7 @@ std::vector<GpuCatalogEntry> build_catalog() {
                      "NVIDIA Ada architecture whitepaper (2022), appendix A"});
   add_interconnects(catalog);
   add_scaled_gemm_ratios(catalog);
+  compute_detail::add_kernel_data(catalog);
   return catalog;
 }
 

@@ -22,6 +22,7 @@
 // §4.1); with flash attention s·h·34 + 8·a·s: all tested.
 // Private to the catalog (model_catalog.hpp); FLOP constants in transformer_builder.cpp.
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,8 @@ class TransformerBuilder {
   void residual_add(const std::string& name);
   // Softmax cross-entropy over the s x vocab logits; keeps the probabilities for backward.
   void cross_entropy(const std::string& name);
+  // A decoder's attention: each token attends to those before it (GPT, Llama).
+  void set_causal() { causal_ = true; }
   // Keeps only the first token (BERT's pooler reads [CLS]).
   void first_token() {
     tokens_ = 1;
@@ -104,6 +107,8 @@ class TransformerBuilder {
 
  private:
   std::int64_t elements() const { return tokens_ * width_; }
+  // Adds a layer, its kernel shape's tokens the current ones.
+  Layer& push(Layer layer, KernelShape shape = {});
   std::int64_t save_input();
   void elementwise(const std::string& name, std::int64_t flops_per_element, bool saves_input);
 
@@ -119,6 +124,9 @@ class TransformerBuilder {
   std::size_t block_first_ = 0;
   bool in_block_ = false;  // between begin_block and end_block: linear layers are the block's GEMMs
   std::vector<std::pair<std::size_t, std::size_t>> blocks_;
+  bool causal_ = false;  // attention masks future tokens (a decoder)
+  // layers_.size() right after an attention or an activation: the next linear is row-parallel (reads their output)
+  std::size_t row_input_at_ = std::numeric_limits<std::size_t>::max();
   bool flash_ = true;          // every attention() so far was flash
   std::int64_t heads_ = 0;     // the last attention()'s query heads
   std::int64_t kv_heads_ = 0;  // and key/value heads

@@ -82,6 +82,7 @@ ModelSpec gpt2(std::string name, const GptShape& shape) {
   require_learned_positions(shape.sequence_length, shape.max_positions);
   constexpr std::int64_t kMlpExpansion = 4;
   TransformerBuilder b(shape.sequence_length, shape.hidden);
+  b.set_causal();
   b.embedding("wte", shape.vocab);
   b.embedding("wpe", shape.max_positions);
   b.sum("embeddings.sum", 2);
@@ -232,6 +233,7 @@ std::optional<ShapeProblem> check_shape(const LlamaShape& shape) {
 ModelSpec llama(std::string name, const LlamaShape& shape) {
   if (const auto problem = check_shape(shape)) throw InputError(problem->message);
   TransformerBuilder b(shape.sequence_length, shape.hidden);
+  b.set_causal();
   b.embedding("embed_tokens", shape.vocab);
   for (std::int64_t i = 0; i < shape.layers; ++i) {
     const std::string p = fmt::format("layers.{}.", i);

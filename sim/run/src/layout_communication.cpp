@@ -147,7 +147,7 @@ BlockTensorTime LayoutCommunication::block_tensor(std::pair<std::size_t, std::si
   for (std::size_t l = block.first; l < block.second; ++l) {
     const bool gemm = layers[l].kind == LayerKind::gemm;
     if (gemm && !in_run) in.gemm_runs.emplace_back();
-    if (gemm) in.gemm_runs.back() += SimTime::from_ps(layers_.forward[l].ps() / (n.tensor * n.context));
+    if (gemm) in.gemm_runs.back() += layers_.forward[l];
     in_run = gemm;
   }
   return block_tensor_time(in);
@@ -168,9 +168,6 @@ ChunkWork LayoutCommunication::chunk_work(std::int64_t stage, std::int64_t chunk
     w.forward_compute += layers_.forward[l];
     w.backward_compute += layers_.backward[l];
   }
-  const std::int64_t split = n.tensor * n.context;
-  w.forward_compute = SimTime::from_ps(w.forward_compute.ps() / split);
-  w.backward_compute = SimTime::from_ps(w.backward_compute.ps() / split);
   std::int64_t blocks = 0;
   const auto& all_blocks = context_.model().transformer()->blocks;
   for (std::size_t b = 0; b < all_blocks.size(); ++b) {
@@ -256,11 +253,7 @@ ModelParallelSetup LayoutCommunication::setup() {
 }
 
 LayerTimes LayoutCommunication::rank_layer_times(bool tensor, bool context) const {
-  const LayoutSizes& n = layout_.sizes();
-  const std::int64_t split = n.tensor * n.context;
-  LayerTimes out = layers_;
-  for (SimTime& t : out.forward) t = SimTime::from_ps(t.ps() / split);
-  for (SimTime& t : out.backward) t = SimTime::from_ps(t.ps() / split);
+  LayerTimes out = layers_;  // already one rank's share (ResolvedScenario::layer_times)
   if (out.forward.empty()) return out;
   const std::int64_t again = forward_again_;
   const auto& blocks = context_.model().transformer()->blocks;

@@ -88,10 +88,17 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
         fmt::format("expected 1 to {} workers (the topology's GPUs), got {}", gpus, workers_));
   }
   // A GPU profile's rates are what the GPU reached (gpu_profile.hpp), not datasheet ceilings: efficiency 1 unless told.
-  const double default_efficiency = s.cluster.gpu.profile ? 1.0 : ComputeOptions{}.efficiency;
-  ComputeOptions options{.efficiency = s.model.efficiency.value_or(default_efficiency),
+  // Without either, model.kernels turns on kernels by shape (compute_model.hpp).
+  std::optional<double> efficiency;
+  if (s.model.efficiency) efficiency = *s.model.efficiency;
+  if (!efficiency && s.cluster.gpu.profile) efficiency = 1.0;
+  ComputeOptions options{.efficiency = efficiency,
                          .kernel_overhead = s.model.kernel_overhead,
-                         .backward_factor = s.model.backward_factor};
+                         .backward_factor = s.model.backward_factor,
+                         .kernels = s.model.kernels ? std::optional(s.model.kernels->value) : std::nullopt,
+                         .power_limit_watts = s.cluster.gpu.power_limit
+                                                  ? std::optional<double>(s.cluster.gpu.power_limit->value)
+                                                  : std::nullopt};
   if (s.model.step_time) {
     // The one measurement sets the one factor (step_time_fit.hpp); errors point at the measurement.
     step_time_fit_ = at_value(*s.model.step_time, [&] {
@@ -99,6 +106,9 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
                            s.model.optimizer.value, s.model.step_time->value);
     });
     options.efficiency = step_time_fit_->efficiency;
+  }
+  if (s.cluster.gpu.power_limit) {
+    at_value(*s.cluster.gpu.power_limit, [&] { power_clock_factor(gpu_, s.cluster.gpu.power_limit->value); });
   }
   compute_ = at_value(s.model.precision, [&] {
     check_scaled_layers(model_, s.model.precision.value);
@@ -127,14 +137,31 @@ LayerTimes ResolvedScenario::with_recompute(LayerTimes times) const {
   return times;
 }
 
+RankSplit ResolvedScenario::rank_split() const {
+  const ParallelismConfig& p = scenario_->parallelism;
+  return {.tensor = p.tensor.value, .context = p.context.value, .expert = p.expert.value};
+}
+
+LayerTimes ResolvedScenario::even_share(LayerTimes times, RankSplit rank) const {
+  const std::int64_t split = rank.tensor * rank.context;
+  for (SimTime& f : times.forward) f = SimTime::from_ps(f.ps() / split);
+  for (SimTime& b : times.backward) b = SimTime::from_ps(b.ps() / split);
+  return times;
+}
+
 LayerTimes ResolvedScenario::layer_times() const {
-  if (chakra_) return chakra_->times;
+  return layer_times(rank_split());
+}
+
+LayerTimes ResolvedScenario::layer_times(RankSplit split) const {
+  // A trace or a profile timed whole layers on one GPU: a model-parallel rank runs its even share of each.
+  if (chakra_) return even_share(chakra_->times, split);
   try {
     if (profile_) {
       ProfiledTimes t = profiled_times(*profile_, *compute_, model_, scenario_->model.profile_batch->value, batch());
-      return with_recompute(LayerTimes{std::move(t.forward), std::move(t.backward)});
+      return with_recompute(even_share(LayerTimes{std::move(t.forward), std::move(t.backward)}, split));
     }
-    return with_recompute(syncsim::layer_times(*compute_, model_, batch()));
+    return with_recompute(syncsim::layer_times(*compute_, model_, batch(), split));
   } catch (const SimTimeOverflow& e) {
     // Compute times grow with the batch (and shrink with the efficiency, which the reader bounds).
     throw scenario_->model.batch_per_gpu.error(
@@ -260,7 +287,7 @@ void ResolvedScenario::report_progress(std::int64_t done, std::int64_t total) co
 
 SimTime ResolvedScenario::single_gpu_iteration() const {
   const Scenario& s = *scenario_;
-  const LayerTimes layers = layer_times();
+  const LayerTimes layers = layer_times(RankSplit{});  // the whole model on one GPU
   SimTime forward_backward;
   try {
     for (std::size_t i = 0; i < layers.forward.size(); ++i) forward_backward += layers.forward[i] + layers.backward[i];

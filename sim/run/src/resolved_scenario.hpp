@@ -70,7 +70,11 @@ class ResolvedScenario {
   // Per-layer times at the per-GPU batch (the profile's when model.profile is given), every block's backward
   // including its forward again under full activation checkpointing; and the optimizer step over all parameters.
   // With model.chakra, the execution trace's layers and optimizer step as they are.
+  // One rank's forward and backward per layer: its share of each under the layout's tensor, context and expert
+  // parallelism.
   LayerTimes layer_times() const;
+  LayerTimes layer_times(RankSplit split) const;  // `split`'s share (RankSplit{}: the whole model on one GPU)
+  RankSplit rank_split() const;
   SimTime optimizer_step() const;
   // DDP's buckets of the model's gradients at training.bucket_size (bucket_plan.hpp), or the execution trace's.
   BucketPlan bucket_plan() const;
@@ -115,6 +119,7 @@ class ResolvedScenario {
  private:
   // `times` with each block's forward added to its backward under full activation checkpointing.
   LayerTimes with_recompute(LayerTimes times) const;
+  LayerTimes even_share(LayerTimes times, RankSplit split) const;
   // What the report says of the profile's layer times (only with profile_).
   TrainingReport::ComputeProfile profile_report() const;
   // `spec` from the workspace's cache, or simulated (timed_collective) and kept there.

@@ -130,6 +130,18 @@ GpuConfig read_gpu_profile_config(const MapReader& reader, const ConfigNode& nod
   return gpu;
 }
 
+// Watts: a number, or one with a W suffix ("500W", "500 W").
+constexpr double kMaxWatts = 100'000;
+Located<double> read_power(const ConfigNode& node, const std::string& path) {
+  std::string text = node.text;
+  if (!text.empty() && (text.back() == 'W' || text.back() == 'w')) text.pop_back();
+  ConfigNode number = node;
+  number.text = text;
+  while (!number.text.empty() && number.text.back() == ' ') number.text.pop_back();
+  const double watts = read_number_in(number, path, 0, kMaxWatts, true, "a board power like 500W, in (0, 100000] W");
+  return located(watts, node, path);
+}
+
 GpuConfig read_gpu(const ConfigNode& node, const std::string& path, const std::filesystem::path& base_dir) {
   GpuConfig gpu;
   if (node.kind == ConfigNode::Kind::scalar) {
@@ -139,9 +151,26 @@ GpuConfig read_gpu(const ConfigNode& node, const std::string& path, const std::f
   if (node.kind != ConfigNode::Kind::mapping) {
     fail(node, path, fmt::format("expected a GPU name like A100-SXM4-80GB or a mapping, got {}", describe(node)));
   }
-  const MapReader reader(node, path, {"name", "peak_tflops", "mem_bw", "mem", "profile"});
-  if (reader.get("profile")) return read_gpu_profile_config(reader, node, path, base_dir);
+  const MapReader reader(node, path, {"name", "peak_tflops", "mem_bw", "mem", "profile", "power_limit"});
+  if (reader.get("profile")) {
+    if (const ConfigNode* power = reader.get("power_limit")) {
+      fail(*power, reader.path("power_limit"), "caps a catalog GPU: a profile measured its own clocks");
+    }
+    return read_gpu_profile_config(reader, node, path, base_dir);
+  }
   const ConfigNode* name = reader.get("name");
+  if (const ConfigNode* power = reader.get("power_limit")) {
+    // A catalog GPU under a cap: the name alone, no inline numbers.
+    for (const char* excluded : {"peak_tflops", "mem_bw", "mem"}) {
+      if (const ConfigNode* other = reader.get(excluded)) {
+        fail(*other, reader.path(excluded), "defines an inline GPU; power_limit caps a catalog one");
+      }
+    }
+    const ConfigNode& named = reader.require("name", "the catalog GPU the power limit caps");
+    gpu.name = located(read_text(named, reader.path("name")), named, reader.path("name"));
+    gpu.power_limit = read_power(*power, reader.path("power_limit"));
+    return gpu;
+  }
   gpu.name = name ? located(read_text(*name, reader.path("name")), *name, reader.path("name"))
                   : reader.defaulted("name", std::string("custom-gpu"));
   const PrecisionPeaks peaks =

@@ -239,7 +239,7 @@ ModelConfig read_model(const ConfigNode& node, const std::filesystem::path& base
   const MapReader reader(node, "model",
                          {"name", "layers", "transformer", "hf_config", "attention", "sequence_length", "image_size",
                           "batch_per_gpu", "precision", "micro_batches", "optimizer", "backward_factor", "efficiency",
-                          "kernel_overhead", "step_time", "profile", "profile_batch", "chakra"});
+                          "kernels", "kernel_overhead", "step_time", "profile", "profile_batch", "chakra"});
   ModelConfig model;
   const std::optional<Located<std::string>> file_name = read_definition(reader, base_dir, model);
   const bool defined = !model.layers.empty() || model.transformer;
@@ -281,6 +281,10 @@ ModelConfig read_model(const ConfigNode& node, const std::filesystem::path& base
       fail(*overhead, reader.path("kernel_overhead"),
            fmt::format("expected a per-kernel overhead of at most 1s, got '{}'", overhead->text));
     }
+  }
+  if (const ConfigNode* kernels = reader.get("kernels")) {
+    model.kernels =
+        located(read_choice(*kernels, reader.path("kernels"), kKernelStyleNames), *kernels, reader.path("kernels"));
   }
   if (const ConfigNode* efficiency = reader.get("efficiency")) {
     model.efficiency = read_number_in(*efficiency, reader.path("efficiency"), kMinEfficiency, 1, false,

@@ -102,6 +102,9 @@ void write_cluster(Writer& w, const ClusterConfig& cluster) {
     }
     w.raw() << YAML::EndMap;
     w.text("mem_bw", bandwidth_text(gpu.memory_bandwidth)).text("mem", size_text(gpu.memory)).raw() << YAML::EndMap;
+  } else if (cluster.gpu.power_limit) {
+    w.begin_map("gpu").text("name", cluster.gpu.name.value);
+    w.text("power_limit", number_text(cluster.gpu.power_limit->value) + "W").raw() << YAML::EndMap;
   } else {
     w.text("gpu", cluster.gpu.name.value);
   }
@@ -157,6 +160,7 @@ void write_model(Writer& w, const ModelConfig& model) {
       .text("precision", name_of(kPrecisionNames, model.precision.value));
   w.field("micro_batches", model.micro_batches).text("optimizer", name_of(kOptimizerNames, model.optimizer.value));
   if (!model.profile) w.text("backward_factor", number_text(model.backward_factor));  // the profile has backward
+  if (model.kernels) w.text("kernels", name_of(kKernelStyleNames, model.kernels->value));
   w.text("kernel_overhead", duration_text(model.kernel_overhead));
   if (model.efficiency) w.text("efficiency", number_text(*model.efficiency));
   if (model.step_time) w.text("step_time", duration_text(model.step_time->value));

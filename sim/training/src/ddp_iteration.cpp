@@ -8,13 +8,13 @@
 
 namespace syncsim {
 
-LayerTimes layer_times(const ComputeModel& compute, const ModelSpec& model, std::int64_t batch) {
+LayerTimes layer_times(const ComputeModel& compute, const ModelSpec& model, std::int64_t batch, RankSplit split) {
   LayerTimes times;
   times.forward.reserve(model.layers().size());
   times.backward.reserve(model.layers().size());
   for (const Layer& layer : model.layers()) {
-    times.forward.push_back(compute.forward(layer, batch));
-    times.backward.push_back(compute.backward(layer, batch));
+    times.forward.push_back(compute.forward(layer, batch, split));
+    times.backward.push_back(compute.backward(layer, batch, split));
   }
   return times;
 }

@@ -22,11 +22,29 @@
 //       products each need one); backward's factor covers the output gradient's quantization likewise
 //   optimizer step + params x 2 x operand_bytes(p) / (mem_bw x eff): the new weights' low-precision copies
 //
-// Defaults, all calibratable (docs/compute.md):
-//   eff = 0.7 — one factor for both roofs: large GEMMs reach 70-80 % of the dense tensor peak and streaming
-//     kernels 70-90 % of the memory bandwidth. Checked against NVIDIA's published single-GPU ResNet-50 v1.5
-//     training throughput (DeepLearningExamples, PyTorch, NGC 21.03): the defaults predict 0.76x to 1.21x of
-//     it on V100 (FP32, AMP) and A100 (TF32, AMP), where 0.5 predicts 0.54x to 0.86x (tested).
+// Kernels by shape (kernel_model.hpp), with options.kernels set (model.kernels: fused | eager) and no efficiency: a
+// layer that carries its kernel shape (a catalog or Hugging Face transformer's) runs as its kernel does on one rank
+// of the layout (RankSplit: tensor parallelism splits a
+// column-parallel GEMM's N, a row-parallel one's K and the attention heads; context parallelism the tokens; expert
+// parallelism the experts):
+//
+//   GEMM       forward: 2·M·N·K per group at peak x the tile model's efficiency (M = batch x tokens / context);
+//              backward: the input gradient (M x K over N) and the weight gradient (N x K over M), each its own shape
+//   attention  forward at peak x the flash kernel's efficiency by head dimension and sequence; backward 2.5x the
+//              FLOPs (the scores recomputed) at 0.87 of forward's efficiency (FlashAttention-3's d128 16k rates)
+//   the rest   memory-bound: its bytes (x eager_traffic and eager_kernels kernels under model.kernels: eager, x
+//              fused_traffic under fused) at kStreamingFraction of the bandwidth; backward_factor x forward
+//   power cap  compute-bound rates x (limit / board power)^(1/3): a capped board lowers its clock, and dynamic power
+//              goes as frequency x voltage², voltage with frequency (memory-bound kernels keep the HBM clock)
+//
+// Every layer also costs kernel_overhead per kernel. Otherwise (the default, or with model.efficiency, or a step time
+// or GPU profile that sets it) every layer runs on the constant-efficiency roofline, as does a layer without a shape:
+//
+//   eff = 0.7 (kDefaultEfficiency) — large GEMMs reach 70-80 % of the dense tensor peak and streaming kernels 70-90 %
+//     of the memory bandwidth. Checked against NVIDIA's published single-GPU ResNet-50 v1.5 training throughput
+//     (DeepLearningExamples, PyTorch, NGC 21.03): the defaults predict 0.76x to 1.21x of it on V100 (FP32, AMP) and
+//     A100 (TF32, AMP), where 0.5 predicts 0.54x to 0.86x (tested); on the model-parallel layouts a layer's time is
+//     then split evenly over the tensor and context ranks.
 //   kernel_overhead = 5 us — launch latency plus the ramp and tail of a kernel in eager PyTorch (launches of
 //     3-10 us overlap only partly with the previous kernel's execution).
 //   backward_factor = 2 — backward runs two products per forward product (input gradient and weight gradient);
@@ -39,8 +57,10 @@
 //   SimTime step = gpu.forward(model, 64) + gpu.backward(model, 64) + gpu.optimizer_step(model.params(),
 //                                                                                        Optimizer::momentum);
 #include <cstdint>
+#include <optional>
 
 #include "syncsim/compute/gpu_spec.hpp"
+#include "syncsim/compute/kernel_model.hpp"
 #include "syncsim/compute/model_spec.hpp"
 #include "syncsim/compute/optimizer.hpp"
 #include "syncsim/compute/precision.hpp"
@@ -49,12 +69,31 @@
 
 namespace syncsim {
 
+// The constant roofline's efficiency when none is given.
+constexpr double kDefaultEfficiency = 0.7;
+// The fraction of its memory bandwidth a streaming kernel reaches: syncsim's H200 copy kernel 4,156 of 4,800 GB/s
+// (validation/measurements/2026-11-29-1xH200), tuned norms and softmax about 0.9 on an H100 (Dao-AILab/quack,
+// "Getting Memory-bound Kernels to Speed-of-Light", 2025-07).
+constexpr double kStreamingFraction = 0.87;
+
 struct ComputeOptions {
-  // Fraction of peak FLOP/s and of memory bandwidth reached; a scenario's model.efficiency is in (0, 1], one fitted
-  // to a measured step time may be more (step_time_fit.hpp).
-  double efficiency = 0.7;
-  SimTime kernel_overhead = SimTime::from_us(5);  // per layer (one kernel) and per optimizer step
-  double backward_factor = 2.0;                   // backward time / forward time
+  // Fraction of peak FLOP/s and of memory bandwidth reached, the same for every kernel; a scenario's model.efficiency
+  // is in (0, 1], one fitted to a measured step time may be more (step_time_fit.hpp). nullopt: kDefaultEfficiency,
+  // or kernels by shape where `kernels` is set.
+  std::optional<double> efficiency = std::nullopt;
+  SimTime kernel_overhead = SimTime::from_us(5);  // per kernel and per optimizer step
+  double backward_factor = 2.0;                   // backward time / forward time (constant roofline, memory-bound)
+  // How the framework runs its kernels; set, it turns on kernels by shape (without an efficiency). nullopt: the
+  // constant roofline for every layer.
+  std::optional<KernelStyle> kernels = std::nullopt;
+  std::optional<double> power_limit_watts = std::nullopt;  // a board-power cap below the GPU's board power
+};
+
+// The share of a layer one rank of a model-parallel layout runs.
+struct RankSplit {
+  std::int64_t tensor = 1;
+  std::int64_t context = 1;
+  std::int64_t expert = 1;
 };
 
 // Which roof bounds a layer, and the two times it is the larger of (without the kernel overhead).
@@ -64,6 +103,10 @@ struct Roofline {
   double quantize_seconds = 0;  // a scaled GEMM's casts: memory-bound kernels beside the product, added to it
   bool compute_bound() const { return compute_seconds >= memory_seconds; }
 };
+
+// The compute clock of `gpu` under a board-power cap, as a fraction of its specified one: (limit / board power)^(1/3)
+// (1 without a cap). Throws InputError when the GPU has no board power or the limit is not in (0, board power].
+double power_clock_factor(const GpuSpec& gpu, std::optional<double> power_limit_watts);
 
 // Throws InputError when `precision` is scaled and `model` has no layer it would run in the low format (a CNN, a
 // layer list that marks no `gemm`): the recipes scale the linear layers of transformer blocks, nothing else.
@@ -79,10 +122,15 @@ class ComputeModel {
   Precision precision() const { return precision_; }
   const ComputeOptions& options() const { return options_; }
 
-  // Batch sizes must be positive (InputError otherwise).
+  // Batch sizes must be positive (InputError otherwise). roofline() is the constant-efficiency one.
   Roofline roofline(const Layer& layer, std::int64_t batch) const;
-  SimTime forward(const Layer& layer, std::int64_t batch) const;
-  SimTime backward(const Layer& layer, std::int64_t batch) const;
+  // One rank's share of the layer (the whole layer by default).
+  SimTime forward(const Layer& layer, std::int64_t batch, RankSplit split = {}) const;
+  SimTime backward(const Layer& layer, std::int64_t batch, RankSplit split = {}) const;
+  // True when `layer` runs on the kernel model rather than the constant roofline.
+  bool shaped(const Layer& layer) const;
+  // The kernel model's tile choice for a GEMM layer's forward product on one rank (shaped() GEMMs only).
+  TileChoice forward_tile(const Layer& layer, std::int64_t batch, RankSplit split = {}) const;
   // One kernel that is not a layer (gradient compression's casts, products and selections): the same roofline,
   // for `flops` at the precision's peak and `bytes` at the memory bandwidth, plus the kernel overhead.
   SimTime kernel_time(double flops, double bytes) const;
@@ -101,6 +149,12 @@ class ComputeModel {
   Roofline kernel_roofline(double flops, double bytes) const;
   Roofline scaled_gemm_roofline(const Layer& layer, double batch) const;
   SimTime time_of(const Roofline& roofline) const;  // the larger roof plus the kernel overhead
+  double efficiency() const { return options_.efficiency.value_or(kDefaultEfficiency); }
+  SimTime legacy_share(SimTime whole, RankSplit split) const;
+  GemmShape gemm_shape(const Layer& layer, double batch, RankSplit split) const;
+  SimTime shaped_gemm(const Layer& layer, std::int64_t batch, RankSplit split, bool backward) const;
+  SimTime shaped_attention(const Layer& layer, std::int64_t batch, RankSplit split, bool backward) const;
+  SimTime shaped_streaming(const Layer& layer, std::int64_t batch, RankSplit split) const;
 
   GpuSpec gpu_;
   Precision precision_;
@@ -108,6 +162,7 @@ class ComputeModel {
   // Declared in this order so that the scaled format is checked first: its error names the format.
   double scaled_peak_flops_;  // the scaled format's x scaled_gemm_ratio (peak_flops_ for an unscaled precision)
   double peak_flops_;         // the companion precision's: every kernel but a scaled GEMM
+  KernelModel kernels_;
 };
 
 }  // namespace syncsim

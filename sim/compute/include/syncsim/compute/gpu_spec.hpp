@@ -11,6 +11,7 @@
 //   GpuSpec a100 = find_gpu("a100-80gb");                      // catalog, case-insensitive aliases
 //   GpuSpec mine = make_gpu_spec("my-gpu", {.fp32 = 20e12, .fp16 = 300e12},
 //                                Bandwidth::from_gb_per_s(2000), Bytes{80LL << 30});
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -34,6 +35,24 @@ struct PrecisionPeaks {
   std::optional<double> mxfp8 = std::nullopt;
   std::optional<double> nvfp4 = std::nullopt;
   std::optional<double> mxfp4 = std::nullopt;
+};
+
+// The BF16 maximum achievable matmul throughput of a GPU as a fraction of its dense BF16 peak, and the GEMM shape
+// (M x N x K) it was measured at: the kernel model (kernel_model.hpp) sets its per-GPU constant so that its shape
+// factors reproduce this one measurement.
+struct BestGemm {
+  double fraction = 0;
+  std::int64_t m = 0;
+  std::int64_t n = 0;
+  std::int64_t k = 0;
+};
+
+// Flash attention's forward throughput at head dimension 128 and a long (16k) sequence, without a causal mask, as a
+// fraction of the dense BF16 peak: `fused` the kernel Transformer Engine runs (cuDNN's), `eager` the one PyTorch's
+// scaled_dot_product_attention picks (FlashAttention-2). nullopt: no published figure.
+struct FlashAttentionRates {
+  std::optional<double> fused = std::nullopt;
+  std::optional<double> eager = std::nullopt;
 };
 
 struct GpuSpec {
@@ -61,6 +80,14 @@ struct GpuSpec {
   // runs at efficiency x this ratio. nullopt where no measurement is published (the peaks then stand as they are).
   // The FP4 formats take the FP8 ratio: no FP4 measurement is published yet. validation/sources/kernels.md, 1a.
   std::optional<double> scaled_gemm_ratio = std::nullopt;
+  // What the kernel model needs (kernel_model.hpp; sources in gpu_kernel_data.cpp): streaming multiprocessors
+  // (AMD: compute units), the tile scheduler's unit of parallelism; the BF16 best GEMM; flash attention's rates;
+  // the board power the sustained clocks are specified at, which cluster.gpu.power_limit caps. nullopt where not
+  // published: the layer kinds that need them run on the constant-efficiency roofline.
+  std::optional<int> multiprocessors = std::nullopt;
+  std::optional<BestGemm> best_gemm = std::nullopt;
+  FlashAttentionRates flash_attention = {};
+  std::optional<double> board_power_watts = std::nullopt;
 
   // FLOP/s at `precision`, or nullopt when the GPU has no such arithmetic. For a scaled precision this is the
   // matrix products' peak; the rest of the work runs at peak(companion_precision(p)).

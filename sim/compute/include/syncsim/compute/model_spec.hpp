@@ -34,6 +34,28 @@ enum class LayerKind {
   embedding,    // a table lookup
 };
 
+// Which dimension of a block GEMM's weight Megatron's tensor parallelism splits: a column-parallel linear (the QKV,
+// gate/up and first MLP projections, the LM head) splits its outputs N, a row-parallel one (the attention output and
+// the MLP's down projection) its inputs K.
+enum class TensorSplit { none, outputs, inputs };
+
+// What the kernel model (kernel_model.hpp) needs beyond FLOPs and bytes: the shape of the kernel the layer runs and
+// how eager PyTorch runs it. tokens = 0: no shape known (a CNN layer, a listed layer), and the layer runs on the
+// constant-efficiency roofline.
+struct KernelShape {
+  std::int64_t tokens = 0;    // per sample: a GEMM's rows M (s, or s·k routed copies); attention's query length
+  std::int64_t head_dim = 0;  // attention: d, the width of one head
+  bool causal = false;        // attention: a decoder's mask (half the score tiles are skipped)
+  TensorSplit split = TensorSplit::none;
+  // Eager PyTorch (model.kernels: eager) runs a memory-bound layer as eager_kernels separate kernels moving
+  // eager_traffic times the fused kernel's bytes (RMSNorm's upcasts to fp32, rotary's complex views); fused
+  // (Transformer Engine, Megatron's fusions, compiled graphs) moves fused_traffic times them (0: the layer is folded
+  // into its neighbour, as SwiGLU's silu into its product).
+  std::int64_t eager_kernels = 1;
+  double eager_traffic = 1;
+  double fused_traffic = 1;
+};
+
 struct Layer {
   std::string name;
   std::int64_t params = 0;                     // trainable parameters (gradients of this size)
@@ -52,6 +74,7 @@ struct Layer {
   std::int64_t weight_cols = 0;
   std::int64_t weight_matrices = 0;
   LayerKind kind = LayerKind::other;
+  KernelShape shape = {};
 };
 
 // A transformer's blocks and the widths its model-parallel communication moves, for the catalog's and the shape

@@ -4,6 +4,7 @@
 //   cluster:
 //     gpu: A100-SXM4-80GB                       # a catalog name (resolved by the compute model), or inline:
 //     # gpu: {name: my-gpu, peak_tflops: {fp32: 19.5, fp16: 312}, mem_bw: 2TB/s, mem: 80GB}
+//     # gpu: {name: H100-SXM-80GB, power_limit: 500W}   # a catalog GPU under a board-power cap
 //     topology: {kind: dgx, nodes: 4, gpus: 8}  # or the spec string "dgx:nodes=4,gpus=8"
 //     workers: 16                               # optional: the first 16 GPUs; default all
 #include <cstdint>
@@ -26,6 +27,9 @@ struct GpuConfig {
   // Set when the GPU comes from a GPU profile (gpu_profile.hpp; `gpu: {profile: results.json}`), the path resolved
   // against the scenario's folder; inline_spec then holds the measured GPU, and compute starts from efficiency 1.
   std::optional<Located<std::string>> profile;
+  // A board-power cap in watts (`gpu: {name: H100-SXM-80GB, power_limit: 500W}`), at most the catalog GPU's board
+  // power (checked where the GPU is resolved): it lowers the compute clock (compute_model.hpp).
+  std::optional<Located<double>> power_limit;
 };
 
 // A topology as built from a spec, with the spec (kind and values) it was built from.

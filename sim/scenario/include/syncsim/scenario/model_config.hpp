@@ -52,7 +52,11 @@ struct ModelConfig {
   Located<Optimizer> optimizer;
   double backward_factor = ComputeOptions{}.backward_factor;
   SimTime kernel_overhead = ComputeOptions{}.kernel_overhead;  // at most 1 s
-  // Fraction of peak reached, [1e-6, 1]; nullopt: the calibration's, else ComputeOptions' default.
+  // How the framework runs its kernels (kernel_model.hpp): fused (Transformer Engine, Megatron, compiled graphs) or
+  // eager (PyTorch without torch.compile). Given (and no efficiency), a transformer's layers run by shape
+  // (compute_model.hpp); nullopt: the constant-efficiency roofline.
+  std::optional<Located<KernelStyle>> kernels;
+  // Fraction of peak reached, [1e-6, 1], the same for every kernel; nullopt: kernels by shape (compute_model.hpp).
   std::optional<double> efficiency;
   // A measured single-GPU iteration at this batch and precision (above zero, at most a day): the efficiency is
   // fitted to it (compute/step_time_fit.hpp). Excludes `efficiency`.

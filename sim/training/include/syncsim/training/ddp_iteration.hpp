@@ -48,8 +48,8 @@ struct LayerTimes {
   std::vector<SimTime> backward;
 };
 
-// Per-layer forward and backward times of `model` at `batch` samples per rank.
-LayerTimes layer_times(const ComputeModel& compute, const ModelSpec& model, std::int64_t batch);
+// Per-layer forward and backward times of `model` at `batch` samples per rank: one rank's share of each layer.
+LayerTimes layer_times(const ComputeModel& compute, const ModelSpec& model, std::int64_t batch, RankSplit split = {});
 
 // simulate_collective with a cache keyed by size. `base` gives everything but the size (op, ranks, algorithm...);
 // the router must outlive the cache.

@@ -1,0 +1,159 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "syncsim/compute/compute_model.hpp"
+#include "syncsim/compute/gpu_spec.hpp"
+#include "syncsim/compute/kernel_model.hpp"
+#include "syncsim/compute/model_catalog.hpp"
+#include "syncsim/core/input_error.hpp"
+
+using namespace syncsim;
+
+namespace {
+// The hand-worked factors of the tile model (kernel_model.hpp) on an H100 SXM: 132 SMs, candidate tiles 256x128,
+// 128x256, 128x128 (reuse 0.75), 128x64 and 64x128 (reuse 0.5), K0 = 128.
+double u_k(double k) {
+  return k / (k + 128);
+}
+// core: the H100's best GEMM, 794.5 of 989.4 TFLOP/s at 2048 x 2048 x 13312: 256x128 tiles, 8 x 16 = 128 of them
+// on 132 SMs (one wave, 128/132), full tiles, u_K = 13312/13440.
+const double kCore = (794.5 / 989.4) / (128.0 / 132 * u_k(13312));
+
+const Layer* find_layer(const ModelSpec& model, const std::string& name) {
+  for (const Layer& l : model.layers()) {
+    if (l.name == name) return &l;
+  }
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("a GEMM's efficiency is its hand-worked tile and wave count", "[kernel_model]") {
+  const KernelModel h100(find_gpu("H100-SXM-80GB"), KernelStyle::fused);
+  REQUIRE(h100.shapes_gemms());
+  SECTION("4096^3: 16 x 32 = 512 tiles of 256x128, 4 waves of 132 (528 slots)") {
+    const TileChoice t = h100.gemm({.m = 4096, .n = 4096, .k = 4096});
+    CHECK(t.rows == 256);
+    CHECK(t.cols == 128);
+    CHECK(t.tiles == 512);
+    CHECK(t.efficiency == Approx(kCore * 512.0 / 528 * u_k(4096)).epsilon(1e-12));
+  }
+  SECTION("Llama 3 8B's up-projection under TP 8: 8192 x 1792 x 4096, 32 x 14 = 448 tiles, 4 waves") {
+    const TileChoice t = h100.gemm({.m = 8192, .n = 14336.0 / 8, .k = 4096});
+    CHECK(t.tiles == 448);
+    CHECK(t.efficiency == Approx(kCore * 448.0 / 528 * u_k(4096)).epsilon(1e-12));
+    // Micro-batch 2 doubles M: 896 tiles fill 7 waves of 924 slots, so the efficiency rises where the shape says so.
+    const TileChoice two = h100.gemm({.m = 16384, .n = 14336.0 / 8, .k = 4096});
+    CHECK(two.tiles == 896);
+    CHECK(two.efficiency == Approx(kCore * 896.0 / 924 * u_k(4096)).epsilon(1e-12));
+    CHECK(two.efficiency > t.efficiency * 1.1);
+  }
+  SECTION("1024^3: the big tiles leave SMs idle, 128 tiles of 128x64 fill one wave at half the reuse") {
+    const TileChoice t = h100.gemm({.m = 1024, .n = 1024, .k = 1024});
+    CHECK(t.rows == 128);
+    CHECK(t.cols == 64);
+    CHECK(t.tiles == 128);
+    CHECK(t.efficiency == Approx(kCore * 0.5 * 128.0 / 132 * u_k(1024)).epsilon(1e-12));
+  }
+  SECTION("a ragged edge runs whole tiles: M = 4097 takes as long as M = 4224, 33 rows of 128") {
+    const TileChoice full = h100.gemm({.m = 4224, .n = 4096, .k = 4096});
+    const TileChoice ragged = h100.gemm({.m = 4097, .n = 4096, .k = 4096});
+    CHECK(ragged.tiles == full.tiles);
+    CHECK(ragged.efficiency == Approx(full.efficiency * 4097 / 4224).epsilon(1e-12));
+  }
+  SECTION("the model reproduces the one measurement it is anchored to") {
+    CHECK(h100.gemm({.m = 2048, .n = 2048, .k = 13312}).efficiency == Approx(794.5 / 989.4).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("kernels by shape only where model.kernels asks for them", "[kernel_model]") {
+  const ModelSpec llama = find_model("llama3-8b");
+  const Layer& up = *find_layer(llama, "layers.0.mlp.up_proj");
+  const GpuSpec h100 = find_gpu("H100-SXM-80GB");
+  CHECK_FALSE(ComputeModel(h100, Precision::bf16).shaped(up));
+  CHECK(ComputeModel(h100, Precision::bf16, {.kernels = KernelStyle::eager}).shaped(up));
+  CHECK_FALSE(ComputeModel(h100, Precision::bf16, {.efficiency = 0.7, .kernels = KernelStyle::eager}).shaped(up));
+  // A CNN's layers carry no shape: the constant roofline whatever the options.
+  const ModelSpec r50 = find_model("resnet50");
+  CHECK_FALSE(ComputeModel(h100, Precision::bf16, {.kernels = KernelStyle::fused}).shaped(r50.layers().front()));
+}
+
+TEST_CASE("a GPU without a published best GEMM keeps its GEMMs on the constant roofline", "[kernel_model]") {
+  CHECK_FALSE(KernelModel(find_gpu("L40S"), KernelStyle::fused).shapes_gemms());
+  const ComputeModel l40s(find_gpu("L40S"), Precision::bf16, {.kernels = KernelStyle::fused});
+  const ModelSpec llama = find_model("llama3-8b");
+  const Layer& up = *find_layer(llama, "layers.0.mlp.up_proj");
+  CHECK_FALSE(l40s.shaped(up));
+  CHECK(l40s.forward(up, 1) == SimTime::from_seconds(l40s.roofline(up, 1).compute_seconds) + SimTime::from_us(5));
+}
+
+TEST_CASE("flash attention scales with head dimension, sequence and the causal mask", "[kernel_model]") {
+  const KernelModel fused(find_gpu("H100-SXM-80GB"), KernelStyle::fused);
+  const KernelModel eager(find_gpu("H100-SXM-80GB"), KernelStyle::eager);
+  const double at16k = 16384.0 / (16384 + 200);
+  // At the measured point the rate is the published one: cuDNN 595, FlashAttention-2 338 of 989.4 TFLOP/s.
+  CHECK(*fused.attention(128, 16384, false) == Approx(595 / 989.4));
+  CHECK(*eager.attention(128, 16384, false) == Approx(338 / 989.4));
+  CHECK(*fused.attention(64, 16384, false) == Approx(595 / 989.4 * 497 / 648));
+  CHECK(*fused.attention(256, 16384, false) == Approx(595 / 989.4 * 756 / 648));
+  // 4096 tokens: s/(s+200) against the 16k point's.
+  CHECK(*fused.attention(128, 4096, false) == Approx(595 / 989.4 * 4096 / 4296 / at16k));
+  // Causal at 1024 tokens: 8 rows of 128-token tiles, 36 of 64 tiles run: 9/16 of the time on the counted FLOPs.
+  CHECK(*fused.attention(128, 1024, true) == Approx(*fused.attention(128, 1024, false) * 16 / 9));
+  CHECK_FALSE(KernelModel(find_gpu("L40S"), KernelStyle::fused).attention(128, 4096, false));
+}
+
+TEST_CASE("one rank's GEMM splits the dimension its tensor parallelism splits", "[kernel_model]") {
+  const ComputeModel h100(find_gpu("H100-SXM-80GB"), Precision::bf16, {.kernels = KernelStyle::fused});
+  const ModelSpec llama = find_model("llama3-8b");  // 8192 tokens, hidden 4096, MLP 14336
+  const Layer& up = *find_layer(llama, "layers.0.mlp.up_proj");
+  const Layer& down = *find_layer(llama, "layers.0.mlp.down_proj");
+  REQUIRE(up.shape.split == TensorSplit::outputs);
+  REQUIRE(down.shape.split == TensorSplit::inputs);
+  CHECK(find_layer(llama, "layers.0.self_attn.q_proj")->shape.split == TensorSplit::outputs);
+  CHECK(find_layer(llama, "layers.0.self_attn.o_proj")->shape.split == TensorSplit::inputs);
+  const KernelModel model(find_gpu("H100-SXM-80GB"), KernelStyle::fused);
+  const RankSplit tp8{.tensor = 8};
+  CHECK(h100.forward_tile(up, 1, tp8).efficiency ==
+        Approx(model.gemm({.m = 8192, .n = 1792, .k = 4096}).efficiency).epsilon(1e-12));
+  CHECK(h100.forward_tile(down, 1, tp8).efficiency ==
+        Approx(model.gemm({.m = 8192, .n = 4096, .k = 1792}).efficiency).epsilon(1e-12));
+  // The forward is the FLOPs of one rank at that efficiency, plus the kernel overhead.
+  const double seconds = 2.0 * 8192 * 1792 * 4096 / (989.4e12 * h100.forward_tile(up, 1, tp8).efficiency);
+  CHECK(h100.forward(up, 1, tp8).seconds() == Approx(seconds + 5e-6).epsilon(1e-6));
+  // Micro-batch 2 runs the rank's GEMMs more efficiently: less than twice micro-batch 1's time.
+  CHECK(h100.forward(up, 2, tp8) < h100.forward(up, 1, tp8).scaled(2 * 0.95));
+}
+
+TEST_CASE("eager PyTorch runs the memory-bound layers as more kernels moving more bytes", "[kernel_model]") {
+  const ModelSpec llama = find_model("llama3-8b");
+  const Layer& norm = *find_layer(llama, "layers.0.input_layernorm");
+  const ComputeModel fused(find_gpu("H100-SXM-80GB"), Precision::bf16, {.kernels = KernelStyle::fused});
+  const ComputeModel eager(find_gpu("H100-SXM-80GB"), Precision::bf16, {.kernels = KernelStyle::eager});
+  // 8192 x 4096 elements read and written at 2 bytes, plus the 4096 weights, at 0.87 of 3.35 TB/s.
+  const double bytes = 2.0 * (4096 + 2 * 8192 * 4096);
+  const double stream = 3350e9 * kStreamingFraction;
+  CHECK(fused.forward(norm, 1).seconds() == Approx(bytes / stream + 5e-6).epsilon(1e-6));
+  CHECK(eager.forward(norm, 1).seconds() == Approx(9 * bytes / stream + 7 * 5e-6).epsilon(1e-6));
+  // SwiGLU's silu is folded into its product when fused: no kernel, no bytes.
+  CHECK(fused.forward(*find_layer(llama, "layers.0.mlp.silu"), 1) == SimTime::zero());
+  CHECK(eager.forward(*find_layer(llama, "layers.0.mlp.silu"), 1) > SimTime::zero());
+}
+
+TEST_CASE("a power cap slows compute-bound kernels by the cube root of the cap", "[kernel_model]") {
+  const GpuSpec h100 = find_gpu("H100-SXM-80GB");
+  CHECK(power_clock_factor(h100, 500) == Approx(std::cbrt(500.0 / 700)));
+  CHECK(power_clock_factor(h100, std::nullopt) == 1);
+  CHECK_THROWS_WITH(power_clock_factor(h100, 800), Catch::Contains("(0, 700] W") && Catch::Contains("H100-SXM-80GB"));
+  CHECK_THROWS_WITH(power_clock_factor(make_gpu_spec("x", {.fp32 = 1e12}, Bandwidth::from_gb_per_s(1), Bytes{1}), 300),
+                    Catch::Contains("no board power"));
+  const ModelSpec llama = find_model("llama3-8b");
+  const Layer& up = *find_layer(llama, "layers.0.mlp.up_proj");
+  const Layer& norm = *find_layer(llama, "layers.0.input_layernorm");
+  const ComputeModel full(h100, Precision::bf16, {.kernels = KernelStyle::fused});
+  const ComputeModel capped(h100, Precision::bf16, {.kernels = KernelStyle::fused, .power_limit_watts = 500});
+  const SimTime overhead = SimTime::from_us(5);
+  CHECK((capped.forward(up, 1) - overhead).seconds() ==
+        Approx((full.forward(up, 1) - overhead).seconds() / std::cbrt(500.0 / 700)).epsilon(1e-6));
+  CHECK(capped.forward(norm, 1) == full.forward(norm, 1));  // the HBM clock is not capped
+}

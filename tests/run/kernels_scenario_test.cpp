@@ -1,0 +1,68 @@
+// model.kernels and cluster.gpu.power_limit end to end: the keys turn on the kernel model (compute_model.hpp), write
+// back and read back the same, and refuse what they cannot mean at their key.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/run/run_scenario.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
+
+using namespace syncsim;
+
+namespace {
+
+std::string scenario(const std::string& gpu, const std::string& model_extra = "") {
+  return "name: kernels\n"
+         "cluster: {gpu: " +
+         gpu +
+         ", topology: \"switch:n=2,bw=400Gbps,lat=5us\"}\n"
+         "model: {name: llama3-8b, batch_per_gpu: 1, precision: bf16" +
+         model_extra +
+         "}\n"
+         "training: {strategy: sync, iterations: 1}\n";
+}
+
+double single_gpu(const std::string& text) {
+  return run::run_scenario(parse_scenario(text, "k.yaml")).report.single_gpu_samples_per_second;
+}
+
+}  // namespace
+
+TEST_CASE("model.kernels turns on kernels by shape, and eager runs slower than fused", "[kernels]") {
+  const double constant = single_gpu(scenario("H100-SXM-80GB"));
+  const double fused = single_gpu(scenario("H100-SXM-80GB", ", kernels: fused"));
+  const double eager = single_gpu(scenario("H100-SXM-80GB", ", kernels: eager"));
+  CHECK(fused != constant);
+  CHECK(eager < fused);
+  // An efficiency fixes the constant roofline whatever the kernels say.
+  CHECK(single_gpu(scenario("H100-SXM-80GB", ", kernels: eager, efficiency: 0.7")) == constant);
+}
+
+TEST_CASE("a power limit slows the run and reads back", "[kernels]") {
+  const std::string capped = scenario("{name: H100-SXM-80GB, power_limit: 500W}", ", kernels: fused");
+  CHECK(single_gpu(capped) < single_gpu(scenario("H100-SXM-80GB", ", kernels: fused")));
+  const Scenario s = parse_scenario(capped, "k.yaml");
+  REQUIRE(s.cluster.gpu.power_limit);
+  CHECK(s.cluster.gpu.power_limit->value == 500);
+  const Scenario again = parse_scenario(to_yaml(s), "again.yaml");
+  REQUIRE(again.cluster.gpu.power_limit);
+  CHECK(again.cluster.gpu.power_limit->value == 500);
+  REQUIRE(again.model.kernels);
+  CHECK(again.model.kernels->value == KernelStyle::fused);
+}
+
+TEST_CASE("bad kernels and power limits fail at their key", "[kernels]") {
+  CHECK_THROWS_WITH(parse_scenario(scenario("H100-SXM-80GB", ", kernels: compiled"), "bad.yaml"),
+                    Catch::Contains("model.kernels") && Catch::Contains("fused"));
+  CHECK_THROWS_WITH(parse_scenario(scenario("{name: H100-SXM-80GB, power_limit: lots}"), "bad.yaml"),
+                    Catch::Contains("cluster.gpu.power_limit"));
+  CHECK_THROWS_WITH(parse_scenario(scenario("{name: H100-SXM-80GB, power_limit: -5W}"), "bad.yaml"),
+                    Catch::Contains("cluster.gpu.power_limit"));
+  CHECK_THROWS_WITH(
+      parse_scenario(scenario("{name: H100-SXM-80GB, power_limit: 500W, peak_tflops: {fp32: 1}}"), "bad.yaml"),
+      Catch::Contains("cluster.gpu.peak_tflops"));
+  // Above the board power: refused where the GPU is resolved, at the key, naming the board's 700 W.
+  const Scenario over = parse_scenario(scenario("{name: H100-SXM-80GB, power_limit: 900W}"), "over.yaml");
+  CHECK_THROWS_WITH(run::run_scenario(over), Catch::Contains("cluster.gpu.power_limit") && Catch::Contains("700"));
+}
