@@ -81,10 +81,6 @@ struct SavedBytes {
   std::int64_t loss = 0;  // the loss's transient buffers, when the range holds the LM head
 };
 
-// Per sample, the logits the LM head writes (s x vocabulary): its output side. Zero without a transformer, or for
-// a range without the head (the last matrix product after the last block).
-std::int64_t logit_elements(const ModelSpec& model, std::pair<std::size_t, std::size_t> range);
-
 // Elements a kept layer's output holds per sample: a GEMM's output side of what it moves, the attention kernel's
 // s x h.
 std::int64_t output_elements(const Layer& l, const TransformerStructure& t) {
@@ -95,6 +91,8 @@ std::int64_t output_elements(const Layer& l, const TransformerStructure& t) {
                                    static_cast<double>(l.weight_rows) / static_cast<double>(sides));
 }
 
+// Per sample, the logits the LM head writes (s x vocabulary): its output side. Zero without a transformer, or for
+// a range without the head.
 std::int64_t logit_elements(const ModelSpec& model, std::pair<std::size_t, std::size_t> range) {
   const auto& t = model.transformer();
   if (!t || t->blocks.empty()) return 0;
