@@ -49,12 +49,14 @@ int print_memory(const MemoryOptions& options) {
   fmt::print(o, "sharded          {}{}{}\n", sharding_name(p.sharding.value),
              p.sharding.value == ShardingLevel::none
                  ? ""
-                 : fmt::format(" over {} ranks", p.shard_group ? p.shard_group->value : data),
+                 : fmt::format(" over {} ranks", (p.shard_group ? p.shard_group->value : data) *
+                                                     (m.framework == MemoryFramework::megatron ? p.context.value : 1)),
              p.sharding.value == ShardingLevel::full && p.pipeline.value > 1
                  ? "; under the pipeline each chunk stays gathered through the iteration"
                  : "");
   fmt::print(o, "per GPU          weights {}  gradients {}  optimizer state {}  activations {}\n", gib_text(m.weights),
              gib_text(m.gradients), gib_text(m.optimizer_state), gib_text(m.activations));
+  print_allocator_lines(o, m);
   if (p.pipeline.value > 1 && p.schedule.value == PipelineSchedule::interleaved) {
     const std::int64_t chunks = p.virtual_stages->value;
     fmt::print(o,

@@ -1,6 +1,7 @@
 #include "memory_text.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ostream.h>
 
 namespace syncsim::app {
 
@@ -9,8 +10,22 @@ std::string gib_text(Bytes bytes) {
 }
 
 std::string memory_verdict(const MemoryReport& m) {
-  return fmt::format("{}: {} of {}{}", m.fits ? "fits" : "DOES NOT FIT", gib_text(m.total), gib_text(m.capacity),
+  return fmt::format("{}: {} of {} (reserved {}, CUDA context and NCCL {}){}", m.fits ? "fits" : "DOES NOT FIT",
+                     gib_text(m.total), gib_text(m.capacity), gib_text(m.reserved), gib_text(m.total - m.reserved),
                      m.fits ? "" : fmt::format(" (short by {})", gib_text(m.shortfall)));
+}
+
+void print_allocator_lines(std::ostream& out, const MemoryReport& m) {
+  fmt::print(out, "transient        loss buffers {}  workspaces {}\n", gib_text(m.loss_buffers),
+             gib_text(m.workspaces));
+  fmt::print(out, "peak             allocated {}  reserved {} (fragmentation {})\n", gib_text(m.allocated),
+             gib_text(m.reserved), gib_text(m.fragmentation));
+  fmt::print(out, "outside torch    CUDA context {}  NCCL buffers {} ({} communicator(s))\n", gib_text(m.cuda_context),
+             gib_text(m.nccl_buffers), m.communicators);
+  fmt::print(out, "laid out as      {}\n",
+             m.framework == MemoryFramework::megatron
+                 ? "Megatron: FP32 main grads, distributed optimizer over data x context, vocabulary-parallel loss"
+                 : "PyTorch: gradients in the working precision, cross_entropy over FP32 logits");
 }
 
 }  // namespace syncsim::app

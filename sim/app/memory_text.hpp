@@ -1,5 +1,6 @@
 #pragma once
 // How `syncsim run` and `syncsim memory` print a memory verdict: one line, sizes in GiB.
+#include <ostream>
 #include <string>
 
 #include "syncsim/compute/memory_check.hpp"
@@ -9,5 +10,8 @@ namespace syncsim::app {
 std::string gib_text(Bytes bytes);
 // "fits: 41.82 GiB of 80.00 GiB", or "DOES NOT FIT: ... (short by ...)".
 std::string memory_verdict(const MemoryReport& memory);
+// The allocator's lines of `syncsim memory`: the peak allocated and reserved, what lies outside the allocator, and
+// whose layout (Megatron's or PyTorch's) the terms follow.
+void print_allocator_lines(std::ostream& out, const MemoryReport& memory);
 
 }  // namespace syncsim::app

@@ -41,7 +41,7 @@ TEST_CASE("the catalog holds the datasheet numbers", "[gpu_spec]") {
 }
 
 TEST_CASE("every catalog GPU is valid, with dense tensor peaks above its FP32 peak", "[gpu_spec]") {
-  CHECK(gpu_catalog().size() == 19);
+  CHECK(gpu_catalog().size() == 20);
   for (const auto& entry : gpu_catalog()) {
     INFO(entry.spec.name);
     const GpuSpec& g = entry.spec;

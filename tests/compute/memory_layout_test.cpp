@@ -32,7 +32,10 @@ TEST_CASE("ZeRO's accounting: bf16 + Adam is 2 + 2 + 12 bytes per parameter, sha
   CHECK(none.weights.value == 2 * P);
   CHECK(none.gradients.value == 2 * P);
   CHECK(none.optimizer_state.value == 12 * P);
-  CHECK(none.total.value == 16 * P + none.activations.value);
+  // Beside them the loss's two FP32 gradients over the 2,048 x 32,000 logits (PyTorch's cross_entropy) and the
+  // cuBLAS workspace.
+  CHECK(none.loss_buffers.value == 8 * 2'048 * 32'000);
+  CHECK(none.allocated.value == 16 * P + none.activations.value + none.loss_buffers.value + none.workspaces.value);
 
   const MemoryReport zero1 = llama({.sharding = ShardingLevel::optimizer, .shards = 16});
   CHECK(zero1.weights.value == 2 * P);
@@ -53,7 +56,7 @@ TEST_CASE("ZeRO's accounting: bf16 + Adam is 2 + 2 + 12 bytes per parameter, sha
   CHECK(zero3.activations == none.activations);
   // 100.4 GiB of state alone does not fit 80 GB; sharded fully it is under 7 GiB.
   CHECK_FALSE(none.fits);
-  CHECK(zero3.total.value - zero3.activations.value < 7 * (std::int64_t{1} << 30));
+  CHECK(zero3.weights.value + zero3.gradients.value + zero3.optimizer_state.value < 7 * (std::int64_t{1} << 30));
 }
 
 TEST_CASE("tensor and context parallelism divide what they split") {
@@ -118,7 +121,8 @@ TEST_CASE("llama3-70b in bf16 with Adam: no GPU holds it whole, TP 8 x PP 4 does
 
   // Full sharding over 64: 16 x ceil(P / 64) plus the embedding and LM head gathered whole (2 x 2 x 1.05 G bytes).
   // Its activations are not split: at the catalog's 8,192 tokens they alone pass 80 GB (no checkpointing is
-  // modelled yet); at 2,048 tokens the GPU holds it.
+  // modelled yet); at 2,048 tokens the tensors fit, but not the reserve: the per-layer gathers fragment the cache
+  // (GMLake's 15 % of what a step allocates and frees).
   constexpr std::int64_t kTable70 = 128'256LL * 8'192;
   const MemoryReport zero3 = check(llama70, {.sharding = ShardingLevel::full, .shards = 64});
   CHECK(zero3.weights.value == 2 * ceil_div(P70, 64) + 2 * (kTable70 + kTable70));
@@ -126,7 +130,9 @@ TEST_CASE("llama3-70b in bf16 with Adam: no GPU holds it whole, TP 8 x PP 4 does
   CHECK_FALSE(zero3.fits);
   const MemoryReport short_seq =
       check(find_model("llama3-70b", {.sequence_length = 2048}), {.sharding = ShardingLevel::full, .shards = 64});
-  CHECK(short_seq.fits);
+  CHECK(short_seq.allocated < short_seq.capacity);
+  CHECK(short_seq.fragmentation.value > 0);
+  CHECK_FALSE(short_seq.fits);
   CHECK(short_seq.activations.value * 4 == Approx(static_cast<double>(zero3.activations.value)).epsilon(0.01));
 }
 

@@ -7,12 +7,11 @@
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
+#include "published_csv.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
@@ -31,16 +30,8 @@ struct Row {
 };
 
 std::vector<Row> published() {
-  std::ifstream in(kScenarios / "published.csv");
-  REQUIRE(in);
   std::vector<Row> rows;
-  std::string line;
-  std::getline(in, line);  // the header
-  while (std::getline(in, line)) {
-    std::vector<std::string> cells;
-    std::stringstream fields(line);
-    for (std::string cell; std::getline(fields, cell, ',');) cells.push_back(cell);
-    REQUIRE(cells.size() == 5);
+  for (const auto& cells : test::published_csv(kScenarios / "published.csv", 5)) {
     rows.push_back(
         {cells[0], cells[1], cells[2].empty() ? 0 : std::stod(cells[2]), cells[3].empty() ? 0 : std::stod(cells[3])});
   }

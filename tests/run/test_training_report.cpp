@@ -35,6 +35,10 @@ TrainingReport sample_report() {
   b.channels = 2;
   r.buckets.push_back(b);
   r.memory.fits = false;
+  r.memory.allocated = Bytes{15};
+  r.memory.reserved = Bytes{17};
+  r.memory.cuda_context = Bytes{2};
+  r.memory.nccl_buffers = Bytes{1};
   r.memory.total = Bytes{20};
   r.memory.capacity = Bytes{16};
   r.memory.shortfall = Bytes{4};
@@ -73,6 +77,11 @@ TEST_CASE("to_json puts units in key names and prints exact microseconds") {
   CHECK(j["per_worker"][1]["idle_us"].dump() == "2.0");
   CHECK(j["memory"]["fits"] == false);
   CHECK(j["memory"]["shortfall_bytes"] == 4);
+  // Both peaks as the allocator reports them, and what lies outside it.
+  CHECK(j["memory"]["allocated_bytes"] == 15);
+  CHECK(j["memory"]["reserved_bytes"] == 17);
+  CHECK(j["memory"]["cuda_context_bytes"] == 2);
+  CHECK(j["memory"]["nccl_buffers_bytes"] == 1);
   CHECK(j["shares"]["compute"].dump() == "0.5");
 }
 

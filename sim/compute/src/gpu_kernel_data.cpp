@@ -10,7 +10,8 @@ namespace {
 // Streaming multiprocessors (AMD: compute units) and board power, from each part's whitepaper or datasheet: Kepler
 // GK210 whitepaper (13 SMX per GPU; the K80 board's 300 W is for two GPUs), P100 whitepaper (56 SMs, 300 W SXM2),
 // V100 whitepaper (80, 300 W SXM2), A100 whitepaper (108; 400 W SXM datasheet), H100 whitepaper (132 SXM5, 114
-// PCIe; datasheet 700 W SXM, 350 W PCIe, 400 W NVL), H200 datasheet (700 W), Blackwell (148 SMs per GPU as S.
+// PCIe; datasheet 700 W SXM, 350 W PCIe, 400 W NVL; the 96 GB SXM of Meta's Grand Teton hosts is the same board,
+// which Meta runs capped at 500 W), H200 datasheet (700 W), Blackwell (148 SMs per GPU as S.
 // Bekman's ml-engineering compute/accelerator/README.md @744d01e tabulates them; DGX B200 datasheet 1,000 W per GPU,
 // HGX B300 1,100 W, GB200 NVL72 1,200 W, GB300 NVL72 1,400 W), MI300X data sheet (304 CUs, 750 W), MI355X page (256
 // CUs, 1,400 W), L40S datasheet (142 SMs, 350 W), Ada whitepaper (RTX 4090: 128 SMs, 450 W), Turing whitepaper
@@ -28,6 +29,7 @@ constexpr Hardware kHardware[] = {
     {"A100-SXM4-40GB", 108, 400},
     {"A100-SXM4-80GB", 108, 400},
     {"H100-SXM-80GB", 132, 700},
+    {"H100-SXM-96GB", 132, 700},
     {"H100-PCIe-80GB", 114, 350},
     {"H100-NVL-94GB", 132, 400},
     {"H200-SXM-141GB", 132, 700},
@@ -48,7 +50,7 @@ constexpr Hardware kHardware[] = {
 // 1,745.0 at 1792x16128x3072, B300 1,769.0 at 12288x18432x1024. H200: 791.7 at 8192^3, measured by syncsim
 // (validation/measurements/2026-11-29-1xH200). MI300X: AMD, "Measuring Max-Achievable FLOPs - Part 2" (ROCm blogs,
 // 2025-02-28), hipBLASLt 708 at 4096x4864x32896. A part with the same tensor cores and no measurement of its own
-// takes its sibling's fraction (A100 40 GB, H100 PCIe and NVL, GB200, GB300).
+// takes its sibling's fraction (A100 40 GB, H100 96 GB, PCIe and NVL, GB200, GB300).
 struct BestGemmOf {
   std::string_view gpu;
   BestGemm best;
@@ -61,6 +63,7 @@ constexpr BestGemmOf kBestGemms[] = {
     {"A100-SXM4-40GB", kA100},
     {"A100-SXM4-80GB", kA100},
     {"H100-SXM-80GB", kH100},
+    {"H100-SXM-96GB", kH100},
     {"H100-PCIe-80GB", kH100},
     {"H100-NVL-94GB", kH100},
     {"H200-SXM-141GB", {791.7 / 989.4, 8192, 8192, 8192}},
@@ -89,6 +92,7 @@ constexpr AttentionOf kAttention[] = {
     {"A100-SXM4-40GB", {kA100Flash2, kA100Flash2}},
     {"A100-SXM4-80GB", {kA100Flash2, kA100Flash2}},
     {"H100-SXM-80GB", kHopper},
+    {"H100-SXM-96GB", kHopper},
     {"H100-PCIe-80GB", kHopper},
     {"H100-NVL-94GB", kHopper},
     {"H200-SXM-141GB", kHopper},

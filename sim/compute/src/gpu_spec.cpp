@@ -49,6 +49,7 @@ constexpr Interconnect kInterconnects[] = {
     {"A100-SXM4-40GB", 300, 8, 200, 32},
     {"A100-SXM4-80GB", 300, 8, 200, 32},
     {"H100-SXM-80GB", 450, 8, 400, 64},
+    {"H100-SXM-96GB", 450, 8, 400, 64},
     {"H100-PCIe-80GB", 300, 2},
     {"H100-NVL-94GB", 300, 2},
     {"H200-SXM-141GB", 450, 8, 400, 64},
@@ -68,16 +69,17 @@ constexpr Interconnect kInterconnects[] = {
 // (validation/measurements/2026-11-29-1xH200); B200 BF16 1,745.0 (0.776), FP8 3,432.5 (0.763); B300 BF16 1,769.0
 // (0.786), FP8 3,353.3 (0.745). AMD, "Measuring Max-Achievable FLOPs - Part 2" (ROCm blogs, 2025-02-28),
 // hipBLASLt on MI300X: BF16 708 (0.542), FP8 1,273 (0.487). A part with the same tensor cores and no measurement of
-// its own takes its sibling's: the H100 PCIe and NVL the H100 SXM's, GB200 the B200's, GB300 the B300's. The L40S,
-// the RTX 4090 and the MI355X have none published.
+// its own takes its sibling's: the H100 PCIe, NVL and 96 GB the H100 SXM's, GB200 the B200's, GB300 the B300's. The
+// L40S, the RTX 4090 and the MI355X have none published.
 struct ScaledGemmRatio {
   std::string_view gpu;
   double ratio;
 };
 constexpr ScaledGemmRatio kScaledGemmRatios[] = {
-    {"H100-SXM-80GB", 0.709 / 0.803},  {"H100-PCIe-80GB", 0.709 / 0.803}, {"H100-NVL-94GB", 0.709 / 0.803},
-    {"H200-SXM-141GB", 0.734 / 0.800}, {"B200-SXM-180GB", 0.763 / 0.776}, {"GB200-186GB", 0.763 / 0.776},
-    {"B300-SXM-288GB", 0.745 / 0.786}, {"GB300-288GB", 0.745 / 0.786},    {"MI300X-192GB", 0.487 / 0.542},
+    {"H100-SXM-80GB", 0.709 / 0.803}, {"H100-SXM-96GB", 0.709 / 0.803},  {"H100-PCIe-80GB", 0.709 / 0.803},
+    {"H100-NVL-94GB", 0.709 / 0.803}, {"H200-SXM-141GB", 0.734 / 0.800}, {"B200-SXM-180GB", 0.763 / 0.776},
+    {"GB200-186GB", 0.763 / 0.776},   {"B300-SXM-288GB", 0.745 / 0.786}, {"GB300-288GB", 0.745 / 0.786},
+    {"MI300X-192GB", 0.487 / 0.542},
 };
 
 void add_scaled_gemm_ratios(std::vector<GpuCatalogEntry>& catalog) {
@@ -145,6 +147,12 @@ std::vector<GpuCatalogEntry> build_catalog() {
   catalog.push_back({spec("H100-SXM-80GB", 90, hopper, 3350, 80),
                      {"H100-SXM", "H100-SXM5", "H100-80GB-HBM3"},
                      "NVIDIA H100 datasheet (2023), H100 SXM; dense tensor peaks from the H100 whitepaper"});
+  // Meta's Grand Teton hosts (torchtitan's docs/performance.md, where its Llama 3.1 benchmarks ran): H100s with
+  // 96 GB of HBM2e at 2.4 TB/s, eight to a host fully connected by NVLink, 400 Gb/s of RDMA per GPU; the H100 SXM's
+  // compute (the board runs at a 500 W power limit by default, which the peaks do not show).
+  catalog.push_back({spec("H100-SXM-96GB", 90, hopper, 2400, 96),
+                     {"H100-96GB-HBM2e", "H100-96GB"},
+                     "torchtitan docs/performance.md (Grand Teton: 96 GB HBM2e at 2.4 TB/s); compute as H100 SXM"});
   // The same datasheet, H100 PCIe column: FP32 51 TFLOPS, TF32 756*, BF16/FP16 1,513* TFLOPS (* = with sparsity:
   // dense is half), FP8 3,026*, HBM2e 80 GB at 2 TB/s. nvidia-smi names it "NVIDIA H100 PCIe".
   catalog.push_back(

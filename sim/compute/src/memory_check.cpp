@@ -8,6 +8,7 @@
 #include <numeric>
 #include <vector>
 
+#include "syncsim/compute/allocator_model.hpp"
 #include "syncsim/core/input_error.hpp"
 
 namespace syncsim {
@@ -15,6 +16,12 @@ namespace syncsim {
 namespace {
 
 constexpr std::int64_t kMaxMicroBatches = std::int64_t{1} << 20;
+constexpr std::int64_t kFp32Bytes = 4;
+// The loss's transient bytes per logit beside its kept FP32 softmax (memory_check.hpp): Megatron's vocabulary-
+// parallel cross entropy keeps the 16-bit logits beside their FP32 copy (cross_entropy.py, calculate_logits_max:
+// vocab_parallel_logits.float(), the rest in place); PyTorch's cross_entropy backward holds the loss's gradient and
+// the log-softmax input's gradient, two FP32 tensors (torchtitan's train.py deletes the 16-bit logits first).
+constexpr std::int64_t kPytorchLossBytesPerLogit = 2 * kFp32Bytes;
 
 void check_layout(std::int64_t batch, const MemoryLayout& layout) {
   if (batch < 1) throw InputError(fmt::format("batch size must be positive, got {}", batch));
@@ -71,6 +78,7 @@ std::int64_t share(std::int64_t value, std::int64_t parts) {
 struct SavedBytes {
   std::int64_t kept = 0;
   std::int64_t recompute = 0;
+  std::int64_t loss = 0;  // the loss's transient buffers, when the range holds the LM head
 };
 
 // Elements a kept layer's output holds per sample: a GEMM's output side of what it moves, the attention kernel's
@@ -83,9 +91,33 @@ std::int64_t output_elements(const Layer& l, const TransformerStructure& t) {
                                    static_cast<double>(l.weight_rows) / static_cast<double>(sides));
 }
 
+// Per sample, the logits the LM head writes (s x vocabulary): its output side. Zero without a transformer, or for
+// a range without the head.
+std::int64_t logit_elements(const ModelSpec& model, std::pair<std::size_t, std::size_t> range) {
+  const auto& t = model.transformer();
+  if (!t || t->blocks.empty()) return 0;
+  const std::vector<Layer>& layers = model.layers();
+  // The LM head is the matrix product after the blocks whose output the next layer, the loss, keeps in FP32 (a
+  // pooler's output is no logits).
+  for (std::size_t i = t->blocks.back().second; i + 1 < layers.size(); ++i) {
+    if (layers[i].kind != LayerKind::gemm_kept) continue;
+    const std::int64_t logits = output_elements(layers[i], *t);
+    if (logits > 0 && layers[i + 1].saved_mask_bytes >= times(kFp32Bytes, logits)) {
+      return i >= range.first && i < range.second ? logits : 0;
+    }
+  }
+  return 0;
+}
+
+std::int64_t loss_bytes_per_logit(MemoryFramework framework, std::int64_t w) {
+  if (framework == MemoryFramework::pytorch) return kPytorchLossBytesPerLogit;
+  return w < kFp32Bytes ? w : 0;  // FP32 logits need no copy
+}
+
 // `recomputed`: recomputed_layers for the layout's checkpointing, made once per check.
 SavedBytes saved_bytes(const ModelSpec& model, std::pair<std::size_t, std::size_t> range, std::int64_t w,
-                       ActivationCheckpointing checkpointing, const std::vector<bool>& recomputed) {
+                       const MemoryLayout& layout, const std::vector<bool>& recomputed) {
+  const ActivationCheckpointing checkpointing = layout.checkpointing;
   const auto layer_bytes = [&](std::size_t i) {
     const Layer& l = model.layers()[i];
     return plus(times(l.saved_elements, w), l.saved_mask_bytes);
@@ -114,12 +146,22 @@ SavedBytes saved_bytes(const ModelSpec& model, std::pair<std::size_t, std::size_
   for (std::size_t i = range.first; i < range.second; ++i) {
     if (!in_block[i]) out.kept = plus(out.kept, layer_bytes(i));
   }
+  out.loss = times(logit_elements(model, range), loss_bytes_per_logit(layout.framework, w));
   return out;
 }
 
-MemoryReport stage_memory(const ModelSpec& model, std::pair<std::size_t, std::size_t> range, std::int64_t batch,
-                          Precision precision, Optimizer optimizer, const MemoryLayout& layout,
-                          const std::vector<bool>& recomputed, Bytes& recompute) {
+// One chunk of a stage: its state and one micro-batch's activations (report), and what lives only for a moment:
+// the recomputed block, the loss's buffers, the layers gathered whole under per-layer full sharding.
+struct ChunkMemory {
+  MemoryReport report;
+  Bytes recompute;
+  Bytes loss;
+  Bytes gathered;
+};
+
+ChunkMemory stage_memory(const ModelSpec& model, std::pair<std::size_t, std::size_t> range, std::int64_t batch,
+                         Precision precision, Optimizer optimizer, const MemoryLayout& layout,
+                         const std::vector<bool>& recomputed) {
   // Routed experts' layers are split over the expert-parallel ranks, and their sharded state over the expert
   // data-parallel ones (the shard group / expert), as Megatron's distributed optimizer shards it.
   std::vector<bool> expert(range.second, false);
@@ -146,33 +188,68 @@ MemoryReport stage_memory(const ModelSpec& model, std::pair<std::size_t, std::si
     }
   }
   const std::int64_t w = element_bytes(precision);
+  const bool megatron = layout.framework == MemoryFramework::megatron;
+  // Megatron's distributed optimizer shards over the data-parallel group with context parallelism (intra_dp_cp).
+  const std::int64_t shards = megatron ? times(layout.shards, layout.context) : layout.shards;
   const std::int64_t local = share(dense, layout.tensor) + share(experts, layout.tensor);
-  const std::int64_t sharded =
-      share(share(dense, layout.tensor), layout.shards) +
-      share(share(experts, layout.tensor), std::max<std::int64_t>(1, layout.shards / layout.expert));
+  const std::int64_t sharded = share(share(dense, layout.tensor), shards) +
+                               share(share(experts, layout.tensor), std::max<std::int64_t>(1, shards / layout.expert));
   // Under a pipeline, full sharding keeps each chunk gathered and its gradients whole through the iteration
   // (model_parallel_run.hpp, as torchtitan does): at peak only the optimizer state is sharded, as with ZeRO-1.
   const bool per_layer = layout.sharding == ShardingLevel::full && layout.pipeline == 1;
   const bool grads_sharded = layout.sharding == ShardingLevel::gradients || per_layer;
-  MemoryReport r;
-  r.weights =
-      Bytes{per_layer ? sharded * w + (share(largest, layout.tensor) + share(second, layout.tensor)) * w : local * w};
+  ChunkMemory out;
+  MemoryReport& r = out.report;
+  if (per_layer) out.gathered = Bytes{(share(largest, layout.tensor) + share(second, layout.tensor)) * w};
+  r.weights = Bytes{per_layer ? sharded * w + out.gathered.value : local * w};
   // A scaled recipe keeps each of its GEMMs' weights in the low format too, as is and transposed (Transformer
   // Engine's cached copies); fully sharded per layer, the gathered layers' copies are made and dropped with them.
   if (is_scaled(precision) && !per_layer) {
     const double copies = 2 * operand_bytes(precision) * static_cast<double>(share(scaled, layout.tensor));
     r.weights = Bytes{plus(r.weights.value, static_cast<std::int64_t>(std::ceil(copies)))};
   }
-  r.gradients = Bytes{(grads_sharded ? sharded : local) * w};
+  // Megatron accumulates the gradients in its FP32 main-grad buffer (param_and_grad_buffer.py).
+  r.gradients = Bytes{(grads_sharded ? sharded : local) * (megatron ? std::max(w, kFp32Bytes) : w)};
   r.optimizer_state =
       Bytes{(layout.sharding == ShardingLevel::none ? local : sharded) * optimizer_state_bytes(optimizer, precision)};
-  const SavedBytes saved = saved_bytes(model, range, element_bytes(precision), layout.checkpointing, recomputed);
+  const SavedBytes saved = saved_bytes(model, range, element_bytes(precision), layout, recomputed);
   const auto split = [&](std::int64_t bytes) {
     return times(batch, share(share(bytes, layout.tensor), layout.context));
   };
   r.activations = Bytes{split(saved.kept)};  // one micro-batch
-  recompute = Bytes{split(saved.recompute)};
-  return r;
+  out.recompute = Bytes{split(saved.recompute)};
+  out.loss = Bytes{split(saved.loss)};
+  return out;
+}
+
+// NCCL communicators of more than one rank a GPU belongs to: one per parallel group, Megatron's data x context
+// group, and HSDP's shard group beside its replica group.
+std::int64_t communicators(const MemoryLayout& layout) {
+  std::int64_t n = 0;
+  for (const std::int64_t size : {layout.tensor, layout.context, layout.pipeline, layout.expert, layout.data}) {
+    n += size > 1 ? 1 : 0;
+  }
+  if (layout.framework == MemoryFramework::megatron && layout.context > 1 && layout.data > 1) ++n;
+  if (layout.sharding != ShardingLevel::none && layout.shards > 1 && layout.shards < layout.data) ++n;
+  return n;
+}
+
+// The allocator's terms on top of a stage's tensors (allocator_model.hpp).
+void add_allocator_terms(MemoryReport& r, const GpuSpec& gpu, const MemoryLayout& layout, Bytes churned) {
+  const bool megatron = layout.framework == MemoryFramework::megatron;
+  r.framework = layout.framework;
+  r.workspaces = cublas_workspace(gpu) + (megatron ? transformer_engine_workspace(gpu) : Bytes{0});
+  r.allocated =
+      Bytes{plus(plus(plus(r.weights.value, r.gradients.value), plus(r.optimizer_state.value, r.activations.value)),
+                 plus(r.loss_buffers.value, r.workspaces.value))};
+  const bool recomputes = layout.checkpointing == ActivationCheckpointing::full ||
+                          layout.checkpointing == ActivationCheckpointing::selective_op;
+  r.reserved = reserved_bytes(r.allocated, churned, recomputes || layout.sharding == ShardingLevel::full);
+  r.fragmentation = r.reserved - r.allocated;
+  r.cuda_context = cuda_context(gpu);
+  r.communicators = communicators(layout);
+  r.nccl_buffers = nccl_buffers(r.communicators);
+  r.total = Bytes{plus(r.reserved.value, plus(r.cuda_context.value, r.nccl_buffers.value))};
 }
 
 }  // namespace
@@ -318,15 +395,18 @@ MemoryReport memory_check(const ModelSpec& model, const GpuSpec& gpu, std::int64
     MemoryReport r;
     std::vector<std::int64_t> chunk_activations;  // one micro-batch through each of the stage's chunks
     Bytes recompute;
+    Bytes loss;
+    Bytes gathered;
     for (std::int64_t c = 0; c < v; ++c) {
-      Bytes chunk_recompute;
-      const MemoryReport chunk = stage_memory(model, chunks[static_cast<std::size_t>(stage + c * p)], batch, precision,
-                                              optimizer, layout, recomputed, chunk_recompute);
-      r.weights = Bytes{plus(r.weights.value, chunk.weights.value)};
-      r.gradients = Bytes{plus(r.gradients.value, chunk.gradients.value)};
-      r.optimizer_state = Bytes{plus(r.optimizer_state.value, chunk.optimizer_state.value)};
-      chunk_activations.push_back(chunk.activations.value);
-      recompute = std::max(recompute, chunk_recompute);
+      const ChunkMemory chunk = stage_memory(model, chunks[static_cast<std::size_t>(stage + c * p)], batch, precision,
+                                             optimizer, layout, recomputed);
+      r.weights = Bytes{plus(r.weights.value, chunk.report.weights.value)};
+      r.gradients = Bytes{plus(r.gradients.value, chunk.report.gradients.value)};
+      r.optimizer_state = Bytes{plus(r.optimizer_state.value, chunk.report.optimizer_state.value)};
+      chunk_activations.push_back(chunk.report.activations.value);
+      recompute = std::max(recompute, chunk.recompute);
+      loss = std::max(loss, chunk.loss);
+      gathered = Bytes{plus(gathered.value, chunk.gathered.value)};
     }
     // The passes in flight in the schedule's order: chunk 0 for p micro-batches, then chunk 1, ... (one chunk
     // without interleaving).
@@ -339,7 +419,8 @@ MemoryReport memory_check(const ModelSpec& model, const GpuSpec& gpu, std::int64
       held = plus(held, times(chunk_activations[static_cast<std::size_t>(c)], passes));
     }
     r.activations = Bytes{plus(held, recompute.value)};
-    r.total = Bytes{plus(plus(r.weights.value, r.gradients.value), plus(r.optimizer_state.value, r.activations.value))};
+    r.loss_buffers = loss > recompute ? loss - recompute : Bytes{0};
+    add_allocator_terms(r, gpu, layout, Bytes{plus(plus(r.activations.value, r.loss_buffers.value), gathered.value)});
     r.stage = stage;
     if (stage == 0 || r.total > fullest.total) fullest = r;
   }

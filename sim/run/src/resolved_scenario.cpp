@@ -366,6 +366,13 @@ MemoryReport ResolvedScenario::memory() const {
   at_value(p.activation_checkpointing, [&] { check_checkpointing(model_, p.activation_checkpointing.value); });
   const std::int64_t data = workers_ / (p.tensor.value * p.pipeline.value * p.context.value);
   layout.shards = p.shard_group ? p.shard_group->value : data;
+  layout.data = data;
+  // Tensor, pipeline, context and expert layouts are Megatron's, with ZeRO-1 as its distributed optimizer; data
+  // parallelism alone, ZeRO-2/3 and FSDP are PyTorch's (memory_check.hpp).
+  const bool layout_split = p.tensor.value * p.pipeline.value * p.context.value * p.expert.value > 1;
+  const bool megatron_sharding =
+      p.sharding.value == ShardingLevel::none || p.sharding.value == ShardingLevel::optimizer;
+  layout.framework = layout_split && megatron_sharding ? MemoryFramework::megatron : MemoryFramework::pytorch;
   return at_value(p.pipeline,
                   [&] { return memory_check(model_, gpu_, batch(), precision(), s.model.optimizer.value, layout); });
 }

@@ -221,6 +221,23 @@ nlohmann::ordered_json utilization_json(const TrainingReport::Utilization& u) {
   return out;
 }
 
+nlohmann::ordered_json memory_json(const MemoryReport& m) {
+  return {{"fits", m.fits},
+          {"weights_bytes", m.weights.value},
+          {"gradients_bytes", m.gradients.value},
+          {"optimizer_state_bytes", m.optimizer_state.value},
+          {"activations_bytes", m.activations.value},
+          {"loss_buffers_bytes", m.loss_buffers.value},
+          {"workspaces_bytes", m.workspaces.value},
+          {"allocated_bytes", m.allocated.value},
+          {"reserved_bytes", m.reserved.value},
+          {"cuda_context_bytes", m.cuda_context.value},
+          {"nccl_buffers_bytes", m.nccl_buffers.value},
+          {"total_bytes", m.total.value},
+          {"capacity_bytes", m.capacity.value},
+          {"shortfall_bytes", m.shortfall.value}};
+}
+
 }  // namespace
 
 void compute_shares(TrainingReport& report) {
@@ -315,14 +332,7 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
   if (r.layout) out["layout"] = layout_json(*r.layout);
   if (r.compression) out["gradient_compression"] = compression_json(*r.compression);
   out["per_worker"] = workers_json(r.per_worker);
-  out["memory"] = {{"fits", r.memory.fits},
-                   {"weights_bytes", r.memory.weights.value},
-                   {"gradients_bytes", r.memory.gradients.value},
-                   {"optimizer_state_bytes", r.memory.optimizer_state.value},
-                   {"activations_bytes", r.memory.activations.value},
-                   {"total_bytes", r.memory.total.value},
-                   {"capacity_bytes", r.memory.capacity.value},
-                   {"shortfall_bytes", r.memory.shortfall.value}};
+  out["memory"] = memory_json(r.memory);
   // Only with a convergence section, so that throughput-only reports keep their shape.
   if (r.convergence) out["convergence"] = convergence_json(*r.convergence);
   return out;

@@ -39,10 +39,25 @@
 //                recompute (recomputed_layers) and their masks, plus the same one block; selective under flash
 //                attention keeps what none keeps. Needs blocks.
 //
-// Not counted: the CUDA context and framework reserve (a few hundred MiB), allocator fragmentation, GEMM
-// workspaces, transient buffers such as DDP's gradient buckets and pipeline send buffers, and the input batch —
-// so "fits" is an upper bound on what really fits, and a shortfall is a lower bound on the real one. The capacity
-// is the datasheet's.
+// The framework (MemoryLayout::framework) decides three terms, each as its code does (docs/compute.md, "Memory as
+// the allocator reports it"):
+//
+//   megatron     tensor, pipeline, context and expert layouts, ZeRO-1 as its distributed optimizer: gradients are
+//                accumulated in an FP32 main-grad buffer (4 bytes a parameter, whole on every rank: Megatron's
+//                arguments.py turns accumulate_allreduce_grads_in_fp32 on for bf16), the distributed optimizer
+//                shards the FP32 master weights and moments over data x context ranks (intra_dp_cp_group), and the
+//                vocabulary-parallel cross entropy upcasts the 16-bit logits to FP32 in place of a softmax
+//                (cross_entropy.py): beside the kept FP32 copy only the 16-bit logits, 2 bytes a logit
+//   pytorch      DDP, ZeRO and FSDP: gradients in the working precision; the loss upcasts the logits and calls
+//                cross_entropy, whose backward holds two more FP32 tensors of the logits' size beside the kept
+//                log-softmax (8 bytes a logit; torchtitan's train.py)
+//
+// The loss's buffers live only at the loss; backward's recomputation of a checkpointed block comes later, so the
+// peak holds the larger of the two. To the tensors the allocator model (allocator_model.hpp) adds the cuBLAS
+// workspaces (allocated), the fragmentation reserve (reserved) and, outside the allocator, the CUDA context and
+// NCCL's buffers for each communicator of more than one rank (tensor, context, pipeline, data, and Megatron's
+// data x context group). The verdict compares the device's total (reserved + context + NCCL) with the datasheet's
+// capacity.
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -69,6 +84,9 @@ enum class ActivationCheckpointing { none, selective, selective_op, full };
 // How the pipeline orders its micro-batches (`parallelism.schedule`); memory tells 1F1B from GPipe.
 enum class PipelineSchedule { one_f_one_b, interleaved, gpipe };
 
+// Whose buffers the memory is laid out in (see above): PyTorch's (DDP, ZeRO, FSDP) or Megatron's (its layouts).
+enum class MemoryFramework { pytorch, megatron };
+
 struct MemoryLayout {
   std::int64_t tensor = 1;
   std::int64_t pipeline = 1;
@@ -80,13 +98,27 @@ struct MemoryLayout {
   std::int64_t virtual_stages = 1;  // model chunks per stage under the interleaved schedule
   ActivationCheckpointing checkpointing = ActivationCheckpointing::none;
   std::int64_t expert = 1;  // expert parallelism: the routed experts' weights split this many ways
+  std::int64_t data = 1;    // data-parallel ranks (for the communicators; `shards` divides the state)
+  MemoryFramework framework = MemoryFramework::pytorch;
 };
 
+// One GPU at its peak. allocated = weights + gradients + optimizer_state + activations + loss_buffers + workspaces
+// (torch.cuda.max_memory_allocated); reserved = allocated + fragmentation (max_memory_reserved); total = reserved +
+// cuda_context + nccl_buffers (what nvidia-smi shows), the number the verdict compares with the capacity.
 struct MemoryReport {
   Bytes weights;
   Bytes gradients;
   Bytes optimizer_state;
-  Bytes activations;
+  Bytes activations;   // kept for backward by the passes in flight, plus one recomputed block under checkpointing
+  Bytes loss_buffers;  // the loss's transient logit buffers, beyond the recomputed block (never live with them)
+  Bytes workspaces;    // cuBLAS (and Transformer Engine) workspaces
+  Bytes allocated;
+  Bytes fragmentation;
+  Bytes reserved;
+  Bytes cuda_context;
+  Bytes nccl_buffers;
+  std::int64_t communicators = 0;  // NCCL communicators of more than one rank
+  MemoryFramework framework = MemoryFramework::pytorch;
   Bytes total;
   Bytes capacity;
   bool fits = false;

@@ -1,0 +1,72 @@
+// Memory as the allocator reports it, against published LLM runs (validation/scenarios/llm/published-memory.csv;
+// docs/accuracy.md, "LLM training on DGX H100", the memory rows): torchtitan's Llama 3.1 8B FSDP tables publish the
+// peak reserved memory (torch.cuda.max_memory_reserved), which the memory check predicts within 10 %.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "published_csv.hpp"
+#include "syncsim/run/run_scenario.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
+
+using namespace syncsim;
+
+namespace {
+const std::filesystem::path kScenarios = SYNCSIM_LLM_SCENARIOS;
+const std::filesystem::path kMfuScenarios = SYNCSIM_MFU_SCENARIOS;
+constexpr double kBound = 0.10;
+constexpr double kGiB = 1024.0 * 1024 * 1024;
+
+struct Row {
+  std::string scenario;
+  double reserved_gib = 0;
+};
+
+std::vector<Row> published() {
+  std::vector<Row> rows;
+  for (const auto& cells : test::published_csv(kScenarios / "published-memory.csv", 3)) {
+    rows.push_back({cells[0], std::stod(cells[1])});
+  }
+  return rows;
+}
+}  // namespace
+
+TEST_CASE("torchtitan Llama 3.1 8B FSDP on 8 and 128 H100s: predicted reserved memory within 10 % of published",
+          "[llm_memory]") {
+  const std::vector<Row> rows = published();
+  REQUIRE(rows.size() == 2);
+  for (const Row& row : rows) {
+    const MemoryReport m = run::scenario_memory(load_scenario(kScenarios / row.scenario));
+    const double reserved = static_cast<double>(m.reserved.value) / kGiB;
+    INFO(row.scenario << ": reserved " << reserved << " GiB against " << row.reserved_gib << " GiB published");
+    CHECK(std::abs(reserved / row.reserved_gib - 1) <= kBound);
+    CHECK(m.framework == MemoryFramework::pytorch);
+    CHECK(m.fragmentation.value > 0);  // recomputation and FSDP's per-layer gathers fragment the cache
+    CHECK(m.allocated < m.reserved);
+    CHECK(m.fits);  // the runs fit their 96 GB H100s
+  }
+}
+
+TEST_CASE("Llama 3 405B as Meta laid it out: the first stage's terms as Megatron lays them out", "[llm_memory]") {
+  // TP 8 x PP 16, DP 128, 16 micro-batches of 8,192 tokens, interleaved over v = 2 chunks, ZeRO-1 (docs/compute.md,
+  // "Memory as the allocator reports it"). The first stage holds chunks 0 and 16 (8 blocks and the embedding).
+  const MemoryReport m = run::scenario_memory(load_scenario(kMfuScenarios / "llama3-405b-16k.yaml"));
+  CHECK(m.framework == MemoryFramework::megatron);
+  CHECK(m.stage == 0);
+  // Warm-up 2 (p - 1) + (v - 1) p = 46 >= m v = 32: every chunk pass is in flight before the first backward.
+  CHECK(m.in_flight == 32);
+  // 16 micro-batches x 8 blocks, each keeping 8,192 / 8 = 1,024 tokens x (12h + 4h_kv + 8f) = 626,688 B a token,
+  // plus flash attention's FP32 row statistics, 8 x 128 heads x 8,192 / 8 = 1,048,576 B: 642,777,088 B a block pass.
+  CHECK(m.activations.value == 128 * (1'024LL * 626'688 + 1'048'576));
+  // FP32 main grads beside the bf16 weights; the distributed optimizer's 12 bytes over the 128 data-parallel ranks.
+  CHECK(m.gradients.value == 2 * m.weights.value);
+  CHECK(static_cast<double>(m.optimizer_state.value) ==
+        Approx(12.0 * static_cast<double>(m.weights.value / 2) / 128).epsilon(1e-5));
+  // The logits are the last stage's: no loss buffers here. Nothing is recomputed: reserved is allocated.
+  CHECK(m.loss_buffers.value == 0);
+  CHECK(m.reserved == m.allocated);
+  CHECK(m.communicators == 3);  // tensor, pipeline, data
+}
