@@ -127,18 +127,47 @@ LayerTimes ResolvedScenario::with_recompute(LayerTimes times) const {
   return times;
 }
 
-LayerTimes ResolvedScenario::layer_times() const {
+LayerTimes ResolvedScenario::layer_times_at(std::int64_t samples) const {
   if (chakra_) return chakra_->times;
-  try {
-    if (profile_) {
-      ProfiledTimes t = profiled_times(*profile_, *compute_, model_, scenario_->model.profile_batch->value, batch());
-      return with_recompute(LayerTimes{std::move(t.forward), std::move(t.backward)});
+  if (profile_) {
+    ProfiledTimes t = profiled_times(*profile_, *compute_, model_, scenario_->model.profile_batch->value, samples);
+    return with_recompute(LayerTimes{std::move(t.forward), std::move(t.backward)});
+  }
+  return with_recompute(syncsim::layer_times(*compute_, model_, samples));
+}
+
+InputError ResolvedScenario::compute_overflow(const SimTimeOverflow& e, std::string_view what) const {
+  const ModelConfig& m = scenario_->model;
+  if (chakra_)
+    return m.chakra->error(fmt::format("{} ({}, from the execution trace {})", e.message(), what, m.chakra->value));
+  // Compute times grow with the batch; when one sample already passes the clock, the times' source is the cause.
+  const bool one_sample_fits = [&] {
+    try {
+      SimTime total;
+      const LayerTimes times = layer_times_at(1);
+      for (std::size_t i = 0; i < times.forward.size(); ++i) total += times.forward[i] + times.backward[i];
+      return true;
+    } catch (const SimTimeOverflow&) {
+      return false;
     }
-    return with_recompute(syncsim::layer_times(*compute_, model_, batch()));
+  }();
+  const std::optional<Located<std::string>>& gpu_profile = scenario_->cluster.gpu.profile;
+  if (!one_sample_fits && profile_) {
+    return m.profile->error(fmt::format("{} ({} even at 1 sample per GPU, from the profiler trace {})", e.message(),
+                                        what, m.profile->value));
+  }
+  if (!one_sample_fits && gpu_profile) {
+    return gpu_profile->error(fmt::format("{} ({} even at 1 sample per GPU, at the rates of the GPU profile {})",
+                                          e.message(), what, gpu_profile->value));
+  }
+  return m.batch_per_gpu.error(fmt::format("{} ({} at {} samples per GPU)", e.message(), what, batch()));
+}
+
+LayerTimes ResolvedScenario::layer_times() const {
+  try {
+    return layer_times_at(batch());
   } catch (const SimTimeOverflow& e) {
-    // Compute times grow with the batch (and shrink with the efficiency, which the reader bounds).
-    throw scenario_->model.batch_per_gpu.error(
-        fmt::format("{} (a layer's compute time at {} samples per GPU)", e.message(), batch()));
+    throw compute_overflow(e, "a layer's compute time");
   }
 }
 
@@ -147,6 +176,12 @@ SimTime ResolvedScenario::optimizer_step() const {
   try {
     return compute_->optimizer_step(model_.params(), scenario_->model.optimizer.value);
   } catch (const SimTimeOverflow& e) {
+    // The step reads and writes every parameter at the GPU's memory bandwidth: a profile's rate, when one gives it.
+    const std::optional<Located<std::string>>& gpu_profile = scenario_->cluster.gpu.profile;
+    if (gpu_profile) {
+      throw gpu_profile->error(
+          fmt::format("{} (the optimizer step, at the rates of the GPU profile {})", e.message(), gpu_profile->value));
+    }
     throw scenario_->model.optimizer.error(fmt::format("{} (the optimizer step)", e.message()));
   }
 }
@@ -265,8 +300,7 @@ SimTime ResolvedScenario::single_gpu_iteration() const {
   try {
     for (std::size_t i = 0; i < layers.forward.size(); ++i) forward_backward += layers.forward[i] + layers.backward[i];
   } catch (const SimTimeOverflow& e) {
-    throw s.model.batch_per_gpu.error(
-        fmt::format("{} (a forward and backward pass at {} samples per GPU)", e.message(), batch()));
+    throw compute_overflow(e, "a forward and backward pass");
   }
   try {
     return forward_backward * s.model.micro_batches + optimizer_step();
