@@ -1,7 +1,6 @@
 #include "models/convergence_run.h"
 
 #include <QCoreApplication>
-#include <QFile>
 #include <QFileInfo>
 #include <algorithm>
 #include <cmath>
@@ -10,6 +9,8 @@
 #include <string>
 
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/input_file.hpp"
+#include "syncsim/core/json_input.hpp"
 #include "syncsim/training/training_report.hpp"
 
 using json = nlohmann::json;
@@ -216,6 +217,7 @@ std::vector<StalenessBin> stalenessBins(const StalenessHistogram& histogram, int
 }
 
 ConvergenceRun parseConvergenceReport(std::string_view text, const QString& source) {
+  syncsim::check_json_nesting(text, source.toStdString());
   json doc;
   try {
     doc = json::parse(text.begin(), text.end());
@@ -288,14 +290,8 @@ ConvergenceRun parseConvergenceReport(std::string_view text, const QString& sour
 }
 
 ConvergenceRun readConvergenceReport(const QString& path) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) {
-    throw syncsim::InputError(
-        QCoreApplication::translate("ConvergenceRun", "cannot open: %1").arg(file.errorString()).toStdString(),
-        syncsim::SourceLocation{path.toStdString(), 0, 0});
-  }
-  const QByteArray bytes = file.readAll();
-  return parseConvergenceReport(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), path);
+  // The CLI's checked reader: a FIFO, a device or a folder is refused before it is opened, and the size is capped.
+  return parseConvergenceReport(syncsim::read_input_file(path.toStdString(), "report.json"), path);
 }
 
 std::optional<ConvergenceRun> convergenceRunOf(const syncsim::TrainingReport& report, const QString& source) {

@@ -10,6 +10,7 @@
 #include "models/trace_json_reader.h"
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/input_file.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
@@ -20,6 +21,8 @@ namespace {
 constexpr qint64 kSniffBytes = 4096;
 
 bool looksLikeReport(const QString& path) {
+  // Opening a FIFO would block until a writer comes: what is not a regular file goes to the reader, which refuses it.
+  if (!syncsim::non_regular_kind(path.toStdString()).empty()) return false;
   QFile file(path);
   if (!file.open(QIODevice::ReadOnly)) return false;
   const QByteArray head = file.read(kSniffBytes).trimmed();

@@ -1,12 +1,12 @@
 #include "models/sweep_csv.h"
 
 #include <QCoreApplication>
-#include <QFile>
 #include <algorithm>
 #include <map>
 #include <optional>
 
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/input_file.hpp"
 
 namespace {
 
@@ -229,9 +229,6 @@ ScalingData parseSweepCsv(std::string_view text, const QString& source) {
 }
 
 ScalingData readSweepCsv(const QString& path) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly))
-    fail(path, 0, QCoreApplication::translate("SweepCsv", "cannot open: %1").arg(file.errorString()));
-  const QByteArray bytes = file.readAll();
-  return parseSweepCsv(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), path);
+  // The CLI's checked reader: a FIFO, a device or a folder is refused before it is opened, and the size is capped.
+  return parseSweepCsv(syncsim::read_input_file(path.toStdString(), "sweep CSV"), path);
 }

@@ -1,6 +1,5 @@
 #include "models/trace_json_reader.h"
 
-#include <QFile>
 #include <cmath>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -10,6 +9,8 @@
 #include <vector>
 
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/input_file.hpp"
+#include "syncsim/core/json_input.hpp"
 
 namespace tr = syncsim::trace;
 // ordered: a span's arguments keep the file's order, so a trace read back writes out byte for byte the same.
@@ -44,6 +45,7 @@ struct TrackInfo {
 namespace {
 
 tr::Trace parse(std::string_view text, const QString& source) {
+  syncsim::check_json_nesting(text, source.toStdString());  // a span's args are written back by recursion
   json doc;
   try {
     doc = json::parse(text.begin(), text.end());
@@ -188,10 +190,6 @@ tr::Trace parseTraceJson(std::string_view text, const QString& source) {
 }
 
 tr::Trace readTraceJson(const QString& path) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) {
-    fail(path, "cannot open: " + file.errorString().toStdString());
-  }
-  const QByteArray bytes = file.readAll();
-  return parseTraceJson(std::string_view(bytes.constData(), static_cast<std::size_t>(bytes.size())), path);
+  // The CLI's checked reader: a FIFO, a device or a folder is refused before it is opened, and the size is capped.
+  return parseTraceJson(syncsim::read_input_file(path.toStdString(), "trace"), path);
 }

@@ -5,6 +5,8 @@
 #include <QtTest>
 #include <sstream>
 
+#include "../../tests/support/special_files.hpp"
+
 #include "models/lane_model.h"
 #include "models/loaded_document.h"
 #include "models/parameter_model.h"
@@ -178,6 +180,36 @@ class TestGuiModels : public QObject {
   void missingFilesThrow() {
     QVERIFY_THROWS_EXCEPTION(syncsim::InputError, readTraceJson(QStringLiteral("/nonexistent/trace.json")));
     QVERIFY_THROWS_EXCEPTION(std::exception, loadDocument(QStringLiteral("/nonexistent/scenario.yaml")));
+  }
+
+  // The GUI opens what the CLI opens through the same checked reader: a FIFO named x.json blocked it forever, a
+  // *.json symlink to /dev/zero read 2 GB before std::bad_alloc, a trace nested 200,000 arrays deep crashed it.
+  void specialFilesAreRefusedAtOnce() {
+    namespace ts = syncsim::test_support;
+    const ts::SpecialFiles files;
+    std::filesystem::create_symlink(ts::SpecialFiles::zero_device(), files.root() / "zero.json");
+    const std::string deep(200'000, '[');
+    const struct {
+      std::filesystem::path path;
+      const char* expected;
+    } cases[] = {
+        {files.fifo("x.json"), "is a FIFO (named pipe), not a regular file"},
+        {files.fifo("x.csv"), "is a FIFO (named pipe), not a regular file"},
+        {files.root() / "zero.json", "is a character device, not a regular file"},
+        {files.directory("d.csv"), "is a directory, not a regular file"},
+        {files.write("deep.json", "{\"traceEvents\": " + deep),
+         "deep.json:1:272: arrays and objects nested deeper than 256"},
+        {files.write("report.json", "{\"scenario\": " + deep),
+         "report.json:1:269: arrays and objects nested deeper than 256"},
+    };
+    for (const auto& c : cases) {
+      const QString path = QString::fromStdString(c.path.string());
+      const ts::ReadOutcome outcome = ts::read_outcome([&] { (void)loadDocument(path); }, c.path);
+      const std::string shown = c.path.string() + ": " + ts::to_string(outcome);
+      QVERIFY2(outcome.kind == ts::ReadOutcome::Kind::input_error, shown.c_str());
+      QVERIFY2(outcome.message.find(c.expected) != std::string::npos, shown.c_str());
+      QVERIFY2(outcome.message.find('\n') == std::string::npos, shown.c_str());
+    }
   }
 
   void laneModelUnderTester() {

@@ -7,6 +7,7 @@
 #include "syncsim/collectives/size_range.hpp"
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/run_cost.hpp"
 #include "syncsim/core/sim_time_overflow.hpp"
 #include "syncsim/run/memory_budget.hpp"
 #include "syncsim/topology/topology_spec.hpp"
@@ -160,9 +161,12 @@ CollectiveTable simulate_collective_table(const CollectiveOptions& options) {
   const std::vector<Bytes> sizes = requested_sizes(options);
 
   Router router(topology);
+  // One run-cost budget for all the sizes: the command as a whole is what must end (run_cost.hpp).
+  WorkBudget flow_work(kFlowSolveWork, kFlowSolveBudget);
   for (CollectiveRow row : table_rows(base, sizes, static_cast<int>(base.root.value()))) {
     CollectiveSpec spec = base;
     spec.size = row.size;
+    spec.flow_work = &flow_work;
     const CollectiveOutcome outcome = [&] {
       try {
         return simulate_collective(router, spec);

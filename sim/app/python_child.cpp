@@ -16,6 +16,7 @@
 #include <cstring>
 
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/output_file.hpp"
 
 extern char** environ;
 
@@ -52,7 +53,31 @@ std::string last_line(const std::string& text) {
                      end + 1 - (begin == std::string::npos ? 0 : begin + 1));
 }
 
+// SIGINT and SIGTERM held back while the child starts and is registered (stop_child_on_interrupt): an interrupt
+// in between would leave it running.
+class InterruptsHeld {
+ public:
+  InterruptsHeld() {
+    sigset_t held;
+    sigemptyset(&held);
+    sigaddset(&held, SIGINT);
+    sigaddset(&held, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &held, &previous_);
+  }
+  ~InterruptsHeld() { pthread_sigmask(SIG_SETMASK, &previous_, nullptr); }
+  InterruptsHeld(const InterruptsHeld&) = delete;
+  InterruptsHeld& operator=(const InterruptsHeld&) = delete;
+
+ private:
+  sigset_t previous_;
+};
+
 int wait_for(pid_t pid) {
+  // Waited for without reaping, then unregistered, then reaped: the interrupt handler never kills a reused pid.
+  siginfo_t info{};
+  while (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
+  }
+  stop_child_on_interrupt(0);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
@@ -81,8 +106,22 @@ ChildOutput run_python(const std::string& python, std::string_view script, const
   std::vector<char*> argv;
   for (std::string& arg : argv_text) argv.push_back(arg.data());
   argv.push_back(nullptr);
+  // The child starts with no signal held back (the mask would be inherited), and dies with this process on SIGINT
+  // and SIGTERM, whether or not they reach it too.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t none;
+  sigemptyset(&none);
+  posix_spawnattr_setsigmask(&attributes, &none);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
   pid_t pid = 0;
-  const int spawned = posix_spawnp(&pid, python.c_str(), &actions, nullptr, argv.data(), environ);
+  int spawned = 0;
+  {
+    const InterruptsHeld held;
+    spawned = posix_spawnp(&pid, python.c_str(), &actions, &attributes, argv.data(), environ);
+    if (spawned == 0) stop_child_on_interrupt(pid);
+  }
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) {
     throw InputError(fmt::format("cannot run Python '{}': {} (set SYNCSIM_PYTHON)", python, std::strerror(spawned)));

@@ -17,7 +17,6 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
-#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -25,6 +24,7 @@
 #include "collective_table.hpp"
 #include "import_model.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/output_file.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/run/workspace.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
@@ -265,11 +265,12 @@ PYBIND11_MODULE(syncsim, m) {
       .def(
           "write_trace",
           [](const RunResult& r, const std::string& path) {
-            std::ofstream out(path, std::ios::binary);
-            out << r.trace_json;
-            if (!out) throw py::value_error("cannot write " + path);
+            // As `syncsim run` writes it: whole or not at all (a failed write leaves the old file, no temporary).
+            syncsim::write_file_atomically(path, [&](std::ostream& out) { out << r.trace_json; });
           },
-          py::arg("path"), "Writes trace.json (opens in Perfetto and chrome://tracing)");
+          py::arg("path"),
+          "Writes trace.json (opens in Perfetto and chrome://tracing) through a temporary file renamed into place; "
+          "raises syncsim.InputError when it cannot, leaving any earlier file as it was");
 
   m.def("load", &sp::load, py::arg("scenario"), py::arg("overrides") = py::none(),
         "A scenario from a path, YAML text or a dict, with overrides (as --set); checked now");

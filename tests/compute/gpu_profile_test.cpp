@@ -71,3 +71,17 @@ TEST_CASE("files that are not GPU profiles are refused, saying why", "[gpu_profi
         std::string::npos);
   CHECK_THROWS_WITH(read_gpu_profile("/dev/zero", std::nullopt), Catch::Contains("not a regular file"));
 }
+
+TEST_CASE("a GPU profile nested too deep is refused at the bracket, and errors never print a deep value",
+          "[gpu_profile]") {
+  // 200,000 arrays deep: the error message's dump() of the value recursed until the stack overflowed.
+  std::string deep = R"({"compute": {"gemm": [{"precision": "fp32", "tflops": )";
+  deep.append(200'000, '[');
+  deep.append(200'000, ']');
+  deep.append("}]}}");
+  CHECK_THROWS_WITH(parse_gpu_profile(deep, "p.json", Bytes{1 << 30}),
+                    Catch::Equals("p.json:1:307: arrays and objects nested deeper than 256 levels"));
+  CHECK_THROWS_WITH(
+      parse_gpu_profile(profile("Acme", R"({"precision": "fp32", "tflops": [[[1]]]})"), "p.json", Bytes{1 << 30}),
+      Catch::EndsWith("fp32 GEMM tflops: expected a positive number, got a list of 1 value"));
+}

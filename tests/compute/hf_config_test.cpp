@@ -98,3 +98,33 @@ TEST_CASE("config.json files that cannot be read are refused before parsing", "[
   CHECK_THROWS_WITH(read_hf_config("/dev/zero"), Catch::Contains("/dev/zero") && Catch::Contains("device"));
   CHECK_THROWS_AS(read_hf_config(kData / "README.md"), InputError);  // not JSON
 }
+
+TEST_CASE("config.json nested too deep is refused at the bracket, and errors never print a deep value", "[hf_config]") {
+  // 200,000 arrays deep (400 KB): the error message's dump() of the value recursed until the stack overflowed.
+  std::string deep = R"({"architectures": ["LlamaForCausalLM"], "num_hidden_layers": )";
+  deep.append(200'000, '[');
+  deep.push_back('1');
+  deep.append(200'000, ']');
+  deep.push_back('}');
+  CHECK_THROWS_WITH(parse_hf_config(deep, "cfg.json"),
+                    Catch::Equals("cfg.json:1:317: arrays and objects nested deeper than 256 levels"));
+  // 256 levels read; a list in place of a number is described by its size, never printed whole.
+  std::string at_limit = R"(, "vocab_size": )";
+  at_limit.append(255, '[');
+  at_limit.append(255, ']');
+  at_limit = llama_config(at_limit);
+  CHECK_THROWS_WITH(parse_hf_config(at_limit, "cfg.json"),
+                    Catch::EndsWith("vocab_size: expected a whole number, got a list of 1 value"));
+  std::string long_list = "[0";
+  for (int i = 1; i < 1000; ++i) long_list += ", " + std::to_string(i);
+  CHECK_THROWS_WITH(parse_hf_config(llama_config(R"(, "vocab_size": )" + long_list + "]"), "cfg.json"),
+                    Catch::EndsWith("vocab_size: expected a whole number, got a list of 1000 values"));
+  // A long string is cut at 60 characters.
+  std::string long_text = R"(, "vocab_size": "x)";
+  long_text.append(10'000, 'y');
+  long_text.push_back('"');
+  std::string shown = "got \"x";
+  shown.append(58, 'y');
+  shown.append("...");
+  CHECK_THROWS_WITH(parse_hf_config(llama_config(long_text), "cfg.json"), Catch::EndsWith(shown));
+}

@@ -33,6 +33,8 @@ int fuzz_scenario_run(const std::uint8_t* data, std::size_t size);    // parse_s
 int fuzz_cli_args(const std::uint8_t* data, std::size_t size);        // every subcommand's flags: CLI11 + flag checks
 int fuzz_sweep_resume(const std::uint8_t* data, std::size_t size);    // parse_table + resumable_rows + match_rows
 int fuzz_topology_file(const std::uint8_t* data, std::size_t size);   // file: spec, built and summarized
+int fuzz_hf_config(const std::uint8_t* data, std::size_t size);       // parse_hf_config (model.hf_config)
+int fuzz_gpu_profile(const std::uint8_t* data, std::size_t size);     // parse_gpu_profile (cluster.gpu.profile)
 
 struct NamedTarget {
   std::string_view name;  // also the folder of its seed corpus, regressions and malformed inputs
@@ -40,10 +42,11 @@ struct NamedTarget {
 };
 
 inline constexpr NamedTarget kTargets[] = {
-    {"scenario", fuzz_scenario}, {"topology_spec", fuzz_topology_spec},   {"dot", fuzz_dot},
-    {"nccl_xml", fuzz_nccl_xml}, {"nccl_tests_log", fuzz_nccl_tests_log}, {"calibration", fuzz_calibration},
-    {"prices", fuzz_prices},     {"sweep_args", fuzz_sweep_args},         {"scenario_run", fuzz_scenario_run},
-    {"cli_args", fuzz_cli_args}, {"sweep_resume", fuzz_sweep_resume},     {"topology_file", fuzz_topology_file},
+    {"scenario", fuzz_scenario},   {"topology_spec", fuzz_topology_spec},   {"dot", fuzz_dot},
+    {"nccl_xml", fuzz_nccl_xml},   {"nccl_tests_log", fuzz_nccl_tests_log}, {"calibration", fuzz_calibration},
+    {"prices", fuzz_prices},       {"sweep_args", fuzz_sweep_args},         {"scenario_run", fuzz_scenario_run},
+    {"cli_args", fuzz_cli_args},   {"sweep_resume", fuzz_sweep_resume},     {"topology_file", fuzz_topology_file},
+    {"hf_config", fuzz_hf_config}, {"gpu_profile", fuzz_gpu_profile},
 };
 
 // Generators accept up to 2^20 GPUs, which is right for users and wrong for a fuzzer: one input asking for a

@@ -88,6 +88,28 @@ def test_trace_events_and_write_trace(tmp_path):
     assert path.read_text() == result.trace_json
 
 
+def test_a_failed_write_trace_leaves_the_old_file_whole(tmp_path):
+    """A write that fails part-way (here past the file-size limit, `ulimit -f`) raises syncsim.InputError and leaves
+    the earlier trace.json as it was, with no temporary beside it (it used to leave a truncated file)."""
+    path = tmp_path / "trace.json"
+    path.write_text("the old trace\n")
+    code = (
+        "import resource, sys, syncsim\n"
+        "result = syncsim.simulate(sys.argv[1], overrides={'training.iterations': 2})\n"
+        "assert len(result.trace_json) > 4096\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (4096, resource.getrlimit(resource.RLIMIT_FSIZE)[1]))\n"
+        "try:\n"
+        "    result.write_trace(sys.argv[2])\n"
+        "except syncsim.InputError as e:\n"
+        "    print(e)\n"
+        "    sys.exit(3)\n")
+    run = subprocess.run([sys.executable, "-c", code, RESNET, str(path)], capture_output=True, text=True)
+    assert run.returncode == 3, run.stdout + run.stderr
+    assert "cannot write" in run.stdout and "File too large" in run.stdout
+    assert path.read_text() == "the old trace\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["trace.json"]
+
+
 def test_collective_gives_the_command_lines_rows():
     args = ["-t", "dgx:nodes=2,gpus=8", "--sizes", "1M:64M", "--json"]
     cli = json.loads(subprocess.run([CLI, "collective", *args], check=True, capture_output=True, text=True).stdout)

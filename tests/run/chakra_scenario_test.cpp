@@ -99,3 +99,19 @@ TEST_CASE("model.chakra refuses a trace it cannot map, naming the scenario key, 
       }),
       Catch::Contains("model.chakra: an execution trace is imported into DDP runs only"));
 }
+
+TEST_CASE("a clock overflow from a Chakra trace's node durations is placed at model.chakra, naming the file") {
+  // Every compute node 50 days long: each fits the clock (106 days), their sum over the iteration does not.
+  const std::filesystem::path path = exported("syncsim-chakra-overflow.0.et");
+  chakra::ExecutionTrace trace = chakra::read_execution_trace(path);
+  for (chakra::ExecutionNode& node : trace.nodes) {
+    if (node.kind != chakra::NodeKind::compute) continue;
+    node.duration_ps = std::int64_t{50} * 24 * 3600 * 1'000'000'000'000;
+  }
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << chakra::encode_execution_trace(trace);
+  const std::string error = error_of([&] { (void)run_example({"model.chakra=" + path.string()}); });
+  CHECK_THAT(error, Catch::Contains("model.chakra: ") && Catch::Contains(path.string()) &&
+                        Catch::Contains("from the execution trace"));
+  CHECK_THAT(error, !Catch::Contains("batch_per_gpu"));
+  std::filesystem::remove(path);
+}

@@ -2,6 +2,8 @@
 // efficiency 1, exactly as the same GPU written inline with model.efficiency 1 does; bad profiles fail at the key.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "syncsim/core/input_error.hpp"
@@ -60,4 +62,18 @@ TEST_CASE("a bad GPU profile fails at cluster.gpu.profile", "[gpu_profile]") {
                     Catch::Contains("bad.yaml:2:26: cluster.gpu.profile") && Catch::Contains("not a regular file"));
   CHECK_THROWS_WITH(parse_scenario(scenario("{profile: \"" + kH200 + "\", mem_bw: 1TB/s}"), "bad.yaml"),
                     Catch::Contains("cluster.gpu.mem_bw") && Catch::Contains("comes from the GPU profile"));
+}
+
+TEST_CASE("a clock overflow from a GPU profile's rates is placed at cluster.gpu.profile, naming the file",
+          "[gpu_profile]") {
+  // 1e-300 TFLOP/s: one sample's forward pass takes longer than the clock holds (106 days), whatever the batch.
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "syncsim-slow-gpu-profile.json";
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      << R"({"compute": {"device_name": "NVIDIA H200", "gemm": [{"precision": "fp32", "tflops": 1e-300},)"
+      << R"({"precision": "bf16", "tflops": 1e-300}], "memory": {"copy_kernel_gbps": 4000}}})";
+  const Scenario slow = parse_scenario(scenario("{profile: \"" + path.string() + "\"}"), "slow.yaml");
+  CHECK_THROWS_WITH(run::run_scenario(slow), Catch::Contains("slow.yaml:2:26: cluster.gpu.profile: ") &&
+                                                 Catch::Contains(path.string()) &&
+                                                 Catch::Contains("even at 1 sample per GPU"));
+  std::filesystem::remove(path);
 }

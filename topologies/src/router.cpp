@@ -9,6 +9,7 @@
 
 #include "route_table.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/run_cost.hpp"
 
 namespace syncsim {
 
@@ -107,6 +108,7 @@ struct Router::Impl {
   std::vector<PathValue> best;  // valid where to_dst is
   std::vector<LinkId> candidates;
   topology_detail::RouteTable routes;
+  WorkBudget work{kRouteSearchWork, kRouteSearchBudget};  // over every search of this router
 
   explicit Impl(const Topology& t) : topology(t) {
     const std::size_t n = t.node_count();
@@ -261,8 +263,10 @@ struct Router::Impl {
       if (src_frontier.empty() || dst_frontier.empty()) {
         throw InputError(fmt::format("no route from {} to {}", topology.node(src).name, topology.node(dst).name));
       }
-      met = links_out_of(src_frontier, outgoing) <= links_out_of(dst_frontier, incoming) ? grow_from_src()
-                                                                                         : grow_to_dst(dst.value());
+      const std::size_t src_links = links_out_of(src_frontier, outgoing);
+      const std::size_t dst_links = links_out_of(dst_frontier, incoming);
+      work.spend(std::min(src_links, dst_links) + 1);  // the smaller side grows
+      met = src_links <= dst_links ? grow_from_src() : grow_to_dst(dst.value());
     }
     close_src_side(dst.value());
 

@@ -13,6 +13,7 @@
 #include "syncsim/collectives/nvls_plan.hpp"
 #include "syncsim/collectives/tree_tuning.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/run_cost.hpp"
 #include "syncsim/core/sim_time_overflow.hpp"
 
 namespace syncsim {
@@ -262,6 +263,7 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, Cand
 
   Simulator sim;
   FlowModel flows(sim, topology);
+  if (spec.flow_work != nullptr) flows.count_work_in(*spec.flow_work);
   std::vector<std::unique_ptr<CollectiveExecutor>> executors;
   for (std::size_t k = 0; k < channel_plans.size(); ++k) {
     executors.push_back(
@@ -440,7 +442,14 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
       if (spec.algorithm) throw;
       if (!overflow) overflow = e;  // the first: the ring's, a transfer too long for the clock
     } catch (const InputError& e) {
-      // With an explicit algorithm its refusal is the answer; in auto mode, try the others.
+      // With an explicit algorithm its refusal is the answer; in auto mode, try the others. A run past its budget
+      // says which collective it was.
+      const auto* cost = dynamic_cast<const RunCostExceeded*>(&e);
+      if (cost && spec.algorithm) {
+        throw RunCostExceeded(fmt::format("{} {} of {} over {} ranks", to_string(candidate.algorithm),
+                                          to_string(spec.op), format_bytes(spec.size), ranks),
+                              *cost);
+      }
       if (spec.algorithm) throw;
       if (!refusal_index || i > *refusal_index) {
         refusal_index = i;

@@ -7,6 +7,7 @@
 
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/input_file.hpp"
+#include "syncsim/core/json_input.hpp"
 
 namespace syncsim {
 
@@ -16,7 +17,7 @@ constexpr double kTera = 1e12;
 
 double positive(const nlohmann::json& value, const std::string& what, const SourceLocation& at) {
   if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() <= 0) {
-    throw InputError(fmt::format("{}: expected a positive number, got {}", what, value.dump()), at);
+    throw InputError(fmt::format("{}: expected a positive number, got {}", what, json_value_text(value)), at);
   }
   return value.get<double>();
 }
@@ -25,6 +26,7 @@ double positive(const nlohmann::json& value, const std::string& what, const Sour
 
 GpuSpec parse_gpu_profile(std::string_view json, const std::string& source, std::optional<Bytes> memory) {
   const SourceLocation file{source, 0, 0};
+  check_json_nesting(json, source);
   const nlohmann::json doc = nlohmann::json::parse(json, nullptr, false);
   if (doc.is_discarded()) throw InputError("not a GPU profile: the file is not JSON", file);
   if (!doc.is_object() || !doc.contains("compute") || !doc["compute"].is_object()) {

@@ -12,6 +12,7 @@
 
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/input_file.hpp"
+#include "syncsim/core/json_input.hpp"
 
 namespace syncsim {
 
@@ -43,7 +44,8 @@ class ConfigReader {
     if (it == doc_.end() || it->is_null()) return std::nullopt;
     const bool too_big =
         it->is_number_unsigned() && it->get<std::uint64_t>() > std::uint64_t{std::numeric_limits<std::int64_t>::max()};
-    if (!it->is_number_integer() || too_big) fail(key, fmt::format("expected a whole number, got {}", it->dump()));
+    if (!it->is_number_integer() || too_big)
+      fail(key, fmt::format("expected a whole number, got {}", json_value_text(*it)));
     return it->get<std::int64_t>();
   }
   std::int64_t required(std::string_view key) const {
@@ -54,7 +56,7 @@ class ConfigReader {
   bool flag(std::string_view key) const {
     const auto it = doc_.find(key);
     if (it == doc_.end() || it->is_null()) return false;
-    if (!it->is_boolean()) fail(key, fmt::format("expected true or false, got {}", it->dump()));
+    if (!it->is_boolean()) fail(key, fmt::format("expected true or false, got {}", json_value_text(*it)));
     return it->get<bool>();
   }
   std::string architecture() const {
@@ -107,6 +109,7 @@ void read_deepseek(const ConfigReader& config, LlamaShape& shape) {
 }  // namespace
 
 LlamaShape parse_hf_config(std::string_view json, const std::string& source) {
+  check_json_nesting(json, source);
   const nlohmann::json doc = nlohmann::json::parse(json, nullptr, false);
   if (doc.is_discarded()) throw InputError("not a Hugging Face config: the file is not JSON", SourceLocation{source});
   if (!doc.is_object()) {

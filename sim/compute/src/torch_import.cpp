@@ -10,6 +10,7 @@
 
 #include "cnn_builder.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/json_input.hpp"
 
 namespace syncsim {
 
@@ -71,14 +72,14 @@ class GraphImporter {
   }
   std::string text(const json& object, const char* key) const {
     const json& value = field(object, key);
-    if (!value.is_string()) fail_graph(key, fmt::format("expected text, got {}", value.dump()));
+    if (!value.is_string()) fail_graph(key, fmt::format("expected text, got {}", json_value_text(value)));
     return value.get<std::string>();
   }
   std::int64_t whole(const json& value, const std::string& key) const {
     if (!value.is_number_integer() || value.get<std::int64_t>() < 0 ||
         (value.is_number_unsigned() &&
          value.get<std::uint64_t>() > std::uint64_t{std::numeric_limits<std::int64_t>::max()})) {
-      fail_graph(key, fmt::format("expected a whole number, got {}", value.dump()));
+      fail_graph(key, fmt::format("expected a whole number, got {}", json_value_text(value)));
     }
     return value.get<std::int64_t>();
   }
@@ -104,13 +105,14 @@ class GraphImporter {
 
   CnnState tensor(const json& node, const json& id) const {
     const auto it = id.is_string() ? tensors_.find(id.get<std::string>()) : tensors_.end();
-    if (it == tensors_.end()) fail(node, fmt::format("reads tensor {}, which no earlier node made", id.dump()));
+    if (it == tensors_.end())
+      fail(node, fmt::format("reads tensor {}, which no earlier node made", json_value_text(id)));
     return it->second;
   }
   FeatureMap traced_shape(const json& node) const {
     const json& shape = field(node, "shape");
     if (!shape.is_array() || (shape.size() != 1 && shape.size() != 3)) {
-      fail(node, fmt::format("its per-sample output {} is neither C nor C x H x W", shape.dump()));
+      fail(node, fmt::format("its per-sample output {} is neither C nor C x H x W", json_value_text(shape)));
     }
     if (shape.size() == 1) return {whole(shape[0], "shape"), 1, 1};
     return {whole(shape[0], "shape"), whole(shape[1], "shape"), whole(shape[2], "shape")};
@@ -277,12 +279,14 @@ std::string yaml_text(const std::string& text) {
 }  // namespace
 
 ImportedModel import_torch_graph(std::string_view text, const std::string& where) {
+  check_json_nesting(text, where);
   json graph = json::parse(text, nullptr, false);
   if (graph.is_discarded() || !graph.is_object()) {
     throw InputError("the tracing script printed something other than one JSON object", SourceLocation{where, 0, 0});
   }
   if (const auto error = graph.find("error"); error != graph.end()) {
-    throw InputError(error->is_string() ? error->get<std::string>() : error->dump(), SourceLocation{where, 0, 0});
+    throw InputError(error->is_string() ? error->get<std::string>() : json_value_text(*error),
+                     SourceLocation{where, 0, 0});
   }
   return GraphImporter(graph, where).run();
 }

@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -32,7 +34,16 @@ constexpr int kSlots = 64;
 constexpr std::size_t kPathMax = 4096;
 char g_temporaries[kSlots][kPathMax];
 
+// The child process an interrupt ends too (stop_child_on_interrupt); 0: none. Lock-free, so the handler may read it.
+std::atomic<pid_t> g_child{0};
+static_assert(std::atomic<pid_t>::is_always_lock_free);
+
 void on_interrupt(int signal_number) {
+  // kill and waitpid are async-signal-safe: the child is gone, not a zombie, before this process is.
+  if (const pid_t child = g_child.load(); child > 0 && ::kill(child, SIGKILL) == 0) {
+    while (::waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
+    }
+  }
   for (auto& slot : g_temporaries) {
     if (slot[0] != '\0') ::unlink(slot);
   }
@@ -232,6 +243,10 @@ void exit_cleanly_on_interrupt() {
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
   sigaction(SIGXFSZ, &ignore, nullptr);
+}
+
+void stop_child_on_interrupt(pid_t pid) {
+  g_child.store(pid);
 }
 
 namespace {

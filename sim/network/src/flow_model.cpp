@@ -67,6 +67,10 @@ std::size_t FlowModel::active_flows() const {
   return impl_->active_;
 }
 
+void FlowModel::count_work_in(WorkBudget& shared) {
+  impl_->count_work_in(shared);
+}
+
 void FlowModel::check_finished() const {
   impl_->check_finished();
 }

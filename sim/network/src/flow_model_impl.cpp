@@ -195,6 +195,7 @@ void FlowModel::Impl::advance_link(LinkState& link, SimTime to) {
 }
 
 void FlowModel::Impl::register_on_links(std::uint32_t slot, const Route& route) {
+  solve_work_->spend(route.links.size());  // and as much again to leave them
   for (std::uint32_t hop = 0; hop < route.links.size(); ++hop) {
     LinkState& link = link_state(route.links[hop]);
     purge_drained(link);
@@ -285,6 +286,10 @@ void FlowModel::Impl::resolve() {
       for (const FlowHop hop : f.hops) visit_link(hop.link);
     }
   }
+
+  std::uint64_t visits = component_links_.size();
+  for (const std::uint32_t slot : component_flows_) visits += flows_[slot].hops.size();
+  solve_work_->spend(visits);
 
   // Usage and remaining bytes up to now at the old rates, before any rate changes.
   for (const std::uint32_t l : component_links_) advance_link(links_[l], t);

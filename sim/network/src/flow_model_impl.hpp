@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "syncsim/core/run_cost.hpp"
 #include "syncsim/network/flow_model.hpp"
 #include "syncsim/network/max_min_solver.hpp"
 
@@ -95,6 +96,7 @@ struct FlowModel::Impl final : EventHandler, QuiescenceCheck {
   // The simulation ran out of events: no flow may be left active (each has its event while it is).
   void on_quiescent(const Simulator& sim) const override;
   void check_finished() const;
+  void count_work_in(WorkBudget& shared) { solve_work_ = &shared; }
   // Runs the pending re-solve now, if any (queries call it).
   void flush();
 
@@ -136,6 +138,9 @@ struct FlowModel::Impl final : EventHandler, QuiescenceCheck {
   std::vector<std::uint32_t> component_flows_;
   std::vector<std::uint32_t> component_links_;
   std::vector<std::uint32_t> solver_hops_;
+  // The flow-link pairs the re-solves visit, against the run-cost budget (run_cost.hpp).
+  WorkBudget own_solve_work_{kFlowSolveWork, kFlowSolveBudget};
+  WorkBudget* solve_work_ = &own_solve_work_;
 };
 
 }  // namespace syncsim

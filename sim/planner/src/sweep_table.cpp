@@ -7,6 +7,7 @@
 
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/input_file.hpp"
+#include "syncsim/core/json_input.hpp"
 
 namespace syncsim::planner {
 
@@ -147,7 +148,7 @@ InputError bad_cell(const std::string& column, const std::string& got, CellKind 
 }
 
 std::string quoted_cell(const Json& cell) {
-  std::string text = cell.is_string() ? fmt::format("'{}'", cell.get<std::string>()) : cell.dump();
+  std::string text = cell.is_string() ? fmt::format("'{}'", cell.get<std::string>()) : json_value_text(cell);
   if (text.size() > 40) text = text.substr(0, 37) + "...";
   return text;
 }
@@ -274,6 +275,7 @@ TableFile parse_csv_table(std::string_view text, const std::string& file, const 
 
 TableFile parse_json_table(std::string_view text, const std::string& file, const std::vector<std::string>& columns) {
   TableFile out;
+  check_json_nesting(text, file);
   Json j;
   try {
     j = Json::parse(text);

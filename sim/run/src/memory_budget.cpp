@@ -92,7 +92,14 @@ void check_run_memory(const Scenario& s) {
     std::string key;
     std::string what;
   };
+  // Parameter servers: every client pushes to and pulls from every server each iteration, and the trace keeps each.
+  const bool servers = s.training.communication.value == Communication::parameter_server ||
+                       s.training.strategy.value == StrategyKind::hybrid;
+  const double server_count = servers ? static_cast<double>(s.training.parameter_servers.count.value) : 0.0;
   const Term terms[] = {
+      {iterations * workers * server_count * kBytesPerServerMessage, "training.parameter_servers.count",
+       fmt::format("{:.0f} parameter servers over {:.0f} workers for {:.0f} iterations", server_count, workers,
+                   iterations)},
       {iterations * (kBytesPerIteration + workers * kBytesPerRankIteration),
        s.training.warmup_iterations > s.training.iterations ? "training.warmup_iterations" : "training.iterations",
        fmt::format("{} iterations{} over {:.0f} workers", s.training.iterations,

@@ -149,23 +149,52 @@ LayerTimes ResolvedScenario::even_share(LayerTimes times, RankSplit rank) const 
   return times;
 }
 
+LayerTimes ResolvedScenario::layer_times_at(std::int64_t samples, RankSplit split) const {
+  // A trace or a profile timed whole layers on one GPU: a model-parallel rank runs its even share of each.
+  if (chakra_) return even_share(chakra_->times, split);
+  if (profile_) {
+    ProfiledTimes t = profiled_times(*profile_, *compute_, model_, scenario_->model.profile_batch->value, samples);
+    return with_recompute(even_share(LayerTimes{std::move(t.forward), std::move(t.backward)}, split));
+  }
+  return with_recompute(syncsim::layer_times(*compute_, model_, samples, split));
+}
+
+InputError ResolvedScenario::compute_overflow(const SimTimeOverflow& e, std::string_view what) const {
+  const ModelConfig& m = scenario_->model;
+  if (chakra_)
+    return m.chakra->error(fmt::format("{} ({}, from the execution trace {})", e.message(), what, m.chakra->value));
+  // Compute times grow with the batch; when one sample already passes the clock, the times' source is the cause.
+  const bool one_sample_fits = [&] {
+    try {
+      SimTime total;
+      const LayerTimes times = layer_times_at(1, RankSplit{});
+      for (std::size_t i = 0; i < times.forward.size(); ++i) total += times.forward[i] + times.backward[i];
+      return true;
+    } catch (const SimTimeOverflow&) {
+      return false;
+    }
+  }();
+  const std::optional<Located<std::string>>& gpu_profile = scenario_->cluster.gpu.profile;
+  if (!one_sample_fits && profile_) {
+    return m.profile->error(fmt::format("{} ({} even at 1 sample per GPU, from the profiler trace {})", e.message(),
+                                        what, m.profile->value));
+  }
+  if (!one_sample_fits && gpu_profile) {
+    return gpu_profile->error(fmt::format("{} ({} even at 1 sample per GPU, at the rates of the GPU profile {})",
+                                          e.message(), what, gpu_profile->value));
+  }
+  return m.batch_per_gpu.error(fmt::format("{} ({} at {} samples per GPU)", e.message(), what, batch()));
+}
+
 LayerTimes ResolvedScenario::layer_times() const {
   return layer_times(rank_split());
 }
 
 LayerTimes ResolvedScenario::layer_times(RankSplit split) const {
-  // A trace or a profile timed whole layers on one GPU: a model-parallel rank runs its even share of each.
-  if (chakra_) return even_share(chakra_->times, split);
   try {
-    if (profile_) {
-      ProfiledTimes t = profiled_times(*profile_, *compute_, model_, scenario_->model.profile_batch->value, batch());
-      return with_recompute(even_share(LayerTimes{std::move(t.forward), std::move(t.backward)}, split));
-    }
-    return with_recompute(syncsim::layer_times(*compute_, model_, batch(), split));
+    return layer_times_at(batch(), split);
   } catch (const SimTimeOverflow& e) {
-    // Compute times grow with the batch (and shrink with the efficiency, which the reader bounds).
-    throw scenario_->model.batch_per_gpu.error(
-        fmt::format("{} (a layer's compute time at {} samples per GPU)", e.message(), batch()));
+    throw compute_overflow(e, "a layer's compute time");
   }
 }
 
@@ -174,6 +203,12 @@ SimTime ResolvedScenario::optimizer_step() const {
   try {
     return compute_->optimizer_step(model_.params(), scenario_->model.optimizer.value);
   } catch (const SimTimeOverflow& e) {
+    // The step reads and writes every parameter at the GPU's memory bandwidth: a profile's rate, when one gives it.
+    const std::optional<Located<std::string>>& gpu_profile = scenario_->cluster.gpu.profile;
+    if (gpu_profile) {
+      throw gpu_profile->error(
+          fmt::format("{} (the optimizer step, at the rates of the GPU profile {})", e.message(), gpu_profile->value));
+    }
     throw scenario_->model.optimizer.error(fmt::format("{} (the optimizer step)", e.message()));
   }
 }
@@ -292,8 +327,7 @@ SimTime ResolvedScenario::single_gpu_iteration() const {
   try {
     for (std::size_t i = 0; i < layers.forward.size(); ++i) forward_backward += layers.forward[i] + layers.backward[i];
   } catch (const SimTimeOverflow& e) {
-    throw s.model.batch_per_gpu.error(
-        fmt::format("{} (a forward and backward pass at {} samples per GPU)", e.message(), batch()));
+    throw compute_overflow(e, "a forward and backward pass");
   }
   try {
     return forward_backward * s.model.micro_batches + optimizer_step();

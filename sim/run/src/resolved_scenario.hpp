@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <string_view>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -117,6 +118,12 @@ class ResolvedScenario {
   MemoryReport memory() const;
 
  private:
+  // layer_times at `samples` per GPU; SimTimeOverflow is left to the caller.
+  LayerTimes layer_times_at(std::int64_t samples, RankSplit split) const;
+  // A compute time past the clock placed at what holds its cause: model.chakra (the trace's times), model.profile
+  // or cluster.gpu.profile when one sample per GPU already passes the clock, else model.batch_per_gpu. `what` says
+  // which time ("a layer's compute time").
+  InputError compute_overflow(const SimTimeOverflow& e, std::string_view what) const;
   // `times` with each block's forward added to its backward under full activation checkpointing.
   LayerTimes with_recompute(LayerTimes times) const;
   LayerTimes even_share(LayerTimes times, RankSplit split) const;

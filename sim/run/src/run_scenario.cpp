@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "syncsim/core/run_cost.hpp"
 #include "syncsim/core/sim_time_overflow.hpp"
 #include "syncsim/run/memory_budget.hpp"
 
@@ -50,6 +51,13 @@ RunOutput run_scenario(const Scenario& scenario, Workspace& workspace, const Run
     out = run_engine(scenario, workspace, scenario.convergence ? &schedule : nullptr, progress);
   } catch (const SimTimeOverflow& e) {
     throw run_too_long(scenario, e);
+  } catch (const RunCostExceeded& e) {
+    // An engine's own flow model (the parameter-server engine's) past its budget: the run as a whole, which the
+    // iterations (with the workers and servers) size.
+    if (e.where()) throw;  // a collective's, already placed
+    throw InputError(fmt::format("{} iterations: {}",
+                                 scenario.training.iterations + scenario.training.warmup_iterations, e.message()),
+                     SourceLocation{scenario.source, 0, 0}, "training.iterations");
   }
   out.report.causes = ranked_causes(out.report);
   out.report.bottleneck = attribute_bottleneck(out.report);

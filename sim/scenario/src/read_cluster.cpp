@@ -124,6 +124,7 @@ GpuConfig read_gpu_profile_config(const MapReader& reader, const ConfigNode& nod
   try {
     gpu.inline_spec = read_gpu_profile(file, memory);
   } catch (const InputError& error) {
+    if (error.where() && error.where()->line > 0) throw;  // at its place in the profile (nested too deep)
     fail(profile, reader.path("profile"), fmt::format("{}: {}", file.string(), error.message()));
   }
   gpu.name = located(gpu.inline_spec->name, node, path);

@@ -16,6 +16,10 @@ constexpr std::int64_t kMaxChannels = 64;
 constexpr SimTime kMaxPerMessage = SimTime::from_ps(1'000'000'000'000);             // 1 s
 constexpr SimTime kMaxFrameworkOverhead = SimTime::from_ps(3'600'000'000'000'000);  // 1 hour per iteration
 constexpr double kMaxOverlapSlowdown = 10;
+// Parameter servers: the largest deployments published run hundreds (Li et al., OSDI 2014: 200 servers for 800
+// workers). Every server is a node of the network, a track of the trace and a message from every client each
+// iteration, so a count far beyond that is a typo that would fill the memory (10^6 ended in std::bad_alloc).
+constexpr std::int64_t kMaxServers = 4096;
 
 ParameterServerConfig read_servers(const ConfigNode& node, const std::string& path) {
   const MapReader reader(node, path,
@@ -25,6 +29,10 @@ ParameterServerConfig read_servers(const ConfigNode& node, const std::string& pa
   const ConfigNode* count = reader.get("count");
   servers.count = count ? located(read_count(*count, reader.path("count"), 1), *count, reader.path("count"))
                         : reader.defaulted("count", std::int64_t{1});
+  if (servers.count.value > kMaxServers) {
+    throw servers.count.error(
+        fmt::format("expected at most {} parameter servers, got {}", kMaxServers, servers.count.value));
+  }
   if (const ConfigNode* placement = reader.get("placement")) {
     servers.placement = read_choice(*placement, reader.path("placement"), kPlacementNames);
   }

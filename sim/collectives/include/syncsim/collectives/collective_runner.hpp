@@ -27,6 +27,8 @@
 
 namespace syncsim {
 
+class WorkBudget;  // syncsim/core/run_cost.hpp
+
 struct CollectiveSpec {
   CollectiveOp op = CollectiveOp::allreduce;
   Bytes size;
@@ -65,6 +67,9 @@ struct CollectiveSpec {
   // Keep channel 0's per-rank step start times in the outcome (for traces; runs on the executors, never in
   // lockstep, so meant for small collectives).
   bool record_steps = false;
+  // The run-cost budget its flow models count against (syncsim/core/run_cost.hpp), shared by the collectives of one
+  // command (the sizes of `syncsim collective`); null: each collective its own.
+  WorkBudget* flow_work = nullptr;
 };
 
 // One send of a plan between two of its ranks: rank `src`'s step `step` feeds rank `dst`'s step `dst_step`.

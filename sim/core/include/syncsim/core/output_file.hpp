@@ -8,6 +8,8 @@
 // destroying it, so it is written through: opened and written directly. A directory, a socket or a block device is
 // refused. Every failure, including one only seen at flush, fsync or close (/dev/full, a full disk), is an
 // InputError "cannot write 'PATH': REASON" with the reason from errno.
+#include <sys/types.h>
+
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
@@ -41,5 +43,11 @@ int finish_standard_output(int code);
 // temporary behind. It also ignores SIGXFSZ, so that a write past the file-size limit fails as a write error (one
 // line, exit 2, temporaries removed) instead of killing the process. Call once, at start-up.
 void exit_cleanly_on_interrupt();
+
+// The child process that SIGINT and SIGTERM end too (import-model's Python: a SIGTERM to syncsim alone, or a SIGINT
+// from outside the terminal's process group, used to leave it running): the interrupt handler kills it (SIGKILL)
+// and reaps it before syncsim exits. One child at a time; 0 clears it. Set it with the signals blocked from before
+// the child is started, and clear it before the child is reaped (its pid could then be reused).
+void stop_child_on_interrupt(pid_t pid);
 
 }  // namespace syncsim

@@ -21,6 +21,8 @@
 
 namespace syncsim {
 
+class WorkBudget;  // syncsim/core/run_cost.hpp
+
 class FlowObserver {
  public:
   virtual ~FlowObserver() = default;
@@ -92,6 +94,11 @@ class FlowModel {
   std::vector<LinkTraffic> traffic() const;
 
   std::uint64_t flows_started() const;
+
+  // The run-cost budget (syncsim/core/run_cost.hpp) its re-solves count against: its own (kFlowSolveBudget) unless
+  // given one shared by several models (the sizes of `syncsim collective`), which must outlive it. Past it, the
+  // event that re-solves throws RunCostExceeded.
+  void count_work_in(WorkBudget& shared);
 
   // How long `bytes` take to leave at `rate`: bytes / rate rounded to the nearest picosecond, exactly as the model
   // times a flow alone on its route. Bulk work that must match the per-flow path computes its times with this.

@@ -1,0 +1,58 @@
+#pragma once
+// The run-cost budget: how much work simulating one collective or one engine run may take.
+//
+// The clock bounds how long a run simulates (check_run_length), not how much work simulating it takes. Some valid
+// inputs ask for hours: `syncsim collective -t ring:n=65536 --algo pat --op all_gather` sends messages 2^d hops
+// around a 65,536-GPU ring, and routing them for every rank, then re-solving their max-min rates at every step,
+// is about 2^32 link visits per step. The two places whose work grows with route length times flow count count it
+// as they go, against a budget each, and throw RunCostExceeded past it:
+//
+//   Router        the route searches' link visits, per router (a scenario run, a collective command);
+//   FlowModel     the flow-link pairs its flows register on and its re-solves visit, per flow model (a collective
+//                 in a scenario, a parameter-server run), or shared by the sizes of `syncsim collective`.
+//
+// Work is counted, not timed: an input stops at the same point on any machine. The budgets are about 20 times the
+// most the examples and tests use (6.4 M route-search visits for a 4,096-GPU all_gather over every algorithm,
+// under 2 M flow-link visits per collective), and stop what would run for minutes or hours: the PAT AllGather above
+// after 4 s, a 1,024-rank halving-doubling AllGather on a ring (44 M visits), a parameter-server run of 256 workers,
+// 64 servers and 200 iterations (after about a minute on a loaded 2-core machine: that engine's events cost more
+// than its flow-link visits, which is all the budget counts). A caller that knows the input behind it (the
+// collective runner: the algorithm, operation, size and ranks; run_scenario: the iterations) rethrows it with that
+// context, keeping the limit in the message.
+#include <cstdint>
+#include <string>
+
+#include "syncsim/core/input_error.hpp"
+
+namespace syncsim {
+
+inline constexpr std::uint64_t kRouteSearchBudget = std::uint64_t{1} << 27;
+inline constexpr std::uint64_t kFlowSolveBudget = std::uint64_t{1} << 25;
+// What each counts, as the messages name it.
+inline constexpr const char* kRouteSearchWork = "route-search link visits";
+inline constexpr const char* kFlowSolveWork = "flow-link visits (flows started and rates re-solved)";
+
+class RunCostExceeded : public InputError {
+ public:
+  // "simulating it passes the run-cost budget of 1073741824 route-search link visits"
+  RunCostExceeded(const std::string& work, std::uint64_t budget);
+  RunCostExceeded(const std::string& context, const RunCostExceeded& cause);
+};
+
+// Units of `work` spent against a budget; spend() throws RunCostExceeded when the total passes it.
+class WorkBudget {
+ public:
+  WorkBudget(const char* work, std::uint64_t budget) : work_(work), budget_(budget) {}
+  void spend(std::uint64_t units) {
+    spent_ += units;
+    if (spent_ > budget_) throw RunCostExceeded(work_, budget_);
+  }
+  std::uint64_t spent() const { return spent_; }
+
+ private:
+  const char* work_;
+  std::uint64_t budget_;
+  std::uint64_t spent_ = 0;
+};
+
+}  // namespace syncsim
