@@ -58,9 +58,11 @@ TEST_CASE("Llama 3 405B as Meta laid it out: the first stage's terms as Megatron
   CHECK(m.stage == 0);
   // Warm-up 2 (p - 1) + (v - 1) p = 46 >= m v = 32: every chunk pass is in flight before the first backward.
   CHECK(m.in_flight == 32);
-  // 16 micro-batches x 8 blocks, each keeping 8,192 / 8 = 1,024 tokens x (12h + 4h_kv + 8f) = 626,688 B a token,
-  // plus flash attention's FP32 row statistics, 8 x 128 heads x 8,192 / 8 = 1,048,576 B: 642,777,088 B a block pass.
-  CHECK(m.activations.value == 128 * (1'024LL * 626'688 + 1'048'576));
+  // 16 micro-batches x 8 blocks, each keeping 8,192 / 8 = 1,024 tokens x (12h + 4h_kv + 6f) = 520,192 B a token
+  // (Megatron's fused bias-SwiGLU keeps its input, gate and up, 4f bytes, and the down projection's input 2f; eager
+  // PyTorch's product would also keep silu(gate), 2f more), plus flash attention's FP32 row statistics, 8 x 128 heads
+  // x 8,192 / 8 = 1,048,576 B.
+  CHECK(m.activations.value == 128 * (1'024LL * 520'192 + 1'048'576));
   // FP32 main grads beside the bf16 weights; the distributed optimizer's 12 bytes over the 128 data-parallel ranks.
   CHECK(m.gradients.value == 2 * m.weights.value);
   CHECK(static_cast<double>(m.optimizer_state.value) ==

@@ -118,9 +118,13 @@ std::int64_t loss_bytes_per_logit(MemoryFramework framework, std::int64_t w) {
 SavedBytes saved_bytes(const ModelSpec& model, std::pair<std::size_t, std::size_t> range, std::int64_t w,
                        const MemoryLayout& layout, const std::vector<bool>& recomputed) {
   const ActivationCheckpointing checkpointing = layout.checkpointing;
+  // Megatron's fused kernels keep what they keep (KernelShape::fused_saved_elements: the bias-SwiGLU its input only).
+  const bool fused = layout.framework == MemoryFramework::megatron;
   const auto layer_bytes = [&](std::size_t i) {
     const Layer& l = model.layers()[i];
-    return plus(times(l.saved_elements, w), l.saved_mask_bytes);
+    const std::int64_t kept =
+        fused && l.shape.fused_saved_elements >= 0 ? l.shape.fused_saved_elements : l.saved_elements;
+    return plus(times(kept, w), l.saved_mask_bytes);
   };
   SavedBytes out;
   std::vector<bool> in_block(range.second, false);

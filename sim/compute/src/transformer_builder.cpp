@@ -257,7 +257,8 @@ void TransformerBuilder::swiglu(const std::string& silu_name, const std::string&
   push({.name = mul_name,
         .forward_flops = kElementwiseFlops * half,
         .activation_elements_moved = 3 * half,
-        .saved_elements = 2 * half});
+        .saved_elements = 2 * half},
+       {.fused_saved_elements = half});
   width_ /= 2;
   saved_ = false;
   row_input_at_ = layers_.size();

@@ -54,6 +54,10 @@ struct KernelShape {
   std::int64_t eager_kernels = 1;
   double eager_traffic = 1;
   double fused_traffic = 1;
+  // Per sample: what Megatron's fused kernel keeps for backward in place of saved_elements (-1: the same). Its
+  // bias-SwiGLU keeps only its input (gate and up) and recomputes silu(gate), where eager PyTorch's product also keeps
+  // silu(gate).
+  std::int64_t fused_saved_elements = -1;
 };
 
 struct Layer {
