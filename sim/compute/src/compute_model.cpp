@@ -113,7 +113,7 @@ SimTime ComputeModel::kernel_time(double flops, double bytes) const {
   return time_of(kernel_roofline(flops, bytes));
 }
 
-SimTime ComputeModel::legacy_share(SimTime whole, RankSplit split) const {
+SimTime rank_share(SimTime whole, RankSplit split) {
   return SimTime::from_ps(whole.ps() / (split.tensor * split.context));
 }
 
@@ -124,7 +124,7 @@ bool ComputeModel::shaped(const Layer& layer) const {
     case LayerKind::gemm_kept:
       return kernels_.shapes_gemms() && layer.weight_rows > 0 && layer.weight_cols > 0 && layer.weight_matrices > 0;
     case LayerKind::attention:
-      return layer.shape.head_dim > 0 && kernels_.attention(layer.shape.head_dim, 1, false).has_value();
+      return layer.shape.head_dim > 0 && kernels_.has_attention_rate();
     case LayerKind::convolution:
       return false;
     case LayerKind::other:
@@ -134,32 +134,27 @@ bool ComputeModel::shaped(const Layer& layer) const {
   return false;
 }
 
-SimTime ComputeModel::forward(const Layer& layer, std::int64_t batch, RankSplit split) const {
+SimTime ComputeModel::pass_time(const Layer& layer, std::int64_t batch, RankSplit split, bool backward) const {
   require_batch(batch);
-  if (!shaped(layer)) return legacy_share(time_of(roofline(layer, batch)), split);
+  const double factor = backward ? options_.backward_factor : 1;
+  if (!shaped(layer)) return rank_share(time_of(roofline(layer, batch)).scaled(factor), split);
   switch (layer.kind) {
     case LayerKind::gemm:
     case LayerKind::gemm_kept:
-      return shaped_gemm(layer, batch, split, false);
+      return shaped_gemm(layer, batch, split, backward);
     case LayerKind::attention:
-      return shaped_attention(layer, batch, split, false);
+      return shaped_attention(layer, batch, split, backward);
     default:
-      return shaped_streaming(layer, batch, split);
+      return shaped_streaming(layer, batch, split).scaled(factor);
   }
 }
 
+SimTime ComputeModel::forward(const Layer& layer, std::int64_t batch, RankSplit split) const {
+  return pass_time(layer, batch, split, false);
+}
+
 SimTime ComputeModel::backward(const Layer& layer, std::int64_t batch, RankSplit split) const {
-  require_batch(batch);
-  if (!shaped(layer)) return legacy_share(time_of(roofline(layer, batch)).scaled(options_.backward_factor), split);
-  switch (layer.kind) {
-    case LayerKind::gemm:
-    case LayerKind::gemm_kept:
-      return shaped_gemm(layer, batch, split, true);
-    case LayerKind::attention:
-      return shaped_attention(layer, batch, split, true);
-    default:
-      return shaped_streaming(layer, batch, split).scaled(options_.backward_factor);
-  }
+  return pass_time(layer, batch, split, true);
 }
 
 SimTime ComputeModel::forward(const ModelSpec& model, std::int64_t batch) const {

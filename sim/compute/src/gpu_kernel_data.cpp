@@ -1,5 +1,6 @@
 #include "gpu_kernel_data.hpp"
 
+#include <cstddef>
 #include <optional>
 #include <string_view>
 
@@ -100,22 +101,26 @@ constexpr AttentionOf kAttention[] = {
     {"GB200-186GB", kBlackwell},
 };
 
+// The row of `table` for the GPU named `gpu`, or nullptr.
+template <typename Row, std::size_t N>
+const Row* row_of(const Row (&table)[N], std::string_view gpu) {
+  for (const Row& row : table) {
+    if (row.gpu == gpu) return &row;
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 void add_kernel_data(std::vector<GpuCatalogEntry>& catalog) {
   for (GpuCatalogEntry& entry : catalog) {
     GpuSpec& gpu = entry.spec;
-    for (const Hardware& h : kHardware) {
-      if (h.gpu != gpu.name) continue;
-      gpu.multiprocessors = h.multiprocessors;
-      gpu.board_power_watts = h.board_power_watts;
+    if (const Hardware* h = row_of(kHardware, gpu.name)) {
+      gpu.multiprocessors = h->multiprocessors;
+      gpu.board_power_watts = h->board_power_watts;
     }
-    for (const BestGemmOf& b : kBestGemms) {
-      if (b.gpu == gpu.name) gpu.best_gemm = b.best;
-    }
-    for (const AttentionOf& a : kAttention) {
-      if (a.gpu == gpu.name) gpu.flash_attention = a.rates;
-    }
+    if (const BestGemmOf* b = row_of(kBestGemms, gpu.name)) gpu.best_gemm = b->best;
+    if (const AttentionOf* a = row_of(kAttention, gpu.name)) gpu.flash_attention = a->rates;
   }
 }
 

@@ -143,9 +143,8 @@ RankSplit ResolvedScenario::rank_split() const {
 }
 
 LayerTimes ResolvedScenario::even_share(LayerTimes times, RankSplit rank) const {
-  const std::int64_t split = rank.tensor * rank.context;
-  for (SimTime& f : times.forward) f = SimTime::from_ps(f.ps() / split);
-  for (SimTime& b : times.backward) b = SimTime::from_ps(b.ps() / split);
+  for (SimTime& f : times.forward) f = rank_share(f, rank);
+  for (SimTime& b : times.backward) b = rank_share(b, rank);
   return times;
 }
 

@@ -104,6 +104,10 @@ struct Roofline {
   bool compute_bound() const { return compute_seconds >= memory_seconds; }
 };
 
+// A rank's even share of a whole layer's time: 1 / (tensor x context) of it (the constant roofline's split, and a
+// profile's or trace's measured layers).
+SimTime rank_share(SimTime whole, RankSplit split);
+
 // The compute clock of `gpu` under a board-power cap, as a fraction of its specified one: (limit / board power)^(1/3)
 // (1 without a cap). Throws InputError when the GPU has no board power or the limit is not in (0, board power].
 double power_clock_factor(const GpuSpec& gpu, std::optional<double> power_limit_watts);
@@ -150,7 +154,7 @@ class ComputeModel {
   Roofline scaled_gemm_roofline(const Layer& layer, double batch) const;
   SimTime time_of(const Roofline& roofline) const;  // the larger roof plus the kernel overhead
   double efficiency() const { return options_.efficiency.value_or(kDefaultEfficiency); }
-  SimTime legacy_share(SimTime whole, RankSplit split) const;
+  SimTime pass_time(const Layer& layer, std::int64_t batch, RankSplit split, bool backward) const;
   GemmShape gemm_shape(const Layer& layer, double batch, RankSplit split) const;
   SimTime shaped_gemm(const Layer& layer, std::int64_t batch, RankSplit split, bool backward) const;
   SimTime shaped_attention(const Layer& layer, std::int64_t batch, RankSplit split, bool backward) const;

@@ -57,6 +57,7 @@ class KernelModel {
   // The tile the model picks for `shape` and the efficiency it reaches; k_scale is the format's peak over BF16's
   // (2 for FP8 on Hopper), which lengthens the start-up in K. Requires shapes_gemms().
   TileChoice gemm(const GemmShape& shape, double k_scale = 1) const;
+  bool has_attention_rate() const { return attention_rate_.has_value(); }
   // Flash attention's efficiency on the layer's counted (unmasked) FLOPs, or nullopt without a rate.
   std::optional<double> attention(std::int64_t head_dim, double sequence, bool causal) const;
   // The shape factors alone (core excluded), for the candidate tiles: what core multiplies.
