@@ -128,24 +128,42 @@ SearchedPoint search_layouts(const std::filesystem::path& scenario, const SweepP
   // Ties in the bound go to the earlier candidate: the order of layout_choices, deterministic.
   std::stable_sort(fitting.begin(), fitting.end(), [](const Probed& a, const Probed& b) { return a.bound < b.bound; });
   std::optional<SimTime> best;
+  const auto try_choice = [&](const LayoutChoice& choice) {
+    std::vector<std::string> overrides;
+    TrainingReport r = simulate(scenario, point, choice, key, workspace, overrides);
+    ++out.stats.simulated;
+    if (!best || r.iteration_mean < *best) {
+      best = r.iteration_mean;
+      out.label = label_of(choice);
+      out.overrides = std::move(overrides);
+      out.report = std::move(r);
+    }
+  };
+  // The scenario's own layout first, when it fits as written: the search then only ever improves on it.
+  std::string incumbent;  // its label
+  const std::optional<LayoutChoice> own = own_layout(base, gpus, global_batch);
+  const auto own_fits = [&] {
+    try {
+      return fits_with_headroom(prober.memory(probe_layout(*own)), options.memory_headroom);
+    } catch (const InputError&) {
+      return false;  // the model refuses it at this count: a plain candidate's fate
+    }
+  };
+  if (own && own_fits()) {
+    incumbent = label_of(*own);
+    try_choice(*own);
+    std::erase_if(fitting, [&](const Probed& p) { return label_of(p.choice) == incumbent; });
+  }
   for (std::size_t i = 0; i < fitting.size(); ++i) {
     if (best && fitting[i].bound >= *best) {
       out.stats.pruned += static_cast<std::int64_t>(fitting.size() - i);
       break;
     }
-    if (out.stats.simulated == options.max_simulations) {
+    if (out.stats.simulated >= options.max_simulations) {
       out.stats.unexplored += static_cast<std::int64_t>(fitting.size() - i);
       break;
     }
-    std::vector<std::string> overrides;
-    TrainingReport r = simulate(scenario, point, fitting[i].choice, key, workspace, overrides);
-    ++out.stats.simulated;
-    if (!best || r.iteration_mean < *best) {
-      best = r.iteration_mean;
-      out.label = label_of(fitting[i].choice);
-      out.overrides = std::move(overrides);
-      out.report = std::move(r);
-    }
+    try_choice(fitting[i].choice);
   }
   return out;
 }

@@ -10,11 +10,20 @@ namespace {
 
 constexpr std::int64_t kTensorSizes[] = {1, 2, 4, 8};
 constexpr std::int64_t kContextSizes[] = {1, 2, 4, 8};
-constexpr std::int64_t kPipelineSizes[] = {1, 2, 4, 8, 16, 32, 64};
-constexpr std::int64_t kVirtualStages[] = {1, 2, 3, 4, 6, 8};
+constexpr std::int64_t kMaxPipeline = 64;
+constexpr std::int64_t kMaxVirtualStages = 8;
 constexpr std::int64_t kMicroBatchSizes[] = {1, 2, 4};
 constexpr std::int64_t kMinContextChunk = 512;  // tokens per chunk of Megatron's 2c-way causal split
 constexpr ShardingLevel kShardings[] = {ShardingLevel::none, ShardingLevel::optimizer, ShardingLevel::full};
+
+// Powers of two, and the divisors of the blocks (a 126-block model cuts evenly into 9 or 18 stages).
+std::vector<std::int64_t> pipeline_sizes(std::int64_t blocks) {
+  std::vector<std::int64_t> out;
+  for (std::int64_t p = 1; p <= std::min(blocks, kMaxPipeline); ++p) {
+    if ((p & (p - 1)) == 0 || blocks % p == 0) out.push_back(p);
+  }
+  return out;
+}
 
 std::vector<std::int64_t> expert_sizes(const LayoutSpace& space, std::int64_t ranks) {
   std::vector<std::int64_t> out;
@@ -70,10 +79,10 @@ std::vector<LayoutChoice> layout_choices(const LayoutSpace& space, std::int64_t 
     if (t > 1 && !space.transformer) break;
     for (const std::int64_t c : kContextSizes) {
       if (!context_splits(space, c)) continue;
-      for (const std::int64_t p : kPipelineSizes) {
-        if (p > blocks || gpus % (t * c * p) != 0) continue;
+      for (const std::int64_t p : pipeline_sizes(blocks)) {
+        if (gpus % (t * c * p) != 0) continue;
         const std::int64_t data = gpus / (t * c * p);
-        for (const std::int64_t v : kVirtualStages) {
+        for (std::int64_t v = 1; v <= kMaxVirtualStages; ++v) {
           if (v > 1 && (p == 1 || blocks % (p * v) != 0)) continue;
           for (const std::int64_t e : expert_sizes(space, data * c)) {
             LayoutChoice shape{.tensor = t,
@@ -90,6 +99,27 @@ std::vector<LayoutChoice> layout_choices(const LayoutSpace& space, std::int64_t 
     }
   }
   return out;
+}
+
+std::optional<LayoutChoice> own_layout(const Scenario& base, std::int64_t gpus, std::int64_t global_batch) {
+  const ParallelismConfig& p = base.parallelism;
+  const std::int64_t split = p.tensor.value * p.pipeline.value * p.context.value;
+  if (p.schedule.value == PipelineSchedule::gpipe || p.shard_group || gpus % split != 0) return std::nullopt;
+  LayoutChoice c{.tensor = p.tensor.value,
+                 .context = p.context.value,
+                 .pipeline = p.pipeline.value,
+                 .virtual_stages = p.virtual_stages ? p.virtual_stages->value : 1,
+                 .expert = p.expert.value,
+                 .data = gpus / split,
+                 .batch_per_gpu = base.model.batch_per_gpu.value,
+                 .micro_batches = 1,
+                 .sharding = p.sharding.value,
+                 .checkpointing = p.activation_checkpointing.value,
+                 .tp_comm_overlap = p.tp_comm_overlap.value};
+  const MicroBatchSplit micro = split_global_batch(global_batch, c.data, c.batch_per_gpu);
+  if (micro.refusal || (c.virtual_stages > 1 && micro.micro_batches % c.pipeline != 0)) return std::nullopt;
+  c.micro_batches = micro.micro_batches;
+  return c;
 }
 
 ParallelismConfig parallelism_of(const LayoutChoice& c) {

@@ -6,7 +6,8 @@
 //   2. memory first (run/layout_probe.hpp, no simulation): a candidate that does not fit with its activations kept
 //      is tried with selective, then full checkpointing; one that fits in none is left out;
 //   3. a lower bound of each fitting candidate's iteration (the engine's setup with every collective at its floor);
-//   4. simulation in the order of the bounds, until the next bound is no faster than the best simulated time: every
+//   4. the scenario's own layout first when it fits as it is written (the search never answers slower than what the
+//      user wrote), then simulation in the order of the bounds, until the next bound is no faster than the best simulated time: every
 //      candidate left is pruned, none of them could win. At most `max_simulations` per point are simulated; the
 //      output says so when that cap, not the bound, ended a point's search.
 //

@@ -5,9 +5,10 @@
 //   tensor t        1, 2, 4, 8 (one NVLink node; Megatron's and torchtitan's tensor groups stay inside it)
 //   context c       1, 2, 4, 8 for a transformer whose sequence splits into 2c chunks of at least 512 tokens
 //                   (Megatron's load-balanced causal split), and no experts beside it
-//   pipeline p      1, 2, 4, 8, 16, 32, 64, at most the blocks; t x c x p divides the GPUs, data d = the rest
-//   virtual v       1 (1F1B), or 2, 3, 4, 6, 8 chunks per stage (interleaved) when p > 1 and p x v divides the
-//                   blocks (Megatron's layers per virtual stage); the micro-batches a multiple of p
+//   pipeline p      powers of two and divisors of the blocks up to 64 (and the blocks); t x c x p divides the
+//                   GPUs, data d = the rest
+//   virtual v       1 (1F1B), or 2 to 8 chunks per stage (interleaved) when p > 1 and p x v divides the blocks
+//                   (Megatron's layers per virtual stage); the micro-batches a multiple of p
 //   expert e        1, or a divisor of a MoE model's experts that divides d x c
 //   micro-batch b   1, 2, 4 samples for a transformer (the scenario's batch_per_gpu otherwise)
 //   global batch    held at every candidate of a count (layouts compared on the same work per iteration)
@@ -23,6 +24,7 @@
 #include <vector>
 
 #include "syncsim/scenario/parallelism_config.hpp"
+#include "syncsim/scenario/scenario.hpp"
 
 namespace syncsim::planner {
 
@@ -57,6 +59,11 @@ using SkipCounts = std::map<std::string, std::int64_t>;
 // the heavier ones), counting the skipped ones into `skipped`.
 std::vector<LayoutChoice> layout_choices(const LayoutSpace& space, std::int64_t gpus, std::int64_t global_batch,
                                          SkipCounts& skipped);
+
+// The scenario's own layout at `gpus` holding `global_batch`, when it is one of the space's kind (no gpipe
+// schedule, no HSDP shard group) and valid there; the search simulates it first, so that its answer is never slower
+// than what the user wrote.
+std::optional<LayoutChoice> own_layout(const Scenario& base, std::int64_t gpus, std::int64_t global_batch);
 
 // The choice as the scenario's parallelism section.
 ParallelismConfig parallelism_of(const LayoutChoice& choice);
