@@ -21,6 +21,7 @@
 #include "syncsim/core/units.hpp"
 #include "syncsim/planner/layout_search.hpp"
 #include "syncsim/planner/plan_analysis.hpp"
+#include "syncsim/planner/plan_batch.hpp"
 #include "syncsim/planner/plan_grid.hpp"
 #include "syncsim/planner/plan_report.hpp"
 #include "syncsim/planner/price_table.hpp"
@@ -28,6 +29,7 @@
 #include "syncsim/planner/seed_spread.hpp"
 #include "syncsim/planner/sweep_runner.hpp"
 #include "syncsim/run/run_scenario.hpp"
+#include "syncsim/scenario/global_batch.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
 namespace syncsim::app {
@@ -52,6 +54,9 @@ struct PlanOptions {
   std::int64_t seeds = 1;
   std::string risk = "p50";
   std::string layouts = "none";  // none: the scenario's layout; auto: searched per count (layout_search.hpp)
+  std::optional<std::int64_t> global_batch;  // --global-batch: samples per iteration held at every count
+  double memory_headroom = 0;
+  std::int64_t max_simulations = 8;
 };
 
 // The flags, checked (check_plan_flags): everything but the scenario and the price file, which are read later.
@@ -66,6 +71,7 @@ struct PlanFlags {
 // cost or a time computed from it could leave the range where doubles stay finite.
 constexpr double kMaxSamples = 1e18;
 constexpr double kMaxSequence = 1 << 24;  // tokens per sample, for --tokens' own bound
+constexpr std::int64_t kMaxSimulationsPerPoint = 1 << 16;
 
 double positive_number(const std::string& text, const char* flag, double max) {
   try {
@@ -213,6 +219,25 @@ PlanFlags check_plan_flags(const PlanOptions& o) {
   if (o.layouts != "none" && o.layouts != "auto") {
     throw InputError(fmt::format("expected none or auto, got '{}'", o.layouts), SourceLocation{"--layouts"});
   }
+  if (o.global_batch && (*o.global_batch < 1 || *o.global_batch > kMaxGlobalBatch)) {
+    throw InputError(fmt::format("expected 1 to {} samples per iteration, got {}", kMaxGlobalBatch, *o.global_batch),
+                     SourceLocation{"--global-batch"});
+  }
+  if (!(o.memory_headroom >= 0 && o.memory_headroom < 1)) {
+    throw InputError(fmt::format("expected a share of memory in [0, 1), got {}", o.memory_headroom),
+                     SourceLocation{"--memory-headroom"});
+  }
+  if (o.max_simulations < 1 || o.max_simulations > kMaxSimulationsPerPoint) {
+    throw InputError(
+        fmt::format("expected 1 to {} simulations per point, got {}", kMaxSimulationsPerPoint, o.max_simulations),
+        SourceLocation{"--max-simulations"});
+  }
+  if (o.layouts == "auto" && o.seeds > 1) {
+    throw InputError(
+        "the layout search runs one seed per candidate: search with --layouts auto, then plan the "
+        "chosen layout (its parallelism in the scenario) with --seeds",
+        SourceLocation{"--seeds"});
+  }
   if (o.seeds == 1 && o.risk != "p50") {
     throw InputError("--risk picks among the runs of --seeds N (N > 1): one seed has no spread",
                      SourceLocation{"--risk"});
@@ -243,57 +268,72 @@ int plan(const PlanOptions& o) {
     prices->check_networks(labels);  // a network priced but not planned is a typo that would cost nothing
   }
   for (const std::string& w : planner::node_warnings(base, grid)) std::cerr << "syncsim: warning: " << w << '\n';
+  const planner::PlanBatch batch = planner::plan_batch(base, o.global_batch);
+  const bool search = o.layouts == "auto";
+  std::vector<std::string> skipped_points;
   std::vector<planner::SweepPoint> configured = planner::plan_points(base, grid);
+  if (!search) configured = planner::hold_batch(base, batch, std::move(configured), skipped_points);
+  if (configured.empty()) {
+    throw InputError(fmt::format("no GPU count can train the batch: {}", fmt::join(skipped_points, "; ")),
+                     SourceLocation{"--gpus"});
+  }
   if (goal.target_loss) {
     // Every point trains the convergence proxy (the scenario's own settings, or the defaults) to this target.
     for (planner::SweepPoint& p : configured)
       p.overrides.push_back(fmt::format("convergence.target_loss={}", *goal.target_loss));
   }
-  // With --layouts auto each point is tried in the layouts that fit (layout_search.hpp), the fastest standing for
-  // it; each candidate's runs are points[i x seeds ...], the PlanPoint of its --risk run (seed_spread.hpp).
-  const bool search = o.layouts == "auto";
-  std::vector<planner::LayoutCandidate> candidates;
-  std::vector<planner::SweepPoint> tried = configured;
-  if (search) {
-    candidates = planner::layout_candidates(o.scenario, configured);
-    tried.clear();
-    for (const planner::LayoutCandidate& c : candidates) tried.push_back(c.run);
-  }
+  // Each candidate's runs are points[i x seeds ...], the PlanPoint of its --risk run (seed_spread.hpp); with
+  // --layouts auto each point is searched (layout_search.hpp), its best layout's run standing for it.
   const auto seeds = static_cast<std::size_t>(o.seeds);
-  const std::vector<planner::SweepPoint> points = planner::with_seeds(tried, base.seed, o.seeds);
+  const std::vector<planner::SweepPoint> points =
+      search ? configured : planner::with_seeds(configured, base.seed, o.seeds);
+  std::vector<planner::SearchedPoint> searched(search ? points.size() : 0);
+  planner::LayoutSearchOptions search_options{
+      .space = planner::layout_space(base), .memory_headroom = o.memory_headroom, .max_simulations = o.max_simulations};
 
   std::vector<std::size_t> all(points.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   std::vector<planner::PlanPoint> runs(points.size());
-  const unsigned threads = flags.threads;
-  // The sweep's bar, on a terminal only (a plan of 24 points can take a minute).
+  // The sweep's bar on a terminal; elsewhere (a log, CI) one line per finished point with the time left.
   planner::ProgressBar progress(isatty(STDERR_FILENO) == 1 ? &std::cerr : nullptr, points.size());
+  planner::ProgressLines lines(isatty(STDERR_FILENO) == 1 ? nullptr : &std::cerr, points.size());
   const auto on_point = [&](std::size_t index, const TrainingReport& r) {  // under the runner's lock
     progress.advance();
     planner::PlanPoint& p = runs[index] = planner::plan_point(points[index], r);
+    if (search) p.layout = searched[index].label;
+    p.fits = p.fits && planner::fits_with_headroom(r.memory, o.memory_headroom);
     if (prices) {
       p.price_per_hour = static_cast<double>(r.workers) * (prices->gpu_price(p.gpu) + prices->network_price(p.network));
     }
+    lines.point_done(fmt::format("{} / {} / {} GPUs{}", p.gpu, p.network, p.gpus, search ? ": " + p.layout : ""));
   };
-
+  const planner::PointRun run_one = [&](const planner::SweepPoint& point, run::Workspace& workspace) {
+    if (!search) return run::run_scenario(load_scenario(o.scenario, point.overrides), workspace).report;
+    planner::SearchedPoint& s = searched[point.index];
+    s = planner::search_layouts(o.scenario, point, batch.at(planner::point_gpus(point)), search_options, workspace);
+    return s.report;
+  };
   try {
-    planner::run_points(o.scenario, points, all, threads, on_point);
+    planner::run_points_with(points, all, flags.threads, run_one, on_point);
   } catch (const InputError& e) {
     throw as_grid_error(e, !o.networks.empty());
   }
   progress.finish();
   std::vector<planner::PlanPoint> results;
-  for (std::size_t i = 0; i < tried.size(); ++i) {
-    const auto first = runs.begin() + static_cast<std::ptrdiff_t>(i * seeds);
-    results.push_back(planner::at_risk({first, first + static_cast<std::ptrdiff_t>(seeds)}, flags.risk));
-  }
   if (search) {
-    results = planner::best_layouts(candidates, std::move(results), configured.size());
+    results = std::move(runs);
     planner::rebase_on_smallest(results);
+  } else {
+    for (std::size_t i = 0; i < configured.size(); ++i) {
+      const auto first = runs.begin() + static_cast<std::ptrdiff_t>(i * seeds);
+      results.push_back(planner::at_risk({first, first + static_cast<std::ptrdiff_t>(seeds)}, flags.risk));
+    }
   }
 
-  const planner::PlanContext context{base.name, prices ? prices->currency : "", o.prices, goal, o.seeds, o.risk,
-                                     search};
+  planner::PlanContext context{
+      base.name, prices ? prices->currency : "", o.prices, goal, o.seeds, o.risk, search, {batch.describe()}};
+  if (search) context.notes.push_back(planner::search_summary(searched));
+  for (const std::string& skip : skipped_points) context.notes.push_back("skipped: " + skip);
   const planner::Plan result = planner::analyze_plan(std::move(results), goal, context.currency);
   const std::string csv = planner::plan_csv(result, goal);
   const std::vector<std::string> written = write_plan(outdir, csv, planner::plan_charts(result, context));
@@ -340,8 +380,16 @@ Action add_plan_command(CLI::App& app, FlagCheck* check) {
   command->add_option("--seeds", o->seeds,
                       "Runs per point with seeds S, S+1, ... (stragglers, jitter, failures): p10/p50/p90 throughput");
   command->add_option("--layouts", o->layouts,
-                      "none (default: the scenario's parallelism) or auto: try tensor x pipeline x sharding layouts "
-                      "that fit per count, the fastest standing for it");
+                      "none (default: the scenario's parallelism) or auto: search tensor x pipeline x virtual stages x "
+                      "context x expert x sharding x micro-batch size x checkpointing per count (docs/planner.md)");
+  command->add_option("--global-batch", o->global_batch,
+                      "Samples (sequences) per iteration, held at every GPU count (default: model.global_batch, or a "
+                      "transformer's own global batch at the scenario's size)");
+  command->add_option("--memory-headroom", o->memory_headroom,
+                      "Share of each GPU's memory kept free, 0 to <1 (default 0): a point fits below the rest");
+  command->add_option("--max-simulations", o->max_simulations,
+                      "With --layouts auto: at most this many layouts simulated per point (default 8), in the order "
+                      "of their lower bounds");
   command->add_option("--risk", o->risk,
                       "Which run stands for a point with --seeds: p10 (the slow tail), p50 (default), p90");
   if (check) *check = [o] { (void)check_plan_flags(*o); };

@@ -1,13 +1,15 @@
-// The layout search (syncsim plan --layouts auto): candidates that fit and train the scenario's global batch, the
-// fastest standing for its count, and efficiency per GPU against the smallest count.
+// The layout search (syncsim plan --layouts auto): candidates valid by construction that hold the global batch, a
+// lower bound no simulation goes below, the fastest simulated layout standing for its count and reproduced by
+// `syncsim run` with its overrides, and efficiency per GPU against the smallest count.
 #include <catch2/catch.hpp>
 
 #include <regex>
+#include <set>
 #include <string>
 
 #include "syncsim/planner/layout_search.hpp"
 #include "syncsim/planner/plan_grid.hpp"
-#include "syncsim/planner/sweep_runner.hpp"
+#include "syncsim/run/layout_probe.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
@@ -24,40 +26,110 @@ std::vector<SweepPoint> points_of(const std::string& gpus) {
   return plan_points(base, grid);
 }
 
-}  // namespace
-
-TEST_CASE("every layout candidate fits and trains the scenario's global batch") {
-  const std::vector<SweepPoint> points = points_of("16");
-  const std::vector<LayoutCandidate> candidates = layout_candidates(kScenario, points);
-  REQUIRE(candidates.size() > 4);
-  bool has_scenario_layout = false;
-  for (const LayoutCandidate& c : candidates) {
-    const Scenario s = load_scenario(kScenario, c.run.overrides);
-    CHECK(run::scenario_memory(s).fits);
-    // The scenario's own layout, TP 8 on 16 GPUs, trains 2 x 4 micro-batches per iteration: every candidate too.
-    const std::int64_t data = 16 / (s.parallelism.tensor.value * s.parallelism.pipeline.value);
-    CHECK(data * s.model.micro_batches == 8);
-    has_scenario_layout = has_scenario_layout || c.label == "TP8 PP1 DP2 none mb4";
-  }
-  CHECK(has_scenario_layout);
+LayoutSpace dense_space() {
+  LayoutSpace space;
+  space.transformer = true;
+  space.blocks = 32;
+  space.sequence = 8192;
+  return space;
 }
 
-TEST_CASE("the fastest layout stands for its count") {
+}  // namespace
+
+TEST_CASE("every layout candidate divides the GPUs and holds the global batch") {
+  const LayoutSpace space = dense_space();
+  SkipCounts skipped;
+  const std::vector<LayoutChoice> choices = layout_choices(space, 256, 512, skipped);
+  REQUIRE(choices.size() > 100);
+  std::set<std::string> labels;
+  for (const LayoutChoice& c : choices) {
+    CHECK(c.tensor * c.context * c.pipeline * c.data == 256);
+    CHECK(c.data * c.batch_per_gpu * c.micro_batches == 512);
+    CHECK(c.pipeline <= space.blocks);
+    if (c.virtual_stages > 1) {
+      CHECK(space.blocks % (c.pipeline * c.virtual_stages) == 0);
+      CHECK(c.micro_batches % c.pipeline == 0);
+    }
+    if (c.context > 1) CHECK(space.sequence % (2 * c.context) == 0);
+    if (c.sharding != ShardingLevel::none) CHECK(c.data > 1);
+    CHECK(labels.insert(label_of(c)).second);  // no candidate twice
+  }
+  // b = 4 over 256 data-parallel ranks needs 1,024 samples: skipped with that reason, not dropped silently.
+  CHECK(skipped.at("the global batch does not divide over data-parallel ranks x micro-batch size") > 0);
+}
+
+TEST_CASE("a candidate's overrides give the scenario its layout") {
+  const LayoutChoice c{.tensor = 4,
+                       .context = 1,
+                       .pipeline = 2,
+                       .virtual_stages = 2,
+                       .expert = 1,
+                       .data = 2,
+                       .batch_per_gpu = 1,
+                       .micro_batches = 4,
+                       .sharding = ShardingLevel::optimizer,
+                       .checkpointing = ActivationCheckpointing::full,
+                       .tp_comm_overlap = true};
+  const Scenario s = load_scenario(kScenario, overrides_of(c, true));
+  const ParallelismConfig& p = s.parallelism;
+  CHECK(p.tensor.value == 4);
+  CHECK(p.pipeline.value == 2);
+  CHECK(p.schedule.value == PipelineSchedule::interleaved);
+  CHECK(p.virtual_stages->value == 2);
+  CHECK(p.sharding.value == ShardingLevel::optimizer);
+  CHECK(p.activation_checkpointing.value == ActivationCheckpointing::full);
+  CHECK(p.tp_comm_overlap.value);
+  CHECK(s.model.micro_batches == 4);
+  CHECK(s.model.global_batch->value == 8);
+  CHECK(label_of(c) == "TP4 PP2 VP2 DP2 optimizer b1 m4 +full");
+}
+
+TEST_CASE("no simulated iteration is faster than its layout's lower bound") {
+  // Every engine a layout can reach: DDP, FSDP alone, FSDP with TP (no pipeline), 1F1B and interleaved pipelines,
+  // context parallelism, with and without tp_comm_overlap and checkpointing.
+  const std::vector<LayoutChoice> layouts = {
+      {.data = 16, .micro_batches = 1},
+      {.data = 16, .micro_batches = 1, .sharding = ShardingLevel::full},
+      {.data = 16, .micro_batches = 2, .sharding = ShardingLevel::full},
+      {.data = 16, .micro_batches = 2, .sharding = ShardingLevel::optimizer},
+      {.tensor = 8, .data = 2, .micro_batches = 4, .sharding = ShardingLevel::full},
+      {.tensor = 8, .data = 2, .micro_batches = 4, .tp_comm_overlap = true},
+      {.tensor = 4, .pipeline = 2, .data = 2, .micro_batches = 4, .sharding = ShardingLevel::optimizer},
+      {.tensor = 2,
+       .pipeline = 4,
+       .virtual_stages = 2,
+       .data = 2,
+       .micro_batches = 8,
+       .checkpointing = ActivationCheckpointing::full},
+      {.tensor = 2, .context = 2, .pipeline = 2, .data = 2, .batch_per_gpu = 2, .micro_batches = 2},
+  };
+  const Scenario point = load_scenario(kScenario, {"parallelism={}"});
+  run::LayoutProbe probe(point);
+  for (const LayoutChoice& c : layouts) {
+    INFO(label_of(c));
+    const run::ProbeLayout layout{parallelism_of(c), c.batch_per_gpu, c.micro_batches};
+    const SimTime bound = probe.lower_bound(layout);
+    const TrainingReport r = run::run_scenario(load_scenario(kScenario, overrides_of(c, false))).report;
+    CHECK(bound > SimTime::zero());
+    CHECK(bound <= r.iteration_mean);
+    CHECK(probe.memory(layout).total == r.memory.total);  // the probe's memory is the run's
+  }
+}
+
+TEST_CASE("the searched layout of a point is what syncsim run gives with its overrides") {
   const std::vector<SweepPoint> points = points_of("16");
-  const std::vector<LayoutCandidate> candidates = layout_candidates(kScenario, points);
-  std::vector<SweepPoint> runs;
-  for (const LayoutCandidate& c : candidates) runs.push_back(c.run);
-  std::vector<std::size_t> all;
-  for (const SweepPoint& r : runs) all.push_back(r.index);
-  std::vector<PlanPoint> results(runs.size());
-  run_points(kScenario, runs, all, 2,
-             [&](std::size_t i, const TrainingReport& r) { results[i] = plan_point(runs[i], r); });
-  double fastest = 0;
-  for (const PlanPoint& p : results) fastest = std::max(fastest, p.fits ? p.samples_per_s : 0);
-  const std::vector<PlanPoint> best = best_layouts(candidates, results, points.size());
-  REQUIRE(best.size() == 1);
-  CHECK(best[0].samples_per_s == fastest);
-  CHECK(std::regex_match(best[0].layout, std::regex("TP[0-9]+ PP[0-9]+ DP[0-9]+ [a-z]+ mb[0-9]+( \\+ckpt)?")));
+  run::Workspace workspace;
+  LayoutSearchOptions options{.space = layout_space(load_scenario(kScenario))};
+  const SearchedPoint found = search_layouts(kScenario, points[0], 8, options, workspace);
+  CHECK(found.stats.simulated >= 1);
+  CHECK(found.stats.candidates > found.stats.simulated);
+  CHECK(found.stats.simulated + found.stats.pruned + found.stats.not_fitting + found.stats.unexplored <=
+        found.stats.candidates);
+  CHECK(std::regex_match(found.label, std::regex("TP[0-9]+ PP[0-9]+( VP[0-9]+)?( CP[0-9]+)? DP[0-9]+ [a-z]+ b[0-9]+ "
+                                                 "m[0-9]+( \\+[a-z]+)?")));
+  const TrainingReport again = run::run_scenario(load_scenario(kScenario, found.overrides)).report;
+  CHECK(again.iteration_mean == found.report.iteration_mean);
+  CHECK(again.global_batch == 8);
 }
 
 TEST_CASE("with layouts, efficiency is per GPU against the smallest count") {

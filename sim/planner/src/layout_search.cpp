@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/run/layout_probe.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
@@ -14,125 +15,188 @@ namespace syncsim::planner {
 
 namespace {
 
-constexpr std::int64_t kTensorSizes[] = {1, 2, 4, 8};
-constexpr std::int64_t kPipelineSizes[] = {1, 2, 4, 8, 16};
-constexpr const char* kShardings[] = {"none", "optimizer", "full"};
+constexpr ActivationCheckpointing kCheckpointing[] = {ActivationCheckpointing::none, ActivationCheckpointing::selective,
+                                                      ActivationCheckpointing::full};
 
-struct Layout {
-  std::int64_t tensor = 1;
-  std::int64_t pipeline = 1;
-  std::string sharding;
-  bool checkpointed = false;
-  std::int64_t micro_batches = 1;  // per iteration, so that every layout trains the same global batch
+// A fitting candidate with its bound, or the closest to fitting.
+struct Probed {
+  LayoutChoice choice;
+  SimTime bound;
+  double excess = 0;  // bytes over the usable memory (<= 0 fits)
 };
 
-std::vector<std::string> overrides_of(const Layout& l) {
-  return {fmt::format("parallelism.tensor={}", l.tensor),
-          fmt::format("parallelism.pipeline={}", l.pipeline),
-          "parallelism.context=1",
-          "parallelism.expert=1",
-          "parallelism.shard_group=all",
-          "parallelism.sharding=" + l.sharding,
-          std::string("parallelism.activation_checkpointing=") + (l.checkpointed ? "full" : "none"),
-          fmt::format("model.micro_batches={}", l.micro_batches)};
+// The point's scenario with a plain layout: what the probe needs (GPU, model, topology, workers) loads at any count.
+Scenario probe_scenario(const std::filesystem::path& scenario, const SweepPoint& point, bool global_batch_key) {
+  std::vector<std::string> overrides = point.overrides;
+  overrides.emplace_back("parallelism={}");
+  overrides.emplace_back("model.micro_batches=1");
+  if (global_batch_key) overrides.emplace_back("model.global_batch=");  // not given: micro_batches stands
+  return load_scenario(scenario, overrides);
 }
 
-std::string label_of(const Layout& l, std::int64_t gpus) {
-  const std::int64_t data = gpus / (l.tensor * l.pipeline);
-  return fmt::format("TP{} PP{} DP{} {} mb{}{}", l.tensor, l.pipeline, data, l.sharding, l.micro_batches,
-                     l.checkpointed ? " +ckpt" : "");
+run::ProbeLayout probe_layout(const LayoutChoice& c) {
+  return {.parallelism = parallelism_of(c), .batch_per_gpu = c.batch_per_gpu, .micro_batches = c.micro_batches};
 }
 
-// The layouts of n GPUs before the memory check (the model's blocks bound the pipeline; none: data only), each
-// with the micro-batches that keep the global batch at `samples` per iteration per per-GPU batch (the scenario's
-// own layout's data-parallel size x its micro-batches): a layout that cannot is left out.
-std::vector<Layout> layouts_of(std::int64_t gpus, std::int64_t blocks, std::int64_t samples) {
-  std::vector<Layout> out;
-  for (const std::int64_t t : kTensorSizes) {
-    for (const std::int64_t p : kPipelineSizes) {
-      if (blocks == 0 && (t > 1 || p > 1)) continue;
-      if (p > std::max<std::int64_t>(blocks, 1) || gpus % (t * p) != 0) continue;
-      const std::int64_t data = gpus / (t * p);
-      if (samples % data != 0) continue;
-      for (const char* sharding : kShardings) {
-        if (data < 2 && std::string(sharding) != "none") continue;  // nothing to shard over
-        out.push_back({t, p, sharding, false, samples / data});
+// The lightest checkpointing under which `choice` fits (with its bound), or the excess of the best try; nullopt
+// when the model refuses the layout (counted by the key it names).
+std::optional<Probed> probe(run::LayoutProbe& probe, LayoutChoice choice, double headroom, LayoutSearchStats& stats) {
+  Probed best{choice, SimTime::zero(), 0};
+  bool tried = false;
+  for (const ActivationCheckpointing checkpointing : kCheckpointing) {
+    choice.checkpointing = checkpointing;
+    MemoryReport m;
+    try {
+      m = probe.memory(probe_layout(choice));
+    } catch (const InputError& e) {
+      if (checkpointing != ActivationCheckpointing::none) continue;  // the model has no such form: the next one
+      ++stats.skipped[fmt::format("refused by the model at {}", e.key().empty() ? "its layout" : e.key())];
+      return std::nullopt;
+    }
+    const double usable = static_cast<double>(m.capacity.value) * (1 - headroom);
+    const double excess = static_cast<double>(m.total.value) - usable;
+    if (excess <= 0) {
+      try {
+        return Probed{choice, probe.lower_bound(probe_layout(choice)), excess};
+      } catch (const InputError& e) {
+        ++stats.skipped[fmt::format("not simulated ({})", e.key().empty() ? "the layout" : e.key())];
+        return std::nullopt;
       }
     }
+    if (!tried || excess < best.excess) best = {choice, SimTime::zero(), excess};
+    tried = true;
   }
-  return out;
+  return best;
 }
 
-// The scenario's global batch at this size, in per-GPU batches: its own layout's data-parallel size x micro-batches.
-std::int64_t global_batches(const Scenario& s, std::int64_t gpus) {
-  const ParallelismConfig& p = s.parallelism;
-  const std::int64_t split = p.tensor.value * p.pipeline.value * p.context.value;
-  return std::max<std::int64_t>(1, gpus / split) * s.model.micro_batches;
+TrainingReport simulate(const std::filesystem::path& scenario, const SweepPoint& point, const LayoutChoice& choice,
+                        bool global_batch_key, run::Workspace& workspace, std::vector<std::string>& overrides) {
+  overrides = point.overrides;
+  for (std::string& o : overrides_of(choice, global_batch_key)) overrides.push_back(std::move(o));
+  return run::run_scenario(load_scenario(scenario, overrides), workspace).report;
+}
+
+std::string skip_summary(const SkipCounts& skipped) {
+  std::string out;
+  for (const auto& [reason, count] : skipped) out += fmt::format("{}{} ({})", out.empty() ? "" : "; ", reason, count);
+  return out.empty() ? "none generated" : out;
 }
 
 }  // namespace
 
-std::vector<LayoutCandidate> layout_candidates(const std::filesystem::path& scenario,
-                                               const std::vector<SweepPoint>& points) {
-  std::vector<LayoutCandidate> out;
-  for (const SweepPoint& point : points) {
-    const Scenario base = load_scenario(scenario, point.overrides);
-    const ModelSpec model = run::scenario_model(base);
-    const auto blocks = static_cast<std::int64_t>(model.transformer() ? model.transformer()->blocks.size() : 0);
-    const std::int64_t gpus = base.cluster.workers ? base.cluster.workers->value : 0;
-    std::optional<LayoutCandidate> closest;
-    double closest_excess = 0;
-    bool any = false;
-    for (Layout layout : layouts_of(gpus, blocks, global_batches(base, gpus))) {
-      for (const bool checkpointed : {false, true}) {
-        if (checkpointed && blocks == 0) break;
-        layout.checkpointed = checkpointed;
-        SweepPoint run = point;
-        for (std::string& o : overrides_of(layout)) run.overrides.push_back(std::move(o));
-        MemoryReport m;
-        try {
-          m = run::scenario_memory(load_scenario(scenario, run.overrides));
-        } catch (const InputError&) {
-          break;  // a layout the model refuses (its heads or experts do not split so): not a candidate
-        }
-        LayoutCandidate candidate{point.index, label_of(layout, gpus), std::move(run)};
-        if (m.fits) {
-          candidate.run.index = out.size();
-          out.push_back(std::move(candidate));
-          any = true;
-          break;  // checkpointing only where the layout does not fit without it
-        }
-        const double excess = static_cast<double>(m.total.value) - static_cast<double>(m.capacity.value);
-        if (!closest || excess < closest_excess) {
-          closest = std::move(candidate);
-          closest_excess = excess;
-        }
-      }
+LayoutSearchStats& LayoutSearchStats::operator+=(const LayoutSearchStats& o) {
+  candidates += o.candidates;
+  for (const auto& [reason, count] : o.skipped) skipped[reason] += count;
+  not_fitting += o.not_fitting;
+  simulated += o.simulated;
+  pruned += o.pruned;
+  unexplored += o.unexplored;
+  return *this;
+}
+
+SearchedPoint search_layouts(const std::filesystem::path& scenario, const SweepPoint& point, std::int64_t global_batch,
+                             const LayoutSearchOptions& options, run::Workspace& workspace) {
+  const Scenario base = load_scenario(scenario, point.overrides);
+  const bool key = base.model.global_batch.has_value();
+  run::LayoutProbe prober(probe_scenario(scenario, point, key));
+  const std::int64_t gpus = base.cluster.workers ? base.cluster.workers->value
+                                                 : static_cast<std::int64_t>(base.cluster.built->topology.gpu_count());
+  SearchedPoint out;
+  std::vector<Probed> fitting;
+  std::optional<Probed> closest;
+  for (const LayoutChoice& choice : layout_choices(options.space, gpus, global_batch, out.stats.skipped)) {
+    ++out.stats.candidates;
+    const std::optional<Probed> p = probe(prober, choice, options.memory_headroom, out.stats);
+    if (!p) continue;  // refused by the model, counted
+    if (p->excess <= 0) {
+      fitting.push_back(*p);
+    } else {
+      ++out.stats.not_fitting;
+      if (!closest || p->excess < closest->excess) closest = p;
     }
-    if (!any && closest) {
-      closest->run.index = out.size();
-      out.push_back(std::move(*closest));
+  }
+  if (fitting.empty() && !closest) {
+    throw InputError(fmt::format("no layout of {} GPUs to try: {}", gpus, skip_summary(out.stats.skipped)),
+                     SourceLocation{"--gpus"});
+  }
+  if (fitting.empty()) {
+    out.label = label_of(closest->choice);
+    out.report = simulate(scenario, point, closest->choice, key, workspace, out.overrides);
+    out.stats.simulated = 1;
+    return out;
+  }
+  // Ties in the bound go to the earlier candidate: the order of layout_choices, deterministic.
+  std::stable_sort(fitting.begin(), fitting.end(), [](const Probed& a, const Probed& b) { return a.bound < b.bound; });
+  std::optional<SimTime> best;
+  const auto try_choice = [&](const LayoutChoice& choice) {
+    std::vector<std::string> overrides;
+    TrainingReport r = simulate(scenario, point, choice, key, workspace, overrides);
+    ++out.stats.simulated;
+    if (!best || r.iteration_mean < *best) {
+      best = r.iteration_mean;
+      out.label = label_of(choice);
+      out.overrides = std::move(overrides);
+      out.report = std::move(r);
     }
-    if (!any && !closest) throw InputError(fmt::format("no layout of {} GPUs to try", gpus), SourceLocation{"--gpus"});
+  };
+  // The scenario's own layout first, when it fits as written: the search then only ever improves on it.
+  std::string incumbent;  // its label
+  const std::optional<LayoutChoice> own = own_layout(base, gpus, global_batch);
+  const auto own_fits = [&] {
+    try {
+      return fits_with_headroom(prober.memory(probe_layout(*own)), options.memory_headroom);
+    } catch (const InputError&) {
+      return false;  // the model refuses it at this count: a plain candidate's fate
+    }
+  };
+  if (own && own_fits()) {
+    incumbent = label_of(*own);
+    try_choice(*own);
+    std::erase_if(fitting, [&](const Probed& p) { return label_of(p.choice) == incumbent; });
+  }
+  for (std::size_t i = 0; i < fitting.size(); ++i) {
+    if (best && fitting[i].bound >= *best) {
+      out.stats.pruned += static_cast<std::int64_t>(fitting.size() - i);
+      break;
+    }
+    if (out.stats.simulated >= options.max_simulations) {
+      out.stats.unexplored += static_cast<std::int64_t>(fitting.size() - i);
+      break;
+    }
+    try_choice(fitting[i].choice);
   }
   return out;
 }
 
-std::vector<PlanPoint> best_layouts(const std::vector<LayoutCandidate>& candidates, std::vector<PlanPoint> results,
-                                    std::size_t points) {
-  std::vector<std::optional<PlanPoint>> best(points);
-  for (std::size_t i = 0; i < candidates.size(); ++i) {
-    PlanPoint& p = results[i];
-    p.layout = candidates[i].label;
-    std::optional<PlanPoint>& b = best[candidates[i].point];
-    const bool better = !b || (p.fits && !b->fits) || (p.fits == b->fits && p.samples_per_s > b->samples_per_s);
-    if (better) b = std::move(p);
+LayoutSpace layout_space(const Scenario& base) {
+  const ModelSpec model = run::scenario_model(base);
+  LayoutSpace space;
+  space.batch_per_gpu = base.model.batch_per_gpu.value;
+  space.tp_comm_overlap = base.parallelism.tp_comm_overlap.value;
+  if (const std::optional<TransformerStructure>& t = model.transformer()) {
+    space.transformer = true;
+    space.blocks = static_cast<std::int64_t>(t->blocks.size());
+    space.sequence = t->sequence;
+    space.experts = t->experts;
   }
-  std::vector<PlanPoint> out;
-  for (std::optional<PlanPoint>& b : best) {
-    if (!b) throw InputError("plan: a point without layouts");
-    out.push_back(std::move(*b));
+  return space;
+}
+
+bool fits_with_headroom(const MemoryReport& memory, double headroom) {
+  return static_cast<double>(memory.total.value) <= static_cast<double>(memory.capacity.value) * (1 - headroom);
+}
+
+std::string search_summary(const std::vector<SearchedPoint>& points) {
+  LayoutSearchStats all;
+  for (const SearchedPoint& p : points) all += p.stats;
+  std::string out = fmt::format(
+      "layouts: {} candidates over {} points (tensor x pipeline x virtual stages x context x expert x sharding x "
+      "micro-batch size x checkpointing); {} simulated, {} pruned by their lower bound, {} do not fit",
+      all.candidates, points.size(), all.simulated, all.pruned, all.not_fitting);
+  if (all.unexplored > 0) {
+    out += fmt::format(", {} below the best bound left unsimulated by --max-simulations", all.unexplored);
   }
+  for (const auto& [reason, count] : all.skipped) out += fmt::format("; skipped {}: {}", count, reason);
   return out;
 }
 

@@ -62,11 +62,7 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
         "p10-p90 beside it\n",
         c.seeds, c.risk);
   }
-  if (c.layouts) {
-    out +=
-        "# layouts: each count is its fastest layout that fits (tensor 1-8 x pipeline 1-16 x sharding none, "
-        "optimizer, full); efficiency is per GPU against the smallest count\n";
-  }
+  for (const std::string& note : c.notes) out += "# " + note + "\n";
   const std::string cur = c.currency.empty() ? "$" : c.currency;
   std::size_t config_width = 13;
   for (const PlanPoint& p : plan.points) config_width = std::max(config_width, configuration_name(p).size());

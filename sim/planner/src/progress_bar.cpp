@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <cstdlib>
 #include <ostream>
+#include <string_view>
 
 namespace syncsim::planner {
 
@@ -47,6 +49,22 @@ void ProgressBar::draw(bool force) {
       done_ == 0 ? "?" : clock_text(elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_));
   fmt::print(*out_, "\r[{}{}] {:>4}/{} points  {} elapsed  ETA {}  ", std::string(filled, '#'),
              std::string(kWidth - filled, '.'), done_, total_, clock_text(elapsed), eta);
+  *out_ << std::flush;
+}
+
+ProgressLines::ProgressLines(std::ostream* out, std::size_t total)
+    : out_(out), total_(total), start_(std::chrono::steady_clock::now()) {
+  const char* setting = std::getenv("SYNCSIM_PROGRESS");
+  if (setting != nullptr && std::string_view(setting) == "none") out_ = nullptr;
+}
+
+void ProgressLines::point_done(const std::string& what) {
+  ++done_;
+  if (out_ == nullptr) return;
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  const double left = elapsed / static_cast<double>(done_) * static_cast<double>(total_ - done_);
+  fmt::print(*out_, "plan: {}/{} points  {} elapsed  ETA {}  ({})\n", done_, total_, clock_text(elapsed),
+             clock_text(left), what);
   *out_ << std::flush;
 }
 

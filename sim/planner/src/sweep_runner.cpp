@@ -57,6 +57,14 @@ void check_overrides(const std::filesystem::path& scenario, const std::vector<Sw
 void run_points(const std::filesystem::path& scenario, const std::vector<SweepPoint>& points,
                 const std::vector<std::size_t>& which, unsigned threads, const PointDone& done,
                 const std::atomic<bool>* cancel) {
+  const PointRun run = [&scenario](const SweepPoint& point, run::Workspace& workspace) {
+    return run::run_scenario(load_scenario(scenario, point.overrides), workspace).report;
+  };
+  run_points_with(points, which, threads, run, done, cancel);
+}
+
+void run_points_with(const std::vector<SweepPoint>& points, const std::vector<std::size_t>& which, unsigned threads,
+                     const PointRun& run, const PointDone& done, const std::atomic<bool>* cancel) {
   std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   std::mutex lock;
@@ -69,8 +77,7 @@ void run_points(const std::filesystem::path& scenario, const std::vector<SweepPo
       if (slot >= which.size()) return;
       const SweepPoint& point = points.at(which[slot]);
       try {
-        const Scenario s = load_scenario(scenario, point.overrides);
-        const TrainingReport report = run::run_scenario(s, workspace).report;
+        const TrainingReport report = run(point, workspace);
         const std::scoped_lock guard(lock);
         if (!stop.load()) done(point.index, report);
       } catch (const InputError& e) {

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <tuple>
+#include <utility>
 
 #include "link_report.hpp"
 #include "syncsim/compute/memory_check.hpp"
@@ -52,7 +53,8 @@ std::vector<std::vector<std::size_t>> transfer_pairs(const RankLayout& layout) {
 
 }  // namespace
 
-LayoutCommunication::LayoutCommunication(ResolvedScenario& context) : context_(context), layout_(layout_of(context)) {
+LayoutCommunication::LayoutCommunication(ResolvedScenario& context, CollectiveFloor floor)
+    : context_(context), floor_(std::move(floor)), layout_(layout_of(context)) {
   const Scenario& s = context.scenario();
   const ParallelismConfig& p = s.parallelism;
   if (!context.model().transformer()) {
@@ -103,6 +105,7 @@ LayoutCommunication::LayoutCommunication(ResolvedScenario& context) : context_(c
 
 SimTime LayoutCommunication::timed(std::string_view kind, CollectiveOp op, Bytes bytes,
                                    const std::vector<std::vector<std::size_t>>& groups, double per_iteration) {
+  if (floor_) return floor_(op, bytes, groups);
   const CollectiveOutcome& outcome = context_.group_collective(op, bytes, groups);
   uses_.push_back({std::string(kind), &outcome, per_iteration});
   return outcome.time;

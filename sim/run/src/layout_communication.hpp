@@ -25,6 +25,7 @@
 //   step        the model's optimizer step x the stage's share of the parameters / tensor
 //   recompute   under full activation checkpointing each block's backward runs its forward again first, with its
 //               tensor AllReduces and context gathers (the layer times already hold the compute)
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,8 +53,13 @@ struct LayoutExposure {
 
 class LayoutCommunication {
  public:
-  // Throws InputError at parallelism.tensor (context) for a model without a transformer structure.
-  explicit LayoutCommunication(ResolvedScenario& context);
+  // A collective's time without simulating it, over all of its groups (layout_probe.hpp's floor).
+  using CollectiveFloor = std::function<SimTime(CollectiveOp, Bytes, const std::vector<std::vector<std::size_t>>&)>;
+
+  // Throws InputError at parallelism.tensor (context) for a model without a transformer structure. With `floor`,
+  // every collective takes floor's time instead of being simulated (and no link carries traffic): the setup is then a
+  // lower bound of the simulated one's times, for the planner to prune by.
+  explicit LayoutCommunication(ResolvedScenario& context, CollectiveFloor floor = {});
 
   const RankLayout& layout() const { return layout_; }
   // The engine's setup; simulates the collectives it needs (once each).
@@ -85,6 +91,7 @@ class LayoutCommunication {
   BlockTensorTime block_tensor(std::pair<std::size_t, std::size_t> block) const;
 
   ResolvedScenario& context_;
+  CollectiveFloor floor_;
   RankLayout layout_;
   std::int64_t chunks_ = 1;
   std::int64_t forward_again_ = 0;  // 1 under full checkpointing: each block's forward runs again in backward

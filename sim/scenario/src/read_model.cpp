@@ -8,6 +8,7 @@
 #include "field_reader.hpp"
 #include "sections.hpp"
 #include "syncsim/core/input_file.hpp"
+#include "syncsim/scenario/global_batch.hpp"
 
 namespace syncsim::scenario_detail {
 
@@ -24,7 +25,6 @@ constexpr double kMinEfficiency = 1e-6;
 constexpr SimTime kMaxKernelOverhead = SimTime::from_seconds(1);
 // Samples per GPU per micro-batch, and micro-batches: counts that multiply into the global batch (an int64).
 constexpr std::int64_t kMaxBatch = std::int64_t{1} << 24;
-constexpr std::int64_t kMaxMicroBatches = std::int64_t{1} << 20;
 // A layers file (syncsim import-model) takes about 200 bytes a layer: 64 MiB is far past kMaxLayers of them.
 constexpr std::uint64_t kMaxLayersFileBytes = std::uint64_t{64} << 20;
 
@@ -236,10 +236,26 @@ void read_shape_options(const MapReader& reader, ModelConfig& model) {
 }  // namespace
 
 ModelConfig read_model(const ConfigNode& node, const std::filesystem::path& base_dir) {
-  const MapReader reader(node, "model",
-                         {"name", "layers", "transformer", "hf_config", "attention", "sequence_length", "image_size",
-                          "batch_per_gpu", "precision", "micro_batches", "optimizer", "backward_factor", "efficiency",
-                          "kernels", "kernel_overhead", "step_time", "profile", "profile_batch", "chakra"});
+  const MapReader reader(node, "model", {"name",
+                                         "layers",
+                                         "transformer",
+                                         "hf_config",
+                                         "attention",
+                                         "sequence_length",
+                                         "image_size",
+                                         "batch_per_gpu",
+                                         "precision",
+                                         "micro_batches",
+                                         "global_batch",
+                                         "optimizer",
+                                         "backward_factor",
+                                         "efficiency",
+                                         "kernels",
+                                         "kernel_overhead",
+                                         "step_time",
+                                         "profile",
+                                         "profile_batch",
+                                         "chakra"});
   ModelConfig model;
   const std::optional<Located<std::string>> file_name = read_definition(reader, base_dir, model);
   const bool defined = !model.layers.empty() || model.transformer;
@@ -266,6 +282,15 @@ ModelConfig read_model(const ConfigNode& node, const std::filesystem::path& base
       fail(*micro, reader.path("micro_batches"),
            fmt::format("expected at most {} micro-batches, got {}", kMaxMicroBatches, model.micro_batches));
     }
+    model.micro_batches_given = true;
+  }
+  if (const ConfigNode* global = reader.get("global_batch")) {
+    const std::int64_t samples = read_count(*global, reader.path("global_batch"), 1);
+    if (samples > kMaxGlobalBatch) {
+      fail(*global, reader.path("global_batch"),
+           fmt::format("expected at most {} samples per iteration, got {}", kMaxGlobalBatch, samples));
+    }
+    model.global_batch = located(samples, *global, reader.path("global_batch"));
   }
   const ConfigNode* optimizer = reader.get("optimizer");
   model.optimizer = optimizer ? located(read_choice(*optimizer, reader.path("optimizer"), kOptimizerNames), *optimizer,

@@ -11,6 +11,7 @@
 #include "overrides.hpp"
 #include "sections.hpp"
 #include "syncsim/core/input_file.hpp"
+#include "syncsim/scenario/global_batch.hpp"
 
 namespace syncsim {
 
@@ -71,6 +72,8 @@ Scenario read_scenario(const ConfigNode& root, const std::string& source, const 
   auto built = std::make_shared<const BuiltTopology>(BuiltTopology{
       scenario.cluster.topology.kind, scenario.cluster.topology.params, build_scenario_topology(scenario)});
   check_against_topology(scenario, built->topology);
+  const auto gpus = static_cast<std::int64_t>(built->topology.gpu_count());
+  derive_micro_batches(scenario, scenario.cluster.workers ? scenario.cluster.workers->value : gpus);
   scenario.cluster.built = std::move(built);
   return scenario;
 }

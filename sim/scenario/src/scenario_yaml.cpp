@@ -158,7 +158,13 @@ void write_model(Writer& w, const ModelConfig& model) {
   }
   w.field("batch_per_gpu", model.batch_per_gpu.value)
       .text("precision", name_of(kPrecisionNames, model.precision.value));
-  w.field("micro_batches", model.micro_batches).text("optimizer", name_of(kOptimizerNames, model.optimizer.value));
+  // A global batch stands for the micro-batches it derives: written alone, it keeps its meaning at another size.
+  if (model.global_batch) {
+    w.field("global_batch", model.global_batch->value);
+  } else {
+    w.field("micro_batches", model.micro_batches);
+  }
+  w.text("optimizer", name_of(kOptimizerNames, model.optimizer.value));
   if (!model.profile) w.text("backward_factor", number_text(model.backward_factor));  // the profile has backward
   if (model.kernels) w.text("kernels", name_of(kKernelStyleNames, model.kernels->value));
   w.text("kernel_overhead", duration_text(model.kernel_overhead));

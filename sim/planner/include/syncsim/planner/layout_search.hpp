@@ -1,44 +1,69 @@
 #pragma once
-// `syncsim plan --layouts auto`: for each GPU count, the layouts worth simulating, and the best of them standing
-// for the count (Calculon's optimal-execution search, on the simulated topology instead of a formula).
+// `syncsim plan --layouts auto`: per plan point (GPU type, network, count), the fastest layout that fits, found by
+// bound-and-prune as `--algo auto` finds a collective (docs/planner.md, "The layout search").
 //
-// Candidates per point of n GPUs: tensor t in {1, 2, 4, 8} and pipeline p in {1, 2, 4, 8, 16} with t x p dividing
-// n (data = n / (t x p)), p at most the model's transformer blocks, sharding none, optimizer (Megatron's
-// distributed optimizer) or full (FSDP), each with activation checkpointing off, or full where off does not fit,
-// and with the micro-batches (model.micro_batches) that keep the global batch the scenario's own layout trains at
-// that size — layouts are compared on the same work per iteration, as Calculon compares them; a layout whose
-// data-parallel size does not divide it is left out.
-// A model without transformer blocks has no tensor or pipeline split: its candidates are the sharding levels
-// (data parallelism only). Every candidate's memory is checked first (memory_check.hpp, no simulation): only those
-// that fit are simulated; a point where none fits keeps the one closest to fitting, to be listed as not fitting.
+//   1. the candidates of the count (layout_space.hpp), valid by construction, the rest counted by reason;
+//   2. memory first (run/layout_probe.hpp, no simulation): a candidate that does not fit with its activations kept
+//      is tried with selective, then full checkpointing; one that fits in none is left out;
+//   3. a lower bound of each fitting candidate's iteration (the engine's setup with every collective at its floor);
+//   4. the scenario's own layout first when it fits as it is written (the search never answers slower than what the
+//      user wrote), then simulation in the order of the bounds, until the next bound is no faster than the best simulated time: every
+//      candidate left is pruned, none of them could win. At most `max_simulations` per point are simulated; the
+//      output says so when that cap, not the bound, ended a point's search.
 //
-// The best candidate of a point is the fastest that fits; its layout is named in the table ("TP8 PP4 DP8
-// optimizer"). Scaling efficiency is then measured against the smallest count planned, per GPU (what one GPU of
-// the smallest cluster delivers): one GPU cannot hold a model that needs a layout, so "x one GPU" means nothing.
+// A point where no candidate fits simulates the one closest to fitting, listed as not fitting. Every count holds
+// the global batch it is given (plan_command.cpp decides which): layouts are compared on the same work.
 #include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
 
+#include "syncsim/planner/layout_space.hpp"
 #include "syncsim/planner/plan_analysis.hpp"
 #include "syncsim/planner/sweep_point.hpp"
+#include "syncsim/run/workspace.hpp"
+#include "syncsim/scenario/scenario.hpp"
+#include "syncsim/training/training_report.hpp"
 
 namespace syncsim::planner {
 
-struct LayoutCandidate {
-  std::size_t point = 0;  // the plan point it is a layout of
-  std::string label;      // "TP8 PP4 DP8 optimizer mb16", "+ckpt" with full checkpointing
-  SweepPoint run;         // the point's overrides, then the layout's
+struct LayoutSearchStats {
+  std::int64_t candidates = 0;   // generated for the count
+  SkipCounts skipped;            // left out, by reason (the space's and the model's refusals)
+  std::int64_t not_fitting = 0;  // in memory under every checkpointing
+  std::int64_t simulated = 0;
+  std::int64_t pruned = 0;      // fitting, their bound no faster than the best simulated
+  std::int64_t unexplored = 0;  // fitting, bound faster, left by the max_simulations cap
+
+  LayoutSearchStats& operator+=(const LayoutSearchStats& o);
 };
 
-// The candidates of every point, memory-checked against `scenario` (the file plan_points' overrides apply to).
-std::vector<LayoutCandidate> layout_candidates(const std::filesystem::path& scenario,
-                                               const std::vector<SweepPoint>& points);
+struct LayoutSearchOptions {
+  LayoutSpace space;
+  double memory_headroom = 0;  // the share of each GPU's memory kept free
+  std::int64_t max_simulations = 8;
+};
 
-// Per plan point, the fastest candidate that fits (else the closest to fitting), with PlanPoint::layout set;
-// `results[i]` is candidate i's point.
-std::vector<PlanPoint> best_layouts(const std::vector<LayoutCandidate>& candidates, std::vector<PlanPoint> results,
-                                    std::size_t points);
+struct SearchedPoint {
+  std::string label;                   // the chosen layout, label_of
+  std::vector<std::string> overrides;  // the point's, then the layout's: `syncsim run --set` each to reproduce it
+  TrainingReport report;               // its simulation
+  LayoutSearchStats stats;
+};
+
+// Searches the layouts of one plan point holding `global_batch` samples per iteration. Throws InputError when the
+// count has no candidate at all (the reasons counted in the message).
+SearchedPoint search_layouts(const std::filesystem::path& scenario, const SweepPoint& point, std::int64_t global_batch,
+                             const LayoutSearchOptions& options, run::Workspace& workspace);
+
+// The space of the scenario's model (its blocks, sequence, experts; its tp_comm_overlap and batch_per_gpu).
+LayoutSpace layout_space(const Scenario& base);
+
+// Whether `memory` fits with `headroom` (a share of the capacity) kept free.
+bool fits_with_headroom(const MemoryReport& memory, double headroom);
+
+// The plan header's line: candidates, simulated, pruned, not fitting, and the skipped ones by reason.
+std::string search_summary(const std::vector<SearchedPoint>& points);
 
 // Scaling efficiency per configuration against its smallest count's throughput per GPU.
 void rebase_on_smallest(std::vector<PlanPoint>& points);

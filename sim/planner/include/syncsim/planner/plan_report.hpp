@@ -18,6 +18,7 @@ struct PlanContext {
   std::int64_t seeds = 1;    // runs per point (--seeds)
   std::string risk = "p50";  // the run that stands for a point (--risk)
   bool layouts = false;      // --layouts auto: each point is its fastest layout, efficiency per GPU of the smallest
+  std::vector<std::string> notes = {};  // header lines after the others: the batch held, the layout search's counts
 };
 
 // The table and the knees; the recommendation (Plan::recommendation) is printed after them, as the last line.

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstddef>
 #include <iosfwd>
+#include <string>
 
 namespace syncsim::planner {
 
@@ -22,6 +23,22 @@ class ProgressBar {
   std::size_t done_ = 0;
   std::chrono::steady_clock::time_point start_;
   std::chrono::steady_clock::time_point last_draw_;
+};
+
+// ProgressLines: off a terminal (a log, CI, a pipe), one line per finished point:
+//   `plan: 3/20 points  0:12 elapsed  ETA 1:08  (H100-SXM-80GB / ib400 / 4096 GPUs: TP8 PP16 DP32 ...)`
+// Nothing when `out` is null, or when the environment sets SYNCSIM_PROGRESS=none (the docs tour, whose pages show
+// stdout and stderr as they are, without times that change from run to run).
+class ProgressLines {
+ public:
+  ProgressLines(std::ostream* out, std::size_t total);
+  void point_done(const std::string& what);
+
+ private:
+  std::ostream* out_;
+  std::size_t total_;
+  std::size_t done_ = 0;
+  std::chrono::steady_clock::time_point start_;
 };
 
 }  // namespace syncsim::planner

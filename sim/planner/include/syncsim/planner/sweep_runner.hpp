@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "syncsim/planner/sweep_point.hpp"
+#include "syncsim/run/workspace.hpp"
 #include "syncsim/training/training_report.hpp"
 
 namespace syncsim::planner {
@@ -31,6 +32,14 @@ using PointDone = std::function<void(std::size_t index, const TrainingReport& re
 void run_points(const std::filesystem::path& scenario, const std::vector<SweepPoint>& points,
                 const std::vector<std::size_t>& which, unsigned threads, const PointDone& done,
                 const std::atomic<bool>* cancel = nullptr);
+
+// One point's simulation, given the pool's shared workspace: run_points' loads the scenario with the point's
+// overrides and runs it; the layout search runs its own (layout_search.hpp).
+using PointRun = std::function<TrainingReport(const SweepPoint& point, run::Workspace& workspace)>;
+
+// run_points with `run` for each point, on the same pool and with the same errors.
+void run_points_with(const std::vector<SweepPoint>& points, const std::vector<std::size_t>& which, unsigned threads,
+                     const PointRun& run, const PointDone& done, const std::atomic<bool>* cancel = nullptr);
 
 // Loads the scenario once per distinct override (not per point), so that an unknown key or a bad value is found
 // before anything runs (GPU names included); errors from `--set` overrides are reported at `--vary`.

@@ -49,6 +49,12 @@ struct ModelConfig {
   Located<std::int64_t> batch_per_gpu;  // samples per GPU per micro-batch, 1 to 2^24
   Located<Precision> precision;
   std::int64_t micro_batches = 1;  // gradient accumulation: micro-batches per synchronization, 1 to 2^20
+  bool micro_batches_given = false;  // written in the file or by --set (not derived from global_batch)
+  // Samples (a transformer's sequences) per iteration over the whole job, 1 to 2^40. Given, the loader derives
+  // micro_batches = global_batch / (data-parallel size x batch_per_gpu) once the workers are known, and refuses a
+  // global batch they do not divide or a micro_batches that says otherwise (global_batch.hpp). This is how LLM
+  // training states its batch: held fixed while the GPU count changes.
+  std::optional<Located<std::int64_t>> global_batch;
   Located<Optimizer> optimizer;
   double backward_factor = ComputeOptions{}.backward_factor;
   SimTime kernel_overhead = ComputeOptions{}.kernel_overhead;  // at most 1 s

@@ -1,0 +1,75 @@
+#pragma once
+// The layouts `syncsim plan --layouts auto` draws from at one GPU count, valid by construction: each candidate is
+// one the engines simulate, and what is left out for a reason the user could not guess is counted by that reason.
+//
+//   tensor t        1, 2, 4, 8 (one NVLink node; Megatron's and torchtitan's tensor groups stay inside it)
+//   context c       1, 2, 4, 8 for a transformer whose sequence splits into 2c chunks of at least 512 tokens
+//                   (Megatron's load-balanced causal split), and no experts beside it
+//   pipeline p      powers of two and divisors of the blocks up to 64 (and the blocks); t x c x p divides the
+//                   GPUs, data d = the rest
+//   virtual v       1 (1F1B), or 2 to 8 chunks per stage (interleaved) when p > 1 and p x v divides the blocks
+//                   (Megatron's layers per virtual stage); the micro-batches a multiple of p
+//   expert e        1, or a divisor of a MoE model's experts that divides d x c
+//   micro-batch b   1, 2, 4 samples for a transformer (the scenario's batch_per_gpu otherwise)
+//   global batch    held at every candidate of a count (layouts compared on the same work per iteration)
+//   micro-batches   m = global batch / (d x b): a global batch d x b does not divide is skipped with that reason
+//   sharding        none, optimizer (ZeRO-1, Megatron's distributed optimizer), full (FSDP) when d > 1
+//   checkpointing   none, then selective, selective_op, full: the first that fits (layout_search.cpp)
+//
+// tp_comm_overlap follows the scenario's when t > 1.
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "syncsim/scenario/parallelism_config.hpp"
+#include "syncsim/scenario/scenario.hpp"
+
+namespace syncsim::planner {
+
+// The model's facts the space depends on, and the batch it holds.
+struct LayoutSpace {
+  bool transformer = false;
+  std::int64_t blocks = 0;
+  std::int64_t sequence = 0;
+  std::int64_t experts = 1;  // a MoE model's routed experts; 1 when dense
+  bool tp_comm_overlap = false;
+  std::int64_t batch_per_gpu = 1;  // the scenario's: a model without transformer blocks keeps it
+};
+
+struct LayoutChoice {
+  std::int64_t tensor = 1;
+  std::int64_t context = 1;
+  std::int64_t pipeline = 1;
+  std::int64_t virtual_stages = 1;
+  std::int64_t expert = 1;
+  std::int64_t data = 1;
+  std::int64_t batch_per_gpu = 1;
+  std::int64_t micro_batches = 1;
+  ShardingLevel sharding = ShardingLevel::none;
+  ActivationCheckpointing checkpointing = ActivationCheckpointing::none;
+  bool tp_comm_overlap = false;
+};
+
+// Candidates left out, by reason ("the global batch does not divide over data x micro-batch size").
+using SkipCounts = std::map<std::string, std::int64_t>;
+
+// The candidates of `gpus` GPUs training `global_batch` samples per iteration (checkpointing none; the search tries
+// the heavier ones), counting the skipped ones into `skipped`.
+std::vector<LayoutChoice> layout_choices(const LayoutSpace& space, std::int64_t gpus, std::int64_t global_batch,
+                                         SkipCounts& skipped);
+
+// The scenario's own layout at `gpus` holding `global_batch`, when it is one of the space's kind (no gpipe
+// schedule, no HSDP shard group) and valid there; the search simulates it first, so that its answer is never slower
+// than what the user wrote.
+std::optional<LayoutChoice> own_layout(const Scenario& base, std::int64_t gpus, std::int64_t global_batch);
+
+// The choice as the scenario's parallelism section.
+ParallelismConfig parallelism_of(const LayoutChoice& choice);
+// The overrides that make a scenario run the choice: the whole parallelism section and the batch.
+std::vector<std::string> overrides_of(const LayoutChoice& choice, bool global_batch_key);
+// "TP8 PP16 VP2 DP64 CP1 optimizer b1 m32 +selective"
+std::string label_of(const LayoutChoice& choice);
+
+}  // namespace syncsim::planner

@@ -1,0 +1,63 @@
+#pragma once
+// LayoutProbe: one plan point's memory and a lower bound of its iteration time under any layout, without
+// simulating — what `syncsim plan --layouts auto` sorts and prunes its candidates by (docs/planner.md, "The layout
+// search"), as `--algo auto` prunes collectives by their closed forms.
+//
+// The bound is the engine's own setup (the same layers, stage cuts, chunks, buckets and optimizer steps) with every
+// collective at its floor instead of simulated. A collective of S bytes over groups of n GPUs cannot end before
+//
+//   a GPU has sent (or received) (n - 1)/n x S        (a stage-to-stage send: all of S), at the most any GPU's
+//                                                      links carry, nor before
+//   a server has passed, for every group with members on it spanning N servers, (N - 1)/N x S across its
+//   boundary                                           (a send leaving it: S), at what its links to the rest carry:
+//
+// what has to leave a GPU or a server, whatever the algorithm (rings, trees, in-network reduction). Over the floors,
+// the busiest stage s of the pipeline:
+//
+//   compute(s) = sum over stages s' < s of (F[s'][0] + B[s'][0])    the first forward reaching s, the last
+//                                                                     backward leaving it
+//              + m x sum over chunks c of (F[s][c] + B[s][c])       every micro-batch's passes on s
+//   T >= max(compute(s) + the last bucket's reduction,              it waits for the last backward
+//            every bucket's reduction one after another)            the stage's data-parallel stream
+//        + the optimizer step of s                                  (sharded: over the data-parallel ranks)
+//
+// F and B include the tensor-, context- and expert-parallel collectives (on the compute stream). A data-parallel
+// layout (no tensor, pipeline or context split) is bounded by its compute and step alone. With stragglers (jitter or
+// slow ranks) compute times vary by rank and the bound is zero: nothing is pruned.
+#include <memory>
+
+#include "syncsim/compute/memory_check.hpp"
+#include "syncsim/core/sim_time.hpp"
+#include "syncsim/scenario/scenario.hpp"
+
+namespace syncsim::run {
+
+// A layout to probe: the parallelism section's values (sizes, sharding, schedule, virtual stages, checkpointing,
+// tp_comm_overlap) and the batch they train.
+struct ProbeLayout {
+  ParallelismConfig parallelism;
+  std::int64_t batch_per_gpu = 1;
+  std::int64_t micro_batches = 1;
+};
+
+class LayoutProbe {
+ public:
+  // `point`: a loaded scenario (its GPU, model, topology and worker count); its own layout is replaced by each
+  // probed one.
+  explicit LayoutProbe(const Scenario& point);
+  ~LayoutProbe();
+  LayoutProbe(const LayoutProbe&) = delete;
+  LayoutProbe& operator=(const LayoutProbe&) = delete;
+
+  // One GPU's memory (scenario_memory's). Throws InputError at the key when the model cannot be split so (its heads,
+  // experts or checkpointing): the reason a candidate is skipped.
+  MemoryReport memory(const ProbeLayout& layout);
+  // A time no simulation of one iteration under `layout` goes below (above). Throws as memory() does.
+  SimTime lower_bound(const ProbeLayout& layout);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace syncsim::run

@@ -1,0 +1,184 @@
+#include "syncsim/run/layout_probe.hpp"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <vector>
+
+#include "layout_communication.hpp"
+#include "resolved_scenario.hpp"
+
+namespace syncsim::run {
+
+namespace {
+
+// What bounds a collective's time on this topology, whatever its algorithm: the most a GPU can inject (or take in),
+// and what a server's links to the rest of the topology carry each way.
+struct Capacities {
+  double gpu_rate = 0;             // the most any GPU's links carry out (and in: full duplex)
+  std::vector<int> host_of_gpu;    // -1: a GPU without a server
+  std::map<int, double> host_out;  // per server: its links to nodes of other servers or none
+  std::map<int, double> host_in;
+};
+
+Capacities capacities(const Topology& topology) {
+  Capacities c;
+  for (std::size_t g = 0; g < topology.gpu_count(); ++g) {
+    double rate = 0;
+    for (const LinkId link : topology.out_links(topology.gpu(g)))
+      rate += topology.link(link).bandwidth.bytes_per_second;
+    c.gpu_rate = std::max(c.gpu_rate, rate);
+    c.host_of_gpu.push_back(topology.node(topology.gpu(g)).host.value_or(-1));
+  }
+  for (std::uint32_t l = 0; l < topology.link_count(); ++l) {
+    const Link& link = topology.link(LinkId{l});
+    const std::optional<int> from = topology.node(link.src).host;
+    const std::optional<int> to = topology.node(link.dst).host;
+    if (from == to) continue;
+    if (from) c.host_out[*from] += link.bandwidth.bytes_per_second;
+    if (to) c.host_in[*to] += link.bandwidth.bytes_per_second;
+  }
+  return c;
+}
+
+SimTime seconds_floor(double seconds) {
+  return SimTime::from_ps(static_cast<std::int64_t>(seconds * 1e12));  // rounded down: a floor
+}
+
+// The floor of `op` of `bytes` over every group at once (layout_probe.hpp): a GPU sends or receives (n - 1)/n of
+// the buffer (a stage-to-stage send all of it), and the server of the first group's first member sends or receives,
+// for each group with members on it spanning N servers, (N - 1)/N of the buffer (a send that leaves it, all).
+SimTime collective_floor(const Capacities& c, CollectiveOp op, Bytes bytes,
+                         const std::vector<std::vector<std::size_t>>& groups) {
+  const bool send = op == CollectiveOp::broadcast;
+  const auto n = static_cast<double>(groups.front().size());
+  const auto size = static_cast<double>(bytes.value);
+  double seconds = (send ? 1.0 : (n - 1) / n) * size / c.gpu_rate;
+  const int host = c.host_of_gpu[groups.front().front()];
+  if (host < 0 || !c.host_out.contains(host) || !c.host_in.contains(host)) return seconds_floor(seconds);
+  double crossing = 0;  // bytes that must cross the server's boundary, each way
+  for (const std::vector<std::size_t>& group : groups) {
+    std::set<int> hosts;
+    bool here = false;
+    for (const std::size_t gpu : group) {
+      hosts.insert(c.host_of_gpu[gpu]);
+      here = here || c.host_of_gpu[gpu] == host;
+    }
+    const bool counted = send ? c.host_of_gpu[group.front()] == host : here;
+    if (!counted || hosts.size() < 2) continue;
+    const auto spanned = static_cast<double>(hosts.size());
+    crossing += send ? size : (spanned - 1) / spanned * size;
+  }
+  const double link = std::min(c.host_out.at(host), c.host_in.at(host));
+  return seconds_floor(std::max(seconds, crossing / link));
+}
+
+SimTime passes(const ChunkWork& w) {
+  return w.forward_compute + w.forward_tensor + w.forward_context + w.forward_expert + w.backward_compute +
+         w.backward_tensor + w.backward_context + w.backward_expert;
+}
+
+// The data-parallel collectives of one iteration on a stage's in-order stream, before its optimizer step, as each
+// engine issues them (model_parallel_run.hpp, sharded_run.hpp): a reduction per bucket, and under full sharding the
+// gathers too — once per iteration where the pipeline engine keeps them, for every micro-batch, forward and
+// backward, where FSDP reshards (no pipeline).
+struct StreamRule {
+  bool reshards = false;  // the sharded engine: FSDP without a pipeline, or sharding alone
+  // The pipeline engine's buckets are this setup's (the others cut their own): only then is its last bucket known.
+  bool own_buckets = false;
+};
+
+SimTime stream_of(const ModelParallelSetup& setup, const std::vector<ChunkWork>& chunks, StreamRule rule,
+                  std::optional<SimTime>& last) {
+  const bool sharded = setup.sharding != ShardingLevel::none;
+  const CollectiveOp reduce = sharded ? CollectiveOp::reduce_scatter : CollectiveOp::allreduce;
+  const bool full = setup.sharding == ShardingLevel::full;
+  const std::int64_t m = setup.micro_batches;
+  // ZeRO-1 reduces after the last micro-batch; ZeRO-2 and -3 without a pipeline after every one.
+  const std::int64_t reductions = rule.reshards && setup.sharding != ShardingLevel::optimizer ? m : 1;
+  const std::int64_t gathers = !full ? 0 : rule.reshards ? 2 * m : 1;
+  SimTime stream;
+  for (const ChunkWork& w : chunks) {
+    for (const ChunkWork::Unit& u : w.units) {
+      if (u.expert && setup.expert_data < 2) continue;
+      const SimTime reduced = setup.data_collective(reduce, u.bytes, u.expert);
+      stream += reduced * reductions;
+      if (gathers > 0) stream += setup.data_collective(CollectiveOp::all_gather, u.bytes, u.expert) * gathers;
+      if (rule.own_buckets && u.ready >= 1) last = last ? std::min(*last, reduced) : reduced;
+    }
+  }
+  return stream;
+}
+
+// The critical path of the busiest stage, and its data-parallel stream (layout_probe.hpp).
+SimTime pipeline_bound(const ModelParallelSetup& setup, std::int64_t shards, StreamRule rule) {
+  SimTime best;
+  SimTime before;  // the first chunk's forward and backward on the stages before s
+  for (std::size_t s = 0; s < setup.work.size(); ++s) {
+    SimTime own;
+    for (const ChunkWork& w : setup.work[s]) own += passes(w);
+    std::optional<SimTime> last;  // the reduction that waits for the stage's last backward
+    const SimTime stream = setup.data > 1 ? stream_of(setup, setup.work[s], rule, last) : SimTime::zero();
+    const SimTime step = SimTime::from_ps(setup.optimizer_step[s].ps() / shards);
+    const SimTime compute = before + own * setup.micro_batches;
+    best = std::max(best, std::max(compute + last.value_or(SimTime::zero()), stream) + step);
+    before += passes(setup.work[s].front());
+  }
+  return best;
+}
+
+}  // namespace
+
+struct LayoutProbe::Impl {
+  Scenario scenario;
+  Workspace workspace;
+  ResolvedScenario context;
+  Capacities capacity;
+
+  explicit Impl(const Scenario& point)
+      : scenario(point), context(scenario, workspace), capacity(capacities(context.topology())) {}
+
+  void apply(const ProbeLayout& layout) {
+    scenario.parallelism = layout.parallelism;
+    scenario.model.batch_per_gpu.value = layout.batch_per_gpu;
+    scenario.model.micro_batches = layout.micro_batches;
+  }
+};
+
+LayoutProbe::LayoutProbe(const Scenario& point) : impl_(std::make_unique<Impl>(point)) {}
+LayoutProbe::~LayoutProbe() = default;
+
+MemoryReport LayoutProbe::memory(const ProbeLayout& layout) {
+  impl_->apply(layout);
+  return impl_->context.memory();
+}
+
+SimTime LayoutProbe::lower_bound(const ProbeLayout& layout) {
+  impl_->apply(layout);
+  const Scenario& s = impl_->scenario;
+  if (s.stragglers.jitter.distribution != JitterKind::none || !s.stragglers.slow.empty()) return SimTime::zero();
+  const ParallelismConfig& p = s.parallelism;
+  const std::int64_t data = impl_->context.workers() / (p.tensor.value * p.pipeline.value * p.context.value);
+  const std::int64_t shards = p.sharding.value == ShardingLevel::none ? 1 : std::max<std::int64_t>(data, 1);
+  if (!impl_->context.model().transformer()) {
+    // A model without blocks has no layout: every micro-batch's layers, then the step.
+    const LayerTimes layers = impl_->context.layer_times();
+    SimTime pass;
+    for (std::size_t l = 0; l < layers.forward.size(); ++l) pass += layers.forward[l] + layers.backward[l];
+    return pass * s.model.micro_batches + SimTime::from_ps(impl_->context.optimizer_step().ps() / shards);
+  }
+  // The engine run_scenario picks (run_scenario.cpp): the sharded one reshards per micro-batch.
+  const bool model_split = p.tensor.value * p.pipeline.value * p.context.value * p.expert.value > 1;
+  const bool reshards = model_split ? p.sharding.value == ShardingLevel::full && p.pipeline.value == 1
+                                    : p.sharding.value != ShardingLevel::none;
+  const StreamRule rule{.reshards = reshards, .own_buckets = model_split && !reshards};
+  const Capacities& c = impl_->capacity;
+  LayoutCommunication floors(impl_->context,
+                             [&c](CollectiveOp op, Bytes bytes, const std::vector<std::vector<std::size_t>>& groups) {
+                               return collective_floor(c, op, bytes, groups);
+                             });
+  return pipeline_bound(floors.setup(), shards, rule);
+}
+
+}  // namespace syncsim::run
