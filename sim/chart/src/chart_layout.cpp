@@ -133,7 +133,7 @@ void draw_chart(const Chart& chart, Canvas& canvas) {
   std::optional<double> last_tick;
   for (double v : xticks) {
     // Data-valued ticks can crowd (98,304 beside 131,072): a label too close to the last one is left out.
-    if (last_tick && sx(v) - sx(*last_tick) < 48) continue;
+    if (last_tick && sx(v) - sx(*last_tick) < 64) continue;
     last_tick = v;
     canvas.line(sx(v), kTop + h, sx(v), kTop + h + 5, kInk, 1, false);
     canvas.text(sx(v), kTop + h + 20, tick_text(v), TextAnchor::middle, kInk);

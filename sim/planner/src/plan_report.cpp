@@ -119,7 +119,8 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
                     optional_number(p.price_per_hour, "{:.2f}"), optional_number(p.price_per_million_samples, "{:.2f}"),
                     p.time_to_train_s ? hours_text(*p.time_to_train_s) : "-",
                     total_cells(optional_number(p.gpu_hours, "{:.0f}"), optional_number(p.cost_to_train, "{:.0f}"),
-                                optional_number(p.energy_mwh, "{:.1f}"), optional_number(p.energy_cost, "{:.0f}")),
+                                optional_number(p.energy_mwh, p.energy_mwh && *p.energy_mwh < 10 ? "{:.3f}" : "{:.1f}"),
+                                optional_number(p.energy_cost, "{:.0f}")),
                     bottleneck_text(p),
                     !p.fits              ? fmt::format("  (does not fit: {:.2f} GiB of {:.2f} GiB per GPU)",
                                                        p.memory_bytes / (1LL << 30), p.memory_capacity_bytes / (1LL << 30))
