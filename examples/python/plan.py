@@ -25,7 +25,7 @@ throughput = [row["samples_per_s"] for row in rows]
 one_gpu = rows[0]["single_gpu_samples_per_s"]
 for row in rows:
     print(f"{row['workers']:>4} GPUs  {row['samples_per_s']:9.1f} samples/s  "
-          f"efficiency {100 * row['scaling_efficiency']:5.1f}%  iteration {row['iteration_time_us'] / 1e3:.3f} ms")
+          f"efficiency {100 * row['scaling_efficiency']:5.1f}%  iteration {row['iteration_mean_us'] / 1e3:.3f} ms")
 
 figure, axes = plt.subplots(figsize=(7, 4.5))
 axes.plot(gpus, [one_gpu * g for g in gpus], "--", color="grey", label="ideal (GPUs x one GPU)")

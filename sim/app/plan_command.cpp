@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <mutex>
 #include <thread>
@@ -22,6 +23,7 @@
 #include "syncsim/planner/layout_search.hpp"
 #include "syncsim/planner/plan_analysis.hpp"
 #include "syncsim/planner/plan_batch.hpp"
+#include "syncsim/planner/plan_energy.hpp"
 #include "syncsim/planner/plan_grid.hpp"
 #include "syncsim/planner/plan_report.hpp"
 #include "syncsim/planner/price_table.hpp"
@@ -195,8 +197,7 @@ std::vector<std::string> write_plan(const std::filesystem::path& outdir, const s
   std::vector<std::string> written{(outdir / "plan.csv").string()};
   for (const planner::NamedChart& chart : charts) {
     add_chart_files(set, chart.stem, chart.chart);
-    written.push_back((outdir / (chart.stem + ".svg")).string());
-    written.push_back((outdir / (chart.stem + ".png")).string());
+    for (const std::string& name : chart_file_names(chart.stem)) written.push_back((outdir / name).string());
   }
   for (const char* stem : kPlanChartStems) {
     const bool drawn = std::any_of(charts.begin(), charts.end(), [&](const auto& c) { return c.stem == stem; });
@@ -251,10 +252,7 @@ int plan(const PlanOptions& o) {
   const planner::PlanGoal goal = in_samples(flags.goal, o, base);
   const std::filesystem::path outdir = plan_dir(o, base);
   std::vector<std::string> files{"plan.csv"};
-  for (const char* stem : kPlanChartStems) {
-    files.push_back(std::string(stem) + ".svg");
-    files.push_back(std::string(stem) + ".png");
-  }
+  for (const char* stem : kPlanChartStems) std::ranges::copy(chart_file_names(stem), std::back_inserter(files));
   check_output_dir(outdir, "-o", files);  // before the sweep, which may take long
   planner::PlanGrid grid = std::move(flags.grid);
   if (grid.gpu_types.empty()) grid.gpu_types = {canonical_gpu(base)};
@@ -334,7 +332,9 @@ int plan(const PlanOptions& o) {
       base.name, prices ? prices->currency : "", o.prices, goal, o.seeds, o.risk, search, {batch.describe()}};
   if (search) context.notes.push_back(planner::search_summary(searched));
   for (const std::string& skip : skipped_points) context.notes.push_back("skipped: " + skip);
-  const planner::Plan result = planner::analyze_plan(std::move(results), goal, context.currency);
+  planner::Plan result = planner::analyze_plan(std::move(results), goal, context.currency);
+  const auto& limit = base.cluster.gpu.power_limit;
+  planner::add_energy(result, prices ? &*prices : nullptr, limit ? std::optional(limit->value) : std::nullopt);
   const std::string csv = planner::plan_csv(result, goal);
   const std::vector<std::string> written = write_plan(outdir, csv, planner::plan_charts(result, context));
   std::cout << planner::plan_text(result, context);

@@ -237,8 +237,9 @@ int run_scenario(const RunOptions& options) {
   const std::filesystem::path outdir = output_dir(options, scenario);
   std::optional<chakra::DdpWorkload> workload;
   if (options.chakra) workload = run::scenario_chakra_workload(scenario);
-  std::vector<std::string> outputs = {"trace.json",      "report.json",   "convergence.svg",
-                                      "convergence.png", "staleness.svg", "staleness.png"};
+  std::vector<std::string> outputs = {"trace.json", "report.json"};
+  for (const char* stem : {"convergence", "staleness"})
+    std::ranges::copy(chart_file_names(stem), std::back_inserter(outputs));
   if (workload) std::ranges::copy(chakra_files(*workload), std::back_inserter(outputs));
   check_output_dir(outdir, "-o", outputs);  // before the simulation, which may take long
   // Everything is simulated and checked before anything is written.

@@ -16,6 +16,7 @@
 #include "syncsim/planner/mpi_world.hpp"
 #include "syncsim/planner/sweep.hpp"
 #include "syncsim/planner/sweep_runner.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
 
 namespace syncsim::app {
 
@@ -24,6 +25,7 @@ namespace {
 struct SweepCommandOptions {
   std::string scenario;
   std::vector<std::string> vary;
+  std::vector<std::string> sets;  // --set key.path=value: every point's first overrides
   bool zip = false;
   std::string output;
   std::optional<std::int64_t> threads;  // absent: all cores
@@ -47,6 +49,11 @@ int sweep_on_this_rank(const SweepCommandOptions& options, const planner::MpiWor
   o.scenario = options.scenario;
   for (const planner::VaryAxis& a : axes) o.varied_keys.push_back(a.key);
   o.points = planner::expand_points(axes, options.zip);
+  // As `run --set`: applied to every point, before its --vary values (which win where both name a key). Checked
+  // together first, so that an error names --set rather than --vary.
+  if (!options.sets.empty()) (void)load_scenario(o.scenario, options.sets);
+  for (planner::SweepPoint& p : o.points)
+    p.overrides.insert(p.overrides.begin(), options.sets.begin(), options.sets.end());
   o.threads = thread_count(options.threads);
   std::optional<planner::TableFormat> format;
   if (!options.output.empty()) {
@@ -54,7 +61,10 @@ int sweep_on_this_rank(const SweepCommandOptions& options, const planner::MpiWor
     o.output = options.output;
     format = planner::table_format_of(*o.output);
     // What the rows belong to, kept in the output: resuming refuses a file from an edited scenario or other keys.
-    o.fingerprint = planner::sweep_fingerprint(o.scenario, o.varied_keys);
+    // The --set overrides count as the scenario's: rows run with other ones are another sweep's.
+    std::vector<std::string> keys = o.varied_keys;
+    for (const std::string& set : options.sets) keys.push_back("--set " + set);
+    o.fingerprint = planner::sweep_fingerprint(o.scenario, keys);
   }
   // Every point's overrides are checked before the first simulation, so a typo costs no time.
   planner::check_overrides(o.scenario, o.points);
@@ -108,10 +118,14 @@ Action add_sweep_command(CLI::App& app, FlagCheck* check) {
       "sweep", "Run a scenario over a grid of overrides (threads; MPI ranks under mpirun); one CSV/JSON row per point");
   set_examples(command, {"syncsim sweep examples/bert-large-two-pods.yaml --vary cluster.workers=8,16,32 -o sweep.csv",
                          "syncsim sweep examples/resnet50-dgx-8gpu.yaml --vary training.bucket_size=1MB,25MB,100MB "
-                         "--vary model.batch_per_gpu=32,64"});
+                         "--vary model.batch_per_gpu=32,64",
+                         "syncsim sweep examples/resnet50-dgx-8gpu.yaml --set training.iterations=3 "
+                         "--vary cluster.workers=4,8"});
   command->add_option("scenario", options->scenario, "Scenario file (YAML)")->required();
   required_in_help(command->add_option("--vary", options->vary,
                                        "key.path=v1,v2,... (repeatable; ';' separates values that contain commas)"));
+  command->add_option("--set", options->sets,
+                      "Override a scenario value for every point, before --vary: key.path=value (repeatable)");
   command->add_flag("--zip", options->zip, "Pair the --vary lists element by element instead of all combinations");
   command->add_option("-o,--output", options->output,
                       "results.csv or results.json; points already in it are skipped (resume). Default: CSV on stdout");

@@ -25,6 +25,7 @@
 #include "import_model.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/output_file.hpp"
+#include "syncsim/planner/sweep_table.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/run/workspace.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
@@ -152,15 +153,21 @@ py::object collective(const std::string& topology, const std::string& op, const 
   return json_loads(text);
 }
 
-// The report's top-level numbers and strings: what a sweep's row keeps of each run.
-py::dict scalars(const py::dict& report) {
-  py::dict row;
-  for (const auto& [key, value] : report) {
-    if (py::isinstance<py::dict>(value) || py::isinstance<py::list>(value)) continue;
-    row[key] = value;
-  }
-  if (report.contains("iteration_time_us")) row["iteration_time_us"] = report["iteration_time_us"]["mean"];
-  return row;
+// A sweep cell (sweep_table.hpp's report_cells) as Python: None, bool, int, float or str.
+py::object cell_object(const nlohmann::ordered_json& cell) {
+  if (cell.is_null()) return py::none();
+  if (cell.is_boolean()) return py::bool_(cell.get<bool>());
+  if (cell.is_number_integer()) return py::int_(cell.get<std::int64_t>());
+  if (cell.is_number()) return py::float_(cell.get<double>());
+  return py::str(cell.get<std::string>());
+}
+
+// One point's report cells, as the command line's sweep writes them (report_columns(), report_cells()).
+std::vector<nlohmann::ordered_json> sweep_cells(const Scenario& loaded, bool symmetry) {
+  const py::gil_scoped_release release;
+  run::Workspace workspace;
+  workspace.set_symmetry(symmetry);
+  return planner::report_cells(run::run_scenario(loaded, workspace).report);
 }
 
 py::object sweep(const py::object& scenario, const py::list& points, const py::object& progress, bool symmetry) {
@@ -170,7 +177,7 @@ py::object sweep(const py::object& scenario, const py::list& points, const py::o
   std::int64_t done = 0;
   for (const py::handle point : points) {
     const py::object overrides = py::reinterpret_borrow<py::object>(point);
-    const RunResult result = simulate(py::cast(base), overrides, symmetry);
+    const std::vector<nlohmann::ordered_json> cells = sweep_cells(base.load(overrides_of(overrides)), symmetry);
     py::dict row;
     if (py::isinstance<py::dict>(overrides)) {
       for (const auto& [key, value] : overrides.cast<py::dict>()) row[key] = value;
@@ -180,7 +187,9 @@ py::object sweep(const py::object& scenario, const py::list& points, const py::o
         row[py::str(set.substr(0, eq))] = set.substr(eq == std::string::npos ? set.size() : eq + 1);
       }
     }
-    for (const auto& [key, value] : scalars(json_loads(result.report_json).cast<py::dict>())) row[key] = value;
+    // The command line's columns after the point's keys, in its order: `syncsim sweep`'s CSV row for the point.
+    const std::vector<std::string>& columns = planner::report_columns();
+    for (std::size_t c = 0; c < columns.size(); ++c) row[py::str(columns[c])] = cell_object(cells[c]);
     rows.append(row);
     ++done;
     if (py::isinstance<py::bool_>(progress) && progress.cast<bool>()) {

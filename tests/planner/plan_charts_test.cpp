@@ -5,6 +5,7 @@
 #include <string>
 
 #include "syncsim/chart/chart.hpp"
+#include "syncsim/planner/layout_search.hpp"
 #include "syncsim/planner/plan_report.hpp"
 
 using namespace syncsim;
@@ -24,6 +25,16 @@ PlanPoint point(std::int64_t gpus, double samples_per_s, double price) {
   return p;
 }
 
+// 8, 16 and 32 GPUs: scaling, then slower. Built one by one: GCC 12 warns of an uninitialized string when a list
+// of three PlanPoints is copied from an initializer list (-Wmaybe-uninitialized, a false positive).
+std::vector<PlanPoint> three_points() {
+  std::vector<PlanPoint> out;
+  out.push_back(point(8, 790, 1));
+  out.push_back(point(16, 1500, 1));
+  out.push_back(point(32, 1100, 1));
+  return out;
+}
+
 const chart::Chart& named(const std::vector<NamedChart>& charts, const std::string& stem) {
   for (const NamedChart& c : charts) {
     if (c.stem == stem) return c.chart;
@@ -36,7 +47,7 @@ const chart::Chart& named(const std::vector<NamedChart>& charts, const std::stri
 
 TEST_CASE("throughput is drawn on linear axes beside GPUs x one GPU, its points labelled") {
   PlanGoal goal;
-  const Plan plan = analyze_plan({point(8, 790, 1), point(16, 1500, 1), point(32, 1100, 1)}, goal, "USD");
+  const Plan plan = analyze_plan(three_points(), goal, "USD");
   const auto charts = plan_charts(plan, {"s", "USD", "p.yaml", goal});
   const chart::Chart& t = named(charts, "throughput");
   CHECK_FALSE(t.log_x);
@@ -69,4 +80,42 @@ TEST_CASE("a point that never reached the target loss is marked on the time-to-t
   REQUIRE(reach.missing.size() == 1);
   CHECK(reach.missing[0].x == 16);
   CHECK_THAT(chart::render_svg(reach), Catch::Contains("16: not reached") && Catch::Contains("did not reach it"));
+}
+
+TEST_CASE("the ideal line is what the efficiency measures against: linear from the smallest count with layouts") {
+  // --layouts auto: efficiency per GPU against the smallest count (rebase_on_smallest). At 8 GPUs 790 samples/s is
+  // 98.75 a GPU, so the ideal at n GPUs is 98.75 n, and each point's throughput over it is its efficiency.
+  std::vector<PlanPoint> points = three_points();
+  rebase_on_smallest(points);
+  PlanGoal goal;
+  const Plan plan = analyze_plan(points, goal, "USD");
+  PlanContext context{"s", "USD", "p.yaml", goal};
+  context.layouts = true;
+  const auto charts = plan_charts(plan, context);
+  const chart::Chart& t = named(charts, "throughput");
+  REQUIRE(t.series.size() == 2);
+  const chart::ChartSeries& ideal = t.series[1];
+  REQUIRE(ideal.points.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    const auto [gpus, samples] = ideal.points[i];
+    CHECK(samples == Approx(98.75 * gpus));
+    CHECK(t.series[0].points[i].second / samples ==
+          Approx(plan.points[plan.configurations[0].points[i]].scaling_efficiency));
+  }
+  CHECK(t.reference_label == "ideal: linear from the smallest count");
+}
+
+TEST_CASE("the cost chart draws the deadline of --time-to-train on its time axis") {
+  PlanGoal goal;
+  goal.samples = 3.6e6;
+  goal.deadline_s = 3600;
+  goal.target_samples_per_s = *goal.samples / *goal.deadline_s;
+  const Plan plan = analyze_plan(three_points(), goal, "USD");
+  const auto charts = plan_charts(plan, {"s", "USD", "p.yaml", goal});
+  const chart::Chart& cost = named(charts, "cost");
+  REQUIRE(cost.x_rule);
+  CHECK(*cost.x_rule == Approx(1.0));  // hours, the axis's unit
+  CHECK_THAT(chart::render_svg(cost), Catch::Contains("deadline 1.0 h"));
+  goal.deadline_s.reset();
+  CHECK_FALSE(named(plan_charts(plan, {"s", "USD", "p.yaml", goal}), "cost").x_rule);
 }

@@ -51,3 +51,22 @@ TEST_CASE("a file that prices networks must price every planned one, a misspelt 
   // Without network prices, every network adds 0 (documented): nothing to check.
   CHECK_NOTHROW(parse_price_table("gpu_hour:\n  A100-SXM4-80GB: 1\n", "p.yaml").check_networks({"anything"}));
 }
+
+TEST_CASE("a price file's PUE and energy price are optional, and out of range they are errors at their line") {
+  const PriceTable none = parse_price_table("gpu_hour:\n  A100-SXM4-80GB: 1\n", "p.yaml");
+  CHECK_FALSE(none.pue);
+  CHECK_FALSE(none.energy_price_per_kwh);
+  const PriceTable t =
+      parse_price_table("gpu_hour:\n  A100-SXM4-80GB: 1\npue: 1.2\nenergy_price_per_kwh: 0.08\n", "p.yaml");
+  CHECK(*t.pue == 1.2);
+  CHECK(*t.energy_price_per_kwh == 0.08);
+  // Below 1 a PUE would have the facility make energy; above kMaxPue it is a typing error (12 for 1.2).
+  CHECK_THROWS_WITH(parse_price_table("gpu_hour:\n  A100-SXM4-80GB: 1\npue: 0.9\n", "p.yaml"),
+                    Catch::Contains("p.yaml:3:6: pue: a PUE (facility power over IT power) must be from 1 to 3"));
+  CHECK_THROWS_WITH(parse_price_table("gpu_hour:\n  A100-SXM4-80GB: 1\npue: 12\n", "p.yaml"),
+                    Catch::Contains("pue: a PUE") && Catch::Contains("got '12'"));
+  CHECK_THROWS_WITH(parse_price_table("gpu_hour:\n  A100-SXM4-80GB: 1\nenergy_price_per_kwh: -0.1\n", "p.yaml"),
+                    Catch::Contains("p.yaml:3:23: energy_price_per_kwh: a price per kWh must be from 0 to 1e+06"));
+  CHECK_THROWS_WITH(parse_price_table("gpu_hour:\n  A100-SXM4-80GB: 1\nenergy_price_per_kwh: cheap\n", "p.yaml"),
+                    Catch::Contains("energy_price_per_kwh: expected a price per kWh"));
+}

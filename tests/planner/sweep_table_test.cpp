@@ -75,11 +75,14 @@ TEST_CASE("the output format follows the extension") {
   CHECK_THROWS_WITH(table_format_of("a.txt"), Catch::Contains("-o"));
 }
 
-TEST_CASE("a table with a fingerprint carries it on the first line (CSV) or as a key (JSON), rows unchanged") {
+TEST_CASE("a table with a fingerprint carries it as a last column (CSV) or as a key (JSON), rows unchanged") {
   SweepTable t = sample_table();
-  const std::string plain_csv = write_csv(t);
   t.fingerprint = "0123456789abcdef";
-  CHECK(write_csv(t) == "# syncsim sweep fingerprint=0123456789abcdef\n" + plain_csv);
+  // A plain CSV, header first: what pandas.read_csv reads as it is (tests/python/test_csv_outputs.py).
+  CHECK(write_csv(t) ==
+        "cluster.workers,note,samples_per_s,fits,sweep_fingerprint\n"
+        "8,,886.5,false,0123456789abcdef\n"
+        "16,\"a, \"\"quoted\"\" cell\",1770.402485297,true,0123456789abcdef\n");
   const Json json = Json::parse(write_json(t));
   CHECK(json.at("sweep_fingerprint") == "0123456789abcdef");
   CHECK(json.at("rows") == Json::parse(write_json(sample_table())));
@@ -112,14 +115,21 @@ TEST_CASE(
   std::string edited = csv;
   edited.replace(edited.find("886.5"), 5, "NOT_A_NUMBER");
   CHECK_THROWS_WITH(parse_table(edited, "r.csv", TableFormat::csv, columns),
-                    Catch::StartsWith("r.csv:3: samples_per_s: expected a finite number in this column, got "
+                    Catch::StartsWith("r.csv:2: samples_per_s: expected a finite number in this column, got "
                                       "'NOT_A_NUMBER'"));
   Json json = Json::parse(write_json(t));
   json["rows"][1]["samples_per_s"] = "fast";
   CHECK_THROWS_WITH(parse_table(json.dump(), "r.json", TableFormat::json, columns),
                     Catch::Contains("rows[1].samples_per_s: expected a finite number"));
-  CHECK_THROWS_WITH(parse_table("# syncsim sweep fingerprint=xyz\n", "r.csv", TableFormat::csv, columns),
-                    Catch::StartsWith("r.csv:1:1: expected '# syncsim sweep fingerprint='"));
+  // A fingerprint cell that is not one, or rows of two sweeps: at the row's line, the column as key.
+  std::string bad_fingerprint = csv;
+  bad_fingerprint.replace(bad_fingerprint.rfind("0123456789abcdef"), 16, "xyz");
+  CHECK_THROWS_WITH(parse_table(bad_fingerprint, "r.csv", TableFormat::csv, columns),
+                    Catch::StartsWith("r.csv:3: sweep_fingerprint: expected 16 hex digits, got 'xyz'"));
+  std::string two_sweeps = csv;
+  two_sweeps.replace(two_sweeps.rfind("0123456789abcdef"), 16, "fedcba9876543210");
+  CHECK_THROWS_WITH(parse_table(two_sweeps, "r.csv", TableFormat::csv, columns),
+                    Catch::StartsWith("r.csv:3: sweep_fingerprint: rows of two sweeps in one file"));
 }
 
 TEST_CASE("report columns have types: integers, booleans and finite numbers are checked, empty cells pass") {

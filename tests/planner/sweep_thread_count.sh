@@ -23,9 +23,10 @@ for ext in csv json; do
   done
 done
 "$syncsim" sweep "$scenario" "${axes[@]}" -j 3 >"$out/stdout-j3.csv"
-# A file written with -o opens with its fingerprint line (for resuming); stdout has the same table without it.
-tail -n +2 "$out/j1.csv" | cmp - "$out/stdout-j3.csv"
-rows=$(($(wc -l <"$out/j1.csv") - 2))
+# A file written with -o ends every line with its fingerprint column (for resuming); stdout has the same table
+# without it.
+sed 's/,[^,]*$//' "$out/j1.csv" | cmp - "$out/stdout-j3.csv"
+rows=$(($(wc -l <"$out/j1.csv") - 1))
 if [ "$rows" -ne 6 ]; then
   echo "expected 6 rows, got $rows"
   exit 1

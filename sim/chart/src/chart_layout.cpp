@@ -16,6 +16,7 @@ constexpr Rgb kPalette[] = {{0, 114, 178},  {230, 159, 0}, {0, 158, 115},  {204,
                             {86, 180, 233}, {213, 94, 0},  {240, 228, 66}, {0, 0, 0}};
 constexpr Rgb kInk{40, 40, 40};
 constexpr Rgb kGrid{220, 220, 220};
+constexpr Rgb kRule{180, 0, 0};  // thresholds and deadlines
 constexpr double kLeft = 80, kRight = 230, kTop = 40, kBottom = 60;
 constexpr int kTicks = 5;
 
@@ -91,6 +92,7 @@ void draw_chart(const Chart& chart, Canvas& canvas) {
   }
   for (const MissingPoint& m : chart.missing) x.add(chart.log_x ? std::log2(std::max(m.x, 1e-12)) : m.x);
   if (chart.y_rule) y.add(ty(*chart.y_rule));
+  if (chart.x_rule) x.add(chart.log_x ? std::log2(std::max(*chart.x_rule, 1e-12)) : *chart.x_rule);
   if (x.empty()) x = {0, 1};
   if (y.empty()) y = {0, 1};
   if (!chart.log_y) y.lo = std::min(y.lo, 0.0);  // throughput, efficiency and cost all read best from zero
@@ -131,7 +133,7 @@ void draw_chart(const Chart& chart, Canvas& canvas) {
   std::optional<double> last_tick;
   for (double v : xticks) {
     // Data-valued ticks can crowd (98,304 beside 131,072): a label too close to the last one is left out.
-    if (last_tick && sx(v) - sx(*last_tick) < 48) continue;
+    if (last_tick && sx(v) - sx(*last_tick) < 64) continue;
     last_tick = v;
     canvas.line(sx(v), kTop + h, sx(v), kTop + h + 5, kInk, 1, false);
     canvas.text(sx(v), kTop + h + 20, tick_text(v), TextAnchor::middle, kInk);
@@ -144,9 +146,15 @@ void draw_chart(const Chart& chart, Canvas& canvas) {
   double legend_y = kTop + 10;
   const double legend_x = kLeft + w + 20;
   if (chart.y_rule) {
-    canvas.line(kLeft, sy(*chart.y_rule), kLeft + w, sy(*chart.y_rule), {180, 0, 0}, 1.5, true);
-    canvas.line(legend_x, legend_y, legend_x + 20, legend_y, {180, 0, 0}, 1.5, true);
+    canvas.line(kLeft, sy(*chart.y_rule), kLeft + w, sy(*chart.y_rule), kRule, 1.5, true);
+    canvas.line(legend_x, legend_y, legend_x + 20, legend_y, kRule, 1.5, true);
     canvas.text(legend_x + 26, legend_y + 4, chart.y_rule_label, TextAnchor::start, kInk);
+    legend_y += 20;
+  }
+  if (chart.x_rule) {
+    canvas.line(sx(*chart.x_rule), kTop, sx(*chart.x_rule), kTop + h, kRule, 1.5, true);
+    canvas.line(legend_x, legend_y, legend_x + 20, legend_y, kRule, 1.5, true);
+    canvas.text(legend_x + 26, legend_y + 4, chart.x_rule_label, TextAnchor::start, kInk);
     legend_y += 20;
   }
   if (chart.front.size() > 1) {

@@ -62,7 +62,8 @@ std::string render_svg(const Chart& chart) {
   draw_chart(chart, canvas);
   return fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{0}\" height=\"{1}\" viewBox=\"0 0 {0} {1}\" "
-      "font-family=\"sans-serif\" font-size=\"12\">\n<rect width=\"{0}\" height=\"{1}\" fill=\"white\"/>\n{2}</svg>\n",
+      "font-family=\"DejaVu Sans, sans-serif\" font-size=\"12\">\n<rect width=\"{0}\" height=\"{1}\" "
+      "fill=\"white\"/>\n{2}</svg>\n",
       kChartWidth, kChartHeight, canvas.body);
 }
 

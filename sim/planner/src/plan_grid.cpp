@@ -10,6 +10,7 @@
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/units.hpp"
 #include "syncsim/planner/gpu_node.hpp"
+#include "syncsim/planner/sweep_table.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 #include "syncsim/topology/topology_spec.hpp"
 
@@ -248,6 +249,10 @@ PlanPoint plan_point(const SweepPoint& point, const TrainingReport& r) {
   p.bottleneck_share = b.bound_share;
   p.bottleneck_summary = b.summary;
   p.bottleneck_cause = b.bound;
+  p.layout = layout_label(r);  // --layouts auto names its candidates' layouts itself (best_layouts)
+  p.model_flops_utilization = r.utilization.model_flops_utilization;
+  p.pipeline_bubble_share = r.pipeline_bubble_share;
+  if (r.utilization.tokens_per_second_per_gpu > 0) p.tokens_per_s_per_gpu = r.utilization.tokens_per_second_per_gpu;
   if (r.convergence) {
     if (r.convergence->time_to_target) p.time_to_target_s = r.convergence->time_to_target->seconds();
     p.best_loss = r.convergence->best_loss;

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 
 namespace syncsim::planner {
@@ -33,6 +34,19 @@ chart::Chart make_chart(std::string title, std::string x_label, std::string y_la
   chart.x_label = std::move(x_label);
   chart.y_label = std::move(y_label);
   return chart;
+}
+
+// The ideal line's words, from the baseline the efficiencies were measured against: where every configuration's
+// smallest fitting count is at efficiency 1, the baseline is that count's per-GPU throughput (--layouts auto);
+// otherwise one GPU's.
+std::string ideal_label(const Plan& plan) {
+  const bool smallest = std::all_of(plan.configurations.begin(), plan.configurations.end(), [&](const auto& cfg) {
+    const auto first = std::find_if(cfg.points.begin(), cfg.points.end(), [&](std::size_t i) {
+      return plan.points[i].fits && plan.points[i].samples_per_s > 0;
+    });
+    return first == cfg.points.end() || std::abs(plan.points[*first].scaling_efficiency - 1) < 1e-9;
+  });
+  return smallest ? "ideal: linear from the smallest count" : "ideal: GPUs x one GPU";
 }
 
 }  // namespace
@@ -71,10 +85,15 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
   const auto layout_cell = [&](const std::string& text) {
     return c.layouts ? fmt::format("  {:<{}}", text, layout_width) : std::string();
   };
-  // With a sample count, what the whole run takes: GPU-hours, and with prices its cost.
+  // With a sample count, what the whole run takes: GPU-hours and MWh (plan_energy.hpp), with prices their cost.
   const bool totals = c.goal.samples.has_value();
-  const auto total_cells = [&](const std::string& hours, const std::string& cost) {
-    return totals ? fmt::format("  {:>10}  {:>14}", hours, cost) : std::string();
+  const bool energy_priced =
+      std::any_of(plan.points.begin(), plan.points.end(), [](const PlanPoint& p) { return p.energy_cost.has_value(); });
+  const auto total_cells = [&](const std::string& hours, const std::string& cost, const std::string& mwh,
+                               const std::string& energy_cost) {
+    if (!totals) return std::string();
+    return fmt::format("  {:>10}  {:>14}  {:>9}", hours, cost, mwh) +
+           (energy_priced ? fmt::format("  {:>14}", energy_cost) : std::string());
   };
   const bool spread = c.seeds > 1;
   const auto spread_cell = [&](const PlanPoint& p) {
@@ -84,7 +103,8 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
   out += fmt::format("{:>4}  {:<{}}  {:>5}{}  {:>11}{}  {:>6}  {:>8}  {:>10}  {:>12}  {:>13}{}  {}\n", "rank",
                      "configuration", config_width, "GPUs", layout_cell("layout"), "samples/s",
                      spread ? fmt::format("  {:>17}", "p10-p90") : std::string(), "effic.", "marginal", cur + "/hour",
-                     cur + "/M samples", "time-to-train", total_cells("GPU-hours", cur + " to train"), "bottleneck");
+                     cur + "/M samples", "time-to-train",
+                     total_cells("GPU-hours", cur + " to train", "MWh", cur + " energy"), "bottleneck");
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
     const PlanPoint& p = plan.points[i];
     const bool best = plan.recommended && *plan.recommended == i;
@@ -94,7 +114,9 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
                     layout_cell(p.layout), p.samples_per_s, spread_cell(p), p.scaling_efficiency, p.marginal_efficiency,
                     optional_number(p.price_per_hour, "{:.2f}"), optional_number(p.price_per_million_samples, "{:.2f}"),
                     p.time_to_train_s ? hours_text(*p.time_to_train_s) : "-",
-                    total_cells(optional_number(p.gpu_hours, "{:.0f}"), optional_number(p.cost_to_train, "{:.0f}")),
+                    total_cells(optional_number(p.gpu_hours, "{:.0f}"), optional_number(p.cost_to_train, "{:.0f}"),
+                                optional_number(p.energy_mwh, p.energy_mwh && *p.energy_mwh < 10 ? "{:.3f}" : "{:.1f}"),
+                                optional_number(p.energy_cost, "{:.0f}")),
                     bottleneck_text(p),
                     !p.fits              ? fmt::format("  (does not fit: {:.2f} GiB of {:.2f} GiB per GPU)",
                                                        p.memory_bytes / (1LL << 30), p.memory_capacity_bytes / (1LL << 30))
@@ -141,7 +163,7 @@ std::string plan_csv(const Plan& plan, const PlanGoal& goal) {
       "rank,gpu,network,gpus,samples_per_s,scaling_efficiency,marginal_efficiency,price_per_hour,"
       "price_per_million_samples,time_to_train_s,meets_target,pareto,bottleneck,bottleneck_share,fits,memory_bytes,"
       "memory_capacity_bytes,gpu_hours,cost_to_train,seeds,samples_per_s_p10,samples_per_s_p50,samples_per_s_p90,"
-      "layout";
+      "layout,mfu,pipeline_bubble_share,tokens_per_s_per_gpu,gpu_power_watts,energy_mwh,energy_cost";
   out += goal.target_loss ? ",time_to_target_s,cost_to_target,best_loss\n" : "\n";
   const auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
@@ -153,7 +175,8 @@ std::string plan_csv(const Plan& plan, const PlanGoal& goal) {
                        p.memory_capacity_bytes, opt(p.gpu_hours), opt(p.cost_to_train));
     out += p.spread ? fmt::format(",{},{},{},{}", p.spread->seeds, p.spread->p10, p.spread->p50, p.spread->p90)
                     : std::string(",1,,,");
-    out += fmt::format(",{}", csv_cell(p.layout));
+    out += fmt::format(",{},{},{},{},{},{},{}", csv_cell(p.layout), p.model_flops_utilization, p.pipeline_bubble_share,
+                       opt(p.tokens_per_s_per_gpu), opt(p.gpu_power_watts), opt(p.energy_mwh), opt(p.energy_cost));
     out += goal.target_loss ? fmt::format(",{},{},{}\n", opt(p.time_to_target_s), opt(p.cost_to_target), p.best_loss)
                             : "\n";
   }
@@ -166,7 +189,7 @@ std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& c) {
   // Throughput on linear axes, beside each configuration's ideal (GPUs x one GPU), so that linear scaling is a
   // straight line and the gap to it is the loss; efficiency, a ratio, on a linear y over doubling GPU counts.
   efficiency.log_x = true;
-  throughput.reference_label = "ideal: GPUs x one GPU";
+  throughput.reference_label = ideal_label(plan);
   efficiency.y_rule = c.goal.min_efficiency;
   efficiency.y_rule_label = fmt::format("threshold {:.2f}", c.goal.min_efficiency);
   if (c.goal.target_samples_per_s) {
@@ -178,6 +201,10 @@ std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& c) {
   chart::Chart cost = make_chart(absolute ? "Cost vs time-to-train" : "Cost vs time per million samples",
                                  absolute ? "time-to-train (hours)" : "hours per million samples",
                                  absolute ? "total cost (" + c.currency + ")" : c.currency + " per million samples");
+  if (absolute && c.goal.deadline_s) {
+    cost.x_rule = *c.goal.deadline_s / 3600;
+    cost.x_rule_label = "deadline " + hours_text(*c.goal.deadline_s);
+  }
   std::vector<std::pair<double, double>> front;
   std::vector<chart::ChartSeries> ideals;
   for (std::size_t n = 0; n < plan.configurations.size(); ++n) {
@@ -192,7 +219,10 @@ std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& c) {
       const auto gpus = static_cast<double>(p.gpus);
       t.points.emplace_back(gpus, p.samples_per_s);
       if (n == 0) t.labels.push_back(std::to_string(p.gpus));  // the configurations share the grid's counts
-      ideal.points.emplace_back(gpus, gpus * p.single_gpu_samples_per_s);
+      // The ideal is what the efficiency in use measures against (throughput / efficiency), so the gap to it is
+      // the efficiency the table prints: GPUs x one GPU, or with --layouts auto GPUs x the per-GPU throughput of
+      // the smallest count (layout_search.hpp, rebase_on_smallest).
+      if (p.scaling_efficiency > 0) ideal.points.emplace_back(gpus, p.samples_per_s / p.scaling_efficiency);
       e.points.emplace_back(gpus, p.scaling_efficiency);
       if (priced && p.price_per_million_samples && p.samples_per_s > 0) {
         const double samples = absolute ? *c.goal.samples : 1e6;

@@ -45,6 +45,23 @@ double read_price(const std::string& source, const YAML::Node& node, const std::
   return value;
 }
 
+// A number in [lo, hi], or an error at the value saying what the key means.
+double read_bounded(const std::string& source, const YAML::Node& node, const std::string& key, const char* what,
+                    double lo, double hi) {
+  const std::string text = node.IsScalar() ? node.Scalar() : std::string();
+  double value = 0;
+  try {
+    value = parse_number(text);
+  } catch (const InputError&) {
+    throw InputError(fmt::format("expected {} (a number from {:g} to {:g}), got '{}'", what, lo, hi, text),
+                     at(source, node), key);
+  }
+  if (!std::isfinite(value) || value < lo || value > hi) {
+    throw InputError(fmt::format("{} must be from {:g} to {:g}, got '{}'", what, lo, hi, text), at(source, node), key);
+  }
+  return value;
+}
+
 void require_map(const std::string& source, const YAML::Node& node, const std::string& key) {
   if (!node.IsMap()) throw InputError("expected a mapping of names to prices", at(source, node), key);
 }
@@ -132,8 +149,14 @@ PriceTable parse_price_table(const std::string& yaml, const std::string& source)
         }
         table.network_keys.emplace(net.first.Scalar(), at(source, net.first));
       }
+    } else if (key == "pue") {
+      table.pue = read_bounded(source, value, key, "a PUE (facility power over IT power)", 1, kMaxPue);
+    } else if (key == "energy_price_per_kwh") {
+      table.energy_price_per_kwh = read_bounded(source, value, key, "a price per kWh", 0, kMaxEnergyPrice);
     } else {
-      throw InputError(fmt::format("unknown key '{}' (expected currency, gpu_hour or network_gpu_hour)", key),
+      throw InputError(fmt::format("unknown key '{}' (expected currency, gpu_hour, network_gpu_hour, pue or "
+                                   "energy_price_per_kwh)",
+                                   key),
                        at(source, entry.first), key);
     }
   }

@@ -56,6 +56,10 @@ constexpr JsonColumn kJsonColumns[] = {
     {"single_gpu_iteration_us", "/single_gpu_iteration_us", CellKind::number},
     {"single_gpu_samples_per_s", "/single_gpu_samples_per_s", CellKind::number},
     {"scaling_efficiency", "/scaling_efficiency", CellKind::number},
+    {"layout", "/layout", CellKind::text},  // in words, by layout_label
+    {"mfu", "/utilization/model_flops_utilization", CellKind::number},
+    {"tokens_per_s_per_gpu", "/utilization/tokens_per_s_per_gpu", CellKind::number},  // empty without tokens
+    {"pipeline_bubble_share", "/layout/bubble_share", CellKind::number},  // empty without a pipeline's layout
     {"compute_share", "/shares/compute", CellKind::number},
     {"optimizer_share", "/shares/optimizer", CellKind::number},
     {"exposed_communication_share", "/shares/exposed_communication", CellKind::number},
@@ -84,9 +88,8 @@ constexpr JsonColumn kJsonColumns[] = {
 };
 constexpr const char* kCountColumns[] = {"faults", "buckets"};
 
-// The first line of a CSV output and the first key of a JSON one (sweep.hpp, sweep_fingerprint).
-constexpr std::string_view kCsvFingerprint = "# syncsim sweep fingerprint=";
-constexpr const char* kJsonFingerprint = "sweep_fingerprint";
+// The last column of a CSV output and the first key of a JSON one (sweep.hpp, sweep_fingerprint).
+constexpr const char* kFingerprintColumn = "sweep_fingerprint";
 
 CellKind kind_of(const std::string& column) {
   for (const JsonColumn& c : kJsonColumns) {
@@ -233,32 +236,38 @@ bool is_fingerprint(std::string_view text) {
   return text.size() == 16 && text.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
 
+// The fingerprint cell of one row: 16 hex digits, the same on every row.
+void read_fingerprint_cell(const std::string& cell, TableFile& out, const std::string& file, int line) {
+  if (!is_fingerprint(cell)) {
+    throw InputError(fmt::format("expected 16 hex digits, got {}", quoted_cell(Json(cell))),
+                     SourceLocation{file, line, 0}, kFingerprintColumn);
+  }
+  if (out.fingerprint && *out.fingerprint != cell) {
+    throw InputError(fmt::format("rows of two sweeps in one file ({} above, {} here): the file was edited (delete it, "
+                                 "or choose another -o, to start again)",
+                                 *out.fingerprint, cell),
+                     SourceLocation{file, line, 0}, kFingerprintColumn);
+  }
+  out.fingerprint = cell;
+}
+
 TableFile parse_csv_table(std::string_view text, const std::string& file, const std::vector<std::string>& columns) {
   TableFile out;
-  int first_line = 1;
-  if (text.starts_with("#")) {
-    const std::size_t end = std::min(text.find('\n'), text.size());
-    std::string_view comment = text.substr(0, end);
-    if (comment.ends_with('\r')) comment.remove_suffix(1);
-    const std::string_view value =
-        comment.starts_with(kCsvFingerprint) ? comment.substr(kCsvFingerprint.size()) : std::string_view();
-    if (!is_fingerprint(value)) {
-      throw InputError(fmt::format("expected '{}' and 16 hex digits on the first line", kCsvFingerprint),
-                       SourceLocation{file, 1, 1});
-    }
-    out.fingerprint = std::string(value);
-    text.remove_prefix(std::min(end + 1, text.size()));
-    first_line = 2;
-  }
-  const auto records = parse_csv(text, file, first_line);
+  const auto records = parse_csv(text, file, 1);
   if (records.empty()) return out;
-  if (records.front().cells != columns) throw columns_mismatch(file, records.front().line);
+  // The header is the sweep's columns, then the fingerprint's when the file was written with one.
+  std::vector<std::string> header = records.front().cells;
+  const bool fingerprinted = !header.empty() && header.back() == kFingerprintColumn;
+  if (fingerprinted) header.pop_back();
+  if (header != columns) throw columns_mismatch(file, records.front().line);
   for (std::size_t r = 1; r < records.size(); ++r) {
     const CsvRecord& record = records[r];
-    if (record.cells.size() != columns.size()) {
-      throw InputError(fmt::format("expected {} cells, got {}", columns.size(), record.cells.size()),
+    const std::size_t cells = columns.size() + (fingerprinted ? 1 : 0);
+    if (record.cells.size() != cells) {
+      throw InputError(fmt::format("expected {} cells, got {}", cells, record.cells.size()),
                        SourceLocation{file, record.line, 0});
     }
+    if (fingerprinted) read_fingerprint_cell(record.cells.back(), out, file, record.line);
     // Cells stay text: written back, text prints exactly as the number it came from did.
     std::vector<Json> row;
     for (std::size_t c = 0; c < columns.size(); ++c) {
@@ -285,13 +294,14 @@ TableFile parse_json_table(std::string_view text, const std::string& file, const
   const Json* rows = &j;
   if (j.is_object()) {
     // {"sweep_fingerprint": "...", "rows": [...]}: what a sweep writes with -o.
-    if (j.size() != 2 || !j.contains(kJsonFingerprint) || !j.contains("rows")) {
-      throw InputError(fmt::format("expected an object of \"{}\" and \"rows\" (or an array of rows)", kJsonFingerprint),
-                       SourceLocation{file, 0, 0});
+    if (j.size() != 2 || !j.contains(kFingerprintColumn) || !j.contains("rows")) {
+      throw InputError(
+          fmt::format("expected an object of \"{}\" and \"rows\" (or an array of rows)", kFingerprintColumn),
+          SourceLocation{file, 0, 0});
     }
-    const Json& fingerprint = j.at(kJsonFingerprint);
+    const Json& fingerprint = j.at(kFingerprintColumn);
     if (!fingerprint.is_string() || !is_fingerprint(fingerprint.get<std::string>())) {
-      throw InputError("expected 16 hex digits", SourceLocation{file, 0, 0}, kJsonFingerprint);
+      throw InputError("expected 16 hex digits", SourceLocation{file, 0, 0}, kFingerprintColumn);
     }
     out.fingerprint = fingerprint.get<std::string>();
     rows = &j.at("rows");
@@ -339,10 +349,27 @@ std::vector<Json> report_cells(const TrainingReport& report) {
       cell = fmt::format("{} -> {}", cell.get<std::string>(),
                          j.at(Json::json_pointer("/busiest_links/0/to")).get<std::string>());
     }
+    if (std::string_view(c.name) == "layout") {
+      const std::string label = layout_label(report);
+      cell = label.empty() ? Json(nullptr) : Json(label);
+    }
     out.push_back(std::move(cell));
   }
   out.emplace_back(report.faults.size());
   out.emplace_back(report.buckets.size());
+  return out;
+}
+
+std::string layout_label(const TrainingReport& report) {
+  if (!report.layout) return report.communication == "allreduce" ? fmt::format("DP{}", report.workers) : "";
+  const LayoutReport& l = *report.layout;
+  std::string out = fmt::format("TP{}", l.tensor);
+  if (l.context > 1) out += fmt::format(" CP{}", l.context);
+  out += fmt::format(" PP{}", l.pipeline);
+  if (l.virtual_stages > 1) out += fmt::format(" VPP{}", l.virtual_stages);
+  out += fmt::format(" DP{}", l.data);
+  if (l.expert > 1) out += fmt::format(" EP{}", l.expert);
+  if (!l.sharding.empty() && l.sharding != "none") out += " " + l.sharding;
   return out;
 }
 
@@ -354,18 +381,20 @@ std::string cell_text(const Json& cell) {
 
 std::string write_csv(const SweepTable& table) {
   std::string out;
-  if (!table.fingerprint.empty()) out += fmt::format("{}{}\n", kCsvFingerprint, table.fingerprint);
+  // The fingerprint, when there is one, is the last column: a cell of every row, so that a plain CSV reader
+  // (pandas.read_csv) reads the file as it is.
+  const std::string fingerprint_cell = table.fingerprint.empty() ? "" : "," + table.fingerprint;
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
     if (c > 0) out += ',';
     out += csv_quote(table.columns[c]);
   }
-  out += '\n';
+  out += table.fingerprint.empty() ? "\n" : fmt::format(",{}\n", kFingerprintColumn);
   for (const auto& [index, row] : table.rows) {
     for (std::size_t c = 0; c < row.size(); ++c) {
       if (c > 0) out += ',';
       out += csv_quote(cell_text(row[c]));
     }
-    out += '\n';
+    out += fingerprint_cell + '\n';
   }
   return out;
 }
@@ -379,7 +408,7 @@ std::string write_json(const SweepTable& table) {
   }
   if (table.fingerprint.empty()) return out.dump(2) + "\n";
   Json document = Json::object();
-  document[kJsonFingerprint] = table.fingerprint;
+  document[kFingerprintColumn] = table.fingerprint;
   document["rows"] = std::move(out);
   return document.dump(2) + "\n";
 }

@@ -1,17 +1,20 @@
 #pragma once
-// Line charts for `syncsim plan`, drawn once through a Canvas and rendered twice: as SVG (text, scalable) and as
-// PNG (a raster of the same primitives, written by png_encoder.hpp; no image library is needed).
+// Line charts for `syncsim plan`, drawn once through a Canvas and rendered three times: as SVG (written here as
+// text, so that the labels stay searchable text and the file a diff), and through cairo as an anti-aliased PNG and a
+// vector PDF, with Pango laying out the text in DejaVu Sans (cairo's own SVG surface would turn every label into
+// glyph outlines). Every rendering is deterministic: the same chart gives the same bytes.
 //
 //   Chart c{"Throughput", "GPUs", "samples/s"};
 //   c.log_x = true;
 //   c.series.push_back({"A100 / ib400", {{8, 2900}, {16, 5700}}});
 //   std::string svg = render_svg(c);
 //   std::vector<unsigned char> png = render_png(c);
+//   std::vector<unsigned char> pdf = render_pdf(c);
 //
 // Layout: a plot box with 5 ticks per axis (x ticks at the data's x values on a log axis), series in a fixed
-// palette with round markers (optionally labelled), reference series dashed, an optional dashed horizontal rule
-// (a threshold), an optional front drawn thick in black (the Pareto front), missing points as an x at the top,
-// the legend at the right.
+// palette with round markers (optionally labelled), reference series dashed, optional dashed horizontal and
+// vertical rules (a threshold, a deadline), an optional front drawn thick in black (the Pareto front), missing points
+// as an x at the top, the legend at the right.
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -50,6 +53,8 @@ struct Chart {
   std::vector<ChartSeries> series;
   std::optional<double> y_rule;  // dashed horizontal line
   std::string y_rule_label;
+  std::optional<double> x_rule;  // dashed vertical line (a deadline on a time axis)
+  std::string x_rule_label;
   std::vector<std::pair<double, double>> front;  // thick black polyline (empty: none)
   std::string front_label;
   std::string reference_label;  // the legend's one entry for the unnamed dashed series (ideal scaling)
@@ -74,6 +79,7 @@ inline constexpr int kChartHeight = 480;
 void draw_chart(const Chart& chart, Canvas& canvas);
 
 std::string render_svg(const Chart& chart);
-std::vector<unsigned char> render_png(const Chart& chart);
+std::vector<unsigned char> render_png(const Chart& chart);  // kChartWidth x kChartHeight pixels, RGB
+std::vector<unsigned char> render_pdf(const Chart& chart);  // one page, one point per pixel
 
 }  // namespace syncsim::chart

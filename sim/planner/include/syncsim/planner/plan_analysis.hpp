@@ -76,6 +76,16 @@ struct PlanPoint {
   std::optional<double> time_to_target_s;
   double best_loss = 0;
   std::optional<double> cost_to_target;  // price_per_hour x time_to_target
+  // What the report says of the run's use of its GPUs (plan_point), for plan.csv: MFU as the report counts it, the
+  // pipeline bubble's share of the iteration (0 without a pipeline), a transformer's tokens/s per GPU.
+  double model_flops_utilization = 0;
+  double pipeline_bubble_share = 0;
+  std::optional<double> tokens_per_s_per_gpu;
+  // Energy (plan_energy.hpp, add_energy): one GPU's board power (the catalog's, or the scenario's power limit);
+  // with --samples, GPUs x board power x PUE x time-to-train, and with an energy price what it costs.
+  std::optional<double> gpu_power_watts;
+  std::optional<double> energy_mwh;
+  std::optional<double> energy_cost;
 };
 
 struct PlanGoal {

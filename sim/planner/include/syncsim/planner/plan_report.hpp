@@ -23,7 +23,9 @@ struct PlanContext {
 
 // The table and the knees; the recommendation (Plan::recommendation) is printed after them, as the last line.
 std::string plan_text(const Plan& plan, const PlanContext& context);
-// With a target loss, three more columns: time_to_target_s, cost_to_target, best_loss.
+// One row per point, plain CSV (pandas.read_csv reads it as it is): the table's numbers unrounded, the layout, MFU,
+// the pipeline bubble's share, tokens/s per GPU and the energy (plan_energy.hpp); with a target loss, three more
+// columns: time_to_target_s, cost_to_target, best_loss.
 std::string plan_csv(const Plan& plan, const PlanGoal& goal);
 
 struct NamedChart {

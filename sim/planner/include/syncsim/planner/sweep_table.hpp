@@ -10,9 +10,10 @@
 //   JSON: [{"cluster.workers": "16", "scenario": "...", "samples_per_s": 1771.2, ...}, ...]
 //
 // A table with a fingerprint (what `syncsim sweep -o` writes: sweep.hpp, sweep_fingerprint) carries it, so that
-// resuming can tell whether the rows belong to this scenario and these --vary keys; the rows are the same bytes:
+// resuming can tell whether the rows belong to this scenario and these --vary keys:
 //
-//   CSV:  # syncsim sweep fingerprint=0123456789abcdef     (the first line, before the header)
+//   CSV:  a last column sweep_fingerprint, 0123456789abcdef on every row (a plain CSV: pandas.read_csv reads it
+//         as it is; a comment line before the header would stop it)
 //   JSON: {"sweep_fingerprint": "0123456789abcdef", "rows": [{...}, ...]}
 //
 // Rows are kept in point order, and writing is deterministic: two sweeps of the same points give identical
@@ -37,6 +38,10 @@ TableFormat table_format_of(const std::filesystem::path& path);
 
 // The metric columns after the varied keys, in order.
 const std::vector<std::string>& report_columns();
+
+// The layout a run trained on, in words: "TP8 PP16 DP64", with CP, VPP (virtual stages), EP and the sharding where
+// they are used; "DP16" for a data-parallel run without a model-parallel layout; empty with parameter servers.
+std::string layout_label(const TrainingReport& report);
 
 // One row's metric cells (report_columns() order): strings, numbers, booleans or null.
 std::vector<nlohmann::ordered_json> report_cells(const TrainingReport& report);
