@@ -89,7 +89,7 @@ TEST_CASE("the ideal line is what the efficiency measures against: linear from t
   rebase_on_smallest(points);
   PlanGoal goal;
   const Plan plan = analyze_plan(points, goal, "USD");
-  PlanContext context{"s", "USD", "p.yaml", goal};
+  planner::PlanContext context{"s", "USD", "p.yaml", goal};
   context.layouts = true;
   const auto charts = plan_charts(plan, context);
   const chart::Chart& t = named(charts, "throughput");
