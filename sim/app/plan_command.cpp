@@ -289,7 +289,6 @@ int plan(const PlanOptions& o) {
   }
   if (search) {
     results = planner::best_layouts(candidates, std::move(results), configured.size());
-    planner::rebase_on_smallest(results);
   }
 
   const planner::PlanContext context{base.name, prices ? prices->currency : "", o.prices, goal, o.seeds, o.risk,

@@ -44,7 +44,8 @@ TEST_CASE("throughput is drawn on linear axes beside GPUs x one GPU, its points 
   const chart::ChartSeries& ideal = t.series[1];
   CHECK(ideal.dashed);
   REQUIRE(ideal.points.size() == 3);
-  for (const auto& [gpus, samples] : ideal.points) CHECK(samples == Approx(100 * gpus));
+  // The ideal is GPUs x the baseline the efficiencies use: the smallest count's throughput per GPU (790 / 8).
+  for (const auto& [gpus, samples] : ideal.points) CHECK(samples == Approx(790.0 / 8 * gpus));
   CHECK(ideal.color == t.series[0].color);
   CHECK(t.series[0].labels == std::vector<std::string>{"8", "16", "32"});
   const std::string svg = chart::render_svg(t);
