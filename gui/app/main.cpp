@@ -2,7 +2,7 @@
 //
 //   syncsim-gui [SCENARIO.yaml | TRACE.json | SWEEP.csv]
 //   syncsim-gui --screenshot OUT.png --view timeline|ring|scaling [--step K] [--bucket B] [--algorithm ALGO]
-//               [--channel K|all] [--expand LIST] [--size WxH] [--all-lanes]
+//               [--channel K|all] [--expand LIST] [--group KIND:N] [--size WxH] [--all-lanes]
 //               [--time FROM:TO]
 //               [--lang zh_CN] INPUT
 //   syncsim-gui --screenshot OUT.png --view convergence [--size WxH] REPORT.json|SCENARIO.yaml ...
@@ -125,7 +125,7 @@ QString flagsForOtherViews(const QCommandLineParser& parser, ViewKind view, cons
           .arg(QLatin1String(flag), viewName);
     }
   }
-  for (const char* flag : {"channel", "expand"}) {
+  for (const char* flag : {"channel", "expand", "group"}) {
     if (parser.isSet(QLatin1String(flag)) && view != ViewKind::Ring) {
       return QApplication::translate("main", "--%1 goes with --view ring, not %2").arg(QLatin1String(flag), viewName);
     }
@@ -264,6 +264,24 @@ int screenshot(const QCommandLineParser& parser) {
       options.expand.push_back(server);
     }
   }
+  if (parser.isSet(QStringLiteral("group"))) {
+    const QStringList parts = parser.value(QStringLiteral("group")).split(u':');
+    bool ok = parts.size() == 2;
+    const int index = ok ? parts[1].toInt(&ok) : 0;
+    const QString kinds[] = {QStringLiteral("tensor"), QStringLiteral("context"), QStringLiteral("pipeline"),
+                             QStringLiteral("data")};
+    const auto kind = ok ? std::find(std::begin(kinds), std::end(kinds), parts[0]) : std::end(kinds);
+    if (kind == std::end(kinds) || index < 0) {
+      return fail(QApplication::translate(
+                      "main",
+                      "--group: expected tensor, context, pipeline or data and a group number, like data:3, "
+                      "got '%1'")
+                      .arg(parser.value(QStringLiteral("group"))));
+    }
+    const LayoutGroupKind kindValues[] = {LayoutGroupKind::Tensor, LayoutGroupKind::Context, LayoutGroupKind::Pipeline,
+                                          LayoutGroupKind::Data};
+    options.group = std::pair(kindValues[std::distance(std::begin(kinds), kind)], index);
+  }
   options.allLanes = parser.isSet(QStringLiteral("all-lanes"));
   QSize size;  // empty: the view's default (a timeline sized to its lanes)
   if (parser.isSet(QStringLiteral("size"))) {
@@ -367,6 +385,11 @@ int main(int argc, char* argv[]) {
       {QStringLiteral("expand"),
        QApplication::translate("main", "Ring view: show these servers with their GPUs, e.g. 0,3 (default: by size)."),
        QStringLiteral("LIST")},
+      {QStringLiteral("group"),
+       QApplication::translate("main",
+                               "Ring view of a model-parallel run: animate this group's own collective, e.g. "
+                               "tensor:0, pipeline:0 or data:3 (default: the buckets' AllReduce)."),
+       QStringLiteral("KIND:N")},
       {QStringLiteral("size"),
        QApplication::translate("main", "Screenshot size, e.g. 1400x420 (default: fitted to the view)."),
        QStringLiteral("WxH")},

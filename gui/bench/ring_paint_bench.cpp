@@ -70,7 +70,8 @@ int main(int argc, char* argv[]) {
     layout = std::make_shared<const TopologyLayout>(syncsim::build_topology(spec), ranks);
   });
   const int channels = intArg(args, "--channels", CollectiveTraffic::defaultChannels(layout.get(), *algorithm, ranks));
-  const CollectiveTraffic::Spec trafficSpec{*algorithm, ranks, channels, QStringLiteral("simple"), 80};
+  const CollectiveTraffic::Spec trafficSpec{
+      *algorithm, ranks, channels, QStringLiteral("simple"), 80, {}, syncsim::CollectiveOp::allreduce};
   std::shared_ptr<const CollectiveTraffic> traffic;
   const Timing trafficMs =
       median(std::min(repeat, 3), [&] { traffic = std::make_shared<const CollectiveTraffic>(layout, trafficSpec); });

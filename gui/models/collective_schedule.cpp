@@ -32,6 +32,18 @@ QString collectiveAlgorithmName(CollectiveAlgorithm algorithm) {
   return {};
 }
 
+QString collectiveName(const CollectiveSchedule& schedule) {
+  switch (schedule.op()) {
+    case syncsim::CollectiveOp::all_gather:
+      return QCoreApplication::translate("CollectiveSchedule", "Ring AllGather");
+    case syncsim::CollectiveOp::broadcast:
+      return QCoreApplication::translate("CollectiveSchedule", "Stage-to-stage transfer");
+    default:
+      break;
+  }
+  return collectiveAlgorithmName(schedule.algorithm());
+}
+
 namespace {
 
 // One transfer of the plan, with the per-rank steps it joins.
@@ -42,10 +54,11 @@ struct PlannedTransfer {
   int round = -1;
 };
 
-int pieceCountOf(CollectiveAlgorithm algorithm, int ranks) {
+int pieceCountOf(CollectiveAlgorithm algorithm, int ranks, syncsim::CollectiveOp op) {
   if (ranks < 2) {
     throw syncsim::InputError("an AllReduce needs at least 2 ranks, got " + std::to_string(ranks));
   }
+  if (op == syncsim::CollectiveOp::broadcast) return 1;  // one slice, sent on
   switch (algorithm) {
     case CollectiveAlgorithm::Ring:
       return ranks;
@@ -72,8 +85,7 @@ std::unique_ptr<syncsim::CollectivePlan> planFor(CollectiveAlgorithm algorithm, 
   if (algorithm == CollectiveAlgorithm::Ring) {
     context.ring_order = syncsim::channel_ring_order(context.hosts, n, context.channel, context.channels);
   }
-  return syncsim::make_plan(simulatorAlgorithm(algorithm), syncsim::CollectiveOp::allreduce, n, syncsim::Bytes{pieces},
-                            context);
+  return syncsim::make_plan(simulatorAlgorithm(algorithm), channel.op, n, syncsim::Bytes{pieces}, context);
 }
 
 // Every step uniform (collective_plan.hpp: one send and one receive per rank, feeding the receiver's same step),
@@ -90,7 +102,9 @@ bool isUniform(const syncsim::CollectivePlan& plan) {
   return true;
 }
 
-unsigned phaseOf(CollectiveAlgorithm algorithm, const CollectiveTransfer& t, int ranks, int pieces) {
+unsigned phaseOf(CollectiveAlgorithm algorithm, syncsim::CollectiveOp op, const CollectiveTransfer& t, int ranks,
+                 int pieces) {
+  if (op == syncsim::CollectiveOp::broadcast) return CollectiveSchedule::StageTransfer;
   switch (algorithm) {
     case CollectiveAlgorithm::Ring:
       return t.reduces ? CollectiveSchedule::ReduceScatter : CollectiveSchedule::AllGather;
@@ -121,7 +135,11 @@ syncsim::Algorithm simulatorAlgorithm(CollectiveAlgorithm algorithm) {
 }
 
 CollectiveSchedule::CollectiveSchedule(CollectiveAlgorithm algorithm, int ranks, const CollectiveChannel& channel)
-    : m_algorithm(algorithm), m_ranks(ranks), m_pieces(pieceCountOf(algorithm, ranks)), m_channel(channel.channel) {
+    : m_algorithm(algorithm),
+      m_op(channel.op),
+      m_ranks(ranks),
+      m_pieces(pieceCountOf(algorithm, ranks, channel.op)),
+      m_channel(channel.channel) {
   std::unique_ptr<syncsim::CollectivePlan> plan = planFor(algorithm, ranks, m_pieces, channel);
   const auto steps = static_cast<std::size_t>(plan->step_count(syncsim::Rank{0}));
   if (isUniform(*plan) && steps * static_cast<std::size_t>(ranks) > kMaterializedTransfers) {
@@ -150,7 +168,7 @@ void CollectiveSchedule::generateUniform(const syncsim::CollectivePlan& plan) {
     plan.step(syncsim::Rank{0}, s, step);
     m_reduces.push_back(step.reduce_bytes > 0);
     const CollectiveTransfer any{0, 0, 0, m_reduces.back(), static_cast<int>(std::lround(step.sends.front().bytes))};
-    m_phases.push_back(phaseOf(m_algorithm, any, m_ranks, m_pieces));
+    m_phases.push_back(phaseOf(m_algorithm, m_op, any, m_ranks, m_pieces));
     m_pattern.push_back(firstOfPattern.try_emplace(*plan.uniform_pattern(s), static_cast<int>(s)).first->second);
   }
 }
@@ -242,7 +260,7 @@ void CollectiveSchedule::replay(const syncsim::CollectivePlan& plan) {
       return std::tie(a.src, a.dst, a.chunk) < std::tie(b.src, b.dst, b.chunk);
     });
     unsigned phases = 0;
-    for (const CollectiveTransfer& t : round) phases |= phaseOf(m_algorithm, t, m_ranks, m_pieces);
+    for (const CollectiveTransfer& t : round) phases |= phaseOf(m_algorithm, m_op, t, m_ranks, m_pieces);
     m_phases.push_back(phases);
   }
   numberPatterns();
@@ -271,12 +289,22 @@ QString CollectiveSchedule::phaseText(int step) const {
   if (p & Halving) parts << QCoreApplication::translate("CollectiveSchedule", "recursive halving (reduce-scatter)");
   if (p & Doubling) parts << QCoreApplication::translate("CollectiveSchedule", "recursive doubling (all-gather)");
   if (p & FoldOut) parts << QCoreApplication::translate("CollectiveSchedule", "fold out (results handed back)");
+  if (p & StageTransfer) parts << QCoreApplication::translate("CollectiveSchedule", "to the next pipeline stage");
   return parts.join(QStringLiteral(", "));
 }
 
 std::vector<int> CollectiveSchedule::stateAfter(int completedSteps) const {
   const auto pieces = static_cast<std::size_t>(m_pieces);
   std::vector<int> state(static_cast<std::size_t>(m_ranks) * pieces, 1);
+  if (m_op != syncsim::CollectiveOp::allreduce && stepCount() > 0) {
+    // A copy's ranks start with only the pieces they send first (an AllGather's own piece, a broadcast's root).
+    std::fill(state.begin(), state.end(), 0);
+    for (const CollectiveTransfer& t : transfers(0)) {
+      for (int c = t.chunk; c < t.chunk + t.chunks; ++c) {
+        state[static_cast<std::size_t>(t.src) * pieces + static_cast<std::size_t>(c)] = 1;
+      }
+    }
+  }
   // A round's updates read the state before it (a rank may receive into a piece it also sends): the values are
   // gathered first, then written, which costs the round's transfers rather than a copy of the whole state.
   std::vector<std::pair<std::size_t, int>> writes;

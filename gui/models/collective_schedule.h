@@ -36,6 +36,11 @@
 // two trees on chain k. A CollectiveChannel names one of them; its schedule is that channel's plan (make_plan with
 // the simulator's PlanContext), the default one the plan in rank order without host structure.
 //
+// Other collectives (a layout's groups, layout_groups.h): the channel's `op` makes the plan an AllGather (a ring's
+// second half: each rank starts with its own piece, the copies travel) or a broadcast (a pipeline stage's
+// activation to the next: the root's one piece moves). Their state counts copies: a piece is complete at 1
+// (fullCount()), where an AllReduce's is at n.
+//
 // Size: a plan whose every step is uniform (a ring's: every rank sends one piece to the next) needs no replay —
 // round s is step s — and above kMaterializedTransfers its rounds are generated on demand instead of stored (a ring
 // on 1,024 ranks has 2 M transfers per channel).
@@ -45,6 +50,8 @@
 #include <vector>
 
 #include <QtGlobal>
+
+#include "syncsim/collectives/collective_op.hpp"
 
 enum class CollectiveAlgorithm : quint8 { Ring, Tree, HalvingDoubling };
 
@@ -75,6 +82,7 @@ struct CollectiveChannel {
   std::vector<std::vector<int>> hosts;
   int channel = 0;
   int channels = 1;
+  syncsim::CollectiveOp op = syncsim::CollectiveOp::allreduce;  // allreduce, all_gather or broadcast (from rank 0)
 };
 
 class CollectiveSchedule {
@@ -92,12 +100,16 @@ class CollectiveSchedule {
     Doubling = 32,
     FoldIn = 64,
     FoldOut = 128,
+    StageTransfer = 256,  // a broadcast's copy: one stage's activation to the next
   };
 
   // Throws syncsim::InputError for fewer than 2 ranks (as the plans do).
   CollectiveSchedule(CollectiveAlgorithm algorithm, int ranks, const CollectiveChannel& channel = {});
 
   CollectiveAlgorithm algorithm() const { return m_algorithm; }
+  syncsim::CollectiveOp op() const { return m_op; }
+  // Contributions that make a piece complete: n for an AllReduce (every rank's sum), 1 for a copy.
+  int fullCount() const { return m_op == syncsim::CollectiveOp::allreduce ? m_ranks : 1; }
   int rankCount() const { return m_ranks; }
   int pieceCount() const { return m_pieces; }
   int channel() const { return m_channel; }
@@ -121,6 +133,7 @@ class CollectiveSchedule {
   void numberPatterns();
 
   CollectiveAlgorithm m_algorithm;
+  syncsim::CollectiveOp m_op = syncsim::CollectiveOp::allreduce;
   int m_ranks;
   int m_pieces = 1;
   int m_channel = 0;
@@ -132,3 +145,6 @@ class CollectiveSchedule {
   mutable int m_cachedStep = -1;
   mutable std::vector<CollectiveTransfer> m_cached;
 };
+
+// What a schedule runs, for titles: "Ring AllReduce", "Ring AllGather", "Stage-to-stage transfer"; translated.
+QString collectiveName(const CollectiveSchedule& schedule);

@@ -47,10 +47,15 @@ CollectiveTraffic::CollectiveTraffic(std::shared_ptr<const TopologyLayout> layou
     : m_layout(std::move(layout)), m_spec(std::move(spec)) {
   m_spec.channels = std::max(1, m_spec.channels);
   CollectiveChannel channel;
+  channel.op = m_spec.op;
   // The ranks grouped as NCCL groups them into nodes (nccl_node_groups): what the channels are built on.
-  if (m_layout && m_spec.ranks <= static_cast<int>(m_layout->gpuCount())) {
+  const int lastGpu =
+      m_spec.members.empty() ? m_spec.ranks - 1 : *std::max_element(m_spec.members.begin(), m_spec.members.end());
+  if (m_layout && lastGpu < static_cast<int>(m_layout->gpuCount())) {
+    const std::vector<std::size_t> gpus(m_spec.members.begin(), m_spec.members.end());
     for (const std::vector<syncsim::Rank>& node :
-         syncsim::nccl_node_groups(m_layout->topology(), static_cast<std::size_t>(m_spec.ranks))) {
+         gpus.empty() ? syncsim::nccl_node_groups(m_layout->topology(), static_cast<std::size_t>(m_spec.ranks))
+                      : syncsim::nccl_node_groups(m_layout->topology(), gpus)) {
       auto& members = channel.hosts.emplace_back();
       for (const syncsim::Rank r : node) members.push_back(static_cast<int>(r.value()));
     }
@@ -75,20 +80,30 @@ CollectiveTraffic::CollectiveTraffic(std::shared_ptr<const TopologyLayout> layou
       const int times = repeats[static_cast<std::size_t>(k)];
       if (times == 0) continue;
       for (const CollectiveTransfer& t : s.transfers(k)) {
-        auto [it, fresh] = wirePerPayload.try_emplace({t.src, t.dst}, 0.0);
-        if (fresh) it->second = m_layout->wireBytes(cost, t.src, t.dst, 1.0);
+        const int src = gpuOf(t.src);
+        const int dst = gpuOf(t.dst);
+        auto [it, fresh] = wirePerPayload.try_emplace({src, dst}, 0.0);
+        if (fresh) it->second = m_layout->wireBytes(cost, src, dst, 1.0);
         const double bytes = times * it->second * t.chunks / s.pieceCount();
-        for (const EdgeUse& use : m_layout->route(t.src, t.dst))
-          unit[static_cast<std::size_t>(use.directed())] += bytes;
+        for (const EdgeUse& use : m_layout->route(src, dst)) unit[static_cast<std::size_t>(use.directed())] += bytes;
       }
     }
   }
 }
 
-int CollectiveTraffic::defaultChannels(const TopologyLayout* layout, CollectiveAlgorithm algorithm, int ranks) {
+int CollectiveTraffic::defaultChannels(const TopologyLayout* layout, CollectiveAlgorithm algorithm, int ranks,
+                                       const std::vector<int>& members) {
   if (layout == nullptr) return 1;
+  if (!members.empty()) {
+    const std::vector<std::size_t> gpus(members.begin(), members.end());
+    return static_cast<int>(syncsim::default_channels(layout->topology(), gpus, simulatorAlgorithm(algorithm)));
+  }
   return static_cast<int>(
       syncsim::default_channels(layout->topology(), static_cast<std::size_t>(ranks), simulatorAlgorithm(algorithm)));
+}
+
+int CollectiveTraffic::gpuOf(int rank) const {
+  return m_spec.members.empty() ? rank : m_spec.members[static_cast<std::size_t>(rank)];
 }
 
 double CollectiveTraffic::channelBytes(qint64 bytes, int channel, int channels) {
@@ -121,7 +136,7 @@ std::vector<CollectiveTraffic::StepUse> CollectiveTraffic::stepUses(int step, st
     const CollectiveSchedule& s = schedule(c);
     if ((channel && *channel != c) || step < 0 || step >= s.stepCount()) continue;
     for (const CollectiveTransfer& t : s.transfers(step)) {
-      for (const EdgeUse& use : m_layout->route(t.src, t.dst)) {
+      for (const EdgeUse& use : m_layout->route(gpuOf(t.src), gpuOf(t.dst))) {
         ++uses.try_emplace(use.directed(), StepUse{use.directed(), 0, t.chunk, c}).first->second.transfers;
       }
     }

@@ -20,6 +20,11 @@
 //
 // One channel's share of that is its own sum; stepUses() says which directed links a round of one or all channels
 // lights, for the drawing.
+//
+// A layout's group (layout_groups.h) runs its collective on its own GPUs: Spec::members puts the schedule's rank r
+// on GPU members[r], grouped into nodes and channels as the simulator groups a collective on those GPUs
+// (nccl_node_groups and default_channels on the GPU list), and its op is the group's (AllReduce, AllGather, a
+// stage-to-stage broadcast).
 #include <QString>
 #include <QtGlobal>
 #include <memory>
@@ -49,6 +54,8 @@ class CollectiveTraffic {
     int channels = 1;
     QString protocol;                      // empty: no protocol (the physical latency model)
     std::optional<int> computeCapability;  // the GPUs' (LL and LL128 reach NCCL's NVLink figure, not the datasheet)
+    std::vector<int> members;              // the GPU of each rank; empty: rank r on GPU r
+    syncsim::CollectiveOp op = syncsim::CollectiveOp::allreduce;
     bool operator==(const Spec&) const = default;
   };
 
@@ -57,12 +64,15 @@ class CollectiveTraffic {
   // link traffic.
   CollectiveTraffic(std::shared_ptr<const TopologyLayout> layout, Spec spec);
 
-  // The simulator's channel count for an algorithm it was not asked to run (default_channels): one per rail.
-  static int defaultChannels(const TopologyLayout* layout, CollectiveAlgorithm algorithm, int ranks);
+  // The simulator's channel count for an algorithm it was not asked to run (default_channels): one per rail; on
+  // `members` (the GPUs of a group) when given.
+  static int defaultChannels(const TopologyLayout* layout, CollectiveAlgorithm algorithm, int ranks,
+                             const std::vector<int>& members = {});
   // Channel c's share of an AllReduce of `bytes` (the simulator's split).
   static double channelBytes(qint64 bytes, int channel, int channels);
 
   const Spec& spec() const { return m_spec; }
+  int gpuOf(int rank) const;  // the machine's GPU that rank `rank` of the schedule runs on
   const TopologyLayout* layout() const { return m_layout.get(); }
   int channelCount() const { return static_cast<int>(m_schedules.size()); }
   const CollectiveSchedule& schedule(int channel) const { return m_schedules[static_cast<std::size_t>(channel)]; }

@@ -11,6 +11,7 @@
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/input_file.hpp"
+#include "syncsim/run/gpu_node.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
@@ -160,10 +161,17 @@ LoadedDocument loadDocument(const QString& path, const QStringList& overrides, c
     doc.convergence = convergenceRunOf(out.report, path);
     doc.buckets = bucketRunsOf(out.report);
     doc.computeCapability = computeCapabilityOf(scenario);
+    if (const auto& l = out.report.layout) {
+      doc.layoutGroups = LayoutGroups({.tensor = static_cast<int>(l->tensor),
+                                       .context = static_cast<int>(l->context),
+                                       .pipeline = static_cast<int>(l->pipeline),
+                                       .data = static_cast<int>(l->data),
+                                       .expert = static_cast<int>(l->expert)});
+    }
     doc.timeline = std::make_shared<const TimelineData>(TimelineData::fromTrace(out.trace));
     enter(control, LayingOutTopology);
-    // The topology the loader built and the run ran on, not built a third time.
-    doc.topology = std::make_shared<const TopologyLayout>(*syncsim::scenario_topology(scenario),
+    // The topology the run ran on: the loader's, with the GPU's own node rates where the spec leaves them out.
+    doc.topology = std::make_shared<const TopologyLayout>(*syncsim::run::node_topology(scenario),
                                                           static_cast<int>(out.report.workers));
   }
   if (!doc.timeline->title().isEmpty()) doc.title = doc.timeline->title();

@@ -12,6 +12,7 @@
 
 #include "models/collective_traffic.h"
 #include "models/convergence_run.h"
+#include "models/layout_groups.h"
 #include "models/run_control.h"
 #include "models/sweep_csv.h"
 #include "models/timeline_data.h"
@@ -34,6 +35,8 @@ struct LoadedDocument {
   // protocol), and the GPUs' compute capability where the catalog knows it. Traces record neither.
   std::vector<BucketRun> buckets;
   std::optional<int> computeCapability;
+  // Scenarios with a model-parallel layout: its groups, for the ring view's group selector.
+  std::optional<LayoutGroups> layoutGroups;
   // Reports, and scenarios with a `convergence:` section: the run for the Convergence view.
   std::optional<ConvergenceRun> convergence;
 };

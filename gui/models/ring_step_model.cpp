@@ -62,17 +62,17 @@ QVariant RingStepModel::data(const QModelIndex& index, int role) const {
   const auto cell = static_cast<std::size_t>(rank * m_schedule.pieceCount() + chunk);
   switch (role) {
     case Qt::DisplayRole:
-      return tr("%1/%2").arg(c).arg(m_schedule.rankCount());
+      return tr("%1/%2").arg(c).arg(m_schedule.fullCount());
     case Qt::ToolTipRole:
       return tr("Rank %1 holds chunk %2 summed over %3 of %4 ranks")
           .arg(rank)
           .arg(chunk)
           .arg(c)
-          .arg(m_schedule.rankCount());
+          .arg(m_schedule.fullCount());
     case ContributionsRole:
       return c;
     case ReducedRole:
-      return c == m_schedule.rankCount();
+      return c == m_schedule.fullCount();
     case SendingRole:
       return bool(m_sending[cell]);
     case ReceivingRole:

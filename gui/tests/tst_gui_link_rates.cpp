@@ -41,7 +41,9 @@ Compared compare(const char* spec, int ranks, syncsim::Algorithm algorithm, Coll
   const syncsim::CollectiveOutcome out = syncsim::simulate_collective(router, c);
 
   auto layout = std::make_shared<const TopologyLayout>(topology, ranks);
-  const CollectiveTraffic traffic(layout, {drawn, ranks, static_cast<int>(out.channels), protocolName, kA100});
+  const CollectiveTraffic traffic(
+      layout,
+      {drawn, ranks, static_cast<int>(out.channels), protocolName, kA100, {}, syncsim::CollectiveOp::allreduce});
   const std::vector<double> view = traffic.edgeBytes(bytes, std::nullopt);
   std::vector<double> simulated(view.size(), 0.0);
   Compared result;

@@ -238,6 +238,7 @@ void MainWindow::showDocument(std::shared_ptr<const LoadedDocument> doc) {
   }
   m_timeline->setTimeline(m_doc->timeline);
   m_ring->setTopology(m_doc->topology, m_doc->computeCapability);
+  m_ring->setLayoutGroups(m_doc->layoutGroups);
   m_ringSpan = ringSpanNear(*m_doc->timeline, m_doc->timeline->beginPs());
   if (m_ringSpan) {
     const TimelineSpan& span = m_doc->timeline->span(*m_ringSpan);

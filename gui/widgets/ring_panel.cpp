@@ -4,12 +4,17 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSlider>
+#include <QSpinBox>
+#include <QStringList>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "models/ring_step_model.h"
 #include "models/topology_layout.h"
+#include "syncsim/core/input_error.hpp"
 #include "widgets/ring_view.h"
 
 namespace {
@@ -23,6 +28,9 @@ RingPanel::RingPanel(QWidget* parent)
       m_algorithmBox(new QComboBox(this)),
       m_channelBox(new QComboBox(this)),
       m_channelLabel(new QLabel(tr("Channel:"), this)),
+      m_groupKindBox(new QComboBox(this)),
+      m_groupIndexBox(new QSpinBox(this)),
+      m_groupLabel(new QLabel(tr("Group:"), this)),
       m_slider(new QSlider(Qt::Horizontal, this)),
       m_play(new QPushButton(tr("Play"), this)),
       m_stepLabel(new QLabel(this)),
@@ -44,6 +52,13 @@ RingPanel::RingPanel(QWidget* parent)
   controls->addWidget(m_algorithmBox);
   controls->addWidget(m_channelLabel);
   controls->addWidget(m_channelBox);
+  controls->addWidget(m_groupLabel);
+  controls->addWidget(m_groupKindBox);
+  controls->addWidget(m_groupIndexBox);
+  m_groupKindBox->setToolTip(
+      tr("Which of the layout's groups to show: the buckets' AllReduce as the timeline "
+         "runs it, or a tensor, context, pipeline or data group's own collective"));
+  m_groupIndexBox->setToolTip(tr("Which group of that kind, numbered by its first GPU"));
   m_channelBox->setToolTip(
       tr("The simulator splits an AllReduce over channels (one ring or tree per rail): all of them, each link's "
          "traffic summed, or one channel"));
@@ -71,6 +86,15 @@ RingPanel::RingPanel(QWidget* parent)
     const int value = m_channelBox->itemData(index).toInt();
     setChannel(value < 0 ? std::nullopt : std::optional(value));
   });
+  connect(m_groupKindBox, &QComboBox::activated, this, [this](int index) {
+    const int value = m_groupKindBox->itemData(index).toInt();
+    setGroup(value < 0 ? std::nullopt
+                       : std::optional(std::pair(static_cast<LayoutGroupKind>(value), m_groupIndexBox->value())));
+  });
+  connect(m_groupIndexBox, &QSpinBox::valueChanged, this, [this](int index) {
+    if (m_group && index != m_group->second) setGroup(std::pair(m_group->first, index));
+  });
+  fillGroupBoxes();
   setRankCount(8);
 }
 
@@ -154,7 +178,77 @@ void RingPanel::showChannel() {
   updateStepLabel();
 }
 
-void RingPanel::applySchedule() {
+void RingPanel::setLayoutGroups(std::optional<LayoutGroups> groups) {
+  m_groups = std::move(groups);
+  m_group.reset();
+  fillGroupBoxes();
+  applySchedule();
+}
+
+void RingPanel::fillGroupBoxes() {
+  m_groupKindBox->clear();
+  m_groupKindBox->addItem(tr("Buckets"), -1);
+  if (m_groups) {
+    for (const LayoutGroupKind kind : m_groups->kinds()) {
+      if (LayoutGroups::collective(kind) == syncsim::CollectiveOp::alltoall) continue;  // not drawn
+      m_groupKindBox->addItem(LayoutGroups::kindName(kind), static_cast<int>(kind));
+    }
+  }
+  const bool any = m_groupKindBox->count() > 1;
+  m_groupKindBox->setVisible(any);
+  m_groupLabel->setVisible(any);
+  m_groupIndexBox->setVisible(any && m_group.has_value());
+}
+
+void RingPanel::setGroup(std::optional<std::pair<LayoutGroupKind, int>> group) {
+  if (group) {
+    const int kindIndex = m_groupKindBox->findData(static_cast<int>(group->first));
+    if (!m_groups || kindIndex < 0) {
+      throw syncsim::InputError("the run's layout has no " + LayoutGroups::kindName(group->first).toStdString() +
+                                " groups to show");
+    }
+    group->second = std::clamp(group->second, 0, m_groups->groupCount(group->first) - 1);
+    m_groupKindBox->setCurrentIndex(kindIndex);
+    const QSignalBlocker quiet(m_groupIndexBox);
+    m_groupIndexBox->setRange(0, m_groups->groupCount(group->first) - 1);
+    m_groupIndexBox->setValue(group->second);
+  } else {
+    m_groupKindBox->setCurrentIndex(0);
+  }
+  m_group = group;
+  m_groupIndexBox->setVisible(m_group.has_value());
+  applySchedule();
+}
+
+// A layout group's collective on its own GPUs. There is no bucket to time it, so no rates.
+CollectiveTraffic::Spec RingPanel::groupSpec(bool& onMachine) {
+  const auto [kind, index] = *m_group;
+  const std::vector<int> members = m_groups->members(kind, index);
+  const syncsim::CollectiveOp op = LayoutGroups::collective(kind);
+  // An AllGather and a stage-to-stage broadcast are the ring's: only an AllReduce has other algorithms to show.
+  const CollectiveAlgorithm algorithm = op == syncsim::CollectiveOp::allreduce
+                                            ? m_override.value_or(CollectiveAlgorithm::Ring)
+                                            : CollectiveAlgorithm::Ring;
+  const int ranks = static_cast<int>(members.size());
+  onMachine = m_topology && !m_topology->isCircle() &&
+              *std::max_element(members.begin(), members.end()) < static_cast<int>(m_topology->gpuCount());
+  CollectiveTraffic::Spec spec{algorithm, ranks, 1, QString(), m_computeCapability, members, op};
+  if (onMachine) spec.channels = CollectiveTraffic::defaultChannels(m_topology.get(), algorithm, ranks, members);
+  m_algorithmBox->setItemText(0, tr("As run (%1)").arg(collectiveAlgorithmName(CollectiveAlgorithm::Ring)));
+  m_view->setBucket(std::nullopt);
+  m_view->setNote(QString());
+  QStringList gpus;
+  for (const int g : members) gpus << QString::number(g);
+  m_view->setGroup(tr("%1 group %2 of %3 (GPUs %4): %5")
+                       .arg(LayoutGroups::kindName(kind))
+                       .arg(index)
+                       .arg(m_groups->groupCount(kind))
+                       .arg(gpus.join(QStringLiteral(", ")), LayoutGroups::collectiveText(kind)));
+  return spec;
+}
+
+// The followed bucket's AllReduce as the simulator ran it, or another algorithm on the same ranks.
+CollectiveTraffic::Spec RingPanel::bucketSpec(bool& onMachine) {
   const std::optional<CollectiveAlgorithm> reported = m_run ? parseCollectiveAlgorithm(m_run->algorithm) : std::nullopt;
   const bool drawable = !m_run || reported;  // a bucket that ran e.g. NVLS: the view shows a ring beside it
   const CollectiveAlgorithm wanted = m_override.value_or(m_ranAlgorithm);
@@ -162,16 +256,24 @@ void RingPanel::applySchedule() {
   m_algorithmBox->setItemText(0, tr("As run (%1)").arg(ranName));
   // The bucket's duration is the ran algorithm's: another one's steps would take other times, so no rates.
   const bool asRun = wanted == m_ranAlgorithm && drawable;
+  m_view->setGroup(QString());
   m_view->setBucket(asRun ? m_bucket : std::nullopt);
   m_view->setNote(drawable ? QString() : tr("ran as %1, which the view does not draw").arg(m_run->algorithm));
-  const bool onMachine = m_topology && !m_topology->isCircle() && static_cast<int>(m_topology->gpuCount()) >= m_ranks;
-  CollectiveTraffic::Spec spec{wanted, m_ranks, 1, QString(), m_computeCapability};
+  onMachine = m_topology && !m_topology->isCircle() && static_cast<int>(m_topology->gpuCount()) >= m_ranks;
+  CollectiveTraffic::Spec spec{
+      wanted, m_ranks, 1, QString(), m_computeCapability, {}, syncsim::CollectiveOp::allreduce};
   if (asRun && m_run) {
     spec.channels = m_run->channels;
     spec.protocol = m_run->protocol;
   } else if (onMachine) {
     spec.channels = CollectiveTraffic::defaultChannels(m_topology.get(), wanted, m_ranks);
   }
+  return spec;
+}
+
+void RingPanel::applySchedule() {
+  bool onMachine = false;
+  const CollectiveTraffic::Spec spec = m_group && m_groups ? groupSpec(onMachine) : bucketSpec(onMachine);
   const TopologyLayout* machine = onMachine ? m_topology.get() : nullptr;
   // Unchanged: keep the step (the cursor moving within buckets of one algorithm must not restart it).
   if (m_traffic && m_traffic->spec() == spec && m_traffic->layout() == machine) {

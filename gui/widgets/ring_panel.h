@@ -6,18 +6,25 @@
 // share of the traffic). The channels are those the bucket ran on (report.json's buckets), or for another algorithm
 // those the simulator would use. The step is the same one the timeline's cursor points at (MainWindow keeps the
 // two in sync through stepChanged / setStep).
+//
+// A model-parallel run adds a group selector (layout_groups.h): which kind of group — tensor, context, pipeline or
+// data — and which group of that kind; the view then animates that group's own collective (an AllReduce, a ring
+// AllGather, the stage-to-stage transfer) on its own GPUs of the machine, as the simulator grouped it into nodes
+// and channels. Expert all-to-alls are not drawn. "Buckets" goes back to following the timeline's AllReduce.
 #include <QWidget>
 #include <memory>
 #include <optional>
 
 #include "models/collective_schedule.h"
 #include "models/collective_traffic.h"
+#include "models/layout_groups.h"
 #include "models/timeline_data.h"
 
 class QComboBox;
 class QLabel;
 class QPushButton;
 class QSlider;
+class QSpinBox;
 class QTimer;
 class RingStepModel;
 class RingView;
@@ -36,6 +43,8 @@ class RingPanel : public QWidget {
   CollectiveAlgorithm algorithm() const;
   int channelCount() const;
   std::optional<int> channel() const;  // none: all channels
+  // The layout group shown (kind, index), none while following buckets.
+  std::optional<std::pair<LayoutGroupKind, int>> group() const { return m_group; }
 
  public slots:
   // A ring on `ranks` ranks, with no bucket to follow.
@@ -50,6 +59,11 @@ class RingPanel : public QWidget {
   void setTopology(std::shared_ptr<const TopologyLayout> topology, std::optional<int> computeCapability = std::nullopt);
   // One channel, or all (none); out of range: all.
   void setChannel(std::optional<int> channel);
+  // The run's layout (none: not model-parallel): offers its groups in the selector, and follows buckets again.
+  void setLayoutGroups(std::optional<LayoutGroups> groups);
+  // Show group `index` of `kind` (clamped to the kind's groups); none: follow the buckets. Throws InputError for a
+  // kind the layout does not run.
+  void setGroup(std::optional<std::pair<LayoutGroupKind, int>> group);
   void setStep(int step);
   void setPlaying(bool playing);
 
@@ -60,6 +74,9 @@ class RingPanel : public QWidget {
 
  private:
   void applySchedule();
+  CollectiveTraffic::Spec groupSpec(bool& onMachine);
+  CollectiveTraffic::Spec bucketSpec(bool& onMachine);
+  void fillGroupBoxes();
   void showChannel();
   void advance();
   void updateStepLabel();
@@ -69,6 +86,9 @@ class RingPanel : public QWidget {
   QComboBox* m_algorithmBox;
   QComboBox* m_channelBox;
   QLabel* m_channelLabel;
+  QComboBox* m_groupKindBox;
+  QSpinBox* m_groupIndexBox;
+  QLabel* m_groupLabel;
   QSlider* m_slider;
   QPushButton* m_play;
   QLabel* m_stepLabel;
@@ -82,4 +102,6 @@ class RingPanel : public QWidget {
   std::shared_ptr<const CollectiveTraffic> m_traffic;  // the channels of the algorithm shown
   std::optional<int> m_channel;
   int m_ranks = 8;
+  std::optional<LayoutGroups> m_groups;
+  std::optional<std::pair<LayoutGroupKind, int>> m_group;
 };

@@ -203,8 +203,21 @@ bool RingView::event(QEvent* event) {
 
 bool RingView::drawsTopology() const {
   // The layout's GPUs must hold every rank of the schedule (a trace's ranks may not match the scenario's machine).
-  return m_topology && !m_topology->isCircle() &&
-         static_cast<int>(m_topology->gpuCount()) >= m_model->schedule().rankCount();
+  if (!m_topology || m_topology->isCircle()) return false;
+  for (int r = 0; r < m_model->schedule().rankCount(); ++r) {
+    if (gpuOfRank(r) >= static_cast<int>(m_topology->gpuCount())) return false;
+  }
+  return true;
+}
+
+int RingView::gpuOfRank(int rank) const {
+  const bool mapped = m_traffic && m_traffic->spec().ranks == m_model->schedule().rankCount();
+  return mapped ? m_traffic->gpuOf(rank) : rank;
+}
+
+void RingView::setGroup(const QString& group) {
+  m_group = group;
+  update();
 }
 
 std::optional<double> RingView::transferRate(int chunks) const {
@@ -237,7 +250,7 @@ double RingView::nodeRadius() const {
 
 QPointF RingView::rankCentre(int rank) const {
   if (const TopologyPlacement* placed = placement()) {
-    return topologyTransform().mapRect(placed->rect(m_topology->gpuBox(rank))).center();
+    return topologyTransform().mapRect(placed->rect(m_topology->gpuBox(gpuOfRank(rank)))).center();
   }
   const int n = m_model->schedule().rankCount();
   // Rank 0 at the top, then clockwise: the direction a ring's data moves.
@@ -248,7 +261,8 @@ QPointF RingView::rankCentre(int rank) const {
 QString RingView::titleText() const {
   const CollectiveSchedule& s = m_model->schedule();
   const int step = m_model->step();
-  QString head = collectiveAlgorithmName(s.algorithm());
+  QString head = collectiveName(s);
+  if (!m_group.isEmpty()) head = tr("%1 — %2").arg(m_group, head);
   if (m_bucket && m_bucket->has(TimelineSpan::HasBucket)) {
     head += tr(" of bucket %1").arg(m_bucket->bucket);
     if (m_bucket->has(TimelineSpan::HasBytes))
@@ -265,7 +279,9 @@ QString RingView::titleText() const {
   }
   if (!m_note.isEmpty()) head += tr(" [%1]").arg(m_note);
   if (step >= s.stepCount()) {
-    return head + tr(": done after %1 steps, every rank holds every piece fully reduced").arg(s.stepCount());
+    return head + (s.op() == syncsim::CollectiveOp::allreduce
+                       ? tr(": done after %1 steps, every rank holds every piece fully reduced").arg(s.stepCount())
+                       : tr(": done after %1 steps, every rank holds every piece").arg(s.stepCount()));
   }
   head += tr(": step %1 of %2, %3").arg(step + 1).arg(s.stepCount()).arg(s.phaseText(step));
   // On the circle the step's transfers all move the same share of the buffer (a fold aside): one rate says it.
@@ -321,7 +337,7 @@ QString RingView::footerText() const {
 void RingView::drawStrip(QPainter& p, const QRectF& strip, int r) const {
   const CollectiveSchedule& s = m_model->schedule();
   const int pieces = s.pieceCount();
-  const int n = s.rankCount();
+  const int n = s.fullCount();
   const double cell = strip.width() / pieces;
   for (int k = 0; k < pieces; ++k) {
     const int have = m_model->contributions(r, k);

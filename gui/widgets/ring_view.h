@@ -38,6 +38,11 @@ class RingView : public QWidget {
   std::optional<int> channel() const { return m_channel; }
   // A note for the title (e.g. that the bucket ran an algorithm the view cannot draw).
   void setNote(const QString& note);
+  // The layout group shown ("Tensor group 3 of 32: AllReduce of the activations, per block"); empty: a bucket's
+  // AllReduce on the first GPUs.
+  void setGroup(const QString& group);
+  // The machine's GPU that rank `rank` of the schedule runs on (a group's member; else the rank itself).
+  int gpuOfRank(int rank) const;
   bool drawsTopology() const;
   // Servers shown with their GPUs: collapsed by default when their GPUs would not read at this size.
   bool serverExpanded(int hostBox) const;
@@ -87,6 +92,7 @@ class RingView : public QWidget {
   std::shared_ptr<const CollectiveTraffic> m_traffic;
   std::optional<int> m_channel;
   QString m_note;
+  QString m_group;
   std::vector<double> m_rates;
   std::vector<QRectF> m_rateLabels;
   std::optional<std::set<int>> m_expanded;  // servers shown with their GPUs; none: by size (collapsedByDefault)

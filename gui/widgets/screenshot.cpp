@@ -8,6 +8,7 @@
 
 #include "models/ring_sync.h"
 #include "models/topology_layout.h"
+#include "syncsim/core/input_error.hpp"
 #include "widgets/convergence_view.h"
 #include "widgets/ring_panel.h"
 #include "widgets/ring_view.h"
@@ -154,6 +155,15 @@ Screenshot renderScreenshot(const LoadedDocument& doc, ViewKind view, const Scre
     w.follow(std::nullopt, doc.ringRanks);
   }
   if (options.algorithm) w.setAlgorithmOverride(options.algorithm);
+  w.setLayoutGroups(doc.layoutGroups);
+  if (options.group) {
+    try {
+      w.setGroup(options.group);
+    } catch (const syncsim::InputError& e) {
+      out.error = QCoreApplication::translate("Screenshot", "--group: %1").arg(QString::fromStdString(e.message()));
+      return out;
+    }
+  }
   if (options.channel) {
     if (*options.channel >= w.channelCount()) {
       out.error = QCoreApplication::translate("Screenshot",

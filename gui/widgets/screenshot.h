@@ -23,6 +23,7 @@ struct ScreenshotOptions {
   std::optional<CollectiveAlgorithm> algorithm;          // ring: this algorithm instead of the one the bucket ran
   std::optional<int> channel;                            // ring: this channel alone; unset: all, summed
   std::vector<int> expand;                               // ring: these servers (0, 1, ...) with their GPUs
+  std::optional<std::pair<LayoutGroupKind, int>> group;  // ring: this layout group's collective (layout_groups.h)
   QSize size;                                            // empty: defaultScreenshotSize()
   bool allLanes = false;                                 // timeline: link and collective lanes too, not only the GPUs
   std::optional<std::pair<qint64, qint64>> timeRangePs;  // timeline: this window instead of the whole run

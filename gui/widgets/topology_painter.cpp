@@ -321,9 +321,10 @@ void TopologyPainter::paintBoxes(QPainter& p, const std::vector<QRectF>& px) con
   const auto& boxes = m_layout.boxes();
   const CollectiveSchedule& schedule = m_model.schedule();
   const int ranks = schedule.rankCount();
+  const int full = schedule.fullCount();
   const int pieces = schedule.pieceCount();
   std::vector<int> rankOfBox(boxes.size(), -1);
-  for (int r = 0; r < ranks; ++r) rankOfBox[static_cast<std::size_t>(m_layout.gpuBox(r))] = r;
+  for (int r = 0; r < ranks; ++r) rankOfBox[static_cast<std::size_t>(m_layout.gpuBox(m_view.gpuOfRank(r)))] = r;
   const QFont normal = p.font();
   p.setFont(smallFont(normal));
   const QFontMetricsF metrics(p.font(), p.device());
@@ -348,8 +349,8 @@ void TopologyPainter::paintBoxes(QPainter& p, const std::vector<QRectF>& px) con
       bool reduced = rank >= 0;
       for (int k = 0; k < pieces && rank >= 0; ++k) {
         const int c = m_model.contributions(rank, k);
-        summed += static_cast<double>(c) / ranks;
-        reduced = reduced && c == ranks;
+        summed += static_cast<double>(c) / full;
+        reduced = reduced && c == full;
       }
       const double share = rank >= 0 ? summed / pieces : 0;
       p.setPen(Qt::NoPen);

@@ -320,7 +320,6 @@ int plan(const PlanOptions& o) {
   std::vector<planner::PlanPoint> results;
   if (search) {
     results = std::move(runs);
-    planner::rebase_on_smallest(results);
   } else {
     for (std::size_t i = 0; i < configured.size(); ++i) {
       const auto first = runs.begin() + static_cast<std::ptrdiff_t>(i * seeds);

@@ -88,6 +88,35 @@ void print_layout(const LayoutReport& l, const TrainingReport& r) {
   }
 }
 
+// The time shares, which sum to 100% (training_report.hpp): the four every run has, then recompute, the pipeline
+// bubble, framework overhead and overlap interference where a run has them, and with a layout the exposed
+// communication by group kind.
+void print_shares(const TrainingReport& r) {
+  auto& o = std::cout;
+  fmt::print(o, "time shares      compute {:.1f}%  optimizer {:.1f}%  exposed communication {:.1f}%  idle {:.1f}%\n",
+             100 * r.compute_share, 100 * r.optimizer_share, 100 * r.exposed_communication_share, 100 * r.idle_share);
+  std::string more;
+  const auto add = [&](const char* name, double share) { more += fmt::format("  {} {:.1f}%", name, 100 * share); };
+  if (r.recompute_share > 0) add("recompute", r.recompute_share);
+  if (r.pipeline_bubble_share > 0) add("pipeline bubble", r.pipeline_bubble_share);
+  if (r.framework_overhead_share > 0 || r.overlap_interference_share > 0) {
+    add("framework overhead", r.framework_overhead_share);
+    add("overlap interference", r.overlap_interference_share);
+  }
+  if (!more.empty()) fmt::print(o, "{:<15}{}\n", "", more);
+  if (!r.layout) return;
+  std::string kinds;
+  const std::pair<const char*, double> exposed[] = {{"tensor", r.exposed_tensor_share},
+                                                    {"context", r.exposed_context_share},
+                                                    {"pipeline", r.exposed_pipeline_share},
+                                                    {"data", r.exposed_data_share},
+                                                    {"expert", r.exposed_expert_share}};
+  for (const auto& [name, share] : exposed) {
+    if (share > 0) kinds += fmt::format("{}{} {:.1f}%", kinds.empty() ? "" : "  ", name, 100 * share);
+  }
+  if (!kinds.empty()) fmt::print(o, "                 exposed by group: {}\n", kinds);
+}
+
 // Gradient compression: the kind, the bytes it saves, and its kernels' time, per compressed iteration.
 void print_compression(const CompressionReport& c) {
   auto& o = std::cout;
@@ -143,12 +172,7 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir,
         o, "                 {} layers from {} module calls: {} by name, {} by call, {} by order, {} between modules\n",
         p.layers, p.module_calls, p.by_name, p.by_call, p.by_order, p.between_modules);
   }
-  fmt::print(o, "time shares      compute {:.1f}%  optimizer {:.1f}%  exposed communication {:.1f}%  idle {:.1f}%\n",
-             100 * r.compute_share, 100 * r.optimizer_share, 100 * r.exposed_communication_share, 100 * r.idle_share);
-  if (r.framework_overhead_share > 0 || r.overlap_interference_share > 0) {
-    fmt::print(o, "                 framework overhead {:.1f}%  overlap interference {:.1f}%\n",
-               100 * r.framework_overhead_share, 100 * r.overlap_interference_share);
-  }
+  print_shares(r);
   fmt::print(o, "bottleneck       {}\n", r.bottleneck.summary);
   if (r.layout) print_layout(*r.layout, r);
   // A layout's buckets are per stage (its communication_by_group says what they move), not the report's list.

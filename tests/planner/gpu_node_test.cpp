@@ -1,16 +1,43 @@
-// A GPU type's own node in a plan: a dgx fabric without nvlink_bw takes each GPU's NVLink rate from the catalog,
-// and a fabric that says otherwise keeps what it says, with a warning naming both.
+// A GPU's own node, resolved wherever a scenario is (run/gpu_node.hpp): a dgx topology without nvlink_bw, nic_bw or
+// pcie_bw takes the GPU's own rates from the catalog, a spec that says otherwise keeps what it says (a plan warns,
+// naming both), and `syncsim run` and a one-point `syncsim plan` of the same point give the same numbers.
 #include <catch2/catch.hpp>
 
-#include <algorithm>
+#include <filesystem>
 
-#include "syncsim/planner/gpu_node.hpp"
 #include "syncsim/planner/plan_grid.hpp"
+#include "syncsim/planner/sweep_runner.hpp"
+#include "syncsim/run/gpu_node.hpp"
+#include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 #include "syncsim/topology/topology_spec.hpp"
 
 using namespace syncsim;
 using namespace syncsim::planner;
+using run::node_contradictions;
+using run::with_gpu_node;
+
+namespace {
+
+const std::filesystem::path kNodeDefaults = std::filesystem::path(SYNCSIM_PLANNER_DATA) / "h100-node-defaults.yaml";
+
+double run_samples(const std::vector<std::string>& overrides = {}) {
+  return run::run_scenario(load_scenario(kNodeDefaults, overrides)).report.samples_per_second;
+}
+
+// One point of `syncsim plan` (the scenario's own topology, one GPU type, its GPU count), through the planner's calls.
+double plan_samples(const std::string& gpu) {
+  const Scenario base = load_scenario(kNodeDefaults);
+  const PlanGrid grid{{8}, {gpu}, {PlanNetwork{"scenario", std::nullopt}}};
+  const std::vector<SweepPoint> points = plan_points(base, grid);
+  REQUIRE(points.size() == 1);
+  double samples = 0;
+  run_points(kNodeDefaults, points, {0}, 1,
+             [&](std::size_t index, const TrainingReport& r) { samples = plan_point(points[index], r).samples_per_s; });
+  return samples;
+}
+
+}  // namespace
 
 TEST_CASE("a dgx fabric without nvlink_bw takes each GPU's own NVLink rate") {
   const TopologySpec fabric = parse_topology_spec("dgx:gpus=8,nic_bw=100Gbps", "--networks");
@@ -42,16 +69,13 @@ TEST_CASE("a fabric that contradicts a GPU's node is a warning naming both") {
   CHECK_THAT(h100[0], Catch::Contains("16 GPUs on one node's NVLink") && Catch::Contains("joins 8"));
 }
 
-TEST_CASE("plan points carry each GPU's node rate on a fabric that leaves it out") {
-  const Scenario base = load_scenario(std::string(SYNCSIM_EXAMPLES_DIR) + "/bert-large-two-pods.yaml");
-  PlanGrid grid{{16}, {"H100-SXM-80GB", "A100-SXM4-80GB"}, parse_networks({"rail100=dgx:gpus=8,nic_bw=100Gbps"})};
-  const std::vector<SweepPoint> points = plan_points(base, grid);
-  REQUIRE(points.size() == 2);
-  const auto has = [](const SweepPoint& p, const std::string& text) {
-    return std::any_of(p.overrides.begin(), p.overrides.end(),
-                       [&](const std::string& o) { return o.find(text) != std::string::npos; });
-  };
-  CHECK(has(points[0], "nvlink_bw=450GB/s"));
-  CHECK(has(points[1], "nvlink_bw=300GB/s"));
-  CHECK(node_warnings(base, grid).empty());
+TEST_CASE("run and a one-point plan of a scenario without nvlink_bw give the same samples/s") {
+  const double run_h100 = run_samples();
+  CHECK(plan_samples("H100-SXM-80GB") == run_h100);
+  // The H100's node, not the dgx generator's 300 GB/s default: the run is the one with the rates written out.
+  CHECK(run_samples({"cluster.topology.nvlink_bw=450GB/s", "cluster.topology.nic_bw=400Gbps",
+                     "cluster.topology.pcie_bw=64GB/s"}) == run_h100);
+  CHECK(run_samples({"cluster.topology.nvlink_bw=300GB/s"}) < run_h100);
+  // Another GPU type planned on the scenario's topology gets its own node, as `run --set cluster.gpu=` does.
+  CHECK(plan_samples("A100-SXM4-80GB") == run_samples({"cluster.gpu=A100-SXM4-80GB"}));
 }

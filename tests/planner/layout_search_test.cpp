@@ -131,21 +131,3 @@ TEST_CASE("the searched layout of a point is what syncsim run gives with its ove
   CHECK(again.iteration_mean == found.report.iteration_mean);
   CHECK(again.global_batch == 8);
 }
-
-TEST_CASE("with layouts, efficiency is per GPU against the smallest count") {
-  const auto point = [](std::int64_t gpus, double samples_per_s) {
-    PlanPoint p;
-    p.gpu = "H100";
-    p.network = "ib";
-    p.gpus = gpus;
-    p.samples_per_s = samples_per_s;
-    return p;
-  };
-  std::vector<PlanPoint> points;
-  points.push_back(point(256, 96));
-  points.push_back(point(64, 32));
-  rebase_on_smallest(points);
-  CHECK(points[1].scaling_efficiency == Approx(1));
-  CHECK(points[0].single_gpu_samples_per_s == Approx(0.5));
-  CHECK(points[0].scaling_efficiency == Approx(96.0 / (256 * 0.5)));
-}

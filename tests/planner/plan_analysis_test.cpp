@@ -8,7 +8,8 @@ using namespace syncsim::planner;
 
 namespace {
 
-// One GPU does 100 samples/s; `per_gpu_price` per GPU-hour.
+// The report's one GPU does 100 samples/s (analyze_plan rebases on the smallest count that fits); `per_gpu_price`
+// per GPU-hour.
 PlanPoint point(std::string network, std::int64_t gpus, double samples_per_s, std::optional<double> per_gpu_price) {
   PlanPoint p;
   p.gpu = "A100-SXM4-80GB";
@@ -32,12 +33,15 @@ const PlanPoint& find(const Plan& plan, const std::string& network, std::int64_t
 }  // namespace
 
 TEST_CASE("marginal efficiency and the knee: 8 -> 16 scales, 16 -> 32 gets slower") {
-  // 8: 790/s (E 0.99); 16: 1580/s, M = (1580 - 790) / (8 x 100) = 0.9875; 32: 1090/s, M = (1090 - 1580) / 1600 < 0.
+  // The baseline is the smallest count's 790/s over 8 GPUs = 98.75/s per GPU: E(8) = M(8) = 1; 16: 1580/s,
+  // M = (1580 - 790) / (8 x 98.75) = 1; 32: 1090/s, M = (1090 - 1580) / (16 x 98.75) < 0.
   const Plan plan = analyze_plan(
       {point("pods", 8, 790, 1.0), point("pods", 16, 1580, 1.0), point("pods", 32, 1090, 1.0)}, PlanGoal{}, "USD");
-  CHECK(find(plan, "pods", 8).marginal_efficiency == Approx(0.9875));
-  CHECK(find(plan, "pods", 16).marginal_efficiency == Approx(0.9875));
-  CHECK(find(plan, "pods", 32).marginal_efficiency == Approx(-0.30625));
+  CHECK(find(plan, "pods", 8).scaling_efficiency == Approx(1));
+  CHECK(find(plan, "pods", 8).single_gpu_samples_per_s == Approx(98.75));
+  CHECK(find(plan, "pods", 8).marginal_efficiency == Approx(1));
+  CHECK(find(plan, "pods", 16).marginal_efficiency == Approx(1));
+  CHECK(find(plan, "pods", 32).marginal_efficiency == Approx(-490.0 / 1580));
   REQUIRE(plan.configurations.size() == 1);
   REQUIRE(plan.configurations[0].knee);
   CHECK(plan.points[*plan.configurations[0].knee].gpus == 16);
@@ -47,15 +51,21 @@ TEST_CASE("marginal efficiency and the knee: 8 -> 16 scales, 16 -> 32 gets slowe
   CHECK_THAT(plan.recommendation, Catch::StartsWith("Recommendation: 16 x A100-SXM4-80GB on pods"));
 }
 
-TEST_CASE("no knee when even the smallest size is below the threshold") {
+TEST_CASE("efficiency is against the smallest count that fits, not one GPU") {
+  // A model no single GPU holds: the report's one-GPU throughput (100/s) says 16 GPUs at 400/s scale at 0.25. Against
+  // the smallest count, 16 is the baseline (E 1) and 32 at 500/s adds M = 100 / (16 x 25) = 0.25: the knee is 16.
   const Plan plan =
       analyze_plan({point("eth", 16, 400, std::nullopt), point("eth", 32, 500, std::nullopt)}, PlanGoal{}, "");
-  CHECK_FALSE(plan.configurations[0].knee);
-  CHECK_FALSE(plan.recommended);
-  CHECK_THAT(plan.recommendation, Catch::Contains("none"));
+  CHECK(find(plan, "eth", 16).scaling_efficiency == Approx(1));
+  CHECK(find(plan, "eth", 32).scaling_efficiency == Approx(500.0 / (32 * 25)));
+  CHECK(find(plan, "eth", 32).marginal_efficiency == Approx(0.25));
+  REQUIRE(plan.configurations[0].knee);
+  CHECK(plan.points[*plan.configurations[0].knee].gpus == 16);
+  REQUIRE(plan.recommended == 0u);
+  CHECK(plan.points[0].gpus == 16);
 }
 
-TEST_CASE("with a target, the cheapest efficient point that reaches it is recommended") {
+TEST_CASE("with a target, the cheapest point that reaches it is recommended") {
   // Target 1500/s: ib at 16 GPUs (1580/s, 16 x 2.0 = 32/h) beats eth at 32 GPUs (2900/s, E 0.906, 32 x 1.1 = 35.2/h);
   // eth at 16 (1200/s) misses the target.
   PlanGoal goal;
@@ -125,7 +135,8 @@ TEST_CASE("time to accuracy with prices: the lowest cost to reach the target, no
 
 TEST_CASE("a point whose GPUs cannot hold the model is ranked last, never recommended, and out of the knee") {
   // 8 GPUs do not fit (the model's state per GPU is 120 GiB of 80); 16 and 32 do, with sharding over more ranks.
-  // The knee runs over the sizes that fit: M(16) = 1580 / 1600 = 0.9875 (no previous size), M(32) = 1490 / 1600.
+  // The knee runs over the sizes that fit, against the smallest that fits (16: 98.75/s per GPU): M(16) = 1 (no
+  // previous size), M(32) = 1490 / (16 x 98.75).
   PlanPoint tight = point("ib", 8, 790, 1.0);
   tight.fits = false;
   tight.memory_bytes = 120.0 * (1LL << 30);
@@ -134,8 +145,8 @@ TEST_CASE("a point whose GPUs cannot hold the model is ranked last, never recomm
   CHECK(plan.points.back().gpus == 8);
   REQUIRE(plan.recommended);
   CHECK(plan.points[*plan.recommended].gpus == 32);
-  CHECK(find(plan, "ib", 16).marginal_efficiency == Approx(0.9875));
-  CHECK(find(plan, "ib", 32).marginal_efficiency == Approx(1490.0 / 1600));
+  CHECK(find(plan, "ib", 16).marginal_efficiency == Approx(1));
+  CHECK(find(plan, "ib", 32).marginal_efficiency == Approx(1490.0 / 1580));
 
   // Nothing fits: no recommendation, and the sentence says so, naming the closest.
   PlanPoint worse = tight;
@@ -171,4 +182,30 @@ TEST_CASE("with a deadline, the lowest total cost to train wins, not the lowest 
   goal.deadline_s.reset();
   const Plan rate = analyze_plan({point("ib", 12, 960, 1.0), point("ib", 16, 1500, 1.0)}, goal, "USD");
   CHECK(rate.points[0].gpus == 12);
+}
+
+TEST_CASE("a deadline is met by the cheapest point that meets it, whatever its efficiency") {
+  // A 70B model on a fixed layout: 1,024 GPUs at 100/s are the baseline; 2,048 at 150/s scale at E = 0.75, below the
+  // 0.8 threshold, and 4,096 at 200/s at 0.5. The deadline needs 140/s: 2,048 meet it at the lowest total cost
+  // (1e6 / 150 s x 2,048 GPUs), and they are recommended though their efficiency is below the threshold.
+  PlanGoal goal;
+  goal.samples = 1e6;
+  goal.deadline_s = 1e6 / 140;
+  goal.target_samples_per_s = 140;
+  const Plan plan = analyze_plan(
+      {point("ib", 1024, 100, 2.0), point("ib", 2048, 150, 2.0), point("ib", 4096, 200, 2.0)}, goal, "USD");
+  CHECK(find(plan, "ib", 2048).scaling_efficiency == Approx(0.75));
+  REQUIRE(plan.recommended == 0u);
+  CHECK(plan.points[0].gpus == 2048);
+  CHECK(plan.points[1].gpus == 4096);  // meets it too, at a higher cost
+  CHECK_FALSE(find(plan, "ib", 1024).meets_target);
+  CHECK_THAT(plan.recommendation, Catch::StartsWith("Recommendation: 2048 x A100-SXM4-80GB on ib") &&
+                                      Catch::Contains("within the deadline"));
+  // A throughput target likewise: the cheapest by the hour that reaches 140/s.
+  goal.samples.reset();
+  goal.deadline_s.reset();
+  const Plan rate = analyze_plan(
+      {point("ib", 1024, 100, 2.0), point("ib", 2048, 150, 2.0), point("ib", 4096, 200, 2.0)}, goal, "USD");
+  REQUIRE(rate.recommended == 0u);
+  CHECK(rate.points[0].gpus == 2048);
 }

@@ -45,7 +45,7 @@ const chart::Chart& named(const std::vector<NamedChart>& charts, const std::stri
 
 }  // namespace
 
-TEST_CASE("throughput is drawn on linear axes beside GPUs x one GPU, its points labelled") {
+TEST_CASE("throughput is drawn on linear axes beside its ideal, its points labelled") {
   PlanGoal goal;
   const Plan plan = analyze_plan(three_points(), goal, "USD");
   const auto charts = plan_charts(plan, {"s", "USD", "p.yaml", goal});
@@ -55,11 +55,12 @@ TEST_CASE("throughput is drawn on linear axes beside GPUs x one GPU, its points 
   const chart::ChartSeries& ideal = t.series[1];
   CHECK(ideal.dashed);
   REQUIRE(ideal.points.size() == 3);
-  for (const auto& [gpus, samples] : ideal.points) CHECK(samples == Approx(100 * gpus));
+  // The ideal is GPUs x the baseline the efficiencies use: the smallest count's throughput per GPU (790 / 8).
+  for (const auto& [gpus, samples] : ideal.points) CHECK(samples == Approx(790.0 / 8 * gpus));
   CHECK(ideal.color == t.series[0].color);
   CHECK(t.series[0].labels == std::vector<std::string>{"8", "16", "32"});
   const std::string svg = chart::render_svg(t);
-  CHECK_THAT(svg, Catch::Contains("ideal: GPUs x one GPU"));
+  CHECK_THAT(svg, Catch::Contains("ideal: linear from the smallest count"));
   const chart::Chart& cost = named(charts, "cost");
   CHECK(cost.series[0].labels.size() == 3);
   CHECK_THAT(chart::render_svg(cost), Catch::Contains("16 GPUs"));
@@ -83,10 +84,9 @@ TEST_CASE("a point that never reached the target loss is marked on the time-to-t
 }
 
 TEST_CASE("the ideal line is what the efficiency measures against: linear from the smallest count with layouts") {
-  // --layouts auto: efficiency per GPU against the smallest count (rebase_on_smallest). At 8 GPUs 790 samples/s is
+  // Efficiency per GPU against the smallest count that fits (analyze_plan). At 8 GPUs 790 samples/s is
   // 98.75 a GPU, so the ideal at n GPUs is 98.75 n, and each point's throughput over it is its efficiency.
   std::vector<PlanPoint> points = three_points();
-  rebase_on_smallest(points);
   PlanGoal goal;
   const Plan plan = analyze_plan(points, goal, "USD");
   planner::PlanContext context{"s", "USD", "p.yaml", goal};

@@ -105,12 +105,12 @@ TEST_CASE("the plan's grid resizes each kind of topology and rejects what it can
   PlanGrid grid{{12}, {"H100-SXM-80GB"}, nets};
   const auto points = plan_points(base, grid);
   REQUIRE(points.size() == 2);
-  CHECK(points[0].overrides ==
-        std::vector<std::string>{"cluster.gpu=H100-SXM-80GB",
-                                 "cluster.topology=dgx:gpus=4,nic_bw=400Gbps,nvlink_bw=450GB/s,pcie_bw=64GB/s",
-                                 "cluster.topology.nodes=3", "cluster.workers=12"});
+  CHECK(points[0].overrides == std::vector<std::string>{"cluster.gpu=H100-SXM-80GB",
+                                                        "cluster.topology=dgx:gpus=4,nic_bw=400Gbps",
+                                                        "cluster.topology.nodes=3", "cluster.workers=12"});
   CHECK(points[1].overrides.at(2) == "cluster.topology.n=12");
-  // The H100s on that fabric get their own NVLink rate (gpu_node.hpp). Every override is a valid scenario.
+  // The H100s on that fabric get their own NVLink rate where the run resolves the scenario (run/gpu_node.hpp), as
+  // `syncsim run` of the point would. Every override is a valid scenario.
   for (const SweepPoint& p : points) CHECK_NOTHROW(load_scenario(example("planner-compute-bound.yaml"), p.overrides));
 
   const Scenario pods = load_scenario(example("bert-large-two-pods.yaml"));
@@ -133,8 +133,9 @@ TEST_CASE("the knee's sentence names the real cause: a link, stragglers, a param
   // Exposed communication on the inter-pod link.
   CHECK_THAT(knee_line(plan_for(example("bert-large-two-pods.yaml"), "16,32")),
              Catch::Contains("exposed data-parallel communication on pod") && Catch::Contains("(inter-node network)"));
-  // Jittered workers and a slow one: the wait, not compute.
-  CHECK_THAT(knee_line(plan_for(example("strategies-64gpu-stragglers.yaml"), "32,64")),
+  // Jittered workers and a slow one: the wait, not compute. Both counts wait on GPU 13 (the baseline's too), so what
+  // 64 add is lost to the jitter's longer tail (M = 0.94): the knee at a threshold of 0.95.
+  CHECK_THAT(knee_line(plan_for(example("strategies-64gpu-stragglers.yaml"), "16,64", 0.95)),
              Catch::Contains("waiting on stragglers"));
   // One parameter server: its NIC.
   CHECK_THAT(knee_line(plan_for(std::string(SYNCSIM_PLANNER_DATA) + "/resnet50-one-server.yaml", "2,4,8")),

@@ -90,6 +90,14 @@ TEST_CASE("four equal stages of eight micro-batches: the bubble is 3/11", "[mode
   const ModelParallelResult slowed = run_model_parallel(s);
   CHECK(slowed.exposed_pipeline >= SimTime::from_us(600));
   CHECK(slowed.exposed_tensor == SimTime::zero());
+  // Each stage's waiting splits into the transfers' share (what the iteration loses to them, every iteration) and
+  // the bubble, which stays the free-transfer run's: the stage's own work is the same, so its time still adds up.
+  for (std::size_t d = 0; d < slowed.stages.size(); ++d) {
+    const auto& st = slowed.stages[d];
+    CHECK(st.pipeline == slowed.exposed_pipeline * 2);
+    CHECK(st.bubble == r.stages[d].bubble);
+    CHECK(st.compute + st.pipeline + st.bubble == slowed.total);
+  }
 }
 
 TEST_CASE("tensor collectives inside the passes are exposed in full", "[model_parallel]") {
@@ -99,6 +107,27 @@ TEST_CASE("tensor collectives inside the passes are exposed in full", "[model_pa
   const ModelParallelResult r = run_model_parallel(s);
   CHECK(r.exposed_tensor == SimTime::from_ms(2 * 3));
   CHECK(r.stages[0].tensor == SimTime::from_ms(2 * 3) * 3);
+}
+
+TEST_CASE("each kind inside the passes and the recomputed forward are counted apart", "[model_parallel]") {
+  // One stage, 2 micro-batches, 3 iterations: per micro-batch 1 ms of context gathers, 2 ms of expert all-to-alls,
+  // and 10 of backward's 20 ms the forward run again. Each is its own time, and with the step and the data wait
+  // (none: free collectives) they add up to the run.
+  ModelParallelSetup s = one_stage(ShardingLevel::none, 1, SimTime::zero());
+  ChunkWork& w = s.work[0][0];
+  w.forward_context = SimTime::from_ms(1);
+  w.forward_expert = SimTime::from_ms(1);
+  w.backward_expert = SimTime::from_ms(1);
+  w.backward_recompute = SimTime::from_ms(10);
+  const ModelParallelResult r = run_model_parallel(s);
+  const auto& st = r.stages[0];
+  CHECK(st.context == SimTime::from_ms(1) * 6);
+  CHECK(st.expert == SimTime::from_ms(2) * 6);
+  CHECK(st.tensor == SimTime::zero());
+  CHECK(st.recompute == SimTime::from_ms(10) * 6);
+  CHECK(st.compute == SimTime::from_ms(30) * 6);
+  CHECK(st.compute + st.context + st.expert + st.optimizer + st.data_wait + st.pipeline + st.bubble == r.total);
+  CHECK(st.bubble == SimTime::zero());
 }
 
 TEST_CASE("ZeRO-3 under a pipeline gathers the shards before the first iteration, nothing after the last step",

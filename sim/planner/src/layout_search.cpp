@@ -200,21 +200,4 @@ std::string search_summary(const std::vector<SearchedPoint>& points) {
   return out;
 }
 
-void rebase_on_smallest(std::vector<PlanPoint>& points) {
-  std::map<std::pair<std::string, std::string>, const PlanPoint*> smallest;
-  for (const PlanPoint& p : points) {
-    if (!p.fits || p.samples_per_s <= 0) continue;
-    const PlanPoint*& s = smallest[{p.gpu, p.network}];
-    if (s == nullptr || p.gpus < s->gpus) s = &p;
-  }
-  std::map<std::pair<std::string, std::string>, double> per_gpu;
-  for (const auto& [key, p] : smallest) per_gpu[key] = p->samples_per_s / static_cast<double>(p->gpus);
-  for (PlanPoint& p : points) {
-    const auto found = per_gpu.find({p.gpu, p.network});
-    if (found == per_gpu.end()) continue;
-    p.single_gpu_samples_per_s = found->second;
-    p.scaling_efficiency = p.samples_per_s / (static_cast<double>(p.gpus) * found->second);
-  }
-}
-
 }  // namespace syncsim::planner

@@ -87,6 +87,25 @@ std::vector<PlanConfiguration> group(std::vector<PlanPoint>& points, double min_
   return out;
 }
 
+// Each configuration's efficiencies against its smallest count that fits: that count's throughput per GPU stands
+// for the one-GPU throughput (a model too big for one GPU has no one-GPU run to compare with).
+void rebase_on_smallest(std::vector<PlanPoint>& points) {
+  std::map<std::pair<std::string, std::string>, const PlanPoint*> smallest;
+  for (const PlanPoint& p : points) {
+    if (!p.fits || p.samples_per_s <= 0) continue;
+    const PlanPoint*& s = smallest[{p.gpu, p.network}];
+    if (s == nullptr || p.gpus < s->gpus) s = &p;
+  }
+  std::map<std::pair<std::string, std::string>, double> per_gpu;
+  for (const auto& [key, p] : smallest) per_gpu[key] = p->samples_per_s / static_cast<double>(p->gpus);
+  for (PlanPoint& p : points) {
+    const auto found = per_gpu.find({p.gpu, p.network});
+    if (found == per_gpu.end()) continue;
+    p.single_gpu_samples_per_s = found->second;
+    p.scaling_efficiency = p.samples_per_s / (static_cast<double>(p.gpus) * found->second);
+  }
+}
+
 // Smaller is better: the order of the table after the recommendation.
 double rank_key(const PlanPoint& p, const PlanGoal& goal) {
   if (goal.target_loss) {
@@ -107,6 +126,7 @@ std::string configuration_name(const PlanPoint& p) {
 }
 
 Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std::string& currency) {
+  rebase_on_smallest(points);
   fill_costs(points, goal);
   mark_pareto(points);
   std::vector<PlanConfiguration> configs = group(points, goal.min_efficiency);
@@ -124,18 +144,15 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
               ? fmt::format("the lowest cost to reach held-out loss {} in the convergence proxy", *goal.target_loss)
               : fmt::format("the first to reach held-out loss {} in the convergence proxy", *goal.target_loss);
   } else if (goal.target_samples_per_s) {
+    // A target is met by the cheapest point that meets it, whatever its efficiency: the efficiency is in its cost.
     for (std::size_t i = 0; i < points.size(); ++i) {
-      if (!points[i].meets_target || !efficient(points[i]) || !points[i].fits) continue;
+      if (!points[i].meets_target || !points[i].fits) continue;
       if (!best || rank_key(points[i], goal) < rank_key(points[*best], goal)) best = i;
     }
     why = goal.deadline_s
-              ? fmt::format(
-                    "the {} that trains {:.3g} samples within the deadline with scaling efficiency "
-                    ">= {:.2f}",
-                    points.front().price_per_hour ? "lowest total cost" : "fewest GPU-hours", *goal.samples,
-                    goal.min_efficiency)
-              : fmt::format("the cheapest size that reaches {:.0f} samples/s with scaling efficiency >= {:.2f}",
-                            *goal.target_samples_per_s, goal.min_efficiency);
+              ? fmt::format("the {} that trains {:.3g} samples within the deadline",
+                            points.front().price_per_hour ? "lowest total cost" : "fewest GPU-hours", *goal.samples)
+              : fmt::format("the cheapest size that reaches {:.0f} samples/s", *goal.target_samples_per_s);
   } else {
     for (const PlanConfiguration& c : configs) {
       if (!c.knee) continue;
@@ -156,9 +173,11 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     if ((best == a) != (best == b)) return best == a;
     if (points[a].fits != points[b].fits) return points[a].fits;
-    // Time-to-accuracy ranks by the time (or cost) to the target alone: efficiency is no longer the question.
-    const bool fa = (goal.target_loss || efficient(points[a])) && points[a].meets_target;
-    const bool fb = (goal.target_loss || efficient(points[b])) && points[b].meets_target;
+    // A target (a loss, a throughput, a deadline) ranks by what meets it at what cost: efficiency is no longer the
+    // question.
+    const bool targeted = goal.target_loss || goal.target_samples_per_s;
+    const bool fa = (targeted || efficient(points[a])) && points[a].meets_target;
+    const bool fb = (targeted || efficient(points[b])) && points[b].meets_target;
     if (fa != fb) return fa;
     const double ka = rank_key(points[a], goal);
     const double kb = rank_key(points[b], goal);
@@ -225,10 +244,10 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
         std::max_element(plan.points.begin(), plan.points.end(),
                          [](const PlanPoint& a, const PlanPoint& b) { return a.samples_per_s < b.samples_per_s; });
     plan.recommendation = fmt::format(
-        "Recommendation: none of these sizes reaches {:.0f} samples/s with scaling efficiency >= {:.2f}; the fastest "
-        "is {} at {:.0f} samples/s ({:.0f}% efficiency), where {} — fix that before buying more.",
-        *goal.target_samples_per_s, goal.min_efficiency, gpus_text(*fastest), fastest->samples_per_s,
-        100 * fastest->scaling_efficiency, fastest->bottleneck_summary);
+        "Recommendation: none of these sizes reaches {:.0f} samples/s; the fastest is {} at {:.0f} samples/s ({:.0f}% "
+        "efficiency), where {} — fix that before buying more.",
+        *goal.target_samples_per_s, gpus_text(*fastest), fastest->samples_per_s, 100 * fastest->scaling_efficiency,
+        fastest->bottleneck_summary);
   } else {
     // The most efficient point that fits names what to fix: the cause that stops even it.
     const PlanPoint* most = nullptr;

@@ -9,8 +9,8 @@
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/units.hpp"
-#include "syncsim/planner/gpu_node.hpp"
 #include "syncsim/planner/sweep_table.hpp"
+#include "syncsim/run/gpu_node.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 #include "syncsim/topology/topology_spec.hpp"
 
@@ -193,22 +193,16 @@ std::vector<SweepPoint> plan_points(const Scenario& base, const PlanGrid& grid) 
             fmt::format("a profile taken on {} cannot stand for {}: plan one GPU type, or leave model.profile out",
                         base.cluster.gpu.name.value, gpu));
       }
-      // The GPU's own node (gpu_node.hpp) on a fabric written for the plan, or on the scenario's for another GPU;
-      // the scenario's own GPU on its own topology stays as `syncsim run` simulates it.
-      const bool own = !net.spec && gpu == base.cluster.gpu.name.value;
+      // Each point's GPU brings its own node rates where the fabric leaves them out, as every run resolves them
+      // (run/gpu_node.hpp): the plan and `syncsim run` of the same point simulate the same machine.
       const bool catalog = !base.cluster.gpu.inline_spec || gpu != base.cluster.gpu.name.value;
-      const TopologySpec node = own || !catalog ? spec : with_gpu_node(spec, find_gpu(gpu));
       for (const std::int64_t n : grid.gpu_counts) {
         SweepPoint p;
         p.index = points.size();
         p.labels = {gpu, net.label, std::to_string(n)};
         // An inline GPU stays as the file defines it; a catalog GPU is replaced by name.
         if (catalog) p.overrides.push_back("cluster.gpu=" + gpu);
-        if (net.spec) {
-          p.overrides.push_back("cluster.topology=" + spec_text(node));
-        } else if (node.params != spec.params) {
-          p.overrides.push_back("cluster.topology.nvlink_bw=" + node.params.at("nvlink_bw"));
-        }
+        if (net.spec) p.overrides.push_back("cluster.topology=" + spec_text(spec));
         for (std::string& o : size_overrides(spec.kind, spec.params, n, file_gpus, net.label)) {
           p.overrides.push_back(std::move(o));
         }
@@ -226,7 +220,7 @@ std::vector<std::string> node_warnings(const Scenario& base, const PlanGrid& gri
     const TopologySpec& spec = net.spec ? *net.spec : base.cluster.topology;
     for (const std::string& gpu : grid.gpu_types) {
       if (base.cluster.gpu.inline_spec && gpu == base.cluster.gpu.name.value) continue;
-      for (std::string& w : node_contradictions(spec, net.label, find_gpu(gpu))) out.push_back(std::move(w));
+      for (std::string& w : run::node_contradictions(spec, net.label, find_gpu(gpu))) out.push_back(std::move(w));
     }
   }
   return out;
@@ -249,7 +243,7 @@ PlanPoint plan_point(const SweepPoint& point, const TrainingReport& r) {
   p.bottleneck_share = b.bound_share;
   p.bottleneck_summary = b.summary;
   p.bottleneck_cause = b.bound;
-  p.layout = layout_label(r);  // --layouts auto names its candidates' layouts itself (best_layouts)
+  p.layout = layout_label(r);  // --layouts auto names its searched layout itself (layout_search.hpp)
   p.model_flops_utilization = r.utilization.model_flops_utilization;
   p.pipeline_bubble_share = r.pipeline_bubble_share;
   if (r.utilization.tokens_per_second_per_gpu > 0) p.tokens_per_s_per_gpu = r.utilization.tokens_per_second_per_gpu;

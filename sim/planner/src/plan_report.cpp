@@ -39,14 +39,8 @@ chart::Chart make_chart(std::string title, std::string x_label, std::string y_la
 // The ideal line's words, from the baseline the efficiencies were measured against: where every configuration's
 // smallest fitting count is at efficiency 1, the baseline is that count's per-GPU throughput (--layouts auto);
 // otherwise one GPU's.
-std::string ideal_label(const Plan& plan) {
-  const bool smallest = std::all_of(plan.configurations.begin(), plan.configurations.end(), [&](const auto& cfg) {
-    const auto first = std::find_if(cfg.points.begin(), cfg.points.end(), [&](std::size_t i) {
-      return plan.points[i].fits && plan.points[i].samples_per_s > 0;
-    });
-    return first == cfg.points.end() || std::abs(plan.points[*first].scaling_efficiency - 1) < 1e-9;
-  });
-  return smallest ? "ideal: linear from the smallest count" : "ideal: GPUs x one GPU";
+std::string kIdealLabel {
+  return "ideal: linear from the smallest count";
 }
 
 }  // namespace
@@ -186,10 +180,11 @@ std::string plan_csv(const Plan& plan, const PlanGoal& goal) {
 std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& c) {
   chart::Chart throughput = make_chart("Throughput vs GPUs", "GPUs", "samples/s");
   chart::Chart efficiency = make_chart("Scaling efficiency vs GPUs", "GPUs", "scaling efficiency");
-  // Throughput on linear axes, beside each configuration's ideal (GPUs x one GPU), so that linear scaling is a
-  // straight line and the gap to it is the loss; efficiency, a ratio, on a linear y over doubling GPU counts.
+  // Throughput on linear axes, beside each configuration's ideal (linear from its smallest count), so that linear
+  // scaling is a straight line and the gap to it is the loss; efficiency, a ratio, on a linear y over doubling GPU
+  // counts.
   efficiency.log_x = true;
-  throughput.reference_label = ideal_label(plan);
+  throughput.reference_label = kIdealLabel;
   efficiency.y_rule = c.goal.min_efficiency;
   efficiency.y_rule_label = fmt::format("threshold {:.2f}", c.goal.min_efficiency);
   if (c.goal.target_samples_per_s) {
@@ -220,8 +215,8 @@ std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& c) {
       t.points.emplace_back(gpus, p.samples_per_s);
       if (n == 0) t.labels.push_back(std::to_string(p.gpus));  // the configurations share the grid's counts
       // The ideal is what the efficiency in use measures against (throughput / efficiency), so the gap to it is
-      // the efficiency the table prints: GPUs x one GPU, or with --layouts auto GPUs x the per-GPU throughput of
-      // the smallest count (layout_search.hpp, rebase_on_smallest).
+      // the efficiency the table prints: GPUs x the per-GPU throughput of the smallest count that fits
+      // (plan_analysis.hpp).
       if (p.scaling_efficiency > 0) ideal.points.emplace_back(gpus, p.samples_per_s / p.scaling_efficiency);
       e.points.emplace_back(gpus, p.scaling_efficiency);
       if (priced && p.price_per_million_samples && p.samples_per_s > 0) {

@@ -114,7 +114,7 @@ std::vector<CauseReport> ranked_causes(const TrainingReport& report) {
 BottleneckReport attribute_bottleneck(const TrainingReport& report) {
   BottleneckReport out;
   // The shares, as the report prints them beside the bound.
-  out.compute_share = report.compute_share + report.optimizer_share;
+  out.compute_share = report.compute_share + report.recompute_share + report.optimizer_share;
   out.communication_share = report.exposed_communication_share;
   out.straggler_share = report.idle_share;
   const std::vector<CauseReport> causes = report.causes.empty() ? ranked_causes(report) : report.causes;

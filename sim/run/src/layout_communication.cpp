@@ -67,6 +67,7 @@ LayoutCommunication::LayoutCommunication(ResolvedScenario& context, CollectiveFl
   chunks_ = p.schedule.value == PipelineSchedule::interleaved && p.virtual_stages ? p.virtual_stages->value : 1;
   ranges_ = at_value(p.pipeline, [&] { return pipeline_stage_ranges(context.model(), p.pipeline.value * chunks_); });
   layers_ = context.layer_times();
+  recomputed_ = context.recomputed();
   const TransformerStructure& t = *context.model().transformer();
   const LayoutSizes& n = layout_.sizes();
   activation_ = message(context, t.hidden, n.context);
@@ -170,6 +171,7 @@ ChunkWork LayoutCommunication::chunk_work(std::int64_t stage, std::int64_t chunk
   for (std::size_t l = range.first; l < range.second; ++l) {
     w.forward_compute += layers_.forward[l];
     w.backward_compute += layers_.backward[l];
+    if (recomputed_[l]) w.backward_recompute += layers_.forward[l];
   }
   std::int64_t blocks = 0;
   const auto& all_blocks = context_.model().transformer()->blocks;

@@ -97,8 +97,9 @@ class LayoutCommunication {
   std::int64_t forward_again_ = 0;  // 1 under full checkpointing: each block's forward runs again in backward
   std::vector<std::pair<std::size_t, std::size_t>> ranges_;  // per global chunk
   LayerTimes layers_;
-  Bytes activation_;  // b x s x h / context: the tensor-parallel message
-  Bytes kv_;          // 2 x b x s x kv_width / tensor: the context-parallel gather
+  std::vector<bool> recomputed_;  // per layer: its forward runs again in backward (ResolvedScenario::recomputed)
+  Bytes activation_;              // b x s x h / context: the tensor-parallel message
+  Bytes kv_;                      // 2 x b x s x kv_width / tensor: the context-parallel gather
   SimTime tensor_allreduce_;
   std::vector<BlockTensorTime> block_tensor_;  // per block: its tensor collectives on the compute stream
   SimTime context_gather_;

@@ -90,12 +90,17 @@ void fill_workers(TrainingReport& r, const RankLayout& layout, const ModelParall
     const auto& st = result.stages[static_cast<std::size_t>(layout.coordinates(rank).pipeline)];
     r.per_worker.push_back({.compute = st.compute,
                             .optimizer = st.optimizer,
-                            .exposed_communication = st.tensor + st.data_wait,
+                            .exposed_communication = st.tensor + st.context + st.expert + st.pipeline + st.data_wait,
                             .straggler_wait = SimTime::zero(),
                             .framework_overhead = SimTime::zero(),
                             .overlap_interference = SimTime::zero(),
                             .pipeline_bubble = st.bubble,
-                            .updates = std::nullopt});
+                            .updates = std::nullopt,
+                            .recompute = st.recompute,
+                            .exposed_tensor = st.tensor,
+                            .exposed_context = st.context,
+                            .exposed_pipeline = st.pipeline,
+                            .exposed_expert = st.expert});
   }
 }
 

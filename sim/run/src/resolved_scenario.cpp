@@ -12,6 +12,7 @@
 #include "syncsim/compute/model_catalog.hpp"
 #include "syncsim/compute/step_time_fit.hpp"
 #include "syncsim/run/chakra_workload.hpp"
+#include "syncsim/run/gpu_node.hpp"
 #include "syncsim/run/memory_budget.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
@@ -30,11 +31,6 @@ chakra::DdpWorkload imported_workload(const Scenario& s) {
     const std::filesystem::path path = s.model.chakra->value;
     return chakra::ddp_workload(chakra::read_execution_trace(path), path.string());
   });
-}
-
-GpuSpec resolve_gpu(const Scenario& s) {
-  if (s.cluster.gpu.inline_spec) return *s.cluster.gpu.inline_spec;
-  return at_value(s.cluster.gpu.name, [&] { return find_gpu(s.cluster.gpu.name.value); });
 }
 
 // Errors point at the key that caused them: an unknown name at model.name, a sequence length or image size the
@@ -76,11 +72,11 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
     : scenario_(&scenario),
       workspace_(&workspace),
       progress_(progress),
-      gpu_(resolve_gpu(scenario)),
+      gpu_(scenario_gpu(scenario)),
       model_(resolve_model(scenario.model)) {
   const Scenario& s = scenario;
   check_memory_budget(s.cluster.topology);  // before building anything a million-GPU spec would allocate
-  topology_ = scenario_topology(s);
+  topology_ = node_topology(s, gpu_);       // the GPU's own node rates where the spec leaves them out
   const auto gpus = static_cast<std::int64_t>(topology_->gpu_count());
   workers_ = s.cluster.workers ? s.cluster.workers->value : gpus;
   if (workers_ < 1 || workers_ > gpus) {

@@ -76,6 +76,11 @@ class ResolvedScenario {
   LayerTimes layer_times() const;
   LayerTimes layer_times(RankSplit split) const;  // `split`'s share (RankSplit{}: the whole model on one GPU)
   RankSplit rank_split() const;
+  // Per layer: whether its backward runs its forward again (activation checkpointing); all false without
+  // checkpointing or with model.chakra, whose trace's times are taken as they are.
+  std::vector<bool> recomputed() const;
+  // The share of `times`' forward and backward (layer_times) that is forward run again: the time shares' recompute.
+  double recompute_fraction(const LayerTimes& times) const;
   SimTime optimizer_step() const;
   // DDP's buckets of the model's gradients at training.bucket_size (bucket_plan.hpp), or the execution trace's.
   BucketPlan bucket_plan() const;

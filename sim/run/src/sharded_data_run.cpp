@@ -8,6 +8,7 @@
 
 #include "convergence_run.hpp"
 #include "engines.hpp"
+#include "recompute_share.hpp"
 #include "sharded_trace.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/training/bucket_plan.hpp"
@@ -82,6 +83,7 @@ RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedul
                             .pipeline_bubble = SimTime::zero(),
                             .updates = std::nullopt});
   }
+  split_recompute(r, context, setup.layers);
   compute_shares(r);
   r.group_communication.push_back({.group = "data",
                                    .collectives = collectives_text(setup.level, setup.replicas > 1),

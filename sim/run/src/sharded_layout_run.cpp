@@ -12,6 +12,7 @@
 #include "convergence_run.hpp"
 #include "engines.hpp"
 #include "layout_communication.hpp"
+#include "recompute_share.hpp"
 #include "sharded_trace.hpp"
 #include "syncsim/training/bucket_plan.hpp"
 #include "syncsim/training/sharded_run.hpp"
@@ -125,8 +126,10 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
                   nearest_rank_percentile(result.iteration_times, 50),
                   nearest_rank_percentile(result.iteration_times, 99));
   // The layers' tensor and context collectives run on the compute stream: exposed communication, not compute.
-  const SimTime inline_comm =
-      inline_communication(setup.layers, comm.rank_layer_times(false, false), m * s.training.iterations);
+  const LayerTimes bare = comm.rank_layer_times(false, false);
+  const std::int64_t passes = m * s.training.iterations;
+  const SimTime inline_comm = inline_communication(setup.layers, bare, passes);
+  const SimTime inline_tensor = inline_communication(comm.rank_layer_times(true, false), bare, passes);
   for (std::int64_t rank = 0; rank < layout.ranks(); ++rank) {
     r.per_worker.push_back({.compute = result.compute - inline_comm,
                             .optimizer = result.optimizer,
@@ -135,8 +138,11 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
                             .framework_overhead = SimTime::zero(),
                             .overlap_interference = result.interference,
                             .pipeline_bubble = SimTime::zero(),
-                            .updates = std::nullopt});
+                            .updates = std::nullopt,
+                            .exposed_tensor = inline_tensor,
+                            .exposed_context = inline_comm - inline_tensor});
   }
+  split_recompute(r, context, bare);
   r.layout = comm.layout_report(r, 0);
   compute_shares(r);
   r.group_communication = comm.group_reports(exposure);

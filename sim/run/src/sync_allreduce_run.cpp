@@ -7,6 +7,7 @@
 
 #include "engines.hpp"
 #include "fault_plan.hpp"
+#include "recompute_share.hpp"
 #include "scenario_network.hpp"
 #include "sync_link_load.hpp"
 #include "sync_trace.hpp"
@@ -275,6 +276,7 @@ RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSched
   r = context.base_report();
   fill_throughput(context, r, s.training.iterations, result.total, result.mean, result.p50, result.p99);
   fill_workers(r, result, workers, s.training.iterations);
+  split_recompute(r, context, setup.ddp.layers);
   compute_shares(r);
   fill_faults(r, result, faults);
   fill_buckets(r, context, setup.ddp);

@@ -60,7 +60,7 @@ class Timeline {
     }
     out_.total = last_end;
     for (ModelParallelResult::Stage& st : out_.stages) {
-      st.bubble = out_.total - st.compute - st.tensor - st.data_wait - st.optimizer;
+      st.bubble = out_.total - st.compute - st.tensor - st.context - st.expert - st.data_wait - st.optimizer;
       st.data_bytes_per_iteration /= static_cast<double>(iterations_);
     }
     return std::move(out_);
@@ -176,7 +176,10 @@ class Timeline {
       for (const ChunkWork& w : s_.work[d]) {
         const auto m = s_.micro_batches;
         st.compute += (w.forward_compute + w.backward_compute) * m;
-        st.tensor += (inline_comm(w, false) + inline_comm(w, true)) * m;
+        st.recompute += w.backward_recompute * m;
+        if (!free_kinds_.tensor) st.tensor += (w.forward_tensor + w.backward_tensor) * m;
+        if (!free_kinds_.context) st.context += (w.forward_context + w.backward_context) * m;
+        if (!free_kinds_.expert) st.expert += (w.forward_expert + w.backward_expert) * m;
       }
       if (record_ && it >= traced_from_) {
         for (const PipelineTiming::Span& span : t.passes[d]) {
@@ -220,6 +223,12 @@ ModelParallelResult run_model_parallel(const ModelParallelSetup& setup) {
   out.exposed_pipeline = lost({.pipeline = true});
   out.exposed_data = lost({.data = true});
   out.exposed_expert = lost({.expert = true});
+  // A stage's own work does not change when the transfers are free, so its waiting shrinks by what the iteration
+  // loses to them: that much of its waiting is the transfers', the rest the bubble.
+  for (ModelParallelResult::Stage& st : out.stages) {
+    st.pipeline = std::min(st.bubble, out.exposed_pipeline * setup.iterations);
+    st.bubble -= st.pipeline;
+  }
   return out;
 }
 

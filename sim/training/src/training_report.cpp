@@ -1,6 +1,8 @@
 #include "syncsim/training/training_report.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -221,6 +223,23 @@ nlohmann::ordered_json utilization_json(const TrainingReport::Utilization& u) {
   return out;
 }
 
+// The first six keys as before issue 40 (compute now without recompute); then the split that sums to 1.
+nlohmann::ordered_json shares_json(const TrainingReport& r) {
+  return {{"compute", ratio(r.compute_share)},
+          {"optimizer", ratio(r.optimizer_share)},
+          {"exposed_communication", ratio(r.exposed_communication_share)},
+          {"idle", ratio(r.idle_share)},
+          {"framework_overhead", ratio(r.framework_overhead_share)},
+          {"overlap_interference", ratio(r.overlap_interference_share)},
+          {"recompute", ratio(r.recompute_share)},
+          {"pipeline_bubble", ratio(r.pipeline_bubble_share)},
+          {"exposed_tensor", ratio(r.exposed_tensor_share)},
+          {"exposed_context", ratio(r.exposed_context_share)},
+          {"exposed_pipeline", ratio(r.exposed_pipeline_share)},
+          {"exposed_data", ratio(r.exposed_data_share)},
+          {"exposed_expert", ratio(r.exposed_expert_share)}};
+}
+
 nlohmann::ordered_json memory_json(const MemoryReport& m) {
   return {{"fits", m.fits},
           {"weights_bytes", m.weights.value},
@@ -241,27 +260,48 @@ nlohmann::ordered_json memory_json(const MemoryReport& m) {
 }  // namespace
 
 void compute_shares(TrainingReport& report) {
-  report.compute_share = report.optimizer_share = report.exposed_communication_share = report.idle_share = 0;
-  report.framework_overhead_share = report.overlap_interference_share = report.pipeline_bubble_share = 0;
+  double* const leaves[] = {&report.compute_share,
+                            &report.recompute_share,
+                            &report.pipeline_bubble_share,
+                            &report.exposed_tensor_share,
+                            &report.exposed_context_share,
+                            &report.exposed_pipeline_share,
+                            &report.exposed_data_share,
+                            &report.exposed_expert_share,
+                            &report.optimizer_share,
+                            &report.framework_overhead_share,
+                            &report.overlap_interference_share,
+                            &report.idle_share};
+  for (double* leaf : leaves) *leaf = 0;
+  report.exposed_communication_share = 0;
   if (report.per_worker.empty() || report.total.ps() <= 0) return;
+  const SimTime total = report.total;
   for (const WorkerReport& w : report.per_worker) {
-    report.compute_share += share(w.compute, report.total);
-    report.optimizer_share += share(w.optimizer, report.total);
-    report.exposed_communication_share += share(w.exposed_communication, report.total);
-    report.idle_share += share(w.straggler_wait, report.total);
-    report.framework_overhead_share += share(w.framework_overhead, report.total);
-    report.overlap_interference_share += share(w.overlap_interference, report.total);
-    report.pipeline_bubble_share += share(w.pipeline_bubble, report.total);
+    const SimTime by_kind = w.exposed_tensor + w.exposed_context + w.exposed_pipeline + w.exposed_expert;
+    const SimTime data = std::max(SimTime::zero(), w.exposed_communication - by_kind);
+    const SimTime parts[] = {
+        w.compute - w.recompute, w.recompute, w.pipeline_bubble, w.exposed_tensor, w.exposed_context,
+        w.exposed_pipeline,      data,        w.exposed_expert,  w.optimizer,      w.framework_overhead,
+        w.overlap_interference};
+    SimTime accounted;
+    for (std::size_t i = 0; i < std::size(parts); ++i) {
+      *leaves[i] += share(parts[i], total);
+      accounted += parts[i];
+    }
+    // Idle closes the worker's time: waiting for others, stalled, or anything else it was not doing above.
+    *leaves[std::size(parts)] += share(std::max(w.straggler_wait, total - accounted), total);
   }
   const auto n = static_cast<double>(report.per_worker.size());
-  report.compute_share /= n;
-  report.optimizer_share /= n;
-  report.exposed_communication_share /= n;
-  report.idle_share /= n;
-  report.framework_overhead_share /= n;
-  report.overlap_interference_share /= n;
-  report.pipeline_bubble_share /= n;
+  for (double* leaf : leaves) *leaf /= n;
+  report.exposed_communication_share = report.exposed_tensor_share + report.exposed_context_share +
+                                       report.exposed_pipeline_share + report.exposed_data_share +
+                                       report.exposed_expert_share;
   if (report.layout) report.layout->bubble_share = report.pipeline_bubble_share;
+}
+
+double sum_of_shares(const TrainingReport& r) {
+  return r.compute_share + r.recompute_share + r.pipeline_bubble_share + r.exposed_communication_share +
+         r.optimizer_share + r.framework_overhead_share + r.overlap_interference_share + r.idle_share;
 }
 
 nlohmann::ordered_json to_json(const TrainingReport& r) {
@@ -295,12 +335,7 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
   out["single_gpu_samples_per_s"] = ratio(r.single_gpu_samples_per_second);
   out["scaling_efficiency"] = ratio(r.scaling_efficiency);
   out["utilization"] = utilization_json(r.utilization);
-  out["shares"] = {{"compute", ratio(r.compute_share)},
-                   {"optimizer", ratio(r.optimizer_share)},
-                   {"exposed_communication", ratio(r.exposed_communication_share)},
-                   {"idle", ratio(r.idle_share)},
-                   {"framework_overhead", ratio(r.framework_overhead_share)},
-                   {"overlap_interference", ratio(r.overlap_interference_share)}};
+  out["shares"] = shares_json(r);
   if (r.staleness) {
     out["staleness"] = {{"updates", r.staleness->updates},
                         {"mean", ratio(r.staleness->mean)},

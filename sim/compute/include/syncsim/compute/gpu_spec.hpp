@@ -70,8 +70,8 @@ struct GpuSpec {
   std::optional<Bandwidth> nvlink_bandwidth = std::nullopt;
   std::optional<int> nvlink_domain_gpus = std::nullopt;
   // The reference node the GPU is sold in (the DGX of its generation): network bandwidth per GPU (one NIC each) and
-  // the host PCIe per direction. nullopt where there is no reference node. `syncsim plan` fills a dgx network's
-  // missing rates from them (planner/gpu_node.hpp).
+  // the host PCIe per direction. nullopt where there is no reference node. Every command fills a dgx topology's
+  // missing rates from them (run/gpu_node.hpp).
   std::optional<Bandwidth> node_nic_bandwidth = std::nullopt;
   std::optional<Bandwidth> node_pcie_bandwidth = std::nullopt;
   // How much less of its peak a scaled-format GEMM reaches than a BF16 one on this GPU: the maximum achievable

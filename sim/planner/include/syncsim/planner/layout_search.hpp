@@ -65,7 +65,5 @@ bool fits_with_headroom(const MemoryReport& memory, double headroom);
 // The plan header's line: candidates, simulated, pruned, not fitting, and the skipped ones by reason.
 std::string search_summary(const std::vector<SearchedPoint>& points);
 
-// Scaling efficiency per configuration against its smallest count's throughput per GPU.
-void rebase_on_smallest(std::vector<PlanPoint>& points);
 
 }  // namespace syncsim::planner

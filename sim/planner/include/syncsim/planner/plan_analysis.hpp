@@ -3,8 +3,10 @@
 //
 // A configuration is a (GPU type, network) pair; its points are cluster sizes n1 < n2 < ... For each point:
 //
-//   scaling efficiency   E(n)   = throughput(n) / (n x one-GPU throughput)            (TrainingReport's)
-//   marginal efficiency  M(n_i) = (throughput(n_i) - throughput(n_{i-1})) / ((n_i - n_{i-1}) x one-GPU throughput)
+//   per-GPU baseline     t1     = throughput(n_s) / n_s, n_s the configuration's smallest count that fits (a
+//                                 model too big for one GPU has no one-GPU run to compare with)
+//   scaling efficiency   E(n)   = throughput(n) / (n x t1)                  (so E(n_s) = 1)
+//   marginal efficiency  M(n_i) = (throughput(n_i) - throughput(n_{i-1})) / ((n_i - n_{i-1}) x t1)
 //                                 with throughput(n_0) = 0 and n_0 = 0, so M(n1) = E(n1)
 //
 // M is what the last GPUs bought: 1 when they scale perfectly, 0 when they add nothing, negative when the cluster
@@ -20,10 +22,10 @@
 // that fit.
 //
 // Recommendation:
-//   with a throughput target: the cheapest point that meets it with E >= threshold (cheapest by $/hour; without
-//     prices, fewest GPUs): a rate sustained is paid by the hour;
+//   with a throughput target: the cheapest point that meets it, whatever its efficiency (cheapest by $/hour;
+//     without prices, fewest GPUs): a rate sustained is paid by the hour;
 //   with samples within a time (a deadline): the point that meets it at the lowest total cost to train (without
-//     prices, the fewest GPU-hours) with E >= threshold: a fixed amount of work is paid in full, and a faster
+//     prices, the fewest GPU-hours), whatever its efficiency: a fixed amount of work is paid in full, and a faster
 //     cluster rented for less time can cost less;
 //   with a target loss (--objective time-to-accuracy): the point that reaches it soonest in simulated time
 //     (with prices: at the lowest cost to reach it, $/hour x time-to-target), whatever its throughput — more GPUs
@@ -51,8 +53,8 @@ struct PlanPoint {
   std::string layout;   // with --layouts auto: the layout that stands for the point (layout_search.hpp)
   std::int64_t gpus = 0;
   double samples_per_s = 0;
-  double single_gpu_samples_per_s = 0;
-  double scaling_efficiency = 0;
+  double single_gpu_samples_per_s = 0;   // analyze_plan: the smallest count's that fits, per GPU (the baseline t1)
+  double scaling_efficiency = 0;         // analyze_plan: against the configuration's smallest count that fits
   std::string bottleneck;                // "compute", "communication: pod0 -> pod1 (network)", ...
   double bottleneck_share = 0;           // of the iteration: the bound cause's loss, or compute's share
   std::string bottleneck_summary;        // BottleneckReport::summary: the cause in words

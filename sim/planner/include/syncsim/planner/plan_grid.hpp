@@ -10,8 +10,8 @@
 // A GPU count n becomes a topology of n GPUs: `nodes = ceil(n / gpus)` for dgx (and `cluster.workers = n`), `n`
 // for ring, mesh, switch and fattree; a file topology keeps its GPUs and trains on the first n
 // (`cluster.workers = n`, at most what the file has). A torus has no single size key: give another network.
-// A dgx network without nvlink_bw takes each GPU type's own NVLink rate (gpu_node.hpp), except the scenario's own
-// GPU on the scenario's own topology, which stays as `syncsim run` simulates it.
+// A dgx network without nvlink_bw, nic_bw or pcie_bw takes each GPU type's own rates, as every run resolves a
+// scenario (run/gpu_node.hpp): a plan's point and `syncsim run` of it give the same numbers.
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -47,7 +47,7 @@ std::vector<PlanNetwork> parse_networks(const std::vector<std::string>& args);
 // InputError at `--gpus` for a count the topology cannot have (above a file's GPUs, a torus).
 std::vector<SweepPoint> plan_points(const Scenario& base, const PlanGrid& grid);
 
-// What the networks say against the GPU types' own nodes (gpu_node.hpp): one warning each, for stderr.
+// What the networks say against the GPU types' own nodes (run/gpu_node.hpp): one warning each, for stderr.
 std::vector<std::string> node_warnings(const Scenario& base, const PlanGrid& grid);
 
 // The table row of one simulated point (labels from plan_points): throughput, efficiency, the bottleneck as

@@ -45,6 +45,7 @@ struct ChunkWork {
   SimTime backward_context;
   SimTime forward_expert;  // expert parallelism's all-to-alls (dispatch, combine) inside the forward pass
   SimTime backward_expert;
+  SimTime backward_recompute;  // the part of backward_compute that runs forward again (activation checkpointing)
   // The chunk's data-parallel gradient buckets, in the order backward completes them: `ready` is the share of the
   // chunk's backward compute done when the bucket's last gradient exists (1 for the last bucket).
   struct Unit {
@@ -76,12 +77,19 @@ struct ModelParallelResult {
   std::vector<SimTime> iteration_times;
   SimTime total;
   // Per stage, over all iterations.
+  // Per stage, over all iterations; the times sum to `total`.
   struct Stage {
     SimTime compute;    // the passes' compute
-    SimTime tensor;     // tensor- and context-parallel collectives inside the passes
+    SimTime recompute;  // the part of compute that is forward run again (activation checkpointing)
+    SimTime tensor;     // tensor-parallel collectives inside the passes
+    SimTime context;    // context-parallel collectives inside the passes
+    SimTime expert;     // expert all-to-alls inside the passes
     SimTime data_wait;  // the gradients' reduction after the last pass, the parameters' gathers before the first
     SimTime optimizer;  // the steps
-    SimTime bubble;     // the rest: waiting on other stages and their transfers (the pipeline bubble)
+    // The rest is waiting on other stages: for their transfers (the iteration's causal loss to them, exposed_pipeline
+    // x iterations, at most the rest) and for their work (the pipeline bubble).
+    SimTime pipeline;
+    SimTime bubble;
     double data_bytes_per_iteration = 0;  // bus bytes one GPU moves in data-parallel collectives
   };
   std::vector<Stage> stages;

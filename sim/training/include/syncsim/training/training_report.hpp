@@ -1,9 +1,27 @@
 #pragma once
 // TrainingReport: what `syncsim run` found for one scenario, and its report.json form (to_json).
 //
-// Shares are averaged over the workers and sum to 1: compute (forward + backward), optimizer (the optimizer
-// step), exposed communication (waiting for AllReduce that the compute did not hide: a worker's idle time less
-// its straggler wait) and idle (waiting for slower workers: RankRunStats::straggler_wait).
+// Time shares (compute_shares): each worker's time split from its engine's timeline, averaged over the workers
+// (every worker spans the run, so the average is of the run's worker time), summing to 1:
+//
+//   compute               forward and backward, less the recomputation below
+//   recompute             the forward run again in backward under activation checkpointing
+//   pipeline_bubble       waiting on other pipeline stages (model-parallel layouts), their transfers excepted
+//   exposed_tensor        tensor-parallel collectives on the compute stream (the passes' own, as run)
+//   exposed_context       context-parallel K, V gathers and their gradients' scatters (likewise)
+//   exposed_expert        expert parallelism's all-to-alls (likewise)
+//   exposed_pipeline      waiting on stage-to-stage transfers: the iteration's causal loss to them (the run again
+//                         with them free), at most the stage's waiting time
+//   exposed_data          the rest of the exposed communication: data-parallel (AllReduce, ReduceScatter,
+//                         AllGather) or parameter-server traffic the compute did not hide
+//   optimizer             the optimizer step
+//   framework_overhead    the framework's own work (training.framework_overhead)
+//   overlap_interference  backward's extra time beside the AllReduces (training.overlap_slowdown)
+//   idle                  waiting for slower workers, stalled by faults, or any other time a worker does none of the
+//                         above (RankRunStats::straggler_wait and the remainder)
+//
+// exposed_communication is the sum of the five exposed kinds. Until issue 40 `compute` held the recomputation too:
+// compute + recompute is the old compute.
 //
 // Scaling efficiency = samples/s / (workers x single-GPU samples/s), where one GPU of the same kind runs the same
 // per-GPU batch and micro-batches with no communication: samples per iteration / (k(F + B) + optimizer step).
@@ -77,6 +95,12 @@ struct WorkerReport {
   // Updates this worker completed when workers progress at their own pace (async, ssp, hybrid); nullopt when
   // every worker does every iteration.
   std::optional<std::int64_t> updates;
+  SimTime recompute{};  // the part of compute that is forward run again under activation checkpointing
+  // The parts of exposed_communication by group kind; the rest of it is data-parallel (or parameter-server).
+  SimTime exposed_tensor{};
+  SimTime exposed_context{};
+  SimTime exposed_pipeline{};
+  SimTime exposed_expert{};
 };
 
 // Asynchronous strategies: how many updates from other workers landed between the moment a worker read the
@@ -263,6 +287,8 @@ struct TrainingReport {
     double tokens_per_second_per_gpu = 0;   // a transformer's tokens (sequence x samples); 0 for other models
   } utilization;
 
+  // The time shares (see the top of this file); the leaves sum to 1, exposed_communication_share is the sum of
+  // the five exposed kinds.
   double compute_share = 0;
   double optimizer_share = 0;
   double exposed_communication_share = 0;
@@ -270,6 +296,12 @@ struct TrainingReport {
   double framework_overhead_share = 0;
   double overlap_interference_share = 0;
   double pipeline_bubble_share = 0;  // model-parallel layouts only; also in layout->bubble_share
+  double recompute_share = 0;
+  double exposed_tensor_share = 0;
+  double exposed_context_share = 0;
+  double exposed_pipeline_share = 0;
+  double exposed_data_share = 0;
+  double exposed_expert_share = 0;
 
   // Asynchronous strategies (async, ssp, hybrid across groups); nullopt for the synchronous ones.
   std::optional<StalenessReport> staleness;
@@ -295,6 +327,10 @@ inline constexpr std::size_t kBusiestLinks = 5;
 
 // Fills the shares from per_worker and total (all zero when total is zero).
 void compute_shares(TrainingReport& report);
+
+// The leaf shares, which sum to 1 (0 with no time): compute, recompute, pipeline bubble, the five exposed kinds,
+// optimizer, framework overhead, overlap interference and idle.
+double sum_of_shares(const TrainingReport& report);
 
 nlohmann::ordered_json to_json(const TrainingReport& report);
 

@@ -1,12 +1,14 @@
-#include "syncsim/planner/gpu_node.hpp"
+#include "syncsim/run/gpu_node.hpp"
 
 #include <fmt/format.h>
 
 #include <cmath>
 
+#include "resolved_scenario.hpp"  // at_value
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
 
-namespace syncsim::planner {
+namespace syncsim::run {
 
 namespace {
 
@@ -58,4 +60,21 @@ std::vector<std::string> node_contradictions(const TopologySpec& spec, const std
   return out;
 }
 
-}  // namespace syncsim::planner
+GpuSpec scenario_gpu(const Scenario& s) {
+  if (s.cluster.gpu.inline_spec) return *s.cluster.gpu.inline_spec;
+  return at_value(s.cluster.gpu.name, [&] { return find_gpu(s.cluster.gpu.name.value); });
+}
+
+std::shared_ptr<const Topology> node_topology(const Scenario& scenario, const GpuSpec& gpu) {
+  TopologySpec node = with_gpu_node(scenario.cluster.topology, gpu);
+  if (node.params == scenario.cluster.topology.params) return scenario_topology(scenario);
+  Scenario with_node = scenario;
+  with_node.cluster.topology = std::move(node);
+  return scenario_topology(with_node);
+}
+
+std::shared_ptr<const Topology> node_topology(const Scenario& scenario) {
+  return node_topology(scenario, scenario_gpu(scenario));
+}
+
+}  // namespace syncsim::run
