@@ -36,12 +36,9 @@ chart::Chart make_chart(std::string title, std::string x_label, std::string y_la
   return chart;
 }
 
-// The ideal line's words, from the baseline the efficiencies were measured against: where every configuration's
-// smallest fitting count is at efficiency 1, the baseline is that count's per-GPU throughput (--layouts auto);
-// otherwise one GPU's.
-std::string kIdealLabel {
-  return "ideal: linear from the smallest count";
-}
+// The ideal line's words: the efficiencies are against each configuration's smallest count that fits
+// (plan_analysis.hpp).
+constexpr const char* kIdealLabel = "ideal: linear from the smallest count";
 
 }  // namespace
 
