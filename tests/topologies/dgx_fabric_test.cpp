@@ -150,3 +150,17 @@ TEST_CASE("D-mod-k counts destinations by leaf port: one leaf's flows to another
     CHECK(busiest_network_link(router, pairs) == 1);
   }
 }
+
+TEST_CASE("pipeline stage pairs 32 nodes apart put one flow on each network link", "[dgx_fabric]") {
+  // System: the 2,304-GPU Llama 3.1 405B layout (TP 8 x CP 2 x PP 9 on dgx:nodes=288; stage k's rank r sends to rank
+  // r + 256 of stage k + 1, the GPU with the same index 32 nodes on). 288 nodes need 72 leaves: rail planes, one pod
+  // each. Expected: every stage transfer stays on its rail and each directed network link carries one of them (GPU
+  // numbering used to put a rail's 32 flows on 4 of the leaf's 32 uplinks, 8 per link).
+  const Topology fabric = build_topology("dgx:nodes=288,gpus=8,nic_bw=400Gbps");
+  Router router(fabric);
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;
+  for (std::size_t k = 0; k + 1 < 9; k += 2) {
+    for (std::size_t r = k * 256; r < (k + 1) * 256; ++r) pairs.emplace_back(r, r + 256);
+  }
+  CHECK(busiest_network_link(router, pairs) == 1);
+}
