@@ -142,12 +142,13 @@ TEST_CASE("a flow that cuts into a bulk all-to-all step: the rest runs as flows,
   }
 }
 
-TEST_CASE("one ring across two DGX-style nodes: one NIC at best, and static routing can halve even that",
+TEST_CASE("one ring across two DGX-style nodes: one NIC at best, D-mod-k by leaf port keeps its two flows apart",
           "[contention]") {
   // Ring order 0..15 leaves node 0 from GPU 7 (rail 7) for GPU 8 (rail 0 of node 1), and node 1 from GPU 15 for
-  // GPU 0: both flows go leaf7 -> spine -> leaf0. D-mod-k picks the spine by destination id, and 8 and 0 are both
-  // even, so they share spine 0 and each gets half of a 200 Gbps link: busbw 12.5 GB/s, not 8 rails' 200 GB/s.
-  // (Multi-channel rings that keep inter-node traffic on its own rail lift this; see the collective library.)
+  // GPU 0: both flows go leaf7 -> spine -> leaf0. D-mod-k picks the spine by the destination's port on its leaf
+  // (GPU 8 is port 1 of leaf0, GPU 0 port 0), so they take spines 1 and 0 and each gets a whole 200 Gbps link: busbw
+  // 25 GB/s, one NIC's, not 8 rails' 200 GB/s. (Numbered by GPU index, 8 and 0 were both even and shared spine 0:
+  // 12.5 GB/s. Multi-channel rings that keep inter-node traffic on its own rail lift the one-NIC limit.)
   const Topology topology = build_topology("dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps,net_lat=2us");
   Router router(topology);
   const std::int64_t size = std::int64_t{1} << 30;
@@ -157,7 +158,7 @@ TEST_CASE("one ring across two DGX-style nodes: one NIC at best, and static rout
   per_flow.bulk = false;
   CHECK(time_collective(router, plan, per_flow).time == bulk.time);
   const auto bw = bus_bandwidth(CollectiveOp::allreduce, 16, Bytes{size}, bulk.time);
-  CHECK(bw.busbw.gb_per_s() == Approx(12.5).epsilon(0.01));
+  CHECK(bw.busbw.gb_per_s() == Approx(25.0).epsilon(0.01));
   // With one rail both nodes' traffic crosses the single leaf in opposite directions: nothing shared, one NIC each.
   const Topology one_rail = build_topology("dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps,rails=1");
   Router one_rail_router(one_rail);

@@ -201,12 +201,49 @@ struct Optimum {
   std::size_t hops;
   std::size_t gpu_transits;
   double width;
+  std::size_t relay_hops;  // summed over the relaying GPUs: their hops to the destination (nearer the source wins)
+  bool better_than(const Optimum& o) const {
+    if (gpu_transits != o.gpu_transits) return gpu_transits < o.gpu_transits;
+    return width != o.width ? width > o.width : relay_hops > o.relay_hops;
+  }
+  bool same_as(const Optimum& o) const {
+    return gpu_transits == o.gpu_transits && width == o.width && relay_hops == o.relay_hops;
+  }
 };
+
+// D-mod-k's destination numbers: each network switch's non-switch neighbours in port order, switch after switch; a
+// GPU without a switch port takes its NIC's; the rest follow in id order (every node its id when there is no switch).
+std::vector<std::uint64_t> port_numbers(const Topology& topology) {
+  const std::size_t n = topology.node_count();
+  std::vector<std::optional<std::uint64_t>> number(n);
+  const auto is_switch = [&](NodeId v) { return topology.node(v).kind == NodeKind::network_switch; };
+  std::uint64_t next = 0;
+  for (std::uint32_t v = 0; v < n; ++v) {
+    if (!is_switch(NodeId{v})) continue;
+    for (const LinkId l : topology.out_links(NodeId{v})) {
+      const NodeId to = topology.link(l).dst;
+      if (!is_switch(to) && !number[to.value()]) number[to.value()] = next++;
+    }
+  }
+  for (std::uint32_t v = 0; v < n; ++v) {
+    if (next == 0 || number[v] || topology.node(NodeId{v}).kind != NodeKind::gpu) continue;
+    for (const LinkId l : topology.out_links(NodeId{v})) {
+      const NodeId to = topology.link(l).dst;
+      if (topology.node(to).kind == NodeKind::nic && number[to.value()]) {
+        number[v] = number[to.value()];
+        break;
+      }
+    }
+  }
+  std::vector<std::uint64_t> out(n);
+  for (std::uint32_t v = 0; v < n; ++v) out[v] = next == 0 ? v : number[v] ? *number[v] : next + v;
+  return out;
+}
 
 std::vector<std::optional<Optimum>> optimum_to(const Topology& topology, NodeId dst) {
   const std::size_t n = topology.node_count();
   std::vector<std::optional<Optimum>> best(n);
-  best[dst.value()] = Optimum{0, 0, std::numeric_limits<double>::infinity()};
+  best[dst.value()] = Optimum{0, 0, std::numeric_limits<double>::infinity(), 0};
   // Relax level by level: a node at distance d is final once all nodes at d-1 are.
   for (std::size_t level = 1; level < n; ++level) {
     bool changed = false;
@@ -216,11 +253,11 @@ std::vector<std::optional<Optimum>> optimum_to(const Topology& topology, NodeId 
       if (!rest || rest->hops != level - 1) continue;
       const bool relays = link.dst != dst && topology.node(link.dst).kind == NodeKind::gpu;
       const Optimum candidate{level, rest->gpu_transits + (relays ? 1 : 0),
-                              std::min(rest->width, link.bandwidth.bytes_per_second)};
+                              std::min(rest->width, link.bandwidth.bytes_per_second),
+                              rest->relay_hops + (relays ? rest->hops : 0)};
       auto& current = best[link.src.value()];
       if (current && current->hops < level) continue;
-      if (!current || candidate.gpu_transits < current->gpu_transits ||
-          (candidate.gpu_transits == current->gpu_transits && candidate.width > current->width)) {
+      if (!current || candidate.better_than(*current)) {
         current = candidate;
         changed = true;
       }
@@ -231,12 +268,13 @@ std::vector<std::optional<Optimum>> optimum_to(const Topology& topology, NodeId 
 }
 
 // The path the router's contract names: from the source, at each node the links into a node one hop closer whose
-// optimum extends to this node's optimum, in link id order; the destination's id picks among them digit by digit
-// (D-mod-k). Any correct search gives exactly this path.
+// optimum extends to this node's optimum, in link id order; the destination's port number picks among them digit by
+// digit (D-mod-k). Any correct search gives exactly this path.
 std::vector<LinkId> d_mod_k_path(const Topology& topology, const std::vector<std::optional<Optimum>>& optimum,
                                  NodeId src, NodeId dst) {
   std::vector<LinkId> path;
-  std::uint64_t digits = dst.value();
+  std::uint64_t digits = port_numbers(topology)[dst.value()];
+  std::uint64_t last_read = digits;
   for (NodeId at = src; at != dst;) {
     const Optimum& here = *optimum[at.value()];
     std::vector<LinkId> candidates;
@@ -245,14 +283,24 @@ std::vector<LinkId> d_mod_k_path(const Topology& topology, const std::vector<std
       const auto& rest = optimum[link.dst.value()];
       if (!rest || rest->hops + 1 != here.hops) continue;
       const bool relays = link.dst != dst && topology.node(link.dst).kind == NodeKind::gpu;
-      if (rest->gpu_transits + (relays ? 1 : 0) == here.gpu_transits &&
-          std::min(rest->width, link.bandwidth.bytes_per_second) == here.width) {
-        candidates.push_back(l);
-      }
+      const Optimum through{here.hops, rest->gpu_transits + (relays ? 1 : 0),
+                            std::min(rest->width, link.bandwidth.bytes_per_second),
+                            rest->relay_hops + (relays ? rest->hops : 0)};
+      if (through.same_as(here)) candidates.push_back(l);
     }
     if (candidates.empty()) return {};
-    const LinkId chosen = candidates[digits % candidates.size()];
-    digits /= candidates.size();
+    // Parallel links (all to one node) reuse the digit the last choice read; other choices read the next digit.
+    const bool parallel = std::all_of(candidates.begin(), candidates.end(), [&](LinkId l) {
+      return topology.link(l).dst == topology.link(candidates.front()).dst;
+    });
+    LinkId chosen = candidates.front();
+    if (candidates.size() > 1 && parallel) {
+      chosen = candidates[last_read % candidates.size()];
+    } else if (candidates.size() > 1) {
+      last_read = digits;
+      chosen = candidates[digits % candidates.size()];
+      digits /= candidates.size();
+    }
     path.push_back(chosen);
     at = topology.link(chosen).dst;
   }
@@ -336,6 +384,9 @@ TEST_CASE("routes are optimal (fewest hops, then fewest GPU relays, then widest)
   }
   SECTION("dgx with many leaves per rail and several spines") {
     check_all_pairs(build_topology("dgx:nodes=12,gpus=4,rails=4,radix=4"));
+  }
+  SECTION("dgx rail planes with a core tier and parallel links (PXN across rails)") {
+    check_all_pairs(build_topology("dgx:nodes=20,gpus=2,radix=8"));
   }
   SECTION("switch") {
     check_all_pairs(build_topology("switch:n=9,bw=10Gbps"));

@@ -23,12 +23,17 @@ std::uint64_t pair_key(NodeId src, NodeId dst) {
 
 // How good the rest of a path is, compared lexicographically once the hop count ties: fewer GPUs forwarding
 // traffic first (GPUs relay only where the shape demands it, as in rings and tori; a DGX does not hop through a
-// peer GPU to reach another rail), then the wider bottleneck (NVLink before a shared PCIe NIC).
+// peer GPU to reach another rail), then the wider bottleneck (NVLink before a shared PCIe NIC), then the GPUs that
+// relay nearer the source (the larger sum of their hops to the destination): where rails are planes of their own,
+// a send to another rail crosses NVLink to the GPU on the destination's rail *before* the network, as NCCL's PXN
+// does, rather than after it.
 struct PathValue {
   std::uint32_t gpu_transits = kUnlabeled;
   double width = 0;
+  std::uint32_t relay_hops = 0;
   bool better_than(const PathValue& o) const {
-    return gpu_transits != o.gpu_transits ? gpu_transits < o.gpu_transits : width > o.width;
+    if (gpu_transits != o.gpu_transits) return gpu_transits < o.gpu_transits;
+    return width != o.width ? width > o.width : relay_hops > o.relay_hops;
   }
   bool operator==(const PathValue&) const = default;
 };
@@ -50,6 +55,44 @@ struct Adjacency {
   }
   std::size_t degree(std::uint32_t v) const { return offset[v + 1] - offset[v]; }
 };
+
+// The numbers D-mod-k counts destinations in, as InfiniBand's fat-tree routing numbers them: the endpoints of each
+// network switch in the order of its ports, switch after switch, so that the destinations below one leaf are
+// consecutive and a leaf's flows to them take distinct uplinks. A GPU behind a NIC takes its NIC's number (a
+// rail-optimized server's GPU g is then numbered by its node within rail g, not by g + 8 * node, which would put a
+// rail's destinations on every eighth uplink only). Nodes on no network switch keep their id, as in topologies
+// without a network, where the GPUs' own order is the leaf order.
+std::vector<std::uint64_t> number_ports(const Topology& topology, const Adjacency& outgoing) {
+  const std::size_t n = topology.node_count();
+  constexpr std::uint64_t kUnnumbered = std::numeric_limits<std::uint64_t>::max();
+  std::vector<std::uint64_t> number(n, kUnnumbered);
+  const auto is_switch = [&](std::uint32_t v) { return topology.node(NodeId{v}).kind == NodeKind::network_switch; };
+  std::uint64_t next = 0;
+  for (std::uint32_t v = 0; v < n; ++v) {
+    if (!is_switch(v)) continue;
+    for (const Arc& arc : outgoing.of(v)) {
+      if (!is_switch(arc.node) && number[arc.node] == kUnnumbered) number[arc.node] = next++;
+    }
+  }
+  if (next == 0) {  // no network: every node keeps its id
+    for (std::uint32_t v = 0; v < n; ++v) number[v] = v;
+    return number;
+  }
+  for (std::uint32_t v = 0; v < n; ++v) {
+    if (number[v] != kUnnumbered || topology.node(NodeId{v}).kind != NodeKind::gpu) continue;
+    for (const Arc& arc : outgoing.of(v)) {
+      if (topology.node(NodeId{arc.node}).kind == NodeKind::nic && number[arc.node] != kUnnumbered) {
+        number[v] = number[arc.node];
+        break;
+      }
+    }
+  }
+  // The rest (a switch, a GPU with no NIC of its own) after every port, in id order.
+  for (std::uint32_t v = 0; v < n; ++v) {
+    if (number[v] == kUnnumbered) number[v] = next + v;
+  }
+  return number;
+}
 
 // Hop counts from one end of a breadth-first search, grown a level at a time. Labels are valid only where
 // stamp == the search's generation, so a new search costs O(1) instead of clearing O(nodes) arrays.
@@ -102,6 +145,7 @@ struct Router::Impl {
   Adjacency outgoing;
   Adjacency incoming;
   std::vector<char> is_gpu;
+  std::vector<std::uint64_t> port_order;  // the destination's number for D-mod-k (number_ports)
   std::uint32_t generation = 0;
   Levels from_src;              // hops from the source
   Levels to_dst;                // hops to the destination; where the route's choices read distances
@@ -137,6 +181,7 @@ struct Router::Impl {
       levels->dist.assign(n, 0);
     }
     best.assign(n, PathValue{});
+    port_order = number_ports(t, outgoing);
   }
 
   bool src_labeled(std::uint32_t v) const { return from_src.stamp[v] == generation; }
@@ -144,10 +189,12 @@ struct Router::Impl {
   std::uint32_t distance_to_dst(std::uint32_t v) const { return dst_labeled(v) ? to_dst.dist[v] : kUnlabeled; }
 
   // The value of reaching the destination from an arc's source through the arc into `next`.
+  // `next` is labeled by the destination's side, so its distance is known.
   PathValue via(std::uint32_t next, const Arc& arc, std::uint32_t dst) const {
     const PathValue& rest = best[next];
     const bool relays = next != dst && is_gpu[next];
-    return {rest.gpu_transits + (relays ? 1U : 0U), std::min(arc.bandwidth, rest.width)};
+    return {rest.gpu_transits + (relays ? 1U : 0U), std::min(arc.bandwidth, rest.width),
+            rest.relay_hops + (relays ? to_dst.dist[next] : 0U)};
   }
 
   template <typename Frontier>
@@ -165,7 +212,7 @@ struct Router::Impl {
     }
     from_src.start(src.value(), generation);
     to_dst.start(dst.value(), generation);
-    best[dst.value()] = PathValue{0, std::numeric_limits<double>::infinity()};
+    best[dst.value()] = PathValue{0, std::numeric_limits<double>::infinity(), 0};
   }
 
   // Labels the source side's next level; true when it meets the destination's side.
@@ -254,6 +301,11 @@ struct Router::Impl {
     }
   }
 
+  bool all_parallel() const {
+    const NodeId first = topology.link(candidates.front()).dst;
+    return std::all_of(candidates.begin(), candidates.end(), [&](LinkId l) { return topology.link(l).dst == first; });
+  }
+
   Route compute(NodeId src, NodeId dst) {
     begin_search(src, dst);
     for (bool met = false; !met;) {
@@ -272,16 +324,27 @@ struct Router::Impl {
 
     Route route;
     route.bottleneck = Bandwidth{std::numeric_limits<double>::infinity()};
-    // Destination-mod-k: each choice point takes the next "digit" of the destination's id in the mixed radix of
-    // the candidate counts seen so far, as InfiniBand fat-tree routing does. Flows to different destinations of
-    // one leaf then spread evenly over its uplinks instead of colliding the way hashed ECMP does.
-    std::uint64_t digits = dst.value();
+    // Destination-mod-k: each choice point takes the next "digit" of the destination's port number in the mixed radix
+    // of the candidate counts seen so far, as InfiniBand fat-tree routing does. Flows to different destinations of one
+    // leaf then spread evenly over its uplinks instead of colliding the way hashed ECMP does.
+    //
+    // Parallel links (candidates that all reach one node, as a spine's links to a core) take the digit the last
+    // choice read, without using one up: a flow that climbed a spine's k-th link to a core comes down the k-th of
+    // the core's links to the next spine, so flows that parted on the way up stay apart on the way down.
+    std::uint64_t digits = port_order[dst.value()];
+    std::uint64_t last_read = digits;
     NodeId at = src;
     while (at != dst) {
       next_hops(at.value(), dst.value());
       SYNCSIM_INVARIANT(!candidates.empty(), "router lost the shortest path");
-      const std::uint64_t choice = digits % candidates.size();
-      digits /= candidates.size();
+      std::uint64_t choice = 0;
+      if (candidates.size() > 1 && all_parallel()) {
+        choice = last_read % candidates.size();
+      } else if (candidates.size() > 1) {
+        last_read = digits;
+        choice = digits % candidates.size();
+        digits /= candidates.size();
+      }
       const Link& link = topology.link(candidates[choice]);
       route.links.push_back(candidates[choice]);
       route.latency += link.latency;

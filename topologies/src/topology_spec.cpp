@@ -19,9 +19,9 @@ constexpr std::array<std::string_view, 5> kSwitchKeys{"n", "bw", "lat", "switch_
 constexpr std::array<std::string_view, 4> kTorusKeys{"dims", "bw", "lat", "link_kind"};
 constexpr std::array<std::string_view, 8> kFatTreeKeys{"n",   "radix",   "tiers",      "bw",
                                                        "lat", "oversub", "switch_lat", "sharp"};
-constexpr std::array<std::string_view, 13> kDgxKeys{"nodes",         "gpus",    "nvlink_bw", "nvlink_lat", "nic_bw",
-                                                    "net_lat",       "pcie_bw", "rails",     "oversub",    "radix",
-                                                    "nvlink_domain", "nvls",    "sharp"};
+constexpr std::array<std::string_view, 14> kDgxKeys{
+    "nodes", "gpus",    "nvlink_bw",    "nvlink_lat", "nic_bw",        "net_lat", "pcie_bw",
+    "rails", "oversub", "core_oversub", "radix",      "nvlink_domain", "nvls",    "sharp"};
 constexpr std::array<std::string_view, 1> kFileKeys{"path"};
 
 constexpr std::array kGenerators{

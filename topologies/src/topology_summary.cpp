@@ -11,6 +11,7 @@
 
 #include "max_flow.hpp"
 #include "syncsim/topology/router.hpp"
+#include "syncsim/topology/switch_tiers.hpp"
 
 namespace syncsim {
 
@@ -442,6 +443,7 @@ std::string to_text(const TopologySummary& summary, const Topology& topology) {
   out += fmt::format("bisection {} ({} Gbps) between GPUs {} and {}\n", format_bandwidth(summary.bisection_bandwidth),
                      gbps_text, gpu_range(0, n / 2 - 1), gpu_range(n / 2, n - 1));
   out += diameter_text(summary);
+  out += to_text(switch_tiers(topology));
   return out;
 }
 

@@ -10,7 +10,7 @@
 //         |       |                   |       |       network: nic_bw, net_lat
 //     to the leaf of rail 0, rail 1 ... rail 7
 //
-//   The fabric:
+//   The fabric (dgx_fabric.hpp), at a small scale: spines shared by the rails' leaves.
 //
 //       spine0     spine1     ...    spine{u-1}        every leaf to every spine
 //
@@ -23,7 +23,9 @@
 // rail serves a contiguous group of nodes. Every network link runs at nic_bw; a leaf with d nodes below it has
 // u = ceil(d / oversub) uplinks, one to each of u spines, so one flow between rails runs at full NIC speed and
 // oversubscription shows only when many flows leave a leaf at once (as in a real rail-optimized fabric). Routes: same
-// node GPU->NVSwitch->GPU; same rail GPU->NIC->leaf->NIC->GPU; other rails via a spine.
+// node GPU->NVSwitch->GPU; same rail GPU->NIC->leaf->NIC->GPU; other rails via a spine. Where the spines cannot take
+// every leaf at the radix, each rail becomes a plane of its own, in pods joined by a core tier (dgx_fabric.hpp), and
+// traffic between rails moves over NVLink to the destination's rail first (PXN, router.hpp).
 //
 // The fabric is built even for nodes=1 (where no route uses it), so a topology's shape never depends on whether
 // its network happens to be needed.
@@ -44,6 +46,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dgx_fabric.hpp"
 #include "generators.hpp"
 
 namespace syncsim::topology_detail {
@@ -72,6 +75,10 @@ Topology build_dgx(const SpecParams& params) {
   const std::int64_t rails = count_in_range(params, "rails", gpus, 1, gpus);
   const double oversub = params.number("oversub", 1.0);
   if (!(oversub >= 1.0)) params.fail("oversub", fmt::format("must be a ratio of at least 1, got {}", oversub));
+  const double core_oversub = params.number("core_oversub", 1.0);
+  if (!(core_oversub >= 1.0)) {
+    params.fail("core_oversub", fmt::format("must be a ratio of at least 1, got {}", core_oversub));
+  }
   const std::int64_t radix = count_in_range(params, "radix", kDefaultRadix, 2, 1024);
   if (radix % 2 != 0) params.fail("radix", fmt::format("must be even (half the ports face down), got {}", radix));
   const std::int64_t domain = count_in_range(params, "nvlink_domain", 1, 1, nodes);
@@ -84,10 +91,7 @@ Topology build_dgx(const SpecParams& params) {
   const SwitchReduction nvls = params.switch_reduction("nvls", SwitchReduction::automatic);
   const SwitchReduction sharp = params.switch_reduction("sharp", SwitchReduction::off);
 
-  const std::int64_t nodes_per_leaf = std::min(nodes, radix / 2);
-  const std::int64_t leaves_per_rail = (nodes + nodes_per_leaf - 1) / nodes_per_leaf;
-  const auto spine_count =
-      std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(static_cast<double>(nodes_per_leaf) / oversub)));
+  const DgxFabricShape fabric = plan_dgx_fabric(params, nodes, rails, radix, oversub, core_oversub);
 
   Topology topology;
   // GPUs first, so node id == GPU index and GPU h*gpus+g is GPU g of node h.
@@ -96,16 +100,7 @@ Topology build_dgx(const SpecParams& params) {
     const std::vector<NodeId> on_node = add_gpus(topology, gpus, static_cast<int>(h));
     gpu_ids.insert(gpu_ids.end(), on_node.begin(), on_node.end());
   }
-  std::vector<NodeId> leaves;
-  for (std::int64_t l = 0; l < rails * leaves_per_rail; ++l) {
-    leaves.push_back(topology.add_node(
-        Node{fmt::format("leaf{}", l), NodeKind::network_switch, SimTime::zero(), std::nullopt, sharp}));
-  }
-  for (std::int64_t s = 0; s < spine_count; ++s) {
-    const NodeId spine = topology.add_node(
-        Node{fmt::format("spine{}", s), NodeKind::network_switch, SimTime::zero(), std::nullopt, sharp});
-    for (const NodeId leaf : leaves) topology.add_duplex_link(leaf, spine, nic_bw, net_lat, LinkKind::network);
-  }
+  const std::vector<NodeId> leaves = add_dgx_fabric(topology, fabric, nic_bw, net_lat, sharp);
   NodeId nvswitch;
   for (std::int64_t h = 0; h < nodes; ++h) {
     const int host = static_cast<int>(h);
@@ -120,7 +115,7 @@ Topology build_dgx(const SpecParams& params) {
     for (std::int64_t r = 0; r < rails; ++r) {
       const NodeId nic =
           topology.add_node(Node{fmt::format("nic{}", h * rails + r), NodeKind::nic, SimTime::zero(), host});
-      const NodeId leaf = leaves[static_cast<std::size_t>(r * leaves_per_rail + h / nodes_per_leaf)];
+      const NodeId leaf = leaves[static_cast<std::size_t>(r * fabric.leaves_per_rail + h / fabric.nodes_per_leaf)];
       topology.add_duplex_link(nic, leaf, nic_bw, net_lat, LinkKind::network);
       nics.push_back(nic);
     }

@@ -3,12 +3,16 @@
 //
 // Among the fewest-hop paths, those through the fewest GPUs come first (a GPU relays traffic only where the shape
 // demands it, as in rings and tori: a DGX reaches another rail through a spine, not through a peer GPU), then
-// those with the widest bottleneck (NVLink before a NIC shared over PCIe); the rest are equal cost.
+// those with the widest bottleneck (NVLink before a NIC shared over PCIe), then those whose relaying GPUs sit nearest
+// the source: where each rail is a network of its own, a transfer to a GPU on another rail moves over NVLink to the
+// source node's GPU on that rail and leaves through its NIC (NCCL's PXN, "PCI x NVLink"), instead of crossing the
+// network on its own rail and NVLink at the far end. The rest are equal cost.
 //
 // Where several next hops lie on shortest paths, the one taken follows the destination (D-mod-k, as InfiniBand
-// fat-tree routing does): the first choice point takes dst mod c1 of its c1 candidates, the next (dst / c1) mod c2,
-// and so on. The same pair always takes the same path, the result never depends on run order or threads, and
-// flows from one leaf to distinct destinations spread evenly over its uplinks (hashed ECMP would collide).
+// fat-tree routing does): the first choice point takes d mod c1 of its c1 candidates, the next (d / c1) mod c2,
+// and so on, where d numbers the destinations in the order of the leaves' ports (a GPU by its NIC's port). The same
+// pair always takes the same path, the result never depends on run order or threads, and flows from one leaf to
+// distinct destinations below one leaf spread evenly over its uplinks (hashed ECMP would collide).
 //
 // Cost: a pair's first route is one bidirectional breadth-first search that stops where its two sides meet (a few
 // hundred links between far GPUs of a 100,000-GPU fabric, whatever its size); later asks read a hash table.
