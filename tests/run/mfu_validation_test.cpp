@@ -14,7 +14,8 @@ using namespace syncsim;
 
 namespace {
 const std::filesystem::path kScenarios = SYNCSIM_MFU_SCENARIOS;
-constexpr double kLargestMeasuredError = 0.065;
+// Megatron's 145.6B GPT: +7.4 points (+6.5 before the rail planes spread its data-parallel rings over the spines).
+constexpr double kLargestMeasuredError = 0.075;
 
 LayoutReport layout_of(const std::string& file) {
   const TrainingReport r = run::run_scenario(load_scenario(kScenarios / file)).report;

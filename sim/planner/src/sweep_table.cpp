@@ -59,7 +59,6 @@ constexpr JsonColumn kJsonColumns[] = {
     {"layout", "/layout", CellKind::text},  // in words, by layout_label
     {"mfu", "/utilization/model_flops_utilization", CellKind::number},
     {"tokens_per_s_per_gpu", "/utilization/tokens_per_s_per_gpu", CellKind::number},  // empty without tokens
-    {"pipeline_bubble_share", "/layout/bubble_share", CellKind::number},  // empty without a pipeline's layout
     {"compute_share", "/shares/compute", CellKind::number},
     {"optimizer_share", "/shares/optimizer", CellKind::number},
     {"exposed_communication_share", "/shares/exposed_communication", CellKind::number},

@@ -23,7 +23,7 @@
 //       core(s, 0..c/m-1)        core(s', ..)            one group per spine position; m ports per pod
 //          |    \                   |
 //       spine s of pod 0 .. spine s of pod P-1           u spines per pod; radix/2 down, c up (m to each core)
-//        / | \
+//        / | \ .
 //     leaf .. leaf (radix/2 per pod)                     nodes_per_leaf down, u up
 //
 // Oversubscription: `oversub` at the leaf (u = ceil(nodes_per_leaf / oversub) uplinks, one to each of the pod's
