@@ -65,6 +65,12 @@ def test_plan_csv_reads_with_pandas_and_matches_report_json(tmp_path):
     assert row["gpus"] == r["workers"] == 8
     assert row["samples_per_s"] == pytest.approx(r["samples_per_s"], rel=1e-9)
     assert row["layout"] == "DP8"
+    # The iteration's time shares, one column each, add up to the whole iteration (exposed_communication_share is
+    # the sum of the exposed_<group>_share columns, not a share of its own).
+    shares = [c for c in table.columns
+              if c.endswith("_share") and c not in ("bottleneck_share", "exposed_communication_share")]
+    assert "recompute_share" in shares and "exposed_data_share" in shares
+    assert sum(row[c] for c in shares) == pytest.approx(1, abs=1e-8)  # each rounded as report.json writes it
     # Energy: GPUs x board power x PUE x time-to-train (the example's PUE and price per kWh).
     assert row["gpu_power_watts"] == 400  # the A100's board power (docs/planner.md)
     assert row["energy_mwh"] == pytest.approx(8 * 400 * 1.2 * row["time_to_train_s"] / 3.6e9, rel=1e-9)

@@ -245,7 +245,7 @@ PlanPoint plan_point(const SweepPoint& point, const TrainingReport& r) {
   p.bottleneck_cause = b.bound;
   p.layout = layout_label(r);  // --layouts auto names its searched layout itself (layout_search.hpp)
   p.model_flops_utilization = r.utilization.model_flops_utilization;
-  p.pipeline_bubble_share = r.pipeline_bubble_share;
+  p.time_shares = time_shares(r);
   if (r.utilization.tokens_per_second_per_gpu > 0) p.tokens_per_s_per_gpu = r.utilization.tokens_per_second_per_gpu;
   if (r.convergence) {
     if (r.convergence->time_to_target) p.time_to_target_s = r.convergence->time_to_target->seconds();

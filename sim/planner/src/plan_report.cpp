@@ -1,5 +1,7 @@
 #include "syncsim/planner/plan_report.hpp"
 
+#include "syncsim/training/training_report.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -154,7 +156,9 @@ std::string plan_csv(const Plan& plan, const PlanGoal& goal) {
       "rank,gpu,network,gpus,samples_per_s,scaling_efficiency,marginal_efficiency,price_per_hour,"
       "price_per_million_samples,time_to_train_s,meets_target,pareto,bottleneck,bottleneck_share,fits,memory_bytes,"
       "memory_capacity_bytes,gpu_hours,cost_to_train,seeds,samples_per_s_p10,samples_per_s_p50,samples_per_s_p90,"
-      "layout,mfu,pipeline_bubble_share,tokens_per_s_per_gpu,gpu_power_watts,energy_mwh,energy_cost";
+      "layout,mfu,tokens_per_s_per_gpu,gpu_power_watts,energy_mwh,energy_cost";
+  const std::vector<std::pair<std::string, double>> names = time_shares(TrainingReport{});  // the fixed columns
+  for (const auto& [name, share] : names) out += "," + name + "_share";
   out += goal.target_loss ? ",time_to_target_s,cost_to_target,best_loss\n" : "\n";
   const auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
@@ -166,8 +170,14 @@ std::string plan_csv(const Plan& plan, const PlanGoal& goal) {
                        p.memory_capacity_bytes, opt(p.gpu_hours), opt(p.cost_to_train));
     out += p.spread ? fmt::format(",{},{},{},{}", p.spread->seeds, p.spread->p10, p.spread->p50, p.spread->p90)
                     : std::string(",1,,,");
-    out += fmt::format(",{},{},{},{},{},{},{}", csv_cell(p.layout), p.model_flops_utilization, p.pipeline_bubble_share,
-                       opt(p.tokens_per_s_per_gpu), opt(p.gpu_power_watts), opt(p.energy_mwh), opt(p.energy_cost));
+    out += fmt::format(",{},{},{},{},{},{}", csv_cell(p.layout), p.model_flops_utilization, opt(p.tokens_per_s_per_gpu),
+                       opt(p.gpu_power_watts), opt(p.energy_mwh), opt(p.energy_cost));
+    // Every point has every share (time_shares' fixed names); one left out (a hand-made point) is an empty cell.
+    for (const auto& [name, unused] : names) {
+      const auto it =
+          std::find_if(p.time_shares.begin(), p.time_shares.end(), [&](const auto& s) { return s.first == name; });
+      out += it == p.time_shares.end() ? std::string(",") : fmt::format(",{}", it->second);
+    }
     out += goal.target_loss ? fmt::format(",{},{},{}\n", opt(p.time_to_target_s), opt(p.cost_to_target), p.best_loss)
                             : "\n";
   }

@@ -259,6 +259,13 @@ nlohmann::ordered_json memory_json(const MemoryReport& m) {
 
 }  // namespace
 
+std::vector<std::pair<std::string, double>> time_shares(const TrainingReport& report) {
+  std::vector<std::pair<std::string, double>> out;
+  const nlohmann::ordered_json shares = shares_json(report);  // kept alive through the loop over its items
+  for (const auto& [name, value] : shares.items()) out.emplace_back(name, value.get<double>());
+  return out;
+}
+
 void compute_shares(TrainingReport& report) {
   double* const leaves[] = {&report.compute_share,
                             &report.recompute_share,

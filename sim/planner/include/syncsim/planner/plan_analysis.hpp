@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace syncsim::planner {
@@ -79,10 +80,12 @@ struct PlanPoint {
   double best_loss = 0;
   std::optional<double> cost_to_target;  // price_per_hour x time_to_target
   // What the report says of the run's use of its GPUs (plan_point), for plan.csv: MFU as the report counts it, the
-  // pipeline bubble's share of the iteration (0 without a pipeline), a transformer's tokens/s per GPU.
+  // time shares, a transformer's tokens/s per GPU.
   double model_flops_utilization = 0;
-  double pipeline_bubble_share = 0;
   std::optional<double> tokens_per_s_per_gpu;
+  // The iteration's time shares (training_report.hpp's time_shares: compute, recompute, the pipeline bubble, each
+  // group's exposed communication, ..., summing to 1), plan.csv's `NAME_share` columns.
+  std::vector<std::pair<std::string, double>> time_shares = {};
   // Energy (plan_energy.hpp, add_energy): one GPU's board power (the catalog's, or the scenario's power limit);
   // with --samples, GPUs x board power x PUE x time-to-train, and with an energy price what it costs.
   std::optional<double> gpu_power_watts;

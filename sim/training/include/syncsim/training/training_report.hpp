@@ -334,4 +334,8 @@ double sum_of_shares(const TrainingReport& report);
 
 nlohmann::ordered_json to_json(const TrainingReport& report);
 
+// The iteration's time shares as report.json's "shares" names them, in its order (they sum to 1): the columns of
+// a plan's and a sweep's CSV.
+std::vector<std::pair<std::string, double>> time_shares(const TrainingReport& report);
+
 }  // namespace syncsim
