@@ -96,11 +96,15 @@ LayoutSearchStats& LayoutSearchStats::operator+=(const LayoutSearchStats& o) {
 
 SearchedPoint search_layouts(const std::filesystem::path& scenario, const SweepPoint& point, std::int64_t global_batch,
                              const LayoutSearchOptions& options, run::Workspace& workspace) {
-  const Scenario base = load_scenario(scenario, point.overrides);
+  // The file as written (its own layout, which may not divide this count), and the point with a plain layout,
+  // which loads at any count: a count the scenario's layout cannot take is no error here, only no incumbent.
+  const Scenario base = load_scenario(scenario);
   const bool key = base.model.global_batch.has_value();
-  run::LayoutProbe prober(probe_scenario(scenario, point, key));
-  const std::int64_t gpus = base.cluster.workers ? base.cluster.workers->value
-                                                 : static_cast<std::int64_t>(base.cluster.built->topology.gpu_count());
+  const Scenario plain = probe_scenario(scenario, point, key);
+  run::LayoutProbe prober(plain);
+  const std::int64_t gpus = plain.cluster.workers
+                                ? plain.cluster.workers->value
+                                : static_cast<std::int64_t>(plain.cluster.built->topology.gpu_count());
   SearchedPoint out;
   std::vector<Probed> fitting;
   std::optional<Probed> closest;
