@@ -96,10 +96,9 @@ LayoutSearchStats& LayoutSearchStats::operator+=(const LayoutSearchStats& o) {
 
 SearchedPoint search_layouts(const std::filesystem::path& scenario, const SweepPoint& point, std::int64_t global_batch,
                              const LayoutSearchOptions& options, run::Workspace& workspace) {
-  // The file as written (its own layout, which may not divide this count), and the point with a plain layout,
-  // which loads at any count: a count the scenario's layout cannot take is no error here, only no incumbent.
-  const Scenario base = load_scenario(scenario);
-  const bool key = base.model.global_batch.has_value();
+  // The point with a plain layout, which loads at any count: a count the scenario's own layout (options.space.written)
+  // cannot take is no error here, only no incumbent.
+  const bool key = options.space.global_batch_key;
   const Scenario plain = probe_scenario(scenario, point, key);
   run::LayoutProbe prober(plain);
   const std::int64_t gpus = plain.cluster.workers
@@ -145,7 +144,7 @@ SearchedPoint search_layouts(const std::filesystem::path& scenario, const SweepP
   };
   // The scenario's own layout first, when it fits as written: the search then only ever improves on it.
   std::string incumbent;  // its label
-  const std::optional<LayoutChoice> own = own_layout(base, gpus, global_batch);
+  const std::optional<LayoutChoice> own = own_layout(options.space, gpus, global_batch);
   const auto own_fits = [&] {
     try {
       return fits_with_headroom(prober.memory(probe_layout(*own)), options.memory_headroom);
@@ -177,6 +176,8 @@ LayoutSpace layout_space(const Scenario& base) {
   LayoutSpace space;
   space.batch_per_gpu = base.model.batch_per_gpu.value;
   space.tp_comm_overlap = base.parallelism.tp_comm_overlap.value;
+  space.written = base.parallelism;
+  space.global_batch_key = base.model.global_batch.has_value();
   if (const std::optional<TransformerStructure>& t = model.transformer()) {
     space.transformer = true;
     space.blocks = static_cast<std::int64_t>(t->blocks.size());

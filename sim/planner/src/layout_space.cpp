@@ -101,8 +101,8 @@ std::vector<LayoutChoice> layout_choices(const LayoutSpace& space, std::int64_t 
   return out;
 }
 
-std::optional<LayoutChoice> own_layout(const Scenario& base, std::int64_t gpus, std::int64_t global_batch) {
-  const ParallelismConfig& p = base.parallelism;
+std::optional<LayoutChoice> own_layout(const LayoutSpace& space, std::int64_t gpus, std::int64_t global_batch) {
+  const ParallelismConfig& p = space.written;
   const std::int64_t split = p.tensor.value * p.pipeline.value * p.context.value;
   if (p.schedule.value == PipelineSchedule::gpipe || p.shard_group || gpus % split != 0) return std::nullopt;
   LayoutChoice c{.tensor = p.tensor.value,
@@ -111,7 +111,7 @@ std::optional<LayoutChoice> own_layout(const Scenario& base, std::int64_t gpus, 
                  .virtual_stages = p.virtual_stages ? p.virtual_stages->value : 1,
                  .expert = p.expert.value,
                  .data = gpus / split,
-                 .batch_per_gpu = base.model.batch_per_gpu.value,
+                 .batch_per_gpu = space.batch_per_gpu,
                  .micro_batches = 1,
                  .sharding = p.sharding.value,
                  .checkpointing = p.activation_checkpointing.value,

@@ -7,9 +7,9 @@
 //      is tried with selective, then full checkpointing; one that fits in none is left out;
 //   3. a lower bound of each fitting candidate's iteration (the engine's setup with every collective at its floor);
 //   4. the scenario's own layout first when it fits as it is written (the search never answers slower than what the
-//      user wrote), then simulation in the order of the bounds, until the next bound is no faster than the best simulated time: every
-//      candidate left is pruned, none of them could win. At most `max_simulations` per point are simulated; the
-//      output says so when that cap, not the bound, ended a point's search.
+//      user wrote), then simulation in the order of the bounds, until the next bound is no faster than the best
+//      simulated time: every candidate left is pruned, none of them could win. At most `max_simulations` per point are
+//      simulated; the output says so when that cap, not the bound, ended a point's search.
 //
 // A point where no candidate fits simulates the one closest to fitting, listed as not fitting. Every count holds
 // the global batch it is given (plan_command.cpp decides which): layouts are compared on the same work.
@@ -64,6 +64,5 @@ bool fits_with_headroom(const MemoryReport& memory, double headroom);
 
 // The plan header's line: candidates, simulated, pruned, not fitting, and the skipped ones by reason.
 std::string search_summary(const std::vector<SearchedPoint>& points);
-
 
 }  // namespace syncsim::planner

@@ -24,7 +24,6 @@
 #include <vector>
 
 #include "syncsim/scenario/parallelism_config.hpp"
-#include "syncsim/scenario/scenario.hpp"
 
 namespace syncsim::planner {
 
@@ -36,6 +35,8 @@ struct LayoutSpace {
   std::int64_t experts = 1;  // a MoE model's routed experts; 1 when dense
   bool tp_comm_overlap = false;
   std::int64_t batch_per_gpu = 1;  // the scenario's: a model without transformer blocks keeps it
+  ParallelismConfig written;       // the scenario's own layout, the search's incumbent (own_layout)
+  bool global_batch_key = false;   // the scenario states model.global_batch: candidates restate it
 };
 
 struct LayoutChoice {
@@ -63,7 +64,7 @@ std::vector<LayoutChoice> layout_choices(const LayoutSpace& space, std::int64_t 
 // The scenario's own layout at `gpus` holding `global_batch`, when it is one of the space's kind (no gpipe
 // schedule, no HSDP shard group) and valid there; the search simulates it first, so that its answer is never slower
 // than what the user wrote.
-std::optional<LayoutChoice> own_layout(const Scenario& base, std::int64_t gpus, std::int64_t global_batch);
+std::optional<LayoutChoice> own_layout(const LayoutSpace& space, std::int64_t gpus, std::int64_t global_batch);
 
 // The choice as the scenario's parallelism section.
 ParallelismConfig parallelism_of(const LayoutChoice& choice);

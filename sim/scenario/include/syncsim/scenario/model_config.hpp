@@ -48,7 +48,7 @@ struct ModelConfig {
   std::optional<Located<AttentionKernel>> attention;
   Located<std::int64_t> batch_per_gpu;  // samples per GPU per micro-batch, 1 to 2^24
   Located<Precision> precision;
-  std::int64_t micro_batches = 1;  // gradient accumulation: micro-batches per synchronization, 1 to 2^20
+  std::int64_t micro_batches = 1;    // gradient accumulation: micro-batches per synchronization, 1 to 2^20
   bool micro_batches_given = false;  // written in the file or by --set (not derived from global_batch)
   // Samples (a transformer's sequences) per iteration over the whole job, 1 to 2^40. Given, the loader derives
   // micro_batches = global_batch / (data-parallel size x batch_per_gpu) once the workers are known, and refuses a
