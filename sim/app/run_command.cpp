@@ -91,6 +91,28 @@ void print_layout(const LayoutReport& l, const TrainingReport& r) {
 // The time shares, which sum to 100% (training_report.hpp): the four every run has, then recompute, the pipeline
 // bubble, framework overhead and overlap interference where a run has them, and with a layout the exposed
 // communication by group kind.
+// The goodput assessment (docs/faults.md, "Goodput"): ETTR, the interruptions, the badput causes above 0.05%.
+void print_goodput(const GoodputReport& g) {
+  auto& o = std::cout;
+  fmt::print(o,
+             "goodput          ETTR {:.1f}% (p10 {:.1f}%, p90 {:.1f}%) over {:.1f} days: {:.1f} interruptions expected "
+             "(sampled p10 {}, p50 {}, p90 {}), one every {:.2f} h\n",
+             100 * g.ettr, 100 * g.ettr_p10, 100 * g.ettr_p90, g.duration_seconds / 86400, g.interruptions.expected,
+             g.interruptions.p10, g.interruptions.p50, g.interruptions.p90, g.mtbf_seconds / 3600);
+  std::string badput;
+  for (const auto& [cause, share] : g.badput) {
+    if (share >= 0.0005) badput += fmt::format("{}{} {:.1f}%", badput.empty() ? "" : ", ", cause, 100 * share);
+  }
+  fmt::print(o, "                 badput {}\n", badput.empty() ? "none" : badput);
+  fmt::print(o,
+             "checkpoint       {:.3f} GB ({:.3f} GB per rank), {} save stalls {:.3f} s, restore {:.3f} s, every "
+             "{:.1f} s (optimal {:.1f} s, Young {:.1f} s)\n",
+             static_cast<double>(g.checkpoint_bytes.value) / 1e9,
+             static_cast<double>(g.checkpoint_bytes_per_rank.value) / 1e9, g.async ? "async" : "sync",
+             g.checkpoint_stall_seconds, g.restore_seconds, g.checkpoint_interval_seconds,
+             g.checkpoint_interval_optimal_seconds, g.checkpoint_interval_young_seconds);
+}
+
 void print_shares(const TrainingReport& r) {
   auto& o = std::cout;
   fmt::print(o, "time shares      compute {:.1f}%  optimizer {:.1f}%  exposed communication {:.1f}%  idle {:.1f}%\n",
@@ -200,6 +222,7 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir,
                l.from, l.to, l.link_class, 100 * l.utilization, l.bytes / 1e9);
   }
   fmt::print(o, "memory           {}\n", memory_verdict(r.memory));
+  if (r.goodput) print_goodput(*r.goodput);
   if (r.convergence) print_convergence(*r.convergence);
   fmt::print(o, "wrote            {} and {}\n", (outdir / "report.json").string(), (outdir / "trace.json").string());
   if (workload) {

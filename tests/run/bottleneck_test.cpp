@@ -79,3 +79,31 @@ TEST_CASE("16 vs 32 over a thin link: compute-bound at 16, the inter-pod link at
   CHECK(at32.bottleneck.communication_share > 0.5);
   CHECK(to_json(at32).at("bottleneck").at("bound") == "communication");
 }
+
+TEST_CASE("a fault's downtime is failures and restarts, not stragglers") {
+  // 10 iterations of 1 s mean: a fault at 2 s, detected at 3 s, resumed at 6 s, 0.5 s of work lost. The workers'
+  // idle share (0.45 of the run) is the 4 s of downtime and 0.5 s of straggler wait.
+  TrainingReport r = shares(0.53, 0.0, 0.02, 0.45);
+  r.iterations = 10;
+  r.iteration_mean = SimTime::from_seconds(1);
+  r.total = SimTime::from_seconds(10);
+  r.downtime = SimTime::from_seconds(4);
+  FaultReport f;
+  f.at = SimTime::from_seconds(2);
+  f.detected = SimTime::from_seconds(3);
+  f.resumed = SimTime::from_seconds(6);
+  f.lost_work = SimTime::from_ms(500);
+  f.downtime = r.downtime;
+  r.faults = {f};
+  const std::vector<CauseReport> causes = run::ranked_causes(r);
+  REQUIRE(causes.size() == 4);
+  CHECK(causes[0].cause == "restarts");
+  CHECK(causes[0].share == Approx(0.3));  // 3 s of 10
+  CHECK(causes[1].cause == "failures");
+  CHECK(causes[1].share == Approx(0.15));  // 1 s to detect and 0.5 s lost
+  CHECK(causes[2].cause == "stragglers");
+  CHECK(causes[2].share == Approx(0.05));
+  const BottleneckReport b = run::attribute_bottleneck(r);
+  CHECK(b.summary == "30% of the iteration is restarting after failures");
+  CHECK(b.straggler_share == Approx(0.05));
+}

@@ -80,6 +80,13 @@ TEST_CASE("failure-checkpoint-restart: lost work since the checkpoint, or one it
   CHECK(r.downtime == SimTime::from_seconds(90));
   CHECK(r.workers_after == 32);
   CHECK(restart.total.seconds() == Approx(400 * t + r.lost_work.seconds() + r.downtime.seconds()).epsilon(1e-9));
+  // The 60 s restart is the bound, then the failure (30 s detection and the work lost); no straggler wait: the
+  // workers' idle time is the fault's downtime.
+  CHECK(restart.bottleneck.bound == "restarts");
+  CHECK(restart.bottleneck.summary.find("restarting after failures") != std::string::npos);
+  REQUIRE(restart.causes.size() >= 2);
+  CHECK(restart.causes[1].cause == "failures");
+  for (const CauseReport& c : restart.causes) CHECK(c.cause != "stragglers");
 
   REQUIRE(elastic.faults.size() == 1);
   const FaultReport& e = elastic.faults[0];

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <string>
+#include <string_view>
 
 namespace syncsim::run {
 
@@ -67,9 +68,34 @@ std::string cause_words(const CauseReport& c) {
     return fmt::format("waiting on the parameter servers{}", c.resource.empty() ? "" : " (" + c.resource + ")");
   }
   if (c.cause == "stragglers") return "waiting on stragglers";
+  if (c.cause == "failures") return "lost to failures (detection and work done again)";
+  if (c.cause == "restarts") return "restarting after failures";
+  if (c.cause == "checkpoint_saves") return "saving checkpoints";
   if (c.cause == "pipeline_bubble") return "the pipeline bubble";
   if (c.cause == "overlap_interference") return "backward slowed by the collectives beside it";
   return "the framework's own overhead";
+}
+
+// Per iteration, what the run's faults cost: failures (the work thrown away and the wait for detection) and
+// restarts (detection to resumption). Their downtime is every worker's idle time, not stragglers'.
+struct FaultCost {
+  SimTime failures;
+  SimTime restarts;
+};
+
+FaultCost fault_cost(const TrainingReport& report) {
+  FaultCost cost;
+  for (const FaultReport& f : report.faults) {
+    cost.failures += f.lost_work + (f.detected - f.at);
+    cost.restarts += f.resumed - f.detected;
+  }
+  const std::int64_t iterations = std::max<std::int64_t>(1, report.iterations);
+  return {SimTime::from_ps(cost.failures.ps() / iterations), SimTime::from_ps(cost.restarts.ps() / iterations)};
+}
+
+// The share of the run every worker spent down with the faults (in its idle share).
+double downtime_share(const TrainingReport& report) {
+  return report.total > SimTime::zero() ? report.downtime.seconds() / report.total.seconds() : 0.0;
 }
 
 }  // namespace
@@ -92,7 +118,26 @@ std::vector<CauseReport> ranked_causes(const TrainingReport& report) {
     add("communication", g.group, share_of(g.exposed));
   }
   if (!grouped) add(servers ? "parameter_server" : "communication", "", report.exposed_communication_share);
-  add("stragglers", "", report.idle_share);
+  const FaultCost faults = fault_cost(report);
+  add("failures", "", share_of(faults.failures));
+  add("restarts", "", share_of(faults.restarts));
+  add("stragglers", "", report.idle_share - downtime_share(report));
+  if (report.goodput) {
+    // A long job's failure process (reliability:): its badput, as shares of the job's own time (the badput's are of
+    // the GPU time paid for, the idle spares' included).
+    const auto badput = [&](std::initializer_list<std::string_view> names) {
+      double sum = 0;
+      double spares = 0;
+      for (const auto& [cause, share] : report.goodput->badput) {
+        if (std::find(names.begin(), names.end(), cause) != names.end()) sum += share;
+        if (cause == "spares_idle") spares = share;
+      }
+      return spares < 1 ? sum / (1 - spares) : 0.0;
+    };
+    add("failures", "", badput({"lost_progress", "detection", "repair_wait"}));
+    add("restarts", "", badput({"restart"}));
+    add("checkpoint_saves", "", badput({"checkpoint_save"}));
+  }
   add("pipeline_bubble", "", report.pipeline_bubble_share);
   add("overlap_interference", "", report.overlap_interference_share);
   add("framework_overhead", "", report.framework_overhead_share);
@@ -116,7 +161,7 @@ BottleneckReport attribute_bottleneck(const TrainingReport& report) {
   // The shares, as the report prints them beside the bound.
   out.compute_share = report.compute_share + report.recompute_share + report.optimizer_share;
   out.communication_share = report.exposed_communication_share;
-  out.straggler_share = report.idle_share;
+  out.straggler_share = std::max(0.0, report.idle_share - downtime_share(report));  // faults' downtime is not theirs
   const std::vector<CauseReport> causes = report.causes.empty() ? ranked_causes(report) : report.causes;
   if (causes.empty() || causes.front().share < kMaterialShare) {
     out.bound = "compute";

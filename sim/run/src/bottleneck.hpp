@@ -10,6 +10,11 @@
 //   parameter_server     with parameter servers: the exposed communication, waiting on the servers and their links
 //   stragglers           the synchronous engine repeats the run without stragglers (measured); otherwise the
 //                        straggler wait
+//   failures             the run's faults: the work thrown away and the wait for their detection; with
+//                        `reliability:` the long job's lost progress, detection and repair wait (shares of its time)
+//   restarts             the run's faults: detection to resumption; with `reliability:` the long job's restarts
+//   checkpoint_saves     with `reliability:`, the long job's checkpoint stalls
+//   stragglers           (from the shares) the idle time less the faults' downtime, which every worker waits alike
 //   pipeline_bubble, overlap_interference, framework_overhead
 //                        their time on the critical path, from the shares
 // Causes the engine measured replace the share-derived ones of the same kind and group. Ranked by time, largest

@@ -9,16 +9,15 @@
 #include "bottleneck.hpp"
 #include "convergence_run.hpp"
 #include "engines.hpp"
+#include "goodput_run.hpp"
 
 namespace syncsim::run {
 
 namespace {
 
 // The engine for the scenario's strategy and layout (engines.hpp).
-RunOutput run_engine(const Scenario& scenario, Workspace& workspace, convergence::UpdateSchedule* schedule,
-                     const RunProgress* progress) {
-  ResolvedScenario context(scenario, workspace, progress);
-  context.check_run_length();
+RunOutput dispatch_engine(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
+  const Scenario& scenario = context.scenario();
   const TrainingConfig& t = scenario.training;
   const ParallelismConfig& p = scenario.parallelism;
   if (p.tensor.value > 1 || p.pipeline.value > 1 || p.context.value > 1 || p.expert.value > 1) {
@@ -31,6 +30,16 @@ RunOutput run_engine(const Scenario& scenario, Workspace& workspace, convergence
     return run_parameter_server(context, schedule);
   }
   return run_sync_allreduce(context, schedule);  // sync and local_sgd over AllReduce
+}
+
+// The engine's run, and with `reliability:` the goodput of a long job at its iteration time (goodput_run.hpp).
+RunOutput run_engine(const Scenario& scenario, Workspace& workspace, convergence::UpdateSchedule* schedule,
+                     const RunProgress* progress) {
+  ResolvedScenario context(scenario, workspace, progress);
+  context.check_run_length();
+  RunOutput out = dispatch_engine(context, schedule);
+  if (scenario.reliability) out.report.goodput = goodput_of(context, out.report);
+  return out;
 }
 
 // A clock overflow that no stage placed (ResolvedScenario places the compute and collective times): the run as a whole

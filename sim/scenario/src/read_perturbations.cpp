@@ -178,7 +178,8 @@ std::vector<FaultConfig> read_faults(const ConfigNode& node, StrategyKind strate
 }
 
 CheckpointConfig read_checkpoint(const ConfigNode& node) {
-  const MapReader reader(node, "checkpoint", {"interval", "restart_cost"});
+  const MapReader reader(node, "checkpoint",
+                         {"interval", "restart_cost", "storage_bandwidth", "storage_bandwidth_per_node", "async"});
   CheckpointConfig checkpoint;
   if (const ConfigNode* interval = reader.get("interval")) {
     const std::string path = reader.path("interval");
@@ -192,6 +193,13 @@ CheckpointConfig read_checkpoint(const ConfigNode& node) {
   if (const ConfigNode* cost = reader.get("restart_cost")) {
     checkpoint.restart_cost = read_duration(*cost, reader.path("restart_cost"));
   }
+  if (const ConfigNode* bw = reader.get("storage_bandwidth")) {
+    checkpoint.storage_bandwidth = read_bandwidth(*bw, reader.path("storage_bandwidth"));
+  }
+  if (const ConfigNode* bw = reader.get("storage_bandwidth_per_node")) {
+    checkpoint.storage_bandwidth_per_node = read_bandwidth(*bw, reader.path("storage_bandwidth_per_node"));
+  }
+  if (const ConfigNode* async = reader.get("async")) checkpoint.async = read_bool(*async, reader.path("async"));
   return checkpoint;
 }
 

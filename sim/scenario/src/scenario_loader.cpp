@@ -32,7 +32,7 @@ Scenario read_scenario(const ConfigNode& root, const std::string& source, const 
   }
   const MapReader reader(root, "",
                          {"name", "seed", "cluster", "model", "training", "parallelism", "stragglers", "degraded_links",
-                          "faults", "checkpoint", "detection_timeout", "calibration", "convergence"});
+                          "faults", "checkpoint", "detection_timeout", "reliability", "calibration", "convergence"});
   ConfigNode absent;
   absent.where = SourceLocation{source, 0, 0};
 
@@ -67,6 +67,7 @@ Scenario read_scenario(const ConfigNode& root, const std::string& source, const 
   if (const ConfigNode* timeout = reader.get("detection_timeout")) {
     scenario.detection_timeout = read_duration(*timeout, "detection_timeout");
   }
+  if (const ConfigNode* reliability = reader.get("reliability")) scenario.reliability = read_reliability(*reliability);
   if (const ConfigNode* convergence = reader.get("convergence")) scenario.convergence = read_convergence(*convergence);
   check_across_sections(scenario);
   auto built = std::make_shared<const BuiltTopology>(BuiltTopology{

@@ -269,8 +269,30 @@ void write_perturbations(Writer& w, const Scenario& s) {
   w.begin_map("checkpoint");
   if (s.checkpoint.every_iterations) w.field("interval", *s.checkpoint.every_iterations);
   if (s.checkpoint.every) w.text("interval", duration_text(*s.checkpoint.every));
-  w.text("restart_cost", duration_text(s.checkpoint.restart_cost)).raw() << YAML::EndMap;
+  w.text("restart_cost", duration_text(s.checkpoint.restart_cost));
+  if (s.checkpoint.storage_bandwidth) w.text("storage_bandwidth", bandwidth_text(*s.checkpoint.storage_bandwidth));
+  if (s.checkpoint.storage_bandwidth_per_node) {
+    w.text("storage_bandwidth_per_node", bandwidth_text(*s.checkpoint.storage_bandwidth_per_node));
+  }
+  if (s.checkpoint.async) w.field("async", true);
+  w.raw() << YAML::EndMap;
   w.text("detection_timeout", duration_text(s.detection_timeout));
+}
+
+// Rates per hour as `X/h` and the duration in seconds: both parse back to the same doubles.
+void write_reliability(Writer& w, const ReliabilityConfig& r) {
+  w.begin_map("reliability");
+  if (r.default_table) {
+    w.text("failures", "default");
+  } else {
+    const auto rate = [](double per_hour) { return fmt::format("{}/h", per_hour); };
+    w.begin_map("failures").text("gpu", rate(r.rates.gpu)).text("hbm", rate(r.rates.hbm));
+    w.text("nic", rate(r.rates.nic)).text("switch", rate(r.rates.network_switch)).text("host", rate(r.rates.host));
+    w.text("software", rate(r.rates.software)).raw() << YAML::EndMap;
+  }
+  w.text("duration", fmt::format("{}s", r.duration_seconds)).field("spares", r.spares);
+  w.text("swap_time", duration_text(r.swap_time)).text("repair_time", duration_text(r.repair_time));
+  w.field("samples", r.samples).raw() << YAML::EndMap;
 }
 
 void write_convergence(Writer& w, const ConvergenceConfig& c) {
@@ -297,6 +319,7 @@ std::string to_yaml(const Scenario& scenario) {
   write_training(w, scenario.training);
   write_parallelism(w, scenario.parallelism);
   write_perturbations(w, scenario);
+  if (scenario.reliability) write_reliability(w, *scenario.reliability);
   if (scenario.calibration) w.text("calibration", scenario.calibration->value);
   if (scenario.convergence) write_convergence(w, *scenario.convergence);
   return w.finish();

@@ -25,6 +25,7 @@ StragglerConfig read_stragglers(const ConfigNode& node);
 std::vector<LinkDegradation> read_degraded_links(const ConfigNode& node);
 std::vector<FaultConfig> read_faults(const ConfigNode& node, StrategyKind strategy);
 CheckpointConfig read_checkpoint(const ConfigNode& node);
+ReliabilityConfig read_reliability(const ConfigNode& node);  // read_reliability.cpp
 ParallelismConfig read_parallelism(const ConfigNode& node);
 ConvergenceConfig read_convergence(const ConfigNode& node);
 

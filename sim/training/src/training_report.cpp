@@ -377,6 +377,7 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
   out["memory"] = memory_json(r.memory);
   // Only with a convergence section, so that throughput-only reports keep their shape.
   if (r.convergence) out["convergence"] = convergence_json(*r.convergence);
+  if (r.goodput) out["goodput"] = goodput_json(*r.goodput);
   return out;
 }
 

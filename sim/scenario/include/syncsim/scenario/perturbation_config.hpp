@@ -10,6 +10,7 @@
 //     - {at: 2s, kind: worker_down, rank: 5, policy: restart_from_checkpoint}
 //     - {at: 3s, kind: link_down, between: [nic2, leaf0], policy: elastic}
 //   checkpoint: {interval: 100, restart_cost: 30s}     # interval: iterations (plain number) or a time
+//               # with reliability: also storage_bandwidth: 2TB/s, storage_bandwidth_per_node: 50GB/s, async: true
 //   detection_timeout: 30s
 #include <cstdint>
 #include <optional>
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "syncsim/core/sim_time.hpp"
+#include "syncsim/core/units.hpp"
 #include "syncsim/scenario/located.hpp"
 #include "syncsim/training/faults.hpp"
 #include "syncsim/training/straggler_model.hpp"
@@ -77,6 +79,12 @@ struct CheckpointConfig {
   std::optional<std::int64_t> every_iterations;  // >= 1
   std::optional<SimTime> every;                  // > 0
   SimTime restart_cost;                          // >= 0, paid by every worker on restart
+  // The goodput assessment's (reliability:): where checkpoints are written, aggregate and per node (nullopt: the
+  // documented defaults, docs/faults.md), and whether saving runs beside training (only the device-to-host copy
+  // stalls it) or stops it for the whole write.
+  std::optional<Bandwidth> storage_bandwidth;
+  std::optional<Bandwidth> storage_bandwidth_per_node;
+  bool async = false;
 };
 
 }  // namespace syncsim

@@ -19,6 +19,7 @@
 #include "syncsim/scenario/model_config.hpp"
 #include "syncsim/scenario/parallelism_config.hpp"
 #include "syncsim/scenario/perturbation_config.hpp"
+#include "syncsim/scenario/reliability_config.hpp"
 #include "syncsim/scenario/training_config.hpp"
 
 namespace syncsim {
@@ -36,6 +37,8 @@ struct Scenario {
   std::vector<FaultConfig> faults;
   CheckpointConfig checkpoint;
   SimTime detection_timeout = SimTime::from_seconds(30);
+  // Failures at rates over a long job, and the goodput they leave (docs/faults.md, "Goodput"); nullopt: none.
+  std::optional<ReliabilityConfig> reliability;
   // The learning problem replayed under the simulated schedule; nullopt: throughput only.
   std::optional<ConvergenceConfig> convergence;
   // A calibration file from `syncsim calibrate`, relative paths resolved against the scenario's directory.

@@ -40,6 +40,7 @@
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/core/units.hpp"
 #include "syncsim/training/faults.hpp"
+#include "syncsim/training/goodput_report.hpp"
 
 namespace syncsim {
 
@@ -184,7 +185,8 @@ struct BottleneckReport {
 // says how each is measured): the run repeated without it where the engine can (measured), else its time on
 // the critical path from the time shares.
 struct CauseReport {
-  // communication | parameter_server | stragglers | pipeline_bubble | overlap_interference | framework_overhead
+  // communication | parameter_server | stragglers | failures | restarts | checkpoint_saves | pipeline_bubble |
+  // overlap_interference | framework_overhead
   std::string cause{};
   std::string group{};     // communication: data, tensor, context, pipeline or expert; else empty
   std::string resource{};  // communication: the busiest link that carried it; else empty
@@ -321,6 +323,7 @@ struct TrainingReport {
   std::vector<WorkerReport> per_worker;
   MemoryReport memory;
   std::optional<ConvergenceReport> convergence;  // with a `convergence:` section
+  std::optional<GoodputReport> goodput;          // with a `reliability:` section
 };
 
 inline constexpr std::size_t kBusiestLinks = 5;

@@ -1,0 +1,121 @@
+#include "goodput_run.hpp"
+
+#include <algorithm>
+
+#include "checkpoint_cost.hpp"
+#include "failure_table.hpp"
+#include "goodput_model.hpp"
+
+namespace syncsim::run {
+
+namespace {
+
+// Where checkpoints go when the scenario does not say: Meta's Tectonic file system sustained 2 TB/s for Llama 3's
+// 16K-GPU training (Dubey et al. 2024, §3.3.1); a node writes through one 400 Gb/s storage port (the DGX H100's
+// ConnectX-7 storage NICs, NVIDIA DGX H100 user guide); the device-to-host copy runs at the GPU's reference node's
+// host PCIe (gpu_spec.hpp's node_pcie_bandwidth), else PCIe 4.0 x16's 32 GB/s per direction.
+constexpr Bandwidth kDefaultStorage = Bandwidth::from_gb_per_s(2000);
+constexpr Bandwidth kDefaultStoragePerNode = Bandwidth::from_gbps(400);
+constexpr Bandwidth kDefaultHostCopy = Bandwidth::from_gb_per_s(32);
+
+// The iteration that a long run repeats: the mean, or with written faults in the run the median (the mean then
+// holds their downtime, which the failure process here counts instead).
+double iteration_seconds(const TrainingReport& report) {
+  return (report.faults.empty() ? report.iteration_mean : report.iteration_p50).seconds();
+}
+
+double straggler_seconds(const TrainingReport& report) {
+  for (const CauseReport& c : report.causes) {
+    if (c.cause == "stragglers") return c.per_iteration.seconds();
+  }
+  return 0;
+}
+
+Bytes model_state(const MemoryReport& m) {
+  return Bytes{m.weights.value + m.optimizer_state.value};
+}
+
+void fill_checkpoint(GoodputReport& g, const ResolvedScenario& context, const TrainingReport& report,
+                     std::int64_t hosts) {
+  const Scenario& s = context.scenario();
+  const MemoryReport whole =
+      memory_check(context.model(), context.gpu(), 1, context.precision(), s.model.optimizer.value);
+  g.checkpoint_bytes = model_state(whole);
+  g.checkpoint_bytes_per_rank = model_state(report.memory);
+  g.async = s.checkpoint.async;
+  const CheckpointStorage storage{.aggregate = s.checkpoint.storage_bandwidth.value_or(kDefaultStorage),
+                                  .per_node = s.checkpoint.storage_bandwidth_per_node.value_or(kDefaultStoragePerNode),
+                                  .host_copy = context.gpu().node_pcie_bandwidth.value_or(kDefaultHostCopy)};
+  const CheckpointCost cost = checkpoint_cost(g.checkpoint_bytes, g.checkpoint_bytes_per_rank, hosts, storage, g.async);
+  g.checkpoint_write_seconds = cost.write_seconds;
+  g.checkpoint_stall_seconds = cost.stall_seconds;
+  g.restore_seconds = cost.restore_seconds;
+  g.checkpoint_interval_young_seconds = young_interval(cost.stall_seconds, g.mtbf_seconds);
+  g.checkpoint_interval_optimal_seconds = daly_interval(cost.stall_seconds, g.mtbf_seconds);
+  if (s.checkpoint.every_iterations) {
+    g.checkpoint_interval_seconds = static_cast<double>(*s.checkpoint.every_iterations) * g.iteration_seconds;
+  } else if (s.checkpoint.every) {
+    g.checkpoint_interval_seconds = s.checkpoint.every->seconds();
+  } else {
+    g.checkpoint_interval_seconds = g.checkpoint_interval_optimal_seconds;
+  }
+  // An asynchronous save cannot start before the previous upload ends: the interval is at least the write.
+  if (g.async) g.checkpoint_interval_seconds = std::max(g.checkpoint_interval_seconds, cost.write_seconds);
+  // A stall-free checkpoint (nothing to save) or no failures: one interval the length of the job.
+  if (!(g.checkpoint_interval_seconds > 0)) g.checkpoint_interval_seconds = g.duration_seconds;
+}
+
+}  // namespace
+
+GoodputReport goodput_of(const ResolvedScenario& context, const TrainingReport& report) {
+  const Scenario& s = context.scenario();
+  const ReliabilityConfig& r = *s.reliability;
+  GoodputReport g;
+  g.duration_seconds = r.duration_seconds;
+  g.samples = r.samples;
+  g.spares = r.spares;
+  g.iteration_seconds = iteration_seconds(report);
+  const ClusterComponents components = count_components(context.topology(), context.workers());
+  const std::vector<FailureClass> classes =
+      failure_classes(r.default_table ? llama3_failure_rates() : r.rates, components);
+  const double hours = r.duration_seconds / 3600;
+  g.interruptions.expected = expected_interruptions(classes, hours);
+  g.mtbf_seconds = g.interruptions.expected > 0 ? r.duration_seconds / g.interruptions.expected : r.duration_seconds;
+  fill_checkpoint(g, context, report, components.hosts);
+
+  GoodputInputs in{
+      .duration_seconds = r.duration_seconds,
+      .iteration_seconds = g.iteration_seconds,
+      .straggler_seconds = straggler_seconds(report),
+      .detection_seconds = s.detection_timeout.seconds(),
+      .restart_seconds = s.checkpoint.restart_cost.seconds(),
+      .restore_seconds = g.restore_seconds,
+      .interval_seconds = g.checkpoint_interval_seconds,
+      .stall_seconds = g.checkpoint_stall_seconds,
+      .upload_seconds = g.async ? g.checkpoint_write_seconds : 0,
+      .job_gpus = context.workers(),
+      .gpus_per_node = std::max<std::int64_t>(1, context.workers() / std::max<std::int64_t>(1, components.hosts)),
+      .spares = r.spares,
+      .swap_seconds = r.swap_time.seconds(),
+      .repair_seconds = r.repair_time.seconds(),
+      .samples = r.samples,
+      .seed = s.seed};
+  for (const FailureClass& c : classes) {
+    g.classes.push_back({c.name, c.components, c.rate_per_hour,
+                         c.rate_per_hour * static_cast<double>(c.components) * hours, c.domain_nodes});
+    in.sources.push_back({c.name, c.rate_per_hour * static_cast<double>(c.components), c.domain_nodes, c.domain_share});
+  }
+  const GoodputOutcome outcome = assess_goodput(in);
+  g.ettr = outcome.ettr;
+  g.ettr_p10 = outcome.ettr_p10;
+  g.ettr_p90 = outcome.ettr_p90;
+  g.goodput = outcome.goodput;
+  g.interruptions.sampled_mean = outcome.interruptions_mean;
+  g.interruptions.p10 = outcome.p10;
+  g.interruptions.p50 = outcome.p50;
+  g.interruptions.p90 = outcome.p90;
+  g.badput = outcome.badput;
+  return g;
+}
+
+}  // namespace syncsim::run
