@@ -9,6 +9,7 @@
 #include "bottleneck.hpp"
 #include "convergence_run.hpp"
 #include "engines.hpp"
+#include "recommendation_context.hpp"
 
 namespace syncsim::run {
 
@@ -19,6 +20,7 @@ RunOutput run_engine(const Scenario& scenario, Workspace& workspace, convergence
                      const RunProgress* progress) {
   ResolvedScenario context(scenario, workspace, progress);
   context.check_run_length();
+  if (const auto shape = recommendation_shape(scenario)) return run_recommendation(context, *shape, schedule);
   const TrainingConfig& t = scenario.training;
   const ParallelismConfig& p = scenario.parallelism;
   if (p.tensor.value > 1 || p.pipeline.value > 1 || p.context.value > 1 || p.expert.value > 1) {
@@ -69,7 +71,17 @@ MemoryReport scenario_memory(const Scenario& scenario) {
   check_run_memory(scenario);
   Workspace workspace;
   const ResolvedScenario context(scenario, workspace, nullptr);
+  if (const auto shape = recommendation_shape(scenario)) return plan_recommendation(context, *shape).memory.report;
   return context.memory();
+}
+
+std::optional<RecommendationMemory> scenario_recommendation_memory(const Scenario& scenario) {
+  const auto shape = recommendation_shape(scenario);
+  if (!shape) return std::nullopt;
+  check_run_memory(scenario);
+  Workspace workspace;
+  const ResolvedScenario context(scenario, workspace, nullptr);
+  return plan_recommendation(context, *shape).memory;
 }
 
 RunOutput run_scenario(const Scenario& scenario, const RunProgress* progress) {
