@@ -192,6 +192,10 @@ RunOutput run_recommendation(ResolvedScenario& context, const RecommendationShap
                             .updates = std::nullopt,
                             .exposed_expert = st.expert});
   }
+  for (const ChunkWork::Unit& u : work.units) {
+    r.buckets.push_back(
+        allreduce_bucket_report(u.bytes, context.group_collective(CollectiveOp::allreduce, u.bytes, {all})));
+  }
   compute_shares(r);
   r.group_communication = {{.group = "data",
                             .collectives = "allreduce per bucket",
