@@ -226,7 +226,7 @@ TEST_CASE("aliases, shape options and their errors", "[model_catalog]") {
   CHECK(find_model("meta-llama-3-70b").name() == "llama3-70b");
   CHECK(find_model("Llama-3-8B").name() == "llama3-8b");
   CHECK(find_model("gpt-3").name() == "gpt3-175b");
-  CHECK(model_names().size() == 16);
+  CHECK(model_names().size() == 20);  // and the four recommendation models (recommendation_model.hpp)
   CHECK_THROWS_AS(find_model("alexnet"), InputError);
   CHECK_THROWS_WITH(
       find_model("alexnet"),

@@ -3,9 +3,10 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <cctype>
 #include <functional>
 
+#include "model_name.hpp"
+#include "syncsim/compute/recommendation_model.hpp"
 #include "syncsim/core/input_error.hpp"
 
 namespace syncsim {
@@ -127,21 +128,14 @@ const std::vector<Entry>& catalog() {
   return entries;
 }
 
-std::string normalize(std::string_view name) {
-  std::string out;
-  for (char c : name) {
-    if (c == '-' || c == '_' || c == ' ') continue;
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
-  return out;
-}
+using compute_detail::normalize_model_name;
 
 const Entry* lookup(std::string_view name) {
-  const std::string wanted = normalize(name);
+  const std::string wanted = normalize_model_name(name);
   for (const Entry& entry : catalog()) {
-    if (normalize(entry.name) == wanted) return &entry;
+    if (normalize_model_name(entry.name) == wanted) return &entry;
     for (std::string_view alias : entry.aliases) {
-      if (normalize(alias) == wanted) return &entry;
+      if (normalize_model_name(alias) == wanted) return &entry;
     }
   }
   return nullptr;
@@ -152,12 +146,23 @@ const Entry* lookup(std::string_view name) {
 std::vector<std::string_view> model_names() {
   std::vector<std::string_view> names;
   for (const Entry& entry : catalog()) names.push_back(entry.name);
+  for (std::string_view name : recommendation_names()) names.push_back(name);
   return names;
 }
 
 ModelSpec find_model(std::string_view name, const ModelOptions& options) {
   const Entry* entry = lookup(name);
   if (entry == nullptr) {
+    std::string_view canonical;
+    if (auto recommendation = find_recommendation(name, &canonical)) {
+      if (options.sequence_length || options.image_size || options.attention) {
+        throw InputError(
+            fmt::format("model '{}' is a recommendation model: it takes no sequence length, image size "
+                        "or attention",
+                        canonical));
+      }
+      return recommendation_model(std::string(canonical), *recommendation);
+    }
     throw InputError(fmt::format("unknown model '{}': expected one of {} (or an inline definition)", name,
                                  fmt::join(model_names(), ", ")));
   }

@@ -2,6 +2,7 @@
 // The training engines behind run_scenario, one per family of strategies. Each checks that it supports what
 // the scenario asks (InputError at the key's position otherwise).
 #include "resolved_scenario.hpp"
+#include "syncsim/compute/recommendation_model.hpp"
 #include "syncsim/convergence/update_schedule.hpp"
 #include "syncsim/run/run_scenario.hpp"
 
@@ -35,5 +36,10 @@ RunOutput run_model_parallel_layout(ResolvedScenario& context, convergence::Upda
 // FSDP + TP): the sharded engine over one rank's layers with the layout's collectives inside them
 // (sharded_layout_run.cpp).
 RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSchedule* schedule);
+
+// Strategy sync with a recommendation model: tables sharded over the GPUs with all-to-alls, the dense part data
+// parallel (recommendation_run.cpp, docs/recommendation.md).
+RunOutput run_recommendation(ResolvedScenario& context, const RecommendationShape& shape,
+                             convergence::UpdateSchedule* schedule);
 
 }  // namespace syncsim::run

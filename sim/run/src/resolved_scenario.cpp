@@ -10,6 +10,7 @@
 #include "syncsim/collectives/calibration.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/compute/model_catalog.hpp"
+#include "syncsim/compute/recommendation_model.hpp"
 #include "syncsim/compute/step_time_fit.hpp"
 #include "syncsim/run/chakra_workload.hpp"
 #include "syncsim/run/gpu_node.hpp"
@@ -45,6 +46,10 @@ ModelSpec resolve_model(const ModelConfig& m) {
     });
   }
   if (m.transformer) return at_value(*m.transformer, [&] { return llama(m.name.value, m.transformer->value); });
+  if (m.recommendation.shape) {
+    return at_value(*m.recommendation.shape,
+                    [&] { return recommendation_model(m.name.value, m.recommendation.shape->value); });
+  }
   ModelSpec model = at_value(m.name, [&] { return find_model(m.name.value, ModelOptions{}); });
   ModelOptions options;
   if (m.sequence_length) {

@@ -10,6 +10,7 @@
 #include "convergence_run.hpp"
 #include "engines.hpp"
 #include "goodput_run.hpp"
+#include "recommendation_context.hpp"
 
 namespace syncsim::run {
 
@@ -18,6 +19,7 @@ namespace {
 // The engine for the scenario's strategy and layout (engines.hpp).
 RunOutput dispatch_engine(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
   const Scenario& scenario = context.scenario();
+  if (const auto shape = recommendation_shape(scenario)) return run_recommendation(context, *shape, schedule);
   const TrainingConfig& t = scenario.training;
   const ParallelismConfig& p = scenario.parallelism;
   if (p.tensor.value > 1 || p.pipeline.value > 1 || p.context.value > 1 || p.expert.value > 1) {
@@ -78,7 +80,17 @@ MemoryReport scenario_memory(const Scenario& scenario) {
   check_run_memory(scenario);
   Workspace workspace;
   const ResolvedScenario context(scenario, workspace, nullptr);
+  if (const auto shape = recommendation_shape(scenario)) return plan_recommendation(context, *shape).memory.report;
   return context.memory();
+}
+
+std::optional<RecommendationMemory> scenario_recommendation_memory(const Scenario& scenario) {
+  const auto shape = recommendation_shape(scenario);
+  if (!shape) return std::nullopt;
+  check_run_memory(scenario);
+  Workspace workspace;
+  const ResolvedScenario context(scenario, workspace, nullptr);
+  return plan_recommendation(context, *shape).memory;
 }
 
 RunOutput run_scenario(const Scenario& scenario, const RunProgress* progress) {

@@ -186,7 +186,7 @@ void read_chakra(const MapReader& reader, const std::filesystem::path& base_dir,
 std::optional<Located<std::string>> read_definition(const MapReader& reader, const std::filesystem::path& base_dir,
                                                     ModelConfig& model) {
   const char* given = nullptr;
-  for (const char* key : {"layers", "transformer", "hf_config"}) {
+  for (const char* key : {"layers", "transformer", "hf_config", "recommendation"}) {
     const ConfigNode* value = reader.get(key);
     if (value && given)
       fail(*value, reader.path(key), fmt::format("defines the model, and so does model.{}: give one", given));
@@ -194,6 +194,7 @@ std::optional<Located<std::string>> read_definition(const MapReader& reader, con
   }
   if (!given) return std::nullopt;
   const std::string_view key = given;
+  if (key == "recommendation") return std::nullopt;  // read_recommendation reads it
   const ConfigNode& value = *reader.get(key);
   if (key == "layers" && value.kind == ConfigNode::Kind::scalar) {
     return read_layers_file(value, reader.path(key), base_dir, model);
@@ -210,6 +211,8 @@ void read_shape_options(const MapReader& reader, ModelConfig& model) {
        {std::pair{"sequence_length", &model.sequence_length}, std::pair{"image_size", &model.image_size}}) {
     const ConfigNode* value = reader.get(key);
     if (!value) continue;
+    if (model.recommendation.shape)
+      fail(*value, reader.path(key), "shapes a transformer or a CNN, not a recommendation model");
     if (!model.layers.empty()) fail(*value, reader.path(key), "shapes a catalog model; inline layers give their own");
     if (model.transformer && std::string_view(key) == "image_size") fail(*value, reader.path(key), "shapes a CNN");
     if (reader.get("transformer") && std::string_view(key) == "sequence_length") {
@@ -225,6 +228,7 @@ void read_shape_options(const MapReader& reader, ModelConfig& model) {
     }
   }
   if (const ConfigNode* attention = reader.get("attention")) {
+    if (model.recommendation.shape) fail(*attention, reader.path("attention"), "shapes a transformer");
     if (!model.layers.empty())
       fail(*attention, reader.path("attention"), "shapes a transformer; inline layers give their own");
     model.attention = located(read_choice(*attention, reader.path("attention"), kAttentionNames), *attention,
@@ -236,29 +240,34 @@ void read_shape_options(const MapReader& reader, ModelConfig& model) {
 }  // namespace
 
 ModelConfig read_model(const ConfigNode& node, const std::filesystem::path& base_dir) {
-  const MapReader reader(node, "model", {"name",
-                                         "layers",
-                                         "transformer",
-                                         "hf_config",
-                                         "attention",
-                                         "sequence_length",
-                                         "image_size",
-                                         "batch_per_gpu",
-                                         "precision",
-                                         "micro_batches",
-                                         "global_batch",
-                                         "optimizer",
-                                         "backward_factor",
-                                         "efficiency",
-                                         "kernels",
-                                         "kernel_overhead",
-                                         "step_time",
-                                         "profile",
-                                         "profile_batch",
-                                         "chakra"});
+  const MapReader reader(node, "model",
+                         {"name",
+                          "layers",
+                          "transformer",
+                          "hf_config",
+                          "attention",
+                          "sequence_length",
+                          "image_size",
+                          "batch_per_gpu",
+                          "precision",
+                          "micro_batches",
+                          "global_batch",
+                          "optimizer",
+                          "backward_factor",
+                          "efficiency",
+                          "kernels",
+                          "kernel_overhead",
+                          "step_time",
+                          "profile",
+                          "profile_batch",
+                          "chakra",
+                          "recommendation",
+                          "embedding_sharding",
+                          "embedding_optimizer"});
   ModelConfig model;
   const std::optional<Located<std::string>> file_name = read_definition(reader, base_dir, model);
-  const bool defined = !model.layers.empty() || model.transformer;
+  model.recommendation = read_recommendation(reader);
+  const bool defined = !model.layers.empty() || model.transformer || model.recommendation.shape;
   const ConfigNode* name =
       defined ? reader.get("name") : &reader.require("name", "a catalog model like resnet50, layers or transformer");
   model.name = name        ? located(read_text(*name, reader.path("name")), *name, reader.path("name"))

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <array>
 
 #include "enum_names.hpp"
@@ -128,6 +129,73 @@ void write_transformer(Writer& w, const LlamaShape& shape) {
   w.raw() << YAML::EndMap;
 }
 
+void write_widths(Writer& w, std::string_view key, const std::vector<std::int64_t>& widths) {
+  w.raw() << YAML::Key << std::string(key) << YAML::Value << YAML::Flow << YAML::BeginSeq;
+  for (std::int64_t width : widths) w.raw() << width;
+  w.raw() << YAML::EndSeq;
+}
+
+// model.recommendation's shape, every table written out (repeats expanded), so it loads back to the same tables.
+void write_recommendation(Writer& w, const RecommendationShape& shape) {
+  w.begin_map("recommendation").field("dense_features", shape.dense_features);
+  write_widths(w, "bottom_mlp", shape.bottom_mlp);
+  w.begin_list("tables", false);
+  for (const EmbeddingTable& t : shape.tables) {
+    w.raw() << YAML::Flow << YAML::BeginMap;
+    w.text("name", t.name).field("rows", t.rows).field("dim", t.dim).field("lookups", t.lookups);
+    w.text("pooling", to_string(t.pooling));
+    if (t.touched_share) w.text("touched_share", number_text(*t.touched_share));
+    if (t.zipf) w.text("zipf", number_text(*t.zipf));
+    w.raw() << YAML::EndMap;
+  }
+  w.raw() << YAML::EndSeq;
+  w.text("interaction", to_string(shape.interaction));
+  if (shape.interaction == FeatureInteraction::dcn) {
+    w.field("cross_layers", shape.cross_layers).field("cross_rank", shape.cross_rank);
+  }
+  write_widths(w, "top_mlp", shape.top_mlp);
+  w.raw() << YAML::EndMap;
+}
+
+void write_request(YAML::Emitter& out, const ShardingRequest& request) {
+  if (!request) {
+    out << "auto";
+    return;
+  }
+  const std::vector<std::int64_t>& ranks = request->ranks;
+  const bool open = std::any_of(ranks.begin(), ranks.end(), [](std::int64_t r) { return r < 0; });
+  if (request->type == EmbeddingShardingType::row_wise || request->type == EmbeddingShardingType::data_parallel ||
+      (request->type == EmbeddingShardingType::table_wise && open)) {
+    out << std::string(to_string(request->type));
+    return;
+  }
+  out << YAML::Flow << YAML::BeginMap << YAML::Key << "type" << YAML::Value << std::string(to_string(request->type));
+  if (request->type == EmbeddingShardingType::table_wise) {
+    out << YAML::Key << "rank" << YAML::Value << ranks.front();
+  } else if (open) {
+    out << YAML::Key << "shards" << YAML::Value << ranks.size();
+  } else {
+    out << YAML::Key << "ranks" << YAML::Value << YAML::Flow << ranks;
+  }
+  out << YAML::EndMap;
+}
+
+void write_embedding_keys(Writer& w, const RecommendationConfig& c) {
+  w.raw() << YAML::Key << "embedding_sharding" << YAML::Value;
+  if (c.sharding.tables.empty()) {
+    write_request(w.raw(), c.sharding.all.value);
+  } else {
+    w.raw() << YAML::BeginMap << YAML::Key << "default" << YAML::Value;
+    write_request(w.raw(), c.sharding.all.value);
+    for (const auto& [name, request] : c.sharding.tables) {
+      w.raw() << YAML::Key << name << YAML::Value;
+      write_request(w.raw(), request.value);
+    }
+    w.raw() << YAML::EndMap;
+  }
+  w.text("embedding_optimizer", to_string(c.optimizer.value));
+}
+
 void write_model(Writer& w, const ModelConfig& model) {
   w.begin_map("model").text("name", model.name.value);
   if (!model.layers.empty()) {
@@ -149,6 +217,8 @@ void write_model(Writer& w, const ModelConfig& model) {
     w.raw() << YAML::EndSeq;
   }
   if (model.transformer) write_transformer(w, model.transformer->value);
+  if (model.recommendation.shape) write_recommendation(w, model.recommendation.shape->value);
+  if (model.recommendation.shape || model.recommendation.given) write_embedding_keys(w, model.recommendation);
   if (model.sequence_length && !model.transformer) w.field("sequence_length", model.sequence_length->value);
   if (model.image_size) w.field("image_size", model.image_size->value);
   if (model.transformer) {

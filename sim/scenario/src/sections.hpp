@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "config_tree.hpp"
+#include "field_reader.hpp"
 #include "syncsim/scenario/scenario.hpp"
 #include "syncsim/topology/topology.hpp"
 
@@ -19,6 +20,8 @@ ModelConfig read_model(const ConfigNode& node, const std::filesystem::path& base
 Located<LlamaShape> read_transformer(const ConfigNode& node, const std::string& path);
 Located<LlamaShape> read_hf_config_key(const ConfigNode& node, const std::string& path,
                                        const std::filesystem::path& base_dir);
+// model.recommendation, model.embedding_sharding and model.embedding_optimizer (read_recommendation.cpp).
+RecommendationConfig read_recommendation(const MapReader& model);
 TrainingConfig read_training(const ConfigNode& node, bool has_calibration);
 Located<GradientCompression> read_compression(const ConfigNode& node, const std::string& path);
 StragglerConfig read_stragglers(const ConfigNode& node);

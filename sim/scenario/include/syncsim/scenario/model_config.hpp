@@ -25,6 +25,7 @@
 #include "syncsim/compute/precision.hpp"
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/scenario/located.hpp"
+#include "syncsim/scenario/recommendation_config.hpp"
 
 namespace syncsim {
 
@@ -78,6 +79,8 @@ struct ModelConfig {
   // names what the report and the memory check describe. Excludes profile, step_time, efficiency and
   // backward_factor.
   std::optional<Located<std::string>> chakra;
+  // model.recommendation, model.embedding_sharding and model.embedding_optimizer (recommendation_config.hpp).
+  RecommendationConfig recommendation;
 };
 
 }  // namespace syncsim

@@ -1,0 +1,37 @@
+#include "recommendation_text.hpp"
+
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+#include <fmt/ranges.h>
+
+#include "memory_text.hpp"
+
+namespace syncsim::app {
+
+namespace {
+
+std::string ranks_text(const TableSharding& s, std::int64_t gpus) {
+  if (s.ranks.empty()) return fmt::format("all {}", gpus);
+  return fmt::format("{}", fmt::join(s.ranks, ","));
+}
+
+}  // namespace
+
+void print_embedding_lines(std::ostream& o, const run::RecommendationMemory& m, std::int64_t gpus) {
+  Bytes replicated{0};
+  for (const run::TableMemory& t : m.tables) replicated += t.replicated;
+  fmt::print(o, "embeddings       {} tables, {} ({}); every table replicated would take {} per GPU\n", m.tables.size(),
+             m.planned ? "placed by the planner (largest first, emptiest GPU; row-wise when none has room)"
+                       : "placed as the scenario gives",
+             fmt::format("fullest GPU {}", m.fullest_rank), gib_text(replicated));
+  fmt::print(o, "fullest GPU      tables {}  pooled embeddings and gradients {}  dense part {}\n",
+             gib_text(m.embeddings), gib_text(m.pooled), gib_text(m.dense_total));
+  fmt::print(o, "  {:<16} {:<14} {:>10} {:>14} {:>14} {:>14}\n", "table", "sharding", "ranks", "on fullest",
+             "largest/GPU", "replicated");
+  for (const run::TableMemory& t : m.tables) {
+    fmt::print(o, "  {:<16} {:<14} {:>10} {:>14} {:>14} {:>14}\n", t.name, to_string(t.sharding.type),
+               ranks_text(t.sharding, gpus), gib_text(t.on_fullest), gib_text(t.largest), gib_text(t.replicated));
+  }
+}
+
+}  // namespace syncsim::app

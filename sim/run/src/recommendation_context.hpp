@@ -1,0 +1,29 @@
+#pragma once
+// A recommendation scenario resolved: its shape (inline or from the catalog), its embedding placement (the
+// scenario's requests, the planner's step for the rest) and its memory per GPU (recommendation_memory.hpp).
+#include <optional>
+
+#include "resolved_scenario.hpp"
+#include "syncsim/compute/recommendation_model.hpp"
+#include "syncsim/run/recommendation_memory.hpp"
+#include "syncsim/training/embedding_sharding.hpp"
+
+namespace syncsim::run {
+
+// The model.recommendation shape, or the catalog's for model.name; nullopt for any other model. Throws InputError at
+// model.embedding_sharding / embedding_optimizer when they are given for a model that has no tables.
+std::optional<RecommendationShape> recommendation_shape(const Scenario& scenario);
+
+struct RecommendationPlan {
+  RecommendationShape shape;
+  EmbeddingPlacement placement;
+  MemoryRule rule;          // bytes per element and row of the tables (embedding_sharding.hpp)
+  MemoryRule weights_rule;  // the weights alone, for the report's split
+  RecommendationMemory memory;
+};
+
+// Throws InputError at model.embedding_sharding for an unknown table (did you mean), a rank outside the GPUs or a
+// shard count that does not divide a table's dimension; at parallelism for a layout the model cannot take.
+RecommendationPlan plan_recommendation(const ResolvedScenario& context, const RecommendationShape& shape);
+
+}  // namespace syncsim::run
