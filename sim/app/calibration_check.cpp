@@ -34,6 +34,30 @@ std::vector<std::string> check_calibration_domain(const Calibration& calibration
   return lines;
 }
 
+std::vector<std::string> low_efficiency_warnings(const Calibration& calibration) {
+  std::vector<std::string> out;
+  for (const CalibrationRegime& regime : calibration.regimes) {
+    // `latency` plays LL (a quarter of the link is its design); a window is slower than `bandwidth` by design.
+    if (regime.name == "latency" || regime.window) continue;
+    for (const LinkKind c : kLinkKinds) {
+      const LinkCalibration& link = regime.links[static_cast<std::size_t>(c)];
+      if (!link.fitted || link.efficiency >= kLowEfficiency) continue;
+      const char* causes = c == LinkKind::network
+                               ? "the spec's NIC rate or rails above what each GPU gets, GPUDirect RDMA off (a copy "
+                                 "through host memory), NICs behind a shared PCIe switch, an untuned fabric (RoCE "
+                                 "without PFC/ECN)"
+                           : c == LinkKind::pcie ? "a path through host memory or across CPU sockets (no P2P), a "
+                                                   "PCIe generation or width below the spec's"
+                                                 : "fewer NVLinks than the spec's rate, P2P over NVLink disabled";
+      out.push_back(
+          fmt::format("warning: calibration parameter {}.{}.efficiency = {:.4g} is under {:g} of the link "
+                      "rate the spec gives; likely causes: {}",
+                      regime.name, nccl_class_name(c), link.efficiency, kLowEfficiency, causes));
+    }
+  }
+  return out;
+}
+
 void print_calibration_lines(const std::vector<std::string>& lines) {
   for (const std::string& line : lines) std::cerr << "syncsim: " << line << '\n';
 }

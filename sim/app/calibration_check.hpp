@@ -19,6 +19,12 @@ std::vector<std::string> check_calibration_domain(const Calibration& calibration
 
 void print_calibration_lines(const std::vector<std::string>& lines);
 
+// One warning per fitted link class whose `bandwidth` regime efficiency is under kLowEfficiency of the
+// link's rate, with its likely causes: far below what any NCCL protocol reaches on a healthy link (Simple moves
+// 0.8-0.95 of it), so the spec's rate or the path is more likely wrong than the fit.
+inline constexpr double kLowEfficiency = 0.3;
+std::vector<std::string> low_efficiency_warnings(const Calibration& calibration);
+
 // A scenario's calibration (when its latency model is the calibrated one) against the scenario's GPU and topology.
 // `strict_flag`: the command's --strict-calibration.
 void check_scenario_calibration(const Scenario& scenario, bool strict_flag);

@@ -203,6 +203,19 @@ TEST_CASE("calibrated on itself, every shipped log meets the error bounds", "[ca
     INFO("largest size " << m.sizes_bytes.back() << ": error " << top_error);
     CHECK((top_error <= 0.03 || efficiency_on_upper_bound(calibration)));
 
+    // No kinks the log lacks (issue 45): between neighbouring sizes from 1 MiB the predicted bus bandwidth changes
+    // by at most kKink times as much as the measured one does (a size window follows a fall the log has; none may
+    // add one it lacks).
+    constexpr double kKink = 1.5;  // measured worst: 1.19 (the A100 two-node log, 32 to 64 MiB)
+    for (std::size_t i = 1; i < m.sizes_bytes.size(); ++i) {
+      if (m.sizes_bytes[i - 1] < (std::int64_t{1} << 20)) continue;
+      const double size_ratio = static_cast<double>(m.sizes_bytes[i]) / static_cast<double>(m.sizes_bytes[i - 1]);
+      const double predicted = size_ratio * m.predicted_us[i - 1] / m.predicted_us[i];  // busbw_i / busbw_{i-1}
+      const double measured = size_ratio * m.measured_us[i - 1] / m.measured_us[i];
+      INFO(m.sizes_bytes[i] << " B: predicted busbw x" << predicted << ", measured x" << measured);
+      CHECK(std::max(predicted / measured, measured / predicted) <= kKink);
+    }
+
     // What validate computes from the written file is what the fit reported.
     std::ostringstream text;
     write_calibration(text, calibration);
@@ -350,4 +363,37 @@ TEST_CASE("the calibration records the system it was fitted on", "[calibration-f
 TEST_CASE("a log's NCCL version and environment are read and recorded", "[calibration-fit][domain]") {
   const NcclTestsLog log = read_nccl_tests_log(std::string(SYNCSIM_VALIDATION_TEST_DATA) + "/nccl-info-lines.log");
   CHECK(log.nccl_version == "2.18.5+cuda12.2");
+}
+
+TEST_CASE("a band from a fit that left one log of a system out covers most of that log's sizes",
+          "[calibration-fit][band]") {
+  // The L40S node's default and ring logs, each left out of a fit on the other two (the tree log ran with
+  // NCCL_ALGO=Tree: a configuration of its own, never left out here). Issue 45: at least 80% of the sizes inside
+  // the band; measured 88% (default) and 84% (ring).
+  const std::string family = "switch:n=4,bw=32GB/s,link_kind=pcie";
+  const std::array<const char*, 3> logs{"l40s-pcie-4gpu-default.log", "l40s-pcie-4gpu-ring.log",
+                                        "l40s-pcie-4gpu-tree.log"};
+  for (std::size_t out = 0; out < 2; ++out) {
+    INFO("left out " << logs[out]);
+    std::vector<NcclTestsLog> fitted;
+    for (std::size_t l = 0; l < logs.size(); ++l) {
+      if (l != out) fitted.push_back(read_nccl_tests_log(shipped(logs[l])));
+    }
+    const Calibration calibration = fit_calibration(fitted, family);
+    const NcclTestsLog left = read_nccl_tests_log(shipped(logs[out]));
+    LogSystem system(left, family, "test");
+    const CalibratedModel model = to_model(calibration);
+    const std::vector<MeasuredPoint> points = measured_points(left, calibration.placement);
+    std::size_t inside = 0;
+    for (const MeasuredPoint& p : points) {
+      const double predicted = system.simulate(p.size, &model).time.us();
+      const ErrorBand band = error_band(calibration, p.size);
+      CHECK(band.low <= -kBandFloor);
+      CHECK(band.high >= kBandFloor);
+      inside +=
+          p.time_us >= predicted * (1 + band.low) * (1 - 1e-5) && p.time_us <= predicted * (1 + band.high) * (1 + 1e-5);
+    }
+    INFO(inside << " of " << points.size() << " inside");
+    CHECK(static_cast<double>(inside) >= 0.8 * static_cast<double>(points.size()));
+  }
 }

@@ -159,26 +159,37 @@ CalibrationDomain record_domain(const std::vector<NcclTestsLog>& logs, const std
   return d;
 }
 
-bool add_windows(Calibration& calibration, const std::vector<LogSystem*>& systems) {
-  const std::vector<Run> runs = slow_runs(calibration);
-  if (runs.empty() || calibration.regimes.size() <= kBandwidthRegime) return false;
-  const CalibrationRegime base = calibration.regimes[kBandwidthRegime];
-  for (std::size_t w = 0; w < runs.size(); ++w) {
-    const Run& run = runs[w];
+std::vector<CalibrationRegime> window_candidates(const Calibration& calibration,
+                                                 const std::vector<LogSystem*>& systems) {
+  std::vector<CalibrationRegime> out;
+  if (calibration.regimes.size() <= kBandwidthRegime) return out;
+  const CalibrationRegime& base = calibration.regimes[kBandwidthRegime];
+  for (const Run& run : slow_runs(calibration)) {
     LogSystem& system = *systems[run.log];
     const CalibrationMeasurement& m = calibration.measurements[run.log];
     const auto [extra_us, factor] = fit_window(system, m, run, to_cost(base), calibration.algorithm);
     CalibrationRegime regime = base;
-    regime.name = fmt::format("window-{}", w + 1);
     regime.launch_us = std::stod(fmt::format("{:.6g}", base.launch_us + extra_us));
     for (const LinkKind c : system.link_classes()) {
       LinkCalibration& link = regime.links[static_cast<std::size_t>(c)];
       link.efficiency = std::min(1.0, std::stod(fmt::format("{:.6g}", link.efficiency / factor)));
     }
     regime.window = window_of(m, run, window_class(system));
-    calibration.regimes.push_back(regime);
+    out.push_back(regime);
   }
-  return true;
+  return out;
+}
+
+double window_loss(const Calibration& calibration) {
+  double sum = 0;
+  for (const CalibrationMeasurement& m : calibration.measurements) {
+    for (std::size_t i = 0; i < m.sizes_bytes.size(); ++i) {
+      if (m.sizes_bytes[i] < kWindowMinBytes) continue;
+      const double error = m.predicted_us[i] / m.measured_us[i] - 1;
+      sum += error * error;
+    }
+  }
+  return sum;
 }
 
 }  // namespace syncsim::calibration_extras

@@ -15,10 +15,15 @@ namespace syncsim::calibration_extras {
 CalibrationDomain record_domain(const std::vector<NcclTestsLog>& logs, const std::vector<LogSystem*>& systems,
                                 Placement placement);
 
-// Adds up to kMaxWindows windowed regimes to `calibration` (measured already with its two regimes): each for a run of
+// Up to kMaxWindows windowed regimes for `calibration` (measured already with its two regimes): each for a run of
 // neighbouring sizes >= kWindowMinBytes of one log predicted more than kWindowThreshold too fast, tied to the
 // slowest link class that log crosses, with two parameters fitted on the run: an extra fixed cost per collective
-// and a factor dividing the class efficiencies of the `bandwidth` regime. Returns whether it added any.
-bool add_windows(Calibration& calibration, const std::vector<LogSystem*>& systems);
+// and a factor dividing the class efficiencies of the `bandwidth` regime. The caller keeps each only where it
+// lowers window_loss over all the logs (a window one log wants may cost another log of the same links).
+std::vector<CalibrationRegime> window_candidates(const Calibration& calibration,
+                                                 const std::vector<LogSystem*>& systems);
+
+// The sum over every log of the squared relative errors at sizes >= kWindowMinBytes.
+double window_loss(const Calibration& calibration);
 
 }  // namespace syncsim::calibration_extras

@@ -468,7 +468,15 @@ Calibration fit_calibration(const std::vector<NcclTestsLog>& logs, const std::st
     }
   };
   measure_all();
-  if (calibration_extras::add_windows(calibration, systems)) measure_all();
+  for (CalibrationRegime window : calibration_extras::window_candidates(calibration, systems)) {
+    const Calibration without = calibration;
+    window.name = fmt::format("window-{}", calibration.regimes.size() - kRegimeNames.size() + 1);
+    calibration.regimes.push_back(std::move(window));
+    measure_all();
+    if (!(calibration_extras::window_loss(calibration) < calibration_extras::window_loss(without))) {
+      calibration = without;
+    }
+  }
   calibration.domain = calibration_extras::record_domain(logs, systems, options.placement);
   if (stats) {
     stats->iterations = iterations;

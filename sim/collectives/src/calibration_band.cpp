@@ -16,7 +16,7 @@ ErrorBand error_band(const Calibration& calibration, Bytes size) {
     for (const std::int64_t s : m.sizes_bytes)
       nearest = std::min(nearest, std::abs(std::log2(static_cast<double>(s)) - at));
   }
-  ErrorBand band;
+  ErrorBand band{-kBandFloor, kBandFloor};
   for (const CalibrationMeasurement& m : calibration.measurements) {
     for (std::size_t i = 0; i < m.sizes_bytes.size(); ++i) {
       const double distance = std::abs(std::log2(static_cast<double>(m.sizes_bytes[i])) - at);
