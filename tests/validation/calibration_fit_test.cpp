@@ -165,7 +165,7 @@ TEST_CASE("the channel ramp of a model is fitted back", "[calibration-fit]") {
 
 TEST_CASE("a log of a single size still fits", "[calibration-fit]") {
   const std::string family = "switch:n=4,bw=32GB/s,link_kind=pcie";
-  NcclTestsLog log = synthetic_log(family, 4, {{"only"}, {regime(10, 2, 0.5)}});
+  NcclTestsLog log = synthetic_log(family, 4, {{"only"}, {regime(10, 2, 0.5)}, {}});
   log.rows.resize(1);
   const Calibration fitted = fit_calibration({log}, family);
   CHECK(fitted.measurements[0].fit_error.max_abs_error < 0.01);
