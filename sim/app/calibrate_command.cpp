@@ -7,6 +7,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "calibration_check.hpp"
 #include "commands.hpp"
 #include "help_format.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -45,6 +46,12 @@ void print_summary(const Calibration& calibration, const FitStats& stats, double
       fmt::print(std::cout, "  {:>26}", cell);
     }
     fmt::print(std::cout, "\n");
+  }
+  for (const CalibrationRegime& regime : calibration.regimes) {
+    if (!regime.window) continue;
+    fmt::print(std::cout, "# {}: sizes {} .. {} B of collectives crossing {} (in place of the regimes above)\n",
+               regime.name, regime.window->min_size.value, regime.window->max_size.value,
+               nccl_class_name(regime.window->link_class));
   }
   fmt::print(std::cout, "{:<48} {:>6} {:>12} {:>10} {:>12} {:>10}\n", "log", "points", "geomean|e|", "max|e|",
              "geo>=1MiB", "max>=1MiB");
@@ -97,6 +104,7 @@ int run_calibrate(const CalibrateOptions& options) {
     for (const std::string& warning : log.warnings) std::cerr << "syncsim: warning: " << warning << '\n';
   }
   for (const BoundHit& hit : calibration.on_bound) std::cerr << "syncsim: warning: " << describe(hit) << '\n';
+  print_calibration_lines(low_efficiency_warnings(calibration));
   print_summary(calibration, stats, seconds);
   fmt::print(std::cout, "# wrote {}\n", options.output);
   return 0;

@@ -4,6 +4,7 @@
 
 #include <iostream>
 
+#include "calibration_check.hpp"
 #include "collective_table.hpp"
 #include "commands.hpp"
 #include "help_format.hpp"
@@ -32,8 +33,22 @@ void print_choices(const std::vector<CollectiveTableRow>& rows, const Calibrated
   }
 }
 
+// A calibrated time's band: the fit's residuals at sizes near it (calibration.hpp's error_band).
+void print_bands(const std::vector<CollectiveTableRow>& rows) {
+  fmt::print(std::cout, "# calibrated time and error band (the fit's residuals at sizes within {:g}x):\n",
+             kBandSizeFactor);
+  fmt::print(std::cout, "# {:>12} {:>12} {:>25}\n", "size (B)", "time (us)", "band (us)");
+  for (const CollectiveTableRow& row : rows) {
+    const double t = row.table.time.us();
+    const ErrorBand band = row.band.value_or(ErrorBand{});
+    fmt::print(std::cout, "# {:>12} {:>12.2f} {:>12.2f} .. {:<10.2f} ({:+.1f}% / {:+.1f}%)\n", row.table.size.value, t,
+               t * (1 + band.low), t * (1 + band.high), 100 * band.low, 100 * band.high);
+  }
+}
+
 int run_collective(const CollectiveOptions& options) {
   const CollectiveTable table = simulate_collective_table(options);
+  print_calibration_lines(table.calibration_lines);
   if (options.json) {
     std::cout << to_json(table).dump(2) << '\n';
     return 0;
@@ -52,6 +67,7 @@ int run_collective(const CollectiveOptions& options) {
   }());
   fmt::print(std::cout, "# algorithm/protocol x channels by size (bytes):\n");
   print_choices(rows, base.calibration);
+  if (base.calibration) print_bands(rows);
   return 0;
 }
 
@@ -99,6 +115,8 @@ Action add_collective_command(CLI::App& app, FlagCheck* check) {
   command->add_flag("--json", options->json, "Print the rows as JSON");
   command->add_option("--calibration", options->calibration,
                       "Calibration file from `syncsim calibrate`: its fitted regimes replace NCCL's latency model");
+  command->add_flag("--strict-calibration", options->strict_calibration,
+                    "A calibration fitted on another system (GPU, link rate, scale) is an error, not a warning");
   command->add_option("--gpu", options->gpu,
                       "GPU model (catalog name): applies NCCL's bus-bandwidth ceiling for its architecture "
                       "(A100: 235 GB/s, Hopper: 370 GB/s) with the nccl latency model, and turns on NVSwitch "

@@ -1,5 +1,7 @@
 #include "collective_table.hpp"
 
+#include "calibration_check.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -146,21 +148,26 @@ CollectiveTable simulate_collective_table(const CollectiveOptions& options) {
   table.topology = topology.description();
   CollectiveSpec& base = table.spec;
   base = make_spec(options, topology);
+  Router router(topology);
   // --calibration: the calibrated regimes replace NCCL's protocols (and its algorithm applies, if it has one).
+  std::optional<Calibration> calibration;
   if (!options.calibration.empty()) {
-    const Calibration calibration = read_calibration(options.calibration);
+    calibration = read_calibration(options.calibration);
+    const std::string gpu = options.gpu.empty() ? "" : find_gpu(options.gpu).name;
+    table.calibration_lines =
+        check_calibration_domain(*calibration, options.calibration, system_shape(router, base.ranks, gpu),
+                                 options.strict_calibration, SourceLocation{"--strict-calibration"});
     if (base.protocol) {
       throw InputError("a protocol cannot be combined with a calibration: its regimes replace NCCL's protocols",
                        SourceLocation{"--protocol"});
     }
-    table.calibrated = std::make_unique<CalibratedModel>(to_model(calibration));
+    table.calibrated = std::make_unique<CalibratedModel>(to_model(*calibration));
     base.latency = LatencySource::calibrated;
     base.calibration = table.calibrated.get();
-    if (options.algo == "auto" && calibration.algorithm) base.algorithm = calibration.algorithm;
+    if (options.algo == "auto" && calibration->algorithm) base.algorithm = calibration->algorithm;
   }
   const std::vector<Bytes> sizes = requested_sizes(options);
 
-  Router router(topology);
   // One run-cost budget for all the sizes: the command as a whole is what must end (run_cost.hpp).
   WorkBudget flow_work(kFlowSolveWork, kFlowSolveBudget);
   for (CollectiveRow row : table_rows(base, sizes, static_cast<int>(base.root.value()))) {
@@ -180,7 +187,8 @@ CollectiveTable simulate_collective_table(const CollectiveOptions& options) {
     }();
     row.time = outcome.time;
     row.bandwidth = bus_bandwidth(base.op, base.ranks, row.size, row.time);
-    table.rows.push_back({row, outcome});
+    table.rows.push_back(
+        {row, outcome, calibration ? std::optional(error_band(*calibration, row.size)) : std::nullopt});
   }
   return table;
 }
@@ -196,7 +204,7 @@ nlohmann::ordered_json to_json(const CollectiveTable& table) {
   out["simulated"] = true;
   auto& json_rows = out["rows"] = nlohmann::ordered_json::array();
   double busbw_sum = 0;
-  for (const auto& [row, outcome] : rows) {
+  for (const auto& [row, outcome, band] : rows) {
     nlohmann::ordered_json r = {{"size_bytes", row.size.value},
                                 {"count", row.count},
                                 {"type", row.type},
@@ -209,6 +217,10 @@ nlohmann::ordered_json to_json(const CollectiveTable& table) {
                                 {"channels", outcome.channels}};
     r["protocol"] = outcome.protocol ? nlohmann::ordered_json(to_string(*outcome.protocol)) : nullptr;
     if (outcome.regime && spec.calibration) r["regime"] = spec.calibration->regime_names[*outcome.regime];
+    if (band) {
+      r["band_low_us"] = row.time.us() * (1 + band->low);
+      r["band_high_us"] = row.time.us() * (1 + band->high);
+    }
     json_rows.push_back(std::move(r));
     busbw_sum += row.bandwidth.busbw.gb_per_s();
   }

@@ -30,12 +30,14 @@ struct CollectiveOptions {
   bool no_symmetry = false;
   bool json = false;
   std::string calibration;
-  std::string gpu;  // catalog name: NCCL's bus-bandwidth ceiling for its architecture
+  bool strict_calibration = false;  // a calibration fitted on another system is an error (calibration_check.hpp)
+  std::string gpu;                  // catalog name: NCCL's bus-bandwidth ceiling for its architecture
 };
 
 struct CollectiveTableRow {
   CollectiveRow table;
   CollectiveOutcome outcome;
+  std::optional<ErrorBand> band;  // with a calibration: the fit's residuals near this size (calibration.hpp)
 };
 
 struct CollectiveTable {
@@ -43,6 +45,7 @@ struct CollectiveTable {
   CollectiveSpec spec;   // every row's, but the size; spec.calibration points into `calibrated`
   std::unique_ptr<CalibratedModel> calibrated;
   std::vector<CollectiveTableRow> rows;
+  std::vector<std::string> calibration_lines;  // the domain check's warnings and note (calibration_check.hpp)
 };
 
 // The flags, checked without building the topology or simulating (the cli_args fuzz target runs this alone).

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <thread>
 
+#include "calibration_check.hpp"
 #include "chart_files.hpp"
 #include "commands.hpp"
 #include "help_format.hpp"
@@ -59,6 +60,7 @@ struct PlanOptions {
   std::optional<std::int64_t> global_batch;  // --global-batch: samples per iteration held at every count
   double memory_headroom = 0;
   std::int64_t max_simulations = 8;
+  bool strict_calibration = false;
 };
 
 // The flags, checked (check_plan_flags): everything but the scenario and the price file, which are read later.
@@ -249,6 +251,7 @@ PlanFlags check_plan_flags(const PlanOptions& o) {
 int plan(const PlanOptions& o) {
   PlanFlags flags = check_plan_flags(o);
   const Scenario base = load_scenario(o.scenario);
+  check_scenario_calibration(base, o.strict_calibration);  // the scenario's own system; the grid's differ further
   const planner::PlanGoal goal = in_samples(flags.goal, o, base);
   const std::filesystem::path outdir = plan_dir(o, base);
   std::vector<std::string> files{"plan.csv"};
@@ -391,6 +394,9 @@ Action add_plan_command(CLI::App& app, FlagCheck* check) {
                       "of their lower bounds");
   command->add_option("--risk", o->risk,
                       "Which run stands for a point with --seeds: p10 (the slow tail), p50 (default), p90");
+  command->add_flag(
+      "--strict-calibration", o->strict_calibration,
+      "A scenario calibration fitted on another system (GPU, link rate, scale) is an error, not a warning");
   if (check) *check = [o] { (void)check_plan_flags(*o); };
   return [o]() { return plan(*o); };
 }

@@ -11,6 +11,7 @@
 #include <memory>
 #include <optional>
 
+#include "calibration_check.hpp"
 #include "chart_files.hpp"
 #include "commands.hpp"
 #include "help_format.hpp"
@@ -38,6 +39,7 @@ struct RunOptions {
   bool json = false;
   bool no_symmetry = false;
   bool chakra = false;
+  bool strict_calibration = false;
 };
 
 // `run --chakra`: one execution trace per rank, OUTDIR/chakra.<rank>.et (ASTRA-sim's workload prefix OUTDIR/chakra).
@@ -281,6 +283,7 @@ void write_outputs(const std::filesystem::path& outdir, const Scenario& scenario
 
 int run_scenario(const RunOptions& options) {
   const Scenario scenario = load_scenario(options.scenario, options.overrides);
+  check_scenario_calibration(scenario, options.strict_calibration);
   const std::filesystem::path outdir = output_dir(options, scenario);
   std::optional<chakra::DdpWorkload> workload;
   if (options.chakra) workload = run::scenario_chakra_workload(scenario);
@@ -322,6 +325,9 @@ Action add_run_command(CLI::App& app) {
       "--no-symmetry", options->no_symmetry,
       "Step every rank one step at a time: no symmetry classes, ring cycle evaluation or tree channel classes "
       "(same results, slower)");
+  command->add_flag(
+      "--strict-calibration", options->strict_calibration,
+      "A scenario calibration fitted on another system (GPU, link rate, scale) is an error, not a warning");
   command->add_flag("--chakra", options->chakra,
                     "Also write one iteration as Chakra execution traces, OUTDIR/chakra.<rank>.et (ASTRA-sim's "
                     "workload format; docs/chakra.md)");

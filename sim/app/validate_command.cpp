@@ -2,10 +2,12 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "calibration_check.hpp"
 #include "commands.hpp"
 #include "help_format.hpp"
 #include "syncsim/collectives/calibration.hpp"
@@ -23,6 +25,7 @@ struct ValidateOptions {
   std::string placement;  // empty: the calibration's, else out_of_place
   std::string algo;       // empty: the calibration's, else auto
   bool json = false;
+  bool strict_calibration = false;
 };
 
 struct Row {
@@ -30,6 +33,7 @@ struct Row {
   CollectiveOutcome outcome;
   double predicted_us = 0;
   double rel_error = 0;
+  std::optional<ErrorBand> band;  // with a calibration (calibration.hpp's error_band)
 };
 
 std::string choice(const CollectiveOutcome& outcome, const CalibratedModel* model) {
@@ -53,6 +57,18 @@ void warn_implausible(const std::string& log, const Row& row) {
       "syncsim: warning: {}:{}: time: the measured {:g} us for {} bytes is {:.0f} times below the simulated {:g} us: "
       "not a plausible measurement of this collective (a unit or copying mistake?); its error counts in the summary\n",
       log, row.point.line, row.point.time_us, row.point.size.value, speedup, row.predicted_us);
+}
+
+bool in_band(const Row& row) {
+  const double t = row.point.time_us;
+  return row.band && t >= row.predicted_us * (1 + row.band->low) * (1 - 1e-5) &&
+         t <= row.predicted_us * (1 + row.band->high) * (1 + 1e-5);
+}
+
+std::string band_text(const Row& row) {
+  if (!row.band) return "";
+  return fmt::format("  band {:.2f}..{:.2f}{}", row.predicted_us * (1 + row.band->low),
+                     row.predicted_us * (1 + row.band->high), in_band(row) ? "" : " (outside)");
 }
 
 std::string percent(double fraction) {
@@ -91,6 +107,11 @@ void print_json(const ValidateOptions& options, const NcclTestsLog& log, const L
     r["protocol"] = row.outcome.protocol ? nlohmann::ordered_json(to_string(*row.outcome.protocol)) : nullptr;
     r["regime"] = model && row.outcome.regime ? nlohmann::ordered_json(model->regime_names[*row.outcome.regime])
                                               : nlohmann::ordered_json(nullptr);
+    if (row.band) {
+      r["band_low_us"] = row.predicted_us * (1 + row.band->low);
+      r["band_high_us"] = row.predicted_us * (1 + row.band->high);
+      r["in_band"] = in_band(row);
+    }
     r["line"] = row.point.line;
     json_rows.push_back(std::move(r));
   }
@@ -119,10 +140,10 @@ void print_table(const ValidateOptions& options, const NcclTestsLog& log, const 
              "meas busbw", "pred busbw", "error", "algorithm");
   fmt::print(std::cout, "#{:>11} {:>12} {:>12} {:>11} {:>11} {:>9}\n", "(B)", "(us)", "(us)", "(GB/s)", "(GB/s)", "");
   for (const Row& row : rows) {
-    fmt::print(std::cout, "{:>12} {:>12.2f} {:>12.2f} {:>11.2f} {:>11.2f} {:>9}  {}\n", row.point.size.value,
+    fmt::print(std::cout, "{:>12} {:>12.2f} {:>12.2f} {:>11.2f} {:>11.2f} {:>9}  {}{}\n", row.point.size.value,
                row.point.time_us, row.predicted_us, busbw(system, row.point.size, row.point.time_us),
                busbw(system, row.point.size, row.predicted_us), fmt::format("{:+.1f}%", 100 * row.rel_error),
-               choice(row.outcome, model));
+               choice(row.outcome, model), band_text(row));
   }
   fmt::print(std::cout, "# geomean |error|, all sizes ({}): {}\n", summary.points, percent(summary.geomean_abs_error));
   fmt::print(std::cout, "# max |error|, all sizes ({}): {}\n", summary.points, percent(summary.max_abs_error));
@@ -133,6 +154,10 @@ void print_table(const ValidateOptions& options, const NcclTestsLog& log, const 
                percent(*summary.max_abs_error_1mib));
   } else {
     fmt::print(std::cout, "# sizes >= 1 MiB: none in this log\n");
+  }
+  if (model) {
+    const auto inside = std::count_if(rows.begin(), rows.end(), [](const Row& row) { return in_band(row); });
+    fmt::print(std::cout, "# measured inside the error band: {} of {} sizes\n", inside, rows.size());
   }
 }
 
@@ -167,6 +192,10 @@ int run_validate(const ValidateOptions& options) {
   const NcclTestsLog log = read_nccl_tests_log(options.log);
   const std::string source = options.topology.empty() ? options.calibration + ": topology" : "--topology";
   LogSystem system(log, family, source);
+  const std::vector<std::string> domain_lines =
+      calibration ? check_calibration_domain(*calibration, options.calibration, system.shape(),
+                                             options.strict_calibration, SourceLocation{"--strict-calibration"})
+                  : std::vector<std::string>{};
   const std::optional<CalibratedModel> model =
       calibration ? std::optional<CalibratedModel>(to_model(*calibration)) : std::nullopt;
   const CalibratedModel* model_ptr = model ? &*model : nullptr;
@@ -175,9 +204,10 @@ int run_validate(const ValidateOptions& options) {
   std::vector<std::int64_t> sizes;
   std::vector<double> errors;
   for (const MeasuredPoint& point : measured_points(log, placement)) {
-    Row row{point, system.simulate(point.size, model_ptr, algorithm), 0, 0};
+    Row row{point, system.simulate(point.size, model_ptr, algorithm), 0, 0, std::nullopt};
     row.predicted_us = row.outcome.time.us();
     row.rel_error = relative_error(row.predicted_us, point.time_us);
+    if (calibration) row.band = error_band(*calibration, point.size);
     sizes.push_back(point.size.value);
     errors.push_back(row.rel_error);
     rows.push_back(row);
@@ -187,6 +217,7 @@ int run_validate(const ValidateOptions& options) {
   for (const Row& row : rows) warn_implausible(options.log, row);
   if (calibration) {
     for (const BoundHit& hit : calibration->on_bound) std::cerr << "syncsim: warning: " << describe(hit) << '\n';
+    print_calibration_lines(domain_lines);
   }
   if (options.json) {
     print_json(options, log, system, placement, model_ptr, rows, summary);
@@ -215,6 +246,8 @@ Action add_validate_command(CLI::App& app) {
   command->add_option("--algo", options->algo,
                       "ring | tree | ... | auto (default: the calibration's algorithm, else auto)");
   command->add_flag("--json", options->json, "Print one JSON object: rows and summary");
+  command->add_flag("--strict-calibration", options->strict_calibration,
+                    "A calibration fitted on another system (GPU, link rate, scale) is an error, not a warning");
   return [options]() { return run_validate(*options); };
 }
 

@@ -57,7 +57,8 @@ void check_within_bounds(const Calibration& calibration, double fastest_us, int 
   for (const CalibrationRegime& r : calibration.regimes) {
     INFO("regime " << r.name);
     CHECK(r.launch_us >= 0);
-    CHECK(r.launch_us <= 2 * fastest_us * (1 + 1e-6));
+    // A window's launch adds a per-collective cost of its size range (calibration_extras.hpp), beyond 2 T_min.
+    if (!r.window) CHECK(r.launch_us <= 2 * fastest_us * (1 + 1e-6));
     CHECK(r.fill_bytes >= 0);
     CHECK(r.fill_bytes <= max_fill);
     for (const LinkKind c : kLinkKinds) {
@@ -94,9 +95,10 @@ struct Shipped {
 const Shipped kShipped[] = {
     {"a100-sxm4-1node-8gpu-nvswitch.log", "dgx:nodes=1,gpus=8,nvlink_bw=300GB/s", Placement::out_of_place, 0.30},
     // The measured curve is not concave in size (busbw 58 GB/s at 32 MiB, 21-37 at 64-256 MiB, 70 from 512 MiB:
-    // NCCL's choice on an untuned fabric), which no minimum over regimes can follow: 30% is unreachable.
+    // NCCL's choice on an untuned fabric), which no minimum over regimes can follow: the fit's size windows do
+    // (issue 45: at most 15% at every size from 1 MiB; it was 66% without them).
     {"a100-sxm4-2node-16gpu-roce-16x100g.log", "dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps",
-     Placement::out_of_place, 0.70},
+     Placement::out_of_place, 0.15},
     {"h100-1node-8gpu-nvswitch.log", "dgx:nodes=1,gpus=8,nvlink_bw=450GB/s", Placement::out_of_place, 0.30},
     {"l40s-pcie-4gpu-default.log", "switch:n=4,bw=32GB/s,link_kind=pcie", Placement::out_of_place, 0.30},
     {"l40s-pcie-4gpu-ring.log", "switch:n=4,bw=32GB/s,link_kind=pcie", Placement::out_of_place, 0.30},
@@ -115,7 +117,7 @@ TEST_CASE("the fit recovers the times of a model it is given data from", "[calib
   // A two-regime model on 4 PCIe GPUs: latency-bound (8 us launch, 1 us per step, 25% of the rate) and
   // bandwidth-bound (20 us, 5 us, 80%). Its own predictions, fitted, must come back within a fraction of a percent.
   const std::string family = "switch:n=4,bw=32GB/s,link_kind=pcie";
-  const CalibratedModel truth{{"latency", "bandwidth"}, {regime(8, 1, 0.25), regime(20, 5, 0.8)}};
+  const CalibratedModel truth{{"latency", "bandwidth"}, {regime(8, 1, 0.25), regime(20, 5, 0.8)}, {}};
   const NcclTestsLog log = synthetic_log(family, 4, truth);
   FitStats stats;
   const Calibration fitted = fit_calibration({log}, family, {}, &stats);
@@ -155,7 +157,7 @@ TEST_CASE("the channel ramp of a model is fitted back", "[calibration-fit]") {
   const std::string family = "switch:n=4,bw=32GB/s,link_kind=pcie";
   TransferCost bandwidth = regime(20, 5, 0.8);
   bandwidth.fill = Bytes{1 << 20};
-  const CalibratedModel truth{{"latency", "bandwidth"}, {regime(8, 1, 0.05), bandwidth}};
+  const CalibratedModel truth{{"latency", "bandwidth"}, {regime(8, 1, 0.05), bandwidth}, {}};
   const Calibration fitted = fit_calibration({synthetic_log(family, 4, truth)}, family);
   CHECK(fitted.measurements[0].fit_error.max_abs_error < 0.01);
   CHECK(fitted.regimes[1].fill_bytes == Approx(1 << 20).epsilon(0.1));
@@ -163,7 +165,7 @@ TEST_CASE("the channel ramp of a model is fitted back", "[calibration-fit]") {
 
 TEST_CASE("a log of a single size still fits", "[calibration-fit]") {
   const std::string family = "switch:n=4,bw=32GB/s,link_kind=pcie";
-  NcclTestsLog log = synthetic_log(family, 4, {{"only"}, {regime(10, 2, 0.5)}});
+  NcclTestsLog log = synthetic_log(family, 4, {{"only"}, {regime(10, 2, 0.5)}, {}});
   log.rows.resize(1);
   const Calibration fitted = fit_calibration({log}, family);
   CHECK(fitted.measurements[0].fit_error.max_abs_error < 0.01);
@@ -200,6 +202,19 @@ TEST_CASE("calibrated on itself, every shipped log meets the error bounds", "[ca
     const double top_error = std::abs(relative_error(m.predicted_us.back(), m.measured_us.back()));
     INFO("largest size " << m.sizes_bytes.back() << ": error " << top_error);
     CHECK((top_error <= 0.03 || efficiency_on_upper_bound(calibration)));
+
+    // No kinks the log lacks (issue 45): between neighbouring sizes from 1 MiB the predicted bus bandwidth changes
+    // by at most kKink times as much as the measured one does (a size window follows a fall the log has; none may
+    // add one it lacks).
+    constexpr double kKink = 1.5;  // measured worst: 1.19 (the A100 two-node log, 32 to 64 MiB)
+    for (std::size_t i = 1; i < m.sizes_bytes.size(); ++i) {
+      if (m.sizes_bytes[i - 1] < (std::int64_t{1} << 20)) continue;
+      const double size_ratio = static_cast<double>(m.sizes_bytes[i]) / static_cast<double>(m.sizes_bytes[i - 1]);
+      const double predicted = size_ratio * m.predicted_us[i - 1] / m.predicted_us[i];  // busbw_i / busbw_{i-1}
+      const double measured = size_ratio * m.measured_us[i - 1] / m.measured_us[i];
+      INFO(m.sizes_bytes[i] << " B: predicted busbw x" << predicted << ", measured x" << measured);
+      CHECK(std::max(predicted / measured, measured / predicted) <= kKink);
+    }
 
     // What validate computes from the written file is what the fit reported.
     std::ostringstream text;
@@ -302,7 +317,7 @@ TEST_CASE("calibrated on one and two nodes, a system of the same links predicts 
   TransferCost bandwidth = regime(25, 0, 1);
   bandwidth.step_latency = std::array<SimTime, 3>{SimTime::from_us(3), SimTime::from_us(5), SimTime::from_us(9)};
   bandwidth.efficiency = {0.8, 1.0, 0.6};
-  const CalibratedModel truth{{"latency", "bandwidth"}, {latency, bandwidth}};
+  const CalibratedModel truth{{"latency", "bandwidth"}, {latency, bandwidth}, {}};
   const NcclTestsLog node = synthetic_log("dgx:nodes=1,gpus=4,nvlink_bw=300GB/s,nic_bw=200Gbps", 4, truth, 1);
   const NcclTestsLog small = synthetic_log(family, 8, truth, 2);
   const NcclTestsLog big = synthetic_log("dgx:nodes=4,gpus=4,nvlink_bw=300GB/s,nic_bw=200Gbps", 16, truth, 4);
@@ -317,4 +332,68 @@ TEST_CASE("calibrated on one and two nodes, a system of the same links predicts 
   // Measured since NCCL's tree (issue 16): geomean 0.07%, max 14.4% at a single size, most likely one where the
   // truth's candidates cost nearly the same and the fitted model picks the other one (not yet pinned down).
   CHECK(predicted.fit_error.max_abs_error <= 0.15);
+}
+
+TEST_CASE("the calibration records the system it was fitted on", "[calibration-fit][domain]") {
+  const NcclTestsLog log = read_nccl_tests_log(shipped("a100-sxm4-2node-16gpu-roce-16x100g.log"));
+  const Calibration calibration = fit_calibration({log}, "dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps");
+  REQUIRE(calibration.domain);
+  const CalibrationDomain& d = *calibration.domain;
+  CHECK(d.gpu == "A100-SXM4-40GB");
+  CHECK(d.device == "NVIDIA A100-SXM4-40GB");
+  CHECK(d.nodes == 2);
+  CHECK(d.ranks == 16);
+  REQUIRE(d.links.size() == 2);
+  CHECK(d.links[1].kind == LinkKind::network);
+  CHECK(d.links[1].rate_gb_per_s == Approx(25));
+  CHECK(d.min_size_bytes == 64);
+  CHECK(d.max_size_bytes == std::int64_t{8} << 30);
+  REQUIRE(d.logs.size() == 1);
+  CHECK(d.logs[0].file == "a100-sxm4-2node-16gpu-roce-16x100g.log");
+  // The slow sizes are windows tied to the network, which the one-node system never crosses.
+  const auto windows = std::count_if(calibration.regimes.begin(), calibration.regimes.end(),
+                                     [](const CalibrationRegime& r) { return r.window.has_value(); });
+  CHECK(windows >= 1);
+  CHECK(windows <= 2);
+  for (const CalibrationRegime& r : calibration.regimes) {
+    if (r.window) CHECK(r.window->link_class == LinkKind::network);
+  }
+}
+
+TEST_CASE("a log's NCCL version and environment are read and recorded", "[calibration-fit][domain]") {
+  const NcclTestsLog log = read_nccl_tests_log(std::string(SYNCSIM_VALIDATION_TEST_DATA) + "/nccl-info-lines.log");
+  CHECK(log.nccl_version == "2.18.5+cuda12.2");
+}
+
+TEST_CASE("a band from a fit that left one log of a system out covers most of that log's sizes",
+          "[calibration-fit][band]") {
+  // The L40S node's default and ring logs, each left out of a fit on the other two (the tree log ran with
+  // NCCL_ALGO=Tree: a configuration of its own, never left out here). Issue 45: at least 80% of the sizes inside
+  // the band; measured 88% (default) and 84% (ring).
+  const std::string family = "switch:n=4,bw=32GB/s,link_kind=pcie";
+  const std::array<const char*, 3> logs{"l40s-pcie-4gpu-default.log", "l40s-pcie-4gpu-ring.log",
+                                        "l40s-pcie-4gpu-tree.log"};
+  for (std::size_t out = 0; out < 2; ++out) {
+    INFO("left out " << logs[out]);
+    std::vector<NcclTestsLog> fitted;
+    for (std::size_t l = 0; l < logs.size(); ++l) {
+      if (l != out) fitted.push_back(read_nccl_tests_log(shipped(logs[l])));
+    }
+    const Calibration calibration = fit_calibration(fitted, family);
+    const NcclTestsLog left = read_nccl_tests_log(shipped(logs[out]));
+    LogSystem system(left, family, "test");
+    const CalibratedModel model = to_model(calibration);
+    const std::vector<MeasuredPoint> points = measured_points(left, calibration.placement);
+    std::size_t inside = 0;
+    for (const MeasuredPoint& p : points) {
+      const double predicted = system.simulate(p.size, &model).time.us();
+      const ErrorBand band = error_band(calibration, p.size);
+      CHECK(band.low <= -kBandFloor);
+      CHECK(band.high >= kBandFloor);
+      inside +=
+          p.time_us >= predicted * (1 + band.low) * (1 - 1e-5) && p.time_us <= predicted * (1 + band.high) * (1 + 1e-5);
+    }
+    INFO(inside << " of " << points.size() << " inside");
+    CHECK(static_cast<double>(inside) >= 0.8 * static_cast<double>(points.size()));
+  }
 }

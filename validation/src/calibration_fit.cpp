@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <memory>
 
+#include "calibration_extras.hpp"
 #include "calibration_unknowns.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/validation/box_least_squares.hpp"
@@ -456,11 +457,27 @@ Calibration fit_calibration(const std::vector<NcclTestsLog>& logs, const std::st
     }
     calibration.regimes.push_back(regime);
   }
-  const CalibratedModel model = to_model(calibration);
-  for (std::size_t l = 0; l < logs.size(); ++l) {
-    calibration.measurements.push_back(
-        measure_fit(logs[l], fitter.system(l), measured_points(logs[l], options.placement), model, options.algorithm));
+  std::vector<LogSystem*> systems;
+  for (std::size_t l = 0; l < logs.size(); ++l) systems.push_back(&fitter.system(l));
+  const auto measure_all = [&] {
+    const CalibratedModel model = to_model(calibration);
+    calibration.measurements.clear();
+    for (std::size_t l = 0; l < logs.size(); ++l) {
+      calibration.measurements.push_back(
+          measure_fit(logs[l], *systems[l], measured_points(logs[l], options.placement), model, options.algorithm));
+    }
+  };
+  measure_all();
+  for (CalibrationRegime window : calibration_extras::window_candidates(calibration, systems)) {
+    const Calibration without = calibration;
+    window.name = fmt::format("window-{}", calibration.regimes.size() - kRegimeNames.size() + 1);
+    calibration.regimes.push_back(std::move(window));
+    measure_all();
+    if (!(calibration_extras::window_loss(calibration) < calibration_extras::window_loss(without))) {
+      calibration = without;
+    }
   }
+  calibration.domain = calibration_extras::record_domain(logs, systems, options.placement);
   if (stats) {
     stats->iterations = iterations;
     stats->simulations = fitter.simulations();

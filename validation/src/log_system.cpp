@@ -154,10 +154,6 @@ std::string scale_topology_spec(std::string_view family, int ranks, int hosts, s
   return std::string(trim(family));
 }
 
-namespace {
-
-// The catalog GPU of an nccl-tests device name ("NVIDIA A100-SXM4-40GB", "Tesla V100-SXM2-32GB", "NVIDIA GB200";
-// find_gpu ignores the vendor words), or nullopt when the catalog does not know it.
 std::optional<GpuSpec> catalog_gpu_of_device(const std::string& name) {
   try {
     return find_gpu(name);
@@ -165,6 +161,8 @@ std::optional<GpuSpec> catalog_gpu_of_device(const std::string& name) {
     return std::nullopt;
   }
 }
+
+namespace {
 
 // validate and calibrate simulate every size of a log at the log's own scale. The collective executor's cost grows
 // with the square of the ranks (10,000 ranks take about 5 s a log, 100,000 would take many minutes), so a larger
@@ -221,6 +219,11 @@ LogSystem::LogSystem(const NcclTestsLog& log, std::string_view topology_family, 
   for (std::size_t c = 0; c < seen.size(); ++c) {
     if (seen[c]) classes_.push_back(static_cast<LinkKind>(c));
   }
+  for (const std::string& device : log.gpu_names) {
+    const std::optional<GpuSpec> gpu = catalog_gpu_of_device(device);
+    const std::string name = gpu ? gpu->name : device;
+    if (gpu_name_.find(name) == std::string::npos) gpu_name_ += (gpu_name_.empty() ? "" : " + ") + name;
+  }
   std::optional<int> capability;
   bool same = !log.gpu_names.empty();
   for (const std::string& name : log.gpu_names) {
@@ -250,8 +253,12 @@ CollectiveOutcome LogSystem::simulate(Bytes size, const CalibratedModel* model, 
 }
 
 CollectiveOutcome LogSystem::simulate(Bytes size, const TransferCost& cost, std::optional<Algorithm> algorithm) {
-  const CalibratedModel model{{"regime"}, {cost}};
+  const CalibratedModel model{{"regime"}, {cost}, {}};
   return simulate(size, &model, algorithm);
+}
+
+SystemShape LogSystem::shape() {
+  return system_shape(*router_, ranks_, gpu_name_);
 }
 
 }  // namespace syncsim

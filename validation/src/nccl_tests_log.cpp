@@ -53,6 +53,7 @@ class LogReader {
       return;
     }
     const std::vector<Token> tokens = nccl_tests_detail::tokenize(line);
+    note_nccl_statement(tokens);
     if (tokens.empty() || table_line_ == 0) return;  // before the table: launcher and NCCL output
     if (!nccl_tests_detail::looks_like_row(tokens, log_.layout)) {
       if (footer_line_ == 0 && ignored_in_table_++ == 0) first_ignored_ = number;
@@ -90,6 +91,25 @@ class LogReader {
   }
 
  private:
+  // "NCCL version 2.18.5+cuda12.2" and "... NCCL INFO NCCL_X set by environment to VALUE": the calibration's domain
+  // records them (calibration_domain.hpp).
+  void note_nccl_statement(const std::vector<Token>& tokens) {
+    for (std::size_t i = 0; i + 2 < tokens.size(); ++i) {
+      if (tokens[i].text == "NCCL" && tokens[i + 1].text == "version" && log_.nccl_version.empty()) {
+        log_.nccl_version = std::string(tokens[i + 2].text);
+      }
+    }
+    for (std::size_t i = 1; i + 4 < tokens.size(); ++i) {
+      if (tokens[i].text == "set" && tokens[i + 1].text == "by" && tokens[i + 2].text == "environment" &&
+          tokens[i + 3].text == "to" && tokens[i - 1].text.starts_with("NCCL_")) {
+        const std::string setting = fmt::format("{}={}", tokens[i - 1].text, tokens[i + 4].text);
+        if (std::find(log_.nccl_env.begin(), log_.nccl_env.end(), setting) == log_.nccl_env.end()) {
+          log_.nccl_env.push_back(setting);
+        }
+      }
+    }
+  }
+
   void add_comment(const std::vector<Token>& tokens, std::string_view line, const LineRef& where) {
     if (tokens.empty()) return;
     if (starts_with_words(tokens, {"Collective", "test", "starting:"}) && tokens.size() >= 4) {

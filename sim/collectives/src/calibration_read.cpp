@@ -167,8 +167,21 @@ LinkCalibration read_link(const Field& field, int format_version) {
 // Fill sizes up to 1 TiB: far above any channel ramp (calibration_fit.hpp bounds it by 2.5 MiB), below overflow.
 constexpr double kMaxFillBytes = 1099511627776.0;
 
+RegimeWindow read_window(const Field& field) {
+  field.expect_mapping({"min_bytes", "max_bytes", "link_class"}, {});
+  RegimeWindow window;
+  window.min_size = Bytes{field["min_bytes"].whole_number()};
+  window.max_size = Bytes{field["max_bytes"].whole_number()};
+  if (window.min_size.value < 0 || window.max_size < window.min_size) {
+    field.fail(fmt::format("expected 0 <= min_bytes <= max_bytes, got {} and {}", window.min_size.value,
+                           window.max_size.value));
+  }
+  window.link_class = field["link_class"].parsed([](const std::string& text) { return parse_nccl_class(text); });
+  return window;
+}
+
 CalibrationRegime read_regime(const Field& field, int format_version) {
-  field.expect_mapping({"name", "launch_us", "links"}, {"fill_bytes"});
+  field.expect_mapping({"name", "launch_us", "links"}, {"fill_bytes", "window"});
   CalibrationRegime regime;
   regime.name = field["name"].text();
   if (regime.name.empty()) field["name"].fail("expected a regime name, got an empty string");
@@ -179,6 +192,7 @@ CalibrationRegime read_regime(const Field& field, int format_version) {
     if (regime.fill_bytes > kMaxFillBytes)
       fill.fail(fmt::format("expected at most 1 TiB, got {:g}", regime.fill_bytes));
   }
+  if (field.has("window")) regime.window = read_window(field["window"]);
   const Field links = field["links"];
   links.expect_mapping({"nvlink", "pci", "net"}, {});
   for (const LinkKind c : kLinkKinds) {
@@ -255,9 +269,62 @@ CalibrationMeasurement read_measurement(const Field& field) {
   return m;
 }
 
+DomainLinkClass read_domain_link(const Field& field) {
+  field.expect_mapping({"class", "rate_gb_per_s", "count"}, {});
+  DomainLinkClass link;
+  link.kind = field["class"].parsed([](const std::string& text) { return parse_nccl_class(text); });
+  const Field rate = field["rate_gb_per_s"];
+  link.rate_gb_per_s = rate.number();
+  if (!(link.rate_gb_per_s > 0)) rate.fail(fmt::format("expected a rate above 0 GB/s, got {}", link.rate_gb_per_s));
+  link.count = field["count"].whole_number();
+  if (link.count < 1) field["count"].fail(fmt::format("expected at least 1 link, got {}", link.count));
+  return link;
+}
+
+DomainLog read_domain_log(const Field& field) {
+  field.expect_mapping({"file"}, {"nccl_version", "env"});
+  DomainLog log;
+  log.file = field["file"].text();
+  if (field.has("nccl_version")) log.nccl_version = field["nccl_version"].text();
+  if (field.has("env")) {
+    for (const Field& setting : field["env"].items()) log.env.push_back(setting.text());
+  }
+  return log;
+}
+
+CalibrationDomain read_domain(const Field& field) {
+  field.expect_mapping({"gpu", "nodes", "ranks", "links", "sizes_bytes"}, {"device", "logs"});
+  CalibrationDomain d;
+  d.gpu = field["gpu"].text();
+  if (field.has("device")) d.device = field["device"].text();
+  d.nodes = field["nodes"].whole_number();
+  if (d.nodes < 1) field["nodes"].fail(fmt::format("expected at least 1 node, got {}", d.nodes));
+  d.ranks = field["ranks"].whole_number();
+  if (d.ranks < 2) field["ranks"].fail(fmt::format("expected at least 2 ranks, got {}", d.ranks));
+  for (const Field& link : field["links"].items()) {
+    d.links.push_back(read_domain_link(link));
+    for (std::size_t i = 0; i + 1 < d.links.size(); ++i) {
+      if (d.links[i].kind == d.links.back().kind) link["class"].fail("this link class appears twice");
+    }
+  }
+  const std::vector<Field> sizes = field["sizes_bytes"].items();
+  if (sizes.size() != 2)
+    field["sizes_bytes"].fail(fmt::format("expected [smallest, largest], got {} values", sizes.size()));
+  d.min_size_bytes = sizes[0].whole_number();
+  d.max_size_bytes = sizes[1].whole_number();
+  if (d.min_size_bytes < 0 || d.max_size_bytes < d.min_size_bytes) {
+    field["sizes_bytes"].fail(
+        fmt::format("expected 0 <= smallest <= largest, got [{}, {}]", d.min_size_bytes, d.max_size_bytes));
+  }
+  if (field.has("logs")) {
+    for (const Field& log : field["logs"].items()) d.logs.push_back(read_domain_log(log));
+  }
+  return d;
+}
+
 Calibration read_root(const Field& root) {
   root.expect_mapping({"format_version", "topology", "regimes", "measurements"},
-                      {"placement", "algorithm", "on_bound"});
+                      {"placement", "algorithm", "on_bound", "domain"});
   Calibration calibration;
   calibration.format_version = static_cast<int>(root["format_version"].whole_number());
   if (calibration.format_version != kCalibrationFormatVersion && calibration.format_version != 1) {
@@ -288,6 +355,7 @@ Calibration read_root(const Field& root) {
   for (const Field& measurement : root["measurements"].items()) {
     calibration.measurements.push_back(read_measurement(measurement));
   }
+  if (root.has("domain")) calibration.domain = read_domain(root["domain"]);
   return calibration;
 }
 

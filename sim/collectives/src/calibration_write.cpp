@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <cmath>
 #include <ostream>
 
@@ -38,6 +39,10 @@ void write_regime(std::ostream& out, const CalibrationRegime& regime) {
   fmt::print(out, "  - name: {}\n", quoted(regime.name));
   fmt::print(out, "    launch_us: {}\n", number(regime.launch_us));
   fmt::print(out, "    fill_bytes: {}\n", std::llround(regime.fill_bytes));
+  if (regime.window) {
+    fmt::print(out, "    window: {{min_bytes: {}, max_bytes: {}, link_class: {}}}\n", regime.window->min_size.value,
+               regime.window->max_size.value, nccl_class_name(regime.window->link_class));
+  }
   fmt::print(out, "    links:\n");
   for (const LinkKind c : kLinkKinds) {
     const LinkCalibration& link = regime.links[static_cast<std::size_t>(c)];
@@ -63,6 +68,25 @@ void write_measurement(std::ostream& out, const CalibrationMeasurement& m) {
                number(*e.max_abs_error_1mib));
   }
   fmt::print(out, "}}\n");
+}
+
+void write_domain(std::ostream& out, const CalibrationDomain& d) {
+  fmt::print(out,
+             "# What it was fitted on (docs/calibration.md, \"The domain\"): using it on another GPU, link rate or a\n"
+             "# far bigger scale is warned about (an error with --strict-calibration).\n");
+  fmt::print(out, "domain:\n  gpu: {}\n  device: {}\n", quoted(d.gpu), quoted(d.device));
+  fmt::print(out, "  nodes: {}\n  ranks: {}\n", d.nodes, d.ranks);
+  fmt::print(out, "  links:{}\n", d.links.empty() ? " []" : "");
+  for (const DomainLinkClass& link : d.links) {
+    fmt::print(out, "    - {{class: {}, rate_gb_per_s: {}, count: {}}}\n", nccl_class_name(link.kind),
+               number(link.rate_gb_per_s), link.count);
+  }
+  fmt::print(out, "  sizes_bytes: [{}, {}]\n", d.min_size_bytes, d.max_size_bytes);
+  fmt::print(out, "  logs:{}\n", d.logs.empty() ? " []" : "");
+  for (const DomainLog& log : d.logs) {
+    fmt::print(out, "    - {{file: {}, nccl_version: {}, env: {}}}\n", quoted(log.file), quoted(log.nccl_version),
+               flow_list(log.env, quoted));
+  }
 }
 
 }  // namespace
@@ -111,6 +135,11 @@ CalibratedModel to_model(const Calibration& calibration) {
   for (const CalibrationRegime& regime : calibration.regimes) {
     model.regime_names.push_back(regime.name);
     model.regimes.push_back(to_cost(regime));
+    model.windows.push_back(regime.window);
+  }
+  // No window: the runner need not find the classes a collective crosses.
+  if (std::none_of(model.windows.begin(), model.windows.end(), [](const auto& w) { return w.has_value(); })) {
+    model.windows.clear();
   }
   return model;
 }
@@ -138,6 +167,7 @@ void write_calibration(std::ostream& out, const Calibration& calibration) {
     fmt::print(out, "  - {{parameter: {}, value: {}, bound: {}, side: {}}}\n", quoted(hit.parameter), hit.value,
                hit.bound, hit.upper ? "upper" : "lower");
   }
+  if (calibration.domain) write_domain(out, *calibration.domain);
   fmt::print(out, "# The measurements fitted, with the fit's prediction and its relative error (a fraction).\n");
   if (calibration.measurements.empty())
     fmt::print(out, "measurements: []\n");

@@ -11,6 +11,7 @@
 #include "syncsim/collectives/collnet_plan.hpp"
 #include "syncsim/collectives/lockstep_runner.hpp"
 #include "syncsim/collectives/nvls_plan.hpp"
+#include "syncsim/collectives/transfer_cost.hpp"
 #include "syncsim/collectives/tree_tuning.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/run_cost.hpp"
@@ -374,13 +375,23 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
                                             reductions.sharp.empty() ? SharpCandidates::none
                                             : nvswitch_nodes         ? SharpCandidates::direct_and_chain
                                                                      : SharpCandidates::chain);
+  // The link classes the collective crosses, for a calibration's size windows (calibrated_regimes).
+  std::array<bool, 3> crossed{};
+  if (spec.calibration && !spec.calibration->windows.empty()) {
+    for (std::size_t r = 1; r < ranks; ++r) {  // a route per rank: only for a calibration with windows
+      const std::vector<std::size_t>& gpus = groups.front();
+      crossed[static_cast<std::size_t>(classify(topology, router.gpu_route(gpus[0], gpus[r])))] = true;
+    }
+  }
   std::vector<Candidate> candidates;
   for (const Algorithm algorithm : algorithms) {
     if (spec.latency == LatencySource::calibrated) {
       if (spec.calibration == nullptr || spec.calibration->regimes.empty()) {
         throw InputError("the calibrated latency model needs a calibration (--calibration CAL.yaml)");
       }
-      for (std::size_t r = 0; r < spec.calibration->regimes.size(); ++r) candidates.push_back({algorithm, {}, r});
+      for (const std::size_t r : calibrated_regimes(*spec.calibration, spec.size, crossed)) {
+        candidates.push_back({algorithm, {}, r});
+      }
     } else if (spec.latency == LatencySource::nccl) {
       for (const Protocol p : {Protocol::ll, Protocol::ll128, Protocol::simple}) {
         // NVLS runs Simple only; NCCL's point-to-point transfers (AllToAll's) use LL or Simple, never LL128

@@ -104,6 +104,29 @@ std::string_view nccl_class_name(LinkKind kind) {
   return "?";
 }
 
+std::vector<std::size_t> calibrated_regimes(const CalibratedModel& model, Bytes size,
+                                            const std::array<bool, 3>& crossed) {
+  std::vector<std::size_t> windowed;
+  std::vector<std::size_t> plain;
+  for (std::size_t r = 0; r < model.regimes.size(); ++r) {
+    const std::optional<RegimeWindow> window = r < model.windows.size() ? model.windows[r] : std::nullopt;
+    if (!window) {
+      plain.push_back(r);
+    } else if (size >= window->min_size && size <= window->max_size &&
+               crossed[static_cast<std::size_t>(window->link_class)]) {
+      windowed.push_back(r);
+    }
+  }
+  return windowed.empty() ? plain : windowed;
+}
+
+LinkKind parse_nccl_class(std::string_view text) {
+  for (const LinkKind kind : kLinkKinds) {
+    if (text == nccl_class_name(kind)) return kind;
+  }
+  throw InputError(fmt::format("unknown link class '{}': expected nvlink, pci or net", text));
+}
+
 std::string_view to_string(LatencySource source) {
   switch (source) {
     case LatencySource::physical:

@@ -30,9 +30,10 @@ Scenario read_scenario(const ConfigNode& root, const std::string& source, const 
          fmt::format("expected a scenario mapping (cluster:, model:, training:, ...), got {}",
                      root.kind == ConfigNode::Kind::null ? "an empty document" : describe(root)));
   }
-  const MapReader reader(root, "",
-                         {"name", "seed", "cluster", "model", "training", "parallelism", "stragglers", "degraded_links",
-                          "faults", "checkpoint", "detection_timeout", "reliability", "calibration", "convergence"});
+  const MapReader reader(
+      root, "",
+      {"name", "seed", "cluster", "model", "training", "parallelism", "stragglers", "degraded_links", "faults",
+       "checkpoint", "detection_timeout", "reliability", "calibration", "strict_calibration", "convergence"});
   ConfigNode absent;
   absent.where = SourceLocation{source, 0, 0};
 
@@ -55,6 +56,10 @@ Scenario read_scenario(const ConfigNode& root, const std::string& source, const 
     std::filesystem::path path(read_text(*calibration, "calibration", "a file path"));
     if (path.is_relative() && !base_dir.empty()) path = (base_dir / path).lexically_normal();
     scenario.calibration = located(path.string(), *calibration, "calibration");
+  }
+  if (const ConfigNode* strict = reader.get("strict_calibration")) {
+    if (!scenario.calibration) fail(*strict, "strict_calibration", "needs a calibration file beside it (calibration:)");
+    scenario.strict_calibration = located(read_bool(*strict, "strict_calibration"), *strict, "strict_calibration");
   }
   scenario.cluster = read_cluster(reader.require("cluster", "the GPU and the topology"), base_dir);
   scenario.model = read_model(reader.require("model", "a catalog name or layers, and batch_per_gpu"), base_dir);

@@ -391,6 +391,7 @@ std::string to_yaml(const Scenario& scenario) {
   write_perturbations(w, scenario);
   if (scenario.reliability) write_reliability(w, *scenario.reliability);
   if (scenario.calibration) w.text("calibration", scenario.calibration->value);
+  if (scenario.strict_calibration) w.field("strict_calibration", scenario.strict_calibration->value);
   if (scenario.convergence) write_convergence(w, *scenario.convergence);
   return w.finish();
 }

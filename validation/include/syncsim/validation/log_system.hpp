@@ -52,6 +52,10 @@ std::vector<MeasuredPoint> measured_points(const NcclTestsLog& log, Placement pl
 std::string scale_topology_spec(std::string_view family, int ranks, int hosts, std::string_view source,
                                 const std::optional<GpuSpec>& gpu = std::nullopt);
 
+// The catalog GPU of an nccl-tests device name ("NVIDIA A100-SXM4-40GB", "Tesla V100-SXM2-32GB", "NVIDIA GB200";
+// find_gpu ignores the vendor words), or nullopt when the catalog does not know it.
+std::optional<GpuSpec> catalog_gpu_of_device(const std::string& name);
+
 class LogSystem {
  public:
   // Builds the family scaled to the log; throws InputError when the topology has fewer GPUs than the log ranks.
@@ -70,6 +74,9 @@ class LogSystem {
   // The log's GPUs' compute capability, on the same condition: it resolves nvls=auto (NVSwitches reduce from
   // Hopper on) and NVLS's efficiency.
   const std::optional<int>& compute_capability() const { return compute_capability_; }
+  // The collective's system as a calibration's domain is checked against (calibration_domain.hpp): the log's GPU
+  // (catalog names, or the device names the catalog does not know, joined by " + "), hosts and link classes.
+  SystemShape shape();
 
   // The collective at `size` under one calibrated model (every regime tried, the fastest wins), or one transfer
   // cost (wrapped as a one-regime model), or NCCL's own model when `model` is null. `algorithm` fixes the
@@ -88,6 +95,7 @@ class LogSystem {
   std::vector<LinkKind> classes_;
   std::optional<Bandwidth> busbw_cap_;
   std::optional<int> compute_capability_;
+  std::string gpu_name_;
 };
 
 }  // namespace syncsim

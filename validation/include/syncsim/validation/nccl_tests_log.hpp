@@ -86,6 +86,10 @@ struct NcclTestsLog {
   std::vector<NcclTestsRow> rows;  // in file order, duplicates removed (see warnings)
   std::optional<std::int64_t> out_of_bounds;  // "# Out of bounds values : 0 OK"
   std::optional<double> avg_busbw_gbps;       // "# Avg bus bandwidth    : 80.9946"
+  // What NCCL's own lines state, when the log kept them: "NCCL version 2.18.5+cuda12.2" and each
+  // "NCCL INFO NCCL_IB_HCA set by environment to mlx5" (as "NCCL_IB_HCA=mlx5", in order, once each).
+  std::string nccl_version;
+  std::vector<std::string> nccl_env;
   // Everything read but doubtful: removed duplicate rows, a missing footer, wrong results, busbw that does not
   // match the rank count. One sentence each, naming the line.
   std::vector<std::string> warnings;

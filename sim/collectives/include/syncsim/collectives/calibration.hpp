@@ -22,8 +22,12 @@
 //         net:    {step_latency_us: 4.2,  efficiency: 0.44, fitted: true}
 //     - name: bandwidth
 //       ...
+//     - name: window-1          # optional regimes that hold a size window (latency_model.hpp's RegimeWindow)
+//       window: {min_bytes: 50000000, max_bytes: 400000000, link_class: net}
+//       ...
 //   on_bound:                    # fitted parameters on a bound of their range (calibrate and validate warn)
 //     - {parameter: bandwidth.nvlink.efficiency, value: 1, bound: 1, side: upper}
+//   domain: {gpu: A100-SXM4-40GB, nodes: 2, ranks: 16, links: [...], ...}   # calibration_domain.hpp
 //   measurements:
 //     - file: a100-2node.log
 //       collective: allreduce
@@ -49,6 +53,7 @@
 #include <string_view>
 #include <vector>
 
+#include "syncsim/collectives/calibration_domain.hpp"
 #include "syncsim/collectives/collective_op.hpp"
 #include "syncsim/collectives/error_summary.hpp"
 #include "syncsim/collectives/latency_model.hpp"
@@ -75,11 +80,16 @@ struct LinkCalibration {
   friend bool operator==(const LinkCalibration&, const LinkCalibration&) = default;
 };
 
+inline bool operator==(const RegimeWindow& a, const RegimeWindow& b) {
+  return a.min_size == b.min_size && a.max_size == b.max_size && a.link_class == b.link_class;
+}
+
 struct CalibrationRegime {
   std::string name;
   double launch_us = 0;
   double fill_bytes = 0;                 // the channel ramp (TransferCost::fill); 0: none
   std::array<LinkCalibration, 3> links;  // indexed by LinkKind
+  std::optional<RegimeWindow> window;    // latency_model.hpp: a size range of collectives crossing one class
   friend bool operator==(const CalibrationRegime&, const CalibrationRegime&) = default;
 };
 
@@ -117,7 +127,24 @@ struct Calibration {
   std::vector<CalibrationRegime> regimes;
   std::vector<BoundHit> on_bound;
   std::vector<CalibrationMeasurement> measurements;
+  // What it was fitted on (calibration_domain.hpp); nullopt in files written before syncsim recorded it.
+  std::optional<CalibrationDomain> domain;
 };
+
+// A calibrated prediction's error band: from the fit's residuals (measured / predicted - 1) at sizes within a factor
+// of kBandSizeFactor of the size asked (the nearest fitted sizes where none is that near), and at least
+// kBandFloor either side, a prediction P stands for P x (1 + low) .. P x (1 + high), low <= 0 <= high. The floor is
+// the fit's own noise level (its Huber threshold, calibration_fit.cpp: residuals below 5% count as noise, not shape);
+// the factor, three doublings, is where the regimes' cost is still about the same mix of latency and bandwidth. Left
+// one log out of a system's logs, the band of the others covers 84% (L40S ring) and 88% (default) of its sizes
+// (calibration_fit_test.cpp).
+struct ErrorBand {
+  double low = 0;
+  double high = 0;
+};
+inline constexpr double kBandSizeFactor = 8;
+inline constexpr double kBandFloor = 0.05;
+ErrorBand error_band(const Calibration& calibration, Bytes size);
 
 // The regimes as the collective runner uses them.
 CalibratedModel to_model(const Calibration& calibration);

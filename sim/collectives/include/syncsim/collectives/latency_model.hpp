@@ -48,6 +48,7 @@ std::string_view to_string(Protocol protocol);
 Protocol parse_protocol(std::string_view text);  // ll | ll128 | simple
 // NCCL's name for a link class (nvlink | pci | net): the calibration file's keys.
 std::string_view nccl_class_name(LinkKind kind);
+LinkKind parse_nccl_class(std::string_view text);  // nvlink | pci | net
 std::string_view to_string(LatencySource source);
 LatencySource parse_latency_source(std::string_view text);  // physical | nccl
 
@@ -67,10 +68,26 @@ struct TransferCost {
 // A calibrated model (from `syncsim calibrate`): one TransferCost per regime — e.g. a latency-bound regime fitted
 // on small messages and a bandwidth-bound one fitted on large messages — used like NCCL's protocols: every
 // collective is simulated in each regime and the cheapest wins.
+//
+// A regime may hold a size window tied to a link class (a size range where the measured system ran slower than its
+// regimes elsewhere predict: an NCCL protocol or algorithm switch, congestion on an untuned fabric): a collective in
+// the window that crosses that class runs in the windowed regimes only; every other collective in the regimes
+// without a window.
+struct RegimeWindow {
+  Bytes min_size;  // inclusive
+  Bytes max_size;  // inclusive
+  LinkKind link_class = LinkKind::network;
+};
+
 struct CalibratedModel {
   std::vector<std::string> regime_names;
   std::vector<TransferCost> regimes;
+  std::vector<std::optional<RegimeWindow>> windows;  // per regime (empty: none has one)
 };
+
+// The regimes a collective of `size` runs in under `model`, given the link classes it crosses (see above).
+std::vector<std::size_t> calibrated_regimes(const CalibratedModel& model, Bytes size,
+                                            const std::array<bool, 3>& crossed);
 
 // NCCL's per-architecture ceiling on a collective's bus bandwidth, from its tuning model (src/graph/tuning.cc,
 // "Various model refinements": busBw = min(busBw, 235) when every GPU is compute capability 8.0 (A100), and

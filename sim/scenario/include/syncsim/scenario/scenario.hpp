@@ -43,6 +43,9 @@ struct Scenario {
   std::optional<ConvergenceConfig> convergence;
   // A calibration file from `syncsim calibrate`, relative paths resolved against the scenario's directory.
   std::optional<Located<std::string>> calibration;
+  // strict_calibration: true beside it: a calibration fitted on another system (its domain,
+  // calibration_domain.hpp) is an error rather than a warning.
+  std::optional<Located<bool>> strict_calibration;
 };
 
 }  // namespace syncsim

@@ -1,0 +1,90 @@
+#include "calibration_check.hpp"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "syncsim/run/gpu_node.hpp"
+
+namespace syncsim::app {
+
+std::vector<std::string> check_calibration_domain(const Calibration& calibration, const std::string& path,
+                                                  const SystemShape& target, bool strict,
+                                                  const SourceLocation& strict_at) {
+  if (!calibration.domain) {
+    const std::string unknown = fmt::format(
+        "calibration {} records no domain (written before syncsim recorded one): whether it holds for this system "
+        "is unknown; calibrate again to record it",
+        path);
+    if (strict) throw InputError(unknown, strict_at);
+    return {"warning: " + unknown};
+  }
+  const std::vector<std::string> differences = compare_domain(*calibration.domain, target);
+  if (differences.empty()) return {};
+  if (strict) {
+    throw InputError(fmt::format("calibration {} was fitted on another system: {}{}", path, differences.front(),
+                                 differences.size() > 1 ? fmt::format(" (and {} more)", differences.size() - 1) : ""),
+                     strict_at);
+  }
+  std::vector<std::string> lines;
+  for (const std::string& difference : differences) {
+    lines.push_back(fmt::format("warning: calibration {}: {}", path, difference));
+  }
+  lines.push_back(fmt::format("note: calibration {}: {}", path, describe_application(*calibration.domain, target)));
+  return lines;
+}
+
+std::vector<std::string> low_efficiency_warnings(const Calibration& calibration) {
+  std::vector<std::string> out;
+  for (const CalibrationRegime& regime : calibration.regimes) {
+    // `latency` plays LL (a quarter of the link is its design); a window is slower than `bandwidth` by design.
+    if (regime.name == "latency" || regime.window) continue;
+    for (const LinkKind c : kLinkKinds) {
+      const LinkCalibration& link = regime.links[static_cast<std::size_t>(c)];
+      if (!link.fitted || link.efficiency >= kLowEfficiency) continue;
+      const char* causes = c == LinkKind::network
+                               ? "the spec's NIC rate or rails above what each GPU gets, GPUDirect RDMA off (a copy "
+                                 "through host memory), NICs behind a shared PCIe switch, an untuned fabric (RoCE "
+                                 "without PFC/ECN)"
+                           : c == LinkKind::pcie ? "a path through host memory or across CPU sockets (no P2P), a "
+                                                   "PCIe generation or width below the spec's"
+                                                 : "fewer NVLinks than the spec's rate, P2P over NVLink disabled";
+      out.push_back(
+          fmt::format("warning: calibration parameter {}.{}.efficiency = {:.4g} is under {:g} of the link "
+                      "rate the spec gives; likely causes: {}",
+                      regime.name, nccl_class_name(c), link.efficiency, kLowEfficiency, causes));
+    }
+  }
+  return out;
+}
+
+void print_calibration_lines(const std::vector<std::string>& lines) {
+  for (const std::string& line : lines) std::cerr << "syncsim: " << line << '\n';
+}
+
+void check_scenario_calibration(const Scenario& scenario, bool strict_flag) {
+  if (!scenario.calibration || scenario.training.latency_model.value != LatencySource::calibrated) return;
+  const Located<std::string>& path = *scenario.calibration;
+  const Calibration calibration = [&] {
+    try {
+      return read_calibration(path.value);
+    } catch (const InputError& e) {
+      if (e.where() && e.where()->line > 0) throw;
+      throw path.error(e.message());
+    }
+  }();
+  const GpuSpec gpu = run::scenario_gpu(scenario);
+  const auto topology = run::node_topology(scenario, gpu);
+  Router router(*topology);
+  const SystemShape target = system_shape(router, topology->gpu_count(), gpu.name);
+  const bool strict_key = scenario.strict_calibration && scenario.strict_calibration->value;
+  try {
+    print_calibration_lines(check_calibration_domain(calibration, path.value, target, strict_flag || strict_key,
+                                                     SourceLocation{"--strict-calibration"}));
+  } catch (const InputError& e) {
+    if (strict_flag) throw;
+    throw scenario.strict_calibration->error(e.message());
+  }
+}
+
+}  // namespace syncsim::app

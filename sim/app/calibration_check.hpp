@@ -1,0 +1,32 @@
+#pragma once
+// A calibration's domain checked against the system a command uses it on (calibration_domain.hpp has the rules):
+// one warning per difference that matters and a note on how the fitted parameters apply, on stderr; with
+// --strict-calibration (or a scenario's strict_calibration: true) the first difference is an error instead.
+#include <string>
+#include <vector>
+
+#include "syncsim/collectives/calibration.hpp"
+#include "syncsim/core/input_error.hpp"
+#include "syncsim/scenario/scenario.hpp"
+
+namespace syncsim::app {
+
+// The lines to print after "syncsim: " ("warning: calibration X: ...", then "note: ..."); empty inside the domain.
+// Throws InputError at `strict_at` when `strict` and the target differs (or the file records no domain).
+std::vector<std::string> check_calibration_domain(const Calibration& calibration, const std::string& path,
+                                                  const SystemShape& target, bool strict,
+                                                  const SourceLocation& strict_at);
+
+void print_calibration_lines(const std::vector<std::string>& lines);
+
+// One warning per fitted link class whose `bandwidth` regime efficiency is under kLowEfficiency of the
+// link's rate, with its likely causes: far below what any NCCL protocol reaches on a healthy link (Simple moves
+// 0.8-0.95 of it), so the spec's rate or the path is more likely wrong than the fit.
+inline constexpr double kLowEfficiency = 0.3;
+std::vector<std::string> low_efficiency_warnings(const Calibration& calibration);
+
+// A scenario's calibration (when its latency model is the calibrated one) against the scenario's GPU and topology.
+// `strict_flag`: the command's --strict-calibration.
+void check_scenario_calibration(const Scenario& scenario, bool strict_flag);
+
+}  // namespace syncsim::app
