@@ -86,6 +86,20 @@ const std::vector<Row>& rows() {
       {"TP communication overlap without tensor parallelism", kBase + "parallelism: {tp_comm_overlap: true}\n",
        "bad.yaml:3:32: parallelism.tp_comm_overlap: overlaps tensor-parallel collectives with GEMMs: it needs "
        "parallelism.tensor above 1"},
+      {"FP8 all-gather without FSDP", kBase + "parallelism: {fp8_all_gather: true}\n",
+       "bad.yaml:3:31: parallelism.fp8_all_gather: sends FSDP's weight all-gathers in FP8: it needs "
+       "parallelism.sharding: full"},
+      {"FP8 all-gather without FP8", kBase + "parallelism: {sharding: full, fp8_all_gather: true}\n",
+       "bad.yaml:3:47: parallelism.fp8_all_gather: FP8 all-gathers need model.precision: fp8 (torchao's tensorwise "
+       "float8), got fp32"},
+      {"a pipeline split without a pipeline", kBase + "parallelism: {decoder_first_pipeline_num_layers: 4}\n",
+       "bad.yaml:3:50: parallelism.decoder_first_pipeline_num_layers: a pipeline split needs parallelism.pipeline of 2 "
+       "or more"},
+      {"two kinds of pipeline split together",
+       kBase + "parallelism: {pipeline: 2, decoder_first_pipeline_num_layers: 4, account_for_loss_in_pipeline_split: "
+               "true}\n",
+       "bad.yaml:3:63: parallelism.decoder_first_pipeline_num_layers: decoder_first/last_pipeline_num_layers cannot be "
+       "set with account_for_embedding/loss_in_pipeline_split (Megatron refuses the two kinds of split together)"},
       {"TP communication overlap that is not a yes or no", kBase + "parallelism: {tensor: 2, tp_comm_overlap: on}\n",
        "bad.yaml:3:43: parallelism.tp_comm_overlap: expected true or false, got 'on'"},
       {"unknown precision",

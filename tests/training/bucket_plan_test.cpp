@@ -117,3 +117,22 @@ TEST_CASE("bucket caps below one byte are rejected", "[buckets]") {
   CHECK_THROWS_AS(make_buckets(model, Bytes{0}, Precision::fp32), InputError);
   CHECK_THROWS_AS(make_buckets(model, Bytes{100}, Precision::fp32, Bytes{0}), InputError);
 }
+
+TEST_CASE("FP8 all-gather bytes: a block's linear at 1 byte an element and its FP32 scale, the rest bf16",
+          "[buckets]") {
+  // Llama 3 8B's q projection: 4,096 x 4,096 = 16,777,216 parameters, one weight matrix: 16,777,220 bytes in FP8
+  // against 33,554,432 in bf16. The token table (an embedding, not a Float8Linear) and the LM head (torchtitan leaves
+  // `output` unconverted) stay bf16, and so does everything without the flag.
+  const ModelSpec model = find_model("llama3-8b");
+  bool found = false;
+  for (const Layer& l : model.layers()) {
+    if (l.name == "layers.0.self_attn.q_proj") {
+      found = true;
+      CHECK(weight_gather_bytes(l, Precision::fp8, true) == Bytes{16'777'216 + 4});
+      CHECK(weight_gather_bytes(l, Precision::fp8, false) == Bytes{2 * 16'777'216});
+    }
+    if (l.kind != LayerKind::gemm)
+      CHECK(weight_gather_bytes(l, Precision::fp8, true) == gradient_bytes(l, Precision::fp8));
+  }
+  CHECK(found);
+}

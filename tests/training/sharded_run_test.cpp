@@ -90,3 +90,17 @@ TEST_CASE("a long sharded run keeps its last iterations' spans only, and counts 
   empty.units.buckets[1].layers.clear();
   CHECK_THROWS_AS(run_sharded(empty), InputError);
 }
+
+TEST_CASE("FP8 all-gather: each gather moves its unit's FP8 bytes, the reduce-scatters their bf16 gradients") {
+  // ZeRO-3 as above, with each unit's gather at 52 bytes (torchao's FP8 shard of 100 bf16 bytes: 50 elements at
+  // 1 byte, plus the 2 weights' FP32 scales). Per GPU: (1/2) x (2 gathers x 2 units x 52 + 2 reduce-scatters x 100).
+  ShardedRunSetup s = setup(ShardingLevel::full);
+  s.gather_bytes = {Bytes{52}, Bytes{52}};
+  const ShardedRunResult r = run_sharded(s);
+  CHECK(r.bytes_per_gpu_per_iteration == Approx(0.5 * (4 * 52 + 2 * 100)));
+  for (const ShardedCollective& c : r.collectives) {
+    CHECK(c.bytes == Bytes{c.op == CollectiveOp::all_gather ? 52 : 100});
+  }
+  s.gather_bytes = {Bytes{52}};
+  CHECK_THROWS_WITH(run_sharded(s), Catch::Contains("gather bytes must be given per unit"));
+}

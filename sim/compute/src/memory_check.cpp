@@ -392,7 +392,7 @@ MemoryReport memory_check(const ModelSpec& model, const GpuSpec& gpu, std::int64
   check_model_split(model, layout.tensor, layout.context);
   const std::int64_t p = layout.pipeline;
   const std::int64_t v = layout.schedule == PipelineSchedule::interleaved ? layout.virtual_stages : 1;
-  const auto chunks = pipeline_stage_ranges(model, p * v);  // stage i holds chunks i, i + p, ...
+  const auto chunks = pipeline_chunk_ranges(model, p, v, layout.split);  // stage i holds chunks i, i + p, ...
   const std::vector<bool> recomputed = recomputed_layers(model, layout.checkpointing);
   MemoryReport fullest;
   for (std::int64_t stage = 0; stage < p; ++stage) {

@@ -10,6 +10,7 @@
 
 #include "link_report.hpp"
 #include "syncsim/compute/memory_check.hpp"
+#include "syncsim/compute/pipeline_split.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/training/bucket_plan.hpp"
 
@@ -65,7 +66,8 @@ LayoutCommunication::LayoutCommunication(ResolvedScenario& context, CollectiveFl
                     context.model().name()));
   }
   chunks_ = p.schedule.value == PipelineSchedule::interleaved && p.virtual_stages ? p.virtual_stages->value : 1;
-  ranges_ = at_value(p.pipeline, [&] { return pipeline_stage_ranges(context.model(), p.pipeline.value * chunks_); });
+  ranges_ = at_pipeline_split(
+      p, [&] { return pipeline_chunk_ranges(context.model(), p.pipeline.value, chunks_, p.pipeline_split()); });
   layers_ = context.layer_times();
   recomputed_ = context.recomputed();
   const TransformerStructure& t = *context.model().transformer();

@@ -407,8 +407,9 @@ MemoryReport ResolvedScenario::memory() const {
   const bool megatron_sharding =
       p.sharding.value == ShardingLevel::none || p.sharding.value == ShardingLevel::optimizer;
   layout.framework = layout_split && megatron_sharding ? MemoryFramework::megatron : MemoryFramework::pytorch;
-  return at_value(p.pipeline,
-                  [&] { return memory_check(model_, gpu_, batch(), precision(), s.model.optimizer.value, layout); });
+  layout.split = p.pipeline_split();
+  return at_pipeline_split(
+      p, [&] { return memory_check(model_, gpu_, batch(), precision(), s.model.optimizer.value, layout); });
 }
 
 TrainingReport::ComputeProfile ResolvedScenario::profile_report() const {

@@ -48,6 +48,17 @@ auto at_value(const Located<T>& value, F&& make) {
   }
 }
 
+// at_value at the pipeline split's first written key (parallelism_config.hpp), or at parallelism.pipeline without one:
+// where the stage cuts' errors belong.
+template <typename F>
+auto at_pipeline_split(const ParallelismConfig& p, F&& make) {
+  if (p.first_stage_blocks) return at_value(*p.first_stage_blocks, make);
+  if (p.last_stage_blocks) return at_value(*p.last_stage_blocks, make);
+  if (p.account_for_embedding.value) return at_value(p.account_for_embedding, make);
+  if (p.account_for_loss.value) return at_value(p.account_for_loss, make);
+  return at_value(p.pipeline, make);
+}
+
 // Collectives over at most this many ranks keep their per-rank step times, which traces show as nested spans.
 inline constexpr std::size_t kTraceStepsMaxRanks = 64;
 

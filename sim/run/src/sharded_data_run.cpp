@@ -41,6 +41,15 @@ RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedul
   setup.layers = context.layer_times();
   setup.units = make_buckets(context.model(), s.training.bucket_size, context.precision());
   setup.level = s.parallelism.sharding.value;
+  if (s.parallelism.fp8_all_gather.value) {
+    for (const GradientBucket& unit : setup.units.buckets) {
+      Bytes bytes;
+      for (const std::size_t l : unit.layers) {
+        bytes += weight_gather_bytes(context.model().layers()[l], context.precision(), true);
+      }
+      setup.gather_bytes.push_back(bytes);
+    }
+  }
   const std::int64_t shard_group = s.parallelism.shard_group ? s.parallelism.shard_group->value : ranks;
   if (shard_group < 2)
     throw s.parallelism.shard_group->error("a shard group of 1 shards nothing (sharding: none does that)");

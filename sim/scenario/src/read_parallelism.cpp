@@ -32,6 +32,34 @@ std::optional<Located<std::int64_t>> read_size_or(const MapReader& reader, std::
   return read_size_key(reader, key);
 }
 
+// Megatron's balanced pipeline splits (pipeline_split.hpp). What needs the model's blocks is checked when the
+// scenario is resolved; here what needs only the section: counts of at least 1, a pipeline to split, one kind of split.
+void read_pipeline_split(const MapReader& reader, ParallelismConfig& p) {
+  for (const auto& [key, field] : {std::pair{"decoder_first_pipeline_num_layers", &p.first_stage_blocks},
+                                   std::pair{"decoder_last_pipeline_num_layers", &p.last_stage_blocks}}) {
+    if (const ConfigNode* node = reader.get(key))
+      *field = located(read_count(*node, reader.path(key), 1), *node, reader.path(key));
+  }
+  for (const auto& [key, field] : {std::pair{"account_for_embedding_in_pipeline_split", &p.account_for_embedding},
+                                   std::pair{"account_for_loss_in_pipeline_split", &p.account_for_loss}}) {
+    if (const ConfigNode* node = reader.get(key))
+      *field = located(read_bool(*node, reader.path(key)), *node, reader.path(key));
+  }
+  const PipelineSplit split = p.pipeline_split();
+  if (!split.set()) return;
+  const auto fail_at = [&](const std::string& message) {
+    if (p.first_stage_blocks) throw p.first_stage_blocks->error(message);
+    if (p.last_stage_blocks) throw p.last_stage_blocks->error(message);
+    throw(p.account_for_embedding.value ? p.account_for_embedding : p.account_for_loss).error(message);
+  };
+  if (p.pipeline.value < 2) fail_at("a pipeline split needs parallelism.pipeline of 2 or more");
+  if (split.uneven() && split.accounted()) {
+    fail_at(
+        "decoder_first/last_pipeline_num_layers cannot be set with account_for_embedding/loss_in_pipeline_split "
+        "(Megatron refuses the two kinds of split together)");
+  }
+}
+
 }  // namespace
 
 ParallelismConfig read_parallelism(const ConfigNode& node) {
@@ -39,7 +67,9 @@ ParallelismConfig read_parallelism(const ConfigNode& node) {
   if (node.kind == ConfigNode::Kind::null) return p;
   const MapReader reader(node, "parallelism",
                          {"tensor", "pipeline", "data", "context", "expert", "sharding", "shard_group", "micro_batches",
-                          "schedule", "virtual_stages", "activation_checkpointing", "tp_comm_overlap"});
+                          "schedule", "virtual_stages", "activation_checkpointing", "tp_comm_overlap", "fp8_all_gather",
+                          "decoder_first_pipeline_num_layers", "decoder_last_pipeline_num_layers",
+                          "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split"});
   p.tensor = read_size_key(reader, "tensor");
   p.pipeline = read_size_key(reader, "pipeline");
   p.context = read_size_key(reader, "context");
@@ -93,6 +123,18 @@ ParallelismConfig read_parallelism(const ConfigNode& node) {
           "overlaps tensor-parallel collectives with GEMMs: it needs parallelism.tensor above 1");
     }
   }
+  if (const ConfigNode* gather = reader.get("fp8_all_gather")) {
+    p.fp8_all_gather =
+        located(read_bool(*gather, reader.path("fp8_all_gather")), *gather, reader.path("fp8_all_gather"));
+    if (p.fp8_all_gather.value && p.sharding.value != ShardingLevel::full) {
+      throw p.fp8_all_gather.error("sends FSDP's weight all-gathers in FP8: it needs parallelism.sharding: full");
+    }
+    if (p.fp8_all_gather.value && p.tensor.value * p.pipeline.value * p.context.value * p.expert.value > 1) {
+      throw p.fp8_all_gather.error(
+          "FP8 all-gathers are simulated for FSDP without tensor, pipeline, context or expert parallelism");
+    }
+  }
+  read_pipeline_split(reader, p);
   return p;
 }
 

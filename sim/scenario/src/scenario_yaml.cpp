@@ -303,6 +303,11 @@ void write_parallelism(Writer& w, const ParallelismConfig& p) {
   if (p.virtual_stages) w.field("virtual_stages", p.virtual_stages->value);
   w.text("activation_checkpointing", name_of(kCheckpointingNames, p.activation_checkpointing.value));
   if (p.tp_comm_overlap.value) w.field("tp_comm_overlap", true);
+  if (p.fp8_all_gather.value) w.field("fp8_all_gather", true);
+  if (p.first_stage_blocks) w.field("decoder_first_pipeline_num_layers", p.first_stage_blocks->value);
+  if (p.last_stage_blocks) w.field("decoder_last_pipeline_num_layers", p.last_stage_blocks->value);
+  if (p.account_for_embedding.value) w.field("account_for_embedding_in_pipeline_split", true);
+  if (p.account_for_loss.value) w.field("account_for_loss_in_pipeline_split", true);
   w.raw() << YAML::EndMap;
 }
 

@@ -18,6 +18,12 @@ Bytes gradient_bytes(const Layer& layer, Precision precision) {
   return Bytes{layer.params * element_bytes(precision)};
 }
 
+Bytes weight_gather_bytes(const Layer& layer, Precision precision, bool fp8_all_gather) {
+  if (!fp8_all_gather || layer.kind != LayerKind::gemm) return gradient_bytes(layer, precision);
+  constexpr std::int64_t kScaleBytes = 4;
+  return Bytes{layer.params + kScaleBytes * std::max<std::int64_t>(1, layer.weight_matrices)};
+}
+
 BucketPlan make_buckets(const ModelSpec& model, Bytes cap, Precision precision, Bytes first_bucket_cap) {
   if (cap.value < 1) throw InputError("bucket cap must be at least 1 byte, got " + std::to_string(cap.value));
   if (first_bucket_cap.value < 1) {

@@ -31,6 +31,9 @@ void check_setup(const ShardedRunSetup& s) {
       if (l >= s.layers.forward.size()) throw InputError("sharded run: a unit names a layer the model lacks");
     }
   }
+  if (!s.gather_bytes.empty() && s.gather_bytes.size() != s.units.buckets.size()) {
+    throw InputError("sharded run: gather bytes must be given per unit");
+  }
   if (!s.collective_time) throw InputError("sharded run: no collective time");
   if (s.replicas < 1) throw InputError(fmt::format("sharded run: replicas must be positive, got {}", s.replicas));
   if (s.replicas > 1 && !s.replica_allreduce_time) throw InputError("sharded run: no replicas' allreduce time");
@@ -47,7 +50,8 @@ class ShardedTimeline {
       first_backward_.push_back(
           *std::max_element(s_.units.buckets[b].layers.begin(), s_.units.buckets[b].layers.end()));
       time_[0].push_back(checked(s_.collective_time(CollectiveOp::reduce_scatter, s_.units.buckets[b].bytes)));
-      time_[1].push_back(checked(s_.collective_time(CollectiveOp::all_gather, s_.units.buckets[b].bytes)));
+      gather_.push_back(s_.gather_bytes.empty() ? s_.units.buckets[b].bytes : s_.gather_bytes[b]);
+      time_[1].push_back(checked(s_.collective_time(CollectiveOp::all_gather, gather_.back())));
       const Bytes shard{(s_.units.buckets[b].bytes.value + s_.ranks - 1) / s_.ranks};
       shard_.push_back(shard);
       time_[2].push_back(s_.replicas > 1 ? checked(s_.replica_allreduce_time(shard)) : SimTime::zero());
@@ -96,8 +100,9 @@ class ShardedTimeline {
   SimTime place(std::int64_t it, CollectiveOp op, std::size_t b, SimTime ready, ShardedRunResult& out) {
     const SimTime begin = std::max(ready, stream_);
     stream_ = begin + time_[op == CollectiveOp::all_gather ? 1 : 0][b];
-    bus_bytes_ += static_cast<double>(s_.units.buckets[b].bytes.value);
-    if (it >= traced_from_) out.collectives.push_back({it, op, b, s_.units.buckets[b].bytes, begin, stream_});
+    const Bytes bytes = op == CollectiveOp::all_gather ? gather_[b] : s_.units.buckets[b].bytes;
+    bus_bytes_ += static_cast<double>(bytes.value);
+    if (it >= traced_from_) out.collectives.push_back({it, op, b, bytes, begin, stream_});
     if (op == CollectiveOp::reduce_scatter && s_.replicas > 1) {
       const SimTime across = std::max(stream_, replica_stream_);
       replica_stream_ = across + time_[2][b];
@@ -204,6 +209,7 @@ class ShardedTimeline {
   std::vector<std::size_t> first_backward_;  // per unit, its highest layer: where its backward starts
   std::vector<SimTime> time_[3];             // per unit: reduce-scatter, all-gather, the replicas' allreduce
   std::vector<Bytes> shard_;                 // per unit: a rank's shard of it
+  std::vector<Bytes> gather_;                // per unit: what its weight all-gather moves
   std::vector<SimTime> gathered_;
   SimTime stream_;
   SimTime replica_stream_;  // HSDP: the replicas' allreduces, each after its unit's reduce-scatter

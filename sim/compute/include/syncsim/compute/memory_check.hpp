@@ -14,8 +14,9 @@
 // With Adam this is ZeRO's 16 bytes per parameter in both cases (4 + 4 + 8, or 2 + 2 + 12; Rajbhandari et al.,
 // SC'20, §3.1). A MemoryLayout divides it as the frameworks do (docs/compute.md, "Memory by layout"):
 //
-//   pipeline p   the layers cut into p contiguous stages, the largest as small as it can be (pipeline_stage_ranges);
-//                every stage is checked and the report is the fullest one (MemoryReport::stage)
+//   pipeline p   the layers cut into p contiguous stages, the largest as small as it can be (pipeline_stage_ranges),
+//                or as MemoryLayout::split says (Megatron's uneven and accounted splits, pipeline_split.hpp); every
+//                stage is checked and the report is the fullest one (MemoryReport::stage)
 //   tensor t     a stage's parameters, gradients, optimizer state and activations / t (Megatron's tensor
 //                parallelism with sequence parallelism, which splits the activations the layer norms keep too;
 //                the norms' own few parameters are counted split as well)
@@ -65,6 +66,7 @@
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/compute/model_spec.hpp"
 #include "syncsim/compute/optimizer.hpp"
+#include "syncsim/compute/pipeline_split.hpp"
 #include "syncsim/compute/precision.hpp"
 #include "syncsim/core/units.hpp"
 
@@ -100,6 +102,7 @@ struct MemoryLayout {
   std::int64_t expert = 1;  // expert parallelism: the routed experts' weights split this many ways
   std::int64_t data = 1;    // data-parallel ranks (for the communicators; `shards` divides the state)
   MemoryFramework framework = MemoryFramework::pytorch;
+  PipelineSplit split{};  // which blocks each stage holds; unset: cut by forward FLOPs
 };
 
 // One GPU at its peak. allocated = weights + gradients + optimizer_state + activations + loss_buffers + workspaces

@@ -35,6 +35,23 @@ struct ParallelismConfig {
   // Megatron's tp_comm_overlap (Transformer Engine's userbuffers): the tensor- and sequence-parallel all-gathers and
   // reduce-scatters run in chunks beside the GEMMs they feed or follow (layout_communication.hpp).
   Located<bool> tp_comm_overlap{false, {}, {}};
+  // torchao's float8 all-gather for FSDP (enable_fsdp_float8_all_gather): under model.precision fp8 and sharding
+  // full, the weight all-gathers send the blocks' GEMM weights in FP8 (weight_gather_bytes, bucket_plan.hpp).
+  Located<bool> fp8_all_gather{false, {}, {}};
+  // Megatron's balanced pipeline splits, by its names (pipeline_split.hpp): blocks on the first and last stages
+  // (decoder_first/last_pipeline_num_layers), or the embedding and the loss counted as layers
+  // (account_for_embedding/loss_in_pipeline_split). Unset: stages cut by forward FLOPs.
+  std::optional<Located<std::int64_t>> first_stage_blocks;
+  std::optional<Located<std::int64_t>> last_stage_blocks;
+  Located<bool> account_for_embedding{false, {}, {}};
+  Located<bool> account_for_loss{false, {}, {}};
+
+  PipelineSplit pipeline_split() const {
+    return {.first_stage_blocks = first_stage_blocks ? first_stage_blocks->value : 0,
+            .last_stage_blocks = last_stage_blocks ? last_stage_blocks->value : 0,
+            .account_for_embedding = account_for_embedding.value,
+            .account_for_loss = account_for_loss.value};
+  }
 
   // Whether anything splits the model or shards its state (a plain data-parallel run otherwise).
   bool splits() const {

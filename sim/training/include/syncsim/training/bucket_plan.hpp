@@ -52,6 +52,14 @@ struct BucketPlan {
 // Gradient bytes of one layer (see above).
 Bytes gradient_bytes(const Layer& layer, Precision precision);
 
+// Bytes one FSDP all-gather of a layer's weights moves: its working copy, as gradient_bytes; with torchao's float8
+// all-gather (`fp8_all_gather`: Float8Linear's fsdp_pre_all_gather casts the local shard to FP8 before the
+// all-gather, torchao/float8/fsdp_utils.py) a linear layer the fp8 recipe runs in FP8 (LayerKind::gemm: the blocks'
+// linears; the LM head stays bf16, as torchtitan leaves `output` unconverted) moves 1 byte per element, plus its
+// FP32 per-tensor scale (4 bytes a weight: the amax each rank reduces with the others,
+// precompute_float8_dynamic_scale_for_fsdp).
+Bytes weight_gather_bytes(const Layer& layer, Precision precision, bool fp8_all_gather);
+
 // Throws InputError for a cap or first cap below one byte.
 BucketPlan make_buckets(const ModelSpec& model, Bytes cap, Precision precision,
                         Bytes first_bucket_cap = kDdpDefaultFirstBucketCap);

@@ -54,6 +54,9 @@ struct ShardedRunSetup {
   // training.overlap_slowdown): in ZeRO-1/2 from the first reduce-scatter, in ZeRO-3 all of it (gathers from its
   // start). Forward is not slowed.
   double overlap_slowdown = 0;
+  // Per unit, the bytes its weight all-gather moves (weight_gather_bytes: fewer under FP8 all-gather); empty: the
+  // unit's bytes, as its reduce-scatter.
+  std::vector<Bytes> gather_bytes;
   // A collective over the s ranks of a unit of `bytes` (reduce_scatter or all_gather).
   std::function<SimTime(CollectiveOp op, Bytes bytes)> collective_time;
   // With replicas > 1: the AllReduce of a shard of `bytes` across the r replicas.
