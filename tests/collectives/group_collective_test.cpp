@@ -120,3 +120,24 @@ TEST_CASE("independent groups alike link for link share one simulation and keep 
     CHECK(link.bytes_carried == Approx(alone.links.front().bytes_carried).epsilon(1e-9));
   }
 }
+
+TEST_CASE("groups that share links only rail by rail run as one component per rail, each alike", "[groups]") {
+  // Two NICs per node: local GPUs 0-3 share one, 4-7 the other. The eight data-parallel groups form two components
+  // of four groups each, contending inside and not across; the second is the first's image link for link.
+  const Topology dgx = build_topology("dgx:nodes=4,gpus=8,nvlink_bw=450GB/s,nic_bw=200Gbps,rails=2");
+  const Bytes size{64 << 20};
+  const auto groups = rail_groups(4, 8);
+  const CollectiveOutcome alone = run(dgx, CollectiveOp::allreduce, size, {groups[0]});
+  const std::vector<std::vector<std::size_t>> first_nic(groups.begin(), groups.begin() + 4);
+  const CollectiveOutcome one_rail = run(dgx, CollectiveOp::allreduce, size, first_nic);
+  const CollectiveOutcome all = run(dgx, CollectiveOp::allreduce, size, groups);
+  CHECK(one_rail.time.seconds() > 3 * alone.time.seconds());  // four groups through one NIC: they do contend
+  CHECK(all.time == one_rail.time);                           // and the other NIC's four do not slow them
+  CHECK(bytes_on(all) == Approx(2 * bytes_on(one_rail)).epsilon(1e-12));
+  // The traffic is on both NICs' links, each carrying what its counterpart carries.
+  std::size_t network_links = 0;
+  for (const LinkTraffic& link : all.links) network_links += dgx.link(link.link).kind == LinkKind::network ? 1 : 0;
+  std::size_t one_rail_links = 0;
+  for (const LinkTraffic& link : one_rail.links) one_rail_links += dgx.link(link.link).kind == LinkKind::network;
+  CHECK(network_links == 2 * one_rail_links);
+}

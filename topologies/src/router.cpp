@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <limits>
 #include <span>
 #include <utility>
@@ -356,7 +357,10 @@ struct Router::Impl {
   }
 };
 
-Router::Router(const Topology& topology) : topology_(topology), impl_(std::make_unique<Impl>(topology)) {}
+Router::Router(const Topology& topology) : topology_(topology), impl_(std::make_unique<Impl>(topology)) {
+  static std::atomic<std::uint64_t> made{0};
+  serial_ = ++made;
+}
 Router::~Router() = default;
 
 const Route& Router::route(NodeId src, NodeId dst) {

@@ -340,7 +340,10 @@ CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec
       spec.groups.empty()
           ? std::vector<std::vector<std::size_t>>{first_gpus(spec.ranks == 0 ? topology.gpu_count() : spec.ranks)}
           : collectives_detail::checked_groups(spec, topology.gpu_count());
-  if (collectives_detail::independent_groups(router, groups)) return collectives_detail::simulate_each(router, spec);
+  if (groups.size() > 1) {
+    const auto prints = collectives_detail::footprints(router, groups);
+    if (prints->components.size() > 1) return collectives_detail::simulate_components(router, spec, groups, *prints);
+  }
   if (groups.size() > 1 && collectives_detail::chooses(spec)) {
     return collectives_detail::simulate_as_first_chooses(router, spec);
   }

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <set>
+#include <unordered_map>
 #include <vector>
 
 #include "layout_communication.hpp"
@@ -46,32 +46,85 @@ SimTime seconds_floor(double seconds) {
   return SimTime::from_ps(static_cast<std::int64_t>(seconds * 1e12));  // rounded down: a floor
 }
 
+// How many buffers must cross the boundary of the first group's first member's server, each way, when every group
+// runs `op` at once: for each group with members on that server spanning N servers, (N - 1)/N (a send that leaves
+// it, one). It depends on the groups alone, and a layout's setup asks it of the same groups for every bucket and
+// block, so it is kept per group set (thousands of calls over 8,192 GPUs cost the whole bound otherwise).
+class ServerCrossings {
+ public:
+  explicit ServerCrossings(const Capacities& capacities) : c_(capacities) {}
+
+  double buffers(bool send, const std::vector<std::vector<std::size_t>>& groups) {
+    const std::uint64_t key = fingerprint(send, groups);
+    const auto [first, end] = known_.equal_range(key);
+    for (auto it = first; it != end; ++it) {
+      if (it->second.send == send && it->second.groups == groups) return it->second.buffers;
+    }
+    return known_.emplace(key, Known{send, groups, count(send, groups)})->second.buffers;
+  }
+
+  // One layout's group sets are kept (a handful); the next layout's are others.
+  void forget() { known_.clear(); }
+
+ private:
+  struct Known {
+    bool send = false;
+    std::vector<std::vector<std::size_t>> groups;
+    double buffers = 0;
+  };
+
+  static std::uint64_t fingerprint(bool send, const std::vector<std::vector<std::size_t>>& groups) {
+    std::uint64_t h = send ? 0x9e3779b97f4a7c15ULL : 0xbf58476d1ce4e5b9ULL;
+    const auto mix = [&h](std::uint64_t v) {
+      h = (h ^ v) * 0x100000001b3ULL;
+      h ^= h >> 31;
+    };
+    mix(groups.size());
+    for (const std::vector<std::size_t>& group : groups) {
+      mix(group.size());
+      for (const std::size_t gpu : group) mix(gpu);
+    }
+    return h;
+  }
+
+  double count(bool send, const std::vector<std::vector<std::size_t>>& groups) {
+    const int host = c_.host_of_gpu[groups.front().front()];
+    double crossing = 0;
+    for (const std::vector<std::size_t>& group : groups) {
+      hosts_.clear();
+      bool here = false;
+      for (const std::size_t gpu : group) {
+        hosts_.push_back(c_.host_of_gpu[gpu]);
+        here = here || c_.host_of_gpu[gpu] == host;
+      }
+      const bool counted = send ? c_.host_of_gpu[group.front()] == host : here;
+      if (!counted) continue;
+      std::sort(hosts_.begin(), hosts_.end());
+      const auto spanned = static_cast<double>(std::unique(hosts_.begin(), hosts_.end()) - hosts_.begin());
+      if (spanned < 2) continue;
+      crossing += send ? 1.0 : (spanned - 1) / spanned;
+    }
+    return crossing;
+  }
+
+  const Capacities& c_;
+  std::unordered_multimap<std::uint64_t, Known> known_;
+  std::vector<int> hosts_;  // reused: no allocation per group
+};
+
 // The floor of `op` of `bytes` over every group at once (layout_probe.hpp): a GPU sends or receives (n - 1)/n of
-// the buffer (a stage-to-stage send all of it), and the server of the first group's first member sends or receives,
-// for each group with members on it spanning N servers, (N - 1)/N of the buffer (a send that leaves it, all).
-SimTime collective_floor(const Capacities& c, CollectiveOp op, Bytes bytes,
+// the buffer (a stage-to-stage send all of it), and the first group's first member's server what ServerCrossings
+// counts.
+SimTime collective_floor(const Capacities& c, ServerCrossings& crossings, CollectiveOp op, Bytes bytes,
                          const std::vector<std::vector<std::size_t>>& groups) {
   const bool send = op == CollectiveOp::broadcast;
   const auto n = static_cast<double>(groups.front().size());
   const auto size = static_cast<double>(bytes.value);
-  double seconds = (send ? 1.0 : (n - 1) / n) * size / c.gpu_rate;
+  const double seconds = (send ? 1.0 : (n - 1) / n) * size / c.gpu_rate;
   const int host = c.host_of_gpu[groups.front().front()];
   if (host < 0 || !c.host_out.contains(host) || !c.host_in.contains(host)) return seconds_floor(seconds);
-  double crossing = 0;  // bytes that must cross the server's boundary, each way
-  for (const std::vector<std::size_t>& group : groups) {
-    std::set<int> hosts;
-    bool here = false;
-    for (const std::size_t gpu : group) {
-      hosts.insert(c.host_of_gpu[gpu]);
-      here = here || c.host_of_gpu[gpu] == host;
-    }
-    const bool counted = send ? c.host_of_gpu[group.front()] == host : here;
-    if (!counted || hosts.size() < 2) continue;
-    const auto spanned = static_cast<double>(hosts.size());
-    crossing += send ? size : (spanned - 1) / spanned * size;
-  }
   const double link = std::min(c.host_out.at(host), c.host_in.at(host));
-  return seconds_floor(std::max(seconds, crossing / link));
+  return seconds_floor(std::max(seconds, crossings.buffers(send, groups) * size / link));
 }
 
 SimTime passes(const ChunkWork& w) {
@@ -135,6 +188,7 @@ struct LayoutProbe::Impl {
   Workspace workspace;
   ResolvedScenario context;
   Capacities capacity;
+  ServerCrossings crossings{capacity};
 
   explicit Impl(const Scenario& point)
       : scenario(point), context(scenario, workspace), capacity(capacities(context.topology())) {}
@@ -173,10 +227,9 @@ SimTime LayoutProbe::lower_bound(const ProbeLayout& layout) {
   const bool reshards = model_split ? p.sharding.value == ShardingLevel::full && p.pipeline.value == 1
                                     : p.sharding.value != ShardingLevel::none;
   const StreamRule rule{.reshards = reshards, .own_buckets = model_split && !reshards};
-  const Capacities& c = impl_->capacity;
   LayoutCommunication floors(impl_->context,
-                             [&c](CollectiveOp op, Bytes bytes, const std::vector<std::vector<std::size_t>>& groups) {
-                               return collective_floor(c, op, bytes, groups);
+                             [this](CollectiveOp op, Bytes bytes, const std::vector<std::vector<std::size_t>>& groups) {
+                               return collective_floor(impl_->capacity, impl_->crossings, op, bytes, groups);
                              });
   return pipeline_bound(floors.setup(), shards, rule);
 }

@@ -16,6 +16,7 @@
 //
 // Cost: a pair's first route is one bidirectional breadth-first search that stops where its two sides meet (a few
 // hundred links between far GPUs of a 100,000-GPU fabric, whatever its size); later asks read a hash table.
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -47,11 +48,15 @@ class Router {
   const Route& gpu_route(std::size_t src_gpu, std::size_t dst_gpu);
 
   const Topology& topology() const { return topology_; }
+  // Distinct for every Router the process makes (one made where another was freed included): what a cache of facts
+  // derived from routes keys them by.
+  std::uint64_t serial() const { return serial_; }
 
  private:
   struct Impl;
   const Topology& topology_;
   std::unique_ptr<Impl> impl_;
+  std::uint64_t serial_ = 0;
 };
 
 }  // namespace syncsim

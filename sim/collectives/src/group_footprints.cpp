@@ -1,0 +1,147 @@
+#include "group_footprints.hpp"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <numeric>
+
+namespace syncsim::collectives_detail {
+
+namespace {
+
+// What a link and the node it leads to contribute to a simulation, as alike() compares them.
+std::array<std::int64_t, 6> link_traits(const Topology& topology, LinkId id) {
+  const Link& link = topology.link(id);
+  const Node& to = topology.node(link.dst);
+  return {static_cast<std::int64_t>(link.bandwidth.bytes_per_second),
+          link.latency.ps(),
+          static_cast<std::int64_t>(link.kind),
+          static_cast<std::int64_t>(to.kind),
+          to.latency.ps(),
+          static_cast<std::int64_t>(to.reduction)};
+}
+
+void mix(std::uint64_t& h, std::uint64_t value) {
+  h = (h ^ value) * 0x9e3779b97f4a7c15ULL;
+  h ^= h >> 29;
+}
+
+void add_shape(Router& router, const std::vector<std::size_t>& group, GroupShape& shape) {
+  const Topology& topology = router.topology();
+  std::vector<int> hosts;
+  for (const std::size_t gpu : group) {
+    const auto host = topology.node(topology.gpu(gpu)).host.value_or(-1);
+    const auto seen = std::find(hosts.begin(), hosts.end(), host);
+    shape.hosts.push_back(static_cast<std::int32_t>(seen - hosts.begin()));
+    mix(shape.hash, static_cast<std::uint64_t>(shape.hosts.back()));
+    if (seen == hosts.end()) hosts.push_back(host);
+  }
+  shape.hosts.push_back(-1);
+  for (const std::size_t a : group) {
+    for (const std::size_t b : group) {
+      if (a == b) continue;
+      for (const LinkId id : router.gpu_route(a, b).links) {
+        for (const std::int64_t trait : link_traits(topology, id)) mix(shape.hash, static_cast<std::uint64_t>(trait));
+        shape.links.push_back(id);
+      }
+      shape.ends.push_back(static_cast<std::uint32_t>(shape.links.size()));
+      mix(shape.hash, shape.ends.back());
+    }
+  }
+}
+
+std::size_t find_root(std::vector<std::size_t>& parent, std::size_t g) {
+  while (parent[g] != g) g = parent[g] = parent[parent[g]];
+  return g;
+}
+
+GroupFootprints analyse(Router& router, const std::vector<std::vector<std::size_t>>& groups) {
+  GroupFootprints out;
+  if (groups.size() < 2 || groups.front().size() > kMaxFootprintRanks) {
+    out.components.emplace_back(groups.size());
+    std::iota(out.components.back().begin(), out.components.back().end(), std::size_t{0});
+    return out;
+  }
+  std::vector<std::size_t> parent(groups.size());
+  std::iota(parent.begin(), parent.end(), std::size_t{0});
+  std::vector<std::size_t> owner(router.topology().link_count(), groups.size());
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    for (const std::size_t a : groups[g]) {
+      for (const std::size_t b : groups[g]) {
+        if (a == b) continue;
+        for (const LinkId link : router.gpu_route(a, b).links) {
+          std::size_t& o = owner[link.value()];
+          if (o != groups.size() && o != g) parent[find_root(parent, o)] = find_root(parent, g);
+          o = g;
+        }
+      }
+    }
+  }
+  std::map<std::size_t, std::size_t> component_of_root;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const auto [it, added] = component_of_root.emplace(find_root(parent, g), out.components.size());
+    if (added) out.components.emplace_back();
+    out.components[it->second].push_back(g);
+  }
+  for (const std::vector<std::size_t>& component : out.components) {
+    GroupShape& shape = out.shapes.emplace_back();
+    for (const std::size_t g : component) add_shape(router, groups[g], shape);
+  }
+  return out;
+}
+
+struct Known {
+  std::uint64_t router = 0;
+  std::vector<std::vector<std::size_t>> groups;
+  std::shared_ptr<const GroupFootprints> footprints;
+};
+
+}  // namespace
+
+std::shared_ptr<const GroupFootprints> footprints(Router& router, const std::vector<std::vector<std::size_t>>& groups) {
+  // A layout has a handful of group sets (tensor, context, data, expert, the stage pairs); a few more entries keep
+  // them all while a component's own simulation asks about its groups in between.
+  constexpr std::size_t kKept = 16;
+  thread_local std::vector<Known> kept;
+  thread_local std::size_t next = 0;
+  for (const Known& k : kept) {
+    if (k.router == router.serial() && k.groups == groups) return k.footprints;
+  }
+  Known fresh{router.serial(), groups, std::make_shared<const GroupFootprints>(analyse(router, groups))};
+  if (kept.size() < kKept) return kept.emplace_back(std::move(fresh)).footprints;
+  Known& slot = kept[next];
+  next = (next + 1) % kKept;
+  slot = std::move(fresh);
+  return slot.footprints;
+}
+
+bool alike(const Topology& topology, const GroupShape& a, const GroupShape& b) {
+  if (a.hash != b.hash || a.hosts != b.hosts || a.ends != b.ends) return false;
+  for (std::size_t i = 0; i < a.links.size(); ++i) {
+    if (a.links[i] != b.links[i] && link_traits(topology, a.links[i]) != link_traits(topology, b.links[i]))
+      return false;
+  }
+  return true;
+}
+
+std::optional<std::vector<LinkTraffic>> carried_over(const std::vector<LinkTraffic>& traffic, const GroupShape& from,
+                                                     const GroupShape& to) {
+  std::map<LinkId, LinkId> image;
+  std::map<LinkId, LinkId> preimage;
+  for (std::size_t i = 0; i < from.links.size(); ++i) {
+    const auto [it, inserted] = image.emplace(from.links[i], to.links[i]);
+    if (!inserted && it->second != to.links[i]) return std::nullopt;
+    const auto [back, new_back] = preimage.emplace(to.links[i], from.links[i]);
+    if (!new_back && back->second != from.links[i]) return std::nullopt;
+  }
+  std::vector<LinkTraffic> out;
+  out.reserve(traffic.size());
+  for (const LinkTraffic& t : traffic) {
+    const auto it = image.find(t.link);
+    if (it == image.end()) return std::nullopt;
+    out.push_back({it->second, t.bytes_carried, t.busy_time});
+  }
+  return out;
+}
+
+}  // namespace syncsim::collectives_detail
