@@ -69,8 +69,10 @@ void check_scenario_calibration(const Scenario& scenario, bool strict_flag) {
     try {
       return read_calibration(path.value);
     } catch (const InputError& e) {
+      // As run's at_value: an error inside the file stays there; a file that cannot be opened is reported at the
+      // scenario key, with the file named.
       if (e.where() && e.where()->line > 0) throw;
-      throw path.error(e.message());
+      throw path.error(e.where() && !e.where()->source.empty() ? e.where()->source + ": " + e.message() : e.message());
     }
   }();
   const GpuSpec gpu = run::scenario_gpu(scenario);
