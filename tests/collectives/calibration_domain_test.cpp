@@ -56,8 +56,8 @@ TEST_CASE("the same system, or a few more nodes of it, is inside the domain", "[
 }
 
 TEST_CASE("an H100 cluster on 400 Gb/s is named by its GPU and both link rates", "[calibration-domain]") {
-  const std::vector<std::string> differences = compare_domain(
-      a100_roce(), shape_of("dgx:nodes=4,gpus=8,nvlink_bw=450GB/s,nic_bw=400Gbps", 32, "H100-SXM-80GB"));
+  const std::vector<std::string> differences =
+      compare_domain(a100_roce(), shape_of("dgx:nodes=4,gpus=8,nvlink_bw=450GB/s,nic_bw=400Gbps", 32, "H100-SXM-80GB"));
   REQUIRE(differences.size() == 3);
   CHECK_THAT(differences[0], Catch::StartsWith("GPU: fitted on A100-SXM4-40GB, used with H100-SXM-80GB"));
   CHECK_THAT(differences[1], Catch::StartsWith("nvlink link rate: fitted on 300 GB/s"));

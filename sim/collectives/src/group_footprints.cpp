@@ -5,6 +5,8 @@
 #include <map>
 #include <numeric>
 
+#include "hash_mix.hpp"
+
 namespace syncsim::collectives_detail {
 
 namespace {
@@ -22,12 +24,12 @@ std::array<std::int64_t, 6> link_traits(const Topology& topology, LinkId id) {
 }
 
 void mix(std::uint64_t& h, std::uint64_t value) {
-  h = (h ^ value) * 0x9e3779b97f4a7c15ULL;
-  h ^= h >> 29;
+  h = splitmix(h ^ value);
 }
 
-void add_shape(Router& router, const std::vector<std::size_t>& group, GroupShape& shape) {
+GroupShape shape_of(Router& router, const std::vector<std::size_t>& group) {
   const Topology& topology = router.topology();
+  GroupShape shape;
   std::vector<int> hosts;
   for (const std::size_t gpu : group) {
     const auto host = topology.node(topology.gpu(gpu)).host.value_or(-1);
@@ -48,6 +50,16 @@ void add_shape(Router& router, const std::vector<std::size_t>& group, GroupShape
       mix(shape.hash, shape.ends.back());
     }
   }
+  return shape;
+}
+
+// `part` after what `whole` holds: a component's shape is its groups' one after another.
+void append(GroupShape& whole, const GroupShape& part) {
+  mix(whole.hash, part.hash);
+  whole.hosts.insert(whole.hosts.end(), part.hosts.begin(), part.hosts.end());
+  const auto offset = static_cast<std::uint32_t>(whole.links.size());
+  for (const std::uint32_t end : part.ends) whole.ends.push_back(offset + end);
+  whole.links.insert(whole.links.end(), part.links.begin(), part.links.end());
 }
 
 std::size_t find_root(std::vector<std::size_t>& parent, std::size_t g) {
@@ -64,17 +76,16 @@ GroupFootprints analyse(Router& router, const std::vector<std::vector<std::size_
   }
   std::vector<std::size_t> parent(groups.size());
   std::iota(parent.begin(), parent.end(), std::size_t{0});
+  // Each group's shape holds every member-to-member route's links: the footprint the components are joined by.
+  std::vector<GroupShape> shapes;
+  shapes.reserve(groups.size());
   std::vector<std::size_t> owner(router.topology().link_count(), groups.size());
   for (std::size_t g = 0; g < groups.size(); ++g) {
-    for (const std::size_t a : groups[g]) {
-      for (const std::size_t b : groups[g]) {
-        if (a == b) continue;
-        for (const LinkId link : router.gpu_route(a, b).links) {
-          std::size_t& o = owner[link.value()];
-          if (o != groups.size() && o != g) parent[find_root(parent, o)] = find_root(parent, g);
-          o = g;
-        }
-      }
+    shapes.push_back(shape_of(router, groups[g]));
+    for (const LinkId link : shapes.back().links) {
+      std::size_t& o = owner[link.value()];
+      if (o != groups.size() && o != g) parent[find_root(parent, o)] = find_root(parent, g);
+      o = g;
     }
   }
   std::map<std::size_t, std::size_t> component_of_root;
@@ -85,7 +96,7 @@ GroupFootprints analyse(Router& router, const std::vector<std::vector<std::size_
   }
   for (const std::vector<std::size_t>& component : out.components) {
     GroupShape& shape = out.shapes.emplace_back();
-    for (const std::size_t g : component) add_shape(router, groups[g], shape);
+    for (const std::size_t g : component) append(shape, shapes[g]);
   }
   return out;
 }

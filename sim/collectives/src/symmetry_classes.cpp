@@ -3,17 +3,11 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "hash_mix.hpp"
+
 namespace syncsim::collectives_detail {
 
 namespace {
-
-// splitmix64's finaliser: keys differ in a few low bits (colours, picosecond weights), which it spreads.
-std::uint64_t mix(std::uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
 
 // Colours the states by their keys (`width` numbers per state, state after state): equal keys, equal colour,
 // colours numbered in order of their first state, so the numbering is deterministic. Returns the colour count.
@@ -24,7 +18,7 @@ std::uint32_t colour_by_keys(const std::vector<std::int64_t>& keys, std::size_t 
   const std::int64_t* data = keys.data();
   const auto hash = [data, width](std::uint32_t state) {
     std::uint64_t h = width;
-    for (std::size_t j = 0; j < width; ++j) h = mix(h ^ static_cast<std::uint64_t>(data[state * width + j]));
+    for (std::size_t j = 0; j < width; ++j) h = splitmix(h ^ static_cast<std::uint64_t>(data[state * width + j]));
     return static_cast<std::size_t>(h);
   };
   const auto equal = [data, width](std::uint32_t a, std::uint32_t b) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "layout_communication.hpp"
@@ -55,15 +54,13 @@ class ServerCrossings {
   explicit ServerCrossings(const Capacities& capacities) : c_(capacities) {}
 
   double buffers(bool send, const std::vector<std::vector<std::size_t>>& groups) {
-    const std::uint64_t key = fingerprint(send, groups);
-    const auto [first, end] = known_.equal_range(key);
-    for (auto it = first; it != end; ++it) {
-      if (it->second.send == send && it->second.groups == groups) return it->second.buffers;
+    for (const Known& k : known_) {
+      if (k.send == send && k.groups == groups) return k.buffers;
     }
-    return known_.emplace(key, Known{send, groups, count(send, groups)})->second.buffers;
+    return known_.emplace_back(Known{send, groups, count(send, groups)}).buffers;
   }
 
-  // One layout's group sets are kept (a handful); the next layout's are others.
+  // One layout's group sets are kept (a handful, so a scan finds them); the next layout's are others.
   void forget() { known_.clear(); }
 
  private:
@@ -72,20 +69,6 @@ class ServerCrossings {
     std::vector<std::vector<std::size_t>> groups;
     double buffers = 0;
   };
-
-  static std::uint64_t fingerprint(bool send, const std::vector<std::vector<std::size_t>>& groups) {
-    std::uint64_t h = send ? 0x9e3779b97f4a7c15ULL : 0xbf58476d1ce4e5b9ULL;
-    const auto mix = [&h](std::uint64_t v) {
-      h = (h ^ v) * 0x100000001b3ULL;
-      h ^= h >> 31;
-    };
-    mix(groups.size());
-    for (const std::vector<std::size_t>& group : groups) {
-      mix(group.size());
-      for (const std::size_t gpu : group) mix(gpu);
-    }
-    return h;
-  }
 
   double count(bool send, const std::vector<std::vector<std::size_t>>& groups) {
     const int host = c_.host_of_gpu[groups.front().front()];
@@ -108,7 +91,7 @@ class ServerCrossings {
   }
 
   const Capacities& c_;
-  std::unordered_multimap<std::uint64_t, Known> known_;
+  std::vector<Known> known_;
   std::vector<int> hosts_;  // reused: no allocation per group
 };
 
