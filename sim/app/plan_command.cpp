@@ -25,6 +25,7 @@
 #include "syncsim/planner/plan_analysis.hpp"
 #include "syncsim/planner/plan_batch.hpp"
 #include "syncsim/planner/plan_energy.hpp"
+#include "syncsim/planner/plan_failures.hpp"
 #include "syncsim/planner/plan_grid.hpp"
 #include "syncsim/planner/plan_report.hpp"
 #include "syncsim/planner/price_table.hpp"
@@ -61,6 +62,7 @@ struct PlanOptions {
   double memory_headroom = 0;
   std::int64_t max_simulations = 8;
   bool strict_calibration = false;
+  bool no_failures = false;  // --no-failures: a reliability section stays out of time-to-train (plan_failures.hpp)
 };
 
 // The flags, checked (check_plan_flags): everything but the scenario and the price file, which are read later.
@@ -295,6 +297,9 @@ int plan(const PlanOptions& o) {
   std::vector<std::size_t> all(points.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   std::vector<planner::PlanPoint> runs(points.size());
+  // With reliability: each point's job over the goal's samples (plan_failures.hpp), filled where the point ran.
+  const bool failures = planner::counts_failures(base, o.no_failures);
+  std::vector<std::optional<run::JobGoodput>> jobs(points.size());
   // The sweep's bar on a terminal; elsewhere (a log, CI) one line per finished point with the time left.
   planner::ProgressBar progress(isatty(STDERR_FILENO) == 1 ? &std::cerr : nullptr, points.size());
   planner::ProgressLines lines(isatty(STDERR_FILENO) == 1 ? nullptr : &std::cerr, points.size());
@@ -306,12 +311,20 @@ int plan(const PlanOptions& o) {
     if (prices) {
       p.price_per_hour = static_cast<double>(r.workers) * (prices->gpu_price(p.gpu) + prices->network_price(p.network));
     }
+    if (jobs[index]) planner::add_failures(p, *jobs[index]);
     lines.point_done(fmt::format("{} / {} / {} GPUs{}", p.gpu, p.network, p.gpus, search ? ": " + p.layout : ""));
   };
   const planner::PointRun run_one = [&](const planner::SweepPoint& point, run::Workspace& workspace) {
-    if (!search) return run::run_scenario(load_scenario(o.scenario, point.overrides), workspace).report;
+    if (!search) {
+      const Scenario scenario = load_scenario(o.scenario, point.overrides);
+      TrainingReport report = run::run_scenario(scenario, workspace).report;
+      if (failures) jobs[point.index] = planner::point_failures(scenario, workspace, report, goal);
+      return report;
+    }
     planner::SearchedPoint& s = searched[point.index];
     s = planner::search_layouts(o.scenario, point, batch.at(planner::point_gpus(point)), search_options, workspace);
+    if (failures)
+      jobs[point.index] = planner::point_failures(load_scenario(o.scenario, s.overrides), workspace, s.report, goal);
     return s.report;
   };
   try {
@@ -333,6 +346,7 @@ int plan(const PlanOptions& o) {
   planner::PlanContext context{
       base.name, prices ? prices->currency : "", o.prices, goal, o.seeds, o.risk, search, {batch.describe()}};
   if (search) context.notes.push_back(planner::search_summary(searched));
+  if (failures) context.notes.push_back(planner::failures_note(base, goal));
   for (const std::string& skip : skipped_points) context.notes.push_back("skipped: " + skip);
   planner::Plan result = planner::analyze_plan(std::move(results), goal, context.currency);
   const auto& limit = base.cluster.gpu.power_limit;
@@ -394,6 +408,9 @@ Action add_plan_command(CLI::App& app, FlagCheck* check) {
                       "of their lower bounds");
   command->add_option("--risk", o->risk,
                       "Which run stands for a point with --seeds: p10 (the slow tail), p50 (default), p90");
+  command->add_flag("--no-failures", o->no_failures,
+                    "With reliability: in the scenario, leave expected failures out of time-to-train and cost (by "
+                    "default they count: docs/planner.md, \"Failures\")");
   command->add_flag(
       "--strict-calibration", o->strict_calibration,
       "A scenario calibration fitted on another system (GPU, link rate, scale) is an error, not a warning");

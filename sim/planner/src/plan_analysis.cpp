@@ -7,6 +7,8 @@
 #include <map>
 #include <numeric>
 
+#include "syncsim/planner/plan_failures.hpp"
+
 namespace syncsim::planner {
 
 namespace {
@@ -24,15 +26,18 @@ std::string gpus_text(const PlanPoint& p) {
 
 void fill_costs(std::vector<PlanPoint>& points, const PlanGoal& goal) {
   for (PlanPoint& p : points) {
-    if (p.price_per_hour && p.samples_per_s > 0) {
-      p.price_per_million_samples = *p.price_per_hour / (p.samples_per_s * kSecondsPerHour) * kMillion;
+    const double throughput = effective_samples_per_s(p);
+    if (p.price_per_hour && throughput > 0) {
+      p.price_per_million_samples = *p.price_per_hour / (throughput * kSecondsPerHour) * kMillion;
     }
-    if (goal.samples && p.samples_per_s > 0) {
-      p.time_to_train_s = *goal.samples / p.samples_per_s;
-      p.gpu_hours = static_cast<double>(p.gpus) * *p.time_to_train_s / kSecondsPerHour;
+    if (goal.samples && throughput > 0) {
+      p.time_to_train_s = *goal.samples / throughput;
+      // The spares' GPUs are paid too (their price is in price_per_hour, plan_failures.cpp).
+      p.gpu_hours = (static_cast<double>(p.gpus) + p.spare_gpus) * *p.time_to_train_s / kSecondsPerHour;
       if (p.price_per_hour) p.cost_to_train = *p.price_per_hour * *p.time_to_train_s / kSecondsPerHour;
+      if (p.kept_share) p.badput_hours = (*p.time_to_train_s - *goal.samples / p.samples_per_s) / kSecondsPerHour;
     }
-    p.meets_target = !goal.target_samples_per_s || p.samples_per_s >= *goal.target_samples_per_s;
+    p.meets_target = !goal.target_samples_per_s || throughput >= *goal.target_samples_per_s;
     if (goal.target_loss) {
       p.meets_target = p.time_to_target_s.has_value();
       if (p.price_per_hour && p.time_to_target_s)
@@ -45,12 +50,12 @@ void fill_costs(std::vector<PlanPoint>& points, const PlanGoal& goal) {
 // time are per million samples when no sample count is given (the front is the same: both scale with it).
 void mark_pareto(std::vector<PlanPoint>& points) {
   for (PlanPoint& p : points) {
-    if (!p.price_per_million_samples || p.samples_per_s <= 0) continue;
-    const double time = 1 / p.samples_per_s;
+    if (!p.price_per_million_samples || effective_samples_per_s(p) <= 0) continue;
+    const double time = 1 / effective_samples_per_s(p);
     const double cost = *p.price_per_million_samples;
     p.pareto = std::none_of(points.begin(), points.end(), [&](const PlanPoint& q) {
-      if (!q.price_per_million_samples || q.samples_per_s <= 0) return false;
-      const double qt = 1 / q.samples_per_s;
+      if (!q.price_per_million_samples || effective_samples_per_s(q) <= 0) return false;
+      const double qt = 1 / effective_samples_per_s(q);
       const double qc = *q.price_per_million_samples;
       return qt <= time && qc <= cost && (qt < time || qc < cost);
     });
@@ -66,20 +71,29 @@ std::vector<PlanConfiguration> group(std::vector<PlanPoint>& points, double min_
               [&](std::size_t a, std::size_t b) { return points[a].gpus < points[b].gpus; });
     PlanConfiguration c{key.first, key.second, members, std::nullopt, std::nullopt};
     double previous_throughput = 0;
+    double previous_raw = 0;  // samples/s alone, without failures
+    double raw_per_gpu = 0;   // the smallest count's samples/s per GPU, without failures
     std::int64_t previous_gpus = 0;
     bool scaling = true;
     for (std::size_t i : members) {
       PlanPoint& p = points[i];
       if (!p.fits) continue;  // not a size this configuration can train at
       const double added = static_cast<double>(p.gpus - previous_gpus) * p.single_gpu_samples_per_s;
-      p.marginal_efficiency = added > 0 ? (p.samples_per_s - previous_throughput) / added : 0;
+      p.marginal_efficiency = added > 0 ? (effective_samples_per_s(p) - previous_throughput) / added : 0;
+      if (p.kept_share) {
+        if (raw_per_gpu == 0) raw_per_gpu = p.samples_per_s / static_cast<double>(p.gpus);
+        const double raw_added = static_cast<double>(p.gpus - previous_gpus) * raw_per_gpu;
+        p.marginal_without_failures = raw_added > 0 ? (p.samples_per_s - previous_raw) / raw_added : 0;
+      }
       if (scaling && p.marginal_efficiency >= min_efficiency) {
         c.knee = i;
       } else if (scaling) {
         scaling = false;
         c.first_below = i;
+        c.failures_cause = p.marginal_without_failures && *p.marginal_without_failures >= min_efficiency;
       }
-      previous_throughput = p.samples_per_s;
+      previous_throughput = effective_samples_per_s(p);
+      previous_raw = p.samples_per_s;
       previous_gpus = p.gpus;
     }
     out.push_back(std::move(c));
@@ -92,17 +106,17 @@ std::vector<PlanConfiguration> group(std::vector<PlanPoint>& points, double min_
 void rebase_on_smallest(std::vector<PlanPoint>& points) {
   std::map<std::pair<std::string, std::string>, const PlanPoint*> smallest;
   for (const PlanPoint& p : points) {
-    if (!p.fits || p.samples_per_s <= 0) continue;
+    if (!p.fits || effective_samples_per_s(p) <= 0) continue;
     const PlanPoint*& s = smallest[{p.gpu, p.network}];
     if (s == nullptr || p.gpus < s->gpus) s = &p;
   }
   std::map<std::pair<std::string, std::string>, double> per_gpu;
-  for (const auto& [key, p] : smallest) per_gpu[key] = p->samples_per_s / static_cast<double>(p->gpus);
+  for (const auto& [key, p] : smallest) per_gpu[key] = effective_samples_per_s(*p) / static_cast<double>(p->gpus);
   for (PlanPoint& p : points) {
     const auto found = per_gpu.find({p.gpu, p.network});
     if (found == per_gpu.end()) continue;
     p.single_gpu_samples_per_s = found->second;
-    p.scaling_efficiency = p.samples_per_s / (static_cast<double>(p.gpus) * found->second);
+    p.scaling_efficiency = effective_samples_per_s(p) / (static_cast<double>(p.gpus) * found->second);
   }
 }
 
@@ -116,13 +130,17 @@ double rank_key(const PlanPoint& p, const PlanGoal& goal) {
     return p.cost_to_train.value_or(p.gpu_hours.value_or(std::numeric_limits<double>::max()));
   }
   if (goal.target_samples_per_s) return p.price_per_hour.value_or(static_cast<double>(p.gpus));
-  return p.price_per_million_samples.value_or(-p.samples_per_s);
+  return p.price_per_million_samples.value_or(-effective_samples_per_s(p));
 }
 
 }  // namespace
 
 std::string configuration_name(const PlanPoint& p) {
   return p.gpu + " / " + p.network;
+}
+
+double effective_samples_per_s(const PlanPoint& p) {
+  return p.samples_per_s * p.kept_share.value_or(1.0);  // x 1.0 is exact: without failures, samples/s as it is
 }
 
 Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std::string& currency) {
@@ -237,12 +255,19 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
           fmt::format("; trains in {:.1f} h, {:.0f} GPU-hours{}", *r.time_to_train_s / kSecondsPerHour, *r.gpu_hours,
                       r.cost_to_train ? fmt::format(", {} in total", money(*r.cost_to_train, currency)) : "");
     }
+    cost += failures_clause(r);
+    // A knee that failures set: say so, since the larger sizes iterate faster.
+    for (const PlanConfiguration& c : plan.configurations) {
+      if (c.knee == 0 && c.first_below && c.failures_cause) {
+        why += "; " + failures_knee_text(r, plan.points[*c.first_below]);
+      }
+    }
     plan.recommendation = fmt::format("Recommendation: {} — {:.0f} samples/s, {:.0f}% scaling efficiency{}; {}.",
                                       gpus_text(r), r.samples_per_s, 100 * r.scaling_efficiency, cost, why);
   } else if (goal.target_samples_per_s) {
-    const auto fastest =
-        std::max_element(plan.points.begin(), plan.points.end(),
-                         [](const PlanPoint& a, const PlanPoint& b) { return a.samples_per_s < b.samples_per_s; });
+    const auto fastest = std::max_element(
+        plan.points.begin(), plan.points.end(),
+        [](const PlanPoint& a, const PlanPoint& b) { return effective_samples_per_s(a) < effective_samples_per_s(b); });
     plan.recommendation = fmt::format(
         "Recommendation: none of these sizes reaches {:.0f} samples/s; the fastest is {} at {:.0f} samples/s ({:.0f}% "
         "efficiency), where {} — fix that before buying more.",

@@ -8,6 +8,8 @@
 #include <cmath>
 #include <map>
 
+#include "syncsim/planner/plan_failures.hpp"
+
 namespace syncsim::planner {
 
 namespace {
@@ -88,34 +90,42 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
     return fmt::format("  {:>10}  {:>14}  {:>9}", hours, cost, mwh) +
            (energy_priced ? fmt::format("  {:>14}", energy_cost) : std::string());
   };
+  // With failures counted, ETTR beside samples/s (plan_failures.hpp): the efficiencies and times count it.
+  const bool failures = counts_failures(plan);
+  const auto ettr_cell = [&](const std::string& text) {
+    return failures ? fmt::format("  {:>6}", text) : std::string();
+  };
   const bool spread = c.seeds > 1;
   const auto spread_cell = [&](const PlanPoint& p) {
     if (!spread) return std::string();
     return fmt::format("  {:>17}", p.spread ? fmt::format("{:.1f}-{:.1f}", p.spread->p10, p.spread->p90) : "-");
   };
-  out += fmt::format("{:>4}  {:<{}}  {:>5}{}  {:>11}{}  {:>6}  {:>8}  {:>10}  {:>12}  {:>13}{}  {}\n", "rank",
+  out += fmt::format("{:>4}  {:<{}}  {:>5}{}  {:>11}{}{}  {:>6}  {:>8}  {:>10}  {:>12}  {:>13}{}  {}\n", "rank",
                      "configuration", config_width, "GPUs", layout_cell("layout"), "samples/s",
-                     spread ? fmt::format("  {:>17}", "p10-p90") : std::string(), "effic.", "marginal", cur + "/hour",
-                     cur + "/M samples", "time-to-train",
+                     spread ? fmt::format("  {:>17}", "p10-p90") : std::string(), ettr_cell("ETTR"), "effic.",
+                     "marginal", cur + "/hour", cur + "/M samples", "time-to-train",
                      total_cells("GPU-hours", cur + " to train", "MWh", cur + " energy"), "bottleneck");
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
     const PlanPoint& p = plan.points[i];
     const bool best = plan.recommended && *plan.recommended == i;
-    out +=
-        fmt::format("{:>4}  {:<{}}  {:>5}{}  {:>11.1f}{}  {:>6.3f}  {:>8.3f}  {:>10}  {:>12}  {:>13}{}  {}{}\n",
-                    best ? "*1" : std::to_string(i + 1), configuration_name(p), config_width, p.gpus,
-                    layout_cell(p.layout), p.samples_per_s, spread_cell(p), p.scaling_efficiency, p.marginal_efficiency,
-                    optional_number(p.price_per_hour, "{:.2f}"), optional_number(p.price_per_million_samples, "{:.2f}"),
-                    p.time_to_train_s ? hours_text(*p.time_to_train_s) : "-",
-                    total_cells(optional_number(p.gpu_hours, "{:.0f}"), optional_number(p.cost_to_train, "{:.0f}"),
-                                optional_number(p.energy_mwh, p.energy_mwh && *p.energy_mwh < 10 ? "{:.3f}" : "{:.1f}"),
-                                optional_number(p.energy_cost, "{:.0f}")),
-                    bottleneck_text(p),
-                    !p.fits              ? fmt::format("  (does not fit: {:.2f} GiB of {:.2f} GiB per GPU)",
-                                                       p.memory_bytes / (1LL << 30), p.memory_capacity_bytes / (1LL << 30))
-                    : p.meets_target     ? ""
-                    : c.goal.target_loss ? ""
-                                         : "  (below target)");
+    out += fmt::format(
+        "{:>4}  {:<{}}  {:>5}{}  {:>11.1f}{}{}  {:>6.3f}  {:>8.3f}  {:>10}  {:>12}  {:>13}{}  {}{}\n",
+        best ? "*1" : std::to_string(i + 1), configuration_name(p), config_width, p.gpus, layout_cell(p.layout),
+        p.samples_per_s, spread_cell(p), ettr_cell(p.ettr ? fmt::format("{:.1f}%", 100 * *p.ettr) : "-"),
+        p.scaling_efficiency, p.marginal_efficiency, optional_number(p.price_per_hour, "{:.2f}"),
+        optional_number(p.price_per_million_samples, "{:.2f}"),
+        p.time_to_train_s                            ? hours_text(*p.time_to_train_s)
+        : p.kept_share && c.goal.samples.has_value() ? "never"
+                                                     : "-",
+        total_cells(optional_number(p.gpu_hours, "{:.0f}"), optional_number(p.cost_to_train, "{:.0f}"),
+                    optional_number(p.energy_mwh, p.energy_mwh && *p.energy_mwh < 10 ? "{:.3f}" : "{:.1f}"),
+                    optional_number(p.energy_cost, "{:.0f}")),
+        bottleneck_text(p),
+        !p.fits ? fmt::format("  (does not fit: {:.2f} GiB of {:.2f} GiB per GPU)", p.memory_bytes / (1LL << 30),
+                              p.memory_capacity_bytes / (1LL << 30))
+        : p.meets_target     ? ""
+        : c.goal.target_loss ? ""
+                             : "  (below target)");
     if (c.goal.target_loss) {
       out += p.time_to_target_s
                  ? fmt::format("{:>6}  reaches loss {} at {:.3f} s{}\n", "", *c.goal.target_loss, *p.time_to_target_s,
@@ -144,6 +154,10 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
       continue;
     }
     const PlanPoint& below = plan.points[*cfg.first_below];
+    if (cfg.failures_cause) {
+      out += fmt::format("knee {}: {} GPUs — {}\n", name, knee.gpus, failures_knee_text(knee, below));
+      continue;
+    }
     out += fmt::format(
         "knee {}: {} GPUs — going to {} GPUs the added GPUs return {:.3f} of their throughput; at {} GPUs {}\n", name,
         knee.gpus, below.gpus, below.marginal_efficiency, below.gpus, below.bottleneck_summary);
@@ -159,7 +173,10 @@ std::string plan_csv(const Plan& plan, const PlanGoal& goal) {
       "layout,mfu,tokens_per_s_per_gpu,gpu_power_watts,energy_mwh,energy_cost";
   const std::vector<std::pair<std::string, double>> names = time_shares(TrainingReport{});  // the fixed columns
   for (const auto& [name, share] : names) out += "," + name + "_share";
-  out += goal.target_loss ? ",time_to_target_s,cost_to_target,best_loss\n" : "\n";
+  out += goal.target_loss ? ",time_to_target_s,cost_to_target,best_loss" : "";
+  // With failures counted (plan_failures.hpp), at the end: columns a plan without them does not have.
+  const bool failures = counts_failures(plan);
+  out += failures ? ",ettr,badput_hours,checkpoint_interval_s,effective_samples_per_s\n" : "\n";
   const auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
     const PlanPoint& p = plan.points[i];
@@ -178,8 +195,10 @@ std::string plan_csv(const Plan& plan, const PlanGoal& goal) {
           std::find_if(p.time_shares.begin(), p.time_shares.end(), [&](const auto& s) { return s.first == name; });
       out += it == p.time_shares.end() ? std::string(",") : fmt::format(",{}", it->second);
     }
-    out += goal.target_loss ? fmt::format(",{},{},{}\n", opt(p.time_to_target_s), opt(p.cost_to_target), p.best_loss)
-                            : "\n";
+    if (goal.target_loss) out += fmt::format(",{},{},{}", opt(p.time_to_target_s), opt(p.cost_to_target), p.best_loss);
+    out += failures ? fmt::format(",{},{},{},{}\n", opt(p.ettr), opt(p.badput_hours), opt(p.checkpoint_interval_s),
+                                  effective_samples_per_s(p))
+                    : "\n";
   }
   return out;
 }
@@ -192,6 +211,7 @@ std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& c) {
   // counts.
   efficiency.log_x = true;
   throughput.reference_label = kIdealLabel;
+  if (counts_failures(plan)) throughput.y_label = "samples/s over the wall time (failures counted)";
   efficiency.y_rule = c.goal.min_efficiency;
   efficiency.y_rule_label = fmt::format("threshold {:.2f}", c.goal.min_efficiency);
   if (c.goal.target_samples_per_s) {
@@ -219,16 +239,17 @@ std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& c) {
     for (std::size_t i : cfg.points) {
       const PlanPoint& p = plan.points[i];
       const auto gpus = static_cast<double>(p.gpus);
-      t.points.emplace_back(gpus, p.samples_per_s);
+      const double delivered = effective_samples_per_s(p);  // samples/s as it is without failures counted
+      t.points.emplace_back(gpus, delivered);
       if (n == 0) t.labels.push_back(std::to_string(p.gpus));  // the configurations share the grid's counts
       // The ideal is what the efficiency in use measures against (throughput / efficiency), so the gap to it is
       // the efficiency the table prints: GPUs x the per-GPU throughput of the smallest count that fits
       // (plan_analysis.hpp).
-      if (p.scaling_efficiency > 0) ideal.points.emplace_back(gpus, p.samples_per_s / p.scaling_efficiency);
+      if (p.scaling_efficiency > 0) ideal.points.emplace_back(gpus, delivered / p.scaling_efficiency);
       e.points.emplace_back(gpus, p.scaling_efficiency);
-      if (priced && p.price_per_million_samples && p.samples_per_s > 0) {
+      if (priced && p.price_per_million_samples && delivered > 0) {
         const double samples = absolute ? *c.goal.samples : 1e6;
-        const double hours = samples / p.samples_per_s / 3600;
+        const double hours = samples / delivered / 3600;
         k.points.emplace_back(hours, *p.price_per_million_samples * samples / 1e6);
         k.labels.push_back(fmt::format("{} GPUs", p.gpus));
         if (p.pareto) front.push_back(k.points.back());

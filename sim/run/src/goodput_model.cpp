@@ -20,6 +20,7 @@ struct SampledRun {
   std::int64_t interruptions = 0;
   std::array<double, kCauses> seconds{};
   double productive = 0;
+  double kept = 0;  // the training kept: productive with the stragglers' share
 };
 
 // The hot spares: how many are free, and when the nodes swapped out rejoin them repaired.
@@ -85,9 +86,9 @@ SampledRun sample_run(const GoodputInputs& in, Rng& rng, double total_per_second
   run.seconds[checkpoint_save] = up * in.stall_seconds / (in.interval_seconds + in.stall_seconds);
   const double training = up - run.seconds[checkpoint_save];
   run.seconds[lost_progress] = std::min(training, lost);
-  const double kept = training - run.seconds[lost_progress];
-  run.seconds[stragglers] = in.iteration_seconds > 0 ? kept * in.straggler_seconds / in.iteration_seconds : 0;
-  run.productive = kept - run.seconds[stragglers];
+  run.kept = training - run.seconds[lost_progress];
+  run.seconds[stragglers] = in.iteration_seconds > 0 ? run.kept * in.straggler_seconds / in.iteration_seconds : 0;
+  run.productive = run.kept - run.seconds[stragglers];
   return run;
 }
 
@@ -121,6 +122,7 @@ GoodputOutcome assess_goodput(const GoodputInputs& in) {
     run.seconds[spares_idle] = in.duration_seconds * spare_gpus / job;  // in job time: the spares' GPU time / job's
     counts.push_back(run.interruptions);
     ettrs.push_back(run.productive / in.duration_seconds);
+    out.kept_share += run.kept / in.duration_seconds;
     out.goodput += run.productive * job / paid;
     for (std::size_t c = 0; c < kCauses; ++c) badput[c] += run.seconds[c] * job / paid;
   }
@@ -130,6 +132,7 @@ GoodputOutcome assess_goodput(const GoodputInputs& in) {
   for (const std::int64_t c : counts) out.interruptions_mean += static_cast<double>(c) / n;
   for (const double e : ettrs) out.ettr += e / n;
   out.goodput /= n;
+  out.kept_share /= n;
   out.p10 = nearest_rank(counts, 0.1);
   out.p50 = nearest_rank(counts, 0.5);
   out.p90 = nearest_rank(counts, 0.9);

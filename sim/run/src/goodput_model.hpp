@@ -60,7 +60,8 @@ struct GoodputOutcome {
   double ettr = 0;  // mean
   double ettr_p10 = 0;
   double ettr_p90 = 0;
-  double goodput = 0;  // mean
+  double goodput = 0;     // mean
+  double kept_share = 0;  // mean: of the wall time, the training kept (before the straggler loss)
   double interruptions_mean = 0;
   std::int64_t p10 = 0;
   std::int64_t p50 = 0;

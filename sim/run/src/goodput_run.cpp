@@ -35,7 +35,8 @@ Bytes model_state(const MemoryReport& m) {
   return Bytes{m.weights.value + m.optimizer_state.value};
 }
 
-void fill_checkpoint(GoodputReport& g, const ResolvedScenario& context, const TrainingReport& report,
+// Returns whether the interval is the job's whole duration (nothing to save, or no failures).
+bool fill_checkpoint(GoodputReport& g, const ResolvedScenario& context, const TrainingReport& report,
                      std::int64_t hosts) {
   const Scenario& s = context.scenario();
   const MemoryReport whole =
@@ -62,28 +63,28 @@ void fill_checkpoint(GoodputReport& g, const ResolvedScenario& context, const Tr
   // An asynchronous save cannot start before the previous upload ends: the interval is at least the write.
   if (g.async) g.checkpoint_interval_seconds = std::max(g.checkpoint_interval_seconds, cost.write_seconds);
   // A stall-free checkpoint (nothing to save) or no failures: one interval the length of the job.
-  if (!(g.checkpoint_interval_seconds > 0)) g.checkpoint_interval_seconds = g.duration_seconds;
+  return !(g.checkpoint_interval_seconds > 0);
 }
 
 }  // namespace
 
-GoodputReport goodput_of(const ResolvedScenario& context, const TrainingReport& report) {
+GoodputSetup goodput_setup(const ResolvedScenario& context, const TrainingReport& report) {
   const Scenario& s = context.scenario();
   const ReliabilityConfig& r = *s.reliability;
-  GoodputReport g;
+  GoodputSetup setup;
+  GoodputReport& g = setup.report;
   g.duration_seconds = r.duration_seconds;
   g.samples = r.samples;
   g.spares = r.spares;
   g.iteration_seconds = iteration_seconds(report);
   const ClusterComponents components = count_components(context.topology(), context.workers());
-  const std::vector<FailureClass> classes =
-      failure_classes(r.default_table ? llama3_failure_rates() : r.rates, components);
-  const double hours = r.duration_seconds / 3600;
-  g.interruptions.expected = expected_interruptions(classes, hours);
-  g.mtbf_seconds = g.interruptions.expected > 0 ? r.duration_seconds / g.interruptions.expected : r.duration_seconds;
-  fill_checkpoint(g, context, report, components.hosts);
+  setup.classes = failure_classes(r.default_table ? llama3_failure_rates() : r.rates, components);
+  // The MTBF, for the optimal interval: duration / expected count, the same at any duration (assess_at prints it).
+  const double expected = expected_interruptions(setup.classes, r.duration_seconds / 3600);
+  g.mtbf_seconds = expected > 0 ? r.duration_seconds / expected : r.duration_seconds;
+  setup.interval_is_duration = fill_checkpoint(g, context, report, components.hosts);
 
-  GoodputInputs in{
+  setup.inputs = GoodputInputs{
       .duration_seconds = r.duration_seconds,
       .iteration_seconds = g.iteration_seconds,
       .straggler_seconds = straggler_seconds(report),
@@ -100,11 +101,29 @@ GoodputReport goodput_of(const ResolvedScenario& context, const TrainingReport& 
       .repair_seconds = r.repair_time.seconds(),
       .samples = r.samples,
       .seed = s.seed};
-  for (const FailureClass& c : classes) {
+  for (const FailureClass& c : setup.classes) {
+    setup.inputs.sources.push_back(
+        {c.name, c.rate_per_hour * static_cast<double>(c.components), c.domain_nodes, c.domain_share});
+  }
+  return setup;
+}
+
+GoodputAssessment assess_at(const GoodputSetup& setup, double duration_seconds) {
+  GoodputAssessment out{.report = setup.report};
+  GoodputReport& g = out.report;
+  const double hours = duration_seconds / 3600;
+  g.interruptions.expected = expected_interruptions(setup.classes, hours);
+  g.mtbf_seconds = g.interruptions.expected > 0 ? duration_seconds / g.interruptions.expected : duration_seconds;
+  g.duration_seconds = duration_seconds;
+  // With nothing to save or no failures: one interval the length of the job.
+  if (setup.interval_is_duration) g.checkpoint_interval_seconds = duration_seconds;
+  for (const FailureClass& c : setup.classes) {
     g.classes.push_back({c.name, c.components, c.rate_per_hour,
                          c.rate_per_hour * static_cast<double>(c.components) * hours, c.domain_nodes});
-    in.sources.push_back({c.name, c.rate_per_hour * static_cast<double>(c.components), c.domain_nodes, c.domain_share});
   }
+  GoodputInputs in = setup.inputs;
+  in.duration_seconds = duration_seconds;
+  in.interval_seconds = g.checkpoint_interval_seconds;
   const GoodputOutcome outcome = assess_goodput(in);
   g.ettr = outcome.ettr;
   g.ettr_p10 = outcome.ettr_p10;
@@ -115,7 +134,13 @@ GoodputReport goodput_of(const ResolvedScenario& context, const TrainingReport& 
   g.interruptions.p50 = outcome.p50;
   g.interruptions.p90 = outcome.p90;
   g.badput = outcome.badput;
-  return g;
+  out.kept_share = outcome.kept_share;
+  out.spare_gpus = static_cast<double>(in.spares * in.gpus_per_node);
+  return out;
+}
+
+GoodputReport goodput_of(const ResolvedScenario& context, const TrainingReport& report) {
+  return assess_at(goodput_setup(context, report), context.scenario().reliability->duration_seconds).report;
 }
 
 }  // namespace syncsim::run

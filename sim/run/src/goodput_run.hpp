@@ -5,11 +5,36 @@
 #include "syncsim/training/goodput_report.hpp"
 #include "syncsim/training/training_report.hpp"
 
+#include <vector>
+
+#include "failure_table.hpp"
+#include "goodput_model.hpp"
 #include "resolved_scenario.hpp"
 
 namespace syncsim::run {
 
+// What the assessment needs of a scenario before a duration is chosen: its failure classes, checkpoint and costs.
+// The checkpoint interval (the optimum from the MTBF, which no duration changes) is fixed here.
+struct GoodputSetup {
+  GoodputReport report;  // the checkpoint, the interval, the iteration, spares; no outcome yet
+  GoodputInputs inputs;
+  std::vector<FailureClass> classes;
+  bool interval_is_duration = false;  // nothing to save or no failures: one interval the whole job
+};
+
 // The scenario must have a reliability section; `report` is the engine's (its iteration times, causes, memory).
+GoodputSetup goodput_setup(const ResolvedScenario& context, const TrainingReport& report);
+
+struct GoodputAssessment {
+  GoodputReport report;
+  double kept_share = 0;  // of the wall time, the training kept (productive before the straggler loss), mean
+  double spare_gpus = 0;  // the hot spares' GPUs
+};
+
+// The failure process sampled over a job of `duration_seconds` wall time.
+GoodputAssessment assess_at(const GoodputSetup& setup, double duration_seconds);
+
+// assess_at the scenario's own reliability.duration.
 GoodputReport goodput_of(const ResolvedScenario& context, const TrainingReport& report);
 
 }  // namespace syncsim::run

@@ -13,6 +13,9 @@
 // got slower. The knee is the largest n_i such that M stays >= the threshold for n1..n_i — past it, GPUs still
 // cost full price but return less than the threshold's share. No knee: even the smallest size is below it.
 //
+// With failures counted (plan_failures.hpp) every throughput below is the effective one, samples/s x k (k the share
+// of the wall time that trains iterations kept), and the GPU-hours and the cost count the hot spares' GPUs.
+//
 // Cost: $/hour = n x (gpu_hour + network_gpu_hour) from the user's price file; $ per million samples =
 // $/hour / (throughput x 3600) x 1e6; time-to-train = samples / throughput; GPU-hours = n x time-to-train; cost to
 // train = $/hour x time-to-train.
@@ -91,6 +94,19 @@ struct PlanPoint {
   std::optional<double> gpu_power_watts;
   std::optional<double> energy_mwh;
   std::optional<double> energy_cost;
+  // With failures counted (plan_failures.hpp): ETTR, and the share of the wall time that trains iterations kept,
+  // k; samples/s x k is the throughput the efficiencies, the knee, the ranking and the costs use. With a sample
+  // count, the hours failures add to the time to train (filled by analyze_plan). The checkpoint interval used,
+  // the largest badput cause (goodput_model.hpp's names) and its share of the GPU time paid for, and the hot
+  // spares' GPUs, which are paid beside the job's.
+  std::optional<double> ettr;
+  std::optional<double> kept_share;
+  std::optional<double> badput_hours;
+  std::optional<double> checkpoint_interval_s;
+  std::string badput_cause = {};
+  double badput_cause_share = 0;
+  double spare_gpus = 0;
+  std::optional<double> marginal_without_failures;  // analyze_plan: the marginal efficiency of samples/s alone
 };
 
 struct PlanGoal {
@@ -107,6 +123,9 @@ struct PlanConfiguration {
   std::vector<std::size_t> points;         // into Plan::points, by GPU count
   std::optional<std::size_t> knee;         // the knee's point
   std::optional<std::size_t> first_below;  // the first point past the knee
+  // The first point past the knee would still scale without failures (its marginal efficiency of samples/s alone
+  // at or above the threshold): failures, or checkpointing, are what stop it.
+  bool failures_cause = false;
 };
 
 struct Plan {
@@ -119,5 +138,8 @@ struct Plan {
 Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std::string& currency);
 
 std::string configuration_name(const PlanPoint& p);  // "A100-SXM4-80GB / ib400"
+
+// samples/s x the share of the wall time that trains (1 without failures counted): what a point delivers.
+double effective_samples_per_s(const PlanPoint& p);
 
 }  // namespace syncsim::planner
