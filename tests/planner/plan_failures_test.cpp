@@ -153,3 +153,42 @@ TEST_CASE("the same scenario gives the same failures, point by point") {
   CHECK(a.jobs[0].kept_share == b.jobs[0].kept_share);
   CHECK(a.jobs[0].goodput.badput == b.jobs[0].goodput.badput);
 }
+
+namespace {
+
+PlanPoint hand_point(std::int64_t gpus, double samples_per_s, double kept_share, const std::string& cause) {
+  PlanPoint p;
+  p.gpu = "A100-SXM4-80GB";
+  p.network = "scenario";
+  p.gpus = gpus;
+  p.samples_per_s = samples_per_s;
+  p.kept_share = kept_share;
+  p.ettr = kept_share;
+  p.badput_cause = cause;
+  p.badput_cause_share = 1 - kept_share;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("a knee that checkpoint saves set names checkpointing, one that the iteration sets does not name failures") {
+  const PlanGoal goal = goal_of(1e9);
+  SECTION("checkpointing") {
+    // 8 -> 16 GPUs: samples/s doubles (marginal 1 alone), but k falls 0.9 -> 0.4: effective 90 -> 80, marginal
+    // (80 - 90) / (8 x 90 / 8) = -0.111.
+    const Plan plan = analyze_plan(
+        {hand_point(8, 100, 0.9, "checkpoint_save"), hand_point(16, 200, 0.4, "checkpoint_save")}, goal, "");
+    REQUIRE(plan.configurations[0].failures_cause);
+    CHECK(plan.points[1].marginal_efficiency == Approx(-1.0 / 9));
+    CHECK(plan_text(plan, context_of(goal)).find("past 8 GPUs, checkpointing costs more than the added GPUs give") !=
+          std::string::npos);
+  }
+  SECTION("the iteration") {
+    // 8 -> 16 GPUs: samples/s 100 -> 120 (marginal 0.2 alone, below 0.8 with or without failures).
+    const Plan plan =
+        analyze_plan({hand_point(8, 100, 0.9, "restart"), hand_point(16, 120, 0.85, "restart")}, goal, "");
+    CHECK_FALSE(plan.configurations[0].failures_cause);
+    CHECK(*plan.points[1].marginal_without_failures == Approx(0.2));
+    CHECK(plan_text(plan, context_of(goal)).find("failures cost") == std::string::npos);
+  }
+}

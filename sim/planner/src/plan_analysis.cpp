@@ -259,7 +259,7 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
     // A knee that failures set: say so, since the larger sizes iterate faster.
     for (const PlanConfiguration& c : plan.configurations) {
       if (c.knee == 0 && c.first_below && c.failures_cause) {
-        why += "; " + failures_knee_text(r, plan.points[*c.first_below]);
+        why += "; " + failures_knee_text(r, plan.points[*c.first_below], true);
       }
     }
     plan.recommendation = fmt::format("Recommendation: {} — {:.0f} samples/s, {:.0f}% scaling efficiency{}; {}.",

@@ -78,8 +78,13 @@ std::string failures_note(const Scenario& base, const PlanGoal& goal) {
       what, table, interval_text(base), spares);
 }
 
-std::string failures_knee_text(const PlanPoint& knee, const PlanPoint& below) {
+std::string failures_knee_text(const PlanPoint& knee, const PlanPoint& below, bool brief) {
   const bool saves = below.badput_cause == "checkpoint_save";
+  if (brief) {
+    return fmt::format("past {} GPUs, {} more than the added GPUs give (ETTR {:.1f}% at {} GPUs, {:.1f}% at {})",
+                       knee.gpus, saves ? "checkpointing costs" : "failures cost", 100 * knee.ettr.value_or(0),
+                       knee.gpus, 100 * below.ettr.value_or(0), below.gpus);
+  }
   const auto cause = time_causes().find(below.badput_cause);
   const std::string largest = cause == time_causes().end()
                                   ? std::string()

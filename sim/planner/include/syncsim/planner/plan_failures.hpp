@@ -41,8 +41,9 @@ void add_failures(PlanPoint& point, const run::JobGoodput& job);
 std::string failures_note(const Scenario& base, const PlanGoal& goal);
 
 // The knee's words when failures are what stop the configuration (PlanConfiguration::failures_cause): "past 16
-// GPUs, failures cost more than the added GPUs give: ...". `knee` and `below` are the knee and the point past it.
-std::string failures_knee_text(const PlanPoint& knee, const PlanPoint& below);
+// GPUs, failures cost more than the added GPUs give: ...". `knee` and `below` are the knee and the point past it;
+// `brief`: the claim and the two ETTRs only (for the recommendation).
+std::string failures_knee_text(const PlanPoint& knee, const PlanPoint& below, bool brief = false);
 
 // For the recommendation: "; ETTR 91.2%, failures add 12.0 h" (empty without failures counted).
 std::string failures_clause(const PlanPoint& point);
