@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "syncsim/planner/plan_failures.hpp"
 #include "syncsim/planner/plan_grid.hpp"
 #include "syncsim/planner/plan_report.hpp"
@@ -191,4 +193,30 @@ TEST_CASE("a knee that checkpoint saves set names checkpointing, one that the it
     CHECK(*plan.points[1].marginal_without_failures == Approx(0.2));
     CHECK(plan_text(plan, context_of(goal)).find("failures cost") == std::string::npos);
   }
+}
+
+TEST_CASE("without a fixed interval each point checkpoints at the optimum for its own MTBF and save time") {
+  // failures-knee.yaml without checkpoint.interval. Twice the GPUs fail twice as often (M halves) and write through
+  // twice the hosts' storage ports (the stall s halves: 358 MB at 2 x 50 or 4 x 50 GB/s), so Young's sqrt(2 s M)
+  // halves; Daly's correction is below 0.1% with s of milliseconds against M of minutes.
+  const std::string yaml =
+      "name: daly\nseed: 7\n"
+      "cluster: {gpu: A100-SXM4-80GB, topology: {kind: dgx, nodes: 2, gpus: 8}}\n"
+      "model: {name: resnet50, batch_per_gpu: 128, precision: fp16, optimizer: adam}\n"
+      "training: {strategy: sync, communication: allreduce, iterations: 2}\n"
+      "checkpoint: {restart_cost: 9min}\n"
+      "reliability: {failures: {software: 0.075/h}, duration: 30d}\n";
+  run::Workspace workspace;
+  std::vector<double> intervals;
+  for (const int nodes : {2, 4}) {
+    const Scenario s = parse_scenario(yaml, "daly.yaml", {fmt::format("cluster.topology.nodes={}", nodes)});
+    const TrainingReport report = run::run_scenario(s, workspace).report;
+    const run::JobGoodput job = point_failures(s, workspace, report, goal_of(3e10));
+    const GoodputReport& g = job.goodput;
+    CHECK(g.mtbf_seconds == Approx(3600 / (0.075 * 8 * nodes)));
+    CHECK(g.checkpoint_interval_seconds ==
+          Approx(std::sqrt(2 * g.checkpoint_stall_seconds * g.mtbf_seconds)).epsilon(1e-3));
+    intervals.push_back(g.checkpoint_interval_seconds);
+  }
+  CHECK(intervals[1] / intervals[0] == Approx(0.5).epsilon(1e-3));
 }
