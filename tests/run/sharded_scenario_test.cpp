@@ -98,8 +98,9 @@ TEST_CASE("a sharded optimizer steps 1/d of the parameters, and full sharding wa
 }
 
 TEST_CASE("what sharded runs do not simulate yet is refused at its key") {
-  CHECK_THROWS_WITH(run_sharded_scenario({"parallelism.sharding=full", "stragglers.slow=[{rank: 1, factor: 1.5}]"}),
-                    Catch::Contains("stragglers are not simulated yet with sharding"));
+  CHECK_THROWS_WITH(run_sharded_scenario({"parallelism.sharding=full",
+                                          "faults=[{at: 1ms, kind: worker_down, rank: 1, policy: elastic}]"}),
+                    Catch::Contains("faults[0].policy: elastic recovery is not simulated yet with sharding"));
   CHECK_THROWS_WITH(run_sharded_scenario({"parallelism.sharding=full", "training.communication=parameter_server"}),
                     Catch::Contains("parameter servers are not simulated yet with sharding"));
   CHECK_THROWS_WITH(run_sharded_scenario({"parallelism.tensor=2"}),

@@ -8,9 +8,21 @@
 
 namespace syncsim::run {
 
-// What the engines of identical ranks (sharded, model-parallel) refuse, at its key, naming the engine as `with`
-// ("with sharding"): strategies other than sync, parameter servers, faults, degraded links and stragglers.
+// What the engines of identical ranks (the recommendation one) refuse, at its key, naming the engine as `with`
+// ("with a recommendation model"): strategies other than sync, parameter servers, gradient compression, faults,
+// degraded links and stragglers.
 void refuse_what_identical_ranks_lack(const Scenario& scenario, std::string_view with);
+
+// What the engines of alike ranks (sharded, model-parallel), which simulate stragglers by classes of ranks and
+// replay faults over whole iterations (replayed_faults.hpp), refuse: strategies other than sync, parameter servers,
+// gradient compression, elastic recovery (it would change the layout) and a degradation window other than the whole
+// run (each collective is simulated once).
+void refuse_what_layouts_lack(const Scenario& scenario, std::string_view with);
+
+// The scenario's degraded_links applied to the context's network for the whole run (ResolvedScenario::change_network):
+// every collective simulated after it crosses the degraded links at their reduced bandwidth. InputError at a link's
+// names when the topology lacks them.
+void degrade_for_whole_run(ResolvedScenario& context);
 
 // Each engine also fills `schedule`, when given, with the updates in the order it applied them (the convergence
 // proxy replays it).

@@ -10,8 +10,11 @@
 #include "convergence_run.hpp"
 #include "engines.hpp"
 #include "layout_communication.hpp"
+#include "replayed_faults.hpp"
+#include "sharded_paces.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/training/model_parallel_run.hpp"
+#include "syncsim/training/replica_classes.hpp"
 #include "syncsim/training/synchronous_run.hpp"
 
 namespace syncsim::run {
@@ -19,7 +22,7 @@ namespace syncsim::run {
 namespace {
 
 void check_supported(const Scenario& s) {
-  refuse_what_identical_ranks_lack(s, "with a model-parallel layout");
+  refuse_what_layouts_lack(s, "with a model-parallel layout");
   const ParallelismConfig& p = s.parallelism;
   if (p.shard_group) {
     throw p.shard_group->error("HSDP's shard groups are not simulated yet with a model-parallel layout");
@@ -91,7 +94,7 @@ void fill_workers(TrainingReport& r, const RankLayout& layout, const ModelParall
     r.per_worker.push_back({.compute = st.compute,
                             .optimizer = st.optimizer,
                             .exposed_communication = st.tensor + st.context + st.expert + st.pipeline + st.data_wait,
-                            .straggler_wait = SimTime::zero(),
+                            .straggler_wait = st.straggler_wait,
                             .framework_overhead = SimTime::zero(),
                             .overlap_interference = SimTime::zero(),
                             .pipeline_bubble = st.bubble,
@@ -129,20 +132,20 @@ LayoutExposure exposure_of(const ModelParallelResult& result, const Scenario& s)
 RunOutput run_model_parallel_layout(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
   const Scenario& s = context.scenario();
   check_supported(s);
+  degrade_for_whole_run(context);
   LayoutCommunication comm(context);
-  const ModelParallelSetup setup = comm.setup();
-  const ModelParallelResult result = run_model_parallel(setup);
+  ModelParallelSetup setup = comm.setup();
   const RankLayout& layout = comm.layout();
+  setup.stragglers = context.stragglers();
+  setup.group = layout.sizes().tensor * layout.sizes().context;
+  const ModelParallelResult result = run_model_parallel(setup);
 
   RunOutput out;
   TrainingReport& r = out.report;
   r = context.base_report();
   r.global_batch = layout.sizes().data * context.batch() * s.model.micro_batches;
-  const SimTime mean = SimTime::from_ps(result.total.ps() / s.training.iterations);
-  fill_throughput(context, r, s.training.iterations, result.total, mean,
-                  nearest_rank_percentile(result.iteration_times, 50),
-                  nearest_rank_percentile(result.iteration_times, 99));
   fill_workers(r, layout, result);
+  const std::vector<SimTime> times = fill_run_timeline(context, r, result.iteration_times, result.total);
   r.layout = comm.layout_report(r, result.bubble_fraction);
   compute_shares(r);
   r.group_communication = comm.group_reports(exposure_of(result, s));
@@ -150,8 +153,14 @@ RunOutput run_model_parallel_layout(ResolvedScenario& context, convergence::Upda
   for (const GroupCommunication& g : r.group_communication) {
     r.causes.push_back({.cause = "communication", .group = g.group, .per_iteration = g.exposed, .measured = true});
   }
+  if (has_stragglers(setup.stragglers)) {
+    // What the stragglers cost: the run again with every rank at its nominal speed (the DDP engine's measure).
+    ModelParallelSetup even = setup;
+    even.stragglers = StragglerModel{};
+    r.causes.push_back(straggler_cause(result.total, run_model_parallel(even).total, setup.iterations));
+  }
   comm.fill_links(r, setup.iterations);
-  if (schedule != nullptr) *schedule = synchronous_schedule(layout.sizes().data, result.iteration_times);
+  if (schedule != nullptr) *schedule = synchronous_schedule(layout.sizes().data, times);
   out.trace = layout_trace(s, layout, setup, result);
   return out;
 }

@@ -16,6 +16,7 @@
 #include "syncsim/run/gpu_node.hpp"
 #include "syncsim/run/memory_budget.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
+#include "syncsim/topology/link_changes.hpp"
 
 namespace syncsim::run {
 
@@ -276,6 +277,15 @@ CollectiveOutcome ResolvedScenario::shared_or_simulated(const CollectiveSpec& sp
   // simulated once.
   return cached_or(workspace_key(spec),
                    [&] { return at_value(scenario_->training.algorithm, [&] { return timed_collective(spec); }); });
+}
+
+void ResolvedScenario::change_network(const std::map<LinkId, double>& factors) {
+  if (factors.empty()) return;
+  topology_ = std::make_shared<const Topology>(with_link_factors(*topology_, factors));
+  router_ = std::make_unique<Router>(*topology_);
+  topology_digest_.reset();
+  collective_cache_.clear();
+  group_cache_.clear();
 }
 
 CollectiveOutcome ResolvedScenario::changed_network_collective(const Topology& changed, const CollectiveSpec& spec,

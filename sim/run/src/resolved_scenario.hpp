@@ -117,6 +117,12 @@ class ResolvedScenario {
   CollectiveOutcome changed_network_collective(const Topology& changed, const CollectiveSpec& spec,
                                                const std::function<CollectiveOutcome()>& simulate);
 
+  // From here on every collective runs on the network with each link in `factors` at that fraction of its bandwidth
+  // (with_link_factors, factors in (0, 1]): degraded links for the whole run, in the engines that simulate each
+  // collective once (the layouts'). The collectives simulated so far are forgotten; the workspace keeps each
+  // network's apart (its digest is in their key).
+  void change_network(const std::map<LinkId, double>& factors);
+
   // For engines to call after each iteration or update: `done` of `total`. Throws RunCancelled when asked to stop.
   void report_progress(std::int64_t done, std::int64_t total) const;
   bool reports_progress() const { return progress_ != nullptr; }

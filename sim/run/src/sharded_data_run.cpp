@@ -9,6 +9,8 @@
 #include "convergence_run.hpp"
 #include "engines.hpp"
 #include "recompute_share.hpp"
+#include "replayed_faults.hpp"
+#include "sharded_paces.hpp"
 #include "sharded_trace.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/training/bucket_plan.hpp"
@@ -20,7 +22,7 @@ namespace syncsim::run {
 namespace {
 
 void check_supported(const Scenario& s) {
-  refuse_what_identical_ranks_lack(s, "with sharding");
+  refuse_what_layouts_lack(s, "with sharding");
 }
 
 std::string collectives_text(ShardingLevel level, bool hybrid) {
@@ -35,6 +37,7 @@ std::string collectives_text(ShardingLevel level, bool hybrid) {
 RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
   const Scenario& s = context.scenario();
   check_supported(s);
+  degrade_for_whole_run(context);
   const std::int64_t ranks = context.workers();
   if (ranks < 2) throw s.parallelism.sharding.error("sharding needs at least 2 data-parallel ranks");
   ShardedRunSetup setup;
@@ -73,32 +76,32 @@ RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedul
   setup.replica_allreduce_time = [&](Bytes bytes) {
     return context.group_collective(CollectiveOp::allreduce, bytes, replica_groups).time;
   };
+  const StragglerModel stragglers = context.stragglers();
+  setup.slowest = slowest_pace(stragglers, ranks);
   const ShardedRunResult result = run_sharded(setup);
 
   RunOutput out;
   TrainingReport& r = out.report;
   r = context.base_report();
-  const SimTime mean = SimTime::from_ps(result.total.ps() / s.training.iterations);
-  fill_throughput(context, r, s.training.iterations, result.total, mean,
-                  nearest_rank_percentile(result.iteration_times, 50),
-                  nearest_rank_percentile(result.iteration_times, 99));
-  for (std::int64_t rank = 0; rank < ranks; ++rank) {
-    r.per_worker.push_back({.compute = result.compute,
+  for (const RankPace& pace : rank_paces(stragglers, 1, ranks, s.training.iterations, result)) {
+    r.per_worker.push_back({.compute = pace.compute,
                             .optimizer = result.optimizer,
                             .exposed_communication = result.exposed,
-                            .straggler_wait = SimTime::zero(),
+                            .straggler_wait = pace.straggler_wait,
                             .framework_overhead = SimTime::zero(),
                             .overlap_interference = result.interference,
                             .pipeline_bubble = SimTime::zero(),
                             .updates = std::nullopt});
   }
+  const std::vector<SimTime> times = fill_run_timeline(context, r, result.iteration_times, result.total);
   split_recompute(r, context, setup.layers);
   compute_shares(r);
   r.group_communication.push_back({.group = "data",
                                    .collectives = collectives_text(setup.level, setup.replicas > 1),
                                    .bytes_per_gpu = result.bytes_per_gpu_per_iteration,
                                    .exposed = SimTime::from_ps(result.exposed.ps() / s.training.iterations)});
-  if (schedule != nullptr) *schedule = synchronous_schedule(ranks, result.iteration_times);
+  if (const auto stragglers_cost = sharded_straggler_cause(setup, result)) r.causes.push_back(*stragglers_cost);
+  if (schedule != nullptr) *schedule = synchronous_schedule(ranks, times);
   out.trace = sharded_trace(s, result);
   return out;
 }

@@ -13,6 +13,8 @@
 #include "engines.hpp"
 #include "layout_communication.hpp"
 #include "recompute_share.hpp"
+#include "replayed_faults.hpp"
+#include "sharded_paces.hpp"
 #include "sharded_trace.hpp"
 #include "syncsim/training/bucket_plan.hpp"
 #include "syncsim/training/sharded_run.hpp"
@@ -26,7 +28,7 @@ namespace {
 constexpr std::int64_t kCausalIterations = 4;
 
 void check_supported(const Scenario& s) {
-  refuse_what_identical_ranks_lack(s, "with a model-parallel layout");
+  refuse_what_layouts_lack(s, "with a model-parallel layout");
   const ParallelismConfig& p = s.parallelism;
   if (p.shard_group) {
     throw p.shard_group->error("HSDP's shard groups are not simulated yet with a model-parallel layout");
@@ -55,6 +57,16 @@ SimTime inline_communication(const LayerTimes& with, const LayerTimes& without, 
   return t * passes;
 }
 
+// The layers with their tensor and context collectives, and those collectives apart (not slowed by stragglers).
+void set_layers(ShardedRunSetup& setup, const LayerTimes& layers, const LayerTimes& bare) {
+  setup.layers = layers;
+  setup.layer_communication = {};
+  for (std::size_t l = 0; l < bare.forward.size(); ++l) {
+    setup.layer_communication.forward.push_back(layers.forward[l] - bare.forward[l]);
+    setup.layer_communication.backward.push_back(layers.backward[l] - bare.backward[l]);
+  }
+}
+
 // What each kind costs per iteration: the run again, over up to kCausalIterations, with that kind free.
 LayoutExposure causal_exposure(const ShardedRunSetup& setup, const ShardedRunResult& result,
                                const LayoutCommunication& comm) {
@@ -73,10 +85,11 @@ LayoutExposure causal_exposure(const ShardedRunSetup& setup, const ShardedRunRes
   ShardedRunSetup variant = setup;
   variant.collective_time = [](CollectiveOp, Bytes) { return SimTime::zero(); };
   exposure.data = lost(variant);
+  const LayerTimes bare = comm.rank_layer_times(false, false);
   variant = setup;
-  variant.layers = comm.rank_layer_times(false, true);
+  set_layers(variant, comm.rank_layer_times(false, true), bare);
   exposure.tensor = lost(variant);
-  variant.layers = comm.rank_layer_times(true, false);
+  set_layers(variant, comm.rank_layer_times(true, false), bare);
   exposure.context = lost(variant);
   return exposure;
 }
@@ -86,6 +99,7 @@ LayoutExposure causal_exposure(const ShardedRunSetup& setup, const ShardedRunRes
 RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
   const Scenario& s = context.scenario();
   check_supported(s);
+  degrade_for_whole_run(context);
   LayoutCommunication comm(context);
   const RankLayout& layout = comm.layout();
   const std::int64_t data = layout.sizes().data;
@@ -96,7 +110,8 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
   const std::int64_t tensor = layout.sizes().tensor;
   const std::int64_t m = s.model.micro_batches;
   ShardedRunSetup setup;
-  setup.layers = comm.rank_layer_times(true, true);
+  const LayerTimes bare = comm.rank_layer_times(false, false);
+  set_layers(setup, comm.rank_layer_times(true, true), bare);
   setup.units = rank_units(context, tensor);
   setup.level = ShardingLevel::full;
   setup.ranks = data;
@@ -113,6 +128,8 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
     }
   }
   setup.collective_time = [&times](CollectiveOp op, Bytes bytes) { return times.at({op, bytes.value}); };
+  const StragglerModel stragglers = context.stragglers();
+  setup.slowest = slowest_pace(stragglers, layout.ranks());
   const ShardedRunResult result = run_sharded(setup);
 
   const LayoutExposure exposure = causal_exposure(setup, result, comm);
@@ -121,20 +138,16 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
   TrainingReport& r = out.report;
   r = context.base_report();
   r.global_batch = data * context.batch() * m;
-  const SimTime mean = SimTime::from_ps(result.total.ps() / s.training.iterations);
-  fill_throughput(context, r, s.training.iterations, result.total, mean,
-                  nearest_rank_percentile(result.iteration_times, 50),
-                  nearest_rank_percentile(result.iteration_times, 99));
   // The layers' tensor and context collectives run on the compute stream: exposed communication, not compute.
-  const LayerTimes bare = comm.rank_layer_times(false, false);
   const std::int64_t passes = m * s.training.iterations;
   const SimTime inline_comm = inline_communication(setup.layers, bare, passes);
   const SimTime inline_tensor = inline_communication(comm.rank_layer_times(true, false), bare, passes);
-  for (std::int64_t rank = 0; rank < layout.ranks(); ++rank) {
-    r.per_worker.push_back({.compute = result.compute - inline_comm,
+  const std::int64_t group = layout.sizes().tensor * layout.sizes().context;
+  for (const RankPace& pace : rank_paces(stragglers, group, layout.ranks(), s.training.iterations, result)) {
+    r.per_worker.push_back({.compute = pace.compute - inline_comm,
                             .optimizer = result.optimizer,
                             .exposed_communication = result.exposed + inline_comm,
-                            .straggler_wait = SimTime::zero(),
+                            .straggler_wait = pace.straggler_wait,
                             .framework_overhead = SimTime::zero(),
                             .overlap_interference = result.interference,
                             .pipeline_bubble = SimTime::zero(),
@@ -142,6 +155,7 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
                             .exposed_tensor = inline_tensor,
                             .exposed_context = inline_comm - inline_tensor});
   }
+  const std::vector<SimTime> run_times = fill_run_timeline(context, r, result.iteration_times, result.total);
   split_recompute(r, context, bare);
   r.layout = comm.layout_report(r, 0);
   compute_shares(r);
@@ -149,8 +163,9 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
   for (const GroupCommunication& g : r.group_communication) {
     r.causes.push_back({.cause = "communication", .group = g.group, .per_iteration = g.exposed, .measured = true});
   }
+  if (const auto stragglers_cost = sharded_straggler_cause(setup, result)) r.causes.push_back(*stragglers_cost);
   comm.fill_links(r, s.training.iterations);
-  if (schedule != nullptr) *schedule = synchronous_schedule(data, result.iteration_times);
+  if (schedule != nullptr) *schedule = synchronous_schedule(data, run_times);
   out.trace = sharded_trace(s, result);
   return out;
 }

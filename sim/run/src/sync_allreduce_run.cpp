@@ -8,6 +8,7 @@
 #include "engines.hpp"
 #include "fault_plan.hpp"
 #include "recompute_share.hpp"
+#include "replayed_faults.hpp"
 #include "scenario_network.hpp"
 #include "sync_link_load.hpp"
 #include "sync_trace.hpp"
@@ -24,24 +25,6 @@ void check_supported(const Scenario& s) {
   if (strategy != StrategyKind::sync && strategy != StrategyKind::local_sgd) {
     throw s.training.strategy.error(
         fmt::format("strategy '{}' is not simulated yet by syncsim run", to_string(strategy)));
-  }
-}
-
-void fill_faults(TrainingReport& r, const SynchronousRunResult& result, const std::vector<PlannedFault>& planned) {
-  for (const FaultOutcome& o : result.faults) {
-    const PlannedFault& p = planned[o.fault];
-    r.faults.push_back({.kind = p.kind,
-                        .target = p.target,
-                        .policy = p.event.recovery,
-                        .at = o.at,
-                        .detected = o.detected,
-                        .resumed = o.resumed,
-                        .iterations_lost = o.iterations_lost,
-                        .lost_work = o.lost_work,
-                        .downtime = o.downtime,
-                        .workers_after = o.workers_after});
-    r.lost_work += o.lost_work;
-    r.downtime += o.downtime;
   }
 }
 
@@ -278,7 +261,7 @@ RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSched
   fill_workers(r, result, workers, s.training.iterations);
   split_recompute(r, context, setup.ddp.layers);
   compute_shares(r);
-  fill_faults(r, result, faults);
+  fill_faults(r, result.faults, faults);
   fill_buckets(r, context, setup.ddp);
   if (workers > 1) fill_data_communication(r, setup, workers, s.training.iterations);
   if (workers > 1 && s.training.gradient_compression.value.enabled()) {

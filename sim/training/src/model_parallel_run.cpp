@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/training/replica_classes.hpp"
 
 namespace syncsim {
 
@@ -25,6 +26,11 @@ void check_setup(const ModelParallelSetup& s) {
   for (const auto& row : s.work) ok = ok && row.size() == static_cast<std::size_t>(s.chunks);
   if (!ok) throw InputError("model-parallel run: work and steps must be given per stage and chunk");
   if (s.data > 1 && !s.data_collective) throw InputError("model-parallel run: no data-parallel collective time");
+  if (s.group < 1) throw InputError("model-parallel run: the tensor x context group must be positive");
+  if (s.stragglers.max_slow_rank() >= s.group * s.data * s.stages) {
+    throw InputError(fmt::format("model-parallel run: slow rank {} is beyond the layout's {} ranks",
+                                 s.stragglers.max_slow_rank(), s.group * s.data * s.stages));
+  }
 }
 
 // Which kinds of communication a run treats as free (the causal reruns).
@@ -60,14 +66,16 @@ class Timeline {
     }
     out_.total = last_end;
     for (ModelParallelResult::Stage& st : out_.stages) {
-      st.bubble = out_.total - st.compute - st.tensor - st.context - st.expert - st.data_wait - st.optimizer;
+      st.bubble = out_.total - st.compute - st.tensor - st.context - st.expert - st.data_wait - st.optimizer -
+                  st.straggler_wait;
       st.data_bytes_per_iteration /= static_cast<double>(iterations_);
     }
     return std::move(out_);
   }
 
  private:
-  PipelineTimingSetup pipeline_setup() const {
+  // The pipeline of a replica whose stage d computes `factors[d]` times slower.
+  PipelineTimingSetup pipeline_setup(const std::vector<double>& factors) const {
     PipelineTimingSetup t;
     t.schedule = s_.schedule;
     t.stages = s_.stages;
@@ -76,16 +84,18 @@ class Timeline {
     t.transfer = free_kinds_.pipeline ? SimTime::zero() : s_.transfer;
     t.device_free = device_free_;
     t.parameters_ready = ready_;
-    for (const auto& row : s_.work) {
+    for (std::size_t d = 0; d < s_.work.size(); ++d) {
       auto& forward = t.forward.emplace_back();
       auto& backward = t.backward.emplace_back();
-      for (const ChunkWork& w : row) {
-        forward.push_back(w.forward_compute + inline_comm(w, false));
-        backward.push_back(w.backward_compute + inline_comm(w, true));
+      for (const ChunkWork& w : s_.work[d]) {
+        forward.push_back(slowed(w.forward_compute, factors[d]) + inline_comm(w, false));
+        backward.push_back(slowed(w.backward_compute, factors[d]) + inline_comm(w, true));
       }
     }
     return t;
   }
+
+  static SimTime slowed(SimTime t, double factor) { return factor == 1.0 ? t : t.scaled(factor); }
 
   // The collectives inside a pass, less the kinds this run treats as free.
   SimTime inline_comm(const ChunkWork& w, bool backward) const {
@@ -115,23 +125,33 @@ class Timeline {
     return stream_[d];
   }
 
-  // Stage d after its passes: its gradients reduced, its step, its parameters gathered; returns the step's end.
-  SimTime finish_stage(std::int64_t it, std::size_t d, const PipelineTiming& t) {
+  // Stage d after its passes in every replica class: its gradients reduced (each bucket once the last replica has
+  // it), its step, its parameters gathered; returns the step's end.
+  SimTime finish_stage(std::int64_t it, std::size_t d, const std::vector<PipelineTiming>& timings) {
     const bool sharded = this->sharded();
+    const auto bucket_ready = [&](std::size_t c, double share) {
+      SimTime ready;
+      for (const PipelineTiming& t : timings) {
+        const PipelineTiming::Span& last = t.last_backward[d][c];
+        ready = std::max(ready, last.start + (last.end - last.start).scaled(std::clamp(share, 0.0, 1.0)));
+      }
+      return ready;
+    };
+    SimTime last_end;
+    for (const PipelineTiming& t : timings) last_end = std::max(last_end, t.last_end[d]);
     std::vector<std::size_t> chunks(static_cast<std::size_t>(s_.chunks));
     std::iota(chunks.begin(), chunks.end(), std::size_t{0});
     std::sort(chunks.begin(), chunks.end(),
-              [&](std::size_t a, std::size_t b) { return t.last_backward[d][a].end < t.last_backward[d][b].end; });
+              [&](std::size_t a, std::size_t b) { return bucket_ready(a, 1) < bucket_ready(b, 1); });
     for (const std::size_t c : chunks) {
-      const PipelineTiming::Span& last = t.last_backward[d][c];
       for (const ChunkWork::Unit& unit : s_.work[d][c].units) {
-        const SimTime ready = last.start + (last.end - last.start).scaled(std::clamp(unit.ready, 0.0, 1.0));
-        place(it, d, sharded ? CollectiveOp::reduce_scatter : CollectiveOp::allreduce, c, unit, ready);
+        place(it, d, sharded ? CollectiveOp::reduce_scatter : CollectiveOp::allreduce, c, unit,
+              bucket_ready(c, unit.ready));
       }
     }
     ModelParallelResult::Stage& st = out_.stages[d];
-    const SimTime step_start = std::max(t.last_end[d], stream_[d]);
-    st.data_wait += step_start - t.last_end[d];
+    const SimTime step_start = std::max(last_end, stream_[d]);
+    st.data_wait += step_start - last_end;
     const SimTime full_step = s_.optimizer_step[d];
     const SimTime step = sharded ? SimTime::from_ps((full_step.ps() + s_.data - 1) / s_.data) : full_step;
     const SimTime step_end = step_start + step;
@@ -164,33 +184,64 @@ class Timeline {
     if (it == 0 && s_.sharding == ShardingLevel::full && sharded()) {
       for (std::size_t d = 0; d < ready_.size(); ++d) gather(it, d, SimTime::zero());
     }
-    const PipelineTiming t = time_pipeline(pipeline_setup());
+    const std::vector<ReplicaClass> classes = replica_classes(s_.stragglers, s_.group, s_.data, s_.stages, it);
+    std::vector<PipelineTiming> timings;
+    std::size_t slowest = 0;
+    for (const ReplicaClass& c : classes) {
+      timings.push_back(time_pipeline(pipeline_setup(c.stage_factors)));
+      if (timings.back().end > timings[slowest].end) slowest = timings.size() - 1;
+    }
+    out_.replica_classes = std::max(out_.replica_classes, classes.size());
+    const PipelineTiming& t = timings[slowest];
     SimTime end;
     for (std::size_t d = 0; d < t.passes.size(); ++d) {
-      ModelParallelResult::Stage& st = out_.stages[d];
       // A stage that starts late because its first chunk's parameters were still being gathered waits on data
       // parallelism, not on the pipeline.
       const auto first_chunk = static_cast<std::size_t>(t.passes[d].front().pass.chunk);
       const SimTime late = std::min(ready_[d][first_chunk], t.first_start[d]) - device_free_[d];
-      if (late > SimTime::zero()) st.data_wait += late;
-      for (const ChunkWork& w : s_.work[d]) {
-        const auto m = s_.micro_batches;
-        st.compute += (w.forward_compute + w.backward_compute) * m;
-        st.recompute += w.backward_recompute * m;
-        if (!free_kinds_.tensor) st.tensor += (w.forward_tensor + w.backward_tensor) * m;
-        if (!free_kinds_.context) st.context += (w.forward_context + w.backward_context) * m;
-        if (!free_kinds_.expert) st.expert += (w.forward_expert + w.backward_expert) * m;
-      }
+      if (late > SimTime::zero()) out_.stages[d].data_wait += late;
+      add_stage_work(d, classes, timings);
       if (record_ && it >= traced_from_) {
         for (const PipelineTiming::Span& span : t.passes[d]) {
           out_.passes.push_back({it, static_cast<std::int64_t>(d), span.pass, span.start, span.end});
         }
       }
-      device_free_[d] = finish_stage(it, d, t);
+      device_free_[d] = finish_stage(it, d, timings);
       end = std::max(end, device_free_[d]);
     }
     out_.bubble_fraction = t.bubble_fraction;
     return end;
+  }
+
+  // Stage d's passes of one iteration in its totals: the mean over the replicas of each class's compute (at its
+  // factor) and of its wait for the slowest replica's last pass.
+  void add_stage_work(std::size_t d, const std::vector<ReplicaClass>& classes,
+                      const std::vector<PipelineTiming>& timings) {
+    ModelParallelResult::Stage& st = out_.stages[d];
+    const auto m = s_.micro_batches;
+    for (const ChunkWork& w : s_.work[d]) {
+      if (!free_kinds_.tensor) st.tensor += (w.forward_tensor + w.backward_tensor) * m;
+      if (!free_kinds_.context) st.context += (w.forward_context + w.backward_context) * m;
+      if (!free_kinds_.expert) st.expert += (w.forward_expert + w.backward_expert) * m;
+    }
+    SimTime last_end;
+    for (const PipelineTiming& t : timings) last_end = std::max(last_end, t.last_end[d]);
+    SimTime compute;
+    SimTime recompute;
+    SimTime wait;
+    for (std::size_t k = 0; k < classes.size(); ++k) {
+      const double f = classes[k].stage_factors[d];
+      const double share = static_cast<double>(classes[k].replicas) / static_cast<double>(s_.data);
+      const auto mean = [&](SimTime x) { return classes.size() == 1 ? x : x.scaled(share); };
+      for (const ChunkWork& w : s_.work[d]) {
+        compute += mean((slowed(w.forward_compute, f) + slowed(w.backward_compute, f)) * m);
+        recompute += mean(slowed(w.backward_recompute, f) * m);
+      }
+      wait += mean(last_end - timings[k].last_end[d]);
+    }
+    st.compute += compute;
+    st.recompute += recompute;
+    st.straggler_wait += wait;
   }
 
   const ModelParallelSetup& s_;

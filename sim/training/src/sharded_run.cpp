@@ -37,6 +37,11 @@ void check_setup(const ShardedRunSetup& s) {
   if (!s.collective_time) throw InputError("sharded run: no collective time");
   if (s.replicas < 1) throw InputError(fmt::format("sharded run: replicas must be positive, got {}", s.replicas));
   if (s.replicas > 1 && !s.replica_allreduce_time) throw InputError("sharded run: no replicas' allreduce time");
+  const LayerTimes& comm = s.layer_communication;
+  if (!comm.forward.empty() &&
+      (comm.forward.size() != s.layers.forward.size() || comm.backward.size() != s.layers.backward.size())) {
+    throw InputError("sharded run: the layers' communication must be given per layer");
+  }
 }
 
 // One iteration's clocks, placed op by op on the in-order stream.
@@ -65,7 +70,7 @@ class ShardedTimeline {
       unit_of_.push_back(current.value_or(0));
     }
     step_ = SimTime::from_ps((s_.optimizer_step.ps() + s_.ranks - 1) / s_.ranks);
-    for (std::size_t l = 0; l < n; ++l) compute_ += s_.layers.forward[l] + s_.layers.backward[l];
+    for (std::size_t l = 0; l < n; ++l) nominal_ += s_.layers.forward[l] + s_.layers.backward[l];
     // The spans kept for the trace: every iteration's while that stays small, else the last ones only.
     const auto per_iteration = static_cast<std::int64_t>(3 * s_.units.buckets.size()) * s_.micro_batches;
     traced_from_ = std::max<std::int64_t>(0, s_.iterations - std::max<std::int64_t>(1, kTracedSpans / per_iteration));
@@ -76,6 +81,8 @@ class ShardedTimeline {
     gathered_.assign(s_.units.buckets.size(), SimTime::zero());
     SimTime start;
     for (std::int64_t it = 0; it < s_.iterations; ++it) {
+      pace(s_.slowest ? s_.slowest(it) : 1.0);
+      out.nominal_compute += nominal_ * s_.micro_batches;
       const SimTime end = s_.level == ShardingLevel::full ? full_iteration(it, start, out) : zero12(it, start, out);
       out.iteration_times.push_back(end - start);
       start = end;
@@ -93,6 +100,25 @@ class ShardedTimeline {
   static SimTime checked(SimTime t) {
     if (t < SimTime::zero()) throw InputError("sharded run: negative collective time");
     return t;
+  }
+
+  // The layers at the slowest rank's factor: their compute slowed, their inline communication not.
+  void pace(double factor) {
+    if (factor == pace_ && !layers_.forward.empty()) return;
+    pace_ = factor;
+    layers_ = s_.layers;
+    compute_ = SimTime::zero();
+    const LayerTimes& comm = s_.layer_communication;
+    const auto slowed = [&](SimTime t, const std::vector<SimTime>& fixed, std::size_t l) {
+      if (factor == 1.0) return t;
+      const SimTime inline_comm = fixed.empty() ? SimTime::zero() : fixed[l];
+      return (t - inline_comm).scaled(factor) + inline_comm;
+    };
+    for (std::size_t l = 0; l < layers_.forward.size(); ++l) {
+      layers_.forward[l] = slowed(s_.layers.forward[l], comm.forward, l);
+      layers_.backward[l] = slowed(s_.layers.backward[l], comm.backward, l);
+      compute_ += layers_.forward[l] + layers_.backward[l];
+    }
   }
 
   // Places `op` of unit b on the stream once `ready`, and after a reduce-scatter the replicas' allreduce of its
@@ -123,8 +149,8 @@ class ShardedTimeline {
 
   SimTime forward(std::int64_t it, SimTime now, ShardedRunResult& out) {
     const SimTime begin = now;
-    for (std::size_t l = 0; l < s_.layers.forward.size(); ++l) {
-      now = std::max(now, gathered_[unit_of_[l]]) + s_.layers.forward[l];
+    for (std::size_t l = 0; l < layers_.forward.size(); ++l) {
+      now = std::max(now, gathered_[unit_of_[l]]) + layers_.forward[l];
     }
     if (it >= traced_from_) out.compute_spans.push_back({it, false, false, begin, now});
     return now;
@@ -197,7 +223,7 @@ class ShardedTimeline {
 
   // Layer l's backward, slowed beside the collectives when `beside` (the extra counted as interference).
   SimTime backward(std::size_t l, bool beside, ShardedRunResult& out) const {
-    const SimTime nominal = s_.layers.backward[l];
+    const SimTime nominal = layers_.backward[l];
     if (!beside || s_.overlap_slowdown <= 0) return nominal;
     const SimTime slowed = nominal.scaled(1 + s_.overlap_slowdown);
     out.interference += slowed - nominal;
@@ -214,7 +240,10 @@ class ShardedTimeline {
   SimTime stream_;
   SimTime replica_stream_;  // HSDP: the replicas' allreduces, each after its unit's reduce-scatter
   SimTime step_;
-  SimTime compute_;               // one iteration's forward and backward at full speed
+  SimTime nominal_;               // one micro-batch's forward and backward at factor 1
+  SimTime compute_;               // the same at the iteration's pace
+  double pace_ = 1.0;             // the slowest rank's factor that layers_ holds
+  LayerTimes layers_;             // the layers at pace_
   double bus_bytes_ = 0;          // every reduce-scatter's and all-gather's unit bytes, summed
   double replica_bytes_ = 0;      // every replicas' allreduce's shard bytes, summed
   std::int64_t traced_from_ = 0;  // the first iteration whose spans are kept

@@ -21,8 +21,18 @@
 //                micro-batch; gathering again for each pass would move 2m times the parameters instead)
 //
 // An iteration ends when every stage has stepped; a stage starts the next one as soon as its own step (not the
-// others') is done. What each kind of communication costs is measured causally: the iteration run again with that
-// kind free, over a few iterations.
+// others') is done.
+//
+// Stragglers (StragglerModel: a slow GPU, jitter) make the data-parallel replicas differ. A tensor (or context) group
+// waits for its slowest member at every collective inside a pass, so the group computes at its slowest member's
+// factor: replica r's stage d runs its passes' compute x F(r, d) = max over its tensor x context ranks of
+// factor(rank, iteration) (the collectives inside a pass keep their time, the optimizer step is not scaled, as in
+// the DDP engine). A slow stage stretches every micro-batch behind it in its replica's pipeline, and stage d's
+// data-parallel collectives, which join every replica, start when the last replica has produced the bucket. Replicas
+// whose factors are alike at every stage are one class with one pipeline timeline, so a layout with one slow GPU
+// runs two timelines whatever its size (with jitter, up to one per replica). With one class the run is exactly the
+// run without stragglers. Not modelled: a slow replica's wait at expert all-to-alls with other replicas. What each kind
+// of communication costs is measured causally: the iteration run again with that kind free, over a few iterations.
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -32,6 +42,7 @@
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/core/units.hpp"
 #include "syncsim/training/pipeline_schedule.hpp"
+#include "syncsim/training/straggler_model.hpp"
 
 namespace syncsim {
 
@@ -71,21 +82,27 @@ struct ModelParallelSetup {
   // A data-parallel collective of `bytes` (all of the data-parallel groups at once, or with `expert` the expert
   // data-parallel ones): allreduce, reduce_scatter or all_gather. Not called for a group of 1.
   std::function<SimTime(CollectiveOp op, Bytes bytes, bool expert)> data_collective;
+  // Per-rank compute factors over the layout's ranks in Megatron's order (rank_layout.hpp): rank g + group x (r +
+  // data x d) is member g of replica r's stage d, `group` = tensor x context. Default: none.
+  StragglerModel stragglers;
+  std::int64_t group = 1;
 };
 
 struct ModelParallelResult {
   std::vector<SimTime> iteration_times;
   SimTime total;
-  // Per stage, over all iterations.
-  // Per stage, over all iterations; the times sum to `total`.
+  // Per stage, over all iterations; the times sum to `total`. With stragglers, each is the mean over the stage's
+  // data-parallel replicas.
   struct Stage {
-    SimTime compute;    // the passes' compute
+    SimTime compute;    // the passes' compute (x the replica's straggler factor)
     SimTime recompute;  // the part of compute that is forward run again (activation checkpointing)
     SimTime tensor;     // tensor-parallel collectives inside the passes
     SimTime context;    // context-parallel collectives inside the passes
     SimTime expert;     // expert all-to-alls inside the passes
     SimTime data_wait;  // the gradients' reduction after the last pass, the parameters' gathers before the first
     SimTime optimizer;  // the steps
+    // Waiting for slower replicas: from the replica's last pass to the slowest replica's (stragglers only).
+    SimTime straggler_wait;
     // The rest is waiting on other stages: for their transfers (the iteration's causal loss to them, exposed_pipeline
     // x iterations, at most the rest) and for their work (the pipeline bubble).
     SimTime pipeline;
@@ -93,14 +110,15 @@ struct ModelParallelResult {
     double data_bytes_per_iteration = 0;  // bus bytes one GPU moves in data-parallel collectives
   };
   std::vector<Stage> stages;
-  double bubble_fraction = 0;  // the last iteration's pipeline (pipeline_schedule.hpp)
+  double bubble_fraction = 0;       // the last iteration's pipeline (pipeline_schedule.hpp), of its slowest replica
+  std::size_t replica_classes = 1;  // the most pipeline timelines one iteration ran (replicas alike are one)
   // Per iteration, what the iteration would lose without each kind of communication (a rerun with it free).
   SimTime exposed_tensor;
   SimTime exposed_context;
   SimTime exposed_pipeline;
   SimTime exposed_data;
   SimTime exposed_expert;
-  // The traced iterations' spans: the last ones, at most about 1,024 passes.
+  // The traced iterations' spans: the last ones, at most about 1,024 passes; with stragglers, the slowest replica's.
   struct PassSpan {
     std::int64_t iteration = 0;
     std::int64_t stage = 0;
@@ -128,7 +146,8 @@ struct ModelParallelResult {
   std::vector<StepSpan> steps;
 };
 
-// Throws InputError for a setup whose tables disagree with its sizes, or a negative time.
+// Throws InputError for a setup whose tables disagree with its sizes, a negative time, or a slow rank beyond the
+// layout's group x data x stages ranks.
 ModelParallelResult run_model_parallel(const ModelParallelSetup& setup);
 
 }  // namespace syncsim

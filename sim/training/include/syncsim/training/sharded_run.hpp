@@ -25,8 +25,12 @@
 // it, on a second in-order stream, so that the next gathers do not wait for it (PyTorch's HYBRID_SHARD); the step
 // waits for both streams. Per GPU and iteration add 2 (r - 1)/r x G/s, r = d/s.
 //
-// Ranks are identical (no stragglers, faults or degraded links in this engine), so one rank's timeline is every
-// rank's. docs/strategies.md, "Sharded data parallelism".
+// Stragglers: every collective joins every rank, so a rank that computes slower holds every later collective, and
+// the job runs at its slowest rank's pace. By induction over the in-order stream a slower rank reaches each
+// collective no earlier than a faster one, so one timeline, the slowest rank's, is the job's: iteration i's
+// layers compute `slowest(i)` times slower (the collectives, the optimizer step and the layers' inline
+// communication keep their time); the other ranks wait the difference (straggler wait, filled by the caller).
+// docs/strategies.md, "Sharded data parallelism".
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -61,6 +65,11 @@ struct ShardedRunSetup {
   std::function<SimTime(CollectiveOp op, Bytes bytes)> collective_time;
   // With replicas > 1: the AllReduce of a shard of `bytes` across the r replicas.
   std::function<SimTime(Bytes bytes)> replica_allreduce_time;
+  // The slowest rank's compute factor in an iteration (replica_classes.hpp's slowest_factor); empty: 1.
+  std::function<double(std::int64_t iteration)> slowest;
+  // Per layer, the part of `layers` that is communication on the compute stream (a layout's tensor and context
+  // collectives, rank_layer_times), not slowed; empty: none.
+  LayerTimes layer_communication;
 };
 
 struct ShardedCollective {
@@ -75,7 +84,8 @@ struct ShardedCollective {
 struct ShardedRunResult {
   std::vector<SimTime> iteration_times;
   SimTime total;
-  SimTime compute;                         // one rank's forward + backward, all iterations
+  SimTime compute;                         // the slowest rank's forward + backward, all iterations
+  SimTime nominal_compute;                 // the same at factor 1
   SimTime optimizer;                       // its optimizer steps
   SimTime interference;                    // backward's extra time beside the collectives (overlap_slowdown)
   SimTime exposed;                         // total - compute - optimizer - interference: waiting on the stream
