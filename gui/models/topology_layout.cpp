@@ -20,9 +20,6 @@ constexpr double kHostSwitchHeight = 0.6;  // two lines: the NVSwitch's name, it
 constexpr double kNicWidth = 0.6;
 constexpr double kNicHeight = 0.3;
 constexpr double kHostGap = 0.8;
-constexpr double kTierPitch = 1.8;  // from one switch tier to the next, upwards
-constexpr double kTierHeight = 0.6;
-constexpr double kMaxSwitchWidth = 2.4;
 
 using Kind = TopologyBox::Kind;
 

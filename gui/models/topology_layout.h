@@ -22,6 +22,12 @@
 #include <memory>
 #include <vector>
 
+// Switch boxes, drawn alike by the plain layout and the placement: the pitch from one switch tier to the next, a
+// switch box's height and its widest width.
+inline constexpr double kTierPitch = 1.8;
+inline constexpr double kTierHeight = 0.6;
+inline constexpr double kMaxSwitchWidth = 2.4;
+
 namespace syncsim {
 class Router;
 class Topology;

@@ -11,13 +11,10 @@ namespace {
 using Kind = TopologyBox::Kind;
 
 // Sizes in TopologyLayout's units (a GPU box is 1 wide).
-constexpr double kUnitGap = 0.6;        // between servers in a row
-constexpr double kRowGap = 0.8;         // between rows of servers
-constexpr double kBlockGap = 1.4;       // between blocks of servers under different leaves (pods)
-constexpr double kTierPitch = 1.8;      // from the servers' top to the leaves, and from tier to tier
-constexpr double kMaxTierPitch = 12.0;  // what spare height may stretch a tier gap to
-constexpr double kTierHeight = 0.6;
-constexpr double kMaxSwitchWidth = 2.4;
+constexpr double kUnitGap = 0.6;         // between servers in a row
+constexpr double kRowGap = 0.8;          // between rows of servers
+constexpr double kBlockGap = 1.4;        // between blocks of servers under different leaves (pods)
+constexpr double kMaxTierPitch = 12.0;   // what spare height may stretch a tier gap to
 constexpr double kCaptionHeight = 0.42;  // the band inside a server box that holds "server N"
 // A collapsed server: its NIC ports along the top, a cell per GPU, its caption.
 constexpr double kPortPitch = 0.32;

@@ -10,6 +10,7 @@
 #include "calibration_check.hpp"
 #include "commands.hpp"
 #include "help_format.hpp"
+#include "percent_text.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/output_file.hpp"
 #include "syncsim/validation/calibration_fit.hpp"
@@ -25,10 +26,6 @@ struct CalibrateOptions {
   std::string placement = "out_of_place";
   std::string algo = "auto";
 };
-
-std::string percent(double fraction) {
-  return fmt::format("{:.1f}%", 100 * fraction);
-}
 
 void print_summary(const Calibration& calibration, const FitStats& stats, double seconds) {
   fmt::print(std::cout, "# syncsim calibrate: topology {}, {} times, algorithm {}\n", calibration.topology,

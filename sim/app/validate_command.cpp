@@ -10,6 +10,7 @@
 #include "calibration_check.hpp"
 #include "commands.hpp"
 #include "help_format.hpp"
+#include "percent_text.hpp"
 #include "syncsim/collectives/calibration.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/validation/log_system.hpp"
@@ -36,7 +37,7 @@ struct Row {
   std::optional<ErrorBand> band;  // with a calibration (calibration.hpp's error_band)
 };
 
-std::string choice(const CollectiveOutcome& outcome, const CalibratedModel* model) {
+std::string algorithm_choice(const CollectiveOutcome& outcome, const CalibratedModel* model) {
   std::string text(to_string(outcome.algorithm));
   if (outcome.protocol) text += fmt::format("/{}", to_string(*outcome.protocol));
   text += fmt::format(" x{}", outcome.channels);
@@ -69,10 +70,6 @@ std::string band_text(const Row& row) {
   if (!row.band) return "";
   return fmt::format("  band {:.2f}..{:.2f}{}", row.predicted_us * (1 + row.band->low),
                      row.predicted_us * (1 + row.band->high), in_band(row) ? "" : " (outside)");
-}
-
-std::string percent(double fraction) {
-  return fmt::format("{:.1f}%", 100 * fraction);
 }
 
 double busbw(const LogSystem& system, Bytes size, double time_us) {
@@ -143,7 +140,7 @@ void print_table(const ValidateOptions& options, const NcclTestsLog& log, const 
     fmt::print(std::cout, "{:>12} {:>12.2f} {:>12.2f} {:>11.2f} {:>11.2f} {:>9}  {}{}\n", row.point.size.value,
                row.point.time_us, row.predicted_us, busbw(system, row.point.size, row.point.time_us),
                busbw(system, row.point.size, row.predicted_us), fmt::format("{:+.1f}%", 100 * row.rel_error),
-               choice(row.outcome, model), band_text(row));
+               algorithm_choice(row.outcome, model), band_text(row));
   }
   fmt::print(std::cout, "# geomean |error|, all sizes ({}): {}\n", summary.points, percent(summary.geomean_abs_error));
   fmt::print(std::cout, "# max |error|, all sizes ({}): {}\n", summary.points, percent(summary.max_abs_error));

@@ -42,7 +42,7 @@ struct DotEdge {
 using DirectedDot = boost::adjacency_list<boost::vecS, boost::vecS, boost::directedS, DotVertex, DotEdge>;
 using UndirectedDot = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, DotVertex, DotEdge>;
 
-struct Source {
+struct DotSource {
   std::string_view text;
   std::string name;
   SourceLocation at(int line, int column = 0) const { return SourceLocation{name, line, column}; }
@@ -97,7 +97,7 @@ constexpr int kMaxSubgraphDepth = 256;
 
 // Checks what Boost would reject without saying where, and reports whether the graph is directed. It walks the
 // text with a loop, never recursing, so it can refuse a nesting depth that Boost's recursion would not survive.
-bool prescan(const Source& source) {
+bool prescan(const DotSource& source) {
   struct Open {
     char bracket;
     int line;
@@ -246,7 +246,7 @@ std::optional<std::int64_t> whole_number(std::string_view text) {
 // A node or edge of the file, for error messages. The line is searched for only when an error needs it: the
 // search is a regex over the whole text.
 struct Element {
-  const Source& source;
+  const DotSource& source;
   std::string name;  // "node sw0" or "edge gpu0 -- sw0"
   std::string_view a;
   std::optional<std::string_view> b;  // set for edges
@@ -268,7 +268,7 @@ struct Element {
 };
 
 template <typename Graph>
-Topology to_topology(const Graph& graph, const Source& source, bool directed) {
+Topology to_topology(const Graph& graph, const DotSource& source, bool directed) {
   Topology topology;
   const std::size_t count = boost::num_vertices(graph);
   std::vector<std::size_t> order(count);
@@ -359,7 +359,7 @@ Topology to_topology(const Graph& graph, const Source& source, bool directed) {
 }
 
 // 1-based line and column of a byte offset.
-SourceLocation location_of(const Source& source, std::size_t offset) {
+SourceLocation location_of(const DotSource& source, std::size_t offset) {
   offset = std::min(offset, source.text.size());
   const std::string_view before = source.text.substr(0, offset);
   const std::size_t line_start = before.rfind('\n');
@@ -409,7 +409,7 @@ std::vector<std::size_t> token_boundaries(std::string_view text) {
 // message exactly when it contains that token (a shorter prefix fails at its end instead: `<eof>`). A binary search
 // over the token boundaries finds the shortest such prefix; the bad token is its last, found by its text.
 template <typename Graph>
-SourceLocation locate_syntax_error(const Source& source, const std::string& message) {
+SourceLocation locate_syntax_error(const DotSource& source, const std::string& message) {
   const bool at_end = message.find("<eof>") != std::string::npos || message.find("end of input") != std::string::npos;
   if (at_end) return location_of(source, source.text.size());
   const auto fails_the_same_way = [&](std::size_t length) {
@@ -444,7 +444,7 @@ SourceLocation locate_syntax_error(const Source& source, const std::string& mess
 }
 
 template <typename Graph>
-Topology parse_with_boost(const Source& source, bool directed) {
+Topology parse_with_boost(const DotSource& source, bool directed) {
   Graph graph;
   boost::dynamic_properties properties(boost::ignore_other_properties);
   properties.property("node_id", boost::get(&DotVertex::id, graph));
@@ -476,7 +476,7 @@ Topology read_dot_text(std::string_view text, std::string_view source_name) {
     normalized = normalized_input_text(text);
     text = normalized;
   }
-  const Source source{text, std::string(source_name)};
+  const DotSource source{text, std::string(source_name)};
   // Boost's lexer takes a NUL byte for the end of the input and reports it there, far from the byte.
   if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos) {
     throw InputError("a NUL byte: a DOT file is text (is this a binary file?)", location_of(source, nul));

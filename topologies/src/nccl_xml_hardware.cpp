@@ -29,7 +29,7 @@ constexpr double kIntelBdwGBps = 6, kIntelSklGBps = 10, kIntelSrpGBps = 22, kInt
 constexpr double kAmdZen12GBps = 16, kAmdZen34GBps = 24, kAmdZen5GBps = 32;
 constexpr double kZhaoxinGBps = 6, kZhaoxinYongfengGBps = 9;
 
-std::string_view trim(std::string_view text) {
+std::string_view trim_spaces(std::string_view text) {
   while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
   while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
   return text;
@@ -103,11 +103,11 @@ Bandwidth pcie_bandwidth(const Source& source, const xml::Element& pci) {
   const xml::Attribute& speed = source.required(pci, "link_speed");
   const xml::Attribute& width = source.required(pci, "link_width");
   double lane = kFallbackLaneGBps;
-  const std::string_view text = trim(speed.value);
+  const std::string_view text = trim_spaces(speed.value);
   if (!text.empty() && lower(text) != "unknown") {
     double gt = 0;
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), gt);
-    const std::string_view unit = trim(text.substr(static_cast<std::size_t>(end - text.data())));
+    const std::string_view unit = trim_spaces(text.substr(static_cast<std::size_t>(end - text.data())));
     const auto rate =
         std::find_if(kPcieRates.begin(), kPcieRates.end(), [&](const PcieRate& r) { return r.gt_per_s == gt; });
     if (error != std::errc{} || (unit != "GT/s" && unit != "GT/s PCIe") || rate == kPcieRates.end()) {
@@ -118,7 +118,7 @@ Bandwidth pcie_bandwidth(const Source& source, const xml::Element& pci) {
     }
     lane = rate->gb_per_s_per_lane;
   }
-  std::int64_t lanes = trim(width.value).empty() ? 0 : source.integer(pci, width, 0);
+  std::int64_t lanes = trim_spaces(width.value).empty() ? 0 : source.integer(pci, width, 0);
   if (lanes == 0) lanes = kFallbackLanes;
   if (lanes > kMaxLanes) {
     source.fail(pci, width, fmt::format("a PCIe link has at most {} lanes, got {}", kMaxLanes, lanes));
@@ -144,7 +144,7 @@ double inter_cpu_gb_per_s(const Source& source, const xml::Element& cpu) {
     source.fail(cpu, arch, fmt::format("unknown CPU arch '{}' (known: x86_64, arm64, ppc64)", arch.value));
   }
   const xml::Attribute& vendor = source.required(cpu, "vendor");
-  const std::string_view name = trim(vendor.value);
+  const std::string_view name = trim_spaces(vendor.value);
   if (name != "GenuineIntel" && name != "AuthenticAMD" && name != "CentaurHauls" && name != "Shanghai") {
     source.fail(cpu, vendor,
                 fmt::format("unknown x86_64 CPU vendor '{}' (known: GenuineIntel, AuthenticAMD, CentaurHauls)", name));

@@ -5,6 +5,7 @@
 #include <numeric>
 #include <set>
 
+#include "first_gpus.hpp"
 #include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/collectives/nvls_plan.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -16,13 +17,6 @@ namespace {
 // NCCL 2.30: the ring search looks for at most MAXCHANNELS / 2 = 32 channels, the tree's for at most the ring's
 // (src/init.cc).
 constexpr std::uint32_t kMaxSearchedChannels = 32;
-
-// GPU indices 0 .. ranks - 1: rank r on GPU r.
-std::vector<std::size_t> first_gpus(std::size_t ranks) {
-  std::vector<std::size_t> gpus(ranks);
-  std::iota(gpus.begin(), gpus.end(), std::size_t{0});
-  return gpus;
-}
 
 }  // namespace
 

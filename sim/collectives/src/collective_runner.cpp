@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "collective_groups.hpp"
+#include "first_gpus.hpp"
 #include "load_bound.hpp"
 #include "pipeline_lockstep.hpp"
 #include "syncsim/collectives/collnet_plan.hpp"
@@ -289,13 +290,6 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, Cand
     outcome.step_sends = rank_sends(*channel_plans.front(), ranks);
   }
   return outcome;
-}
-
-// GPU indices 0 .. ranks - 1: rank r on GPU r.
-std::vector<std::size_t> first_gpus(std::size_t ranks) {
-  std::vector<std::size_t> gpus(ranks);
-  std::iota(gpus.begin(), gpus.end(), std::size_t{0});
-  return gpus;
 }
 
 // Every rank its own node: no host structure (each GPU is a node, as trees treat it) or hosts of one GPU each.

@@ -145,8 +145,8 @@ bool CycleRecurrence::advance(const Recurrence& shape, std::uint64_t steps, std:
       intercepts[i] = x[s] - sum;
     }
     // Each position's previous greater a (strictly), or none: the chain of levels.
-    constexpr std::size_t kNone = ~std::size_t{0};
-    std::vector<std::size_t> previous_greater(n, kNone);
+    constexpr std::size_t kNoGreater = ~std::size_t{0};
+    std::vector<std::size_t> previous_greater(n, kNoGreater);
     std::vector<std::size_t> stack;
     for (std::size_t i = 0; i < n; ++i) {
       while (!stack.empty() && a[stack.back()] <= a[i]) stack.pop_back();
@@ -161,7 +161,7 @@ bool CycleRecurrence::advance(const Recurrence& shape, std::uint64_t steps, std:
         if (++levels > max_levels) return false;
         const std::int64_t alpha = a[level];
         const std::size_t p = previous_greater[level];
-        const std::size_t lo = p == kNone || p < u ? u : p + 1;
+        const std::size_t lo = p == kNoGreater || p < u ? u : p + 1;
         best = std::max(best, hulls.max_at(lo, level, alpha) + prefix_b[own] - static_cast<Wide>(u) * alpha);
         if (lo == u) break;
         level = p;

@@ -8,7 +8,7 @@ namespace {
 
 constexpr std::int64_t kKiB = 1024;
 constexpr std::int64_t kMiB = 1024 * kKiB;
-constexpr int kHopper = 90;
+constexpr int kHopperCapability = 90;
 // CublasHandlePool.cpp: ":4096:8" (8 x 4 MiB) on sm90, ":4096:2:16:8" (2 x 4 MiB + 8 x 16 KiB) elsewhere.
 constexpr std::int64_t kCublasWorkspaceSm90 = 8 * 4096 * kKiB;
 constexpr std::int64_t kCublasWorkspaceOther = 2 * 4096 * kKiB + 8 * 16 * kKiB;
@@ -26,13 +26,13 @@ constexpr std::int64_t kRingPeers = 2;
 constexpr std::int64_t kNcclChannels = 24;
 
 bool hopper_or_later(const GpuSpec& gpu) {
-  return gpu.compute_capability && *gpu.compute_capability >= kHopper;
+  return gpu.compute_capability && *gpu.compute_capability >= kHopperCapability;
 }
 
 }  // namespace
 
 Bytes cublas_workspace(const GpuSpec& gpu) {
-  const bool sm90 = gpu.compute_capability && *gpu.compute_capability == kHopper;
+  const bool sm90 = gpu.compute_capability && *gpu.compute_capability == kHopperCapability;
   return Bytes{sm90 ? kCublasWorkspaceSm90 : kCublasWorkspaceOther};
 }
 

@@ -8,8 +8,8 @@ namespace {
 // FLOPs per element for the memory-bound layers. They hardly matter (these kernels are limited by bandwidth),
 // but counting them keeps totals honest: training-mode batch norm computes mean and variance, then scales and
 // shifts (about 5 per element); ReLU and add one; a max pool one comparison per window element.
-constexpr std::int64_t kNormFlops = 5;
-constexpr std::int64_t kElementwiseFlops = 1;
+constexpr std::int64_t kBatchNormFlops = 5;
+constexpr std::int64_t kCnnElementwiseFlops = 1;
 // Training-mode batch norm reads its input twice (statistics, then normalize) and writes once.
 constexpr std::int64_t kBatchNormElementsMoved = 3;
 
@@ -56,7 +56,7 @@ void CnnBuilder::batch_norm(const std::string& name) {
   const std::int64_t n = state_.shape.elements();
   Layer layer{.name = name};
   layer.params = 2 * state_.shape.channels;
-  layer.forward_flops = kNormFlops * n;
+  layer.forward_flops = kBatchNormFlops * n;
   layer.weight_elements_read = layer.params;
   layer.activation_elements_moved = kBatchNormElementsMoved * n;
   layer.saved_elements = save_input();
@@ -68,8 +68,10 @@ void CnnBuilder::relu(const std::string& name) {
   // In place; backward needs the output, which is the tensor the next layer keeps — so ReLU keeps it itself and
   // the consumer finds it already saved.
   const std::int64_t n = state_.shape.elements();
-  layers_.push_back(
-      {.name = name, .forward_flops = kElementwiseFlops * n, .activation_elements_moved = 2 * n, .saved_elements = n});
+  layers_.push_back({.name = name,
+                     .forward_flops = kCnnElementwiseFlops * n,
+                     .activation_elements_moved = 2 * n,
+                     .saved_elements = n});
   state_.saved = true;
 }
 
@@ -109,7 +111,7 @@ void CnnBuilder::adaptive_avg_pool(const std::string& name, std::int64_t out_siz
 void CnnBuilder::add(const std::string& name, const CnnState& other) {
   SYNCSIM_INVARIANT(other.shape.elements() == state_.shape.elements(), "residual shapes differ");
   const std::int64_t n = state_.shape.elements();
-  layers_.push_back({.name = name, .forward_flops = kElementwiseFlops * n, .activation_elements_moved = 3 * n});
+  layers_.push_back({.name = name, .forward_flops = kCnnElementwiseFlops * n, .activation_elements_moved = 3 * n});
   state_.saved = false;
 }
 
@@ -145,7 +147,7 @@ void CnnBuilder::linear(const std::string& name, std::int64_t out_features) {
 void CnnBuilder::dropout(const std::string& name) {
   const std::int64_t n = state_.shape.elements();
   layers_.push_back({.name = name,
-                     .forward_flops = kElementwiseFlops * n,
+                     .forward_flops = kCnnElementwiseFlops * n,
                      .activation_elements_moved = 2 * n,
                      .saved_mask_bytes = n});
   state_.saved = false;

@@ -7,7 +7,7 @@
 //                                         forward FLOPs 2·kh·kw·(C/g)·C'·H'W' (+C'H'W' bias)
 //   linear n -> m:                        params nm (+m), FLOPs 2nm (+m)
 //   batch norm:                           params 2C, 3 elements moved per element (statistics pass, then
-//                                         normalize) and kNormFlops per element
+//                                         normalize) and kBatchNormFlops per element
 //   relu, add, pools, dropout, concat:    memory-bound; cheap per-element FLOPs (concat copies, computes nothing)
 //
 // Saved activations count each tensor once: a layer saves its input unless that very tensor is already kept

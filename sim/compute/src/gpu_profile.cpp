@@ -13,7 +13,7 @@ namespace syncsim {
 
 namespace {
 
-constexpr double kTera = 1e12;
+constexpr double kTeraFlops = 1e12;
 
 double positive(const nlohmann::json& value, const std::string& what, const SourceLocation& at) {
   if (!value.is_number() || !std::isfinite(value.get<double>()) || value.get<double>() <= 0) {
@@ -49,7 +49,8 @@ GpuSpec parse_gpu_profile(std::string_view json, const std::string& source, std:
       throw InputError("GPU profile: a \"gemm\" entry needs \"precision\" and \"tflops\"", file);
     }
     const std::string precision = gemm["precision"].get<std::string>();
-    const double flops = positive(gemm["tflops"], fmt::format("GPU profile: {} GEMM tflops", precision), file) * kTera;
+    const double flops =
+        positive(gemm["tflops"], fmt::format("GPU profile: {} GEMM tflops", precision), file) * kTeraFlops;
     const auto keep_max = [&](std::optional<double>& peak) { peak = std::max(peak.value_or(0.0), flops); };
     if (precision == "fp32") {
       peaks.fp32 = std::max(peaks.fp32, flops);

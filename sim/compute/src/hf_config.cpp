@@ -78,13 +78,13 @@ class ConfigReader {
   const std::string& source_;
 };
 
-enum class Family { dense, mixtral, deepseek };
+enum class ConfigFamily { dense, mixtral, deepseek };
 
-std::string_view json_key(std::string_view field, Family family) {
+std::string_view json_key(std::string_view field, ConfigFamily family) {
   for (const auto& [name, key] : kJsonKeys) {
-    if (name == field) return family == Family::deepseek && name == "ffn" ? "moe_intermediate_size" : key;
+    if (name == field) return family == ConfigFamily::deepseek && name == "ffn" ? "moe_intermediate_size" : key;
   }
-  if (field == "experts") return family == Family::deepseek ? "n_routed_experts" : "num_local_experts";
+  if (field == "experts") return family == ConfigFamily::deepseek ? "n_routed_experts" : "num_local_experts";
   if (field == "experts_per_token") return "num_experts_per_tok";
   if (field == "shared_experts") return "n_shared_experts";
   if (field == "dense_layers") return "first_k_dense_replace";
@@ -117,9 +117,9 @@ LlamaShape parse_hf_config(std::string_view json, const std::string& source) {
   }
   const ConfigReader config(doc, source);
   const std::string architecture = config.architecture();
-  const Family family = architecture == "MixtralForCausalLM"    ? Family::mixtral
-                        : architecture == "DeepseekForCausalLM" ? Family::deepseek
-                                                                : Family::dense;
+  const ConfigFamily family = architecture == "MixtralForCausalLM"    ? ConfigFamily::mixtral
+                              : architecture == "DeepseekForCausalLM" ? ConfigFamily::deepseek
+                                                                      : ConfigFamily::dense;
   LlamaShape shape{.layers = config.required("num_hidden_layers"),
                    .hidden = config.required("hidden_size"),
                    .heads = config.required("num_attention_heads"),
@@ -128,11 +128,11 @@ LlamaShape parse_hf_config(std::string_view json, const std::string& source) {
                    .vocab = config.required("vocab_size"),
                    .sequence_length = config.required("max_position_embeddings"),
                    .tied_embeddings = config.flag("tie_word_embeddings")};
-  if (family == Family::mixtral) {
+  if (family == ConfigFamily::mixtral) {
     shape.experts = config.required("num_local_experts");
     shape.experts_per_token = config.required("num_experts_per_tok");
   }
-  if (family == Family::deepseek) read_deepseek(config, shape);
+  if (family == ConfigFamily::deepseek) read_deepseek(config, shape);
   if (const auto problem = check_shape(shape)) config.fail(json_key(problem->field, family), problem->message);
   if (const std::optional<std::int64_t> head_dim = config.count("head_dim");
       head_dim && *head_dim != shape.hidden / shape.heads) {  // check_shape: heads > 0 and divide hidden; no product

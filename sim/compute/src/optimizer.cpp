@@ -11,7 +11,7 @@
 namespace syncsim {
 
 namespace {
-constexpr std::int64_t kFp32Bytes = 4;
+constexpr std::int64_t kFp32StateBytes = 4;
 // Momentum keeps one FP32 tensor per parameter, Adam two (first and second moment).
 std::int64_t moment_tensors(Optimizer optimizer) {
   switch (optimizer) {
@@ -49,14 +49,14 @@ Optimizer parse_optimizer(std::string_view text) {
 }
 
 std::int64_t optimizer_state_bytes(Optimizer optimizer, Precision precision) {
-  const std::int64_t master = is_mixed(precision) ? kFp32Bytes : 0;
-  return master + kFp32Bytes * moment_tensors(optimizer);
+  const std::int64_t master = is_mixed(precision) ? kFp32StateBytes : 0;
+  return master + kFp32StateBytes * moment_tensors(optimizer);
 }
 
 std::int64_t optimizer_step_bytes(Optimizer optimizer) {
   // Weights and gradient in, weights out (12 bytes either way, see the header), then each moment in and out.
   constexpr std::int64_t kBaseBytes = 12;
-  return kBaseBytes + 2 * kFp32Bytes * moment_tensors(optimizer);
+  return kBaseBytes + 2 * kFp32StateBytes * moment_tensors(optimizer);
 }
 
 }  // namespace syncsim

@@ -21,7 +21,7 @@ namespace syncsim::run {
 
 namespace {
 
-void check_supported(const Scenario& s) {
+void check_model_parallel_supported(const Scenario& s) {
   refuse_what_layouts_lack(s, "with a model-parallel layout");
   const ParallelismConfig& p = s.parallelism;
   if (p.shard_group) {
@@ -131,7 +131,7 @@ LayoutExposure exposure_of(const ModelParallelResult& result, const Scenario& s)
 
 RunOutput run_model_parallel_layout(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
   const Scenario& s = context.scenario();
-  check_supported(s);
+  check_model_parallel_supported(s);
   degrade_for_whole_run(context);
   LayoutCommunication comm(context);
   ModelParallelSetup setup = comm.setup();

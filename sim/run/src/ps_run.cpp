@@ -28,7 +28,7 @@ namespace {
 
 constexpr const char* kNotYet = "not simulated yet with parameter servers";
 
-void check_supported(const Scenario& s) {
+void check_ps_supported(const Scenario& s) {
   const bool barrier_free =
       s.training.strategy.value == StrategyKind::async || s.training.strategy.value == StrategyKind::ssp;
   for (const FaultConfig& fault : s.faults) {
@@ -266,7 +266,7 @@ convergence::UpdateSchedule update_schedule(const ParameterServerSetup& setup, c
 
 RunOutput run_parameter_server(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
   const Scenario& s = context.scenario();
-  check_supported(s);
+  check_ps_supported(s);
   const ClientLayout layout = client_layout(context);
   PlacedServers placed = place_scenario_servers(context, layout);
   Router network(placed.topology);  // the one router of the network with servers, for the whole run

@@ -21,7 +21,7 @@ namespace syncsim::run {
 
 namespace {
 
-void check_supported(const Scenario& s) {
+void check_sharded_data_supported(const Scenario& s) {
   refuse_what_layouts_lack(s, "with sharding");
 }
 
@@ -36,7 +36,7 @@ std::string collectives_text(ShardingLevel level, bool hybrid) {
 
 RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
   const Scenario& s = context.scenario();
-  check_supported(s);
+  check_sharded_data_supported(s);
   degrade_for_whole_run(context);
   const std::int64_t ranks = context.workers();
   if (ranks < 2) throw s.parallelism.sharding.error("sharding needs at least 2 data-parallel ranks");

@@ -27,7 +27,7 @@ namespace {
 // The iterations the causal reruns simulate: the first has no step before it, the later ones do.
 constexpr std::int64_t kCausalIterations = 4;
 
-void check_supported(const Scenario& s) {
+void check_sharded_layout_supported(const Scenario& s) {
   refuse_what_layouts_lack(s, "with a model-parallel layout");
   const ParallelismConfig& p = s.parallelism;
   if (p.shard_group) {
@@ -98,7 +98,7 @@ LayoutExposure causal_exposure(const ShardedRunSetup& setup, const ShardedRunRes
 
 RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
   const Scenario& s = context.scenario();
-  check_supported(s);
+  check_sharded_layout_supported(s);
   degrade_for_whole_run(context);
   LayoutCommunication comm(context);
   const RankLayout& layout = comm.layout();

@@ -11,15 +11,15 @@ namespace syncsim::scenario_detail {
 namespace {
 
 // A layout dimension beyond 2^20 GPUs is no cluster's; refused before products of them overflow.
-constexpr std::int64_t kMaxDimension = std::int64_t{1} << 20;
+constexpr std::int64_t kMaxParallelDimension = std::int64_t{1} << 20;
 constexpr std::int64_t kMaxVirtualStages = 10'000;
 
 Located<std::int64_t> read_size_key(const MapReader& reader, std::string_view key) {
   const ConfigNode* node = reader.get(key);
   if (!node) return reader.defaulted(key, std::int64_t{1});
   const std::int64_t value = read_count(*node, reader.path(key), 1);
-  if (value > kMaxDimension) {
-    fail(*node, reader.path(key), fmt::format("expected at most {} GPUs, got {}", kMaxDimension, value));
+  if (value > kMaxParallelDimension) {
+    fail(*node, reader.path(key), fmt::format("expected at most {} GPUs, got {}", kMaxParallelDimension, value));
   }
   return located(value, *node, reader.path(key));
 }

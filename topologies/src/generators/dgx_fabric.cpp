@@ -1,4 +1,5 @@
 #include "dgx_fabric.hpp"
+#include "generators.hpp"
 
 #include <fmt/format.h>
 
@@ -12,10 +13,6 @@ namespace {
 
 // The largest radix a spec may name (spec key `radix`); the overflow error searches no further.
 constexpr std::int64_t kMaxRadix = 1024;
-
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
-}
 
 std::int64_t uplinks(std::int64_t down, double oversub) {
   return std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(static_cast<double>(down) / oversub)));

@@ -45,10 +45,6 @@ struct FatTreeShape {
   SwitchReduction sharp;  // every switch reduces (InfiniBand SHARP) or none does
 };
 
-std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
-}
-
 NodeId add_switch(Topology& topology, std::string_view prefix, std::int64_t index, const FatTreeShape& shape) {
   return topology.add_node(
       Node{fmt::format("{}{}", prefix, index), NodeKind::network_switch, shape.switch_lat, std::nullopt, shape.sharp});

@@ -35,6 +35,11 @@ Topology build_file(const SpecParams& params);
 // Far beyond any cluster we model, small enough that node and link ids stay 32-bit.
 inline constexpr std::int64_t kMaxGpus = std::int64_t{1} << 20;
 
+// Shared by generators: the number of groups of `b` that hold `a` things.
+inline std::int64_t ceil_div(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
 // Shared by generators: n GPUs named gpu0..gpu{n-1}, added first so node id == GPU index.
 std::vector<NodeId> add_gpus(Topology& topology, std::int64_t count, std::optional<int> host = std::nullopt);
 // A count key that must be at least `minimum` (and at most `maximum`, which keeps generated sizes sane).
