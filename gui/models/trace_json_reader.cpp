@@ -14,7 +14,7 @@
 
 namespace tr = syncsim::trace;
 // ordered: a span's arguments keep the file's order, so a trace read back writes out byte for byte the same.
-using json = nlohmann::ordered_json;
+using OrderedJson = nlohmann::ordered_json;
 
 namespace {
 
@@ -23,7 +23,7 @@ namespace {
 }
 
 // Microseconds (a JSON number) to picoseconds.
-syncsim::SimTime micros(const json& v) {
+syncsim::SimTime micros(const OrderedJson& v) {
   return syncsim::SimTime::from_ps(static_cast<std::int64_t>(std::llround(v.get<double>() * 1e6)));
 }
 
@@ -46,13 +46,13 @@ namespace {
 
 tr::Trace parse(std::string_view text, const QString& source) {
   syncsim::check_json_nesting(text, source.toStdString());  // a span's args are written back by recursion
-  json doc;
+  OrderedJson doc;
   try {
-    doc = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
+    doc = OrderedJson::parse(text.begin(), text.end());
+  } catch (const OrderedJson::parse_error& e) {
     fail(source, std::string("not valid JSON: ") + e.what());
   }
-  const json* events = nullptr;
+  const OrderedJson* events = nullptr;
   if (doc.is_array()) {
     events = &doc;
   } else if (doc.is_object() && doc.contains("traceEvents") && doc["traceEvents"].is_array()) {
@@ -63,7 +63,7 @@ tr::Trace parse(std::string_view text, const QString& source) {
 
   // Pass 1: tracks, keyed by (pid, tid), from metadata and from the events that use them.
   std::map<std::pair<std::int64_t, std::int64_t>, TrackInfo> tracks;
-  const auto idOf = [&](const json& e, std::size_t index) {
+  const auto idOf = [&](const OrderedJson& e, std::size_t index) {
     const auto pid = e.find("pid");
     const auto tid = e.find("tid");
     if ((pid != e.end() && !pid->is_number_integer()) || (tid != e.end() && !tid->is_number_integer())) {
@@ -73,14 +73,14 @@ tr::Trace parse(std::string_view text, const QString& source) {
                                                  tid == e.end() ? 0 : tid->get<std::int64_t>()};
   };
   for (std::size_t i = 0; i < events->size(); ++i) {
-    const json& e = (*events)[i];
+    const OrderedJson& e = (*events)[i];
     if (!e.is_object()) fail(source, "event " + std::to_string(i) + ": expected an object");
     const std::string ph = e.value("ph", "");
     if (ph != "M" && ph != "X" && ph != "C") continue;
     const auto id = idOf(e, i);
     TrackInfo& t = tracks[id];
     t.pid = id.first;
-    const json& args = e.contains("args") && e["args"].is_object() ? e["args"] : json::object();
+    const OrderedJson& args = e.contains("args") && e["args"].is_object() ? e["args"] : OrderedJson::object();
     if (ph == "M" && e.value("name", "") == "thread_name" && args.contains("name") && args["name"].is_string()) {
       t.name = args["name"].get<std::string>();
     } else if (ph == "M" && e.value("name", "") == "thread_sort_index" && args.contains("sort_index") &&
@@ -115,7 +115,7 @@ tr::Trace parse(std::string_view text, const QString& source) {
   std::vector<std::string> keys;  // SpanArg holds views: keep the strings alive for the call
   std::vector<std::string> strings;
   for (std::size_t i = 0; i < events->size(); ++i) {
-    const json& e = (*events)[i];
+    const OrderedJson& e = (*events)[i];
     const std::string ph = e.value("ph", "");
     const auto where = [&] { return "event " + std::to_string(i) + " (\"ph\":\"" + ph + "\")"; };
     if (ph == "X") {
@@ -133,7 +133,7 @@ tr::Trace parse(std::string_view text, const QString& source) {
       tr::SpanId parent = tr::kNoSpan;
       std::optional<std::int64_t> fileSpanId;
       if (e.contains("args") && e["args"].is_object()) {
-        const json& a = e["args"];
+        const OrderedJson& a = e["args"];
         keys.reserve(a.size());
         strings.reserve(a.size());
         for (const auto& [key, value] : a.items()) {
@@ -162,7 +162,7 @@ tr::Trace parse(std::string_view text, const QString& source) {
     } else if (ph == "C") {
       if (!e.contains("ts") || !e["ts"].is_number()) fail(source, where() + ": a counter event needs a numeric \"ts\"");
       const tr::TrackId track = trackOf(idOf(e, i));
-      const json& a = e.contains("args") && e["args"].is_object() ? e["args"] : json::object();
+      const OrderedJson& a = e.contains("args") && e["args"].is_object() ? e["args"] : OrderedJson::object();
       std::string name = e.value("name", "");
       // The writer names a counter "<track> <counter>"; keep only the counter's own name.
       const std::string& trackName = tracks[idOf(e, i)].name;
@@ -182,7 +182,7 @@ tr::Trace parseTraceJson(std::string_view text, const QString& source) {
   // A value of the wrong JSON type anywhere (a string "ph", an object "ts") is bad input like any other.
   try {
     return parse(text, source);
-  } catch (const json::exception& e) {
+  } catch (const OrderedJson::exception& e) {
     fail(source, std::string("unexpected JSON value: ") + e.what());
   } catch (const std::invalid_argument& e) {
     fail(source, e.what());

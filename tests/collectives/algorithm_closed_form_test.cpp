@@ -19,17 +19,12 @@
 #include "syncsim/collectives/hierarchical_plan.hpp"
 #include "syncsim/collectives/tree_plan.hpp"
 #include "syncsim/topology/topology_spec.hpp"
+#include "test_fabrics.hpp"
 
 using namespace syncsim;
+using namespace syncsim::test_fabrics;
 
 namespace {
-constexpr double kLatency = 5e-6;
-constexpr double kBandwidth = 12.5e9;  // 100 Gbps
-
-std::int64_t to_ps(double seconds) {
-  return std::llround(seconds * 1e12);
-}
-
 SimTime simulate(Router& router, const CollectivePlan& plan, bool bulk = true) {
   ExecutorOptions options;
   options.bulk = bulk;

@@ -11,18 +11,14 @@
 #include "syncsim/collectives/direct_plan.hpp"
 #include "syncsim/collectives/hierarchical_alltoall_plan.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "test_fabrics.hpp"
 
 using namespace syncsim;
+using namespace syncsim::test_fabrics;
 
 namespace {
 
 using Block = std::pair<std::uint32_t, std::uint32_t>;  // (src, dst): src's S/n bytes for dst
-
-std::vector<std::vector<Rank>> hosts_of(std::uint32_t h, std::uint32_t g) {
-  std::vector<std::vector<Rank>> hosts(h);
-  for (std::uint32_t r = 0; r < h * g; ++r) hosts[r / g].push_back(Rank{r});
-  return hosts;
-}
 
 // Replays the plan step by step (its steps are phases every rank takes together): each send carries the blocks
 // its sender holds that `carries(dst of the block, receiver)` says go that way, and must weigh exactly their bytes.

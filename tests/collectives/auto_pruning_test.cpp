@@ -12,20 +12,12 @@
 #include "syncsim/collectives/tree_plan.hpp"
 #include "syncsim/collectives/tree_tuning.hpp"
 #include "syncsim/topology/topology_spec.hpp"
+#include "test_fabrics.hpp"
 
 using namespace syncsim;
+using namespace syncsim::test_fabrics;
 
 namespace {
-
-CollectiveOutcome run(Router& router, std::int64_t size, std::optional<Algorithm> algorithm,
-                      std::optional<Protocol> protocol) {
-  CollectiveSpec spec;
-  spec.size = Bytes{size};
-  spec.latency = LatencySource::nccl;
-  spec.algorithm = algorithm;
-  spec.protocol = protocol;
-  return simulate_collective(router, spec);
-}
 
 SimTime busiest(const CollectiveOutcome& outcome) {
   SimTime busy;
@@ -38,7 +30,7 @@ SimTime busiest(const CollectiveOutcome& outcome) {
 CollectiveOutcome exhaustive_choice(Router& router, std::int64_t size, std::size_t nodes, std::size_t ranks) {
   const Protocol protocols[] = {Protocol::ll, Protocol::ll128, Protocol::simple};
   std::vector<CollectiveOutcome> rings;
-  for (const Protocol p : protocols) rings.push_back(run(router, size, Algorithm::ring, p));
+  for (const Protocol p : protocols) rings.push_back(simulate_nccl(router, size, Algorithm::ring, p));
   SimTime ring_busy = busiest(rings.front());
   for (const CollectiveOutcome& ring : rings) ring_busy = std::min(ring_busy, busiest(ring));
   std::optional<CollectiveOutcome> best;
@@ -50,7 +42,7 @@ CollectiveOutcome exhaustive_choice(Router& router, std::int64_t size, std::size
     }
   }
   for (const Protocol p : protocols) {
-    const CollectiveOutcome tree = run(router, size, Algorithm::tree, p);
+    const CollectiveOutcome tree = simulate_nccl(router, size, Algorithm::tree, p);
     const SimTime rank = tree_ranking_time(tree.time, p, Bytes{size}, nodes, ranks, ring_busy);
     if (rank < best_rank) {
       best = tree;
@@ -78,7 +70,7 @@ TEST_CASE("auto's skipped candidates never change its choice", "[auto_pruning]")
     Router router(topology);
     for (const std::int64_t size : sizes) {
       INFO(c.topology << ", " << size << " B");
-      const CollectiveOutcome chosen = run(router, size, std::nullopt, std::nullopt);
+      const CollectiveOutcome chosen = simulate_nccl(router, size, std::nullopt, std::nullopt);
       const CollectiveOutcome expected = exhaustive_choice(router, size, c.nodes, c.ranks);
       CHECK(chosen.algorithm == expected.algorithm);
       CHECK(chosen.protocol == expected.protocol);

@@ -11,17 +11,12 @@
 #include "syncsim/collectives/collective_executor.hpp"
 #include "syncsim/collectives/ring_plan.hpp"
 #include "syncsim/topology/topology_spec.hpp"
+#include "test_fabrics.hpp"
 
 using namespace syncsim;
+using namespace syncsim::test_fabrics;
 
 namespace {
-constexpr double kLatency = 5e-6;
-constexpr double kBandwidth = 12.5e9;  // 100 Gbps
-
-std::int64_t to_ps(double seconds) {
-  return std::llround(seconds * 1e12);
-}
-
 SimTime simulate(Router& router, CollectiveOp op, std::size_t n, std::int64_t size, bool bulk = true,
                  std::uint32_t slices = 1) {
   RingOptions options;

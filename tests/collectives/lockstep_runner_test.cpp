@@ -14,19 +14,12 @@
 #include "syncsim/collectives/ring_plan.hpp"
 #include "syncsim/collectives/tree_plan.hpp"
 #include "syncsim/topology/topology_spec.hpp"
+#include "test_fabrics.hpp"
 
 using namespace syncsim;
+using namespace syncsim::test_fabrics;
 
 namespace {
-constexpr double kLatency = 5e-6;
-constexpr double kBandwidth = 12.5e9;  // 100 Gbps
-
-std::vector<NodeId> first_gpus(const Topology& topology, std::size_t n) {
-  std::vector<NodeId> gpus;
-  for (std::size_t r = 0; r < n; ++r) gpus.push_back(topology.gpu(r));
-  return gpus;
-}
-
 double ring_allreduce_closed_form_ps(std::size_t n, std::int64_t size) {
   const double steps = 2.0 * static_cast<double>(n - 1);
   return 1e12 * steps * (2 * kLatency + static_cast<double>(size) / (static_cast<double>(n) * kBandwidth));

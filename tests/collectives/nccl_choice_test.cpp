@@ -8,18 +8,10 @@
 
 #include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/topology/topology_spec.hpp"
+#include "test_fabrics.hpp"
 
 using namespace syncsim;
-
-namespace {
-CollectiveOutcome run(Router& router, std::int64_t size, std::optional<Algorithm> algorithm) {
-  CollectiveSpec spec;
-  spec.size = Bytes{size};
-  spec.latency = LatencySource::nccl;
-  spec.algorithm = algorithm;
-  return simulate_collective(router, spec);
-}
-}  // namespace
+using namespace syncsim::test_fabrics;
 
 TEST_CASE("64 nodes: tree beats ring at 8 KiB, ring at least matches tree at 1 GiB, auto follows", "[nccl_choice]") {
   const Topology topology = build_topology("dgx:nodes=64,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps");
@@ -27,17 +19,17 @@ TEST_CASE("64 nodes: tree beats ring at 8 KiB, ring at least matches tree at 1 G
   const std::int64_t small = 8 * 1024;
   const std::int64_t large = std::int64_t{1} << 30;
 
-  const CollectiveOutcome ring_small = run(router, small, Algorithm::ring);
-  const CollectiveOutcome tree_small = run(router, small, Algorithm::tree);
+  const CollectiveOutcome ring_small = simulate_nccl(router, small, Algorithm::ring);
+  const CollectiveOutcome tree_small = simulate_nccl(router, small, Algorithm::tree);
   CHECK(tree_small.time < ring_small.time);
-  const CollectiveOutcome auto_small = run(router, small, std::nullopt);
+  const CollectiveOutcome auto_small = simulate_nccl(router, small, std::nullopt);
   CHECK(auto_small.algorithm == Algorithm::tree);
   CHECK(auto_small.time == tree_small.time);
 
-  const CollectiveOutcome ring_large = run(router, large, Algorithm::ring);
-  const CollectiveOutcome tree_large = run(router, large, Algorithm::tree);
+  const CollectiveOutcome ring_large = simulate_nccl(router, large, Algorithm::ring);
+  const CollectiveOutcome tree_large = simulate_nccl(router, large, Algorithm::tree);
   CHECK(ring_large.time <= tree_large.time);
-  const CollectiveOutcome auto_large = run(router, large, std::nullopt);
+  const CollectiveOutcome auto_large = simulate_nccl(router, large, std::nullopt);
   CHECK(auto_large.algorithm == Algorithm::ring);
   CHECK(auto_large.time == ring_large.time);
 }

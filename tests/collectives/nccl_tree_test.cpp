@@ -7,19 +7,14 @@
 #include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/collectives/tree_tuning.hpp"
 #include "syncsim/topology/topology_spec.hpp"
+#include "test_fabrics.hpp"
 
 using namespace syncsim;
+using namespace syncsim::test_fabrics;
 
 namespace {
 constexpr const char* kSixteenNodes = "dgx:nodes=16,gpus=8,nic_bw=400Gbps";
 
-CollectiveOutcome run(Router& router, std::int64_t size, std::optional<Algorithm> algorithm) {
-  CollectiveSpec spec;
-  spec.size = Bytes{size};
-  spec.latency = LatencySource::nccl;  // what `syncsim collective` uses by default
-  spec.algorithm = algorithm;
-  return simulate_collective(router, spec);
-}
 }  // namespace
 
 TEST_CASE("16 DGX nodes at 400 Gbps: the tree within 2x of the ring at 25 MB, faster at 64 KiB, auto takes it",
@@ -28,13 +23,13 @@ TEST_CASE("16 DGX nodes at 400 Gbps: the tree within 2x of the ring at 25 MB, fa
   Router router(topology);
   for (const std::int64_t size : {std::int64_t{64} * 1024, std::int64_t{25'000'000}}) {
     INFO("size " << size);
-    const CollectiveOutcome tree = run(router, size, Algorithm::tree);
-    const CollectiveOutcome ring = run(router, size, Algorithm::ring);
+    const CollectiveOutcome tree = simulate_nccl(router, size, Algorithm::tree);
+    const CollectiveOutcome ring = simulate_nccl(router, size, Algorithm::ring);
     CHECK(tree.channels == 16);  // a pair per rail
     CHECK(tree.time.seconds() < 2 * ring.time.seconds());
     if (size < 1'000'000) CHECK(tree.time < ring.time);
     // NCCL's tuner takes the tree for small and medium AllReduces across many nodes.
-    const CollectiveOutcome chosen = run(router, size, std::nullopt);
+    const CollectiveOutcome chosen = simulate_nccl(router, size, std::nullopt);
     CHECK(chosen.algorithm == Algorithm::tree);
     CHECK(chosen.time == tree.time);  // the correction ranks, the simulated time is reported
   }
@@ -47,9 +42,9 @@ TEST_CASE("2 DGX nodes: the tree's large AllReduce is faster by simulation, but 
   const Topology topology = build_topology("dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps");
   Router router(topology);
   const std::int64_t size = std::int64_t{1} << 30;
-  CHECK(run(router, size, Algorithm::tree).time < run(router, size, Algorithm::ring).time);
-  CHECK(run(router, size, std::nullopt).algorithm == Algorithm::ring);
-  CHECK(run(router, 8, std::nullopt).algorithm == Algorithm::tree);
+  CHECK(simulate_nccl(router, size, Algorithm::tree).time < simulate_nccl(router, size, Algorithm::ring).time);
+  CHECK(simulate_nccl(router, size, std::nullopt).algorithm == Algorithm::ring);
+  CHECK(simulate_nccl(router, 8, std::nullopt).algorithm == Algorithm::tree);
 }
 
 TEST_CASE("NCCL's tree chunks: Simple 512 KiB, LL 32 KiB, LL128 576,000 B halved for small collectives",

@@ -11,20 +11,16 @@
 #include "syncsim/collectives/ring_plan.hpp"
 #include "syncsim/collectives/tree_plan.hpp"
 #include "syncsim/topology/topology_spec.hpp"
+#include "test_fabrics.hpp"
 
 using namespace syncsim;
+using namespace syncsim::test_fabrics;
 using collectives_detail::alone_bound;
 using collectives_detail::time_pipeline;
 
 namespace {
 
-std::vector<NodeId> first_gpus(const Topology& topology, std::size_t n) {
-  std::vector<NodeId> gpus;
-  for (std::size_t r = 0; r < n; ++r) gpus.push_back(topology.gpu(r));
-  return gpus;
-}
-
-CollectiveOutcome tree(Router& router, std::int64_t size, Protocol protocol, bool bulk) {
+CollectiveOutcome simulate_tree(Router& router, std::int64_t size, Protocol protocol, bool bulk) {
   CollectiveSpec spec;
   spec.lockstep_min_transfers = 0;  // small clusters too: this tests the pipelined path
   spec.op = CollectiveOp::allreduce;
@@ -89,8 +85,8 @@ TEST_CASE("pipeline lockstep: tree AllReduce on DGX clusters within -15% .. +10%
     Router router(topology);
     for (const std::int64_t size : {std::int64_t{1} << 20, std::int64_t{25'000'000}, std::int64_t{100'000'000}}) {
       for (const Protocol protocol : {Protocol::ll128, Protocol::simple}) {
-        const CollectiveOutcome fast = tree(router, size, protocol, true);
-        const CollectiveOutcome exact = tree(router, size, protocol, false);
+        const CollectiveOutcome fast = simulate_tree(router, size, protocol, true);
+        const CollectiveOutcome exact = simulate_tree(router, size, protocol, false);
         INFO(nodes << " nodes, S=" << size << ", " << to_string(protocol) << ": " << fast.time.seconds() * 1e6
                    << " us against " << exact.time.seconds() * 1e6 << " us");
         CHECK(fast.time.seconds() >= 0.85 * exact.time.seconds());
@@ -142,8 +138,8 @@ TEST_CASE("pipeline lockstep: the alone bound is never above the per-flow execut
 TEST_CASE("pipeline lockstep: capacity holds and the result repeats", "[pipeline]") {
   const Topology topology = build_topology("dgx:nodes=8,gpus=8");
   Router router(topology);
-  const CollectiveOutcome first = tree(router, 100'000'000, Protocol::simple, true);
-  const CollectiveOutcome again = tree(router, 100'000'000, Protocol::simple, true);
+  const CollectiveOutcome first = simulate_tree(router, 100'000'000, Protocol::simple, true);
+  const CollectiveOutcome again = simulate_tree(router, 100'000'000, Protocol::simple, true);
   CHECK(first.time == again.time);
   for (const LinkTraffic& link : first.links) {
     const double rate = topology.link(link.link).bandwidth.bytes_per_second;

@@ -9,8 +9,10 @@
 #include "syncsim/collectives/double_binary_tree.hpp"
 #include "syncsim/collectives/tree_plan.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "test_fabrics.hpp"
 
 using namespace syncsim;
+using namespace syncsim::test_fabrics;
 using plan_checks::check_moves_right_data;
 
 namespace {
@@ -74,12 +76,6 @@ TreeOptions options_for(std::uint32_t which, std::uint32_t slices = 1, Rank root
   options.root = root;
   options.hosts = std::move(hosts);
   return options;
-}
-
-std::vector<std::vector<Rank>> hosts_of(std::uint32_t nodes, std::uint32_t gpus) {
-  std::vector<std::vector<Rank>> hosts(nodes);
-  for (std::uint32_t r = 0; r < nodes * gpus; ++r) hosts[r / gpus].push_back(Rank{r});
-  return hosts;
 }
 
 TreePlan tree(CollectiveOp op, std::size_t n, const TreeOptions& options) {

@@ -9,13 +9,14 @@
 #include "syncsim/compute/allocator_model.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/compute/model_catalog.hpp"
+#include "toy_gpu.hpp"
 
 using namespace syncsim;
+using namespace syncsim::toy_gpu;
 
 namespace {
 
 constexpr std::int64_t kMiB = std::int64_t{1} << 20;
-constexpr std::int64_t kGiB = std::int64_t{1} << 30;
 // One NCCL communicator: 24 channels x 2 ring peers x (LL 512 KiB + LL128 4,800 KiB + Simple 4 MiB).
 constexpr std::int64_t kCommunicator = 24 * 2 * (512 * 1024 + 4800 * 1024 + 4 * kMiB);
 constexpr std::int64_t kContext = 400'000'000;

@@ -3,18 +3,12 @@
 #include "syncsim/compute/compute_model.hpp"
 #include "syncsim/compute/model_catalog.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "toy_gpu.hpp"
 
 using namespace syncsim;
+using namespace syncsim::toy_gpu;
 
 namespace {
-constexpr std::int64_t kGiB = std::int64_t{1} << 30;
-
-// A toy GPU with round numbers: 1 TFLOP/s fp32, 10 TFLOP/s fp16, 100 GB/s.
-GpuSpec toy(double fp32 = 1e12, double fp16 = 10e12, double bw_gb_per_s = 100) {
-  return make_gpu_spec("toy", {.fp32 = fp32, .tf32 = std::nullopt, .fp16 = fp16, .bf16 = std::nullopt},
-                       Bandwidth::from_gb_per_s(bw_gb_per_s), Bytes{kGiB});
-}
-
 // A 4096 x 4096 matrix product per sample: 2·4096² FLOPs against 2·4096 elements moved — compute-bound.
 const Layer kGemm{.name = "gemm",
                   .params = 4096 * 4096,
@@ -22,9 +16,6 @@ const Layer kGemm{.name = "gemm",
                   .weight_elements_read = 4096 * 4096,
                   .activation_elements_moved = 2 * 4096,
                   .saved_elements = 4096};
-// An elementwise op on a million elements: 1 FLOP against 2 elements moved each — memory-bound.
-const Layer kElementwise{
-    .name = "relu", .forward_flops = 1'000'000, .activation_elements_moved = 2'000'000, .saved_elements = 1'000'000};
 
 SimTime without_overhead(const ComputeModel& c, const Layer& l, std::int64_t batch) {
   return c.forward(l, batch) - c.options().kernel_overhead;

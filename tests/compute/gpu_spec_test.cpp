@@ -5,12 +5,12 @@
 
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "toy_gpu.hpp"
 
 using namespace syncsim;
+using namespace syncsim::toy_gpu;
 
-namespace {
-constexpr std::int64_t kGiB = std::int64_t{1} << 30;
-}
+namespace {}
 
 TEST_CASE("the catalog holds the datasheet numbers", "[gpu_spec]") {
   // System: A100 SXM4 80GB datasheet: FP32 19.5, TF32 156, FP16/BF16 312 dense TFLOPS, 2,039 GB/s, 80 GB.

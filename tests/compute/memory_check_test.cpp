@@ -3,12 +3,12 @@
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/compute/model_catalog.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "toy_gpu.hpp"
 
 using namespace syncsim;
+using namespace syncsim::toy_gpu;
 
-namespace {
-constexpr std::int64_t kGiB = std::int64_t{1} << 30;
-}
+namespace {}
 
 TEST_CASE("bert-large with Adam in fp32 at batch 8 (seq 512) does not fit a 16 GB V100", "[memory_check]") {
   // System: P = 335,141,888 parameters; s = 512, h = 1024, a = 16, L = 24; fp32 (4-byte activations); eager

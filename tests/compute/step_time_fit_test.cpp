@@ -4,19 +4,10 @@
 
 #include "syncsim/compute/step_time_fit.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "toy_gpu.hpp"
 
 using namespace syncsim;
-
-namespace {
-// 1 TFLOP/s fp32, 100 GB/s.
-GpuSpec toy() {
-  return make_gpu_spec("toy", {.fp32 = 1e12, .tf32 = std::nullopt, .fp16 = 10e12, .bf16 = std::nullopt},
-                       Bandwidth::from_gb_per_s(100), Bytes{std::int64_t{1} << 30});
-}
-// An elementwise op on a million elements, no weights: memory-bound, 8 MB per sample at fp32.
-const Layer kElementwise{
-    .name = "relu", .forward_flops = 1'000'000, .activation_elements_moved = 2'000'000, .saved_elements = 1'000'000};
-}  // namespace
+using namespace syncsim::toy_gpu;
 
 TEST_CASE("a measured step fixes the one efficiency: e = W / (T - K)", "[step_time]") {
   // System: toy GPU, fp32, batch 10, one layer, backward 2x forward, kernel overhead 5 us, no parameters.

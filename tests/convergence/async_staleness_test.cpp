@@ -1,5 +1,6 @@
 // examples/async-staleness.yaml's conclusion, as its header states it: more asynchronous workers give more
 // samples per second and staler updates, and past 16 workers the target loss is reached later or never.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -12,7 +13,7 @@ namespace {
 
 TrainingReport run_with_workers(int workers) {
   const std::string file = std::string(SYNCSIM_EXAMPLES_DIR) + "/async-staleness.yaml";
-  return run::run_scenario(load_scenario(file, {"cluster.topology.n=" + std::to_string(workers)})).report;
+  return run::run_scenario(load_scenario(file, {fmt::format("cluster.topology.n={}", workers)})).report;
 }
 
 TEST_CASE("async-staleness: past 16 workers, higher throughput reaches the target loss later, then never") {

@@ -15,18 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "named_nodes.hpp"
 #include "syncsim/network/flow_model.hpp"
 #include "syncsim/network/max_min_solver.hpp"
 
 namespace syncsim {
+using namespace named_nodes;
 namespace {
-
-NodeId add_named_node(Topology& topology, std::string name, NodeKind kind = NodeKind::gpu) {
-  Node node;
-  node.name = std::move(name);
-  node.kind = kind;
-  return topology.add_node(node);
-}
 
 struct Scenario : FlowObserver, EventHandler {
   static constexpr std::uint64_t kCheck = ~std::uint64_t{0};

@@ -3,6 +3,7 @@
 // Unless a test says otherwise: links of C = 10 GB/s (1 byte = 100 ps), flows of B = 1 MB (B / C = 100 us),
 // route latency 1 us.
 #include "syncsim/network/flow_model.hpp"
+#include "named_nodes.hpp"
 
 #include <catch2/catch.hpp>
 #include <cstdint>
@@ -14,19 +15,13 @@
 #include <utility>
 
 namespace syncsim {
+using namespace named_nodes;
 namespace {
 
 constexpr Bandwidth kC = Bandwidth::from_gb_per_s(10);
 constexpr Bytes kB{1'000'000};
 constexpr std::int64_t kBoverC = 100'000'000;  // ps
 constexpr std::int64_t kLat = 1'000'000;       // ps
-
-NodeId add_named_node(Topology& topology, std::string name, NodeKind kind = NodeKind::gpu) {
-  Node node;
-  node.name = std::move(name);
-  node.kind = kind;
-  return topology.add_node(node);
-}
 
 SimTime ps(std::int64_t n) {
   return SimTime::from_ps(n);

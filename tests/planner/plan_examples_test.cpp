@@ -1,5 +1,6 @@
 // The planner's examples (examples/planner-*.yaml and the 16-vs-32 story) through the same path `syncsim plan`
 // takes: grid -> sweep points -> simulations on threads -> analysis; each conclusion asserted.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <mutex>
@@ -16,7 +17,7 @@ using namespace syncsim::planner;
 namespace {
 
 std::string example(const std::string& name) {
-  return std::string(SYNCSIM_EXAMPLES_DIR) + "/" + name;
+  return fmt::format("{}/{}", SYNCSIM_EXAMPLES_DIR, name);
 }
 
 Plan plan_for(const std::string& file, const std::string& gpus, double min_efficiency = 0.8) {

@@ -28,11 +28,11 @@ std::filesystem::path exported(const std::string& file, const std::vector<std::s
   return path;
 }
 
-TrainingReport run_example(std::vector<std::string> overrides) {
+TrainingReport run_chakra_example(std::vector<std::string> overrides) {
   return run::run_scenario(load_scenario(kExample, overrides)).report;
 }
 
-std::string error_of(const std::function<void()>& f) {
+std::string chakra_error_of(const std::function<void()>& f) {
   try {
     f();
   } catch (const InputError& e) {
@@ -48,8 +48,8 @@ TEST_CASE("the example exported to Chakra and read back gives the same iteration
     INFO("training.overlap=" << overlap);
     const std::vector<std::string> base = {"training.overlap=" + overlap};
     const std::filesystem::path trace = exported("syncsim-chakra-resnet50-" + overlap + ".0.et", base);
-    const TrainingReport original = run_example(base);
-    const TrainingReport imported = run_example({base[0], "model.chakra=" + trace.string()});
+    const TrainingReport original = run_chakra_example(base);
+    const TrainingReport imported = run_chakra_example({base[0], "model.chakra=" + trace.string()});
     CHECK(imported.iteration_mean.ps() == original.iteration_mean.ps());
     CHECK(imported.iteration_p99.ps() == original.iteration_p99.ps());
     CHECK(imported.total.ps() == original.total.ps());
@@ -61,19 +61,21 @@ TEST_CASE("the example exported to Chakra and read back gives the same iteration
   // after the whole backward) runs, in a scenario with overlap on, as the run without overlap; and the two runs
   // differ (the example's overlap slowdown makes overlap cost more than it hides), so neither check holds by chance.
   const std::filesystem::path serial = exported("syncsim-chakra-resnet50-serial.0.et", {"training.overlap=false"});
-  const SimTime without_overlap = run_example({"training.overlap=false"}).iteration_mean;
-  CHECK(run_example({"model.chakra=" + serial.string()}).iteration_mean == without_overlap);
-  CHECK(run_example({}).iteration_mean != without_overlap);
+  const SimTime without_overlap = run_chakra_example({"training.overlap=false"}).iteration_mean;
+  CHECK(run_chakra_example({"model.chakra=" + serial.string()}).iteration_mean == without_overlap);
+  CHECK(run_chakra_example({}).iteration_mean != without_overlap);
   std::filesystem::remove(serial);
 }
 TEST_CASE("Chakra export refuses what a DDP execution trace does not hold, at the key") {
-  CHECK_THAT(error_of([] { run::scenario_chakra_workload(load_scenario(kExample, {"model.micro_batches=2"})); }),
+  CHECK_THAT(chakra_error_of([] { run::scenario_chakra_workload(load_scenario(kExample, {"model.micro_batches=2"})); }),
              Catch::Contains("model.micro_batches: a Chakra execution trace holds one forward and backward pass"));
+  CHECK_THAT(chakra_error_of([] {
+               run::scenario_chakra_workload(load_scenario(kExample, {"training.gradient_compression=fp16"}));
+             }),
+             Catch::Contains("training.gradient_compression"));
   CHECK_THAT(
-      error_of([] { run::scenario_chakra_workload(load_scenario(kExample, {"training.gradient_compression=fp16"})); }),
-      Catch::Contains("training.gradient_compression"));
-  CHECK_THAT(error_of([] { run::scenario_chakra_workload(load_scenario(kExample, {"parallelism.sharding=full"})); }),
-             Catch::Contains("parallelism.sharding"));
+      chakra_error_of([] { run::scenario_chakra_workload(load_scenario(kExample, {"parallelism.sharding=full"})); }),
+      Catch::Contains("parallelism.sharding"));
 }
 
 TEST_CASE("model.chakra refuses a trace it cannot map, naming the scenario key, the file, the node and its kind") {
@@ -86,18 +88,18 @@ TEST_CASE("model.chakra refuses a trace it cannot map, naming the scenario key, 
   t.nodes = {load};
   const std::filesystem::path path = std::filesystem::temp_directory_path() / "syncsim-chakra-mem-load.0.et";
   std::ofstream(path, std::ios::binary) << chakra::encode_execution_trace(t);
-  const std::string error = error_of([&] { run_example({"model.chakra=" + path.string()}); });
+  const std::string error = chakra_error_of([&] { run_chakra_example({"model.chakra=" + path.string()}); });
   CHECK_THAT(error, Catch::Contains("model.chakra: ") && Catch::Contains(path.string()) &&
                         Catch::Contains("node 5 ('weights', MEM_LOAD_NODE): syncsim imports COMP_NODE and "
                                         "COMM_COLL_NODE (ALL_REDUCE) only"));
   std::filesystem::remove(path);
-  CHECK_THAT(error_of([] { run_example({"model.chakra=/dev/zero"}); }),
+  CHECK_THAT(chakra_error_of([] { run_chakra_example({"model.chakra=/dev/zero"}); }),
              Catch::Contains("model.chakra") && Catch::Contains("not a regular file"));
-  CHECK_THAT(
-      error_of([] {
-        run_example({"model.chakra=x.0.et", "training.strategy=async", "training.communication=parameter_server"});
-      }),
-      Catch::Contains("model.chakra: an execution trace is imported into DDP runs only"));
+  CHECK_THAT(chakra_error_of([] {
+               run_chakra_example(
+                   {"model.chakra=x.0.et", "training.strategy=async", "training.communication=parameter_server"});
+             }),
+             Catch::Contains("model.chakra: an execution trace is imported into DDP runs only"));
 }
 
 TEST_CASE("a clock overflow from a Chakra trace's node durations is placed at model.chakra, naming the file") {
@@ -109,7 +111,7 @@ TEST_CASE("a clock overflow from a Chakra trace's node durations is placed at mo
     node.duration_ps = std::int64_t{50} * 24 * 3600 * 1'000'000'000'000;
   }
   std::ofstream(path, std::ios::binary | std::ios::trunc) << chakra::encode_execution_trace(trace);
-  const std::string error = error_of([&] { (void)run_example({"model.chakra=" + path.string()}); });
+  const std::string error = chakra_error_of([&] { (void)run_chakra_example({"model.chakra=" + path.string()}); });
   CHECK_THAT(error, Catch::Contains("model.chakra: ") && Catch::Contains(path.string()) &&
                         Catch::Contains("from the execution trace"));
   CHECK_THAT(error, !Catch::Contains("batch_per_gpu"));

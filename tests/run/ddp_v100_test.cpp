@@ -21,7 +21,7 @@ struct PublishedModel {
 };
 
 // benchmarks/distributed/ddp/README.md, p50 seconds per iteration, batch 32.
-constexpr PublishedModel kPublished[] = {
+constexpr PublishedModel kPublishedModels[] = {
     {"resnet50", 0.100, {0.103, 0.103, 0.104, 0.104}, 16},
     {"resnet101", 0.171, {0.176, 0.176, 0.179, 0.179}, 16},
     {"resnext50", 0.147, {0.153, 0.153, 0.157, 0.157}, 4},
@@ -39,7 +39,7 @@ TrainingReport run_published(const PublishedModel& model, int gpus) {
 }  // namespace
 
 TEST_CASE("PyTorch DDP on DGX-1 V100: iteration times within 5%, efficiency within 2 points", "[ddp_v100]") {
-  for (const PublishedModel& model : kPublished) {
+  for (const PublishedModel& model : kPublishedModels) {
     for (std::size_t i = 0; i < std::size(kGpus); ++i) {
       const int gpus = kGpus[i];
       INFO(model.name << " on " << gpus << " GPUs");
@@ -59,7 +59,7 @@ TEST_CASE("PyTorch DDP on DGX-1 V100: iteration times within 5%, efficiency with
 }
 
 TEST_CASE("the interference is the default's: none at one GPU, none without overlap, scaled by the key") {
-  const PublishedModel& resnet50 = kPublished[0];
+  const PublishedModel& resnet50 = kPublishedModels[0];
   const TrainingReport two = run_published(resnet50, 2);
   Scenario s = load_scenario(fmt::format("{}/ddp-v100/ddp-v100-2.yaml", SYNCSIM_RUN_DATA_DIR),
                              {"training.overlap_slowdown=0.1"});

@@ -26,8 +26,8 @@ struct PublishedPoint {
 
 // benchmarks.tex, table "Parameters achieving peak performance on p2.8xlarge systems", synthetic data.
 constexpr double kOneGpu = 30.55;
-constexpr PublishedPoint kPublished[] = {{2, 1, 58.38},   {4, 1, 116.34},   {8, 1, 230.75},    {16, 1, 448.57},
-                                         {32, 3, 863.72}, {64, 8, 1731.31}, {128, 16, 3333.20}};
+constexpr PublishedPoint kPublishedPoints[] = {{2, 1, 58.38},   {4, 1, 116.34},   {8, 1, 230.75},    {16, 1, 448.57},
+                                               {32, 3, 863.72}, {64, 8, 1731.31}, {128, 16, 3333.20}};
 
 TrainingReport run_p2(int gpus, int servers, std::vector<std::string> more = {}) {
   const int per_machine = std::min(gpus, 8);
@@ -50,7 +50,7 @@ const LinkReport* find_link(const TrainingReport& r, const std::string& from, co
 
 TEST_CASE("TensorFlow distributed_replicated on p2.8xlarge: efficiency within 5 points across machines",
           "[distributed_replicated]") {
-  for (const PublishedPoint& p : kPublished) {
+  for (const PublishedPoint& p : kPublishedPoints) {
     INFO(p.gpus << " GPUs, " << p.servers << " servers");
     const TrainingReport r = run_p2(p.gpus, p.servers);
     const double measured = p.images_per_s / (p.gpus * kOneGpu);

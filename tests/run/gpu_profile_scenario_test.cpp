@@ -17,7 +17,7 @@ namespace {
 const std::string kH200 =
     std::string(SYNCSIM_EXAMPLES_DIR) + "/../validation/measurements/2026-11-29-1xH200/results.json";
 
-std::string scenario(const std::string& gpu, const std::string& model_extra = "") {
+std::string gpu_profile_yaml(const std::string& gpu, const std::string& model_extra = "") {
   return "name: measured\n"
          "cluster: {gpu: " +
          gpu +
@@ -31,7 +31,7 @@ std::string scenario(const std::string& gpu, const std::string& model_extra = ""
 }  // namespace
 
 TEST_CASE("a GPU profile runs as the measured GPU at efficiency 1", "[gpu_profile]") {
-  const Scenario measured = parse_scenario(scenario("{profile: \"" + kH200 + "\"}"), "measured.yaml");
+  const Scenario measured = parse_scenario(gpu_profile_yaml("{profile: \"" + kH200 + "\"}"), "measured.yaml");
   REQUIRE(measured.cluster.gpu.profile);
   const TrainingReport profiled = run::run_scenario(measured).report;
   CHECK(profiled.gpu == "H200-SXM-141GB");
@@ -41,16 +41,17 @@ TEST_CASE("a GPU profile runs as the measured GPU at efficiency 1", "[gpu_profil
                                  ", bf16: " + std::to_string(*gpu.peak(Precision::bf16) / 1e12) +
                                  "}, mem_bw: " + std::to_string(gpu.memory_bandwidth.gb_per_s()) + "GB/s, mem: 141GiB}";
   const TrainingReport written =
-      run::run_scenario(parse_scenario(scenario(inline_gpu, ", efficiency: 1"), "inline.yaml")).report;
+      run::run_scenario(parse_scenario(gpu_profile_yaml(inline_gpu, ", efficiency: 1"), "inline.yaml")).report;
   CHECK(profiled.single_gpu_samples_per_second == Approx(written.single_gpu_samples_per_second).epsilon(1e-5));
   // A profile with a stated efficiency keeps it.
   const TrainingReport slower =
-      run::run_scenario(parse_scenario(scenario("{profile: \"" + kH200 + "\"}", ", efficiency: 0.5"), "m.yaml")).report;
+      run::run_scenario(parse_scenario(gpu_profile_yaml("{profile: \"" + kH200 + "\"}", ", efficiency: 0.5"), "m.yaml"))
+          .report;
   CHECK(slower.single_gpu_samples_per_second < profiled.single_gpu_samples_per_second);
 }
 
 TEST_CASE("a GPU profile writes back as the profile and reads back the same", "[gpu_profile]") {
-  const Scenario measured = parse_scenario(scenario("{profile: \"" + kH200 + "\"}"), "measured.yaml");
+  const Scenario measured = parse_scenario(gpu_profile_yaml("{profile: \"" + kH200 + "\"}"), "measured.yaml");
   const Scenario again = parse_scenario(to_yaml(measured), "again.yaml");
   REQUIRE(again.cluster.gpu.profile);
   CHECK(again.cluster.gpu.profile->value == measured.cluster.gpu.profile->value);
@@ -58,9 +59,9 @@ TEST_CASE("a GPU profile writes back as the profile and reads back the same", "[
 }
 
 TEST_CASE("a bad GPU profile fails at cluster.gpu.profile", "[gpu_profile]") {
-  CHECK_THROWS_WITH(parse_scenario(scenario("{profile: /dev/zero}"), "bad.yaml"),
+  CHECK_THROWS_WITH(parse_scenario(gpu_profile_yaml("{profile: /dev/zero}"), "bad.yaml"),
                     Catch::Contains("bad.yaml:2:26: cluster.gpu.profile") && Catch::Contains("not a regular file"));
-  CHECK_THROWS_WITH(parse_scenario(scenario("{profile: \"" + kH200 + "\", mem_bw: 1TB/s}"), "bad.yaml"),
+  CHECK_THROWS_WITH(parse_scenario(gpu_profile_yaml("{profile: \"" + kH200 + "\", mem_bw: 1TB/s}"), "bad.yaml"),
                     Catch::Contains("cluster.gpu.mem_bw") && Catch::Contains("comes from the GPU profile"));
 }
 
@@ -71,7 +72,7 @@ TEST_CASE("a clock overflow from a GPU profile's rates is placed at cluster.gpu.
   std::ofstream(path, std::ios::binary | std::ios::trunc)
       << R"({"compute": {"device_name": "NVIDIA H200", "gemm": [{"precision": "fp32", "tflops": 1e-300},)"
       << R"({"precision": "bf16", "tflops": 1e-300}], "memory": {"copy_kernel_gbps": 4000}}})";
-  const Scenario slow = parse_scenario(scenario("{profile: \"" + path.string() + "\"}"), "slow.yaml");
+  const Scenario slow = parse_scenario(gpu_profile_yaml("{profile: \"" + path.string() + "\"}"), "slow.yaml");
   CHECK_THROWS_WITH(run::run_scenario(slow), Catch::Contains("slow.yaml:2:26: cluster.gpu.profile: ") &&
                                                  Catch::Contains(path.string()) &&
                                                  Catch::Contains("even at 1 sample per GPU"));

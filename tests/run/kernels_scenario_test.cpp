@@ -12,7 +12,7 @@ using namespace syncsim;
 
 namespace {
 
-std::string scenario(const std::string& gpu, const std::string& model_extra = "") {
+std::string kernels_yaml(const std::string& gpu, const std::string& model_extra = "") {
   return "name: kernels\n"
          "cluster: {gpu: " +
          gpu +
@@ -30,18 +30,18 @@ double single_gpu(const std::string& text) {
 }  // namespace
 
 TEST_CASE("model.kernels turns on kernels by shape, and eager runs slower than fused", "[kernels]") {
-  const double constant = single_gpu(scenario("H100-SXM-80GB"));
-  const double fused = single_gpu(scenario("H100-SXM-80GB", ", kernels: fused"));
-  const double eager = single_gpu(scenario("H100-SXM-80GB", ", kernels: eager"));
+  const double constant = single_gpu(kernels_yaml("H100-SXM-80GB"));
+  const double fused = single_gpu(kernels_yaml("H100-SXM-80GB", ", kernels: fused"));
+  const double eager = single_gpu(kernels_yaml("H100-SXM-80GB", ", kernels: eager"));
   CHECK(fused != constant);
   CHECK(eager < fused);
   // An efficiency fixes the constant roofline whatever the kernels say.
-  CHECK(single_gpu(scenario("H100-SXM-80GB", ", kernels: eager, efficiency: 0.7")) == constant);
+  CHECK(single_gpu(kernels_yaml("H100-SXM-80GB", ", kernels: eager, efficiency: 0.7")) == constant);
 }
 
 TEST_CASE("a power limit slows the run and reads back", "[kernels]") {
-  const std::string capped = scenario("{name: H100-SXM-80GB, power_limit: 500W}", ", kernels: fused");
-  CHECK(single_gpu(capped) < single_gpu(scenario("H100-SXM-80GB", ", kernels: fused")));
+  const std::string capped = kernels_yaml("{name: H100-SXM-80GB, power_limit: 500W}", ", kernels: fused");
+  CHECK(single_gpu(capped) < single_gpu(kernels_yaml("H100-SXM-80GB", ", kernels: fused")));
   const Scenario s = parse_scenario(capped, "k.yaml");
   REQUIRE(s.cluster.gpu.power_limit);
   CHECK(s.cluster.gpu.power_limit->value == 500);
@@ -53,16 +53,16 @@ TEST_CASE("a power limit slows the run and reads back", "[kernels]") {
 }
 
 TEST_CASE("bad kernels and power limits fail at their key", "[kernels]") {
-  CHECK_THROWS_WITH(parse_scenario(scenario("H100-SXM-80GB", ", kernels: compiled"), "bad.yaml"),
+  CHECK_THROWS_WITH(parse_scenario(kernels_yaml("H100-SXM-80GB", ", kernels: compiled"), "bad.yaml"),
                     Catch::Contains("model.kernels") && Catch::Contains("fused"));
-  CHECK_THROWS_WITH(parse_scenario(scenario("{name: H100-SXM-80GB, power_limit: lots}"), "bad.yaml"),
+  CHECK_THROWS_WITH(parse_scenario(kernels_yaml("{name: H100-SXM-80GB, power_limit: lots}"), "bad.yaml"),
                     Catch::Contains("cluster.gpu.power_limit"));
-  CHECK_THROWS_WITH(parse_scenario(scenario("{name: H100-SXM-80GB, power_limit: -5W}"), "bad.yaml"),
+  CHECK_THROWS_WITH(parse_scenario(kernels_yaml("{name: H100-SXM-80GB, power_limit: -5W}"), "bad.yaml"),
                     Catch::Contains("cluster.gpu.power_limit"));
   CHECK_THROWS_WITH(
-      parse_scenario(scenario("{name: H100-SXM-80GB, power_limit: 500W, peak_tflops: {fp32: 1}}"), "bad.yaml"),
+      parse_scenario(kernels_yaml("{name: H100-SXM-80GB, power_limit: 500W, peak_tflops: {fp32: 1}}"), "bad.yaml"),
       Catch::Contains("cluster.gpu.peak_tflops"));
   // Above the board power: refused where the GPU is resolved, at the key, naming the board's 700 W.
-  const Scenario over = parse_scenario(scenario("{name: H100-SXM-80GB, power_limit: 900W}"), "over.yaml");
+  const Scenario over = parse_scenario(kernels_yaml("{name: H100-SXM-80GB, power_limit: 900W}"), "over.yaml");
   CHECK_THROWS_WITH(run::run_scenario(over), Catch::Contains("cluster.gpu.power_limit") && Catch::Contains("700"));
 }

@@ -16,7 +16,7 @@
 namespace syncsim {
 namespace {
 
-constexpr const char* kScenario = R"(
+constexpr const char* kLinkLoadScenario = R"(
 name: links
 cluster:
   gpu: A100-SXM4-80GB
@@ -26,7 +26,7 @@ training: {strategy: sync, algorithm: ring, latency_model: physical, iterations:
 )";
 
 TEST_CASE("sync AllReduce: every GPU link carries 2(N-1)/N of each bucket per iteration") {
-  const run::RunOutput out = run::run_scenario(parse_scenario(kScenario, "links.yaml"));
+  const run::RunOutput out = run::run_scenario(parse_scenario(kLinkLoadScenario, "links.yaml"));
   const TrainingReport& r = out.report;
   double model = 0;
   for (const BucketReport& b : r.buckets) model += static_cast<double>(b.bytes.value);
@@ -55,7 +55,7 @@ TEST_CASE("sync AllReduce: every GPU link carries 2(N-1)/N of each bucket per it
 }
 
 TEST_CASE("sync AllReduce trace: each bucket span holds its ring steps, reduce-scatter then all-gather") {
-  const run::RunOutput out = run::run_scenario(parse_scenario(kScenario, "links.yaml"));
+  const run::RunOutput out = run::run_scenario(parse_scenario(kLinkLoadScenario, "links.yaml"));
   std::ostringstream text;
   trace::write_chrome_trace(out.trace, text);
   const nlohmann::json trace = nlohmann::json::parse(text.str());
@@ -84,7 +84,7 @@ TEST_CASE("sync AllReduce trace: each bucket span holds its ring steps, reduce-s
 }
 
 TEST_CASE("sync AllReduce trace: every ring step sends one arrow to the next rank's same step") {
-  const run::RunOutput out = run::run_scenario(parse_scenario(kScenario, "links.yaml"));
+  const run::RunOutput out = run::run_scenario(parse_scenario(kLinkLoadScenario, "links.yaml"));
   std::ostringstream text;
   trace::write_chrome_trace(out.trace, text);
   const nlohmann::json trace = nlohmann::json::parse(text.str());

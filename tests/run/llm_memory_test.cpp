@@ -15,19 +15,19 @@
 using namespace syncsim;
 
 namespace {
-const std::filesystem::path kScenarios = SYNCSIM_LLM_SCENARIOS;
-const std::filesystem::path kMfuScenarios = SYNCSIM_MFU_SCENARIOS;
+const std::filesystem::path kMemoryScenarios = SYNCSIM_LLM_SCENARIOS;
+const std::filesystem::path kMemoryMfuScenarios = SYNCSIM_MFU_SCENARIOS;
 constexpr double kBound = 0.10;
 constexpr double kGiB = 1024.0 * 1024 * 1024;
 
-struct Row {
+struct MemoryRow {
   std::string scenario;
   double reserved_gib = 0;
 };
 
-std::vector<Row> published() {
-  std::vector<Row> rows;
-  for (const auto& cells : test::published_csv(kScenarios / "published-memory.csv", 3)) {
+std::vector<MemoryRow> published_memory() {
+  std::vector<MemoryRow> rows;
+  for (const auto& cells : test::published_csv(kMemoryScenarios / "published-memory.csv", 3)) {
     rows.push_back({cells[0], std::stod(cells[1])});
   }
   return rows;
@@ -36,10 +36,10 @@ std::vector<Row> published() {
 
 TEST_CASE("torchtitan Llama 3.1 8B FSDP on 8 and 128 H100s: predicted reserved memory within 10 % of published",
           "[llm_memory]") {
-  const std::vector<Row> rows = published();
+  const std::vector<MemoryRow> rows = published_memory();
   REQUIRE(rows.size() == 2);
-  for (const Row& row : rows) {
-    const MemoryReport m = run::scenario_memory(load_scenario(kScenarios / row.scenario));
+  for (const MemoryRow& row : rows) {
+    const MemoryReport m = run::scenario_memory(load_scenario(kMemoryScenarios / row.scenario));
     const double reserved = static_cast<double>(m.reserved.value) / kGiB;
     INFO(row.scenario << ": reserved " << reserved << " GiB against " << row.reserved_gib << " GiB published");
     CHECK(std::abs(reserved / row.reserved_gib - 1) <= kBound);
@@ -54,7 +54,7 @@ TEST_CASE("Llama 3 405B as Meta laid it out: the fullest stage's terms as Megatr
   // TP 8 x PP 16, DP 128, 16 micro-batches of 8,192 tokens, interleaved over v = 2 chunks, ZeRO-1, with the paper's
   // balanced split as Megatron's accounted one (docs/compute.md, "Balanced pipeline splits"): stage 0 holds the
   // embedding and 3 + 4 blocks, stages 1-14 4 + 4, stage 15 4 + 3 and the head.
-  const MemoryReport m = run::scenario_memory(load_scenario(kMfuScenarios / "llama3-405b-16k.yaml"));
+  const MemoryReport m = run::scenario_memory(load_scenario(kMemoryMfuScenarios / "llama3-405b-16k.yaml"));
   CHECK(m.framework == MemoryFramework::megatron);
   // Stage 1's warm-up, 2 (p - 2) + (v - 1) p = 44, is past m v = 32 as stage 0's is: both keep every chunk pass in
   // flight, and stage 1's are of 8 blocks, stage 0's of 7. Stages 2-7 tie with stage 1; the first is reported.

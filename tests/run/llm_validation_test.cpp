@@ -18,35 +18,35 @@
 using namespace syncsim;
 
 namespace {
-const std::filesystem::path kScenarios = SYNCSIM_LLM_SCENARIOS;
+const std::filesystem::path kLlmScenarios = SYNCSIM_LLM_SCENARIOS;
 // 17.1% (dgxc Llama 3.1 405B on 2,304 GPUs, FP8; 14.0% before the rail planes spread its stage transfers over the
 // spines, which took away 290 ms of pipeline exposure that had hidden the compute model's optimism: docs/accuracy.md)
-constexpr double kLargestMeasuredError = 0.18;
+constexpr double kLargestStepTimeError = 0.18;
 constexpr double kMeasuredGeomean = 0.07;  // 6.4% (NeMo's rows), 6.2% (dgxc's)
 
-struct Row {
+struct StepTimeRow {
   std::string scenario;
   std::string precision;
   double tokens_per_s_per_gpu = 0;  // NeMo's rows
   double step_s = 0;                // dgxc's rows
 };
 
-std::vector<Row> published() {
-  std::vector<Row> rows;
-  for (const auto& cells : test::published_csv(kScenarios / "published.csv", 5)) {
+std::vector<StepTimeRow> published_step_times() {
+  std::vector<StepTimeRow> rows;
+  for (const auto& cells : test::published_csv(kLlmScenarios / "published.csv", 5)) {
     rows.push_back(
         {cells[0], cells[1], cells[2].empty() ? 0 : std::stod(cells[2]), cells[3].empty() ? 0 : std::stod(cells[3])});
   }
   return rows;
 }
 
-TrainingReport run_row(const Row& row) {
-  const Scenario s = load_scenario(kScenarios / row.scenario, {"model.precision=" + row.precision});
+TrainingReport run_row(const StepTimeRow& row) {
+  const Scenario s = load_scenario(kLlmScenarios / row.scenario, {"model.precision=" + row.precision});
   return run::run_scenario(s).report;
 }
 
 // The throughput's error as a log ratio: predicted over published tokens/s, or published over predicted step time.
-double log_error(const Row& row, const TrainingReport& r) {
+double log_error(const StepTimeRow& row, const TrainingReport& r) {
   if (row.tokens_per_s_per_gpu > 0) return std::log(r.utilization.tokens_per_second_per_gpu / row.tokens_per_s_per_gpu);
   return std::log(row.step_s / r.iteration_mean.seconds());
 }
@@ -56,11 +56,11 @@ TEST_CASE("published LLM runs on DGX H100: each within the measured error, their
           "[llm_validation]") {
   std::map<bool, std::vector<double>> errors;  // by kind: tokens rows (true), step rows (false)
   std::map<std::string, double> steps;         // dgxc rows: scenario and precision -> predicted step
-  for (const Row& row : published()) {
+  for (const StepTimeRow& row : published_step_times()) {
     const TrainingReport r = run_row(row);
     const double error = log_error(row, r);
     INFO(row.scenario << " " << row.precision << ": " << 100 * (std::exp(error) - 1) << "%");
-    CHECK(std::abs(error) <= std::log1p(kLargestMeasuredError));
+    CHECK(std::abs(error) <= std::log1p(kLargestStepTimeError));
     CHECK(r.precision == row.precision);
     errors[row.tokens_per_s_per_gpu > 0].push_back(std::abs(error));
     if (row.step_s > 0) steps[row.scenario + " " + row.precision] = r.iteration_mean.seconds();

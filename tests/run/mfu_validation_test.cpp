@@ -13,12 +13,12 @@
 using namespace syncsim;
 
 namespace {
-const std::filesystem::path kScenarios = SYNCSIM_MFU_SCENARIOS;
+const std::filesystem::path kMfuScenarios = SYNCSIM_MFU_SCENARIOS;
 // Megatron's 145.6B GPT: +7.4 points (+6.5 before the rail planes spread its data-parallel rings over the spines).
-constexpr double kLargestMeasuredError = 0.075;
+constexpr double kLargestMfuError = 0.075;
 
 LayoutReport layout_of(const std::string& file) {
-  const TrainingReport r = run::run_scenario(load_scenario(kScenarios / file)).report;
+  const TrainingReport r = run::run_scenario(load_scenario(kMfuScenarios / file)).report;
   REQUIRE(r.layout);
   return *r.layout;
 }
@@ -30,7 +30,7 @@ TEST_CASE("Megatron-LM's GPT runs on A100: hardware FLOP utilisation near the pu
         std::pair{"megatron-gpt-1t.yaml", 0.52}}) {
     const LayoutReport l = layout_of(file);
     INFO(file << ": predicted " << l.hardware_flops_utilization << ", published " << published);
-    CHECK(std::abs(l.hardware_flops_utilization - published) <= kLargestMeasuredError);
+    CHECK(std::abs(l.hardware_flops_utilization - published) <= kLargestMfuError);
     CHECK(l.model_flops_utilization == Approx(l.hardware_flops_utilization * 3 / 4).epsilon(0.01));
   }
 }
@@ -38,5 +38,5 @@ TEST_CASE("Megatron-LM's GPT runs on A100: hardware FLOP utilisation near the pu
 TEST_CASE("Llama 3 405B on 16,384 H100s: model FLOP utilisation near the published 41%") {
   const LayoutReport l = layout_of("llama3-405b-16k.yaml");
   CHECK(l.data == 128);
-  CHECK(std::abs(l.model_flops_utilization - 0.41) <= kLargestMeasuredError);
+  CHECK(std::abs(l.model_flops_utilization - 0.41) <= kLargestMfuError);
 }

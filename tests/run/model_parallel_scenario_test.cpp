@@ -17,7 +17,7 @@ using namespace syncsim;
 namespace {
 
 // Llama 3 8B on four 8-GPU H100 nodes with a rail per GPU.
-constexpr const char* kScenario = R"(
+constexpr const char* kModelParallelScenario = R"(
 name: layouts
 cluster:
   gpu: H100-SXM-80GB
@@ -27,7 +27,7 @@ training: {strategy: sync, iterations: 2}
 )";
 
 TrainingReport run_layout(const std::vector<std::string>& overrides) {
-  return run::run_scenario(parse_scenario(kScenario, "layouts.yaml", overrides)).report;
+  return run::run_scenario(parse_scenario(kModelParallelScenario, "layouts.yaml", overrides)).report;
 }
 
 const GroupCommunication& group(const TrainingReport& r, const std::string& kind) {

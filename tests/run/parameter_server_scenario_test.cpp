@@ -12,13 +12,15 @@
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 #include "syncsim/trace/chrome_trace_writer.hpp"
+#include "worker_compute.hpp"
 
 namespace syncsim {
+using worker_compute::compute_per_iteration;
 namespace {
 
 // resnet50 on one 100 Gbps switch, no overlap (the whole gradient is one message): the push starts when the
 // compute ends, so one round is C + 2 alpha + 2 N S / (k B) + N a exactly (parameter_server_run.hpp).
-constexpr const char* kScenario = R"(
+constexpr const char* kPsScenario = R"(
 name: ps
 seed: 7
 cluster:
@@ -33,8 +35,8 @@ training:
   iterations: 3
 )";
 
-TrainingReport run(std::vector<std::string> overrides) {
-  return run::run_scenario(parse_scenario(kScenario, "ps.yaml", overrides)).report;
+TrainingReport run_ps(std::vector<std::string> overrides) {
+  return run::run_scenario(parse_scenario(kPsScenario, "ps.yaml", overrides)).report;
 }
 
 // Model bytes S: all buckets (without overlap they go as one message).
@@ -44,16 +46,12 @@ double model_bytes(const TrainingReport& r) {
   return total;
 }
 
-SimTime compute_per_iteration(const TrainingReport& r) {
-  return SimTime::from_ps(r.per_worker.at(0).compute.ps() / r.iterations);
-}
-
 TEST_CASE("sync parameter server: one round matches the closed form, linear in N") {
   const double link = 100e9 / 8;  // bytes/s
   const double alpha = 10e-6;     // GPU -> switch -> server: two 5 us links
   const double apply = 200e-6;
   for (const int n : {2, 4, 8, 12}) {
-    const TrainingReport r = run({"cluster.workers=" + std::to_string(n)});
+    const TrainingReport r = run_ps({"cluster.workers=" + std::to_string(n)});
     const double s = model_bytes(r);
     const double expected = compute_per_iteration(r).seconds() + 2 * alpha + 2 * n * s / link + n * apply;
     INFO("N = " << n << ", S = " << s);
@@ -72,7 +70,7 @@ TEST_CASE("sync parameter server: k shards divide the server time by k") {
   const auto communication = [](int servers) {
     std::string count = "training.parameter_servers.count=";
     count += std::to_string(servers);
-    const TrainingReport r = run({"cluster.workers=8", count, "training.parameter_servers.apply_time=0s"});
+    const TrainingReport r = run_ps({"cluster.workers=8", count, "training.parameter_servers.apply_time=0s"});
     return r.iteration_mean.seconds() - compute_per_iteration(r).seconds();
   };
   const double one = communication(1);
@@ -81,8 +79,8 @@ TEST_CASE("sync parameter server: k shards divide the server time by k") {
 }
 
 TEST_CASE("colocated servers: worker j hosts shard j, and no dedicated node appears") {
-  const TrainingReport r = run({"cluster.workers=4", "training.parameter_servers.placement=colocated",
-                                "training.parameter_servers.count=4", "training.parameter_servers.apply_time=0s"});
+  const TrainingReport r = run_ps({"cluster.workers=4", "training.parameter_servers.placement=colocated",
+                                   "training.parameter_servers.count=4", "training.parameter_servers.apply_time=0s"});
   for (const LinkReport& link : r.busiest_links) CHECK(link.from.rfind("ps", 0) != 0);
   // Direct AllReduce: each worker's link carries 3 S/4 each way, so communication is 2 alpha + 2 (N-1) S/(N B).
   const double s = model_bytes(r);
@@ -97,8 +95,8 @@ TEST_CASE("one rank 1.5x slower: sync waits for it, async does not") {
   std::vector<std::string> slow = fast_network;
   slow.push_back("stragglers.slow=[{rank: 3, factor: 1.5}]");
 
-  const TrainingReport sync = run(slow);
-  const SimTime normal_compute = compute_per_iteration(run(fast_network));
+  const TrainingReport sync = run_ps(slow);
+  const SimTime normal_compute = compute_per_iteration(run_ps(fast_network));
   CHECK(sync.iteration_mean.seconds() >= 1.5 * normal_compute.seconds());
   CHECK(sync.per_worker.at(0).straggler_wait > SimTime::zero());
 
@@ -106,8 +104,8 @@ TEST_CASE("one rank 1.5x slower: sync waits for it, async does not") {
   async_base.push_back("training.strategy=async");
   std::vector<std::string> async_slow = slow;
   async_slow.push_back("training.strategy=async");
-  const TrainingReport base = run(async_base);
-  const TrainingReport with_slow = run(async_slow);
+  const TrainingReport base = run_ps(async_base);
+  const TrainingReport with_slow = run_ps(async_slow);
   // A normal rank's own pace (its updates per second while it runs) is unchanged by the slow one.
   for (const int rank : {0, 5}) {
     const auto pace = [rank](const TrainingReport& r) {
@@ -125,7 +123,7 @@ TEST_CASE("one rank 1.5x slower: sync waits for it, async does not") {
 }
 
 TEST_CASE("async staleness: N identical workers each see the other N-1 updates, SSP bounds the lead") {
-  const TrainingReport r = run({"cluster.workers=6", "training.strategy=async", "training.iterations=10"});
+  const TrainingReport r = run_ps({"cluster.workers=6", "training.strategy=async", "training.iterations=10"});
   REQUIRE(r.staleness.has_value());
   CHECK(r.staleness->updates == 60);
   CHECK(r.staleness->max == 5);
@@ -135,7 +133,7 @@ TEST_CASE("async staleness: N identical workers each see the other N-1 updates, 
 
   const std::vector<std::string> slow = {"cluster.workers=4", "training.strategy=ssp", "training.staleness_bound=1",
                                          "training.iterations=10", "stragglers.slow=[{rank: 0, factor: 3}]"};
-  const TrainingReport ssp = run(slow);
+  const TrainingReport ssp = run_ps(slow);
   // Nobody may finish more than bound + 1 updates ahead of the slowest while it still runs.
   std::int64_t least = 1 << 30;
   std::int64_t most = 0;
@@ -148,8 +146,8 @@ TEST_CASE("async staleness: N identical workers each see the other N-1 updates, 
 }
 
 TEST_CASE("async with a worker failure: the others continue and the lost update is redone") {
-  const TrainingReport r = run({"cluster.workers=4", "training.strategy=async", "training.iterations=10",
-                                "faults=[{at: 50ms, kind: worker_down, rank: 2}]"});
+  const TrainingReport r = run_ps({"cluster.workers=4", "training.strategy=async", "training.iterations=10",
+                                   "faults=[{at: 50ms, kind: worker_down, rank: 2}]"});
   REQUIRE(r.faults.size() == 1);
   CHECK(r.faults[0].target == "rank 2");
   CHECK(r.faults[0].policy == FaultPolicy::continue_without);
@@ -165,7 +163,7 @@ TEST_CASE("parameter-server runs are deterministic, and their trace shows server
   const std::vector<std::string> o = {"cluster.workers=8", "training.strategy=async",
                                       "stragglers.jitter={distribution: lognormal, sigma: 0.2}"};
   const auto once = [&] {
-    const run::RunOutput out = run::run_scenario(parse_scenario(kScenario, "ps.yaml", o));
+    const run::RunOutput out = run::run_scenario(parse_scenario(kPsScenario, "ps.yaml", o));
     std::ostringstream trace;
     trace::write_chrome_trace(out.trace, trace);
     return std::make_pair(to_json(out.report).dump(), trace.str());
@@ -191,10 +189,10 @@ TEST_CASE("parameter-server runs are deterministic, and their trace shows server
 }
 
 TEST_CASE("bad parameter-server setups are located errors") {
-  CHECK_THROWS_WITH(run({"training.parameter_servers.placement=colocated", "training.parameter_servers.count=20",
-                         "cluster.workers=4"}),
+  CHECK_THROWS_WITH(run_ps({"training.parameter_servers.placement=colocated", "training.parameter_servers.count=20",
+                            "cluster.workers=4"}),
                     Catch::Contains("training.parameter_servers.count") && Catch::Contains("colocated"));
-  CHECK_THROWS_WITH(run({"faults=[{at: 1s, kind: worker_down, rank: 1}]"}),
+  CHECK_THROWS_WITH(run_ps({"faults=[{at: 1s, kind: worker_down, rank: 1}]"}),
                     Catch::Contains("faults[0]") && Catch::Contains("not simulated yet"));
 }
 

@@ -15,14 +15,14 @@
 using namespace syncsim;
 
 namespace {
-const std::filesystem::path kScenario = std::filesystem::path(SYNCSIM_RUN_DATA_DIR) / "resnet50-profile.yaml";
+const std::filesystem::path kProfileScenario = std::filesystem::path(SYNCSIM_RUN_DATA_DIR) / "resnet50-profile.yaml";
 const std::string kTrace = std::string(SYNCSIM_TORCH_PROFILER_DATA) + "/resnet50-cpu.json";
 
 TrainingReport run_file(const std::vector<std::string>& overrides = {}) {
-  return run::run_scenario(load_scenario(kScenario, overrides)).report;
+  return run::run_scenario(load_scenario(kProfileScenario, overrides)).report;
 }
 
-std::string error_of(const std::vector<std::string>& overrides) {
+std::string profile_error_of(const std::vector<std::string>& overrides) {
   try {
     run_file(overrides);
   } catch (const InputError& e) {
@@ -110,22 +110,23 @@ TEST_CASE("model.profile refuses what contradicts it, at its key", "[profile]") 
 
 TEST_CASE("a trace that cannot be read or does not match fails at model.profile, naming the file", "[profile]") {
   // A path given by --set is placed at the flag; one in the file at its line (tests/run/CMakeLists.txt).
-  CHECK_THAT(error_of({"model.profile=no-such-trace.json"}),
+  CHECK_THAT(profile_error_of({"model.profile=no-such-trace.json"}),
              Catch::Matches("--set: model.profile: .*/tests/run/data/no-such-trace.json: cannot open the profiler "
                             "trace: No such file or directory"));
-  CHECK_THAT(error_of({"model.profile=/dev/zero"}), Catch::Contains("model.profile: /dev/zero: cannot read"));
-  CHECK_THAT(error_of({"model.profile=" + std::string(SYNCSIM_RUN_DATA_DIR)}), Catch::Contains("it is a directory"));
+  CHECK_THAT(profile_error_of({"model.profile=/dev/zero"}), Catch::Contains("model.profile: /dev/zero: cannot read"));
+  CHECK_THAT(profile_error_of({"model.profile=" + std::string(SYNCSIM_RUN_DATA_DIR)}),
+             Catch::Contains("it is a directory"));
   // Invalid JSON is placed inside the trace file, at its line and column.
-  CHECK_THAT(error_of({"model.profile=resnet50-profile.yaml"}),
+  CHECK_THAT(profile_error_of({"model.profile=resnet50-profile.yaml"}),
              Catch::Matches(".*/resnet50-profile.yaml:1:1: not a profiler trace: invalid JSON \\(syntax error .*"));
   // The trace of one model read into another names the first layer without a module.
-  CHECK_THAT(error_of({"model.name=vgg16"}),
+  CHECK_THAT(profile_error_of({"model.name=vgg16"}),
              Catch::Matches(".*resnet50-profile.yaml:[0-9]+:[0-9]+: model.profile: .*resnet50-cpu.json: layer 1 of "
                             "model vgg16, 'features.conv1', matches no module in the trace.*"));
 }
 
 TEST_CASE("a profiled scenario writes back and loads to the same scenario", "[profile]") {
-  const Scenario s = load_scenario(kScenario);
+  const Scenario s = load_scenario(kProfileScenario);
   const std::string yaml = to_yaml(s);
   CHECK(yaml.find("profile: " + s.model.profile->value + "\n") != std::string::npos);
   CHECK(yaml.find("profile_batch: 2\n") != std::string::npos);

@@ -11,14 +11,16 @@
 #include "syncsim/compute/optimizer.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
+#include "worker_compute.hpp"
 
 namespace syncsim {
+using worker_compute::compute_per_iteration;
 namespace {
 
 // vgg16 on one 100 Gbps switch, 8 workers, 4 dedicated servers, no overlap: every worker pushes its whole gradient
 // at once (one message per tensor per server), so a round is C + 2 alpha + 2 N S_j / B + N a, with S_j the bytes
 // of the busiest server (parameter_server_run.hpp).
-constexpr const char* kScenario = R"(
+constexpr const char* kPartitionScenario = R"(
 name: ps-partition
 seed: 7
 cluster:
@@ -39,8 +41,8 @@ constexpr double kApply = 200e-6;
 constexpr int kWorkers = 8;
 constexpr int kServers = 4;
 
-TrainingReport run(std::vector<std::string> overrides) {
-  return run::run_scenario(parse_scenario(kScenario, "ps.yaml", overrides)).report;
+TrainingReport run_partitioned(std::vector<std::string> overrides) {
+  return run::run_scenario(parse_scenario(kPartitionScenario, "ps.yaml", overrides)).report;
 }
 
 // The fp16 gradient bytes of each tensor: one per vgg16 layer with parameters, in forward order.
@@ -60,10 +62,6 @@ double link_bytes(const TrainingReport& r, const std::string& from, const std::s
   return -1;
 }
 
-SimTime compute_per_iteration(const TrainingReport& r) {
-  return SimTime::from_ps(r.per_worker.at(0).compute.ps() / r.iterations);
-}
-
 TEST_CASE("round_robin: the server holding the one large tensor is the bottleneck, at N x its bytes") {
   const std::vector<double> tensors = tensor_bytes();
   REQUIRE(tensors.size() == 16);  // 13 convolutions and 3 fully connected layers
@@ -74,7 +72,7 @@ TEST_CASE("round_robin: the server holding the one large tensor is the bottlenec
   for (const double t : tensors) model += t;
   CHECK(tensors[13] > 0.74 * model);  // fc6 alone is three quarters of the model
 
-  const TrainingReport r = run({"training.parameter_servers.partition=round_robin"});
+  const TrainingReport r = run_partitioned({"training.parameter_servers.partition=round_robin"});
   CHECK(r.bottleneck.bound == "parameter_server");
   CHECK(r.bottleneck.resource.find("ps1") != std::string::npos);
   // ps1's NIC carries every worker's push of its tensors in, and their pull out, every step.
@@ -88,7 +86,7 @@ TEST_CASE("round_robin: the server holding the one large tensor is the bottlenec
   CHECK(r.iteration_mean.seconds() == Approx(round).epsilon(1e-6));
 
   // Evenly split, every server carries N S / 4 each way.
-  const TrainingReport even = run({});
+  const TrainingReport even = run_partitioned({});
   CHECK(link_bytes(even, "sw0", "ps0") == Approx(kWorkers * model / kServers * 3).epsilon(1e-12));
   CHECK(r.iteration_mean.seconds() > 2.5 * even.iteration_mean.seconds());
 }
@@ -96,8 +94,8 @@ TEST_CASE("round_robin: the server holding the one large tensor is the bottlenec
 // VGG-16's tensors grow layer by layer (each convolution at least as large as the one before), so the emptiest
 // server is always the next one in turn: greedy places it exactly as round robin does, fc6 on ps1.
 TEST_CASE("greedy: VGG-16 placed as round robin places it, bound by the tensor it cannot split") {
-  const TrainingReport rr = run({"training.parameter_servers.partition=round_robin"});
-  const TrainingReport greedy = run({"training.parameter_servers.partition=greedy"});
+  const TrainingReport rr = run_partitioned({"training.parameter_servers.partition=round_robin"});
+  const TrainingReport greedy = run_partitioned({"training.parameter_servers.partition=greedy"});
   CHECK(greedy.iteration_mean == rr.iteration_mean);
   CHECK(greedy.busiest_links.front().bytes == rr.busiest_links.front().bytes);
   CHECK(greedy.bottleneck.resource == rr.bottleneck.resource);
@@ -110,8 +108,8 @@ TEST_CASE("per_message: 2 (k + N) T p per round, paid per tensor per server") {
   const std::vector<std::string> one = {"cluster.workers=1", "training.parameter_servers.count=1"};
   std::vector<std::string> priced = one;
   priced.push_back("training.parameter_servers.per_message=50us");
-  const TrainingReport free = run(one);
-  const TrainingReport paid = run(priced);
+  const TrainingReport free = run_partitioned(one);
+  const TrainingReport paid = run_partitioned(priced);
   const double messages = static_cast<double>(tensor_bytes().size());  // T = 16
   CHECK((paid.iteration_mean - free.iteration_mean).seconds() == Approx(2 * (1 + 1) * messages * 50e-6).epsilon(1e-9));
 
@@ -121,7 +119,7 @@ TEST_CASE("per_message: 2 (k + N) T p per round, paid per tensor per server") {
                                            "training.parameter_servers.apply_time=0s", "cluster.workers=1"};
     std::vector<std::string> with = base;
     with.push_back("training.parameter_servers.per_message=1ms");
-    return (run(with).iteration_mean - run(base).iteration_mean).seconds();
+    return (run_partitioned(with).iteration_mean - run_partitioned(base).iteration_mean).seconds();
   };
   // even: client 2 x 4 x 16 messages; each server 2 x 16 in parallel with the others' (after the push) -> 160 ms.
   CHECK(overhead("even") == Approx(2 * 4 * 16e-3 + 2 * 16e-3).epsilon(1e-6));
@@ -132,7 +130,7 @@ TEST_CASE("per_message: 2 (k + N) T p per round, paid per tensor per server") {
 // from 20 GB/s to 10 GB/s adds N x P x step bytes / 20 GB/s.
 TEST_CASE("host: cpu applies updates at the host's memory bandwidth") {
   const auto round = [](const std::string& bw) {
-    const Scenario s = parse_scenario(kScenario, "ps.yaml",
+    const Scenario s = parse_scenario(kPartitionScenario, "ps.yaml",
                                       {"cluster.workers=2",
                                        "training.parameter_servers={count: 1, host: cpu, "
                                        "host_memory_bw: " +
@@ -140,7 +138,7 @@ TEST_CASE("host: cpu applies updates at the host's memory bandwidth") {
     return run::run_scenario(s).report.iteration_mean.seconds();
   };
   const double params = static_cast<double>(find_model("vgg16").params());
-  const Scenario s = parse_scenario(kScenario, "ps.yaml");
+  const Scenario s = parse_scenario(kPartitionScenario, "ps.yaml");
   const double step_bytes = static_cast<double>(optimizer_step_bytes(s.model.optimizer.value));
   const double apply_at_20 = params * step_bytes / 20e9;
   CHECK(round("10GB/s") - round("20GB/s") == Approx(2 * apply_at_20).epsilon(1e-6));

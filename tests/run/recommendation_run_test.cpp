@@ -17,7 +17,7 @@ using namespace syncsim;
 namespace {
 
 // Four tables of 16 on 4 GPUs, one id per sample each; 32 samples per GPU in fp32.
-constexpr const char* kScenario = R"(
+constexpr const char* kRecommendationScenario = R"(
 name: tiny-dlrm
 cluster: {gpu: A100-SXM4-80GB, topology: "switch:n=4,bw=100Gbps,lat=5us"}
 model:
@@ -32,8 +32,8 @@ model:
 training: {strategy: sync, iterations: 3}
 )";
 
-Scenario scenario(const std::vector<std::string>& overrides = {}) {
-  return parse_scenario(kScenario, "tiny.yaml", overrides);
+Scenario recommendation_scenario(const std::vector<std::string>& overrides = {}) {
+  return parse_scenario(kRecommendationScenario, "tiny.yaml", overrides);
 }
 
 const GroupCommunication& embedding(const TrainingReport& r) {
@@ -51,7 +51,7 @@ std::string examples(const std::string& name) {
 }  // namespace
 
 TEST_CASE("table-wise: the ids' and the pooled embeddings' all-to-all bytes per GPU", "[run][recommendation]") {
-  const TrainingReport r = run::run_scenario(scenario()).report;
+  const TrainingReport r = run::run_scenario(recommendation_scenario()).report;
   // Ids: each GPU sends its 32 samples' id (8 bytes) and length (4) to the 3 other tables' owners: 3 x 32 x 12.
   // Pooled: each owner sends 32 x 16 fp32 to each of 3 others, forward and (gradients) backward.
   const double ids = 3 * 32 * 12;
@@ -66,7 +66,8 @@ TEST_CASE("row-wise: the reduce-scatter of partial sums and the all-gather of th
   const TrainingReport r =
       run::run_scenario(
           parse_scenario(
-              std::string(kScenario).substr(0, std::string(kScenario).find("  embedding_sharding")) +
+              std::string(kRecommendationScenario)
+                      .substr(0, std::string(kRecommendationScenario).find("  embedding_sharding")) +
                   "  embedding_sharding: row_wise\n  batch_per_gpu: 32\ntraining: {strategy: sync, iterations: 3}\n",
               "rw.yaml"))
           .report;
@@ -79,7 +80,7 @@ TEST_CASE("row-wise: the reduce-scatter of partial sums and the all-gather of th
 
 TEST_CASE("memory per GPU follows the placement", "[run][recommendation]") {
   const auto memory = [](const std::string& sharding) {
-    return *run::scenario_recommendation_memory(scenario({"model.embedding_sharding=" + sharding}));
+    return *run::scenario_recommendation_memory(recommendation_scenario({"model.embedding_sharding=" + sharding}));
   };
   // Row-wise Adagrad: 16 x 4 bytes a row, + 4 for the row's state.
   const run::RecommendationMemory table_wise = memory("table_wise");
@@ -105,8 +106,8 @@ TEST_CASE("the seed's 100 B model fits on 64 A100s only sharded", "[run][recomme
 }
 
 TEST_CASE("a recommendation run is deterministic and names its bottleneck", "[run][recommendation]") {
-  const TrainingReport a = run::run_scenario(scenario()).report;
-  const TrainingReport b = run::run_scenario(scenario()).report;
+  const TrainingReport a = run::run_scenario(recommendation_scenario()).report;
+  const TrainingReport b = run::run_scenario(recommendation_scenario()).report;
   CHECK(to_json(a).dump() == to_json(b).dump());
   CHECK_FALSE(a.bottleneck.bound.empty());
 }
@@ -114,7 +115,7 @@ TEST_CASE("a recommendation run is deterministic and names its bottleneck", "[ru
 TEST_CASE("recommendation errors name their key", "[run][recommendation]") {
   const auto message = [](const std::vector<std::string>& overrides) {
     try {
-      run::run_scenario(scenario(overrides));
+      run::run_scenario(recommendation_scenario(overrides));
     } catch (const InputError& e) {
       return e.key() + ": " + e.message();
     }
@@ -124,6 +125,6 @@ TEST_CASE("recommendation errors name their key", "[run][recommendation]") {
              Catch::Contains("model.embedding_sharding.t_9: the model has no table 't_9'"));
   CHECK_THAT(message({"model.embedding_sharding.t_0.rank=7"}), Catch::Contains("rank 7 is not one of the 4 GPUs"));
   CHECK_THAT(message({"parallelism.tensor=2"}), Catch::Contains("shards its tables, not its layers"));
-  CHECK_THROWS_WITH(scenario({"model.embedding_sharding=column_wise"}),
+  CHECK_THROWS_WITH(recommendation_scenario({"model.embedding_sharding=column_wise"}),
                     Catch::Contains("column_wise needs its shards"));
 }

@@ -15,7 +15,7 @@ using namespace syncsim;
 
 namespace {
 
-constexpr const char* kScenario = R"(
+constexpr const char* kShardedScenario = R"(
 name: sharded
 cluster: {gpu: A100-SXM4-80GB, topology: "switch:n=8,bw=100Gbps,lat=5us"}
 model: {name: resnet50, batch_per_gpu: 32, precision: fp16}
@@ -23,7 +23,7 @@ training: {strategy: sync, iterations: 3}
 )";
 
 TrainingReport run_sharded_scenario(const std::vector<std::string>& overrides) {
-  return run::run_scenario(parse_scenario(kScenario, "sharded.yaml", overrides)).report;
+  return run::run_scenario(parse_scenario(kShardedScenario, "sharded.yaml", overrides)).report;
 }
 
 constexpr double kGradientBytes = 2.0 * 25'557'032;  // fp16 gradients of ResNet-50

@@ -12,7 +12,7 @@
 using namespace syncsim;
 
 namespace {
-TrainingReport run_yaml(const std::string& model_extra, const std::string& micro_batches = "1") {
+TrainingReport run_step_time_yaml(const std::string& model_extra, const std::string& micro_batches = "1") {
   const std::string yaml =
       "name: dgx1\n"
       "cluster: {gpu: V100-SXM2-16GB, topology: \"switch:n=4,bw=100Gbps,lat=5us\"}\n"
@@ -26,7 +26,7 @@ TrainingReport run_yaml(const std::string& model_extra, const std::string& micro
 
 TEST_CASE("a measured step time becomes the single-GPU iteration, with the efficiency it implies", "[step_time]") {
   // PyTorch's DDP benchmark: resnet50, batch 32, one V100 without DDP, 0.097 s per iteration.
-  const TrainingReport fitted = run_yaml(", step_time: 97ms");
+  const TrainingReport fitted = run_step_time_yaml(", step_time: 97ms");
   REQUIRE(fitted.compute_fit);
   CHECK(fitted.compute_fit->measured_step == SimTime::from_ms(97));
   // Per-layer rounding to whole picoseconds: at most a few per kernel.
@@ -36,7 +36,7 @@ TEST_CASE("a measured step time becomes the single-GPU iteration, with the effic
   CHECK(e == Approx(0.856).margin(0.0005));
 
   // The same efficiency given by hand is the same run.
-  const TrainingReport by_hand = run_yaml(fmt::format(", efficiency: {:.17g}", e));
+  const TrainingReport by_hand = run_step_time_yaml(fmt::format(", efficiency: {:.17g}", e));
   CHECK(std::llabs(by_hand.single_gpu_iteration.ps() - fitted.single_gpu_iteration.ps()) < 10'000);
   CHECK(!by_hand.compute_fit);
 
@@ -45,8 +45,8 @@ TEST_CASE("a measured step time becomes the single-GPU iteration, with the effic
 }
 
 TEST_CASE("with micro-batches the measured step covers all of them", "[step_time]") {
-  const TrainingReport one = run_yaml(", step_time: 97ms");
-  const TrainingReport two = run_yaml(", step_time: 194ms", "2");
+  const TrainingReport one = run_step_time_yaml(", step_time: 97ms");
+  const TrainingReport two = run_step_time_yaml(", step_time: 194ms", "2");
   CHECK(std::llabs(two.single_gpu_iteration.ps() - SimTime::from_ms(194).ps()) < 10'000);
   // Twice the work in twice the time: nearly the same efficiency (one optimizer step is shared).
   CHECK(two.compute_fit->implied_efficiency == Approx(one.compute_fit->implied_efficiency).epsilon(0.02));

@@ -10,16 +10,16 @@
 namespace syncsim {
 namespace {
 
-TrainingReport run_example(const std::string& file, const std::vector<std::string>& overrides = {}) {
+TrainingReport run_strategy_example(const std::string& file, const std::vector<std::string>& overrides = {}) {
   return run::run_scenario(load_scenario(std::string(SYNCSIM_EXAMPLES_DIR) + "/" + file, overrides)).report;
 }
 
 TEST_CASE("allreduce-vs-parameter-servers: one server is the bottleneck, shards help, AllReduce wins") {
   const std::string file = "allreduce-vs-parameter-servers.yaml";
-  const TrainingReport allreduce = run_example(file);
-  const TrainingReport one = run_example(file, {"training.communication=parameter_server"});
+  const TrainingReport allreduce = run_strategy_example(file);
+  const TrainingReport one = run_strategy_example(file, {"training.communication=parameter_server"});
   const TrainingReport four =
-      run_example(file, {"training.communication=parameter_server", "training.parameter_servers.count=4"});
+      run_strategy_example(file, {"training.communication=parameter_server", "training.parameter_servers.count=4"});
   CHECK(one.samples_per_second < four.samples_per_second);
   CHECK(four.samples_per_second < allreduce.samples_per_second);
   CHECK(one.samples_per_second < 0.5 * allreduce.samples_per_second);
@@ -34,10 +34,10 @@ TEST_CASE("allreduce-vs-parameter-servers: one server is the bottleneck, shards 
 
 TEST_CASE("strategies-64gpu-stragglers: sync follows the slow GPU, async escapes it at a staleness cost") {
   const std::string file = "strategies-64gpu-stragglers.yaml";
-  const TrainingReport sync = run_example(file);
-  const TrainingReport async = run_example(file, {"training.strategy=async"});
-  const TrainingReport ssp = run_example(file, {"training.strategy=ssp"});
-  const TrainingReport hybrid = run_example(file, {"training.strategy=hybrid"});
+  const TrainingReport sync = run_strategy_example(file);
+  const TrainingReport async = run_strategy_example(file, {"training.strategy=async"});
+  const TrainingReport ssp = run_strategy_example(file, {"training.strategy=ssp"});
+  const TrainingReport hybrid = run_strategy_example(file, {"training.strategy=hybrid"});
 
   // Synchronous: every iteration waits for GPU 13, 1.5x slower than nominal.
   const double nominal_compute = sync.single_gpu_iteration.seconds();
@@ -53,7 +53,7 @@ TEST_CASE("strategies-64gpu-stragglers: sync follows the slow GPU, async escapes
   CHECK(ssp.samples_per_second <= async.samples_per_second);
 
   // Local SGD averages every 4 steps: a quarter of the AllReduce traffic, still waiting for the slow GPU.
-  const TrainingReport local = run_example(file, {"training.strategy=local_sgd"});
+  const TrainingReport local = run_strategy_example(file, {"training.strategy=local_sgd"});
   CHECK(local.samples_per_second > sync.samples_per_second);
   CHECK_FALSE(local.staleness.has_value());
 
@@ -65,9 +65,10 @@ TEST_CASE("strategies-64gpu-stragglers: sync follows the slow GPU, async escapes
 
 TEST_CASE("failure-checkpoint-restart: lost work since the checkpoint, or one iteration with elastic") {
   const std::string file = "failure-checkpoint-restart.yaml";
-  const TrainingReport healthy = run_example(file, {"faults=[]"});
-  const TrainingReport restart = run_example(file);
-  const TrainingReport elastic = run_example(file, {"faults=[{at: 5s, kind: worker_down, rank: 13, policy: elastic}]"});
+  const TrainingReport healthy = run_strategy_example(file, {"faults=[]"});
+  const TrainingReport restart = run_strategy_example(file);
+  const TrainingReport elastic =
+      run_strategy_example(file, {"faults=[{at: 5s, kind: worker_down, rank: 13, policy: elastic}]"});
   const double t = healthy.iteration_mean.seconds();  // no jitter: every iteration the same
   REQUIRE(healthy.iteration_p99 == healthy.iteration_p50);
   const auto failed_in = static_cast<std::int64_t>(5.0 / t);  // the iteration under way at 5 s
@@ -98,8 +99,8 @@ TEST_CASE("failure-checkpoint-restart: lost work since the checkpoint, or one it
 
 TEST_CASE("degraded-link-window: one slow cable slows every iteration that starts in its window") {
   const std::string file = "degraded-link-window.yaml";
-  const TrainingReport healthy = run_example(file, {"degraded_links=[]"});
-  const TrainingReport degraded = run_example(file);
+  const TrainingReport healthy = run_strategy_example(file, {"degraded_links=[]"});
+  const TrainingReport degraded = run_strategy_example(file);
   REQUIRE(healthy.iteration_p99 == healthy.iteration_p50);  // no jitter
   CHECK(degraded.iteration_p50 == healthy.iteration_p50);   // most iterations are outside the window
   const double fast = healthy.iteration_p50.seconds();

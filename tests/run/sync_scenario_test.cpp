@@ -15,7 +15,7 @@ using namespace syncsim;
 
 namespace {
 
-std::string scenario_yaml(const std::string& topology, const std::string& extra = "") {
+std::string sync_yaml(const std::string& topology, const std::string& extra = "") {
   return fmt::format(
       "name: four\n"
       "cluster: {{gpu: A100-SXM4-80GB, topology: \"{}\"}}\n"
@@ -27,7 +27,7 @@ std::string scenario_yaml(const std::string& topology, const std::string& extra 
 
 constexpr const char* kSwitch = "switch:n=4,bw=100Gbps,lat=5us";
 
-TrainingReport run_yaml(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
+TrainingReport run_sync_yaml(const std::string& yaml, const std::vector<std::string>& overrides = {}) {
   return run::run_scenario(parse_scenario(yaml, "four.yaml", overrides)).report;
 }
 
@@ -43,19 +43,19 @@ std::string all_links(double factor, const std::string& from, const std::string&
 }  // namespace
 
 TEST_CASE("every link at half bandwidth is the same run as a switch of half the bandwidth", "[degraded_links]") {
-  const TrainingReport intact = run_yaml(scenario_yaml(kSwitch));
-  const TrainingReport half = run_yaml(scenario_yaml("switch:n=4,bw=50Gbps,lat=5us"));
+  const TrainingReport intact = run_sync_yaml(sync_yaml(kSwitch));
+  const TrainingReport half = run_sync_yaml(sync_yaml("switch:n=4,bw=50Gbps,lat=5us"));
   REQUIRE(half.total > intact.total);
-  CHECK(run_yaml(scenario_yaml(kSwitch, all_links(0.5, "0s"))).total == half.total);
+  CHECK(run_sync_yaml(sync_yaml(kSwitch, all_links(0.5, "0s"))).total == half.total);
   // A window after the run's end changes nothing; one in the middle lands in between.
-  CHECK(run_yaml(scenario_yaml(kSwitch, all_links(0.5, "1000s"))).total == intact.total);
-  const SimTime middle = run_yaml(scenario_yaml(kSwitch, all_links(0.5, "100ms", "200ms"))).total;
+  CHECK(run_sync_yaml(sync_yaml(kSwitch, all_links(0.5, "1000s"))).total == intact.total);
+  const SimTime middle = run_sync_yaml(sync_yaml(kSwitch, all_links(0.5, "100ms", "200ms"))).total;
   CHECK(middle > intact.total);
   CHECK(middle < half.total);
 }
 
 TEST_CASE("a degraded link that no scenario check saw is rejected at its entry", "[degraded_links]") {
-  Scenario s = parse_scenario(scenario_yaml(kSwitch, all_links(0.5, "0s")), "four.yaml");
+  Scenario s = parse_scenario(sync_yaml(kSwitch, all_links(0.5, "0s")), "four.yaml");
   s.degraded_links[0].between.a.value = "gpu9";  // as a program building scenarios might
   try {
     run::run_scenario(s);
@@ -71,14 +71,14 @@ TEST_CASE("a degraded link that no scenario check saw is rejected at its entry",
 
 TEST_CASE("a scenario restart: total = I T + (t - t_ckpt) + timeout + restart_cost, in report.json's fields",
           "[faults]") {
-  const TrainingReport clean = run_yaml(scenario_yaml(kSwitch));
+  const TrainingReport clean = run_sync_yaml(sync_yaml(kSwitch));
   const SimTime t_iter = clean.iteration_mean;
   REQUIRE(clean.total == t_iter * 12);  // no jitter: every iteration takes T
   // Fail rank 1 halfway through iteration 5 (0-based); checkpoints every 2 iterations: the last at 4 T.
-  Scenario s = parse_scenario(scenario_yaml(kSwitch,
-                                            "faults: [{at: 1s, kind: worker_down, rank: 1}]\n"
-                                            "checkpoint: {interval: 2, restart_cost: 3s}\n"
-                                            "detection_timeout: 2s\n"),
+  Scenario s = parse_scenario(sync_yaml(kSwitch,
+                                        "faults: [{at: 1s, kind: worker_down, rank: 1}]\n"
+                                        "checkpoint: {interval: 2, restart_cost: 3s}\n"
+                                        "detection_timeout: 2s\n"),
                               "four.yaml");
   const SimTime t = t_iter * 5 + SimTime::from_ps(t_iter.ps() / 2);
   s.faults[0].at = t;
@@ -106,13 +106,13 @@ TEST_CASE("link_down: the worker it cuts off fails, elastic goes on with 3, rest
   const auto fault = [](const std::string& policy) {
     return "faults: [{at: 150ms, kind: link_down, between: [gpu3, sw0], policy: " + policy + "}]\n";
   };
-  const TrainingReport elastic = run_yaml(scenario_yaml(kSwitch, fault("elastic")));
+  const TrainingReport elastic = run_sync_yaml(sync_yaml(kSwitch, fault("elastic")));
   REQUIRE(elastic.faults.size() == 1);
   CHECK(elastic.faults[0].kind == FaultKind::link_down);
   CHECK(elastic.faults[0].target == "gpu3 - sw0");
   CHECK(elastic.faults[0].workers_after == 3);
   CHECK(elastic.faults[0].iterations_lost == 1);
-  const TrainingReport restart = run_yaml(scenario_yaml(kSwitch, fault("restart_from_checkpoint")));
+  const TrainingReport restart = run_sync_yaml(sync_yaml(kSwitch, fault("restart_from_checkpoint")));
   REQUIRE(restart.faults.size() == 1);
   CHECK(restart.faults[0].workers_after == 4);
   // Elastic trains fewer samples per iteration after the fault: its throughput is below global batch x I / total.
@@ -121,7 +121,7 @@ TEST_CASE("link_down: the worker it cuts off fails, elastic goes on with 3, rest
 }
 
 TEST_CASE("local SGD: total = I x single-GPU iteration + floor(I / K) x the buckets' AllReduce", "[local_sgd]") {
-  const TrainingReport r = run_yaml(scenario_yaml(kSwitch), {"training.strategy=local_sgd", "training.sync_every=5"});
+  const TrainingReport r = run_sync_yaml(sync_yaml(kSwitch), {"training.strategy=local_sgd", "training.sync_every=5"});
   CHECK(r.strategy == "local_sgd");
   SimTime averaging;
   for (const BucketReport& b : r.buckets) averaging += b.allreduce_time;

@@ -14,7 +14,7 @@ using namespace syncsim;
 
 namespace {
 
-std::string error_of(const std::string& yaml) {
+std::string tree_error_of(const std::string& yaml) {
   try {
     (void)parse_scenario(yaml, "big.yaml");
   } catch (const InputError& error) {
@@ -32,7 +32,7 @@ TEST_CASE("a document of more than 100,000 values is refused as too many values,
   // aliases, which the document has none of.
   std::string yaml = "name: x\nlist:\n";
   for (int i = 0; i < 200'000; ++i) yaml += "  - 1\n";
-  const std::string message = error_of(yaml);
+  const std::string message = tree_error_of(yaml);
   CHECK_THAT(message, Catch::StartsWith("big.yaml:"));
   CHECK_THAT(message, Catch::Contains("the document has more than 100000 values"));
   CHECK_THAT(message, !Catch::Contains("alias"));
@@ -45,7 +45,7 @@ TEST_CASE("nested aliases are refused by the values their copies add, saying so"
   for (int k = 1; k <= 17; ++k) {
     yaml += fmt::format("a{0}: &a{0} [*a{1}, *a{1}]\n", k, k - 1);
   }
-  const std::string message = error_of(yaml);
+  const std::string message = tree_error_of(yaml);
   CHECK_THAT(message, Catch::StartsWith("big.yaml:15:"));
   CHECK_THAT(message, Catch::Contains("expands to more than 100000 values") &&
                           Catch::Contains("of them copies made by aliases") &&
@@ -55,7 +55,7 @@ TEST_CASE("nested aliases are refused by the values their copies add, saying so"
 TEST_CASE("lists nested deeper than 256 levels are refused at the list that goes too deep", "[scenario][limits]") {
   // yaml-cpp's own limit (2,000 levels) said "invalid YAML: bad file".
   const std::string deep = "name: x\nmodel:\n  layers: " + std::string(3000, '[') + std::string(3000, ']') + "\n";
-  CHECK(error_of(deep) == "big.yaml:3:265: lists and mappings nested deeper than 256 levels");
+  CHECK(tree_error_of(deep) == "big.yaml:3:265: lists and mappings nested deeper than 256 levels");
   const std::string fine = "name: x\nextra: " + std::string(200, '[') + std::string(200, ']') + "\n";
-  CHECK_THAT(error_of(fine), !Catch::Contains("nested deeper"));
+  CHECK_THAT(tree_error_of(fine), !Catch::Contains("nested deeper"));
 }

@@ -16,7 +16,7 @@
 using namespace syncsim;
 
 namespace {
-const std::string kCluster = "cluster: {gpu: A100-SXM4-40GB, topology: \"switch:n=8,bw=100Gbps,lat=5us\"}\n";
+const std::string kA100Cluster = "cluster: {gpu: A100-SXM4-40GB, topology: \"switch:n=8,bw=100Gbps,lat=5us\"}\n";
 
 // A fresh folder of its own (ctest may run the test cases at once), removed at the end.
 struct Folder {
@@ -52,7 +52,7 @@ TEST_CASE("a layers file written by the import reads back as the catalog's model
     return out.str();
   }();
   const std::string file = (folder.path / "resnet50.yaml").string();
-  const Scenario s = parse_scenario(kCluster + "model: {layers: " + file + ", batch_per_gpu: 32}\n", "s.yaml");
+  const Scenario s = parse_scenario(kA100Cluster + "model: {layers: " + file + ", batch_per_gpu: 32}\n", "s.yaml");
   CHECK(s.model.name.value == "resnet50");  // the file's name
   const ModelSpec catalog = find_model("resnet50");
   REQUIRE(s.model.layers.size() == catalog.layers().size());
@@ -71,7 +71,7 @@ TEST_CASE("a layers file written by the import reads back as the catalog's model
   for (const auto& located : s.model.layers) layers.push_back(located.value);
   CHECK(ModelSpec("r", layers).params() == 25'557'032);
   // model.name still names it.
-  CHECK(parse_scenario(kCluster + "model: {name: mine, layers: " + file + ", batch_per_gpu: 32}\n", "s.yaml")
+  CHECK(parse_scenario(kA100Cluster + "model: {name: mine, layers: " + file + ", batch_per_gpu: 32}\n", "s.yaml")
             .model.name.value == "mine");
 }
 
@@ -83,15 +83,15 @@ TEST_CASE("a bad layers file is refused at its own line, column and key", "[scen
                                      "  - {name: fc1, params: 10, forward_flops: 20}\n"
                                      "  - {name: fc2, params: -3, forward_flops: 20}\n")
                               .string();
-  CHECK_THAT(load_error(kCluster + "model: {layers: " + bad + ", batch_per_gpu: 1}\n"),
+  CHECK_THAT(load_error(kA100Cluster + "model: {layers: " + bad + ", batch_per_gpu: 1}\n"),
              Catch::StartsWith(bad + ":4:25: layers[1].params: "));
   const std::string list = folder.write("list.yaml", "- {name: fc1, params: 10}\n").string();
-  CHECK_THAT(load_error(kCluster + "model: {layers: " + list + ", batch_per_gpu: 1}\n"),
+  CHECK_THAT(load_error(kA100Cluster + "model: {layers: " + list + ", batch_per_gpu: 1}\n"),
              Catch::Contains("expected a layers file (name, source, input, layers), got a list"));
   const std::string unknown = folder.write("unknown.yaml", "nam: x\nlayers: []\n").string();
-  CHECK_THAT(load_error(kCluster + "model: {layers: " + unknown + ", batch_per_gpu: 1}\n"),
+  CHECK_THAT(load_error(kA100Cluster + "model: {layers: " + unknown + ", batch_per_gpu: 1}\n"),
              Catch::StartsWith(unknown + ":1:1: nam"));
   CHECK_THAT(
-      load_error(kCluster + "model: {layers: " + (folder.path / "absent.yaml").string() + ", batch_per_gpu: 1}\n"),
+      load_error(kA100Cluster + "model: {layers: " + (folder.path / "absent.yaml").string() + ", batch_per_gpu: 1}\n"),
       Catch::Contains("absent.yaml: cannot open the layers file"));
 }

@@ -23,7 +23,7 @@ const std::string kShape =
     "    cross_rank: 8\n"
     "    top_mlp: [32, 1]\n";
 
-Scenario parse(const std::string& rest) {
+Scenario parse_recommendation(const std::string& rest) {
   return parse_scenario(kHead + kShape + rest, "r.yaml");
 }
 
@@ -39,7 +39,7 @@ std::string error(const std::string& text) {
 }  // namespace
 
 TEST_CASE("a recommendation shape is read with its repeats and written back the same", "[scenario][recommendation]") {
-  const Scenario s = parse(
+  const Scenario s = parse_recommendation(
       "  embedding_sharding: {default: row_wise, user: {type: table_wise, rank: 2}, item_1: {type: column_wise, "
       "shards: 2}}\n"
       "  embedding_optimizer: adam\n"

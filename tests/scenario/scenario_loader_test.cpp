@@ -10,7 +10,7 @@
 using namespace syncsim;
 
 namespace {
-const std::filesystem::path kData = SYNCSIM_SCENARIO_DATA;
+const std::filesystem::path kLoaderData = SYNCSIM_SCENARIO_DATA;
 
 constexpr const char* kMinimal = R"(cluster: {gpu: H100-SXM, topology: "switch:n=8,bw=100Gbps,lat=5us"}
 model: {name: resnet50, batch_per_gpu: 32}
@@ -22,7 +22,7 @@ std::string where(const SourceLocation& location) {
 }  // namespace
 
 TEST_CASE("the docs/scenarios.md example loads with the values it states", "[scenario]") {
-  const std::filesystem::path file = kData / "scenarios_doc_example.yaml";
+  const std::filesystem::path file = kLoaderData / "scenarios_doc_example.yaml";
   const Scenario s = load_scenario(file);
   CHECK(s.name == "resnet50-dgx-a100-4nodes");
   CHECK(s.seed == 42);
@@ -58,7 +58,7 @@ TEST_CASE("the docs/scenarios.md example loads with the values it states", "[sce
   CHECK(s.faults[0].policy.value == FaultPolicy::restart_from_checkpoint);
   // Relative paths are resolved against the scenario's directory.
   REQUIRE(s.calibration);
-  CHECK(s.calibration->value == (kData / "cal.yaml").lexically_normal().string());
+  CHECK(s.calibration->value == (kLoaderData / "cal.yaml").lexically_normal().string());
   // With a calibration file and no latency_model, the calibrated model is the default.
   CHECK(s.training.latency_model.value == LatencySource::calibrated);
 
@@ -113,7 +113,7 @@ TEST_CASE("a minimal scenario gets the documented defaults", "[scenario]") {
 }
 
 TEST_CASE("inline GPU and model, topology string, hybrid training, links, faults and checkpoints", "[scenario]") {
-  const Scenario s = load_scenario(kData / "inline_hybrid.yaml");
+  const Scenario s = load_scenario(kLoaderData / "inline_hybrid.yaml");
   REQUIRE(s.cluster.gpu.inline_spec);
   const GpuSpec& gpu = *s.cluster.gpu.inline_spec;
   CHECK(s.cluster.gpu.name.value == "lab-gpu");
@@ -173,12 +173,12 @@ TEST_CASE("inline GPU and model, topology string, hybrid training, links, faults
 }
 
 TEST_CASE("a topology file is found relative to the scenario file", "[scenario]") {
-  const Scenario s = load_scenario(kData / "file_topology.yaml");
-  const std::filesystem::path expected = (kData / "../../../examples/topologies/pcie-2x2.dot").lexically_normal();
+  const Scenario s = load_scenario(kLoaderData / "file_topology.yaml");
+  const std::filesystem::path expected = (kLoaderData / "../../../examples/topologies/pcie-2x2.dot").lexically_normal();
   CHECK(s.cluster.topology.params.at("path") == expected.string());
   CHECK(build_scenario_topology(s).gpu_count() == 4);
   // Rank 3 exists in the file's 4 GPUs; rank 4 would not.
-  CHECK_THROWS_WITH(load_scenario(kData / "file_topology.yaml", {"faults[0].rank=4"}),
+  CHECK_THROWS_WITH(load_scenario(kLoaderData / "file_topology.yaml", {"faults[0].rank=4"}),
                     Catch::StartsWith("--set: faults[0].rank: rank 4 does not exist: the topology has 4 GPUs"));
 }
 
@@ -198,13 +198,13 @@ TEST_CASE("the topology the loader checked is the one scenario_topology gives, u
 TEST_CASE("to_yaml is deterministic and loads back to the same scenario", "[scenario]") {
   for (const char* name : {"scenarios_doc_example.yaml", "inline_hybrid.yaml"}) {
     INFO(name);
-    const Scenario first = load_scenario(kData / name);
+    const Scenario first = load_scenario(kLoaderData / name);
     const std::string yaml = to_yaml(first);
-    CHECK(to_yaml(load_scenario(kData / name)) == yaml);
+    CHECK(to_yaml(load_scenario(kLoaderData / name)) == yaml);
     const Scenario again = parse_scenario(yaml, "resolved.yaml");
     CHECK(to_yaml(again) == yaml);
   }
-  const Scenario hybrid = load_scenario(kData / "inline_hybrid.yaml");
+  const Scenario hybrid = load_scenario(kLoaderData / "inline_hybrid.yaml");
   CHECK(hybrid.training.parameter_servers.partition == TensorPartition::greedy);
   CHECK(hybrid.training.parameter_servers.per_message == SimTime::from_us(20));
   CHECK(hybrid.training.parameter_servers.host == ServerHost::cpu);

@@ -9,20 +9,20 @@
 using namespace syncsim;
 
 namespace {
-const std::filesystem::path kData = SYNCSIM_SCENARIO_DATA;
+const std::filesystem::path kOverridesData = SYNCSIM_SCENARIO_DATA;
 
-constexpr const char* kBase = R"(cluster:
+constexpr const char* kOverridesBase = R"(cluster:
   gpu: A100-SXM4-80GB
   topology: {kind: dgx, nodes: 4, gpus: 8}
 model: {name: resnet50, batch_per_gpu: 32}
 training: {iterations: 20}
 )";
 
-Scenario with(const std::vector<std::string>& overrides, const char* yaml = kBase) {
+Scenario with(const std::vector<std::string>& overrides, const char* yaml = kOverridesBase) {
   return parse_scenario(yaml, "base.yaml", overrides);
 }
 
-std::string error_of(const std::vector<std::string>& overrides, const char* yaml = kBase) {
+std::string override_error_of(const std::vector<std::string>& overrides, const char* yaml = kOverridesBase) {
   try {
     with(overrides, yaml);
   } catch (const InputError& error) {
@@ -66,7 +66,7 @@ TEST_CASE("overrides: --set creates keys and whole sections, lists included", "[
 }
 
 TEST_CASE("overrides: --set reaches list items and the fields of a topology spec string", "[scenario][set]") {
-  const Scenario s = load_scenario(kData / "scenarios_doc_example.yaml",
+  const Scenario s = load_scenario(kOverridesData / "scenarios_doc_example.yaml",
                                    {"faults[0].at=3s", "stragglers.slow.0.factor=2", "calibration="});
   CHECK(s.faults[0].at == SimTime::from_seconds(3));
   CHECK(s.stragglers.slow[0].factor == 2.0);
@@ -92,29 +92,31 @@ TEST_CASE("overrides: --set on an empty document builds the scenario from overri
 
 TEST_CASE("overrides: --set errors name --set and the key path", "[scenario][set]") {
   using Catch::StartsWith;
-  CHECK_THAT(error_of({"training.iteratons=5"}),
+  CHECK_THAT(override_error_of({"training.iteratons=5"}),
              StartsWith("--set: training.iteratons: unknown key 'iteratons' (did you mean 'iterations'?)"));
-  CHECK_THAT(error_of({"training.iterations=abc"}), StartsWith("--set: training.iterations: expected a whole number"));
+  CHECK_THAT(override_error_of({"training.iterations=abc"}),
+             StartsWith("--set: training.iterations: expected a whole number"));
   CHECK_THAT(
-      error_of({"training.bucket_size=25"}),
+      override_error_of({"training.bucket_size=25"}),
       StartsWith("--set: training.bucket_size: expected a size with a unit like 25MB or 64KiB, got '25' (a number "
                  "without its unit)"));
-  CHECK_THAT(error_of({"stragglers.slow=[{rank: 3, factor: 1.5}"}),
+  CHECK_THAT(override_error_of({"stragglers.slow=[{rank: 3, factor: 1.5}"}),
              StartsWith("--set: stragglers.slow: invalid YAML: "));
-  CHECK_THAT(error_of({"iterations"}), StartsWith("--set: expected key.path=value, got 'iterations'"));
-  CHECK_THAT(error_of({"=5"}), StartsWith("--set: expected key.path=value, got '=5'"));
-  CHECK_THAT(error_of({"training..iterations=5"}), StartsWith("--set: training..iterations: empty key in the path"));
-  CHECK_THAT(error_of({"faults[x].at=1s"}),
+  CHECK_THAT(override_error_of({"iterations"}), StartsWith("--set: expected key.path=value, got 'iterations'"));
+  CHECK_THAT(override_error_of({"=5"}), StartsWith("--set: expected key.path=value, got '=5'"));
+  CHECK_THAT(override_error_of({"training..iterations=5"}),
+             StartsWith("--set: training..iterations: empty key in the path"));
+  CHECK_THAT(override_error_of({"faults[x].at=1s"}),
              StartsWith("--set: faults[x].at: expected a list index like [0] after a key"));
-  CHECK_THAT(error_of({"model.name.first=x"}),
+  CHECK_THAT(override_error_of({"model.name.first=x"}),
              StartsWith("--set: model.name.first: 'model.name' is 'resnet50', not a mapping"));
-  CHECK_THAT(error_of({"faults[0].at=1s"}), StartsWith("--set: faults[0]: 'faults' is nothing, not a list"));
-  CHECK_THAT(error_of({"stragglers.slow[1].factor=2", "stragglers.slow=[{rank: 1, factor: 3}]"}),
+  CHECK_THAT(override_error_of({"faults[0].at=1s"}), StartsWith("--set: faults[0]: 'faults' is nothing, not a list"));
+  CHECK_THAT(override_error_of({"stragglers.slow[1].factor=2", "stragglers.slow=[{rank: 1, factor: 3}]"}),
              StartsWith("--set: stragglers.slow[1]: 'stragglers.slow' is nothing, not a list"));
-  CHECK_THAT(error_of({"stragglers.slow=[{rank: 1, factor: 3}]", "stragglers.slow[1].factor=2"}),
+  CHECK_THAT(override_error_of({"stragglers.slow=[{rank: 1, factor: 3}]", "stragglers.slow[1].factor=2"}),
              StartsWith("--set: stragglers.slow[1]: 'stragglers.slow' has 1 item"));
-  CHECK_THAT(error_of({"cluster.workers=64"}), StartsWith("--set: cluster.workers: 64 workers do not fit"));
-  CHECK_THAT(error_of({"stragglers.slow=[{rank: 40, factor: 2}]"}),
+  CHECK_THAT(override_error_of({"cluster.workers=64"}), StartsWith("--set: cluster.workers: 64 workers do not fit"));
+  CHECK_THAT(override_error_of({"stragglers.slow=[{rank: 40, factor: 2}]"}),
              StartsWith("--set: stragglers.slow[0].rank: rank 40 does not exist: the topology has 32 GPUs"));
-  CHECK_THAT(error_of({"cluster.topology.nodez=3"}), StartsWith("--set: cluster.topology.nodez: "));
+  CHECK_THAT(override_error_of({"cluster.topology.nodez=3"}), StartsWith("--set: cluster.topology.nodez: "));
 }

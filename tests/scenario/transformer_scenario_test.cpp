@@ -9,10 +9,10 @@
 using namespace syncsim;
 
 namespace {
-const std::string kCluster = "cluster: {gpu: H100-SXM-80GB, topology: \"switch:n=8,bw=400Gbps,lat=5us\"}\n";
+const std::string kH100Cluster = "cluster: {gpu: H100-SXM-80GB, topology: \"switch:n=8,bw=400Gbps,lat=5us\"}\n";
 
-Scenario parse(const std::string& model) {
-  return parse_scenario(kCluster + model, "t.yaml");
+Scenario parse_transformer(const std::string& model) {
+  return parse_scenario(kH100Cluster + model, "t.yaml");
 }
 ModelSpec built(const Scenario& s) {
   REQUIRE(s.model.transformer);
@@ -21,7 +21,7 @@ ModelSpec built(const Scenario& s) {
 }  // namespace
 
 TEST_CASE("a transformer block builds the catalog's model from the same shape", "[scenario][transformer]") {
-  const Scenario mixtral = parse(
+  const Scenario mixtral = parse_transformer(
       "model:\n"
       "  name: my-mixtral\n"
       "  transformer: {layers: 32, hidden: 4096, heads: 32, kv_heads: 8, ffn: 14336, vocab: 32000, seq: 32768,\n"
@@ -32,7 +32,7 @@ TEST_CASE("a transformer block builds the catalog's model from the same shape", 
   CHECK(m.params() == find_model("mixtral-8x7b").params());
   CHECK(m.forward_flops() == find_model("mixtral-8x7b").forward_flops());
   // Defaults: kv_heads = heads, dense, untied, flash; model.attention: eager is today's three kernels.
-  const Scenario small = parse(
+  const Scenario small = parse_transformer(
       "model: {transformer: {layers: 2, hidden: 256, heads: 4, ffn: 512, vocab: 1000, seq: 128}, batch_per_gpu: 1,\n"
       "        attention: eager}\n");
   CHECK(small.model.name.value == "custom-model");
@@ -45,11 +45,12 @@ TEST_CASE("a transformer block builds the catalog's model from the same shape", 
 
 TEST_CASE("an hf_config scenario gives exactly the catalog model's parameters", "[scenario][transformer]") {
   const std::string dir = SYNCSIM_COMPUTE_DATA;
-  const Scenario llama3 = parse("model: {hf_config: " + dir + "/llama3-8b-config.json, batch_per_gpu: 1}\n");
+  const Scenario llama3 =
+      parse_transformer("model: {hf_config: " + dir + "/llama3-8b-config.json, batch_per_gpu: 1}\n");
   CHECK(built(llama3).params() == find_model("llama3-8b").params());
   CHECK(built(llama3).params() == 8'030'261'248);
-  const Scenario mixtral =
-      parse("model: {hf_config: " + dir + "/mixtral-8x7b-config.json, sequence_length: 4096, batch_per_gpu: 1}\n");
+  const Scenario mixtral = parse_transformer("model: {hf_config: " + dir +
+                                             "/mixtral-8x7b-config.json, sequence_length: 4096, batch_per_gpu: 1}\n");
   CHECK(built(mixtral).params() == 46'702'792'704);
   CHECK(built(mixtral).forward_flops() == find_model("mixtral-8x7b", {.sequence_length = 4096}).forward_flops());
   // The written scenario carries the shape, not the file.
@@ -59,7 +60,7 @@ TEST_CASE("an hf_config scenario gives exactly the catalog model's parameters", 
 
 TEST_CASE("transformer shape errors point at the key", "[scenario][transformer]") {
   const auto fails = [](const std::string& shape, const std::string& expected) {
-    const std::string yaml = kCluster + "model:\n  batch_per_gpu: 1\n  transformer: {" + shape + "}\n";
+    const std::string yaml = kH100Cluster + "model:\n  batch_per_gpu: 1\n  transformer: {" + shape + "}\n";
     CHECK_THROWS_WITH(parse_scenario(yaml, "t.yaml"), Catch::StartsWith(expected));
   };
   const std::string base = "layers: 2, hidden: 256, heads: 4, ffn: 512, vocab: 1000, seq: 128";
@@ -78,7 +79,7 @@ TEST_CASE("transformer shape errors point at the key", "[scenario][transformer]"
         "t.yaml:4:16: model.transformer: the model would have about");
   fails(base + ", experts: 2.5", "t.yaml:4:93: model.transformer.experts: expected a whole number");
   const auto model_fails = [](const std::string& model, const std::string& expected) {
-    CHECK_THROWS_WITH(parse_scenario(kCluster + "model: {" + model + "}\n", "t.yaml"), Catch::StartsWith(expected));
+    CHECK_THROWS_WITH(parse_scenario(kH100Cluster + "model: {" + model + "}\n", "t.yaml"), Catch::StartsWith(expected));
   };
   const std::string shape = "transformer: {layers: 2, hidden: 256, heads: 4, ffn: 512, vocab: 1000, seq: 128}";
   model_fails(

@@ -13,9 +13,9 @@ using namespace syncsim;
 
 namespace {
 
-const std::string kData = SYNCSIM_TEST_DATA;
+const std::string kDotData = SYNCSIM_TEST_DATA;
 
-const Node& node_named(const Topology& topology, const std::string& name) {
+const Node& dot_node(const Topology& topology, const std::string& name) {
   for (std::uint32_t v = 0; v < topology.node_count(); ++v) {
     if (topology.node(NodeId{v}).name == name) return topology.node(NodeId{v});
   }
@@ -50,7 +50,7 @@ InputError dot_error(const std::string& text) {
 }  // namespace
 
 TEST_CASE("read_dot: kinds, ranks, hosts, latencies and edge attributes", "[dot_io]") {
-  const Topology topology = read_dot(kData + "/small.dot");
+  const Topology topology = read_dot(kDotData + "/small.dot");
   CHECK(topology.node_count() == 7);
   CHECK(topology.gpu_count() == 4);
   CHECK(topology.link_count() == 2 * 6);
@@ -60,11 +60,11 @@ TEST_CASE("read_dot: kinds, ranks, hosts, latencies and edge attributes", "[dot_
   CHECK(topology.node(topology.gpu(2)).name == "gpu_a");
   CHECK(topology.node(topology.gpu(3)).name == "gpu_d");
   CHECK(topology.node(topology.gpu(2)).host == std::optional<int>{1});
-  const Node& sw = node_named(topology, "sw");
+  const Node& sw = dot_node(topology, "sw");
   CHECK(sw.kind == NodeKind::network_switch);
   CHECK(sw.latency == SimTime::from_ns(300));
-  CHECK(node_named(topology, "pcie0").kind == NodeKind::pcie_switch);
-  CHECK(topology.description() == kData + "/small.dot");
+  CHECK(dot_node(topology, "pcie0").kind == NodeKind::pcie_switch);
+  CHECK(topology.description() == kDotData + "/small.dot");
 
   const auto records = link_records(topology);
   CHECK(std::count(records.begin(), records.end(),
@@ -80,7 +80,7 @@ TEST_CASE("without ranks GPUs are numbered by name in natural order", "[dot_io]"
 }
 
 TEST_CASE("digraph edges go one way each, and opposite edges pair up as one physical link", "[dot_io]") {
-  const Topology topology = read_dot(kData + "/digraph.dot");
+  const Topology topology = read_dot(kDotData + "/digraph.dot");
   CHECK(topology.gpu_count() == 3);
   CHECK(topology.link_count() == 4);
   std::size_t simplex = 0;
@@ -110,14 +110,14 @@ TEST_CASE("write_dot then read_dot gives the same topology", "[dot_io]") {
   }
   for (std::uint32_t v = 0; v < original.node_count(); ++v) {
     const Node& node = original.node(NodeId{v});
-    CHECK(node_named(back, node.name).kind == node.kind);
-    CHECK(node_named(back, node.name).latency == node.latency);
+    CHECK(dot_node(back, node.name).kind == node.kind);
+    CHECK(dot_node(back, node.name).latency == node.latency);
   }
   CHECK(link_records(back) == link_records(original));
 }
 
 TEST_CASE("write_dot writes a digraph when some link has no matching reverse", "[dot_io]") {
-  const Topology original = read_dot(kData + "/digraph.dot");
+  const Topology original = read_dot(kDotData + "/digraph.dot");
   std::ostringstream out;
   write_dot(original, out);
   CHECK_THAT(out.str(), Catch::Contains("digraph topology {"));
@@ -126,10 +126,10 @@ TEST_CASE("write_dot writes a digraph when some link has no matching reverse", "
 }
 
 TEST_CASE("a file spec reads DOT files and rejects other types", "[dot_io]") {
-  const Topology topology = build_topology("file:path=" + kData + "/small.dot");
+  const Topology topology = build_topology("file:path=" + kDotData + "/small.dot");
   CHECK(topology.gpu_count() == 4);
-  CHECK(topology.description() == "file:path=" + kData + "/small.dot");
-  CHECK_THROWS_WITH(build_topology("file:path=" + kData + "/topology.txt"),
+  CHECK(topology.description() == "file:path=" + kDotData + "/small.dot");
+  CHECK_THROWS_WITH(build_topology("file:path=" + kDotData + "/topology.txt"),
                     Catch::Contains("unsupported file type '.txt'") && Catch::Contains("expected .dot"));
 }
 
@@ -137,14 +137,14 @@ TEST_CASE("a path given in a scenario file is relative to that file", "[dot_io]"
   TopologySpec spec;
   spec.kind = "file";
   spec.params = {{"path", "small.dot"}};
-  spec.param_locations = {{"path", SourceLocation{kData + "/scenario.yaml", 3, 11}}};
-  spec.location = SourceLocation{kData + "/scenario.yaml", 2, 3};
+  spec.param_locations = {{"path", SourceLocation{kDotData + "/scenario.yaml", 3, 11}}};
+  spec.location = SourceLocation{kDotData + "/scenario.yaml", 2, 3};
   CHECK(build_topology(spec).gpu_count() == 4);
 }
 
 TEST_CASE("a disconnected graph is an error naming two GPUs", "[dot_io]") {
   try {
-    build_topology("file:path=" + kData + "/disconnected.dot");
+    build_topology("file:path=" + kDotData + "/disconnected.dot");
     FAIL("expected an InputError");
   } catch (const InputError& error) {
     CHECK_THAT(error.what(), Catch::Contains("disconnected.dot") && Catch::Contains("no path from gpu0 to gpu2"));
@@ -153,7 +153,7 @@ TEST_CASE("a disconnected graph is an error naming two GPUs", "[dot_io]") {
 
 TEST_CASE("an edge without bw is an error naming the edge, its line and its column", "[dot_io]") {
   try {
-    read_dot(kData + "/missing_bw.dot");
+    read_dot(kDotData + "/missing_bw.dot");
     FAIL("expected an InputError");
   } catch (const InputError& error) {
     CHECK(error.key() == "bw");
@@ -219,7 +219,7 @@ TEST_CASE("malformed DOT is an InputError, with the line where it can be found",
     CHECK(error.key() == "rank");
   }
   SECTION("a missing file") {
-    CHECK_THROWS_WITH(read_dot(kData + "/nope.dot"), Catch::Contains("nope.dot") && Catch::Contains("cannot open"));
+    CHECK_THROWS_WITH(read_dot(kDotData + "/nope.dot"), Catch::Contains("nope.dot") && Catch::Contains("cannot open"));
   }
 }
 

@@ -16,10 +16,10 @@ using namespace syncsim;
 
 namespace {
 
-const std::string kData = SYNCSIM_TEST_DATA;
+const std::string kXmlData = SYNCSIM_TEST_DATA;
 const std::string kExamples = SYNCSIM_EXAMPLES;
 
-NodeId node_named(const Topology& topology, const std::string& name) {
+NodeId xml_node(const Topology& topology, const std::string& name) {
   for (std::uint32_t v = 0; v < topology.node_count(); ++v) {
     if (topology.node(NodeId{v}).name == name) return NodeId{v};
   }
@@ -40,7 +40,7 @@ std::size_t count_kind(const Topology& topology, LinkKind kind) {
 }
 
 // The one directed link a -> b (of the given kind, if one is given).
-const Link& link_between(const Topology& topology, NodeId a, NodeId b, std::optional<LinkKind> kind = std::nullopt) {
+const Link& xml_link(const Topology& topology, NodeId a, NodeId b, std::optional<LinkKind> kind = std::nullopt) {
   const Link* found = nullptr;
   for (const LinkId l : topology.out_links(a)) {
     if (topology.link(l).dst != b || (kind && topology.link(l).kind != *kind)) continue;
@@ -66,7 +66,7 @@ std::vector<std::string> hops(const Topology& topology, const Route& route) {
   return names;
 }
 
-double gbps(const Link& link) {
+double link_gbps(const Link& link) {
   return link.bandwidth.gb_per_s();
 }
 
@@ -120,7 +120,7 @@ std::string two_gpus(const std::string& gpu1 = R"(<gpu dev="1" sm="80" rank="1"/
 }  // namespace
 
 TEST_CASE("a DGX A100 dump: GPUs on one NVSwitch, two levels of PCIe switches, NICs, two CPUs", "[nccl_xml]") {
-  const Topology topology = read_nccl_xml(kData + "/nccl_dgx_a100.xml");
+  const Topology topology = read_nccl_xml(kXmlData + "/nccl_dgx_a100.xml");
   CHECK(topology.node_count() == 31);
   CHECK(topology.gpu_count() == 8);
   CHECK(count_kind(topology, NodeKind::nvswitch) == 1);  // six NVSwitch busids, folded into one node as NCCL does
@@ -131,30 +131,30 @@ TEST_CASE("a DGX A100 dump: GPUs on one NVSwitch, two levels of PCIe switches, N
   CHECK(topology.link_count() == 2 * 37);
   CHECK(count_kind(topology, LinkKind::nvlink) == 2 * 8);
 
-  const NodeId nvswitch = node_named(topology, "nvswitch");
+  const NodeId nvswitch = xml_node(topology, "nvswitch");
   for (std::size_t g = 0; g < 8; ++g) {
-    const Link& nvlink = link_between(topology, topology.gpu(g), nvswitch);
+    const Link& nvlink = xml_link(topology, topology.gpu(g), nvswitch);
     CHECK(nvlink.kind == LinkKind::nvlink);
-    CHECK(gbps(nvlink) == Approx(12 * 20.0));  // 6 <nvlink count="2"> x SM80_NVLINK_BW
+    CHECK(link_gbps(nvlink) == Approx(12 * 20.0));  // 6 <nvlink count="2"> x SM80_NVLINK_BW
     CHECK(nvlink.latency == SimTime::from_ns(300));
-    CHECK(gbps(link_between(topology, nvswitch, topology.gpu(g))) == Approx(240.0));
+    CHECK(link_gbps(xml_link(topology, nvswitch, topology.gpu(g))) == Approx(240.0));
     CHECK(topology.node(topology.gpu(g)).host == std::optional<int>{0});
   }
   // Gen4 x16: 16 lanes x 1.5 GB/s.
-  const Link& gpu_pcie = link_between(topology, topology.gpu(0), node_named(topology, "pcie_0000:bb:00.0"));
+  const Link& gpu_pcie = xml_link(topology, topology.gpu(0), xml_node(topology, "pcie_0000:bb:00.0"));
   CHECK(gpu_pcie.kind == LinkKind::pcie);
-  CHECK(gbps(gpu_pcie) == Approx(24.0));
+  CHECK(link_gbps(gpu_pcie) == Approx(24.0));
   CHECK(gpu_pcie.latency == SimTime::from_ns(500));
-  CHECK(gbps(link_between(topology, node_named(topology, "mlx5_3"), node_named(topology, "pcie_0000:4c:00.0"))) ==
+  CHECK(link_gbps(xml_link(topology, xml_node(topology, "mlx5_3"), xml_node(topology, "pcie_0000:4c:00.0"))) ==
         Approx(24.0));
   // AMD family 23 (Zen 2): AMD_ZEN12_BW.
-  const Link& smp = link_between(topology, node_named(topology, "cpu0"), node_named(topology, "cpu1"));
-  CHECK(gbps(smp) == Approx(16.0));
+  const Link& smp = xml_link(topology, xml_node(topology, "cpu0"), xml_node(topology, "cpu1"));
+  CHECK(link_gbps(smp) == Approx(16.0));
   CHECK(smp.kind == LinkKind::pcie);
 }
 
 TEST_CASE("GPU indices follow NCCL ranks, even when they start above 0 and run against dev order", "[nccl_xml]") {
-  const Topology topology = read_nccl_xml(kData + "/nccl_dgx_a100.xml");
+  const Topology topology = read_nccl_xml(kXmlData + "/nccl_dgx_a100.xml");
   // rank 8 is dev 7 (0000:bd:00.0, under sub-switch 0000:bb:00.0); rank 15 is dev 0 (0000:07:00.0).
   CHECK(pcie_parent(topology, topology.gpu(0)) == "pcie_0000:bb:00.0");
   CHECK(pcie_parent(topology, topology.gpu(1)) == "pcie_0000:b3:00.0");
@@ -163,7 +163,7 @@ TEST_CASE("GPU indices follow NCCL ranks, even when they start above 0 and run a
 }
 
 TEST_CASE("on the DGX A100 every GPU pair talks GPU -> NVSwitch -> GPU", "[nccl_xml]") {
-  const Topology topology = read_nccl_xml(kData + "/nccl_dgx_a100.xml");
+  const Topology topology = read_nccl_xml(kXmlData + "/nccl_dgx_a100.xml");
   Router router(topology);
   for (std::size_t a = 0; a < 8; ++a) {
     for (std::size_t b = 0; b < 8; ++b) {
@@ -180,7 +180,7 @@ TEST_CASE("on the DGX A100 every GPU pair talks GPU -> NVSwitch -> GPU", "[nccl_
 }
 
 TEST_CASE("an L40S PCIe-only dump: numbered by dev, routed over PCIe and between the CPUs", "[nccl_xml]") {
-  const Topology topology = read_nccl_xml(kData + "/nccl_l40s_pcie.xml");
+  const Topology topology = read_nccl_xml(kXmlData + "/nccl_l40s_pcie.xml");
   CHECK(topology.node_count() == 9);
   CHECK(topology.gpu_count() == 4);
   CHECK(count_kind(topology, NodeKind::pcie_switch) == 1);
@@ -193,14 +193,14 @@ TEST_CASE("an L40S PCIe-only dump: numbered by dev, routed over PCIe and between
   CHECK(pcie_parent(topology, topology.gpu(0)) == "pcie_0000:15:00.0");
   CHECK(pcie_parent(topology, topology.gpu(1)) == "pcie_0000:15:00.0");
   CHECK(pcie_parent(topology, topology.gpu(2)) == "cpu1");
-  CHECK(gbps(link_between(topology, topology.gpu(2), node_named(topology, "cpu1"))) == Approx(24.0));
+  CHECK(link_gbps(xml_link(topology, topology.gpu(2), xml_node(topology, "cpu1"))) == Approx(24.0));
   // "16 GT/s" x8: 8 x 1.5; the Gen5 x16 switch uplink: 16 x 3; "8.0 GT/s PCIe" x8 NIC: 8 x 0.75.
-  CHECK(gbps(link_between(topology, topology.gpu(3), node_named(topology, "cpu1"))) == Approx(12.0));
-  CHECK(gbps(link_between(topology, node_named(topology, "pcie_0000:15:00.0"), node_named(topology, "cpu0"))) ==
+  CHECK(link_gbps(xml_link(topology, topology.gpu(3), xml_node(topology, "cpu1"))) == Approx(12.0));
+  CHECK(link_gbps(xml_link(topology, xml_node(topology, "pcie_0000:15:00.0"), xml_node(topology, "cpu0"))) ==
         Approx(48.0));
-  CHECK(gbps(link_between(topology, node_named(topology, "mlx5_1"), node_named(topology, "cpu1"))) == Approx(6.0));
+  CHECK(link_gbps(xml_link(topology, xml_node(topology, "mlx5_1"), xml_node(topology, "cpu1"))) == Approx(6.0));
   // Intel family 6 model 0x8F (Sapphire Rapids): SRP_QPI_BW.
-  CHECK(gbps(link_between(topology, node_named(topology, "cpu0"), node_named(topology, "cpu1"))) == Approx(22.0));
+  CHECK(link_gbps(xml_link(topology, xml_node(topology, "cpu0"), xml_node(topology, "cpu1"))) == Approx(22.0));
 
   Router router(topology);
   const Route& same_switch = router.gpu_route(0, 1);
@@ -215,25 +215,25 @@ TEST_CASE("an L40S PCIe-only dump: numbered by dev, routed over PCIe and between
 }
 
 TEST_CASE("a direct GPU-GPU NVLink is one link at count x the sm86 rate", "[nccl_xml]") {
-  const Topology topology = read_nccl_xml(kData + "/nccl_nvlink_pair.xml");
+  const Topology topology = read_nccl_xml(kXmlData + "/nccl_nvlink_pair.xml");
   CHECK(topology.node_count() == 3);
   CHECK(topology.link_count() == 2 * 3);  // two PCIe links and one NVLink, though both GPUs list it
-  const Link& nvlink = link_between(topology, topology.gpu(0), topology.gpu(1));
+  const Link& nvlink = xml_link(topology, topology.gpu(0), topology.gpu(1));
   CHECK(nvlink.kind == LinkKind::nvlink);
-  CHECK(gbps(nvlink) == Approx(4 * 12.0));                                                             // SM86_NVLINK_BW
-  CHECK(gbps(link_between(topology, topology.gpu(1), node_named(topology, "cpu0"))) == Approx(12.0));  // Gen3 x16
+  CHECK(link_gbps(nvlink) == Approx(4 * 12.0));                                                       // SM86_NVLINK_BW
+  CHECK(link_gbps(xml_link(topology, topology.gpu(1), xml_node(topology, "cpu0"))) == Approx(12.0));  // Gen3 x16
   Router router(topology);
   CHECK(router.gpu_route(1, 0).links.size() == 1);
   CHECK(router.gpu_route(1, 0).latency == SimTime::from_ns(300));
 }
 
 TEST_CASE("C2C and NICs without a PCIe path, one GPU is a topology but not a file: spec", "[nccl_xml]") {
-  const Topology topology = read_nccl_xml(kData + "/nccl_gh200.xml");
+  const Topology topology = read_nccl_xml(kXmlData + "/nccl_gh200.xml");
   CHECK(topology.gpu_count() == 1);
   CHECK(topology.node_count() == 3);
   CHECK(topology.link_count() == 2 * 3);
   const NodeId gpu = topology.gpu(0);
-  const NodeId cpu = node_named(topology, "cpu0");
+  const NodeId cpu = xml_node(topology, "cpu0");
   double c2c = 0;
   double pcie = 0;
   for (const LinkId l : topology.out_links(gpu)) {
@@ -243,8 +243,8 @@ TEST_CASE("C2C and NICs without a PCIe path, one GPU is a topology but not a fil
   // C2C: 45000 MB/s x 10 links; PCIe Gen5 x16; a NIC with no PCIe path: NCCL's LOC_BW.
   CHECK(c2c == Approx(450.0));
   CHECK(pcie == Approx(48.0));
-  CHECK(gbps(link_between(topology, node_named(topology, "eth0"), cpu)) == Approx(5000.0));
-  CHECK_THROWS_WITH(build_topology("file:path=" + kData + "/nccl_gh200.xml"),
+  CHECK(link_gbps(xml_link(topology, xml_node(topology, "eth0"), cpu)) == Approx(5000.0));
+  CHECK_THROWS_WITH(build_topology("file:path=" + kXmlData + "/nccl_gh200.xml"),
                     Catch::Contains("the topology has 1 GPU; at least 2 are needed"));
 }
 
@@ -255,8 +255,8 @@ TEST_CASE("NVLink to a POWER9 CPU, and hosts joined only by a multi-node NVSwitc
                                     R"(<nvlink target="0000:04:00.0" count="3" tclass="0x068001"/>)"
                                     "</gpu>"),
                            "p9.xml");
-    const Link& to_cpu = link_between(topology, topology.gpu(1), node_named(topology, "cpu0"), LinkKind::nvlink);
-    CHECK(gbps(to_cpu) == Approx(3 * 20.0));  // SM70_NVLINK_BW
+    const Link& to_cpu = xml_link(topology, topology.gpu(1), xml_node(topology, "cpu0"), LinkKind::nvlink);
+    CHECK(link_gbps(to_cpu) == Approx(3 * 20.0));  // SM70_NVLINK_BW
   }
   SECTION("two host_hash values, one NVSwitch fabric") {
     std::string text;
@@ -270,9 +270,9 @@ TEST_CASE("NVLink to a POWER9 CPU, and hosts joined only by a multi-node NVSwitc
     const Topology topology = read_nccl_xml_text("<system version=\"1\">" + text + "</system>", "nvl.xml");
     CHECK(topology.node_count() == 5);
     CHECK(topology.link_count() == 2 * 4);  // no CPU-CPU link between hosts
-    CHECK(topology.node(node_named(topology, "h1.cpu0")).host == std::optional<int>{1});
+    CHECK(topology.node(xml_node(topology, "h1.cpu0")).host == std::optional<int>{1});
     CHECK(topology.node(topology.gpu(1)).host == std::optional<int>{1});
-    CHECK(!topology.node(node_named(topology, "nvswitch")).host.has_value());
+    CHECK(!topology.node(xml_node(topology, "nvswitch")).host.has_value());
     Router router(topology);
     CHECK(router.gpu_route(0, 1).bottleneck.gb_per_s() == Approx(18 * 20.6));  // SM90_NVLINK_BW
     std::string cut = "<system version=\"1\">\n" + text + "</system>";
@@ -290,9 +290,9 @@ TEST_CASE("file: specs read .xml as NCCL topology, and the example dump loads", 
   CHECK(topology.node_count() == 31);
   CHECK(topology.description() == "file:path=" + path);
   CHECK(pcie_parent(topology, topology.gpu(0)) == "pcie_0000:03:00.0");  // rank == dev here
-  CHECK_THROWS_WITH(build_topology("file:path=" + kData + "/topology.xml"),
+  CHECK_THROWS_WITH(build_topology("file:path=" + kXmlData + "/topology.xml"),
                     Catch::Contains("topology.xml:1:1: system: no <gpu> in the file"));
-  CHECK_THROWS_WITH(build_topology("file:path=" + kData + "/small.txt"),
+  CHECK_THROWS_WITH(build_topology("file:path=" + kXmlData + "/small.txt"),
                     Catch::Contains("unsupported file type '.txt'") && Catch::Contains(".xml (NCCL topology dump)"));
 }
 
@@ -313,7 +313,7 @@ TEST_CASE("malformed NCCL XML is an InputError at the line and column", "[nccl_x
   }
   SECTION("an NVLink target that is no GPU of the file") {
     try {
-      read_nccl_xml(kData + "/nccl_bad_nvlink_target.xml");
+      read_nccl_xml(kXmlData + "/nccl_bad_nvlink_target.xml");
       FAIL("expected an InputError");
     } catch (const InputError& error) {
       CHECK(error.key() == "nvlink.target");
@@ -382,10 +382,10 @@ TEST_CASE("malformed NCCL XML is an InputError at the line and column", "[nccl_x
     std::string text = two_gpus();
     text.replace(text.find("<cpu numaid=\"0\">"), 16, "<cpu numaid='0'><nic><net name=\"eth&amp;0\"/></nic>");
     CHECK(read_nccl_xml_text(text, "x.xml").node_count() == 4);
-    CHECK(node_named(read_nccl_xml_text(text, "x.xml"), "eth&0") == NodeId{3});
+    CHECK(xml_node(read_nccl_xml_text(text, "x.xml"), "eth&0") == NodeId{3});
   }
   SECTION("a missing file") {
-    CHECK_THROWS_WITH(read_nccl_xml(kData + "/nope.xml"),
+    CHECK_THROWS_WITH(read_nccl_xml(kXmlData + "/nope.xml"),
                       Catch::Contains("nope.xml") && Catch::Contains("cannot open"));
   }
 }

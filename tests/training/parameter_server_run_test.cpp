@@ -12,18 +12,16 @@
 #include <string>
 #include <vector>
 
+#include "hand_worked_setup.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/topology/router.hpp"
 #include "syncsim/topology/topology.hpp"
 #include "syncsim/training/parameter_server_run.hpp"
 
 using namespace syncsim;
+using syncsim::test::ms;
 
 namespace {
-
-SimTime ms(std::int64_t v) {
-  return SimTime::from_ps(v * 1'000'000'000);
-}
 
 struct Star {
   Topology topology;

@@ -2,16 +2,14 @@
 // ZeRO-1/2 and ZeRO-3, and the bytes each moves per GPU, 2 (d - 1)/d G and 3 (d - 1)/d G.
 #include <catch2/catch.hpp>
 
+#include "hand_worked_setup.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/training/sharded_run.hpp"
 
 using namespace syncsim;
+using syncsim::test::ms;
 
 namespace {
-
-SimTime ms(double v) {
-  return SimTime::from_ms(v);
-}
 
 // Layers 0-3: forward 1 ms, backward 2 ms each. Unit 0 = layers {3, 2} (the last, ready first), unit 1 = {1, 0};
 // 100 bytes each. Every reduce-scatter and all-gather takes 1 ms; the whole step 4 ms, 2 ms on each of 2 ranks.

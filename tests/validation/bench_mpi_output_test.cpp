@@ -7,22 +7,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "shipped_logs.hpp"
 #include "syncsim/validation/nccl_tests_json.hpp"
 #include "syncsim/validation/nccl_tests_log.hpp"
 
 using namespace syncsim;
-
-namespace {
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  REQUIRE(in);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-}  // namespace
+using namespace syncsim::shipped_logs;
 
 TEST_CASE("syncsim-bench-mpi output reads back as nccl-tests logs of 4 ranks with correct results", "[.][mpi-output]") {
   const char* dir = std::getenv("SYNCSIM_BENCH_MPI_OUT");

@@ -2,20 +2,19 @@
 // the log and validating on it meets issue 5's bounds (geomean |error| <= 10% over all sizes, max |error| <= 30%
 // over sizes >= 1 MiB), with the one exception documented in docs/calibration.md.
 #include <algorithm>
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <sstream>
 #include <string>
 
+#include "shipped_logs.hpp"
 #include "syncsim/validation/calibration_fit.hpp"
 
 using namespace syncsim;
+using namespace syncsim::shipped_logs;
 
 namespace {
-
-std::string shipped(const std::string& name) {
-  return std::string(SYNCSIM_NCCL_TESTS_DATA) + "/" + name;
-}
 
 // An AllReduce log of `ranks` ranks on `hosts` hosts whose out-of-place times are the model's own predictions.
 NcclTestsLog synthetic_log(const std::string& family, int ranks, const CalibratedModel& model, int hosts = 1) {
@@ -361,7 +360,7 @@ TEST_CASE("the calibration records the system it was fitted on", "[calibration-f
 }
 
 TEST_CASE("a log's NCCL version and environment are read and recorded", "[calibration-fit][domain]") {
-  const NcclTestsLog log = read_nccl_tests_log(std::string(SYNCSIM_VALIDATION_TEST_DATA) + "/nccl-info-lines.log");
+  const NcclTestsLog log = read_nccl_tests_log(fmt::format("{}/nccl-info-lines.log", SYNCSIM_VALIDATION_TEST_DATA));
   CHECK(log.nccl_version == "2.18.5+cuda12.2");
 }
 

@@ -3,18 +3,12 @@
 #include <cmath>
 #include <string>
 
+#include "shipped_logs.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/validation/log_system.hpp"
 
 using namespace syncsim;
-
-namespace {
-
-std::string shipped(const std::string& name) {
-  return std::string(SYNCSIM_NCCL_TESTS_DATA) + "/" + name;
-}
-
-}  // namespace
+using namespace syncsim::shipped_logs;
 
 TEST_CASE("a dgx family takes the log's hosts and ranks per host, other keys in place", "[log-system]") {
   CHECK(scale_topology_spec("dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps", 8, 1, "t") ==

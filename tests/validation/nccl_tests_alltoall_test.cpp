@@ -5,22 +5,17 @@
 #include <sstream>
 #include <string>
 
+#include "shipped_logs.hpp"
 #include "syncsim/collectives/nccl_tests_table.hpp"
 #include "syncsim/validation/nccl_tests_log.hpp"
 #include "syncsim/validation/nccl_tests_writer.hpp"
 
 using namespace syncsim;
+using namespace syncsim::shipped_logs;
 
 namespace {
 
 const std::string kLog = std::string(SYNCSIM_VALIDATION_TEST_DATA) + "/alltoall-synthetic-8gpu.log";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 }  // namespace
 

@@ -6,22 +6,13 @@
 #include <sstream>
 #include <string>
 
+#include "shipped_logs.hpp"
 #include "syncsim/validation/nccl_tests_log.hpp"
 
 using namespace syncsim;
+using namespace syncsim::shipped_logs;
 
 namespace {
-
-std::string shipped(const std::string& name) {
-  return std::string(SYNCSIM_NCCL_TESTS_DATA) + "/" + name;
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 struct Expected {
   const char* file;

@@ -7,17 +7,15 @@
 #include <sstream>
 #include <string>
 
+#include "shipped_logs.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/validation/nccl_tests_json.hpp"
 #include "syncsim/validation/nccl_tests_writer.hpp"
 
 using namespace syncsim;
+using namespace syncsim::shipped_logs;
 
 namespace {
-
-std::string shipped(const std::string& name) {
-  return std::string(SYNCSIM_NCCL_TESTS_DATA) + "/" + name;
-}
 
 std::string written(const NcclTestsLog& log) {
   std::ostringstream out;

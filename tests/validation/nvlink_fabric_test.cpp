@@ -3,18 +3,16 @@
 #include <catch2/catch.hpp>
 #include <string>
 
+#include "shipped_logs.hpp"
 #include "syncsim/collectives/error_summary.hpp"
 #include "syncsim/collectives/nvls_plan.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/validation/log_system.hpp"
 
 using namespace syncsim;
+using namespace syncsim::shipped_logs;
 
 namespace {
-
-std::string shipped(const std::string& name) {
-  return std::string(SYNCSIM_NCCL_TESTS_DATA) + "/" + name;
-}
 
 ErrorSummary predict(const NcclTestsLog& log, std::string_view topology) {
   LogSystem system(log, topology, "t");

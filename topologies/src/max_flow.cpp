@@ -24,11 +24,6 @@ namespace {
 
 constexpr std::int64_t kMaxCapacity = std::numeric_limits<std::int64_t>::max();
 
-// Saturating: the links of a huge network at absurd rates (a DOT file may say bw="1e30Bps") pass int64.
-std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
-  return b > kMaxCapacity - a ? kMaxCapacity : a + b;
-}
-
 // A link's capacity in whole bytes per second; a rate beyond int64 (llround's range) is int64's largest.
 std::int64_t capacity_of(const Link& link) {
   const double rate = link.bandwidth.bytes_per_second;

@@ -6,12 +6,10 @@
 
 namespace syncsim::topology_detail {
 
-namespace {
 std::optional<SourceLocation> known(const SourceLocation& location) {
   if (location.source.empty() && location.line == 0 && location.column == 0) return std::nullopt;
   return location;
 }
-}  // namespace
 
 SpecParams::SpecParams(const TopologySpec& spec, std::span<const std::string_view> keys) : spec_(spec), keys_(keys) {
   for (const auto& [key, text] : spec_.params) {

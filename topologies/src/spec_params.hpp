@@ -17,6 +17,9 @@
 
 namespace syncsim::topology_detail {
 
+// The location, or none when it is the empty default (a spec built in code, not read from a file).
+std::optional<SourceLocation> known(const SourceLocation& location);
+
 class SpecParams {
  public:
   // `keys` are the keys the generator accepts, in the order canonical() writes them.

@@ -51,11 +51,6 @@ int column_of(std::string_view text, std::string_view part) {
   return static_cast<int>(part.data() - text.data()) + 1;
 }
 
-std::optional<SourceLocation> known(const SourceLocation& location) {
-  if (location.source.empty() && location.line == 0 && location.column == 0) return std::nullopt;
-  return location;
-}
-
 std::string kind_list() {
   std::string out;
   for (const auto& generator : topology_detail::generators()) {
@@ -123,7 +118,7 @@ Topology build_topology(const TopologySpec& spec) {
                                       [&](const auto& candidate) { return candidate.kind == spec.kind; });
   if (generator == generators.end()) {
     throw InputError(fmt::format("unknown topology kind '{}' (valid kinds: {})", spec.kind, kind_list()),
-                     known(spec.location), "kind");
+                     topology_detail::known(spec.location), "kind");
   }
   const topology_detail::SpecParams params(spec, generator->keys);
   Topology topology = generator->build(params);
@@ -134,7 +129,7 @@ Topology build_topology(const TopologySpec& spec) {
                                    topology.gpu_count() == 1 ? "" : "s"));
     }
   } catch (const InputError& error) {
-    const auto where = known(spec.location);
+    const auto where = topology_detail::known(spec.location);
     throw where ? error.at(*where) : error;
   }
   topology.set_description(params.canonical());

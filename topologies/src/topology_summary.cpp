@@ -233,11 +233,6 @@ std::int64_t latency_ceiling(const SearchGraph& graph, std::size_t hops) {
   return ceiling >= static_cast<long double>(kMax) ? kMax : static_cast<std::int64_t>(ceiling);
 }
 
-std::int64_t saturating_add(std::int64_t a, std::int64_t b) {
-  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
-  return b > kMax - a ? kMax : a + b;
-}
-
 // The longest latency of any walk of at most `hops` links from a GPU to a GPU (intermediate nodes' latencies
 // counted): every route of the diameter's hops is such a walk, so this bounds the diameter's latency, often far
 // tighter than latency_ceiling on mixed links (NVLink, PCIe, network). One pass over the links per hop.
@@ -251,9 +246,9 @@ std::int64_t longest_walk_latency(const SearchGraph& graph, const std::vector<st
     std::fill(next.begin(), next.end(), kNone);
     for (std::uint32_t v = 0; v < graph.node_count(); ++v) {
       if (ending[v] == kNone) continue;
-      const std::int64_t base = saturating_add(ending[v], k == 0 ? 0 : graph.node_latency(v));
+      const std::int64_t base = topology_detail::saturating_add(ending[v], k == 0 ? 0 : graph.node_latency(v));
       for (const SearchGraph::Arc& arc : graph.out(v)) {
-        next[arc.dst] = std::max(next[arc.dst], saturating_add(base, arc.latency_ps));
+        next[arc.dst] = std::max(next[arc.dst], topology_detail::saturating_add(base, arc.latency_ps));
       }
     }
     ending.swap(next);

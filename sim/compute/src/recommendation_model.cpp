@@ -13,7 +13,7 @@ namespace syncsim {
 
 namespace {
 
-constexpr std::int64_t kMaxCount = std::numeric_limits<std::int64_t>::max() / 8;
+constexpr std::int64_t kMaxEmbeddingCount = std::numeric_limits<std::int64_t>::max() / 8;
 // Ranks of a Zipf distribution summed one by one before the tail is integrated.
 constexpr std::int64_t kZipfExactRanks = 65'536;
 constexpr int kZipfTailSegments = 512;
@@ -34,7 +34,7 @@ std::optional<ShapeProblem> check_widths(const std::vector<std::int64_t>& widths
 std::optional<ShapeProblem> check_table(const EmbeddingTable& t, std::size_t i, std::int64_t dim) {
   const auto at = [i](const char* field) { return fmt::format("tables[{}].{}", i, field); };
   if (t.name.empty()) return ShapeProblem{at("name"), "expected the table's name"};
-  if (t.rows < 1 || t.rows > kMaxCount)
+  if (t.rows < 1 || t.rows > kMaxEmbeddingCount)
     return ShapeProblem{at("rows"), fmt::format("expected rows >= 1, got {}", t.rows)};
   if (t.dim < 1 || t.dim > (1LL << 16)) {
     return ShapeProblem{at("dim"), fmt::format("expected a dimension from 1 to 65536, got {}", t.dim)};
@@ -44,7 +44,7 @@ std::optional<ShapeProblem> check_table(const EmbeddingTable& t, std::size_t i, 
                                                "interaction needs one dimension",
                                                t.dim, dim)};
   }
-  if (t.rows > kMaxCount / t.dim) return ShapeProblem{at("rows"), "rows x dim is too large to count"};
+  if (t.rows > kMaxEmbeddingCount / t.dim) return ShapeProblem{at("rows"), "rows x dim is too large to count"};
   if (t.lookups < 1 || t.lookups > (1LL << 20)) {
     return ShapeProblem{at("lookups"), fmt::format("expected 1 to 1048576 ids per sample, got {}", t.lookups)};
   }
@@ -159,7 +159,7 @@ std::optional<ShapeProblem> check_recommendation(const RecommendationShape& s) {
   }
   std::int64_t params = 0;
   for (const EmbeddingTable& t : s.tables) {
-    if (params > kMaxCount - t.rows * t.dim)
+    if (params > kMaxEmbeddingCount - t.rows * t.dim)
       return ShapeProblem{"tables", "the tables' parameters are too many to count"};
     params += t.rows * t.dim;
   }

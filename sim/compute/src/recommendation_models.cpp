@@ -49,14 +49,14 @@ RecommendationShape dcnv2() {
           .top_mlp = {1024, 1024, 512, 256, 1}};
 }
 
-struct Entry {
+struct RecommendationEntry {
   std::string_view name;
   std::vector<std::string_view> aliases;
   RecommendationShape (*build)();
 };
 
-const std::vector<Entry>& entries() {
-  static const std::vector<Entry> e = {
+const std::vector<RecommendationEntry>& entries() {
+  static const std::vector<RecommendationEntry> e = {
       {"dlrm-mlperf",
        {"dlrm", "dlrm-terabyte", "dlrm-criteo-1tb"},
        [] {
@@ -90,7 +90,7 @@ using compute_detail::normalize_model_name;
 
 std::optional<RecommendationShape> find_recommendation(std::string_view name, std::string_view* canonical) {
   const std::string wanted = normalize_model_name(name);
-  for (const Entry& entry : entries()) {
+  for (const RecommendationEntry& entry : entries()) {
     bool match = normalize_model_name(entry.name) == wanted;
     for (std::string_view alias : entry.aliases) match = match || normalize_model_name(alias) == wanted;
     if (!match) continue;
@@ -102,7 +102,7 @@ std::optional<RecommendationShape> find_recommendation(std::string_view name, st
 
 std::vector<std::string_view> recommendation_names() {
   std::vector<std::string_view> names;
-  for (const Entry& entry : entries()) names.push_back(entry.name);
+  for (const RecommendationEntry& entry : entries()) names.push_back(entry.name);
   return names;
 }
 

@@ -28,7 +28,7 @@ namespace syncsim::run {
 
 namespace {
 
-void check_supported(const Scenario& s) {
+void check_recommendation_supported(const Scenario& s) {
   refuse_what_identical_ranks_lack(s, "with a recommendation model");
   const ParallelismConfig& p = s.parallelism;
   for (const Located<std::int64_t>* size : {&p.tensor, &p.pipeline, &p.context, &p.expert}) {
@@ -139,7 +139,7 @@ EmbeddingComm embedding_comm(ResolvedScenario& context, const EmbeddingPlacement
 RunOutput run_recommendation(ResolvedScenario& context, const RecommendationShape& shape,
                              convergence::UpdateSchedule* schedule) {
   const Scenario& s = context.scenario();
-  check_supported(s);
+  check_recommendation_supported(s);
   const RecommendationPlan plan = plan_recommendation(context, shape);
   const Passes work = passes(context, plan);
   const EmbeddingComm comm = embedding_comm(context, plan.placement);

@@ -62,8 +62,8 @@ void read_tables(const ConfigNode& node, const std::string& path, std::vector<Em
 
 // check_recommendation's verdict at the key it names: "tables[3].rows" is the file's table entry holding table 3
 // (after repeats), its `rows` key when written.
-void check_at_keys(const RecommendationShape& shape, const MapReader& reader, const std::vector<std::string>& keys,
-                   const ConfigNode& tables) {
+void check_recommendation_at_keys(const RecommendationShape& shape, const MapReader& reader,
+                                  const std::vector<std::string>& keys, const ConfigNode& tables) {
   const auto problem = check_recommendation(shape);
   if (!problem) return;
   const std::string& field = problem->field;
@@ -105,7 +105,7 @@ Located<RecommendationShape> read_shape(const ConfigNode& node, const std::strin
     (std::string_view(key) == "cross_layers" ? shape.cross_layers : shape.cross_rank) =
         read_whole(*v, reader.path(key), 0);
   }
-  check_at_keys(shape, reader, keys, tables);
+  check_recommendation_at_keys(shape, reader, keys, tables);
   return located(shape, node, path);
 }
 

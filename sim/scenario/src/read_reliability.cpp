@@ -11,7 +11,7 @@ namespace syncsim::scenario_detail {
 
 namespace {
 
-constexpr std::int64_t kMaxSamples = 100'000;
+constexpr std::int64_t kMaxFailureSamples = 100'000;
 // A rate above one failure per component-minute is a typo, not a failure model.
 constexpr double kMaxRatePerHour = 60;
 
@@ -94,8 +94,8 @@ ReliabilityConfig read_reliability(const ConfigNode& node) {
   }
   if (const ConfigNode* samples = reader.get("samples")) {
     r.samples = read_count(*samples, reader.path("samples"), 1);
-    if (r.samples > kMaxSamples) {
-      fail(*samples, reader.path("samples"), fmt::format("expected at most {} samples", kMaxSamples));
+    if (r.samples > kMaxFailureSamples) {
+      fail(*samples, reader.path("samples"), fmt::format("expected at most {} samples", kMaxFailureSamples));
     }
   }
   return r;

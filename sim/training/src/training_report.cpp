@@ -6,7 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "report_rounding.hpp"
+
 namespace syncsim {
+using training_detail::rounded_ratio;
 
 BucketReport allreduce_bucket_report(Bytes bytes, const CollectiveOutcome& outcome) {
   BucketReport b;
@@ -23,11 +26,6 @@ namespace {
 // Exact decimal microseconds: a correctly rounded division prints as the shortest decimal that round-trips.
 double us(SimTime t) {
   return static_cast<double>(t.ps()) / 1e6;
-}
-
-// Ratios rounded to 9 decimals so that the JSON stays short and stable.
-double ratio(double x) {
-  return std::round(x * 1e9) / 1e9;
 }
 
 double share(SimTime part, SimTime whole) {
@@ -59,16 +57,16 @@ nlohmann::ordered_json convergence_json(const ConvergenceReport& c) {
   out["updates_to_target"] = or_null(c.updates_to_target);
   out["diverged_at_us"] = time_or_null(c.diverged_at);
   out["diverged_at_update"] = or_null(c.diverged_at_update);
-  out["final_loss"] = ratio(c.final_loss);
-  out["final_accuracy"] = ratio(c.final_accuracy);
-  out["best_loss"] = ratio(c.best_loss);
+  out["final_loss"] = rounded_ratio(c.final_loss);
+  out["final_accuracy"] = rounded_ratio(c.final_accuracy);
+  out["best_loss"] = rounded_ratio(c.best_loss);
   auto& curve = out["curve"] = nlohmann::ordered_json::array();
   for (const ConvergenceSample& p : c.curve) {
     curve.push_back({{"update", p.update},
                      {"time_us", us(p.at)},
                      {"samples", p.samples},
-                     {"loss", ratio(p.loss)},
-                     {"accuracy", ratio(p.accuracy)}});
+                     {"loss", rounded_ratio(p.loss)},
+                     {"accuracy", rounded_ratio(p.accuracy)}});
   }
   return out;
 }
@@ -96,9 +94,9 @@ nlohmann::ordered_json links_json(const std::vector<LinkReport>& all) {
     links.push_back({{"from", l.from},
                      {"to", l.to},
                      {"class", l.link_class},
-                     {"bytes", ratio(l.bytes)},
+                     {"bytes", rounded_ratio(l.bytes)},
                      {"busy_us", us(l.busy)},
-                     {"utilization", ratio(l.utilization)}});
+                     {"utilization", rounded_ratio(l.utilization)}});
   }
   return links;
 }
@@ -164,20 +162,20 @@ nlohmann::ordered_json layout_json(const LayoutReport& l) {
           {"schedule", l.schedule},
           {"virtual_stages", l.virtual_stages},
           {"sharding", l.sharding},
-          {"bubble_fraction", ratio(l.bubble_fraction)},
-          {"bubble_share", ratio(l.bubble_share)},
-          {"model_flops_utilization", ratio(l.model_flops_utilization)},
-          {"hardware_flops_utilization", ratio(l.hardware_flops_utilization)}};
+          {"bubble_fraction", rounded_ratio(l.bubble_fraction)},
+          {"bubble_share", rounded_ratio(l.bubble_share)},
+          {"model_flops_utilization", rounded_ratio(l.model_flops_utilization)},
+          {"hardware_flops_utilization", rounded_ratio(l.hardware_flops_utilization)}};
 }
 
 nlohmann::ordered_json bottleneck_json(const BottleneckReport& b) {
   return {{"bound", b.bound},
           {"resource", b.resource},
           {"link_class", b.link_class},
-          {"compute_share", ratio(b.compute_share)},
-          {"communication_share", ratio(b.communication_share)},
-          {"straggler_share", ratio(b.straggler_share)},
-          {"bound_share", ratio(b.bound_share)},
+          {"compute_share", rounded_ratio(b.compute_share)},
+          {"communication_share", rounded_ratio(b.communication_share)},
+          {"straggler_share", rounded_ratio(b.straggler_share)},
+          {"bound_share", rounded_ratio(b.bound_share)},
           {"summary", b.summary}};
 }
 
@@ -188,7 +186,7 @@ nlohmann::ordered_json causes_json(const std::vector<CauseReport>& causes) {
                    {"group", c.group},
                    {"resource", c.resource},
                    {"us_per_iteration", us(c.per_iteration)},
-                   {"share", ratio(c.share)},
+                   {"share", rounded_ratio(c.share)},
                    {"measured", c.measured}});
   }
   return out;
@@ -197,7 +195,7 @@ nlohmann::ordered_json causes_json(const std::vector<CauseReport>& causes) {
 nlohmann::ordered_json compression_json(const CompressionReport& c) {
   nlohmann::ordered_json out = {{"kind", c.kind}};
   if (c.kind == "powersgd") out["rank"] = c.rank;
-  if (c.kind == "topk") out["ratio"] = ratio(c.ratio);
+  if (c.kind == "topk") out["ratio"] = rounded_ratio(c.ratio);
   if (c.kind == "powersgd" || c.kind == "topk") out["error_feedback"] = c.error_feedback;
   out["start_iteration"] = c.start_iteration;
   out["gradient_bytes"] = c.gradient_bytes.value;
@@ -215,29 +213,29 @@ nlohmann::ordered_json compression_json(const CompressionReport& c) {
 }
 
 nlohmann::ordered_json utilization_json(const TrainingReport::Utilization& u) {
-  nlohmann::ordered_json out = {{"peak_tflops_per_gpu", ratio(u.peak_tflops)},
-                                {"model_tflops_per_gpu", ratio(u.model_tflops_per_gpu)},
-                                {"model_flops_utilization", ratio(u.model_flops_utilization)},
-                                {"hardware_flops_utilization", ratio(u.hardware_flops_utilization)}};
-  if (u.tokens_per_second_per_gpu > 0) out["tokens_per_s_per_gpu"] = ratio(u.tokens_per_second_per_gpu);
+  nlohmann::ordered_json out = {{"peak_tflops_per_gpu", rounded_ratio(u.peak_tflops)},
+                                {"model_tflops_per_gpu", rounded_ratio(u.model_tflops_per_gpu)},
+                                {"model_flops_utilization", rounded_ratio(u.model_flops_utilization)},
+                                {"hardware_flops_utilization", rounded_ratio(u.hardware_flops_utilization)}};
+  if (u.tokens_per_second_per_gpu > 0) out["tokens_per_s_per_gpu"] = rounded_ratio(u.tokens_per_second_per_gpu);
   return out;
 }
 
 // The first six keys as before issue 40 (compute now without recompute); then the split that sums to 1.
 nlohmann::ordered_json shares_json(const TrainingReport& r) {
-  return {{"compute", ratio(r.compute_share)},
-          {"optimizer", ratio(r.optimizer_share)},
-          {"exposed_communication", ratio(r.exposed_communication_share)},
-          {"idle", ratio(r.idle_share)},
-          {"framework_overhead", ratio(r.framework_overhead_share)},
-          {"overlap_interference", ratio(r.overlap_interference_share)},
-          {"recompute", ratio(r.recompute_share)},
-          {"pipeline_bubble", ratio(r.pipeline_bubble_share)},
-          {"exposed_tensor", ratio(r.exposed_tensor_share)},
-          {"exposed_context", ratio(r.exposed_context_share)},
-          {"exposed_pipeline", ratio(r.exposed_pipeline_share)},
-          {"exposed_data", ratio(r.exposed_data_share)},
-          {"exposed_expert", ratio(r.exposed_expert_share)}};
+  return {{"compute", rounded_ratio(r.compute_share)},
+          {"optimizer", rounded_ratio(r.optimizer_share)},
+          {"exposed_communication", rounded_ratio(r.exposed_communication_share)},
+          {"idle", rounded_ratio(r.idle_share)},
+          {"framework_overhead", rounded_ratio(r.framework_overhead_share)},
+          {"overlap_interference", rounded_ratio(r.overlap_interference_share)},
+          {"recompute", rounded_ratio(r.recompute_share)},
+          {"pipeline_bubble", rounded_ratio(r.pipeline_bubble_share)},
+          {"exposed_tensor", rounded_ratio(r.exposed_tensor_share)},
+          {"exposed_context", rounded_ratio(r.exposed_context_share)},
+          {"exposed_pipeline", rounded_ratio(r.exposed_pipeline_share)},
+          {"exposed_data", rounded_ratio(r.exposed_data_share)},
+          {"exposed_expert", rounded_ratio(r.exposed_expert_share)}};
 }
 
 nlohmann::ordered_json memory_json(const MemoryReport& m) {
@@ -331,21 +329,21 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
   out["total_us"] = us(r.total);
   out["iteration_time_us"] = {
       {"mean", us(r.iteration_mean)}, {"p50", us(r.iteration_p50)}, {"p99", us(r.iteration_p99)}};
-  out["samples_per_s"] = ratio(r.samples_per_second);
+  out["samples_per_s"] = rounded_ratio(r.samples_per_second);
   out["single_gpu_iteration_us"] = us(r.single_gpu_iteration);
   if (r.compute_fit) {
     out["compute_fit"] = {{"measured_step_us", us(r.compute_fit->measured_step)},
-                          {"implied_efficiency", ratio(r.compute_fit->implied_efficiency)},
+                          {"implied_efficiency", rounded_ratio(r.compute_fit->implied_efficiency)},
                           {"kernel_overheads_us", us(r.compute_fit->kernel_overheads)}};
   }
   if (r.compute_profile) out["compute_profile"] = compute_profile_json(*r.compute_profile);
-  out["single_gpu_samples_per_s"] = ratio(r.single_gpu_samples_per_second);
-  out["scaling_efficiency"] = ratio(r.scaling_efficiency);
+  out["single_gpu_samples_per_s"] = rounded_ratio(r.single_gpu_samples_per_second);
+  out["scaling_efficiency"] = rounded_ratio(r.scaling_efficiency);
   out["utilization"] = utilization_json(r.utilization);
   out["shares"] = shares_json(r);
   if (r.staleness) {
     out["staleness"] = {{"updates", r.staleness->updates},
-                        {"mean", ratio(r.staleness->mean)},
+                        {"mean", rounded_ratio(r.staleness->mean)},
                         {"max", r.staleness->max},
                         {"histogram", r.staleness->histogram}};
   } else {
