@@ -1,5 +1,6 @@
 // The one costing of a transfer (transfer_cost.hpp): a route's class, its wire bytes, step latency and reduction,
 // worked by hand on a three-GPU chain whose links are one of each kind.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include "syncsim/collectives/transfer_cost.hpp"
@@ -13,7 +14,7 @@ struct Chain {
   std::vector<NodeId> gpus;
   Chain() {
     for (int g = 0; g < 4; ++g) {
-      gpus.push_back(topology.add_node(Node{"gpu" + std::to_string(g), NodeKind::gpu, SimTime::zero(), std::nullopt}));
+      gpus.push_back(topology.add_node(Node{fmt::format("gpu{}", g), NodeKind::gpu, SimTime::zero(), std::nullopt}));
     }
     for (int l = 0; l < 3; ++l) {
       topology.add_duplex_link(gpus[l], gpus[l + 1], Bandwidth::from_gb_per_s(100), SimTime::from_us(1),

@@ -1,6 +1,7 @@
 // The memory check as the allocator reports it (allocator_model.hpp, memory_check.hpp): the peak allocated and
 // reserved, the CUDA context and NCCL's buffers, Megatron's and PyTorch's layouts, and 1F1B against the interleaved
 // schedule, each against a hand calculation written out in the test.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -32,8 +33,7 @@ ModelSpec blocks(std::int64_t saved, bool head, std::int64_t sequence = 1) {
   t.sequence = sequence;
   t.kv_width = 1;
   for (int b = 0; b < 8; ++b) {
-    layers.push_back(
-        {.name = "block" + std::to_string(b), .params = 100, .forward_flops = 100, .saved_elements = saved});
+    layers.push_back({.name = fmt::format("block{}", b), .params = 100, .forward_flops = 100, .saved_elements = saved});
     t.blocks.emplace_back(b, b + 1);
   }
   if (head) {

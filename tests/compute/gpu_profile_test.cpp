@@ -11,7 +11,7 @@ using namespace syncsim;
 
 namespace {
 
-const std::string kH200 = std::string(SYNCSIM_MEASUREMENTS_DIR) + "/2026-11-29-1xH200/results.json";
+const std::string kH200 = std::string(SYNCSIM_MEASUREMENTS_DIR "/2026-11-29-1xH200/results.json");
 
 std::string profile(const std::string& device, const std::string& gemm) {
   return R"({"compute": {"device": 0, "device_name": ")" + device + R"(", "gemm": [)" + gemm +

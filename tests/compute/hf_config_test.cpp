@@ -1,3 +1,4 @@
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -116,7 +117,7 @@ TEST_CASE("config.json nested too deep is refused at the bracket, and errors nev
   CHECK_THROWS_WITH(parse_hf_config(at_limit, "cfg.json"),
                     Catch::EndsWith("vocab_size: expected a whole number, got a list of 1 value"));
   std::string long_list = "[0";
-  for (int i = 1; i < 1000; ++i) long_list += ", " + std::to_string(i);
+  for (int i = 1; i < 1000; ++i) long_list += fmt::format(", {}", i);
   CHECK_THROWS_WITH(parse_hf_config(llama_config(R"(, "vocab_size": )" + long_list + "]"), "cfg.json"),
                     Catch::EndsWith("vocab_size: expected a whole number, got a list of 1000 values"));
   // A long string is cut at 60 characters.

@@ -12,7 +12,7 @@ using namespace syncsim;
 
 namespace {
 const ProfileTrace& real_trace() {
-  static const ProfileTrace trace = read_profile_trace(std::string(SYNCSIM_TORCH_PROFILER_DATA) + "/resnet50-cpu.json");
+  static const ProfileTrace trace = read_profile_trace(std::string(SYNCSIM_TORCH_PROFILER_DATA "/resnet50-cpu.json"));
   return trace;
 }
 

@@ -1,5 +1,6 @@
 // memory_check with a layout (memory_check.hpp): ZeRO's accounting per sharding level, tensor and context splits,
 // pipeline stages and the micro-batches they keep in flight, each against a hand calculation.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -218,7 +219,7 @@ TEST_CASE("interleaving keeps more in flight on the first stage: p (1 + (p - 1)/
   TransformerStructure t;
   t.hidden = t.sequence = t.kv_width = 1;
   for (int b = 0; b < 8; ++b) {
-    layers.push_back({.name = "block" + std::to_string(b), .forward_flops = 100, .saved_elements = 10});
+    layers.push_back({.name = fmt::format("block{}", b), .forward_flops = 100, .saved_elements = 10});
     t.blocks.emplace_back(b, b + 1);
   }
   const ModelSpec model("blocks", layers, t);

@@ -1,5 +1,6 @@
 // Megatron's pipeline splits (pipeline_split.hpp): blocks per stage and chunk, what Megatron refuses, and the first
 // stage's memory under a split, each against a hand count.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -24,7 +25,7 @@ ModelSpec thirty_blocks() {
   TransformerStructure t;
   t.hidden = t.sequence = t.kv_width = 1;
   for (std::size_t b = 0; b < 30; ++b) {
-    layers.push_back({.name = "block" + std::to_string(b), .params = 100, .forward_flops = 100, .saved_elements = 10});
+    layers.push_back({.name = fmt::format("block{}", b), .params = 100, .forward_flops = 100, .saved_elements = 10});
     t.blocks.emplace_back(b + 1, b + 2);
   }
   layers.push_back({.name = "head", .params = 500, .forward_flops = 1});

@@ -12,7 +12,7 @@
 using namespace syncsim;
 
 namespace {
-const std::string kRealTrace = std::string(SYNCSIM_TORCH_PROFILER_DATA) + "/resnet50-cpu.json";
+const std::string kRealTrace = std::string(SYNCSIM_TORCH_PROFILER_DATA "/resnet50-cpu.json");
 
 std::string error_of(const std::string& json) {
   try {

@@ -12,7 +12,7 @@ namespace syncsim {
 namespace {
 
 TrainingReport run_with_workers(int workers) {
-  const std::string file = std::string(SYNCSIM_EXAMPLES_DIR) + "/async-staleness.yaml";
+  const std::string file = std::string(SYNCSIM_EXAMPLES_DIR "/async-staleness.yaml");
   return run::run_scenario(load_scenario(file, {fmt::format("cluster.topology.n={}", workers)})).report;
 }
 

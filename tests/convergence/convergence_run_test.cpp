@@ -1,5 +1,6 @@
 // The convergence proxy end to end through syncsim::run: every strategy's schedule replayed, synchronous runs that
 // match one worker with the global batch, the report's section, and bad convergence input.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -12,7 +13,7 @@ namespace syncsim {
 namespace {
 
 TrainingReport run_example(const std::string& file, std::vector<std::string> overrides) {
-  return run::run_scenario(load_scenario(std::string(SYNCSIM_EXAMPLES_DIR) + "/" + file, overrides)).report;
+  return run::run_scenario(load_scenario(fmt::format("{}/{}", SYNCSIM_EXAMPLES_DIR, file), overrides)).report;
 }
 
 std::vector<double> losses(const ConvergenceReport& c) {
@@ -76,7 +77,7 @@ TEST_CASE("syncsim run: the report's convergence section only with a convergence
 }
 
 TEST_CASE("the convergence section survives to_yaml and back") {
-  const Scenario s = load_scenario(std::string(SYNCSIM_EXAMPLES_DIR) + "/async-staleness.yaml",
+  const Scenario s = load_scenario(std::string(SYNCSIM_EXAMPLES_DIR "/async-staleness.yaml"),
                                    {"convergence.problem=mlp", "convergence.hidden=12", "convergence.lr_scaling=sqrt",
                                     "convergence.base_batch=16", "convergence.warmup_updates=30"});
   const std::string yaml = to_yaml(s);

@@ -34,7 +34,7 @@ TEST_CASE("the readers' text entry points take a byte-order mark and CR-only lin
   CHECK(read_dot_text("\xEF\xBB\xBF" + dot, "g.dot").gpu_count() == 2);
   // nccl-tests: CR-only lines would be one line and "no nccl-tests table".
   const SpecialFiles files;
-  std::ifstream in(std::string(SYNCSIM_SOURCE_DIR) + "/tests/data/nccl-tests/a100-sxm4-1node-8gpu-nvswitch.log");
+  std::ifstream in(std::string(SYNCSIM_SOURCE_DIR "/tests/data/nccl-tests/a100-sxm4-1node-8gpu-nvswitch.log"));
   std::string log((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const NcclTestsLog unix_log = parse_nccl_tests_log(log, "a.all_reduce.log");
   for (char& c : log) c = c == '\n' ? '\r' : c;

@@ -18,7 +18,7 @@ using namespace syncsim::planner;
 
 namespace {
 
-const std::string kScenario = std::string(SYNCSIM_PLANNER_DATA) + "/llama3-8b-layouts.yaml";
+const std::string kScenario = std::string(SYNCSIM_PLANNER_DATA "/llama3-8b-layouts.yaml");
 
 std::vector<SweepPoint> points_of(const std::string& gpus) {
   const Scenario base = load_scenario(kScenario);

@@ -139,6 +139,6 @@ TEST_CASE("the knee's sentence names the real cause: a link, stragglers, a param
   CHECK_THAT(knee_line(plan_for(example("strategies-64gpu-stragglers.yaml"), "16,64", 0.95)),
              Catch::Contains("waiting on stragglers"));
   // One parameter server: its NIC.
-  CHECK_THAT(knee_line(plan_for(std::string(SYNCSIM_PLANNER_DATA) + "/resnet50-one-server.yaml", "2,4,8")),
+  CHECK_THAT(knee_line(plan_for(std::string(SYNCSIM_PLANNER_DATA "/resnet50-one-server.yaml"), "2,4,8")),
              Catch::Contains("waiting on the parameter servers (ps0 -> sw0"));
 }

@@ -20,7 +20,7 @@ using namespace syncsim::planner;
 
 namespace {
 
-const std::string kScenario = std::string(SYNCSIM_PLANNER_DATA) + "/failures-knee.yaml";
+const std::string kFailuresScenario = std::string(SYNCSIM_PLANNER_DATA "/failures-knee.yaml");
 
 // tests/planner/data/failures-knee.yaml, by hand. Software failures at r = 0.075 per GPU-hour take no node down, so
 // n GPUs are interrupted lambda = 0.075 n times an hour, each costing c = 1 min detection + 9 min restart + the
@@ -56,12 +56,12 @@ planner::PlanContext context_of(const PlanGoal& goal) {
 }
 
 Planned plan_counts(const std::vector<std::int64_t>& counts, const PlanGoal& goal) {
-  const Scenario base = load_scenario(kScenario);
+  const Scenario base = load_scenario(kFailuresScenario);
   PlanGrid grid{counts, {"A100-SXM4-80GB"}, {{"scenario", std::nullopt}}};
   Planned out;
   run::Workspace workspace;
   for (const SweepPoint& point : plan_points(base, grid)) {
-    const Scenario scenario = load_scenario(kScenario, point.overrides);
+    const Scenario scenario = load_scenario(kFailuresScenario, point.overrides);
     const TrainingReport report = run::run_scenario(scenario, workspace).report;
     out.jobs.push_back(point_failures(scenario, workspace, report, goal));
     PlanPoint p = plan_point(point, report);
@@ -130,10 +130,10 @@ TEST_CASE("a failure rate that outweighs the speed-up makes the larger cluster t
 }
 
 TEST_CASE("a plan counts failures only with a reliability section, and --no-failures leaves them out") {
-  const Scenario with = load_scenario(kScenario);
+  const Scenario with = load_scenario(kFailuresScenario);
   CHECK(counts_failures(with, false));
   CHECK_FALSE(counts_failures(with, true));
-  const Scenario without = load_scenario(std::string(SYNCSIM_EXAMPLES_DIR) + "/planner-compute-bound.yaml");
+  const Scenario without = load_scenario(std::string(SYNCSIM_EXAMPLES_DIR "/planner-compute-bound.yaml"));
   CHECK_FALSE(counts_failures(without, false));
   // A plan without failures has neither the columns nor the words.
   PlanPoint p;

@@ -23,7 +23,7 @@ PlanPoint run_at(double samples_per_s) {
 
 // The straggler example's 32-GPU point over `seeds` seeds, at `risk`.
 PlanPoint straggler_point(std::int64_t seeds, RiskQuantile risk) {
-  const std::string file = std::string(SYNCSIM_EXAMPLES_DIR) + "/strategies-64gpu-stragglers.yaml";
+  const std::string file = std::string(SYNCSIM_EXAMPLES_DIR "/strategies-64gpu-stragglers.yaml");
   const Scenario base = load_scenario(file);
   PlanGrid grid{{32}, {base.cluster.gpu.name.value}, {{"scenario", std::nullopt}}};
   const std::vector<SweepPoint> points = with_seeds(plan_points(base, grid), base.seed, seeds);

@@ -69,7 +69,7 @@ TEST_CASE("with parameter servers the server's link is named, even when another 
 }
 
 TEST_CASE("16 vs 32 over a thin link: compute-bound at 16, the inter-pod link at 32") {
-  const std::string file = std::string(SYNCSIM_EXAMPLES_DIR) + "/bert-large-two-pods.yaml";
+  const std::string file = std::string(SYNCSIM_EXAMPLES_DIR "/bert-large-two-pods.yaml");
   const TrainingReport at16 = run::run_scenario(load_scenario(file, {"cluster.workers=16"})).report;
   CHECK(at16.bottleneck.bound == "compute");
   const TrainingReport at32 = run::run_scenario(load_scenario(file)).report;

@@ -16,7 +16,7 @@ using namespace syncsim;
 
 namespace {
 
-const std::string kP2 = std::string(SYNCSIM_RUN_DATA_DIR) + "/p2-8xlarge/p2-8xlarge.yaml";
+const std::string kP2 = std::string(SYNCSIM_RUN_DATA_DIR "/p2-8xlarge/p2-8xlarge.yaml");
 
 struct PublishedPoint {
   int gpus;

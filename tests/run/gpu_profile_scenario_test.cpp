@@ -15,7 +15,7 @@ using namespace syncsim;
 namespace {
 
 const std::string kH200 =
-    std::string(SYNCSIM_EXAMPLES_DIR) + "/../validation/measurements/2026-11-29-1xH200/results.json";
+    std::string(SYNCSIM_EXAMPLES_DIR "/../validation/measurements/2026-11-29-1xH200/results.json");
 
 std::string gpu_profile_yaml(const std::string& gpu, const std::string& model_extra = "") {
   return "name: measured\n"

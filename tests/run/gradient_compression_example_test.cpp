@@ -13,7 +13,7 @@ namespace {
 
 TrainingReport run_with(const std::string& compression, std::vector<std::string> more = {}) {
   more.push_back("training.gradient_compression=" + compression);
-  const std::string file = std::string(SYNCSIM_EXAMPLES_DIR) + "/vgg16-gradient-compression.yaml";
+  const std::string file = std::string(SYNCSIM_EXAMPLES_DIR "/vgg16-gradient-compression.yaml");
   return run::run_scenario(load_scenario(file, more)).report;
 }
 

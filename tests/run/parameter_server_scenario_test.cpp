@@ -1,5 +1,6 @@
 // Parameter-server strategies end to end (run_scenario): the synchronous closed form and its growth with N and
 // k, stragglers under sync and async, staleness, the SSP bound, failures under async, hybrid groups.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <nlohmann/json.hpp>
@@ -51,7 +52,7 @@ TEST_CASE("sync parameter server: one round matches the closed form, linear in N
   const double alpha = 10e-6;     // GPU -> switch -> server: two 5 us links
   const double apply = 200e-6;
   for (const int n : {2, 4, 8, 12}) {
-    const TrainingReport r = run_ps({"cluster.workers=" + std::to_string(n)});
+    const TrainingReport r = run_ps({fmt::format("cluster.workers={}", n)});
     const double s = model_bytes(r);
     const double expected = compute_per_iteration(r).seconds() + 2 * alpha + 2 * n * s / link + n * apply;
     INFO("N = " << n << ", S = " << s);

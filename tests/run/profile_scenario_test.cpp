@@ -16,7 +16,7 @@ using namespace syncsim;
 
 namespace {
 const std::filesystem::path kProfileScenario = std::filesystem::path(SYNCSIM_RUN_DATA_DIR) / "resnet50-profile.yaml";
-const std::string kTrace = std::string(SYNCSIM_TORCH_PROFILER_DATA) + "/resnet50-cpu.json";
+const std::string kTrace = std::string(SYNCSIM_TORCH_PROFILER_DATA "/resnet50-cpu.json");
 
 TrainingReport run_file(const std::vector<std::string>& overrides = {}) {
   return run::run_scenario(load_scenario(kProfileScenario, overrides)).report;

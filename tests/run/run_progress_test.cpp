@@ -13,7 +13,7 @@ namespace syncsim {
 namespace {
 
 Scenario example(const std::vector<std::string>& overrides) {
-  return load_scenario(std::string(SYNCSIM_EXAMPLES_DIR) + "/strategies-64gpu-stragglers.yaml", overrides);
+  return load_scenario(std::string(SYNCSIM_EXAMPLES_DIR "/strategies-64gpu-stragglers.yaml"), overrides);
 }
 
 TEST_CASE("run progress: each engine counts up to its total, and reporting changes nothing in the result") {

@@ -1,4 +1,5 @@
 // The strategy examples' conclusions, as their header comments state them.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -11,7 +12,7 @@ namespace syncsim {
 namespace {
 
 TrainingReport run_strategy_example(const std::string& file, const std::vector<std::string>& overrides = {}) {
-  return run::run_scenario(load_scenario(std::string(SYNCSIM_EXAMPLES_DIR) + "/" + file, overrides)).report;
+  return run::run_scenario(load_scenario(fmt::format("{}/{}", SYNCSIM_EXAMPLES_DIR, file), overrides)).report;
 }
 
 TEST_CASE("allreduce-vs-parameter-servers: one server is the bottleneck, shards help, AllReduce wins") {

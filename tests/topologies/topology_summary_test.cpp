@@ -1,6 +1,7 @@
 // Summary: counts by kind, bisection bandwidth against closed forms, diameter, and the printed text.
 #include "syncsim/topology/topology_summary.hpp"
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <random>
 #include <string>
@@ -138,7 +139,7 @@ Topology random_switched_digraph() {
   std::vector<NodeId> switches;
   for (int s = 0; s < 40; ++s) {
     Node node;
-    node.name = "sw" + std::to_string(s);
+    node.name = fmt::format("sw{}", s);
     node.kind = NodeKind::network_switch;
     node.latency = SimTime::from_ns(uniform(500));
     switches.push_back(topology.add_node(std::move(node)));
@@ -146,7 +147,7 @@ Topology random_switched_digraph() {
   std::vector<NodeId> gpus;
   for (int g = 0; g < 420; ++g) {
     Node node;
-    node.name = "gpu" + std::to_string(g);
+    node.name = fmt::format("gpu{}", g);
     node.latency = SimTime::from_ns(100 * uniform(4));
     gpus.push_back(topology.add_node(std::move(node)));
   }

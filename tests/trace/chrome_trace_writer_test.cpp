@@ -1,5 +1,6 @@
 #include "syncsim/trace/chrome_trace_writer.hpp"
 
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -26,7 +27,7 @@ std::string write(const Trace& t) {
 Trace sample(bool reversed) {
   TraceBuilder b;
   auto add_worker = [&](int rank) {
-    const TrackId w = b.add_track("gpu" + std::to_string(rank), TrackKind::worker, rank);
+    const TrackId w = b.add_track(fmt::format("gpu{}", rank), TrackKind::worker, rank);
     b.add_span(w, "forward", category::forward, ps(0), ps(1234567), {{"rank", rank}});
     b.add_span(w, "backward", category::backward, ps(1234567), ps(2000000));
     b.add_span(w, "allreduce", category::communication, ps(2000000), ps(500000),
@@ -175,7 +176,7 @@ TEST_CASE("chrome trace: nested spans lie inside their parent and keep its id") 
   const TrackId c = b.add_track("allreduce bucket 0", TrackKind::collective);
   const SpanId parent = b.add_span(c, "allreduce", category::collective, ps(1000), ps(4000), {{"bucket", 0}});
   for (int step = 0; step < 4; ++step) {
-    b.add_span(c, "step " + std::to_string(step), category::collective_step, ps(1000 + 1000 * step), ps(1000),
+    b.add_span(c, fmt::format("step {}", step), category::collective_step, ps(1000 + 1000 * step), ps(1000),
                {{"step", step}}, parent);
   }
   const Trace t = std::move(b).build();
@@ -203,7 +204,7 @@ TEST_CASE("chrome trace: a million spans build and write") {
   constexpr int kPerTrack = 1'000'000 / kTracks;
   TraceBuilder b;
   b.reserve_spans(std::size_t{kTracks} * kPerTrack);
-  for (int w = 0; w < kTracks; ++w) b.add_track("gpu" + std::to_string(w), TrackKind::worker, w);
+  for (int w = 0; w < kTracks; ++w) b.add_track(fmt::format("gpu{}", w), TrackKind::worker, w);
   for (int i = 0; i < kPerTrack; ++i) {
     for (int w = 0; w < kTracks; ++w) {
       b.add_span(static_cast<TrackId>(w), i % 2 ? "backward" : "forward",

@@ -1,4 +1,5 @@
 // place_servers on small topologies whose every link is known: where the servers go, and what joins them.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -21,7 +22,7 @@ TEST_CASE("dedicated servers hang off the one switch of a star with a GPU's link
   CHECK(placed.server_link.bytes_per_second == Approx(12.5e9));
   for (std::size_t j = 0; j < 2; ++j) {
     const NodeId server = placed.servers[j];
-    CHECK(placed.topology.node(server).name == "ps" + std::to_string(j));
+    CHECK(placed.topology.node(server).name == fmt::format("ps{}", j));
     CHECK(placed.topology.node(server).kind == NodeKind::cpu);
     REQUIRE(placed.topology.out_links(server).size() == 1);  // one duplex link, to the switch
     const Link& link = placed.topology.link(placed.topology.out_links(server).front());

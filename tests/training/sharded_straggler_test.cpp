@@ -3,15 +3,13 @@
 // units {3, 2} and {1, 0}, every collective 1 ms, the step 2 ms on each of 2 ranks: 16 ms an iteration.
 #include <catch2/catch.hpp>
 
+#include "hand_worked_setup.hpp"
 #include "syncsim/training/sharded_run.hpp"
 
 using namespace syncsim;
+using syncsim::test::ms;
 
 namespace {
-
-SimTime ms(double v) {
-  return SimTime::from_ms(v);
-}
 
 ShardedRunSetup setup(std::function<double(std::int64_t)> slowest) {
   ShardedRunSetup s;

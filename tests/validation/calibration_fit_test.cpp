@@ -1,8 +1,8 @@
 // The calibration fit: it recovers a model it is given data from, and on every shipped real log, calibrating on
 // the log and validating on it meets issue 5's bounds (geomean |error| <= 10% over all sizes, max |error| <= 30%
 // over sizes >= 1 MiB), with the one exception documented in docs/calibration.md.
-#include <algorithm>
 #include <fmt/format.h>
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <sstream>
@@ -135,7 +135,7 @@ TEST_CASE("the fit recovers the times of a model it is given data from", "[calib
 TEST_CASE("a log faster than its links allow pins the efficiency at 1 and says so", "[calibration-fit][bounds]") {
   // The A100 node log with every time from 1 MiB on halved: 470 GB/s busbw on 300 GB/s NVLink.
   const NcclTestsLog log =
-      read_nccl_tests_log(std::string(SYNCSIM_VALIDATION_TEST_DATA) + "/a100-1node-faster-than-nvlink.log");
+      read_nccl_tests_log(std::string(SYNCSIM_VALIDATION_TEST_DATA "/a100-1node-faster-than-nvlink.log"));
   const Calibration calibration = fit_calibration({log}, "dgx:nodes=1,gpus=8,nvlink_bw=300GB/s");
   CHECK(calibration.regimes[1].links[index(LinkKind::nvlink)].efficiency == 1.0);
   const auto hit = std::find_if(calibration.on_bound.begin(), calibration.on_bound.end(),
@@ -175,7 +175,7 @@ TEST_CASE("a log of milliseconds fits as well as one of microseconds", "[calibra
   // a quiet run measures 8 us to 0.8 ms (tests/validation/data/README.md). Nothing in the fit may assume
   // microseconds: the same generous bound as the MPI pipeline test.
   const NcclTestsLog log =
-      read_nccl_tests_log(std::string(SYNCSIM_VALIDATION_TEST_DATA) + "/mpi-4rank-oversubscribed.log");
+      read_nccl_tests_log(std::string(SYNCSIM_VALIDATION_TEST_DATA "/mpi-4rank-oversubscribed.log"));
   const Calibration calibration = fit_calibration({log}, "switch:n=4,bw=10GB/s,link_kind=pcie");
   CHECK(calibration.measurements[0].fit_error.geomean_abs_error <= 0.25);
   CHECK(calibration.measurements[0].predicted_us.front() > 1000);

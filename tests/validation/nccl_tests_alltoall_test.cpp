@@ -15,7 +15,7 @@ using namespace syncsim::shipped_logs;
 
 namespace {
 
-const std::string kLog = std::string(SYNCSIM_VALIDATION_TEST_DATA) + "/alltoall-synthetic-8gpu.log";
+const std::string kLog = std::string(SYNCSIM_VALIDATION_TEST_DATA "/alltoall-synthetic-8gpu.log");
 
 }  // namespace
 

@@ -1,5 +1,6 @@
 // The nccl-tests log reader at its limits: rank counts (at most kMaxNcclTestsRanks), logs with many ranks, and
 // tables that mix data types or reduction ops, which validation and calibration cannot compare by size.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <functional>
 #include <stdexcept>
@@ -71,7 +72,7 @@ TEST_CASE("a log of 20,000 ranks with as many device names reads every name once
           "[nccl-tests][limits]") {
   // The distinct names were found by searching the list of names so far: quadratic in the ranks.
   const NcclTestsLog log = parse_nccl_tests_log(
-      make_log(20'000, kFloatSum, [](int r) { return "GPU-" + std::to_string(r % 10'000); }), "wide.all_reduce.log");
+      make_log(20'000, kFloatSum, [](int r) { return fmt::format("GPU-{}", r % 10'000); }), "wide.all_reduce.log");
   CHECK(log.ranks == 20'000);
   CHECK(log.hosts == 2'500);
   REQUIRE(log.gpu_names.size() == 10'000);

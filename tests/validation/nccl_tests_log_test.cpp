@@ -187,7 +187,7 @@ TEST_CASE("real-log quirks: CRLF, trailing whitespace, a byte-order mark, NCCL's
   CHECK(crlf.avg_busbw_gbps == plain.avg_busbw_gbps);
   CHECK(crlf.warnings.empty());
 
-  const NcclTestsLog info = read_nccl_tests_log(std::string(SYNCSIM_VALIDATION_TEST_DATA) + "/nccl-info-lines.log");
+  const NcclTestsLog info = read_nccl_tests_log(std::string(SYNCSIM_VALIDATION_TEST_DATA "/nccl-info-lines.log"));
   CHECK(info.rows.size() == 28);
   REQUIRE(info.warnings.size() == 1);
   CHECK_THAT(info.warnings[0], Catch::Contains("ignored 1 line(s)") && Catch::Contains("line 23"));
@@ -220,7 +220,7 @@ TEST_CASE("the collective comes from the test line, the rows, or the file name",
   // A reader told the rank count of a log without rank lines; and an explicit collective.
   NcclTestsReadOptions options;
   options.ranks = 8;
-  const NcclTestsLog zero = read_nccl_tests_log(std::string(SYNCSIM_VALIDATION_TEST_DATA) + "/zero-ranks.log", options);
+  const NcclTestsLog zero = read_nccl_tests_log(std::string(SYNCSIM_VALIDATION_TEST_DATA "/zero-ranks.log"), options);
   CHECK(zero.ranks == 8);
   CHECK(zero.hosts == 1);
   CHECK(zero.rows.size() == 28);

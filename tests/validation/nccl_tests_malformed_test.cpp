@@ -1,6 +1,7 @@
 // Truncated and garbled nccl-tests logs (tests/validation/data, README.md there says how each was made from the
 // A100 one-node log): each is rejected with an InputError that names its line, or read with a warning where the
 // data is whole (a log cut after a complete row).
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 #include <string>
 
@@ -12,7 +13,7 @@ using namespace syncsim;
 namespace {
 
 std::string data(const std::string& name) {
-  return std::string(SYNCSIM_VALIDATION_TEST_DATA) + "/" + name;
+  return fmt::format("{}/{}", SYNCSIM_VALIDATION_TEST_DATA, name);
 }
 
 struct Malformed {
