@@ -100,6 +100,11 @@ int run_calibrate(const CalibrateOptions& options) {
   for (const NcclTestsLog& log : logs) {
     for (const std::string& warning : log.warnings) std::cerr << "syncsim: warning: " << warning << '\n';
   }
+  for (std::size_t l = 0; l < logs.size() && l < calibration.measurements.size(); ++l) {
+    print_calibration_lines(implausible_time_warnings(
+        options.logs[l], measured_points(logs[l], fit.placement), calibration.measurements[l].predicted_us, "fitted",
+        "the fit weighs it as any other point: fix its unit or remove it"));
+  }
   for (const BoundHit& hit : calibration.on_bound) std::cerr << "syncsim: warning: " << describe(hit) << '\n';
   print_calibration_lines(low_efficiency_warnings(calibration));
   print_summary(calibration, stats, seconds);

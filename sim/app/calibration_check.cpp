@@ -34,6 +34,22 @@ std::vector<std::string> check_calibration_domain(const Calibration& calibration
   return lines;
 }
 
+std::vector<std::string> implausible_time_warnings(const std::string& log, const std::vector<MeasuredPoint>& points,
+                                                   const std::vector<double>& simulated_us, const std::string& model,
+                                                   const std::string& consequence) {
+  std::vector<std::string> lines;
+  for (std::size_t i = 0; i < points.size() && i < simulated_us.size(); ++i) {
+    const MeasuredPoint& point = points[i];
+    const double speedup = simulated_us[i] / point.time_us;
+    if (!(speedup > kImplausibleSpeedup)) continue;
+    lines.push_back(fmt::format(
+        "warning: {}:{}: time: the measured {:g} us for {} bytes is {:.0f} times below the {} {:g} us: not a "
+        "plausible measurement of this collective (a unit or copying mistake?); {}",
+        log, point.line, point.time_us, point.size.value, speedup, model, simulated_us[i], consequence));
+  }
+  return lines;
+}
+
 std::vector<std::string> low_efficiency_warnings(const Calibration& calibration) {
   std::vector<std::string> out;
   for (const CalibrationRegime& regime : calibration.regimes) {

@@ -8,6 +8,7 @@
 #include "syncsim/collectives/calibration.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/scenario/scenario.hpp"
+#include "syncsim/validation/log_system.hpp"
 
 namespace syncsim::app {
 
@@ -24,6 +25,19 @@ void print_calibration_lines(const std::vector<std::string>& lines);
 // 0.8-0.95 of it), so the spec's rate or the path is more likely wrong than the fit.
 inline constexpr double kLowEfficiency = 0.3;
 std::vector<std::string> low_efficiency_warnings(const Calibration& calibration);
+
+// A measured time this many times below the simulated one is no measurement of the collective (a time of 0.01 us
+// for a 1 MiB AllReduce printed an error of +299651.2% and nothing else): a unit or copying mistake in the log,
+// flagged at its line, not refused: the rest of the log still validates or fits. Far above is left alone: real logs
+// have slow outliers (a v100 RoCE log's 8-byte AllReduce took 2.2 ms, 100 times the model's).
+inline constexpr double kImplausibleSpeedup = 100;
+
+// One warning ("warning: LOG:LINE: time: ...") per point of `log` measured more than kImplausibleSpeedup times below
+// its `simulated_us` (same order); `model` names the prediction ("simulated", "fitted"), `consequence` what the
+// command does with the point.
+std::vector<std::string> implausible_time_warnings(const std::string& log, const std::vector<MeasuredPoint>& points,
+                                                   const std::vector<double>& simulated_us, const std::string& model,
+                                                   const std::string& consequence);
 
 // A scenario's calibration (when its latency model is the calibrated one) against the scenario's GPU and topology.
 // `strict_flag`: the command's --strict-calibration.

@@ -45,21 +45,6 @@ std::string algorithm_choice(const CollectiveOutcome& outcome, const CalibratedM
   return text;
 }
 
-// A measured time this many times below the simulated one is no measurement of this collective (a time of 0.01 us
-// for a 1 MiB AllReduce printed an error of +299651.2% and nothing else): a unit or copying mistake in the log,
-// flagged at its line, not refused: the rest of the log still validates. Far above is left
-// alone: real logs have slow outliers (a v100 RoCE log's 8-byte AllReduce took 2.2 ms, 100 times the model's).
-constexpr double kImplausibleSpeedup = 100;
-
-void warn_implausible(const std::string& log, const Row& row) {
-  const double speedup = row.predicted_us / row.point.time_us;
-  if (speedup <= kImplausibleSpeedup) return;
-  std::cerr << fmt::format(
-      "syncsim: warning: {}:{}: time: the measured {:g} us for {} bytes is {:.0f} times below the simulated {:g} us: "
-      "not a plausible measurement of this collective (a unit or copying mistake?); its error counts in the summary\n",
-      log, row.point.line, row.point.time_us, row.point.size.value, speedup, row.predicted_us);
-}
-
 bool in_band(const Row& row) {
   const double t = row.point.time_us;
   return row.band && t >= row.predicted_us * (1 + row.band->low) * (1 - 1e-5) &&
@@ -211,7 +196,10 @@ int run_validate(const ValidateOptions& options) {
   }
   const ErrorSummary summary = summarize_errors(sizes, errors);
   for (const std::string& warning : log.warnings) std::cerr << "syncsim: warning: " << warning << '\n';
-  for (const Row& row : rows) warn_implausible(options.log, row);
+  for (const Row& row : rows) {
+    print_calibration_lines(implausible_time_warnings(options.log, {row.point}, {row.predicted_us}, "simulated",
+                                                      "its error counts in the summary"));
+  }
   if (calibration) {
     for (const BoundHit& hit : calibration->on_bound) std::cerr << "syncsim: warning: " << describe(hit) << '\n';
     print_calibration_lines(domain_lines);

@@ -1,10 +1,15 @@
+#include <unistd.h>
+
 #include <algorithm>
+#include <fstream>
+#include <map>
 #include <optional>
 #include <string>
 
 #include "fuzz_targets.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/units.hpp"
+#include "syncsim/topology/topology_spec.hpp"
 
 namespace syncsim::fuzz {
 namespace {
@@ -61,6 +66,21 @@ std::vector<std::string> set_lines(std::string_view text) {
     start = end + 1;
   }
   return overrides;
+}
+
+const std::filesystem::path& scratch_folder(const std::string& name) {
+  static std::map<std::string, std::filesystem::path> folders;
+  auto [it, added] = folders.emplace(name, std::filesystem::path());
+  if (added) {
+    it->second = std::filesystem::temp_directory_path() / ("syncsim-fuzz-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::create_directories(it->second);
+  }
+  return it->second;
+}
+
+void write_scratch_file(const std::filesystem::path& path, std::string_view text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(text.data(), static_cast<std::streamsize>(text.size()));
 }
 
 }  // namespace syncsim::fuzz

@@ -10,12 +10,15 @@
 // regressions and the malformed corpus, so a fixed finding stays fixed on machines without clang.
 #include <cstddef>
 #include <cstdint>
+#include <filesystem>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
-#include "syncsim/topology/topology_spec.hpp"
+namespace syncsim {
+struct TopologySpec;  // syncsim/topology/topology_spec.hpp: declared only, so the JSON targets link without it
+}
 
 namespace syncsim::fuzz {
 
@@ -35,6 +38,10 @@ int fuzz_sweep_resume(const std::uint8_t* data, std::size_t size);    // parse_t
 int fuzz_topology_file(const std::uint8_t* data, std::size_t size);   // file: spec, built and summarized
 int fuzz_hf_config(const std::uint8_t* data, std::size_t size);       // parse_hf_config (model.hf_config)
 int fuzz_gpu_profile(const std::uint8_t* data, std::size_t size);     // parse_gpu_profile (cluster.gpu.profile)
+int fuzz_profile_trace(const std::uint8_t* data, std::size_t size);   // parse_profile_trace (model.profile)
+int fuzz_layers_file(const std::uint8_t* data, std::size_t size);     // model.layers: FILE, read and sized
+// The GUI's trace, report.json and sweep CSV readers; built only where Qt is (not in kTargets: gui_readers_fuzz.cpp).
+int fuzz_gui_readers(const std::uint8_t* data, std::size_t size);
 
 struct NamedTarget {
   std::string_view name;  // also the folder of its seed corpus, regressions and malformed inputs
@@ -42,11 +49,12 @@ struct NamedTarget {
 };
 
 inline constexpr NamedTarget kTargets[] = {
-    {"scenario", fuzz_scenario},   {"topology_spec", fuzz_topology_spec},   {"dot", fuzz_dot},
-    {"nccl_xml", fuzz_nccl_xml},   {"nccl_tests_log", fuzz_nccl_tests_log}, {"calibration", fuzz_calibration},
-    {"prices", fuzz_prices},       {"sweep_args", fuzz_sweep_args},         {"scenario_run", fuzz_scenario_run},
-    {"cli_args", fuzz_cli_args},   {"sweep_resume", fuzz_sweep_resume},     {"topology_file", fuzz_topology_file},
-    {"hf_config", fuzz_hf_config}, {"gpu_profile", fuzz_gpu_profile},
+    {"scenario", fuzz_scenario},       {"topology_spec", fuzz_topology_spec},   {"dot", fuzz_dot},
+    {"nccl_xml", fuzz_nccl_xml},       {"nccl_tests_log", fuzz_nccl_tests_log}, {"calibration", fuzz_calibration},
+    {"prices", fuzz_prices},           {"sweep_args", fuzz_sweep_args},         {"scenario_run", fuzz_scenario_run},
+    {"cli_args", fuzz_cli_args},       {"sweep_resume", fuzz_sweep_resume},     {"topology_file", fuzz_topology_file},
+    {"hf_config", fuzz_hf_config},     {"gpu_profile", fuzz_gpu_profile},       {"profile_trace", fuzz_profile_trace},
+    {"layers_file", fuzz_layers_file},
 };
 
 // Generators accept up to 2^20 GPUs, which is right for users and wrong for a fuzzer: one input asking for a
@@ -61,6 +69,13 @@ bool small_enough_to_build(const TopologySpec& spec, std::int64_t max_gpus = kMa
 inline std::string_view as_text(const std::uint8_t* data, std::size_t size) {
   return {reinterpret_cast<const char*>(data), size};
 }
+
+// A folder of this process's own (libFuzzer's -jobs run several), created once, for targets whose reader takes a
+// path: `name` tells the targets' folders apart.
+const std::filesystem::path& scratch_folder(const std::string& name);
+
+// Writes `text` to `path`, replacing it.
+void write_scratch_file(const std::filesystem::path& path, std::string_view text);
 
 // The overrides a scenario input carries as lines `#--set key=value` (comments to YAML), so the fuzzer reaches
 // the override parser too.

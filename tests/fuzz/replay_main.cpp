@@ -39,9 +39,13 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string_view name = argv[1];
-  const auto target = std::find_if(std::begin(syncsim::fuzz::kTargets), std::end(syncsim::fuzz::kTargets),
-                                   [&](const auto& t) { return t.name == name; });
-  if (target == std::end(syncsim::fuzz::kTargets)) {
+  std::vector<syncsim::fuzz::NamedTarget> targets(std::begin(syncsim::fuzz::kTargets),
+                                                  std::end(syncsim::fuzz::kTargets));
+#ifdef SYNCSIM_FUZZ_GUI
+  targets.push_back({"gui_readers", syncsim::fuzz::fuzz_gui_readers});  // where the GUI is built (tests/fuzz)
+#endif
+  const auto target = std::find_if(targets.begin(), targets.end(), [&](const auto& t) { return t.name == name; });
+  if (target == targets.end()) {
     std::fprintf(stderr, "syncsim-fuzz-replay: unknown target '%s'\n", argv[1]);
     return 2;
   }

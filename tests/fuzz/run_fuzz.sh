@@ -12,7 +12,7 @@ seconds=$2
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario topology_spec dot nccl_xml nccl_tests_log calibration prices sweep_args scenario_run cli_args sweep_resume topology_file hf_config gpu_profile)
+[ ${#targets[@]} -gt 0 ] || targets=(scenario topology_spec dot nccl_xml nccl_tests_log calibration prices sweep_args scenario_run cli_args sweep_resume topology_file hf_config gpu_profile profile_trace layers_file)
 # Findings from UBSan end the run with a stack; leaks are reported by LeakSanitizer at the end of each input.
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 failed=0

@@ -7,11 +7,8 @@
 // read_input_file, the GPU-connectivity check and the summary on every topology a file can describe. A summary
 // costs a max-flow and one search per group of GPUs, so it runs only on topologies up to kMaxFuzzGpus GPUs and
 // kMaxSummaryNodes nodes: the fuzzer stays on reading.
-#include <unistd.h>
-
 #include <cctype>
 #include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "fuzz_targets.hpp"
@@ -25,17 +22,6 @@ namespace {
 
 constexpr std::size_t kMaxSummaryNodes = 4096;
 
-// One folder per process (libFuzzer's -jobs run several), reused by every input.
-const std::filesystem::path& scratch_folder() {
-  static const std::filesystem::path folder = [] {
-    std::filesystem::path path =
-        std::filesystem::temp_directory_path() / ("syncsim-fuzz-topology-file-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(path);
-    return path;
-  }();
-  return folder;
-}
-
 bool looks_like_xml(std::string_view text) {
   for (const char c : text) {
     if (!std::isspace(static_cast<unsigned char>(c))) return c == '<';
@@ -47,11 +33,9 @@ bool looks_like_xml(std::string_view text) {
 
 int fuzz_topology_file(const std::uint8_t* data, std::size_t size) {
   const std::string_view text = as_text(data, size);
-  const std::filesystem::path path = scratch_folder() / (looks_like_xml(text) ? "input.xml" : "input.dot");
-  {
-    std::ofstream out(path, std::ios::binary | std::ios::trunc);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  }
+  const std::filesystem::path path =
+      scratch_folder("topology-file") / (looks_like_xml(text) ? "input.xml" : "input.dot");
+  write_scratch_file(path, text);
   try {
     const TopologySpec spec = parse_topology_spec("file:path=" + path.string(), "SPEC");
     const Topology topology = build_topology(spec);

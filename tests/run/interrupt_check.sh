@@ -10,8 +10,9 @@ mkdir -p "$outdir"
 echo '{"earlier": true}' >"$outdir/report.json"
 echo '{"traceEvents": []}' >"$outdir/trace.json"
 cp "$outdir/report.json" "$outdir.report.before"
-# A run far longer than the wait below (100,000 iterations on 1,024 GPUs): the signal lands mid-simulation.
-"$syncsim" run "$scenario" -o "$outdir" --set cluster.topology.nodes=128 --set training.iterations=100000 \
+# A run far longer than the wait below (10,000 iterations on 1,024 GPUs, minutes; within the run-cost budget):
+# the signal lands mid-simulation.
+"$syncsim" run "$scenario" -o "$outdir" --set cluster.topology.nodes=128 --set training.iterations=10000 \
   >/dev/null 2>&1 &
 pid=$!
 sleep 1

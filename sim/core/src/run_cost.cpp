@@ -5,9 +5,11 @@
 namespace syncsim {
 
 RunCostExceeded::RunCostExceeded(const std::string& work, std::uint64_t budget)
-    : InputError(fmt::format("simulating it passes the run-cost budget of {} {} (fewer ranks, a topology with shorter "
-                             "routes or another algorithm stays within it)",
-                             budget, work)) {}
+    : RunCostExceeded(work, budget, "fewer ranks, a topology with shorter routes or another algorithm") {}
+
+RunCostExceeded::RunCostExceeded(const std::string& work, std::uint64_t budget, const std::string& within)
+    : InputError(fmt::format("simulating it passes the run-cost budget of {} {} ({} stays within it)", budget, work,
+                             within)) {}
 
 RunCostExceeded::RunCostExceeded(const std::string& context, const RunCostExceeded& cause)
     : InputError(fmt::format("{}: {}", context, cause.message()), cause.where(), cause.key()) {}

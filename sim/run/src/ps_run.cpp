@@ -17,6 +17,7 @@
 #include "ps_trace.hpp"
 #include "syncsim/compute/optimizer.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/run_cost.hpp"
 #include "syncsim/training/bucket_plan.hpp"
 #include "syncsim/training/client_work.hpp"
 #include "syncsim/training/parameter_server_run.hpp"
@@ -214,6 +215,23 @@ ParameterServerSetup engine_setup(ResolvedScenario& context, const ClientLayout&
   return setup;
 }
 
+// The engine simulates every message (run_cost.hpp): per client and iteration at most a push and a pull of each
+// shard (async pulls one message per server holding a shard, fewer). Counted before the run, so that a run of
+// hours ends at once, at the same point on any machine; run_scenario places it at training.iterations.
+void check_message_budget(const ParameterServerSetup& setup) {
+  std::uint64_t shards = 0;
+  for (const std::vector<ServerShard>& bucket : setup.shards.buckets) {
+    for (const ServerShard& shard : bucket) shards += shard.messages > 0 ? 1 : 0;
+  }
+  const double messages = 2.0 * static_cast<double>(shards) * static_cast<double>(setup.clients.size()) *
+                          static_cast<double>(setup.iterations);
+  if (messages <= static_cast<double>(kServerMessageBudget)) return;
+  throw RunCostExceeded(fmt::format("{} clients, each pushing and pulling {} shards an iteration ({:.3g} messages)",
+                                    setup.clients.size(), shards, messages),
+                        RunCostExceeded(kServerMessageWork, kServerMessageBudget,
+                                        "fewer iterations, clients or servers, or larger buckets"));
+}
+
 // Tracks per client and server, and a utilization counter on each server's links, both directions.
 ParameterServerTraceLayout trace_layout(const Scenario& s, const ClientLayout& layout, const PlacedServers& placed) {
   ParameterServerTraceLayout trace;
@@ -274,6 +292,7 @@ RunOutput run_parameter_server(ResolvedScenario& context, convergence::UpdateSch
                           .buckets = make_buckets(context.model(), s.training.bucket_size, context.precision()),
                           .stragglers = context.stragglers()};
   const ParameterServerSetup setup = engine_setup(context, layout, placed, network, model);
+  check_message_budget(setup);
 
   ParameterServerTraceRecorder recorder(trace_layout(s, layout, placed));
   const ParameterServerResult result = run_parameter_server_engine(setup, &recorder);

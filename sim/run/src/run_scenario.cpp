@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <string>
+
 #include "syncsim/core/run_cost.hpp"
 #include "syncsim/core/sim_time_overflow.hpp"
 #include "syncsim/run/memory_budget.hpp"
+#include "syncsim/training/bucket_plan.hpp"
 
 #include "bottleneck.hpp"
 #include "convergence_run.hpp"
@@ -15,6 +18,21 @@
 namespace syncsim::run {
 
 namespace {
+
+// The engines that simulate every iteration of every rank step through its layers and its gradient buckets: their
+// iterations x workers x (layers + buckets) count against the run-cost budget before they run (run_cost.hpp);
+// run_scenario places it at training.iterations.
+void check_rank_iterations(const ResolvedScenario& context) {
+  const Scenario& s = context.scenario();
+  const std::size_t layers = context.model().layers().size();
+  const std::size_t buckets = make_buckets(context.model(), s.training.bucket_size, context.precision()).buckets.size();
+  const double work = static_cast<double>(s.training.iterations + s.training.warmup_iterations) *
+                      static_cast<double>(context.workers()) * static_cast<double>(layers + buckets);
+  if (work <= static_cast<double>(kRankStepBudget)) return;
+  throw RunCostExceeded(
+      fmt::format("{} workers, {} layers and {} buckets each ({:.3g} steps)", context.workers(), layers, buckets, work),
+      RunCostExceeded(kRankStepWork, kRankStepBudget, "fewer iterations or workers, or larger buckets"));
+}
 
 // The engine for the scenario's strategy and layout (engines.hpp).
 RunOutput dispatch_engine(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
@@ -27,10 +45,14 @@ RunOutput dispatch_engine(ResolvedScenario& context, convergence::UpdateSchedule
     if (p.sharding.value == ShardingLevel::full && p.pipeline.value == 1) return run_sharded_layout(context, schedule);
     return run_model_parallel_layout(context, schedule);
   }
-  if (p.sharding.value != ShardingLevel::none) return run_sharded_data(context, schedule);
+  if (p.sharding.value != ShardingLevel::none) {
+    check_rank_iterations(context);
+    return run_sharded_data(context, schedule);
+  }
   if (t.communication.value == Communication::parameter_server || t.strategy.value == StrategyKind::hybrid) {
     return run_parameter_server(context, schedule);
   }
+  check_rank_iterations(context);
   return run_sync_allreduce(context, schedule);  // sync and local_sgd over AllReduce
 }
 
