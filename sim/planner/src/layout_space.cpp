@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "syncsim/compute/pipeline_split.hpp"
+#include "syncsim/core/input_error.hpp"
 #include "syncsim/scenario/global_batch.hpp"
 
 namespace syncsim::planner {
@@ -16,13 +18,36 @@ constexpr std::int64_t kMicroBatchSizes[] = {1, 2, 4};
 constexpr std::int64_t kMinContextChunk = 512;  // tokens per chunk of Megatron's 2c-way causal split
 constexpr ShardingLevel kShardings[] = {ShardingLevel::none, ShardingLevel::optimizer, ShardingLevel::full};
 
-// Powers of two, and the divisors of the blocks (a 126-block model cuts evenly into 9 or 18 stages).
-std::vector<std::int64_t> pipeline_sizes(std::int64_t blocks) {
+// Powers of two, and the divisors of the blocks (a 126-block model cuts evenly into 9 or 18 stages) and of the
+// stage slots (126 blocks with the embedding and the loss accounted as layers: 128 slots).
+std::vector<std::int64_t> pipeline_sizes(std::int64_t blocks, std::int64_t slots) {
   std::vector<std::int64_t> out;
   for (std::int64_t p = 1; p <= std::min(blocks, kMaxPipeline); ++p) {
-    if ((p & (p - 1)) == 0 || blocks % p == 0) out.push_back(p);
+    if ((p & (p - 1)) == 0 || blocks % p == 0 || slots % p == 0) out.push_back(p);
   }
   return out;
+}
+
+// The scenario's pipeline split as it applies to p stages (layout_space.hpp).
+PipelineSplit carried_split(const LayoutSpace& space, std::int64_t pipeline) {
+  const PipelineSplit written = space.written.pipeline_split();
+  if (pipeline < 2 || !space.transformer) return {};
+  if (written.accounted()) {
+    return {.account_for_embedding = written.account_for_embedding, .account_for_loss = written.account_for_loss};
+  }
+  return pipeline == space.written.pipeline.value ? written : PipelineSplit{};
+}
+
+// Whether p stages of v chunks can be built: without a split the blocks divide over the chunks when interleaved (the
+// stages are cut by FLOPs); with one, as Megatron builds it (split_chunk_blocks, which throws what it refuses).
+bool stages_build(const LayoutSpace& space, std::int64_t p, std::int64_t v, const PipelineSplit& split) {
+  if (!split.set()) return v == 1 || space.blocks % (p * v) == 0;
+  try {
+    split_chunk_blocks(space.blocks, p, v, split);
+    return true;
+  } catch (const InputError&) {
+    return false;
+  }
 }
 
 std::vector<std::int64_t> expert_sizes(const LayoutSpace& space, std::int64_t ranks) {
@@ -37,6 +62,11 @@ bool context_splits(const LayoutSpace& space, std::int64_t c) {
   if (c == 1) return true;
   return space.transformer && space.experts == 1 && space.sequence % (2 * c) == 0 &&
          space.sequence / (2 * c) >= kMinContextChunk;
+}
+
+bool fp8_gather_applies(const LayoutSpace& space, const LayoutChoice& c) {
+  return space.written.fp8_all_gather.value && c.sharding == ShardingLevel::full &&
+         c.tensor * c.context * c.pipeline * c.expert == 1;
 }
 
 // The choices of one (t, c, p, v, e) shape over every batch split and sharding.
@@ -64,6 +94,7 @@ void add_batches(const LayoutSpace& space, std::int64_t global_batch, LayoutChoi
         continue;
       }
       shape.sharding = sharding;
+      shape.fp8_all_gather = fp8_gather_applies(space, shape);
       out.push_back(shape);
     }
   }
@@ -75,15 +106,22 @@ std::vector<LayoutChoice> layout_choices(const LayoutSpace& space, std::int64_t 
                                          SkipCounts& skipped) {
   std::vector<LayoutChoice> out;
   const std::int64_t blocks = space.transformer ? space.blocks : 1;
+  const PipelineSplit written = space.written.pipeline_split();
+  const std::int64_t slots = blocks + (written.account_for_embedding ? 1 : 0) + (written.account_for_loss ? 1 : 0);
   for (const std::int64_t t : kTensorSizes) {
     if (t > 1 && !space.transformer) break;
     for (const std::int64_t c : kContextSizes) {
       if (!context_splits(space, c)) continue;
-      for (const std::int64_t p : pipeline_sizes(blocks)) {
+      for (const std::int64_t p : pipeline_sizes(blocks, slots)) {
         if (gpus % (t * c * p) != 0) continue;
         const std::int64_t data = gpus / (t * c * p);
+        const PipelineSplit split = carried_split(space, p);
         for (std::int64_t v = 1; v <= kMaxVirtualStages; ++v) {
-          if (v > 1 && (p == 1 || blocks % (p * v) != 0)) continue;
+          if (v > 1 && p == 1) continue;
+          if (p > 1 && !stages_build(space, p, v, split)) {
+            if (v == 1) ++skipped["the scenario's pipeline split does not divide over these stages"];
+            continue;
+          }
           for (const std::int64_t e : expert_sizes(space, data * c)) {
             LayoutChoice shape{.tensor = t,
                                .context = c,
@@ -91,7 +129,8 @@ std::vector<LayoutChoice> layout_choices(const LayoutSpace& space, std::int64_t 
                                .virtual_stages = v,
                                .expert = e,
                                .data = data,
-                               .tp_comm_overlap = space.tp_comm_overlap && t > 1};
+                               .tp_comm_overlap = space.tp_comm_overlap && t > 1,
+                               .split = split};
             add_batches(space, global_batch, shape, out, skipped);
           }
         }
@@ -115,7 +154,9 @@ std::optional<LayoutChoice> own_layout(const LayoutSpace& space, std::int64_t gp
                  .micro_batches = 1,
                  .sharding = p.sharding.value,
                  .checkpointing = p.activation_checkpointing.value,
-                 .tp_comm_overlap = p.tp_comm_overlap.value};
+                 .tp_comm_overlap = p.tp_comm_overlap.value,
+                 .split = p.pipeline_split(),
+                 .fp8_all_gather = p.fp8_all_gather.value};
   const MicroBatchSplit micro = split_global_batch(global_batch, c.data, c.batch_per_gpu);
   if (micro.refusal || (c.virtual_stages > 1 && micro.micro_batches % c.pipeline != 0)) return std::nullopt;
   c.micro_batches = micro.micro_batches;
@@ -135,6 +176,14 @@ ParallelismConfig parallelism_of(const LayoutChoice& c) {
   }
   p.activation_checkpointing.value = c.checkpointing;
   p.tp_comm_overlap.value = c.tp_comm_overlap;
+  p.fp8_all_gather.value = c.fp8_all_gather;
+  const auto count = [](std::int64_t blocks) {
+    return blocks > 0 ? std::optional{Located<std::int64_t>{blocks, {}, {}}} : std::nullopt;
+  };
+  p.first_stage_blocks = count(c.split.first_stage_blocks);
+  p.last_stage_blocks = count(c.split.last_stage_blocks);
+  p.account_for_embedding.value = c.split.account_for_embedding;
+  p.account_for_loss.value = c.split.account_for_loss;
   return p;
 }
 
@@ -144,6 +193,15 @@ std::vector<std::string> overrides_of(const LayoutChoice& c, bool global_batch_k
   if (c.virtual_stages > 1) section += fmt::format(", schedule: interleaved, virtual_stages: {}", c.virtual_stages);
   section += fmt::format(", activation_checkpointing: {}", to_string(c.checkpointing));
   if (c.tp_comm_overlap) section += ", tp_comm_overlap: true";
+  if (c.fp8_all_gather) section += ", fp8_all_gather: true";
+  if (c.split.first_stage_blocks > 0) {
+    section += fmt::format(", decoder_first_pipeline_num_layers: {}", c.split.first_stage_blocks);
+  }
+  if (c.split.last_stage_blocks > 0) {
+    section += fmt::format(", decoder_last_pipeline_num_layers: {}", c.split.last_stage_blocks);
+  }
+  if (c.split.account_for_embedding) section += ", account_for_embedding_in_pipeline_split: true";
+  if (c.split.account_for_loss) section += ", account_for_loss_in_pipeline_split: true";
   section += "}";
   std::vector<std::string> out{section, fmt::format("model.batch_per_gpu={}", c.batch_per_gpu),
                                fmt::format("model.micro_batches={}", c.micro_batches)};

@@ -16,7 +16,12 @@
 //   sharding        none, optimizer (ZeRO-1, Megatron's distributed optimizer), full (FSDP) when d > 1
 //   checkpointing   none, then selective, selective_op, full: the first that fits (layout_search.cpp)
 //
-// tp_comm_overlap follows the scenario's when t > 1.
+// tp_comm_overlap follows the scenario's when t > 1. So do the scenario's other parallelism keys, where they apply:
+//   account_for_embedding/loss_in_pipeline_split  every candidate with p > 1; a (p, v) whose blocks and accounted
+//                   layers do not divide over the stages and chunks is skipped with that reason (Megatron refuses it)
+//   decoder_first/last_pipeline_num_layers         the candidates with the scenario's own p (the counts name blocks
+//                   of that many stages); other p cut their stages by forward FLOPs
+//   fp8_all_gather  the candidates with full sharding and no model split (where FSDP's all-gathers are)
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -51,6 +56,8 @@ struct LayoutChoice {
   ShardingLevel sharding = ShardingLevel::none;
   ActivationCheckpointing checkpointing = ActivationCheckpointing::none;
   bool tp_comm_overlap = false;
+  PipelineSplit split{};        // the scenario's, where it applies (above)
+  bool fp8_all_gather = false;  // the scenario's, where it applies (above)
 };
 
 // Candidates left out, by reason ("the global batch does not divide over data x micro-batch size").

@@ -1,0 +1,114 @@
+// The layout search keeps the scenario's parallelism keys it does not search (layout_space.hpp): Megatron's pipeline
+// splits and FSDP's FP8 all-gather go with every candidate they apply to, and a candidate's overrides restate them, so
+// `syncsim run` of the chosen layout splits the stages as the plan did.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "syncsim/planner/layout_search.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
+
+using namespace syncsim;
+using namespace syncsim::planner;
+
+namespace {
+
+const std::string kLayoutsScenario = SYNCSIM_PLANNER_DATA "/llama3-8b-layouts.yaml";  // 32 blocks
+
+std::vector<LayoutChoice> candidates_of(const std::string& parallelism, std::int64_t gpus, SkipCounts& skipped,
+                                        const std::string& precision = "bf16") {
+  const Scenario written =
+      load_scenario(kLayoutsScenario, {"parallelism=" + parallelism, "model.precision=" + precision});
+  return layout_choices(layout_space(written), gpus, 64, skipped);
+}
+
+// The candidate's overrides, loaded, give back the keys it carries.
+void check_round_trip(const LayoutChoice& c, const std::string& precision = "bf16") {
+  std::vector<std::string> overrides = overrides_of(c, false);
+  overrides.push_back("model.precision=" + precision);
+  const Scenario s = load_scenario(kLayoutsScenario, overrides);
+  const PipelineSplit split = s.parallelism.pipeline_split();
+  CHECK(split.first_stage_blocks == c.split.first_stage_blocks);
+  CHECK(split.last_stage_blocks == c.split.last_stage_blocks);
+  CHECK(split.account_for_embedding == c.split.account_for_embedding);
+  CHECK(split.account_for_loss == c.split.account_for_loss);
+  CHECK(s.parallelism.fp8_all_gather.value == c.fp8_all_gather);
+}
+
+}  // namespace
+
+TEST_CASE("an accounted pipeline split goes with every pipelined candidate whose slots divide") {
+  SkipCounts skipped;
+  const std::vector<LayoutChoice> choices = candidates_of(
+      "{pipeline: 2, account_for_embedding_in_pipeline_split: true, account_for_loss_in_pipeline_split: true}", 64,
+      skipped);
+  // 32 blocks + the embedding + the loss = 34 slots: 2 stages of 17 (and 17 stages, which 64 GPUs do not divide);
+  // 4, 8, 16 and 32 stages are refused as Megatron refuses them, and counted.
+  int pipelined = 0;
+  for (const LayoutChoice& c : choices) {
+    INFO(label_of(c));
+    if (c.pipeline == 1) {
+      CHECK_FALSE(c.split.set());
+      continue;
+    }
+    ++pipelined;
+    CHECK(c.split.account_for_embedding);
+    CHECK(c.split.account_for_loss);
+    CHECK(34 % (c.pipeline * c.virtual_stages) == 0);
+  }
+  CHECK(pipelined > 0);
+  CHECK(skipped.at("the scenario's pipeline split does not divide over these stages") > 0);
+  for (const LayoutChoice& c : choices) {
+    if (c.pipeline > 1 && c.virtual_stages == 1 && c.tensor == 4 && c.sharding == ShardingLevel::optimizer) {
+      check_round_trip(c);
+    }
+  }
+}
+
+TEST_CASE("an uneven pipeline split goes with the candidates of the scenario's own stage count") {
+  SkipCounts skipped;
+  // 5 + 11 + 11 + 5 blocks over 4 stages; no count of them splits over 2 or more interleaved chunks.
+  const std::vector<LayoutChoice> choices = candidates_of(
+      "{pipeline: 4, decoder_first_pipeline_num_layers: 5, decoder_last_pipeline_num_layers: 5}", 64, skipped);
+  int carried = 0;
+  for (const LayoutChoice& c : choices) {
+    INFO(label_of(c));
+    if (c.pipeline == 4) {
+      ++carried;
+      CHECK(c.split.first_stage_blocks == 5);
+      CHECK(c.split.last_stage_blocks == 5);
+      CHECK(c.virtual_stages == 1);
+    } else {
+      CHECK_FALSE(c.split.set());  // the counts name blocks of 4 stages: other stage counts are cut by FLOPs
+    }
+  }
+  CHECK(carried > 0);
+  for (const LayoutChoice& c : choices) {
+    if (c.pipeline == 4 && c.tensor == 2 && c.sharding == ShardingLevel::none) check_round_trip(c);
+  }
+}
+
+TEST_CASE("FP8 all-gathers go with the fully sharded data-parallel candidates") {
+  SkipCounts skipped;
+  const std::vector<LayoutChoice> choices = candidates_of("{sharding: full, fp8_all_gather: true}", 16, skipped, "fp8");
+  int gathered = 0;
+  for (const LayoutChoice& c : choices) {
+    INFO(label_of(c));
+    const bool applies = c.sharding == ShardingLevel::full && c.tensor * c.context * c.pipeline * c.expert == 1;
+    CHECK(c.fp8_all_gather == applies);
+    if (applies) {
+      ++gathered;
+      check_round_trip(c, "fp8");
+    }
+  }
+  CHECK(gathered > 0);
+}
+
+TEST_CASE("without the keys, no candidate carries a split or FP8 all-gathers") {
+  SkipCounts skipped;
+  for (const LayoutChoice& c : candidates_of("{tensor: 8}", 64, skipped)) {
+    CHECK_FALSE(c.split.set());
+    CHECK_FALSE(c.fp8_all_gather);
+  }
+  CHECK(skipped.count("the scenario's pipeline split does not divide over these stages") == 0);
+}
