@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <set>
 
 #include "syncsim/run/gpu_node.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
 
 namespace syncsim::app {
 
@@ -78,8 +80,8 @@ void print_calibration_lines(const std::vector<std::string>& lines) {
   for (const std::string& line : lines) std::cerr << "syncsim: " << line << '\n';
 }
 
-void check_scenario_calibration(const Scenario& scenario, bool strict_flag) {
-  if (!scenario.calibration || scenario.training.latency_model.value != LatencySource::calibrated) return;
+std::vector<std::string> scenario_calibration_lines(const Scenario& scenario, bool strict_flag) {
+  if (!scenario.calibration || scenario.training.latency_model.value != LatencySource::calibrated) return {};
   const Located<std::string>& path = *scenario.calibration;
   const Calibration calibration = [&] {
     try {
@@ -97,12 +99,44 @@ void check_scenario_calibration(const Scenario& scenario, bool strict_flag) {
   const SystemShape target = system_shape(router, topology->gpu_count(), gpu.name);
   const bool strict_key = scenario.strict_calibration && scenario.strict_calibration->value;
   try {
-    print_calibration_lines(check_calibration_domain(calibration, path.value, target, strict_flag || strict_key,
-                                                     SourceLocation{"--strict-calibration"}));
+    return check_calibration_domain(calibration, path.value, target, strict_flag || strict_key,
+                                    SourceLocation{"--strict-calibration"});
   } catch (const InputError& e) {
     if (strict_flag) throw;
     throw scenario.strict_calibration->error(e.message());
   }
+}
+
+void check_scenario_calibration(const Scenario& scenario, bool strict_flag) {
+  print_calibration_lines(scenario_calibration_lines(scenario, strict_flag));
+}
+
+std::vector<std::string> points_calibration_lines(const std::string& scenario_path,
+                                                  const std::vector<planner::SweepPoint>& points, bool strict_flag) {
+  std::set<std::string> systems;
+  std::set<std::string> seen;
+  std::vector<std::string> lines;
+  for (const planner::SweepPoint& point : points) {
+    // A point's system is its cluster and what picks the latency model: points alike there are checked once.
+    std::string system;
+    for (const std::string& o : point.overrides) {
+      if (o.starts_with("cluster") || o.starts_with("calibration") || o.starts_with("strict_calibration") ||
+          o.starts_with("training")) {
+        system += o + '\n';
+      }
+    }
+    if (!systems.insert(system).second) continue;
+    try {
+      for (std::string& line : scenario_calibration_lines(load_scenario(scenario_path, point.overrides), strict_flag)) {
+        if (seen.insert(line).second) lines.push_back(std::move(line));
+      }
+    } catch (const InputError& e) {
+      if (point.labels.empty() || !e.where()) throw;
+      throw InputError(fmt::format("{} (point {}: {})", e.message(), point.index, fmt::join(point.labels, ", ")),
+                       e.where());
+    }
+  }
+  return lines;
 }
 
 }  // namespace syncsim::app

@@ -7,6 +7,7 @@
 
 #include "syncsim/collectives/calibration.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/planner/sweep_point.hpp"
 #include "syncsim/scenario/scenario.hpp"
 #include "syncsim/validation/log_system.hpp"
 
@@ -42,5 +43,13 @@ std::vector<std::string> implausible_time_warnings(const std::string& log, const
 // A scenario's calibration (when its latency model is the calibrated one) against the scenario's GPU and topology.
 // `strict_flag`: the command's --strict-calibration.
 void check_scenario_calibration(const Scenario& scenario, bool strict_flag);
+// check_scenario_calibration's lines, not printed.
+std::vector<std::string> scenario_calibration_lines(const Scenario& scenario, bool strict_flag);
+
+// The same for every point of a sweep or a plan (`scenario_path` with each point's overrides), each against its own
+// GPU and topology: points with the same cluster are checked once, each line kept once. Under strict the first point
+// outside the calibration's domain is the error, its index and labels named.
+std::vector<std::string> points_calibration_lines(const std::string& scenario_path,
+                                                  const std::vector<planner::SweepPoint>& points, bool strict_flag);
 
 }  // namespace syncsim::app

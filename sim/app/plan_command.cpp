@@ -253,7 +253,6 @@ PlanFlags check_plan_flags(const PlanOptions& o) {
 int plan(const PlanOptions& o) {
   PlanFlags flags = check_plan_flags(o);
   const Scenario base = load_scenario(o.scenario);
-  check_scenario_calibration(base, o.strict_calibration);  // the scenario's own system; the grid's differ further
   const planner::PlanGoal goal = in_samples(flags.goal, o, base);
   const std::filesystem::path outdir = plan_dir(o, base);
   std::vector<std::string> files{"plan.csv"};
@@ -276,6 +275,8 @@ int plan(const PlanOptions& o) {
   std::vector<std::string> skipped_points;
   std::vector<planner::SweepPoint> configured = planner::plan_points(base, grid);
   if (!search) configured = planner::hold_batch(base, batch, std::move(configured), skipped_points);
+  // Each planned system (GPU type x network) against the calibration's domain, before anything runs.
+  print_calibration_lines(points_calibration_lines(o.scenario, configured, o.strict_calibration));
   if (configured.empty()) {
     throw InputError(fmt::format("no GPU count can train the batch: {}", fmt::join(skipped_points, "; ")),
                      SourceLocation{"--gpus"});

@@ -8,6 +8,7 @@
 #include <memory>
 #include <thread>
 
+#include "calibration_check.hpp"
 #include "commands.hpp"
 #include "help_format.hpp"
 #include "report_error.hpp"
@@ -29,6 +30,7 @@ struct SweepCommandOptions {
   bool zip = false;
   std::string output;
   std::optional<std::int64_t> threads;  // absent: all cores
+  bool strict_calibration = false;
 };
 
 // The flags, checked without reading the scenario (the cli_args fuzz target runs this alone): the axes, their
@@ -68,6 +70,11 @@ int sweep_on_this_rank(const SweepCommandOptions& options, const planner::MpiWor
   }
   // Every point's overrides are checked before the first simulation, so a typo costs no time.
   planner::check_overrides(o.scenario, o.points);
+  // Each point's system against the scenario's calibration; every rank checks (a strict error ends them all alike),
+  // rank 0 prints.
+  const std::vector<std::string> calibration_lines =
+      points_calibration_lines(o.scenario, o.points, options.strict_calibration);
+  if (world.rank() == 0) print_calibration_lines(calibration_lines);
   if (isatty(STDERR_FILENO) == 1) o.progress = &std::cerr;
   if (o.output) {
     o.save = [&](const planner::SweepTable& table) {
@@ -130,6 +137,9 @@ Action add_sweep_command(CLI::App& app, FlagCheck* check) {
   command->add_option("-o,--output", options->output,
                       "results.csv or results.json; points already in it are skipped (resume). Default: CSV on stdout");
   command->add_option("-j,--jobs", options->threads, "Threads per process, 1 to 1024 (default: all cores)");
+  command->add_flag("--strict-calibration", options->strict_calibration,
+                    "A point whose GPU or network differs from what the scenario's calibration was fitted on is an "
+                    "error, not a warning");
   if (check) *check = [options] { (void)check_sweep_flags(*options); };
   return [options]() { return sweep(*options); };
 }

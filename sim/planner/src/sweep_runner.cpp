@@ -32,13 +32,29 @@ InputError as_vary_error(const InputError& e) {
 
 }  // namespace
 
+namespace {
+
+// The scenario with one override alone, or, when it fails alone, with the point's overrides up to it: an override
+// may need an earlier one (a calibrated latency model its calibration file), so only a failure after them is its own.
+Scenario load_alone_or_after(const std::filesystem::path& scenario, const std::vector<std::string>& overrides,
+                             std::vector<std::string>::const_iterator which) {
+  try {
+    return load_scenario(scenario, {*which});
+  } catch (const InputError&) {
+    if (which == overrides.begin()) throw;
+    return load_scenario(scenario, std::vector<std::string>(overrides.begin(), which + 1));
+  }
+}
+
+}  // namespace
+
 void check_overrides(const std::filesystem::path& scenario, const std::vector<SweepPoint>& points) {
   std::set<std::string> seen;
   for (const SweepPoint& p : points) {
-    for (const std::string& o : p.overrides) {
-      if (!seen.insert(o).second) continue;
+    for (auto o = p.overrides.begin(); o != p.overrides.end(); ++o) {
+      if (!seen.insert(*o).second) continue;
       try {
-        const Scenario s = load_scenario(scenario, {o});
+        const Scenario s = load_alone_or_after(scenario, p.overrides, o);
         // The loader leaves GPU names to the compute model; a sweep checks them here, before any point runs.
         if (!s.cluster.gpu.inline_spec) {
           try {
