@@ -153,9 +153,9 @@ struct Router::Impl {
   std::vector<PathValue> best;  // valid where to_dst is
   std::vector<LinkId> candidates;
   topology_detail::RouteTable routes;
-  WorkBudget work{kRouteSearchWork, kRouteSearchBudget};  // over every search of this router
+  WorkBudget work;  // over every search of this router
 
-  explicit Impl(const Topology& t) : topology(t) {
+  Impl(const Topology& t, std::uint64_t budget) : topology(t), work(kRouteSearchWork, budget) {
     const std::size_t n = t.node_count();
     is_gpu.resize(n);
     for (std::uint32_t v = 0; v < n; ++v) is_gpu[v] = t.node(NodeId{v}).kind == NodeKind::gpu ? 1 : 0;
@@ -357,7 +357,8 @@ struct Router::Impl {
   }
 };
 
-Router::Router(const Topology& topology) : topology_(topology), impl_(std::make_unique<Impl>(topology)) {
+Router::Router(const Topology& topology, std::uint64_t route_search_budget)
+    : topology_(topology), impl_(std::make_unique<Impl>(topology, route_search_budget)) {
   static std::atomic<std::uint64_t> made{0};
   serial_ = ++made;
 }

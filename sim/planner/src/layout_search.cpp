@@ -133,7 +133,15 @@ SearchedPoint search_layouts(const std::filesystem::path& scenario, const SweepP
   std::optional<SimTime> best;
   const auto try_choice = [&](const LayoutChoice& choice) {
     std::vector<std::string> overrides;
-    TrainingReport r = simulate(scenario, point, choice, key, workspace, overrides);
+    TrainingReport r;
+    try {
+      r = simulate(scenario, point, choice, key, workspace, overrides);
+    } catch (const InputError& e) {
+      // A layout the engine refuses (a run-cost budget it passes, which `syncsim run` of it meets the same way) is
+      // left out like one the model refuses: counted by what refused it, never the end of the plan.
+      ++out.stats.skipped[fmt::format("refused by the engine at {}", e.key().empty() ? "its layout" : e.key())];
+      return;
+    }
     ++out.stats.simulated;
     if (!best || r.iteration_mean < *best) {
       best = r.iteration_mean;
@@ -167,6 +175,10 @@ SearchedPoint search_layouts(const std::filesystem::path& scenario, const SweepP
       break;
     }
     try_choice(fitting[i].choice);
+  }
+  if (!best) {
+    throw InputError(fmt::format("no layout of {} GPUs could be simulated: {}", gpus, skip_summary(out.stats.skipped)),
+                     SourceLocation{"--gpus"});
   }
   return out;
 }

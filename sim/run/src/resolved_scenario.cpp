@@ -1,5 +1,7 @@
 #include "resolved_scenario.hpp"
 
+#include "syncsim/core/run_cost.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -124,7 +126,7 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
   if (s.training.latency_model.value == LatencySource::calibrated) {
     calibrated_ = to_model(at_value(*s.calibration, [&] { return read_calibration(s.calibration->value); }));
   }
-  router_ = std::make_unique<Router>(*topology_);
+  router_ = std::make_unique<Router>(*topology_, kScenarioRouteSearchBudget);
 }
 
 LayerTimes ResolvedScenario::with_recompute(LayerTimes times) const {
@@ -282,7 +284,7 @@ CollectiveOutcome ResolvedScenario::shared_or_simulated(const CollectiveSpec& sp
 void ResolvedScenario::change_network(const std::map<LinkId, double>& factors) {
   if (factors.empty()) return;
   topology_ = std::make_shared<const Topology>(with_link_factors(*topology_, factors));
-  router_ = std::make_unique<Router>(*topology_);
+  router_ = std::make_unique<Router>(*topology_, kScenarioRouteSearchBudget);
   topology_digest_.reset();
   collective_cache_.clear();
   group_cache_.clear();

@@ -20,6 +20,7 @@
 #include <memory>
 #include <vector>
 
+#include "syncsim/core/run_cost.hpp"
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/core/strong_id.hpp"
 #include "syncsim/core/units.hpp"
@@ -37,7 +38,9 @@ struct Route {
 
 class Router {
  public:
-  explicit Router(const Topology& topology);
+  // `route_search_budget`: the link visits all of this router's searches may take (run_cost.hpp); a scenario run, whose
+  // layout asks routes of many groups, has a larger one than one collective.
+  explicit Router(const Topology& topology, std::uint64_t route_search_budget = kRouteSearchBudget);
   ~Router();
   Router(const Router&) = delete;
   Router& operator=(const Router&) = delete;

@@ -7,7 +7,7 @@
 // is about 2^32 link visits per step. The two places whose work grows with route length times flow count count it
 // as they go, against a budget each, and throw RunCostExceeded past it:
 //
-//   Router        the route searches' link visits, per router (a scenario run, a collective command);
+//   Router        the route searches' link visits, per router (a collective command's; a scenario run's, larger);
 //   FlowModel     the flow-link pairs its flows register on and its re-solves visit, per flow model (a collective
 //                 in a scenario, a parameter-server run), or shared by the sizes of `syncsim collective`.
 //   parameter-server run   its messages, counted before it runs: every push and pull of a shard is a flow of its
@@ -35,6 +35,11 @@
 namespace syncsim {
 
 inline constexpr std::uint64_t kRouteSearchBudget = std::uint64_t{1} << 27;
+// A scenario run's router serves every collective of the run: a layout's tensor, pipeline and data-parallel group
+// sets, each (up to kMaxFootprintRanks ranks a group) routed member to member to find which groups share links. The
+// 405B frontier plan's candidates at 16,384 GPUs (256 data-parallel groups of 64: a million member pairs) passed the
+// collective's 2^27 and stopped the plan; 8 times it carries the plan to 32,768 GPUs (docs/performance.md).
+inline constexpr std::uint64_t kScenarioRouteSearchBudget = kRouteSearchBudget << 3;
 inline constexpr std::uint64_t kFlowSolveBudget = std::uint64_t{1} << 25;
 // About 3 us of CPU a message on a loaded 2-core machine: at most a few minutes. Runs of minutes stay within it on
 // purpose (the GUI's cancel test runs async-staleness for 100,000 iterations, 3.8e7 messages); hours do not.
