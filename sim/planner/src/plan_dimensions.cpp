@@ -103,6 +103,8 @@ std::vector<run::JobPolicy> PlanDimensions::policies() const {
     policy.interval = c.seconds ? run::JobPolicy::Interval::fixed : run::JobPolicy::Interval::optimal;
     policy.interval_seconds = c.seconds.value_or(0);
   }
+  // Many pairs per point: each solved to the sampled noise floor, not to 1e-9 (run/goodput_job.hpp).
+  for (run::JobPolicy& policy : intervals_of) policy.stop_at_noise = given();
   std::vector<run::JobPolicy> out;
   for (const run::JobPolicy& interval : intervals_of) {
     if (spares.empty()) out.push_back(interval);

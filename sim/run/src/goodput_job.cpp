@@ -50,7 +50,8 @@ GoodputSetup with_policy(GoodputSetup setup, const JobPolicy& policy) {
 }
 
 // D = kept / k(D) by fixed-point iteration from D = kept (above), or the scenario's own duration without `kept`.
-JobGoodput solve(const GoodputSetup& setup, const Scenario& scenario, std::optional<double> kept_seconds) {
+JobGoodput solve(const GoodputSetup& setup, const Scenario& scenario, std::optional<double> kept_seconds,
+                 bool stop_at_noise) {
   if (!kept_seconds) {
     const double d = scenario.reliability->duration_seconds;
     JobGoodput out = at(setup, 0, d, 0);
@@ -59,6 +60,7 @@ JobGoodput solve(const GoodputSetup& setup, const Scenario& scenario, std::optio
   }
   SYNCSIM_INVARIANT(*kept_seconds > 0 && std::isfinite(*kept_seconds), "a job's training must be finite and > 0");
   double wall = *kept_seconds;
+  double last_move = std::numeric_limits<double>::infinity();
   JobGoodput out = at(setup, *kept_seconds, wall, 0);
   for (int step = 1; step <= kMaxSteps; ++step) {
     if (!(out.kept_share >= kMinKeptShare)) {
@@ -67,7 +69,11 @@ JobGoodput solve(const GoodputSetup& setup, const Scenario& scenario, std::optio
       return out;
     }
     const double next = *kept_seconds / out.kept_share;
-    const bool settled = std::abs(next - wall) <= kTolerance * wall;
+    const double move = std::abs(next - wall);
+    // A contraction shrinks every move until the sampled k's noise is all that is left: a move no smaller than the
+    // last one is that floor (JobPolicy::stop_at_noise).
+    const bool settled = move <= kTolerance * wall || (stop_at_noise && move >= last_move);
+    last_move = move;
     wall = next;
     out = at(setup, *kept_seconds, wall, step);
     if (settled) break;
@@ -92,7 +98,7 @@ std::vector<JobGoodput> job_goodputs(const Scenario& scenario, Workspace& worksp
   for (const JobPolicy& policy : policies) {
     SYNCSIM_INVARIANT(policy.interval != JobPolicy::Interval::fixed || policy.interval_seconds > 0,
                       "a fixed checkpoint interval must be > 0");
-    out.push_back(solve(with_policy(setup, policy), scenario, kept_seconds));
+    out.push_back(solve(with_policy(setup, policy), scenario, kept_seconds, policy.stop_at_noise));
   }
   return out;
 }

@@ -48,6 +48,10 @@ struct JobPolicy {
   Interval interval = Interval::scenario;
   double interval_seconds = 0;         // with Interval::fixed: > 0
   std::optional<std::int64_t> spares;  // hot spare nodes; nullopt: the scenario's reliability.spares
+  // Stop the fixed point also when a move is no smaller than the one before: the sampled k's noise floor, reached
+  // in a few steps where 1e-9 of D may take all 50 (the sampled mean moves D by ~1e-5 from step to step). A plan of
+  // many pairs per point asks for it; the answer moves within that noise.
+  bool stop_at_noise = false;
 };
 
 // The scenario must have a `reliability:` section and `report` be its run (run_scenario). With `kept_seconds`, the
