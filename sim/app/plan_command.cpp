@@ -24,6 +24,7 @@
 #include "syncsim/planner/layout_search.hpp"
 #include "syncsim/planner/plan_analysis.hpp"
 #include "syncsim/planner/plan_batch.hpp"
+#include "syncsim/planner/plan_dimensions.hpp"
 #include "syncsim/planner/plan_energy.hpp"
 #include "syncsim/planner/plan_failures.hpp"
 #include "syncsim/planner/plan_grid.hpp"
@@ -63,6 +64,8 @@ struct PlanOptions {
   std::int64_t max_simulations = 8;
   bool strict_calibration = false;
   bool no_failures = false;  // --no-failures: a reliability section stays out of time-to-train (plan_failures.hpp)
+  std::optional<std::string> checkpoint_intervals;  // plan dimensions (plan_dimensions.hpp)
+  std::optional<std::string> spares;
 };
 
 // The flags, checked (check_plan_flags): everything but the scenario and the price file, which are read later.
@@ -71,6 +74,7 @@ struct PlanFlags {
   planner::PlanGrid grid;  // gpu_types empty: the scenario's GPU; networks empty: the scenario's topology
   unsigned threads = 1;
   planner::RiskQuantile risk = planner::RiskQuantile::p50;
+  planner::PlanDimensions dimensions;  // --checkpoint-intervals, --spares
 };
 
 // Beyond this, a sample count is no training run (large language models train on about 1e13 tokens), and a
@@ -221,6 +225,8 @@ PlanFlags check_plan_flags(const PlanOptions& o) {
   flags.threads = thread_count(o.threads);
   planner::check_seeds(o.seeds);
   flags.risk = planner::parse_risk(o.risk);
+  if (o.checkpoint_intervals) flags.dimensions.intervals = planner::parse_checkpoint_intervals(*o.checkpoint_intervals);
+  if (o.spares) flags.dimensions.spares = planner::parse_spares(*o.spares);
   if (o.layouts != "none" && o.layouts != "auto") {
     throw InputError(fmt::format("expected none or auto, got '{}'", o.layouts), SourceLocation{"--layouts"});
   }
@@ -254,6 +260,8 @@ int plan(const PlanOptions& o) {
   PlanFlags flags = check_plan_flags(o);
   const Scenario base = load_scenario(o.scenario);
   const planner::PlanGoal goal = in_samples(flags.goal, o, base);
+  const planner::PlanDimensions& dims = flags.dimensions;
+  planner::check_dimensions(dims, base, o.no_failures, goal.samples.has_value());
   const std::filesystem::path outdir = plan_dir(o, base);
   std::vector<std::string> files{"plan.csv"};
   for (const char* stem : kPlanChartStems) std::ranges::copy(chart_file_names(stem), std::back_inserter(files));
@@ -297,35 +305,43 @@ int plan(const PlanOptions& o) {
 
   std::vector<std::size_t> all(points.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-  std::vector<planner::PlanPoint> runs(points.size());
-  // With reliability: each point's job over the goal's samples (plan_failures.hpp), filled where the point ran.
+  // Each run's rows: one, or with --checkpoint-intervals / --spares one per pair (plan_dimensions.hpp).
+  std::vector<std::vector<planner::PlanPoint>> runs(points.size());
+  // With reliability: each point's job over the goal's samples (plan_failures.hpp) under each pair, filled where
+  // the point ran: the engine runs once per point, the goodput model once per pair.
   const bool failures = planner::counts_failures(base, o.no_failures);
-  std::vector<std::optional<run::JobGoodput>> jobs(points.size());
+  std::vector<std::vector<run::JobGoodput>> jobs(points.size());
+  const auto point_jobs = [&](const Scenario& scenario, run::Workspace& workspace, const TrainingReport& report,
+                              const planner::SweepPoint& point) {
+    if (!failures) return;
+    jobs[point.index] = planner::point_failures(scenario, workspace, report, goal, dims.policies());
+    planner::check_point_jobs(dims, jobs[point.index],
+                              fmt::format("{} / {} / {} GPUs", point.labels[0], point.labels[1], point.labels[2]));
+  };
   // The sweep's bar on a terminal; elsewhere (a log, CI) one line per finished point with the time left.
   planner::ProgressBar progress(isatty(STDERR_FILENO) == 1 ? &std::cerr : nullptr, points.size());
   planner::ProgressLines lines(isatty(STDERR_FILENO) == 1 ? nullptr : &std::cerr, points.size());
   const auto on_point = [&](std::size_t index, const TrainingReport& r) {  // under the runner's lock
     progress.advance();
-    planner::PlanPoint& p = runs[index] = planner::plan_point(points[index], r);
+    planner::PlanPoint p = planner::plan_point(points[index], r);
     if (search) p.layout = searched[index].label;
     p.fits = p.fits && planner::fits_with_headroom(r.memory, o.memory_headroom);
     if (prices) {
       p.price_per_hour = static_cast<double>(r.workers) * (prices->gpu_price(p.gpu) + prices->network_price(p.network));
     }
-    if (jobs[index]) planner::add_failures(p, *jobs[index]);
+    runs[index] = planner::pair_rows(p, jobs[index], dims);
     lines.point_done(fmt::format("{} / {} / {} GPUs{}", p.gpu, p.network, p.gpus, search ? ": " + p.layout : ""));
   };
   const planner::PointRun run_one = [&](const planner::SweepPoint& point, run::Workspace& workspace) {
     if (!search) {
       const Scenario scenario = load_scenario(o.scenario, point.overrides);
       TrainingReport report = run::run_scenario(scenario, workspace).report;
-      if (failures) jobs[point.index] = planner::point_failures(scenario, workspace, report, goal);
+      point_jobs(scenario, workspace, report, point);
       return report;
     }
     planner::SearchedPoint& s = searched[point.index];
     s = planner::search_layouts(o.scenario, point, batch.at(planner::point_gpus(point)), search_options, workspace);
-    if (failures)
-      jobs[point.index] = planner::point_failures(load_scenario(o.scenario, s.overrides), workspace, s.report, goal);
+    point_jobs(load_scenario(o.scenario, s.overrides), workspace, s.report, point);
     return s.report;
   };
   try {
@@ -335,19 +351,20 @@ int plan(const PlanOptions& o) {
   }
   progress.finish();
   std::vector<planner::PlanPoint> results;
-  if (search) {
-    results = std::move(runs);
-  } else {
-    for (std::size_t i = 0; i < configured.size(); ++i) {
-      const auto first = runs.begin() + static_cast<std::ptrdiff_t>(i * seeds);
-      results.push_back(planner::at_risk({first, first + static_cast<std::ptrdiff_t>(seeds)}, flags.risk));
+  // Per point and pair, the run at --risk among its seeds (one seed with --layouts auto).
+  const std::size_t per_point = search ? 1 : seeds;
+  for (std::size_t i = 0; i < runs.size() / per_point; ++i) {
+    for (std::size_t k = 0; k < runs[i * per_point].size(); ++k) {
+      std::vector<planner::PlanPoint> of_seeds;
+      for (std::size_t s = 0; s < per_point; ++s) of_seeds.push_back(runs[i * per_point + s][k]);
+      results.push_back(planner::at_risk(std::move(of_seeds), flags.risk));
     }
   }
 
   planner::PlanContext context{
       base.name, prices ? prices->currency : "", o.prices, goal, o.seeds, o.risk, search, {batch.describe()}};
   if (search) context.notes.push_back(planner::search_summary(searched));
-  if (failures) context.notes.push_back(planner::failures_note(base, goal));
+  if (failures) context.notes.push_back(planner::failures_note(base, goal, dims.given() ? dims.describe() : ""));
   for (const std::string& skip : skipped_points) context.notes.push_back("skipped: " + skip);
   planner::Plan result = planner::analyze_plan(std::move(results), goal, context.currency);
   const auto& limit = base.cluster.gpu.power_limit;
@@ -412,6 +429,11 @@ Action add_plan_command(CLI::App& app, FlagCheck* check) {
   command->add_flag("--no-failures", o->no_failures,
                     "With reliability: in the scenario, leave expected failures out of time-to-train and cost (by "
                     "default they count: docs/planner.md, \"Failures\")");
+  command->add_option("--checkpoint-intervals", o->checkpoint_intervals,
+                      "With reliability: in the scenario, checkpoint intervals to plan for, e.g. optimal,10min,2h "
+                      "(optimal: each point's Daly optimum); one row per interval and spare count");
+  command->add_option("--spares", o->spares,
+                      "With reliability: in the scenario, hot spare node counts to plan for, e.g. 0,16,64");
   command->add_flag(
       "--strict-calibration", o->strict_calibration,
       "A scenario calibration fitted on another system (GPU, link rate, scale) is an error, not a warning");

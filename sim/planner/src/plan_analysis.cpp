@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 #include "syncsim/planner/plan_failures.hpp"
 
@@ -21,7 +22,7 @@ std::string money(double value, const std::string& currency) {
 }
 
 std::string gpus_text(const PlanPoint& p) {
-  return fmt::format("{} x {} on {}", p.gpus, p.gpu, p.network);
+  return fmt::format("{} x {} on {}{}", p.gpus, p.gpu, p.network, pair_text(p));
 }
 
 void fill_costs(std::vector<PlanPoint>& points, const PlanGoal& goal) {
@@ -62,29 +63,43 @@ void mark_pareto(std::vector<PlanPoint>& points) {
   }
 }
 
+// The throughput of the last count a configuration's marginal efficiencies start from.
+struct Previous {
+  double throughput = 0;  // effective (failures counted)
+  double raw = 0;         // samples/s alone, without failures
+  std::int64_t gpus = 0;
+};
+
 std::vector<PlanConfiguration> group(std::vector<PlanPoint>& points, double min_efficiency) {
   std::map<std::pair<std::string, std::string>, std::vector<std::size_t>> by_config;
   for (std::size_t i = 0; i < points.size(); ++i) by_config[{points[i].gpu, points[i].network}].push_back(i);
   std::vector<PlanConfiguration> out;
   for (auto& [key, members] : by_config) {
-    std::sort(members.begin(), members.end(),
-              [&](std::size_t a, std::size_t b) { return points[a].gpus < points[b].gpus; });
-    PlanConfiguration c{key.first, key.second, members, std::nullopt, std::nullopt};
-    double previous_throughput = 0;
-    double previous_raw = 0;  // samples/s alone, without failures
-    double raw_per_gpu = 0;   // the smallest count's samples/s per GPU, without failures
-    std::int64_t previous_gpus = 0;
+    // Each count's best pair first, then its alternatives (plan_dimensions.hpp), which are measured against the
+    // count before as their best pair is, but are no part of the configuration's line or its knee.
+    std::sort(members.begin(), members.end(), [&](std::size_t a, std::size_t b) {
+      return std::tie(points[a].gpus, points[a].alternative, a) < std::tie(points[b].gpus, points[b].alternative, b);
+    });
+    PlanConfiguration c{key.first, key.second, {}, std::nullopt, std::nullopt};
+    for (std::size_t i : members) {
+      if (!points[i].alternative) c.points.push_back(i);
+    }
+    double raw_per_gpu = 0;  // the smallest count's samples/s per GPU, without failures
+    Previous previous;       // the last count's best pair
+    Previous before;         // the count before it: what that count's alternatives are measured against
     bool scaling = true;
     for (std::size_t i : members) {
       PlanPoint& p = points[i];
       if (!p.fits) continue;  // not a size this configuration can train at
-      const double added = static_cast<double>(p.gpus - previous_gpus) * p.single_gpu_samples_per_s;
-      p.marginal_efficiency = added > 0 ? (effective_samples_per_s(p) - previous_throughput) / added : 0;
+      const Previous& from = p.alternative ? before : previous;
+      const double added = static_cast<double>(p.gpus - from.gpus) * p.single_gpu_samples_per_s;
+      p.marginal_efficiency = added > 0 ? (effective_samples_per_s(p) - from.throughput) / added : 0;
       if (p.kept_share) {
         if (raw_per_gpu == 0) raw_per_gpu = p.samples_per_s / static_cast<double>(p.gpus);
-        const double raw_added = static_cast<double>(p.gpus - previous_gpus) * raw_per_gpu;
-        p.marginal_without_failures = raw_added > 0 ? (p.samples_per_s - previous_raw) / raw_added : 0;
+        const double raw_added = static_cast<double>(p.gpus - from.gpus) * raw_per_gpu;
+        p.marginal_without_failures = raw_added > 0 ? (p.samples_per_s - from.raw) / raw_added : 0;
       }
+      if (p.alternative) continue;
       if (scaling && p.marginal_efficiency >= min_efficiency) {
         c.knee = i;
       } else if (scaling) {
@@ -92,9 +107,8 @@ std::vector<PlanConfiguration> group(std::vector<PlanPoint>& points, double min_
         c.first_below = i;
         c.failures_cause = p.marginal_without_failures && *p.marginal_without_failures >= min_efficiency;
       }
-      previous_throughput = effective_samples_per_s(p);
-      previous_raw = p.samples_per_s;
-      previous_gpus = p.gpus;
+      before = previous;
+      previous = {effective_samples_per_s(p), p.samples_per_s, p.gpus};
     }
     out.push_back(std::move(c));
   }
@@ -106,7 +120,7 @@ std::vector<PlanConfiguration> group(std::vector<PlanPoint>& points, double min_
 void rebase_on_smallest(std::vector<PlanPoint>& points) {
   std::map<std::pair<std::string, std::string>, const PlanPoint*> smallest;
   for (const PlanPoint& p : points) {
-    if (!p.fits || effective_samples_per_s(p) <= 0) continue;
+    if (!p.fits || p.alternative || effective_samples_per_s(p) <= 0) continue;
     const PlanPoint*& s = smallest[{p.gpu, p.network}];
     if (s == nullptr || p.gpus < s->gpus) s = &p;
   }
@@ -133,6 +147,29 @@ double rank_key(const PlanPoint& p, const PlanGoal& goal) {
   return p.price_per_million_samples.value_or(-effective_samples_per_s(p));
 }
 
+// Whether pair `a` of a point is better than its pair `b` (plan_dimensions.hpp): as the ranking judges points,
+// what meets a target first, then the lower rank_key (the cost to train by a deadline, the $/hour of a throughput,
+// the cost to reach a loss); without a target, or between pairs that both miss it, the faster.
+bool better_pair(const PlanPoint& a, const PlanPoint& b, const PlanGoal& goal) {
+  const bool targeted = goal.target_loss || goal.target_samples_per_s;
+  if (targeted && a.meets_target != b.meets_target) return a.meets_target;
+  if (targeted && a.meets_target && rank_key(a, goal) != rank_key(b, goal))
+    return rank_key(a, goal) < rank_key(b, goal);
+  return effective_samples_per_s(a) > effective_samples_per_s(b);
+}
+
+// Marks every pair of a point but its best (better_pair; the first of equals) as an alternative.
+void choose_pairs(std::vector<PlanPoint>& points, const PlanGoal& goal) {
+  std::map<std::tuple<std::string, std::string, std::int64_t>, std::size_t> best;
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    const auto [it, first] = best.try_emplace({points[i].gpu, points[i].network, points[i].gpus}, i);
+    if (!first && better_pair(points[i], points[it->second], goal)) it->second = i;
+  }
+  for (std::size_t i = 0; i < points.size(); ++i) {
+    points[i].alternative = best.at({points[i].gpu, points[i].network, points[i].gpus}) != i;
+  }
+}
+
 }  // namespace
 
 std::string configuration_name(const PlanPoint& p) {
@@ -144,8 +181,9 @@ double effective_samples_per_s(const PlanPoint& p) {
 }
 
 Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std::string& currency) {
+  fill_costs(points, goal);  // before the choice of pairs, which compares their costs; it needs no efficiency
+  choose_pairs(points, goal);
   rebase_on_smallest(points);
-  fill_costs(points, goal);
   mark_pareto(points);
   std::vector<PlanConfiguration> configs = group(points, goal.min_efficiency);
 
@@ -155,7 +193,7 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
   std::string why;
   if (goal.target_loss) {
     for (std::size_t i = 0; i < points.size(); ++i) {
-      if (!points[i].time_to_target_s || !points[i].fits) continue;
+      if (!points[i].time_to_target_s || !points[i].fits || points[i].alternative) continue;
       if (!best || rank_key(points[i], goal) < rank_key(points[*best], goal)) best = i;
     }
     why = points.front().price_per_hour
@@ -164,7 +202,7 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
   } else if (goal.target_samples_per_s) {
     // A target is met by the cheapest point that meets it, whatever its efficiency: the efficiency is in its cost.
     for (std::size_t i = 0; i < points.size(); ++i) {
-      if (!points[i].meets_target || !points[i].fits) continue;
+      if (!points[i].meets_target || !points[i].fits || points[i].alternative) continue;
       if (!best || rank_key(points[i], goal) < rank_key(points[*best], goal)) best = i;
     }
     why = goal.deadline_s
@@ -190,6 +228,7 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     if ((best == a) != (best == b)) return best == a;
+    if (points[a].alternative != points[b].alternative) return points[b].alternative;
     if (points[a].fits != points[b].fits) return points[a].fits;
     // A target (a loss, a throughput, a deadline) ranks by what meets it at what cost: efficiency is no longer the
     // question.

@@ -40,9 +40,15 @@ bool counts_failures(const Plan& plan) {
 
 run::JobGoodput point_failures(const Scenario& point, run::Workspace& workspace, const TrainingReport& report,
                                const PlanGoal& goal) {
+  return point_failures(point, workspace, report, goal, {run::JobPolicy{}}).front();
+}
+
+std::vector<run::JobGoodput> point_failures(const Scenario& point, run::Workspace& workspace,
+                                            const TrainingReport& report, const PlanGoal& goal,
+                                            const std::vector<run::JobPolicy>& policies) {
   std::optional<double> kept;
   if (goal.samples && report.samples_per_second > 0) kept = *goal.samples / report.samples_per_second;
-  return run::job_goodput(point, workspace, report, kept);
+  return run::job_goodputs(point, workspace, report, kept, policies);
 }
 
 void add_failures(PlanPoint& p, const run::JobGoodput& job) {
@@ -62,11 +68,16 @@ void add_failures(PlanPoint& p, const run::JobGoodput& job) {
   }
 }
 
-std::string failures_note(const Scenario& base, const PlanGoal& goal) {
+std::string failures_note(const Scenario& base, const PlanGoal& goal, const std::string& choices) {
   const ReliabilityConfig& r = *base.reliability;
   const std::string table =
       r.default_table ? "the default table (Llama 3's 419 interruptions)" : "the scenario's rates";
   const std::string spares = r.spares > 0 ? fmt::format(", {} hot spare nodes paid beside each point", r.spares) : "";
+  if (!choices.empty()) {
+    return fmt::format("{}: each point's ETTR from {}, {} (docs/planner.md, \"Failures\")",
+                       goal.samples ? "time to train counts expected failures" : "throughput counts expected failures",
+                       table, choices);
+  }
   const std::string what = goal.samples ? "time to train counts expected failures"
                                         : fmt::format(
                                               "throughput counts expected failures over the scenario's "
@@ -97,6 +108,26 @@ std::string failures_knee_text(const PlanPoint& knee, const PlanPoint& below, bo
       below.marginal_without_failures.value_or(0), 100 * knee.ettr.value_or(0), 100 * below.ettr.value_or(0), largest,
       below.marginal_efficiency,
       below.marginal_efficiency < 0 ? fmt::format(": {} GPUs train slower than {}", below.gpus, knee.gpus) : "");
+}
+
+std::string span_text(double seconds) {
+  if (seconds >= 2 * kSecondsPerDay) return fmt::format("{:.1f} d", seconds / kSecondsPerDay);
+  if (seconds >= 3600) return fmt::format("{:.1f} h", seconds / 3600);
+  if (seconds >= 60) return fmt::format("{:.1f} min", seconds / 60);
+  return fmt::format("{:.1f} s", seconds);
+}
+
+std::string pair_label(const PlanPoint& p) {
+  return p.spares ? fmt::format("{} / {} spares", p.checkpoint_choice, *p.spares) : std::string();
+}
+
+std::string pair_text(const PlanPoint& p) {
+  if (!p.spares) return "";
+  const std::string every = span_text(p.checkpoint_interval_s.value_or(0));
+  const bool named = p.checkpoint_choice == "optimal" || p.checkpoint_choice == "scenario";
+  return fmt::format(", checkpointing every {}{} with {} hot spare node{}", every,
+                     named ? fmt::format(" ({})", p.checkpoint_choice) : std::string(), *p.spares,
+                     *p.spares == 1 ? "" : "s");
 }
 
 std::string failures_clause(const PlanPoint& p) {

@@ -52,8 +52,17 @@ std::string bottleneck_text(const PlanPoint& p) {
 
 std::string plan_text(const Plan& plan, const PlanContext& c) {
   std::string out;
-  out += fmt::format("# syncsim plan {}: {} points, efficiency threshold {:.2f}\n", c.scenario, plan.points.size(),
-                     c.goal.min_efficiency);
+  // With --checkpoint-intervals or --spares each point has a row per pair: the table shows its best, plan.csv all.
+  const auto alternatives = static_cast<std::size_t>(
+      std::count_if(plan.points.begin(), plan.points.end(), [](const PlanPoint& p) { return p.alternative; }));
+  const bool pairs =
+      std::any_of(plan.points.begin(), plan.points.end(), [](const PlanPoint& p) { return p.spares.has_value(); });
+  out += fmt::format(
+      "# syncsim plan {}: {} points{}, efficiency threshold {:.2f}\n", c.scenario, plan.points.size() - alternatives,
+      pairs ? fmt::format(" x {} (interval, spares) pairs",
+                          plan.points.size() / std::max<std::size_t>(1, plan.points.size() - alternatives))
+            : std::string(),
+      c.goal.min_efficiency);
   if (!c.currency.empty()) {
     out += fmt::format("# prices: USER INPUT from {} ({}), not quotes from syncsim\n", c.price_file, c.currency);
   } else {
@@ -95,23 +104,31 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
   const auto ettr_cell = [&](const std::string& text) {
     return failures ? fmt::format("  {:>6}", text) : std::string();
   };
+  const auto pair_cells = [&](const std::string& interval, const std::string& spares) {
+    return pairs ? fmt::format("  {:>16}  {:>6}", interval, spares) : std::string();
+  };
   const bool spread = c.seeds > 1;
   const auto spread_cell = [&](const PlanPoint& p) {
     if (!spread) return std::string();
     return fmt::format("  {:>17}", p.spread ? fmt::format("{:.1f}-{:.1f}", p.spread->p10, p.spread->p90) : "-");
   };
-  out += fmt::format("{:>4}  {:<{}}  {:>5}{}  {:>11}{}{}  {:>6}  {:>8}  {:>10}  {:>12}  {:>13}{}  {}\n", "rank",
-                     "configuration", config_width, "GPUs", layout_cell("layout"), "samples/s",
-                     spread ? fmt::format("  {:>17}", "p10-p90") : std::string(), ettr_cell("ETTR"), "effic.",
-                     "marginal", cur + "/hour", cur + "/M samples", "time-to-train",
-                     total_cells("GPU-hours", cur + " to train", "MWh", cur + " energy"), "bottleneck");
+  out +=
+      fmt::format("{:>4}  {:<{}}  {:>5}{}  {:>11}{}{}{}  {:>6}  {:>8}  {:>10}  {:>12}  {:>13}{}  {}\n", "rank",
+                  "configuration", config_width, "GPUs", layout_cell("layout"), "samples/s",
+                  spread ? fmt::format("  {:>17}", "p10-p90") : std::string(), ettr_cell("ETTR"),
+                  pair_cells("checkpoint", "spares"), "effic.", "marginal", cur + "/hour", cur + "/M samples",
+                  "time-to-train", total_cells("GPU-hours", cur + " to train", "MWh", cur + " energy"), "bottleneck");
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
     const PlanPoint& p = plan.points[i];
+    if (p.alternative) continue;  // after every point's best (analyze_plan): in plan.csv
     const bool best = plan.recommended && *plan.recommended == i;
+    const std::string interval = span_text(p.checkpoint_interval_s.value_or(0));
     out += fmt::format(
-        "{:>4}  {:<{}}  {:>5}{}  {:>11.1f}{}{}  {:>6.3f}  {:>8.3f}  {:>10}  {:>12}  {:>13}{}  {}{}\n",
+        "{:>4}  {:<{}}  {:>5}{}  {:>11.1f}{}{}{}  {:>6.3f}  {:>8.3f}  {:>10}  {:>12}  {:>13}{}  {}{}\n",
         best ? "*1" : std::to_string(i + 1), configuration_name(p), config_width, p.gpus, layout_cell(p.layout),
         p.samples_per_s, spread_cell(p), ettr_cell(p.ettr ? fmt::format("{:.1f}%", 100 * *p.ettr) : "-"),
+        pair_cells(p.checkpoint_choice == "optimal" ? "optimal " + interval : interval,
+                   p.spares ? std::to_string(*p.spares) : "-"),
         p.scaling_efficiency, p.marginal_efficiency, optional_number(p.price_per_hour, "{:.2f}"),
         optional_number(p.price_per_million_samples, "{:.2f}"),
         p.time_to_train_s                            ? hours_text(*p.time_to_train_s)
@@ -132,6 +149,10 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
                                p.cost_to_target ? fmt::format(" ({:.2f} {})", *p.cost_to_target, cur) : "")
                  : fmt::format("{:>6}  does not reach loss {} (best {:.4f})\n", "", *c.goal.target_loss, p.best_loss);
     }
+  }
+  if (alternatives > 0) {
+    out += fmt::format("# the other {} pairs (interval, spares) of these points: plan.csv, rows {} to {}\n",
+                       alternatives, plan.points.size() - alternatives + 1, plan.points.size());
   }
   for (const PlanConfiguration& cfg : plan.configurations) {
     const std::string name = cfg.gpu + " / " + cfg.network;
@@ -176,7 +197,12 @@ std::string plan_csv(const Plan& plan, const PlanGoal& goal) {
   out += goal.target_loss ? ",time_to_target_s,cost_to_target,best_loss" : "";
   // With failures counted (plan_failures.hpp), at the end: columns a plan without them does not have.
   const bool failures = counts_failures(plan);
-  out += failures ? ",ettr,badput_hours,checkpoint_interval_s,effective_samples_per_s\n" : "\n";
+  out += failures ? ",ettr,badput_hours,checkpoint_interval_s,effective_samples_per_s" : "";
+  // With --checkpoint-intervals or --spares (plan_dimensions.hpp): each row's pair; `pair` names it in words, so a
+  // reader grouping rows by their text columns (syncsim-gui) draws one line per pair.
+  const bool pairs =
+      std::any_of(plan.points.begin(), plan.points.end(), [](const PlanPoint& p) { return p.spares.has_value(); });
+  out += pairs ? ",spares,pair\n" : "\n";
   const auto opt = [](const std::optional<double>& v) { return v ? fmt::format("{}", *v) : std::string(); };
   for (std::size_t i = 0; i < plan.points.size(); ++i) {
     const PlanPoint& p = plan.points[i];
@@ -196,9 +222,10 @@ std::string plan_csv(const Plan& plan, const PlanGoal& goal) {
       out += it == p.time_shares.end() ? std::string(",") : fmt::format(",{}", it->second);
     }
     if (goal.target_loss) out += fmt::format(",{},{},{}", opt(p.time_to_target_s), opt(p.cost_to_target), p.best_loss);
-    out += failures ? fmt::format(",{},{},{},{}\n", opt(p.ettr), opt(p.badput_hours), opt(p.checkpoint_interval_s),
+    out += failures ? fmt::format(",{},{},{},{}", opt(p.ettr), opt(p.badput_hours), opt(p.checkpoint_interval_s),
                                   effective_samples_per_s(p))
-                    : "\n";
+                    : "";
+    out += pairs ? fmt::format(",{},{}\n", p.spares.value_or(0), csv_cell(pair_label(p))) : "\n";
   }
   return out;
 }

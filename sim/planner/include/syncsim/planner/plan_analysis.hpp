@@ -107,6 +107,13 @@ struct PlanPoint {
   double badput_cause_share = 0;
   double spare_gpus = 0;
   std::optional<double> marginal_without_failures;  // analyze_plan: the marginal efficiency of samples/s alone
+  // With --checkpoint-intervals or --spares (plan_dimensions.hpp): the row's pair, its checkpoint interval as given
+  // ("optimal", "30min"; "scenario" for the scenario's fixed one) and its hot spare nodes. A point has one row per
+  // pair; analyze_plan marks all but its best pair `alternative`: those are listed after every point's best, take
+  // no part in the knee, the charts or the recommendation, and stay in plan.csv.
+  std::string checkpoint_choice = {};
+  std::optional<std::int64_t> spares;
+  bool alternative = false;
 };
 
 struct PlanGoal {
