@@ -30,7 +30,9 @@ struct CalibrateOptions {
   std::string algo = "auto";
 };
 
-void print_summary(const Calibration& calibration, const FitStats& stats, double seconds) {
+// `nccl_tests_logs`: the measurements before it are nccl-tests logs, those from it on the tables of Inspector logs,
+// several per file, so those rows name their collective and communicator shape too.
+void print_summary(const Calibration& calibration, const FitStats& stats, double seconds, std::size_t nccl_tests_logs) {
   fmt::print(std::cout, "# syncsim calibrate: topology {}, {} times, algorithm {}\n", calibration.topology,
              to_string(calibration.placement),
              calibration.algorithm ? to_string(*calibration.algorithm) : std::string_view("auto"));
@@ -55,9 +57,13 @@ void print_summary(const Calibration& calibration, const FitStats& stats, double
   }
   fmt::print(std::cout, "{:<48} {:>6} {:>12} {:>10} {:>12} {:>10}\n", "log", "points", "geomean|e|", "max|e|",
              "geo>=1MiB", "max>=1MiB");
-  for (const CalibrationMeasurement& m : calibration.measurements) {
+  for (std::size_t i = 0; i < calibration.measurements.size(); ++i) {
+    const CalibrationMeasurement& m = calibration.measurements[i];
     const ErrorSummary& e = m.fit_error;
-    fmt::print(std::cout, "{:<48} {:>6} {:>12} {:>10} {:>12} {:>10}\n", m.file, e.points, percent(e.geomean_abs_error),
+    const std::string label =
+        i < nccl_tests_logs ? m.file
+                            : fmt::format("{} {} {}x{}", m.file, to_string(m.collective), m.hosts, m.ranks / m.hosts);
+    fmt::print(std::cout, "{:<48} {:>6} {:>12} {:>10} {:>12} {:>10}\n", label, e.points, percent(e.geomean_abs_error),
                percent(e.max_abs_error), e.geomean_abs_error_1mib ? percent(*e.geomean_abs_error_1mib) : "-",
                e.max_abs_error_1mib ? percent(*e.max_abs_error_1mib) : "-");
   }
@@ -122,7 +128,7 @@ int run_calibrate(const CalibrateOptions& options) {
   }
   for (const BoundHit& hit : calibration.on_bound) std::cerr << "syncsim: warning: " << describe(hit) << '\n';
   print_calibration_lines(low_efficiency_warnings(calibration));
-  print_summary(calibration, stats, seconds);
+  print_summary(calibration, stats, seconds, options.logs.size());
   fmt::print(std::cout, "# wrote {}\n", options.output);
   return 0;
 }
