@@ -140,6 +140,10 @@ std::vector<NcclTestsLog> inspector_nccl_tests_logs(const InspectorJob& job) {
     row.line = p.source == log.source ? p.line : 0;
     log.rows.push_back(row);
   }
+  if (logs.empty()) {
+    throw InputError("no communicator of two or more ranks: nothing to simulate",
+                     SourceLocation{job.sources.empty() ? std::string() : job.sources.front()});
+  }
   return logs;
 }
 

@@ -122,7 +122,12 @@ bool read_record(const InspectorJson& object, const std::string& source, int lin
   }
   r.op = *op;
   r.sn = static_cast<std::uint64_t>(perf.whole("coll_sn", 0, std::numeric_limits<std::int64_t>::max()));
-  r.msg_size_bytes = perf.whole("coll_msg_size_bytes", 0, kMaxInspectorBytes / r.n_ranks);
+  r.msg_size_bytes = perf.whole("coll_msg_size_bytes", 0, std::numeric_limits<std::int64_t>::max());
+  if (r.msg_size_bytes > kMaxInspectorBytes / r.n_ranks) {
+    perf.fail("coll_msg_size_bytes", fmt::format("{} bytes on each of {} ranks: beyond 1 PiB for the collective, the "
+                                                 "most this reader takes (a corrupt record?)",
+                                                 r.msg_size_bytes, r.n_ranks));
+  }
   r.time_us = perf.time_us("coll_exec_time_us");
   r.line = line;
   return true;

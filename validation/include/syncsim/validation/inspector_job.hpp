@@ -70,7 +70,7 @@ void check_communicators_fit(const InspectorJob& job, std::string_view topology_
 
 // One log per (collective, ranks, nodes), in the order of `points`; communicators of one rank are left out (no
 // transfer to simulate). Its `source` is the file of its first point; its rows' lines are those of their first
-// records in that file (0 for a size first seen in another file).
+// records in that file (0 for a size first seen in another file). Throws InputError when no table is left.
 std::vector<NcclTestsLog> inspector_nccl_tests_logs(const InspectorJob& job);
 
 }  // namespace syncsim
