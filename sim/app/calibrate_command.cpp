@@ -32,7 +32,8 @@ struct CalibrateOptions {
 
 // `nccl_tests_logs`: the measurements before it are nccl-tests logs, those from it on the tables of Inspector logs,
 // several per file, so those rows name their collective and communicator shape too.
-void print_summary(const Calibration& calibration, const FitStats& stats, double seconds, std::size_t nccl_tests_logs) {
+void print_calibration_summary(const Calibration& calibration, const FitStats& stats, double seconds,
+                               std::size_t nccl_tests_logs) {
   fmt::print(std::cout, "# syncsim calibrate: topology {}, {} times, algorithm {}\n", calibration.topology,
              to_string(calibration.placement),
              calibration.algorithm ? to_string(*calibration.algorithm) : std::string_view("auto"));
@@ -128,7 +129,7 @@ int run_calibrate(const CalibrateOptions& options) {
   }
   for (const BoundHit& hit : calibration.on_bound) std::cerr << "syncsim: warning: " << describe(hit) << '\n';
   print_calibration_lines(low_efficiency_warnings(calibration));
-  print_summary(calibration, stats, seconds, options.logs.size());
+  print_calibration_summary(calibration, stats, seconds, options.logs.size());
   fmt::print(std::cout, "# wrote {}\n", options.output);
   return 0;
 }
