@@ -1,4 +1,5 @@
-// `syncsim validate`: simulate a measured log's system and sizes; print predicted vs measured with the errors.
+// `syncsim validate`: simulate a measured log's system and sizes; print predicted vs measured with the errors. An
+// NCCL Inspector log gives one table per collective and communicator shape (inspector_job.hpp).
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
@@ -13,6 +14,7 @@
 #include "percent_text.hpp"
 #include "syncsim/collectives/calibration.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/validation/inspector_job.hpp"
 #include "syncsim/validation/log_system.hpp"
 
 namespace syncsim::app {
@@ -22,6 +24,7 @@ namespace {
 struct ValidateOptions {
   std::string calibration;
   std::string log;
+  std::vector<std::string> inspector;
   std::string topology;
   std::string placement;  // empty: the calibration's, else out_of_place
   std::string algo;       // empty: the calibration's, else auto
@@ -65,8 +68,9 @@ nlohmann::ordered_json optional_json(const std::optional<double>& value) {
   return value ? nlohmann::ordered_json(*value) : nlohmann::ordered_json(nullptr);
 }
 
-void print_json(const ValidateOptions& options, const NcclTestsLog& log, const LogSystem& system, Placement placement,
-                const CalibratedModel* model, const std::vector<Row>& rows, const ErrorSummary& summary) {
+nlohmann::ordered_json to_json(const ValidateOptions& options, const NcclTestsLog& log, const LogSystem& system,
+                               Placement placement, const CalibratedModel* model, const std::vector<Row>& rows,
+                               const ErrorSummary& summary) {
   nlohmann::ordered_json out;
   out["log"] = log.source;
   out["collective"] = to_string(log.collective);
@@ -103,7 +107,7 @@ void print_json(const ValidateOptions& options, const NcclTestsLog& log, const L
                     {"points_1mib", summary.points_1mib},
                     {"geomean_abs_error_1mib", optional_json(summary.geomean_abs_error_1mib)},
                     {"max_abs_error_1mib", optional_json(summary.max_abs_error_1mib)}};
-  std::cout << out.dump(2) << '\n';
+  return out;
 }
 
 void print_table(const ValidateOptions& options, const NcclTestsLog& log, const LogSystem& system, Placement placement,
@@ -116,6 +120,7 @@ void print_table(const ValidateOptions& options, const NcclTestsLog& log, const 
   } else {
     fmt::print(std::cout, "# model: nccl (NCCL's latencies and protocols, the topology's link rates)\n");
   }
+  if (!options.inspector.empty()) fmt::print(std::cout, "# {}\n", log.parameters);
   fmt::print(std::cout, "# measured: {} time; rel_error = (predicted - measured) / measured; GB = 1e9 bytes\n",
              to_string(placement));
   fmt::print(std::cout, "#{:>11} {:>12} {:>12} {:>11} {:>11} {:>9}  {}\n", "size", "measured", "predicted",
@@ -141,6 +146,59 @@ void print_table(const ValidateOptions& options, const NcclTestsLog& log, const 
     const auto inside = std::count_if(rows.begin(), rows.end(), [](const Row& row) { return in_band(row); });
     fmt::print(std::cout, "# measured inside the error band: {} of {} sizes\n", inside, rows.size());
   }
+}
+
+// What every log of one validate run shares.
+struct ValidateSetting {
+  const Calibration* calibration = nullptr;
+  std::string family;
+  Placement placement = Placement::out_of_place;
+  std::optional<Algorithm> algorithm;
+};
+
+// One log's table (printed) or JSON object (returned, with --json).
+std::optional<nlohmann::ordered_json> validate_log(const ValidateOptions& options, const ValidateSetting& setting,
+                                                   const NcclTestsLog& log, bool first_log) {
+  const Calibration* calibration = setting.calibration;
+  const Placement placement = setting.placement;
+  const std::optional<Algorithm>& algorithm = setting.algorithm;
+  const std::string& family = setting.family;
+  const std::string source = options.topology.empty() ? options.calibration + ": topology" : "--topology";
+  LogSystem system(log, family, source);
+  const std::vector<std::string> domain_lines =
+      calibration ? check_calibration_domain(*calibration, options.calibration, system.shape(),
+                                             options.strict_calibration, SourceLocation{"--strict-calibration"})
+                  : std::vector<std::string>{};
+  const std::optional<CalibratedModel> model =
+      calibration ? std::optional<CalibratedModel>(to_model(*calibration)) : std::nullopt;
+  const CalibratedModel* model_ptr = model ? &*model : nullptr;
+
+  std::vector<Row> rows;
+  std::vector<std::int64_t> sizes;
+  std::vector<double> errors;
+  for (const MeasuredPoint& point : measured_points(log, placement)) {
+    Row row{point, system.simulate(point.size, model_ptr, algorithm), 0, 0, std::nullopt};
+    row.predicted_us = row.outcome.time.us();
+    row.rel_error = relative_error(row.predicted_us, point.time_us);
+    if (calibration) row.band = error_band(*calibration, point.size);
+    sizes.push_back(point.size.value);
+    errors.push_back(row.rel_error);
+    rows.push_back(row);
+  }
+  const ErrorSummary summary = summarize_errors(sizes, errors);
+  for (const std::string& warning : log.warnings) std::cerr << "syncsim: warning: " << warning << '\n';
+  for (const Row& row : rows) {
+    print_calibration_lines(implausible_time_warnings(log.source, {row.point}, {row.predicted_us}, "simulated",
+                                                      "its error counts in the summary"));
+  }
+  if (calibration) {
+    for (const BoundHit& hit : first_log ? calibration->on_bound : std::vector<BoundHit>{})
+      std::cerr << "syncsim: warning: " << describe(hit) << '\n';
+    print_calibration_lines(domain_lines);
+  }
+  if (options.json) return to_json(options, log, system, placement, model_ptr, rows, summary);
+  print_table(options, log, system, placement, model_ptr, rows, summary);
+  return std::nullopt;
 }
 
 int run_validate(const ValidateOptions& options) {
@@ -171,44 +229,26 @@ int run_validate(const ValidateOptions& options) {
       throw e.at(SourceLocation{"--algo"});
     }
   }
-  const NcclTestsLog log = read_nccl_tests_log(options.log);
-  const std::string source = options.topology.empty() ? options.calibration + ": topology" : "--topology";
-  LogSystem system(log, family, source);
-  const std::vector<std::string> domain_lines =
-      calibration ? check_calibration_domain(*calibration, options.calibration, system.shape(),
-                                             options.strict_calibration, SourceLocation{"--strict-calibration"})
-                  : std::vector<std::string>{};
-  const std::optional<CalibratedModel> model =
-      calibration ? std::optional<CalibratedModel>(to_model(*calibration)) : std::nullopt;
-  const CalibratedModel* model_ptr = model ? &*model : nullptr;
-
-  std::vector<Row> rows;
-  std::vector<std::int64_t> sizes;
-  std::vector<double> errors;
-  for (const MeasuredPoint& point : measured_points(log, placement)) {
-    Row row{point, system.simulate(point.size, model_ptr, algorithm), 0, 0, std::nullopt};
-    row.predicted_us = row.outcome.time.us();
-    row.rel_error = relative_error(row.predicted_us, point.time_us);
-    if (calibration) row.band = error_band(*calibration, point.size);
-    sizes.push_back(point.size.value);
-    errors.push_back(row.rel_error);
-    rows.push_back(row);
+  if (options.log.empty() && options.inspector.empty()) {
+    throw InputError("required: the measured log, an nccl-tests log or NCCL Inspector logs (--inspector)",
+                     SourceLocation{"--nccl-tests"});
   }
-  const ErrorSummary summary = summarize_errors(sizes, errors);
-  for (const std::string& warning : log.warnings) std::cerr << "syncsim: warning: " << warning << '\n';
-  for (const Row& row : rows) {
-    print_calibration_lines(implausible_time_warnings(options.log, {row.point}, {row.predicted_us}, "simulated",
-                                                      "its error counts in the summary"));
+  std::vector<NcclTestsLog> logs;
+  if (!options.log.empty()) logs.push_back(read_nccl_tests_log(options.log));
+  if (!options.inspector.empty()) {
+    const InspectorJob job = read_inspector_job(options.inspector);
+    if (!options.topology.empty()) check_communicators_fit(job, options.topology, "--topology");
+    for (const std::string& warning : job.warnings) std::cerr << "syncsim: warning: " << warning << '\n';
+    logs = inspector_nccl_tests_logs(job);
   }
-  if (calibration) {
-    for (const BoundHit& hit : calibration->on_bound) std::cerr << "syncsim: warning: " << describe(hit) << '\n';
-    print_calibration_lines(domain_lines);
+  const ValidateSetting setting{calibration ? &*calibration : nullptr, family, placement, algorithm};
+  nlohmann::ordered_json tables = nlohmann::ordered_json::array();
+  for (std::size_t l = 0; l < logs.size(); ++l) {
+    if (l > 0 && !options.json) std::cout << '\n';
+    std::optional<nlohmann::ordered_json> table = validate_log(options, setting, logs[l], l == 0);
+    if (table) tables.push_back(std::move(*table));
   }
-  if (options.json) {
-    print_json(options, log, system, placement, model_ptr, rows, summary);
-  } else {
-    print_table(options, log, system, placement, model_ptr, rows, summary);
-  }
+  if (options.json) std::cout << (options.inspector.empty() ? tables.at(0) : tables).dump(2) << '\n';
   return 0;
 }
 
@@ -223,7 +263,13 @@ Action add_validate_command(CLI::App& app) {
                          "dgx:nodes=1,gpus=8"});
   command->add_option("--calibration,-c", options->calibration,
                       "Calibration from `syncsim calibrate` (default: NCCL's model with the topology's link rates)");
-  command->add_option("--nccl-tests", options->log, "The measured nccl-tests log")->required();
+  auto* nccl_tests = command->add_option("--nccl-tests", options->log, "The measured nccl-tests log");
+  command
+      ->add_option("--inspector", options->inspector,
+                   "NCCL Inspector logs of a job (one JSON record per line): a table per collective and communicator "
+                   "shape, each size's median time")
+      ->expected(1, -1)
+      ->excludes(nccl_tests);
   command->add_option("--topology,-t", options->topology,
                       "Topology family, scaled to the log's ranks and hosts (default: the calibration's)");
   command->add_option("--placement", options->placement,

@@ -40,6 +40,7 @@ int fuzz_hf_config(const std::uint8_t* data, std::size_t size);       // parse_h
 int fuzz_gpu_profile(const std::uint8_t* data, std::size_t size);     // parse_gpu_profile (cluster.gpu.profile)
 int fuzz_profile_trace(const std::uint8_t* data, std::size_t size);   // parse_profile_trace (model.profile)
 int fuzz_layers_file(const std::uint8_t* data, std::size_t size);     // model.layers: FILE, read and sized
+int fuzz_inspector(const std::uint8_t* data, std::size_t size);       // parse_inspector_log + grouping
 // The GUI's trace, report.json and sweep CSV readers; built only where Qt is (not in kTargets: gui_readers_fuzz.cpp).
 int fuzz_gui_readers(const std::uint8_t* data, std::size_t size);
 
@@ -54,7 +55,7 @@ inline constexpr NamedTarget kTargets[] = {
     {"prices", fuzz_prices},           {"sweep_args", fuzz_sweep_args},         {"scenario_run", fuzz_scenario_run},
     {"cli_args", fuzz_cli_args},       {"sweep_resume", fuzz_sweep_resume},     {"topology_file", fuzz_topology_file},
     {"hf_config", fuzz_hf_config},     {"gpu_profile", fuzz_gpu_profile},       {"profile_trace", fuzz_profile_trace},
-    {"layers_file", fuzz_layers_file},
+    {"layers_file", fuzz_layers_file}, {"inspector", fuzz_inspector},
 };
 
 // Generators accept up to 2^20 GPUs, which is right for users and wrong for a fuzzer: one input asking for a

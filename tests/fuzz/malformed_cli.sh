@@ -31,6 +31,7 @@ case $format in
   topology_spec) "$expect" 2 "^syncsim: error: SPEC:${location}: " "$syncsim" topo "$(cat "$file")" ;;
   dot | nccl_xml) "$expect" 2 "$where" "$syncsim" topo "file:path=$file" ;;
   nccl_tests_log) "$expect" 2 "$where" "$syncsim" validate --topology dgx:nodes=2,gpus=8 --nccl-tests "$file" ;;
+  inspector) "$expect" 2 "$where" "$syncsim" validate --topology dgx:nodes=1,gpus=8 --inspector "$file" ;;
   calibration) "$expect" 2 "$where" "$syncsim" validate --calibration "$file" --nccl-tests "$a100_log" ;;
   prices) "$expect" 2 "$where" "$syncsim" plan "$planner_scenario" --gpus 8:16 --prices "$file" -o "$out/plan" ;;
   sweep_args)
