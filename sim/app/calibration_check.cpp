@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
+#include <optional>
 #include <set>
 
 #include "syncsim/run/gpu_node.hpp"
@@ -113,6 +115,15 @@ void check_scenario_calibration(const Scenario& scenario, bool strict_flag) {
 
 std::vector<std::string> points_calibration_lines(const std::string& scenario_path,
                                                   const std::vector<planner::SweepPoint>& points, bool strict_flag) {
+  // Most plans and sweeps have no calibration: their points are not loaded again for nothing.
+  const auto calibrated = [](const Scenario& s) {
+    return s.calibration && s.training.latency_model.value == LatencySource::calibrated;
+  };
+  const bool overridden = std::ranges::any_of(points, [](const planner::SweepPoint& p) {
+    return std::ranges::any_of(
+        p.overrides, [](const std::string& o) { return o.starts_with("calibration") || o.starts_with("training"); });
+  });
+  if (!overridden && !calibrated(load_scenario(scenario_path))) return {};
   std::set<std::string> systems;
   std::set<std::string> seen;
   std::vector<std::string> lines;
@@ -126,8 +137,14 @@ std::vector<std::string> points_calibration_lines(const std::string& scenario_pa
       }
     }
     if (!systems.insert(system).second) continue;
+    std::optional<Scenario> loaded;
     try {
-      for (std::string& line : scenario_calibration_lines(load_scenario(scenario_path, point.overrides), strict_flag)) {
+      loaded = load_scenario(scenario_path, point.overrides);
+    } catch (const InputError&) {
+      continue;  // the point's own error, reported where it runs (with the flag that made it)
+    }
+    try {
+      for (std::string& line : scenario_calibration_lines(*loaded, strict_flag)) {
         if (seen.insert(line).second) lines.push_back(std::move(line));
       }
     } catch (const InputError& e) {
