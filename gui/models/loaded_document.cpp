@@ -41,7 +41,9 @@ QString runFolderFile(const QString& path) {
   const QDir dir(path);
   const QString job = QString::fromUtf8(syncsim::run::kJobTimelineFile.data(),
                                         static_cast<qsizetype>(syncsim::run::kJobTimelineFile.size()));
-  return dir.filePath(dir.exists(job) ? job : QStringLiteral("trace.json"));
+  if (dir.exists(job)) return dir.filePath(job);
+  // A folder that holds no run's files is not a run folder: the readers refuse it as they refuse any folder.
+  return dir.exists(QStringLiteral("trace.json")) ? dir.filePath(QStringLiteral("trace.json")) : path;
 }
 
 DocumentKind documentKindOf(const QString& given) {

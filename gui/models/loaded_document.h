@@ -41,7 +41,8 @@ struct LoadedDocument {
   std::optional<ConvergenceRun> convergence;
 };
 
-// A run folder (`syncsim run`'s output) stands for its job_timeline.json when it has one, else its trace.json.
+// A run folder (`syncsim run`'s output) stands for its job_timeline.json when it has one, else its trace.json; any
+// other path (a folder with neither too) stands for itself.
 QString runFolderFile(const QString& path);
 // By extension (a run folder by runFolderFile): .csv is a sweep, .json a trace or, when its first bytes look like one
 // (a "scenario" key and no "traceEvents"), a report.json; anything else a scenario.
