@@ -8,13 +8,14 @@ reliable=$2
 plain=$3
 outdir=$4
 rm -rf "$outdir"
+mkdir -p "$outdir"
 for d in a b; do
-  "$syncsim" run "$reliable" -o "$outdir/$d" >"$outdir.$d.txt" || { echo "exit $? from syncsim run $reliable"; exit 1; }
+  "$syncsim" run "$reliable" -o "$outdir/$d" >"$outdir/$d.txt" || { echo "exit $? from syncsim run $reliable"; exit 1; }
 done
 cmp "$outdir/a/job_timeline.json" "$outdir/b/job_timeline.json" || exit 1
 grep -q '"traceEvents"' "$outdir/a/job_timeline.json" || { echo "no traceEvents"; exit 1; }
 grep -q '"cat": *"failure"' "$outdir/a/job_timeline.json" || { echo "no failure in the job timeline"; exit 1; }
-grep -q 'job_timeline.json' "$outdir.a.txt" || { echo "the summary does not name job_timeline.json"; exit 1; }
+grep -q 'job_timeline.json' "$outdir/a.txt" || { echo "the summary does not name job_timeline.json"; exit 1; }
 if command -v python3 >/dev/null; then
   python3 -c "import json, sys; json.load(open(sys.argv[1]))" "$outdir/a/job_timeline.json" || exit 1
 fi
