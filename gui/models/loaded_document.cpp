@@ -1,6 +1,7 @@
 #include "models/loaded_document.h"
 
 #include <QCoreApplication>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/input_file.hpp"
 #include "syncsim/run/gpu_node.hpp"
+#include "syncsim/run/job_timeline.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
@@ -33,7 +35,19 @@ bool looksLikeReport(const QString& path) {
 
 }  // namespace
 
-DocumentKind documentKindOf(const QString& path) {
+QString runFolderFile(const QString& path) {
+  const QFileInfo info(path);
+  if (!info.isDir()) return path;
+  const QDir dir(path);
+  const QString job = QString::fromUtf8(syncsim::run::kJobTimelineFile.data(),
+                                        static_cast<qsizetype>(syncsim::run::kJobTimelineFile.size()));
+  if (dir.exists(job)) return dir.filePath(job);
+  // A folder that holds no run's files is not a run folder: the readers refuse it as they refuse any folder.
+  return dir.exists(QStringLiteral("trace.json")) ? dir.filePath(QStringLiteral("trace.json")) : path;
+}
+
+DocumentKind documentKindOf(const QString& given) {
+  const QString path = runFolderFile(given);
   const QString suffix = QFileInfo(path).suffix().toLower();
   if (suffix == u"json") return looksLikeReport(path) ? DocumentKind::Report : DocumentKind::Trace;
   if (suffix == u"csv") return DocumentKind::Sweep;
@@ -128,8 +142,9 @@ syncsim::run::RunOutput simulate(const syncsim::Scenario& scenario, const RunCon
 
 }  // namespace
 
-LoadedDocument loadDocument(const QString& path, const QStringList& overrides, const RunControl* control,
+LoadedDocument loadDocument(const QString& given, const QStringList& overrides, const RunControl* control,
                             syncsim::run::Workspace* workspace) {
+  const QString path = runFolderFile(given);
   LoadedDocument doc;
   enter(control, Reading);
   doc.kind = documentKindOf(path);

@@ -41,8 +41,11 @@ struct LoadedDocument {
   std::optional<ConvergenceRun> convergence;
 };
 
-// By extension: .csv is a sweep, .json a trace or, when its first bytes look like one (a "scenario" key and no
-// "traceEvents"), a report.json; anything else a scenario.
+// A run folder (`syncsim run`'s output) stands for its job_timeline.json when it has one, else its trace.json; any
+// other path (a folder with neither too) stands for itself.
+QString runFolderFile(const QString& path);
+// By extension (a run folder by runFolderFile): .csv is a sweep, .json a trace or, when its first bytes look like one
+// (a "scenario" key and no "traceEvents"), a report.json; anything else a scenario.
 DocumentKind documentKindOf(const QString& path);
 // With `control`, reports each stage and throws RunCanceled between stages once it is canceled. A scenario runs
 // with `workspace` when given (the document's: collectives its earlier runs simulated are reused), else alone.

@@ -12,11 +12,11 @@ struct Unit {
 };
 
 // Largest unit first; a value reads in the largest unit that is not more than it.
-constexpr Unit kUnits[] = {{1e12, QT_TRANSLATE_NOOP("TimeScale", "s")},
-                           {1e9, QT_TRANSLATE_NOOP("TimeScale", "ms")},
-                           {1e6, QT_TRANSLATE_NOOP("TimeScale", "µs")},
-                           {1e3, QT_TRANSLATE_NOOP("TimeScale", "ns")},
-                           {1, QT_TRANSLATE_NOOP("TimeScale", "ps")}};
+constexpr Unit kUnits[] = {
+    {86400e12, QT_TRANSLATE_NOOP("TimeScale", "d")}, {3600e12, QT_TRANSLATE_NOOP("TimeScale", "h")},
+    {60e12, QT_TRANSLATE_NOOP("TimeScale", "min")},  {1e12, QT_TRANSLATE_NOOP("TimeScale", "s")},
+    {1e9, QT_TRANSLATE_NOOP("TimeScale", "ms")},     {1e6, QT_TRANSLATE_NOOP("TimeScale", "µs")},
+    {1e3, QT_TRANSLATE_NOOP("TimeScale", "ns")},     {1, QT_TRANSLATE_NOOP("TimeScale", "ps")}};
 
 const Unit& unitFor(double ps) {
   for (const Unit& u : kUnits) {
@@ -28,6 +28,11 @@ const Unit& unitFor(double ps) {
 QString unitName(const Unit& u) {
   return QCoreApplication::translate("TimeScale", u.symbol);
 }
+
+// Past 20 s a tick step is a round number of minutes, hours or days, as a clock reads (a job timeline's weeks),
+// in seconds; past the last, whole multiples of 100 days by the 1-2-5 rule.
+constexpr qint64 kClockSteps[] = {30,    60,    120,   300,   600,    900,       1800,       3600,      7200,
+                                  10800, 21600, 43200, 86400, 172800, 7 * 86400, 14 * 86400, 30 * 86400};
 
 }  // namespace
 
@@ -61,6 +66,11 @@ TimeScale TimeScale::boxed(double x0, double x1, double widthPx) const {
 
 qint64 TimeScale::tickStepPs(double minSpacingPx) const {
   const double minStep = std::max(minSpacingPx * m_psPerPixel, 1.0);
+  if (minStep > 20e12) {
+    for (const qint64 seconds : kClockSteps) {
+      if (static_cast<double>(seconds) * 1e12 >= minStep) return seconds * 1'000'000'000'000;
+    }
+  }
   double decade = std::pow(10.0, std::floor(std::log10(minStep)));
   for (;;) {
     for (const double m : {1.0, 2.0, 5.0}) {

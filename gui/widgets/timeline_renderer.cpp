@@ -7,6 +7,12 @@
 
 namespace {
 
+// Kinds whose colour is too dark for black text.
+bool darkKind(SpanKind kind) {
+  return kind == SpanKind::Backward || kind == SpanKind::Fault || kind == SpanKind::Restart ||
+         kind == SpanKind::RepairWait || kind == SpanKind::Restore;
+}
+
 constexpr QRgb kBackground = 0xFFFFFFFF;
 constexpr QRgb kLaneStripe = 0xFFF4F6F8;  // every other lane, so adjacent lanes read apart
 constexpr int kMinLabelWidthPx = 48;
@@ -119,10 +125,12 @@ void TimelineRenderer::rasterize(QImage& image, const TimelineFrame& f) {
         const int truncated = static_cast<int>(right);
         // At least one pixel wide: a span shorter than a pixel still shows, and neighbours coalesce.
         const int px1 = std::max(px0 + 1, truncated + (static_cast<double>(truncated) < right ? 1 : 0));
-        if (px1 - 1 <= painted) continue;
+        // A failure is an instant: it takes its column even from the span before it, so weeks zoomed out show them.
+        const bool instant = span.kind == SpanKind::Failure;
+        if (px1 - 1 <= painted && !instant) continue;
         const auto k = static_cast<std::size_t>(span.kind);
         const QRgb colour = selected && !selected->relatedTo(span) ? palette.dim[k] : palette.normal[k];
-        const int from = std::max(px0, painted + 1);
+        const int from = instant ? px0 : std::max(px0, painted + 1);
         px.fill(from, px1, y0, y1, colour);
         // Where a span is wide enough to see, its first column is darker: back-to-back spans of one kind (a
         // collective's steps) stay apart.
@@ -188,7 +196,7 @@ void TimelineRenderer::paint(QPainter& painter, const QRect& area, const Timelin
           painter.drawRect(box.adjusted(0.5, 0.5, -0.5, -0.5));
         }
         if (rowLabels && box.width() >= kMinLabelWidthPx) {
-          painter.setPen(span.kind == SpanKind::Backward || span.kind == SpanKind::Fault ? Qt::white : Qt::black);
+          painter.setPen(darkKind(span.kind) ? Qt::white : Qt::black);
           const QString text = metrics.elidedText(f.data->name(span.name), Qt::ElideRight, int(box.width()) - 6);
           painter.drawText(box.adjusted(3, 0, -3, 0), Qt::AlignVCenter | Qt::AlignLeft, text);
         }

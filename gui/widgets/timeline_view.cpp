@@ -49,13 +49,17 @@ void TimelineView::rebuildLanes() {
     }
   }
   if (m_selected && std::find(m_lanes.begin(), m_lanes.end(), m_selected->lane) == m_lanes.end()) m_selected.reset();
-  // The legend names what the shown lanes hold: the four kinds every run has, then any other that occurs.
-  m_legendKinds = {SpanKind::Forward, SpanKind::Backward, SpanKind::Communication, SpanKind::Idle};
+  // The legend names what the shown lanes hold: the four kinds every run has, then any other that occurs. A job
+  // timeline (job_timeline.json) has none of the four: its own kinds only.
   std::array<bool, kSpanKindCount> seen{};
   for (const int lane : m_lanes) {
     for (const TimelineRow& row : m_data->lanes()[static_cast<std::size_t>(lane)].rows) {
       for (const TimelineSpan& s : row.spans) seen[static_cast<std::size_t>(s.kind)] = true;
     }
+  }
+  m_legendKinds.clear();
+  if (!seen[static_cast<std::size_t>(SpanKind::JobTraining)]) {
+    m_legendKinds = {SpanKind::Forward, SpanKind::Backward, SpanKind::Communication, SpanKind::Idle};
   }
   for (int k = 0; k < kSpanKindCount; ++k) {
     const auto kind = static_cast<SpanKind>(k);

@@ -23,6 +23,7 @@
 #include "syncsim/core/output_set.hpp"
 #include "syncsim/planner/convergence_chart.hpp"
 #include "syncsim/run/chakra_workload.hpp"
+#include "syncsim/run/job_timeline.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 #include "syncsim/trace/chrome_trace_writer.hpp"
@@ -168,7 +169,7 @@ void print_utilization(const TrainingReport::Utilization& u) {
 }
 
 void print_summary(const TrainingReport& r, const std::filesystem::path& outdir,
-                   const std::optional<chakra::DdpWorkload>& workload) {
+                   const std::optional<chakra::DdpWorkload>& workload, bool job_timeline) {
   auto& o = std::cout;
   fmt::print(o, "# syncsim run {}: {} x {}, {} ({}), global batch {}, {} {} ({}), {} iterations\n", r.scenario,
              r.workers, r.gpu, r.model, r.precision, r.global_batch, r.strategy, r.communication, r.algorithm,
@@ -227,6 +228,10 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir,
   if (r.goodput) print_goodput(*r.goodput);
   if (r.convergence) print_convergence(*r.convergence);
   fmt::print(o, "wrote            {} and {}\n", (outdir / "report.json").string(), (outdir / "trace.json").string());
+  if (job_timeline) {
+    fmt::print(o, "                 {}: the job's failures, restarts and checkpoints (the seed's first sample)\n",
+               (outdir / run::kJobTimelineFile).string());
+  }
   if (workload) {
     fmt::print(o, "                 {} .. {}: Chakra execution traces, {} nodes each (ASTRA-sim workload {})\n",
                (outdir / chakra::execution_trace_file_name(kChakraPrefix, 0)).string(),
@@ -268,6 +273,12 @@ void write_outputs(const std::filesystem::path& outdir, const Scenario& scenario
   remove_stale_traces(set, workload ? workload->ranks : 0);
   set.add("trace.json", [&](std::ostream& out) { trace::write_chrome_trace(sim.trace, out); });
   set.add("report.json", [&](std::ostream& out) { out << report; });
+  const std::string job_timeline(run::kJobTimelineFile);
+  if (sim.job_timeline) {
+    set.add(job_timeline, [&](std::ostream& out) { trace::write_chrome_trace(*sim.job_timeline, out); });
+  } else {
+    set.remove(job_timeline);
+  }
   if (sim.report.convergence) {
     add_chart_files(set, "convergence", planner::loss_chart({{scenario.name, &*sim.report.convergence}}));
   } else {
@@ -287,7 +298,7 @@ int run_scenario(const RunOptions& options) {
   const std::filesystem::path outdir = output_dir(options, scenario);
   std::optional<chakra::DdpWorkload> workload;
   if (options.chakra) workload = run::scenario_chakra_workload(scenario);
-  std::vector<std::string> outputs = {"trace.json", "report.json"};
+  std::vector<std::string> outputs = {"trace.json", "report.json", std::string(run::kJobTimelineFile)};
   for (const char* stem : {"convergence", "staleness"})
     std::ranges::copy(chart_file_names(stem), std::back_inserter(outputs));
   if (workload) std::ranges::copy(chakra_files(*workload), std::back_inserter(outputs));
@@ -301,7 +312,7 @@ int run_scenario(const RunOptions& options) {
   if (options.json) {
     std::cout << report;
   } else {
-    print_summary(sim.report, outdir, workload);
+    print_summary(sim.report, outdir, workload, sim.job_timeline.has_value());
   }
   return 0;
 }

@@ -46,7 +46,9 @@ class SparePool {
   std::deque<double> returns_;  // in time order: every swap adds the same repair time
 };
 
-SampledRun sample_run(const GoodputInputs& in, Rng& rng, double total_per_second) {
+// With `record`, each interruption as drawn is appended to it: the timeline's events come from these very draws.
+SampledRun sample_run(const GoodputInputs& in, Rng& rng, double total_per_second,
+                      std::vector<SampledInterruption>* record) {
   SampledRun run;
   SparePool spares(in.spares, in.repair_seconds);
   double lost = 0;
@@ -66,7 +68,8 @@ SampledRun sample_run(const GoodputInputs& in, Rng& rng, double total_per_second
       pick -= s.per_hour;
     }
     const double phase = rng.uniform() * in.interval_seconds;
-    lost += phase + (phase < in.upload_seconds ? in.interval_seconds : 0);
+    const double lost_here = phase + (phase < in.upload_seconds ? in.interval_seconds : 0);
+    lost += lost_here;
     run.seconds[detection] += in.detection_seconds;
     run.seconds[restart] += in.restart_seconds + in.restore_seconds;
     down += in.detection_seconds + in.restart_seconds + in.restore_seconds;
@@ -75,6 +78,11 @@ SampledRun sample_run(const GoodputInputs& in, Rng& rng, double total_per_second
       const bool swapped = spares.take(source->domain_nodes, t);
       (swapped ? run.seconds[restart] : run.seconds[repair_wait]) += swapped ? in.swap_seconds : in.repair_seconds;
       down += swapped ? in.swap_seconds : in.repair_seconds;
+      if (record)
+        record->push_back(
+            {t, static_cast<std::size_t>(source - in.sources.data()), lost_here, source->domain_nodes, swapped});
+    } else if (record) {
+      record->push_back({t, static_cast<std::size_t>(source - in.sources.data()), lost_here, 0, false});
     }
   }
   // Recoveries longer than the job itself: the job never trains, and the down time is what it spent.
@@ -92,6 +100,22 @@ SampledRun sample_run(const GoodputInputs& in, Rng& rng, double total_per_second
   return run;
 }
 
+double per_second(const GoodputInputs& in) {
+  double per_hour = 0;
+  for (const InterruptionSource& s : in.sources) per_hour += s.per_hour;
+  return per_hour / 3600;
+}
+
+// Sample `index` of the seed: each its own stream, so one sample is drawn alone exactly as among all.
+SampledRun sample_at(const GoodputInputs& in, std::int64_t index, std::vector<SampledInterruption>* record) {
+  Rng stream = Rng(in.seed).fork(static_cast<std::uint64_t>(index));
+  SampledRun run = sample_run(in, stream, per_second(in), record);
+  // In job time: the spares' GPU time over the job's GPUs.
+  run.seconds[spares_idle] =
+      in.duration_seconds * static_cast<double>(in.spares * in.gpus_per_node) / static_cast<double>(in.job_gpus);
+  return run;
+}
+
 }  // namespace
 
 template <typename T>
@@ -106,8 +130,6 @@ template double nearest_rank(const std::vector<double>&, double);
 GoodputOutcome assess_goodput(const GoodputInputs& in) {
   SYNCSIM_INVARIANT(in.duration_seconds > 0 && in.interval_seconds > 0 && in.samples > 0 && !in.sources.empty(),
                     "goodput needs a duration, a checkpoint interval, samples and a failure source");
-  double per_hour = 0;
-  for (const InterruptionSource& s : in.sources) per_hour += s.per_hour;
   const double spare_gpus = static_cast<double>(in.spares * in.gpus_per_node);
   const double job = static_cast<double>(in.job_gpus);
   const double paid = in.duration_seconds * (job + spare_gpus);
@@ -115,11 +137,8 @@ GoodputOutcome assess_goodput(const GoodputInputs& in) {
   std::vector<std::int64_t> counts;
   std::vector<double> ettrs;
   std::array<double, kCauses> badput{};
-  Rng rng(in.seed);
   for (std::int64_t i = 0; i < in.samples; ++i) {
-    Rng stream = rng.fork(static_cast<std::uint64_t>(i));
-    SampledRun run = sample_run(in, stream, per_hour / 3600);
-    run.seconds[spares_idle] = in.duration_seconds * spare_gpus / job;  // in job time: the spares' GPU time / job's
+    const SampledRun run = sample_at(in, i, nullptr);
     counts.push_back(run.interruptions);
     ettrs.push_back(run.productive / in.duration_seconds);
     out.kept_share += run.kept / in.duration_seconds;
@@ -139,6 +158,17 @@ GoodputOutcome assess_goodput(const GoodputInputs& in) {
   out.ettr_p10 = nearest_rank(ettrs, 0.1);
   out.ettr_p90 = nearest_rank(ettrs, 0.9);
   for (std::size_t c = 0; c < kCauses; ++c) out.badput.emplace_back(kBadputCauses[c], badput[c] / n);
+  return out;
+}
+
+GoodputSample sample_goodput(const GoodputInputs& in, std::int64_t index) {
+  SYNCSIM_INVARIANT(in.duration_seconds > 0 && in.interval_seconds > 0 && !in.sources.empty(),
+                    "a goodput sample needs a duration, a checkpoint interval and a failure source");
+  GoodputSample out;
+  const SampledRun run = sample_at(in, index, &out.interruptions);
+  for (std::size_t c = 0; c < kCauses; ++c) out.seconds.emplace_back(kBadputCauses[c], run.seconds[c]);
+  out.kept_seconds = run.kept;
+  out.productive_seconds = run.productive;
   return out;
 }
 

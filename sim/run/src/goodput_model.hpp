@@ -71,6 +71,27 @@ struct GoodputOutcome {
 
 GoodputOutcome assess_goodput(const GoodputInputs& in);
 
+// One interruption of a sampled run, as the sampler drew it.
+struct SampledInterruption {
+  double at_seconds = 0;        // its arrival in wall time, in [0, D)
+  std::size_t source = 0;       // index into GoodputInputs::sources
+  double lost_seconds = 0;      // the training since the last completed checkpoint, as drawn
+  std::int64_t nodes_down = 0;  // the nodes it takes down; 0 when none
+  bool swapped = false;         // those nodes replaced by hot spares; else the job waits for their repair
+};
+
+// One sample of assess_goodput, its interruptions and the job time each cause took (for the job timeline,
+// job_timeline.hpp): the same draws and the same accounting as the report's sample `index`.
+struct GoodputSample {
+  std::vector<SampledInterruption> interruptions;
+  std::vector<std::pair<std::string, double>> seconds;  // kBadputCauses' order, in job time (spares_idle: GPU time
+                                                        // of the spares over the job's GPUs)
+  double kept_seconds = 0;                              // the training kept: productive time with the stragglers' share
+  double productive_seconds = 0;
+};
+
+GoodputSample sample_goodput(const GoodputInputs& in, std::int64_t index = 0);
+
 // The p-quantile of sorted values by nearest rank: the ceil(p n)-th smallest.
 template <typename T>
 T nearest_rank(const std::vector<T>& sorted, double p);

@@ -5,6 +5,7 @@
 #include "checkpoint_cost.hpp"
 #include "failure_table.hpp"
 #include "goodput_model.hpp"
+#include "job_timeline.hpp"
 
 namespace syncsim::run {
 
@@ -108,6 +109,21 @@ GoodputSetup goodput_setup(const ResolvedScenario& context, const TrainingReport
   return setup;
 }
 
+GoodputInputs inputs_at(const GoodputSetup& setup, double duration_seconds) {
+  GoodputInputs in = setup.inputs;
+  in.duration_seconds = duration_seconds;
+  // With nothing to save or no failures: one interval the length of the job.
+  in.interval_seconds = setup.interval_is_duration ? duration_seconds : setup.report.checkpoint_interval_seconds;
+  return in;
+}
+
+std::optional<trace::Trace> job_timeline_of(const GoodputSetup& setup, const Scenario& scenario) {
+  const double duration = scenario.reliability->duration_seconds;
+  if (!SimTime::fits_seconds(duration)) return std::nullopt;
+  const GoodputInputs in = inputs_at(setup, duration);
+  return job_timeline_trace(lay_out_job(in, sample_goodput(in, 0)), in, scenario.name, scenario.seed);
+}
+
 GoodputAssessment assess_at(const GoodputSetup& setup, double duration_seconds) {
   GoodputAssessment out{.report = setup.report};
   GoodputReport& g = out.report;
@@ -121,9 +137,7 @@ GoodputAssessment assess_at(const GoodputSetup& setup, double duration_seconds) 
     g.classes.push_back({c.name, c.components, c.rate_per_hour,
                          c.rate_per_hour * static_cast<double>(c.components) * hours, c.domain_nodes});
   }
-  GoodputInputs in = setup.inputs;
-  in.duration_seconds = duration_seconds;
-  in.interval_seconds = g.checkpoint_interval_seconds;
+  const GoodputInputs in = inputs_at(setup, duration_seconds);
   const GoodputOutcome outcome = assess_goodput(in);
   g.ettr = outcome.ettr;
   g.ettr_p10 = outcome.ettr_p10;

@@ -5,11 +5,13 @@
 #include "syncsim/training/goodput_report.hpp"
 #include "syncsim/training/training_report.hpp"
 
+#include <optional>
 #include <vector>
 
 #include "failure_table.hpp"
 #include "goodput_model.hpp"
 #include "resolved_scenario.hpp"
+#include "syncsim/trace/trace.hpp"
 
 namespace syncsim::run {
 
@@ -33,6 +35,13 @@ struct GoodputAssessment {
 
 // The failure process sampled over a job of `duration_seconds` wall time.
 GoodputAssessment assess_at(const GoodputSetup& setup, double duration_seconds);
+
+// The model's inputs for a job of `duration_seconds`, as assess_at samples them.
+GoodputInputs inputs_at(const GoodputSetup& setup, double duration_seconds);
+
+// The job timeline (job_timeline.hpp) of the scenario's own duration: the first sample of its seed, as a Chrome
+// trace; none when the duration is past the picosecond clock (about 106 days).
+std::optional<trace::Trace> job_timeline_of(const GoodputSetup& setup, const Scenario& scenario);
 
 // assess_at the scenario's own reliability.duration.
 GoodputReport goodput_of(const ResolvedScenario& context, const TrainingReport& report);

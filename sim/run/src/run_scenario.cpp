@@ -62,7 +62,11 @@ RunOutput run_engine(const Scenario& scenario, Workspace& workspace, convergence
   ResolvedScenario context(scenario, workspace, progress);
   context.check_run_length();
   RunOutput out = dispatch_engine(context, schedule);
-  if (scenario.reliability) out.report.goodput = goodput_of(context, out.report);
+  if (scenario.reliability) {
+    const GoodputSetup setup = goodput_setup(context, out.report);
+    out.report.goodput = assess_at(setup, scenario.reliability->duration_seconds).report;
+    out.job_timeline = job_timeline_of(setup, scenario);
+  }
   return out;
 }
 

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 
 #include "syncsim/run/workspace.hpp"
@@ -27,6 +28,9 @@ namespace syncsim::run {
 struct RunOutput {
   TrainingReport report;
   trace::Trace trace;
+  // With `reliability:`, one sampled realization of the job's weeks (syncsim/run/job_timeline.hpp), written as
+  // job_timeline.json; none without, or past the picosecond clock (about 106 days).
+  std::optional<trace::Trace> job_timeline{};
 };
 
 // Progress and cancellation for callers that run scenarios on a worker thread (the GUI). on_iteration is called
