@@ -1,6 +1,5 @@
 #include "syncsim/run/goodput_job.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -39,8 +38,7 @@ GoodputSetup with_policy(GoodputSetup setup, const JobPolicy& policy) {
   if (policy.interval == JobPolicy::Interval::scenario) return setup;
   double interval = policy.interval_seconds;
   if (policy.interval == JobPolicy::Interval::optimal) {
-    interval = g.checkpoint_interval_optimal_seconds;
-    if (g.async) interval = std::max(interval, g.checkpoint_write_seconds);
+    interval = startable_interval(g, g.checkpoint_interval_optimal_seconds);
   }
   g.checkpoint_interval_seconds = interval;
   setup.inputs.interval_seconds = interval;

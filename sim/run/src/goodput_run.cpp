@@ -61,13 +61,16 @@ bool fill_checkpoint(GoodputReport& g, const ResolvedScenario& context, const Tr
   } else {
     g.checkpoint_interval_seconds = g.checkpoint_interval_optimal_seconds;
   }
-  // An asynchronous save cannot start before the previous upload ends: the interval is at least the write.
-  if (g.async) g.checkpoint_interval_seconds = std::max(g.checkpoint_interval_seconds, cost.write_seconds);
+  g.checkpoint_interval_seconds = startable_interval(g, g.checkpoint_interval_seconds);
   // A stall-free checkpoint (nothing to save) or no failures: one interval the length of the job.
   return !(g.checkpoint_interval_seconds > 0);
 }
 
 }  // namespace
+
+double startable_interval(const GoodputReport& g, double interval) {
+  return g.async ? std::max(interval, g.checkpoint_write_seconds) : interval;
+}
 
 GoodputSetup goodput_setup(const ResolvedScenario& context, const TrainingReport& report) {
   const Scenario& s = context.scenario();
@@ -151,10 +154,6 @@ GoodputAssessment assess_at(const GoodputSetup& setup, double duration_seconds) 
   out.kept_share = outcome.kept_share;
   out.spare_gpus = static_cast<double>(in.spares * in.gpus_per_node);
   return out;
-}
-
-GoodputReport goodput_of(const ResolvedScenario& context, const TrainingReport& report) {
-  return assess_at(goodput_setup(context, report), context.scenario().reliability->duration_seconds).report;
 }
 
 }  // namespace syncsim::run

@@ -33,6 +33,10 @@ struct GoodputAssessment {
   double spare_gpus = 0;  // the hot spares' GPUs
 };
 
+// `interval` as a checkpoint can keep it: an asynchronous save cannot start before the previous upload ends, so the
+// interval is at least the write.
+double startable_interval(const GoodputReport& g, double interval);
+
 // The failure process sampled over a job of `duration_seconds` wall time.
 GoodputAssessment assess_at(const GoodputSetup& setup, double duration_seconds);
 
@@ -42,8 +46,5 @@ GoodputInputs inputs_at(const GoodputSetup& setup, double duration_seconds);
 // The job timeline (job_timeline.hpp) of the scenario's own duration: the first sample of its seed, as a Chrome
 // trace; none when the duration is past the picosecond clock (about 106 days).
 std::optional<trace::Trace> job_timeline_of(const GoodputSetup& setup, const Scenario& scenario);
-
-// assess_at the scenario's own reliability.duration.
-GoodputReport goodput_of(const ResolvedScenario& context, const TrainingReport& report);
 
 }  // namespace syncsim::run
