@@ -82,8 +82,21 @@ void print_calibration_lines(const std::vector<std::string>& lines) {
   for (const std::string& line : lines) std::cerr << "syncsim: " << line << '\n';
 }
 
+namespace {
+
+bool uses_calibration(const Scenario& scenario) {
+  return scenario.calibration && scenario.training.latency_model.value == LatencySource::calibrated;
+}
+
+// Whether an override can change what picks the latency model and its calibration.
+bool picks_latency_model(const std::string& o) {
+  return o.starts_with("calibration") || o.starts_with("strict_calibration") || o.starts_with("training");
+}
+
+}  // namespace
+
 std::vector<std::string> scenario_calibration_lines(const Scenario& scenario, bool strict_flag) {
-  if (!scenario.calibration || scenario.training.latency_model.value != LatencySource::calibrated) return {};
+  if (!uses_calibration(scenario)) return {};
   const Located<std::string>& path = *scenario.calibration;
   const Calibration calibration = [&] {
     try {
@@ -116,14 +129,9 @@ void check_scenario_calibration(const Scenario& scenario, bool strict_flag) {
 std::vector<std::string> points_calibration_lines(const std::string& scenario_path,
                                                   const std::vector<planner::SweepPoint>& points, bool strict_flag) {
   // Most plans and sweeps have no calibration: their points are not loaded again for nothing.
-  const auto calibrated = [](const Scenario& s) {
-    return s.calibration && s.training.latency_model.value == LatencySource::calibrated;
-  };
-  const bool overridden = std::ranges::any_of(points, [](const planner::SweepPoint& p) {
-    return std::ranges::any_of(
-        p.overrides, [](const std::string& o) { return o.starts_with("calibration") || o.starts_with("training"); });
-  });
-  if (!overridden && !calibrated(load_scenario(scenario_path))) return {};
+  const bool overridden = std::ranges::any_of(
+      points, [](const planner::SweepPoint& p) { return std::ranges::any_of(p.overrides, picks_latency_model); });
+  if (!overridden && !uses_calibration(load_scenario(scenario_path))) return {};
   std::set<std::string> systems;
   std::set<std::string> seen;
   std::vector<std::string> lines;
@@ -131,10 +139,7 @@ std::vector<std::string> points_calibration_lines(const std::string& scenario_pa
     // A point's system is its cluster and what picks the latency model: points alike there are checked once.
     std::string system;
     for (const std::string& o : point.overrides) {
-      if (o.starts_with("cluster") || o.starts_with("calibration") || o.starts_with("strict_calibration") ||
-          o.starts_with("training")) {
-        system += o + '\n';
-      }
+      if (o.starts_with("cluster") || picks_latency_model(o)) system += o + '\n';
     }
     if (!systems.insert(system).second) continue;
     std::optional<Scenario> loaded;
