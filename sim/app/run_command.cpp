@@ -176,6 +176,14 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir,
              r.iterations);
   fmt::print(o, "iteration time   mean {:.3f} ms  p50 {:.3f} ms  p99 {:.3f} ms\n", r.iteration_mean.us() / 1e3,
              r.iteration_p50.us() / 1e3, r.iteration_p99.us() / 1e3);
+  if (const auto& band = r.calibration_band) {
+    fmt::print(
+        o,
+        "calibration band {:.3f} to {:.3f} ms per iteration, {:.1f} to {:.1f} samples/s (every collective at its "
+        "fit's residual band)\n",
+        band->iteration_low.us() / 1e3, band->iteration_high.us() / 1e3, band->samples_per_second_low,
+        band->samples_per_second_high);
+  }
   fmt::print(o, "throughput       {:.1f} samples/s (one GPU: {:.1f} samples/s)\n", r.samples_per_second,
              r.single_gpu_samples_per_second);
   fmt::print(o, "scaling          {:.1f}% of {} x one GPU\n", 100 * r.scaling_efficiency, r.workers);

@@ -301,8 +301,12 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
         why += "; " + failures_knee_text(r, plan.points[*c.first_below], true);
       }
     }
-    plan.recommendation = fmt::format("Recommendation: {} — {:.0f} samples/s, {:.0f}% scaling efficiency{}; {}.",
-                                      gpus_text(r), r.samples_per_s, 100 * r.scaling_efficiency, cost, why);
+    const std::string band = r.samples_per_s_band
+                                 ? fmt::format(" ({:.0f} to {:.0f} in the calibration's band)",
+                                               r.samples_per_s_band->first, r.samples_per_s_band->second)
+                                 : "";
+    plan.recommendation = fmt::format("Recommendation: {} — {:.0f} samples/s{}, {:.0f}% scaling efficiency{}; {}.",
+                                      gpus_text(r), r.samples_per_s, band, 100 * r.scaling_efficiency, cost, why);
   } else if (goal.target_samples_per_s) {
     const auto fastest = std::max_element(
         plan.points.begin(), plan.points.end(),

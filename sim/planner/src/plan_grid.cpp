@@ -232,6 +232,9 @@ PlanPoint plan_point(const SweepPoint& point, const TrainingReport& r) {
   p.network = point.labels[1];
   p.gpus = r.workers;
   p.samples_per_s = r.samples_per_second;
+  if (const auto& band = r.calibration_band) {
+    p.samples_per_s_band = std::pair{band->samples_per_second_low, band->samples_per_second_high};
+  }
   p.single_gpu_samples_per_s = r.single_gpu_samples_per_second;
   p.scaling_efficiency = r.scaling_efficiency;
   p.fits = r.memory.fits;

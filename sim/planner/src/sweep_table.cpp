@@ -53,6 +53,9 @@ constexpr JsonColumn kJsonColumns[] = {
     {"iteration_p50_us", "/iteration_time_us/p50", CellKind::number},
     {"iteration_p99_us", "/iteration_time_us/p99", CellKind::number},
     {"samples_per_s", "/samples_per_s", CellKind::number},
+    // With a calibration: the iteration with every collective at its error band's low and high edge (empty without)
+    {"iteration_band_low_us", "/calibration_band/iteration_time_us/low", CellKind::number},
+    {"iteration_band_high_us", "/calibration_band/iteration_time_us/high", CellKind::number},
     {"single_gpu_iteration_us", "/single_gpu_iteration_us", CellKind::number},
     {"single_gpu_samples_per_s", "/single_gpu_samples_per_s", CellKind::number},
     {"scaling_efficiency", "/scaling_efficiency", CellKind::number},

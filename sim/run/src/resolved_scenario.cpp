@@ -124,7 +124,8 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
   }
   if (s.model.chakra) chakra_ = imported_workload(s);
   if (s.training.latency_model.value == LatencySource::calibrated) {
-    calibrated_ = to_model(at_value(*s.calibration, [&] { return read_calibration(s.calibration->value); }));
+    calibration_ = at_value(*s.calibration, [&] { return read_calibration(s.calibration->value); });
+    calibrated_ = to_model(*calibration_);
   }
   router_ = std::make_unique<Router>(*topology_, kScenarioRouteSearchBudget);
 }
@@ -277,8 +278,10 @@ const CollectiveOutcome& ResolvedScenario::group_collective(CollectiveOp op, Byt
 CollectiveOutcome ResolvedScenario::shared_or_simulated(const CollectiveSpec& spec) {
   // Across the runs of one workspace (a sweep, a GUI document), the same collective on the same network is
   // simulated once.
-  return cached_or(workspace_key(spec),
-                   [&] { return at_value(scenario_->training.algorithm, [&] { return timed_collective(spec); }); });
+  return at_band_edge(
+      cached_or(workspace_key(spec),
+                [&] { return at_value(scenario_->training.algorithm, [&] { return timed_collective(spec); }); }),
+      spec);
 }
 
 void ResolvedScenario::change_network(const std::map<LinkId, double>& factors) {
@@ -292,7 +295,7 @@ void ResolvedScenario::change_network(const std::map<LinkId, double>& factors) {
 
 CollectiveOutcome ResolvedScenario::changed_network_collective(const Topology& changed, const CollectiveSpec& spec,
                                                                const std::function<CollectiveOutcome()>& simulate) {
-  return cached_or(CollectiveCache::key(digest(changed), spec), simulate);
+  return at_band_edge(cached_or(CollectiveCache::key(digest(changed), spec), simulate), spec);
 }
 
 CollectiveOutcome ResolvedScenario::cached_or(const std::optional<CollectiveKey>& key,

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "syncsim/chakra/ddp_workload.hpp"
+#include "syncsim/collectives/calibration.hpp"
 #include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/compute/compute_model.hpp"
 #include "syncsim/compute/gpu_spec.hpp"
@@ -58,6 +59,11 @@ auto at_pipeline_split(const ParallelismConfig& p, F&& make) {
   if (p.account_for_loss.value) return at_value(p.account_for_loss, make);
   return at_value(p.pipeline, make);
 }
+
+// Which edge of its calibration's error band (calibration.hpp, ErrorBand) every calibrated collective takes: the
+// prediction itself, or the band's low or high edge at the collective's size. The iteration at each edge is the run's
+// calibration band (TrainingReport::calibration_band).
+enum class BandEdge { none, low, high };
 
 // Collectives over at most this many ranks keep their per-rank step times, which traces show as nested spans.
 inline constexpr std::size_t kTraceStepsMaxRanks = 64;
@@ -123,6 +129,10 @@ class ResolvedScenario {
   // network's apart (its digest is in their key).
   void change_network(const std::map<LinkId, double>& factors);
 
+  // Every calibrated collective from here on at `edge` of its error band (before the engine runs: the collectives
+  // asked so far keep the edge they were asked at). Without a calibration nothing changes.
+  void set_band_edge(BandEdge edge) { band_edge_ = edge; }
+
   // For engines to call after each iteration or update: `done` of `total`. Throws RunCancelled when asked to stop.
   void report_progress(std::int64_t done, std::int64_t total) const;
   bool reports_progress() const { return progress_ != nullptr; }
@@ -156,6 +166,9 @@ class ResolvedScenario {
   // The workspace's outcome under `key`, or `simulate`'s, kept there (nothing is kept without a key).
   CollectiveOutcome cached_or(const std::optional<CollectiveKey>& key,
                               const std::function<CollectiveOutcome()>& simulate);
+  // `outcome` of `spec` at the band edge asked (set_band_edge): its time scaled by 1 + the edge of the calibration's
+  // band at the spec's size; as it is without a calibration or an edge.
+  CollectiveOutcome at_band_edge(CollectiveOutcome outcome, const CollectiveSpec& spec) const;
   // simulate_collective, with a clock overflow placed at cluster.topology.
   CollectiveOutcome timed_collective(const CollectiveSpec& spec);
 
@@ -174,7 +187,9 @@ class ResolvedScenario {
   std::optional<LayerProfile> profile_;        // with a profiler trace: every layer's measured times
   std::optional<chakra::DdpWorkload> chakra_;  // with model.chakra: the iteration's compute and buckets
   std::int64_t workers_ = 1;
+  std::optional<Calibration> calibration_;  // the file read, for its error band
   std::optional<CalibratedModel> calibrated_;
+  BandEdge band_edge_ = BandEdge::none;
   std::optional<TopologyDigest> topology_digest_;
   std::map<std::tuple<CollectiveOp, std::int64_t, std::size_t>, CollectiveOutcome> collective_cache_;
   std::map<std::tuple<CollectiveOp, std::int64_t, std::vector<std::vector<std::size_t>>>, CollectiveOutcome>

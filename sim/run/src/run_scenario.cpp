@@ -56,12 +56,31 @@ RunOutput dispatch_engine(ResolvedScenario& context, convergence::UpdateSchedule
   return run_sync_allreduce(context, schedule);  // sync and local_sgd over AllReduce
 }
 
+// The iteration at each edge of the calibration's error band (resolved_scenario.hpp, BandEdge): the engine again with
+// every calibrated collective at the band's low edge, then at its high one. A calibrated collective is never kept in
+// the workspace (collective_cache.hpp), so a calibrated run costs three engine runs.
+std::optional<TrainingReport::CalibrationBand> calibration_band(const Scenario& scenario, Workspace& workspace) {
+  if (scenario.training.latency_model.value != LatencySource::calibrated) return std::nullopt;
+  const auto at = [&](BandEdge edge) {
+    ResolvedScenario context(scenario, workspace);
+    context.set_band_edge(edge);
+    return dispatch_engine(context, nullptr).report;
+  };
+  const TrainingReport low = at(BandEdge::low);
+  const TrainingReport high = at(BandEdge::high);
+  return TrainingReport::CalibrationBand{.iteration_low = low.iteration_mean,
+                                         .iteration_high = high.iteration_mean,
+                                         .samples_per_second_low = high.samples_per_second,
+                                         .samples_per_second_high = low.samples_per_second};
+}
+
 // The engine's run, and with `reliability:` the goodput of a long job at its iteration time (goodput_run.hpp).
 RunOutput run_engine(const Scenario& scenario, Workspace& workspace, convergence::UpdateSchedule* schedule,
                      const RunProgress* progress) {
   ResolvedScenario context(scenario, workspace, progress);
   context.check_run_length();
   RunOutput out = dispatch_engine(context, schedule);
+  out.report.calibration_band = calibration_band(scenario, workspace);
   if (scenario.reliability) {
     const GoodputSetup setup = goodput_setup(context, out.report);
     out.report.goodput = assess_at(setup, scenario.reliability->duration_seconds).report;

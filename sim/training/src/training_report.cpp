@@ -330,6 +330,13 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
   out["iteration_time_us"] = {
       {"mean", us(r.iteration_mean)}, {"p50", us(r.iteration_p50)}, {"p99", us(r.iteration_p99)}};
   out["samples_per_s"] = rounded_ratio(r.samples_per_second);
+  if (const auto& band = r.calibration_band) {
+    out["calibration_band"] = {
+        {"iteration_time_us", {{"low", us(band->iteration_low)}, {"high", us(band->iteration_high)}}},
+        {"samples_per_s",
+         {{"low", rounded_ratio(band->samples_per_second_low)},
+          {"high", rounded_ratio(band->samples_per_second_high)}}}};
+  }
   out["single_gpu_iteration_us"] = us(r.single_gpu_iteration);
   if (r.compute_fit) {
     out["compute_fit"] = {{"measured_step_us", us(r.compute_fit->measured_step)},

@@ -57,6 +57,9 @@ struct PlanPoint {
   std::string layout;   // with --layouts auto: the layout that stands for the point (layout_search.hpp)
   std::int64_t gpus = 0;
   double samples_per_s = 0;
+  // With a calibration: samples/s with every collective at its error band's high, then low edge (TrainingReport::
+  // calibration_band); nullopt without one.
+  std::optional<std::pair<double, double>> samples_per_s_band{};
   double single_gpu_samples_per_s = 0;   // analyze_plan: the smallest count's that fits, per GPU (the baseline t1)
   double scaling_efficiency = 0;         // analyze_plan: against the configuration's smallest count that fits
   std::string bottleneck;                // "compute", "communication: pod0 -> pod1 (network)", ...

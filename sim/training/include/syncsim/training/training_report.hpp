@@ -277,6 +277,16 @@ struct TrainingReport {
   std::optional<ComputeProfile> compute_profile;
   double samples_per_second = 0;
   double single_gpu_samples_per_second = 0;
+  // With a calibration (training.latency_model: calibrated): the iteration with every calibrated collective at the
+  // low, then the high edge of the calibration's error band at its size (collectives/calibration.hpp, ErrorBand),
+  // and the throughput at each; nullopt without one.
+  struct CalibrationBand {
+    SimTime iteration_low;
+    SimTime iteration_high;
+    double samples_per_second_low = 0;
+    double samples_per_second_high = 0;
+  };
+  std::optional<CalibrationBand> calibration_band{};
   double scaling_efficiency = 0;
   // Every engine's FLOP utilisation (docs/compute.md, "FLOP utilisation"): model FLOPs are 3 x forward per sample,
   // as Megatron-LM and the Llama 3 paper count them; both ratios are of the dense peak of the run's 16-bit (or
