@@ -302,6 +302,9 @@ int run_jobs_scenario(const RunOptions& options, const JobsScenario& scenario) {
   const std::string report = jobs_json(jobs).dump(2) + "\n";
   OutputSet set(outdir);
   set.add("report.json", [&](std::ostream& out) { out << report; });
+  // A single-job run's files in the same folder would describe another run.
+  for (const std::string_view name : {std::string_view("trace.json"), run::kJobTimelineFile})
+    set.remove(std::string(name));
   set.commit();
   if (options.json) {
     std::cout << report;

@@ -8,10 +8,6 @@
 namespace syncsim {
 namespace {
 
-using jobs_test::ddp_job;
-using jobs_test::two_tier_cluster;
-using jobs_test::wire_job;
-
 JobsReport run_yaml(const std::string& yaml, run::JobsRunOptions options = {}) {
   const std::optional<JobsScenario> scenario = parse_jobs_scenario(yaml, "jobs.yaml");
   REQUIRE(scenario);
@@ -26,8 +22,8 @@ JobsReport run_yaml(const std::string& yaml, run::JobsRunOptions options = {}) {
 // on the wire), and each gets half of it. Alone, each flow has its links to itself. The AllReduce's time is all
 // bandwidth term (no latency), so each job's slowdown is the uplinks' share: 1 / (1/2) = 2.
 TEST_CASE("two comm-bound jobs spread over a 2:1 fabric: each gets half the uplinks, slowdown 2", "[jobs]") {
-  const JobsReport r = run_yaml(two_tier_cluster() + "jobs:\n" + wire_job("a", 4) + wire_job("b", 4) +
-                                "placement: spread\nwindow_iterations: 5\n");
+  const JobsReport r = run_yaml(jobs_test::two_tier_cluster() + "jobs:\n" + jobs_test::wire_job("a", 4) +
+                                jobs_test::wire_job("b", 4) + "placement: spread\nwindow_iterations: 5\n");
   REQUIRE(r.jobs.size() == 2);
   CHECK(r.jobs[0].nodes == std::vector<std::int64_t>{0, 2, 4, 6});
   CHECK(r.jobs[1].nodes == std::vector<std::int64_t>{1, 3, 5, 7});
@@ -45,8 +41,8 @@ TEST_CASE("two comm-bound jobs spread over a 2:1 fabric: each gets half the upli
 
 // packed: a = nodes 0..3 (leaves L0, L1), b = 4..7 (L2, L3): the rings never meet, so each runs as alone.
 TEST_CASE("two comm-bound jobs packed in their own leaves: slowdown exactly 1", "[jobs]") {
-  const JobsReport r = run_yaml(two_tier_cluster() + "jobs:\n" + wire_job("a", 4) + wire_job("b", 4) +
-                                "placement: packed\nwindow_iterations: 5\n");
+  const JobsReport r = run_yaml(jobs_test::two_tier_cluster() + "jobs:\n" + jobs_test::wire_job("a", 4) +
+                                jobs_test::wire_job("b", 4) + "placement: packed\nwindow_iterations: 5\n");
   CHECK(r.jobs[0].nodes == std::vector<std::int64_t>{0, 1, 2, 3});
   CHECK(r.jobs[1].nodes == std::vector<std::int64_t>{4, 5, 6, 7});
   for (const JobReport& j : r.jobs) {
@@ -58,8 +54,8 @@ TEST_CASE("two comm-bound jobs packed in their own leaves: slowdown exactly 1", 
 // The executors' bulk steps hold their links by claim; the other job's flows break the claims. The per-flow run
 // (every transfer a flow from the start) must give the same times.
 TEST_CASE("jobs: bulk claims break when the other job's flows arrive, as per-flow runs say", "[jobs]") {
-  const std::string yaml = two_tier_cluster() + "jobs:\n" + wire_job("a", 4) + wire_job("b", 4) +
-                           "placement: spread\nwindow_iterations: 3\nseed: 7\n";
+  const std::string yaml = jobs_test::two_tier_cluster() + "jobs:\n" + jobs_test::wire_job("a", 4) +
+                           jobs_test::wire_job("b", 4) + "placement: spread\nwindow_iterations: 3\nseed: 7\n";
   const JobsReport bulk = run_yaml(yaml);
   const JobsReport flows = run_yaml(yaml, run::JobsRunOptions{.bulk = false});
   for (std::size_t j = 0; j < 2; ++j) {
@@ -73,8 +69,8 @@ TEST_CASE("jobs: bulk claims break when the other job's flows arrive, as per-flo
 // some of the time, so the slowdown lies strictly between none and the comm-bound bound of 2.
 TEST_CASE("two DDP jobs with compute, spread: slowdown between 1 and 2, over a stated window", "[jobs]") {
   const std::string a100 = "A100-SXM4-80GB";
-  const JobsReport r = run_yaml(two_tier_cluster(a100) + "jobs:\n" + ddp_job("a", 4) + ddp_job("b", 4) +
-                                "placement: spread\nwindow_iterations: 10\nseed: 3\n");
+  const JobsReport r = run_yaml(jobs_test::two_tier_cluster(a100) + "jobs:\n" + jobs_test::ddp_job("a", 4) +
+                                jobs_test::ddp_job("b", 4) + "placement: spread\nwindow_iterations: 10\nseed: 3\n");
   CHECK(r.window_end > r.window_start);
   CHECK(r.window_iterations == 10);
   for (const JobReport& j : r.jobs) {
@@ -92,8 +88,8 @@ TEST_CASE("two DDP jobs with compute, spread: slowdown between 1 and 2, over a s
 // its slowest flow, so the AllReduce (all bandwidth term) slows by bw / (bw - r): 2 at half the rate, 4/3 at a
 // quarter.
 TEST_CASE("background at half a spine link's rate slows a spine-crossing ring by bw / (bw - r)", "[jobs]") {
-  const std::string base =
-      two_tier_cluster(jobs_test::kInstantGpu, 4) + "jobs:\n" + wire_job("a", 4) + "window_iterations: 3\n";
+  const std::string base = jobs_test::two_tier_cluster(jobs_test::kInstantGpu, 4) + "jobs:\n" +
+                           jobs_test::wire_job("a", 4) + "window_iterations: 3\n";
   const JobsReport half = run_yaml(base + "background: [{link_class: spine, rate: 50Gbps}]\n");
   CHECK(half.background_flows == 4);  // leaf0 <-> spine, leaf1 <-> spine, both directions
   CHECK(half.jobs[0].slowdown == Approx(2.0).epsilon(1e-6));
@@ -104,8 +100,8 @@ TEST_CASE("background at half a spine link's rate slows a spine-crossing ring by
 }
 
 TEST_CASE("bursty background: seeded, between none and constant background at twice the rate", "[jobs]") {
-  const std::string base =
-      two_tier_cluster(jobs_test::kInstantGpu, 4) + "jobs:\n" + wire_job("a", 4) + "window_iterations: 10\n";
+  const std::string base = jobs_test::two_tier_cluster(jobs_test::kInstantGpu, 4) + "jobs:\n" +
+                           jobs_test::wire_job("a", 4) + "window_iterations: 10\n";
   const std::string bursty = base + "background: [{link_class: spine, rate: 25Gbps, burst: 5ms}]\n";
   const JobsReport once = run_yaml(bursty + "seed: 1\n");
   CHECK(jobs_json(once).dump() == jobs_json(run_yaml(bursty + "seed: 1\n")).dump());
@@ -115,8 +111,8 @@ TEST_CASE("bursty background: seeded, between none and constant background at tw
 }
 
 TEST_CASE("jobs: the same scenario and seed give the same report, byte for byte", "[jobs]") {
-  const std::string yaml = two_tier_cluster("A100-SXM4-80GB") + "jobs:\n" + ddp_job("a", 2) + ddp_job("b", 6) +
-                           "placement: random\nseed: 11\nwindow_iterations: 4\n" +
+  const std::string yaml = jobs_test::two_tier_cluster("A100-SXM4-80GB") + "jobs:\n" + jobs_test::ddp_job("a", 2) +
+                           jobs_test::ddp_job("b", 6) + "placement: random\nseed: 11\nwindow_iterations: 4\n" +
                            "background: [{between: [[0, 1], 7], rate: 10Gbps, burst: 1ms}]\n";
   CHECK(jobs_json(run_yaml(yaml)).dump() == jobs_json(run_yaml(yaml)).dump());
 }

@@ -12,9 +12,6 @@
 namespace syncsim {
 namespace {
 
-using jobs_test::two_tier_cluster;
-using jobs_test::wire_job;
-
 std::vector<run::JobPlacement> place(const std::string& yaml) {
   const std::optional<JobsScenario> scenario = parse_jobs_scenario(yaml, "jobs.yaml");
   REQUIRE(scenario);
@@ -25,7 +22,8 @@ using Nodes = std::vector<std::int64_t>;
 
 // fattree n=8, radix 4: nodes are GPUs (no hosts), leaves L0..L3 hold {0,1} {2,3} {4,5} {6,7}.
 TEST_CASE("placement packed: jobs take the next nodes leaf by leaf", "[jobs]") {
-  const auto p = place(two_tier_cluster() + "jobs:\n" + wire_job("a", 2) + wire_job("b", 4) + wire_job("c", 2));
+  const auto p = place(jobs_test::two_tier_cluster() + "jobs:\n" + jobs_test::wire_job("a", 2) +
+                       jobs_test::wire_job("b", 4) + jobs_test::wire_job("c", 2));
   CHECK(p[0].nodes == Nodes{0, 1});
   CHECK(p[1].nodes == Nodes{2, 3, 4, 5});
   CHECK(p[2].nodes == Nodes{6, 7});
@@ -33,8 +31,8 @@ TEST_CASE("placement packed: jobs take the next nodes leaf by leaf", "[jobs]") {
 
 // The cursor turns after every node: a takes L0's 0 and L1's 2, b L2's 4 and L3's 6, c the rest one per leaf.
 TEST_CASE("placement spread: jobs dealt round-robin over the leaves", "[jobs]") {
-  const auto p = place(two_tier_cluster() + "jobs:\n" + wire_job("a", 2) + wire_job("b", 2) + wire_job("c", 4) +
-                       "placement: spread\n");
+  const auto p = place(jobs_test::two_tier_cluster() + "jobs:\n" + jobs_test::wire_job("a", 2) +
+                       jobs_test::wire_job("b", 2) + jobs_test::wire_job("c", 4) + "placement: spread\n");
   CHECK(p[0].nodes == Nodes{0, 2});
   CHECK(p[1].nodes == Nodes{4, 6});
   CHECK(p[2].nodes == Nodes{1, 3, 5, 7});
@@ -42,16 +40,16 @@ TEST_CASE("placement spread: jobs dealt round-robin over the leaves", "[jobs]") 
 
 // b (4 GPUs) first: no leaf holds it, so the leaves with most free nodes, L0 and L1; then a and c each fill a leaf.
 TEST_CASE("placement rail: largest job first, each job on as few leaves as hold it", "[jobs]") {
-  const auto p = place(two_tier_cluster() + "jobs:\n" + wire_job("a", 2) + wire_job("b", 4) + wire_job("c", 2) +
-                       "placement: rail\n");
+  const auto p = place(jobs_test::two_tier_cluster() + "jobs:\n" + jobs_test::wire_job("a", 2) +
+                       jobs_test::wire_job("b", 4) + jobs_test::wire_job("c", 2) + "placement: rail\n");
   CHECK(p[1].nodes == Nodes{0, 1, 2, 3});
   CHECK(p[0].nodes == Nodes{4, 5});
   CHECK(p[2].nodes == Nodes{6, 7});
 }
 
 TEST_CASE("placement explicit: the nodes given, ranks in node order", "[jobs]") {
-  const auto p =
-      place(two_tier_cluster() + "jobs:\n" + wire_job("a", 2) + wire_job("b", 1) + "placement: {a: [7, 0], b: [3]}\n");
+  const auto p = place(jobs_test::two_tier_cluster() + "jobs:\n" + jobs_test::wire_job("a", 2) +
+                       jobs_test::wire_job("b", 1) + "placement: {a: [7, 0], b: [3]}\n");
   CHECK(p[0].nodes == Nodes{0, 7});
   CHECK(p[0].gpus == std::vector<std::size_t>{0, 7});
   CHECK(p[1].nodes == Nodes{3});
@@ -59,8 +57,8 @@ TEST_CASE("placement explicit: the nodes given, ranks in node order", "[jobs]") 
 
 // dgx: nodes are hosts of 8 GPUs; a job of 12 takes two whole nodes and trains on the first 12 GPUs of them.
 TEST_CASE("placement on hosts: whole nodes, the first GPUs of them", "[jobs]") {
-  const auto p = place("cluster: {gpu: A100-SXM4-80GB, topology: \"dgx:nodes=4,gpus=8\"}\njobs:\n" + wire_job("a", 12) +
-                       wire_job("b", 8));
+  const auto p = place("cluster: {gpu: A100-SXM4-80GB, topology: \"dgx:nodes=4,gpus=8\"}\njobs:\n" +
+                       jobs_test::wire_job("a", 12) + jobs_test::wire_job("b", 8));
   CHECK(p[0].nodes == Nodes{0, 1});
   CHECK(p[0].gpus.size() == 12);
   CHECK(p[0].gpus.back() == 11);
@@ -68,8 +66,8 @@ TEST_CASE("placement on hosts: whole nodes, the first GPUs of them", "[jobs]") {
 }
 
 TEST_CASE("placement random: the seed's shuffle, the same every time, disjoint whole nodes", "[jobs]") {
-  const std::string yaml =
-      two_tier_cluster() + "jobs:\n" + wire_job("a", 3) + wire_job("b", 4) + "placement: random\nseed: 5\n";
+  const std::string yaml = jobs_test::two_tier_cluster() + "jobs:\n" + jobs_test::wire_job("a", 3) +
+                           jobs_test::wire_job("b", 4) + "placement: random\nseed: 5\n";
   const auto first = place(yaml);
   const auto again = place(yaml);
   std::set<std::int64_t> seen;

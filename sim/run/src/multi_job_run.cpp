@@ -92,9 +92,8 @@ PreparedJob prepare_job(const JobsScenario& scenario, std::size_t index, const J
       }
     }
   } else if (out.job.compute == SimTime::zero()) {
-    throw job_error(scenario.config.jobs[index].gpus, index,
-                    "an iteration of this job takes no time: no compute and "
-                    "no gradient to exchange");
+    throw scenario.config.jobs[index].gpus.error(
+        "an iteration of this job takes no time: no compute and no gradient to exchange");
   }
   JobReport& r = out.report;
   r.name = job.name;
@@ -104,6 +103,24 @@ PreparedJob prepare_job(const JobsScenario& scenario, std::size_t index, const J
   r.gradient_bytes = static_cast<double>(gradient.value);
   r.channels = static_cast<std::uint32_t>(out.job.channels.size());
   return out;
+}
+
+// A job whose iteration is far shorter than the slowest job's runs that many more iterations in the window: refused
+// (at its gpus) before a simulation that would take hours.
+constexpr double kMaxIterationsInWindow = 1e6;
+
+void check_window_work(const JobsScenario& scenario, const std::vector<PreparedJob>& jobs, std::int64_t window) {
+  SimTime slowest;
+  for (const PreparedJob& p : jobs) slowest = std::max(slowest, p.report.alone_iteration_time);
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    const JobReport& r = jobs[j].report;
+    const double iterations = static_cast<double>(window) * slowest.seconds() / r.alone_iteration_time.seconds();
+    if (iterations <= kMaxIterationsInWindow) continue;
+    throw scenario.config.jobs[j].gpus.error(
+        fmt::format("job '{}' would run about {:.3g} iterations in the window (at most {:.0e}): its iteration, {:.3g} "
+                    "us alone, is too short beside the slowest job's, {:.3g} us",
+                    r.name, iterations, kMaxIterationsInWindow, r.alone_iteration_time.us(), slowest.us()));
+  }
 }
 
 // The links each job shares with another job or with background traffic, the busiest first.
@@ -169,6 +186,7 @@ JobsReport run_jobs(const JobsScenario& scenario, const JobsRunOptions& options)
         static_cast<std::int64_t>(rng.uniform() * static_cast<double>(p.report.alone_iteration_time.ps())));
     p.report.offset = p.job.offset;
   }
+  check_window_work(scenario, jobs, sim_options.window_iterations);
   std::vector<CoJob> all;
   for (const PreparedJob& p : jobs) all.push_back(p.job);
   const CoSimResult together = co_simulate(flow_topology, router, all, background, sim_options);

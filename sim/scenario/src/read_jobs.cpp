@@ -255,7 +255,7 @@ JobsScenario read_jobs_scenario(const ConfigNode& root, const std::string& sourc
   for (const char* key : {"stragglers", "degraded_links", "faults", "checkpoint", "detection_timeout", "reliability",
                           "calibration", "strict_calibration", "convergence"}) {
     if (const ConfigNode* node = reader.get(key)) {
-      fail(*node, key, "is not modelled with jobs: yet (docs/jobs.md, \"Not modelled yet\")");
+      fail(*node, key, "not modelled with jobs: yet (docs/jobs.md, \"Not modelled yet\")");
     }
   }
   JobsScenario scenario;
