@@ -51,6 +51,24 @@ TEST_CASE("two comm-bound jobs packed in their own leaves: slowdown exactly 1", 
   }
 }
 
+// fattree n=8, radix 8, oversub 2: two leaves of 4 GPUs, two uplinks each (spine0, spine1), routed D-mod-k: a flow
+// to GPU d leaves its leaf on uplink d mod 2. packed: a = {0..3} on L0, b = {4..7} on L1, rings inside their leaf.
+// spread: a = {0, 1, 4, 5}, b = {2, 3, 6, 7}; a crosses on 1->4 and 5->0, b on 3->6 and 7->2, every destination even,
+// so all four flows take spine0: L0's uplink to it carries 1->4 and 3->6, L1's 5->0 and 7->2, half each: slowdown 2.
+TEST_CASE("two comm-bound jobs in one leaf each: packed 1, spread 2 on the D-mod-k uplink", "[jobs]") {
+  const std::string cluster = "cluster:\n  gpu: " + std::string(jobs_test::kInstantGpu) +
+                              "\n  topology: \"fattree:n=8,radix=8,bw=100Gbps,oversub=2\"\n";
+  const std::string jobs =
+      "jobs:\n" + jobs_test::wire_job("a", 4) + jobs_test::wire_job("b", 4) + "window_iterations: 4\n";
+  const JobsReport packed = run_yaml(cluster + jobs + "placement: packed\n");
+  const JobsReport spread = run_yaml(cluster + jobs + "placement: spread\n");
+  CHECK(spread.jobs[0].nodes == std::vector<std::int64_t>{0, 1, 4, 5});
+  for (std::size_t j = 0; j < 2; ++j) {
+    CHECK(packed.jobs[j].slowdown == 1.0);
+    CHECK(spread.jobs[j].slowdown == Approx(2.0).epsilon(1e-6));
+  }
+}
+
 // The executors' bulk steps hold their links by claim; the other job's flows break the claims. The per-flow run
 // (every transfer a flow from the start) must give the same times.
 TEST_CASE("jobs: bulk claims break when the other job's flows arrive, as per-flow runs say", "[jobs]") {
