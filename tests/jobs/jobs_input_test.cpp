@@ -64,8 +64,8 @@ TEST_CASE("jobs input: a job's layout must match its GPUs, at the job's key", "[
 }
 
 TEST_CASE("jobs input: what the co-simulation does not model yet is refused at its key", "[jobs]") {
-  check_error(jobs_test::two_tier_cluster() + "jobs:\n" + jobs_test::wire_job("a", 4, ", parallelism: {tensor: 2}"),
-              "jobs[0].parallelism.tensor", "not co-simulated");
+  check_error(jobs_test::two_tier_cluster() + "jobs:\n" + jobs_test::wire_job("a", 4, ", parallelism: {expert: 2}"),
+              "jobs[0].parallelism.expert", "not co-simulated");
   check_error(jobs_test::two_tier_cluster() + "jobs:\n" + jobs_test::wire_job("a", 4) + "stragglers: {}\n",
               "stragglers", "not modelled");
   check_error(jobs_test::two_tier_cluster() + "model: {name: resnet50}\njobs:\n" + jobs_test::wire_job("a", 4), "model",

@@ -10,7 +10,9 @@
 #include "syncsim/collectives/collective_runner.hpp"
 #include "syncsim/collectives/ring_plan.hpp"
 #include "syncsim/core/rng.hpp"
+#include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
+#include "syncsim/training/rank_layout.hpp"
 
 #include "background_traffic.hpp"
 #include "job_placement.hpp"
@@ -35,14 +37,13 @@ InputError job_error(const Located<T>& at, std::size_t job, const std::string& m
   return InputError(message, at.where.source.empty() ? std::nullopt : std::optional<SourceLocation>(at.where), key);
 }
 
-// What a job may not ask yet: anything but data-parallel synchronous training over ring AllReduce.
+// What a job may not ask yet: anything but synchronous training over ring AllReduce, data parallel or in a tensor x
+// context x pipeline layout without expert parallelism or sharding.
 void refuse_what_jobs_lack(const Scenario& job, std::size_t index) {
   const ParallelismConfig& p = job.parallelism;
   const TrainingConfig& t = job.training;
   const std::string why = " is not co-simulated with jobs: yet (docs/jobs.md, \"Not modelled yet\")";
-  for (const Located<std::int64_t>* size : {&p.tensor, &p.pipeline, &p.context, &p.expert}) {
-    if (size->value > 1) throw job_error(*size, index, "model parallelism" + why);
-  }
+  if (p.expert.value > 1) throw job_error(p.expert, index, "expert parallelism" + why);
   if (p.sharding.value != ShardingLevel::none) throw job_error(p.sharding, index, "sharding" + why);
   if (t.strategy.value != StrategyKind::sync) throw job_error(t.strategy, index, "a strategy other than sync" + why);
   if (t.communication.value != Communication::allreduce) {
@@ -59,49 +60,112 @@ void refuse_what_jobs_lack(const Scenario& job, std::size_t index) {
   }
 }
 
+// A job's iteration as the co-simulation runs it: the compute before its AllReduce, the AllReduce's size per rank,
+// and its data-parallel groups (rank indices).
+struct JobIteration {
+  SimTime compute;
+  Bytes gradient;
+  std::vector<std::vector<std::size_t>> groups;
+  std::string shared_traffic;
+};
+
+// Data parallel: one GPU's iteration, then the whole gradient's AllReduce over all ranks.
+JobIteration data_parallel_iteration(const Scenario& job) {
+  Workspace workspace;
+  const ResolvedScenario context(job, workspace);
+  std::vector<std::size_t> all(static_cast<std::size_t>(job.cluster.workers->value));
+  for (std::size_t r = 0; r < all.size(); ++r) all[r] = r;
+  return {context.single_gpu_iteration(),
+          context.bucket_plan().total_bytes(),
+          {all},
+          "the data-parallel AllReduce of the whole gradient after the compute"};
+}
+
+// A tensor x context x pipeline layout: the single-job engine's iteration less its exposed data-parallel time
+// (compute, pipeline bubble and the tensor, context and pipeline traffic, none of it on the shared fabric), then
+// each data-parallel group's AllReduce of the stages' mean gradient bytes on the shared fabric.
+JobIteration layout_iteration(const Scenario& job, std::size_t index) {
+  TrainingReport engine;
+  try {
+    engine = run_scenario(job).report;
+  } catch (const InputError& e) {
+    if (e.key().starts_with("jobs[")) throw;
+    throw InputError(e.message(), e.where(), fmt::format("jobs[{}].{}", index, e.key()));
+  }
+  const double exposed_data = engine.exposed_data_share * static_cast<double>(engine.iteration_mean.ps());
+  JobIteration out;
+  out.compute = engine.iteration_mean - SimTime::from_ps(static_cast<std::int64_t>(exposed_data));
+  for (const GroupCommunication& g : engine.group_communication) {
+    if (g.group == "data") out.gradient = Bytes{static_cast<std::int64_t>(g.bytes_per_gpu)};
+  }
+  const ParallelismConfig& p = job.parallelism;
+  const std::int64_t model_parallel = p.tensor.value * p.context.value * p.pipeline.value;
+  out.groups =
+      RankLayout({p.tensor.value, p.context.value, job.cluster.workers->value / model_parallel, p.pipeline.value})
+          .groups(GroupKind::data);
+  out.shared_traffic =
+      "the data-parallel AllReduce of each group (the stages' mean gradient); tensor, context and pipeline traffic "
+      "is in the single-job engine's time, not on the shared fabric";
+  return out;
+}
+
+// One group's ring AllReduce of `size` as NCCL's channels on the job's GPUs, and its bytes on each link.
+void add_ring_allreduce(PreparedJob& out, const std::vector<std::size_t>& gpus, Bytes size,
+                        std::optional<std::uint32_t> given, const Topology& topology, Router& router) {
+  const std::size_t ranks = gpus.size();
+  std::vector<NodeId> nodes;
+  for (const std::size_t g : gpus) nodes.push_back(topology.gpu(g));
+  const std::uint32_t channels = given ? *given : default_channels(topology, gpus, Algorithm::ring);
+  const auto hosts = nccl_node_groups(topology, gpus);
+  for (std::uint32_t c = 0; c < channels; ++c) {
+    std::vector<Rank> order = channel_ring_order(hosts, ranks, c, channels);
+    if (order.empty()) {  // no host structure: rank order
+      for (std::size_t r = 0; r < ranks; ++r) order.push_back(Rank{static_cast<std::uint32_t>(r)});
+    }
+    const Bytes bytes = channel_bytes(size, c, channels);
+    out.job.collectives.push_back(
+        {std::make_shared<RingPlan>(CollectiveOp::allreduce, ranks, bytes, RingOptions{order}), nodes});
+    // A ring AllReduce sends 2(n-1) chunks of S/n along every edge of the ring.
+    const double per_edge =
+        2.0 * static_cast<double>(ranks - 1) / static_cast<double>(ranks) * static_cast<double>(bytes.value);
+    for (std::size_t i = 0; i < ranks; ++i) {
+      const NodeId a = nodes[order[i].value()];
+      const NodeId b = nodes[order[(i + 1) % ranks].value()];
+      for (const LinkId l : router.route(a, b).links) out.bytes_per_iteration[l] += per_edge;
+    }
+  }
+}
+
 PreparedJob prepare_job(const JobsScenario& scenario, std::size_t index, const JobPlacement& placement,
                         const Topology& topology, Router& router) {
   const Scenario job = job_scenario(scenario, index);
   refuse_what_jobs_lack(job, index);
-  Workspace workspace;
-  const ResolvedScenario context(job, workspace);
+  const ParallelismConfig& p = job.parallelism;
+  const bool layout = p.tensor.value > 1 || p.context.value > 1 || p.pipeline.value > 1;
+  const JobIteration iteration = layout ? layout_iteration(job, index) : data_parallel_iteration(job);
   PreparedJob out;
-  out.job.compute = context.single_gpu_iteration();
-  const Bytes gradient = context.bucket_plan().total_bytes();
-  const std::size_t ranks = placement.gpus.size();
-  for (const std::size_t g : placement.gpus) out.job.gpus.push_back(topology.gpu(g));
-  if (ranks > 1 && gradient.value > 0) {
-    const auto given = job.training.channels;
-    const std::uint32_t channels =
-        given ? static_cast<std::uint32_t>(given->value) : default_channels(topology, placement.gpus, Algorithm::ring);
-    const auto hosts = nccl_node_groups(topology, placement.gpus);
-    for (std::uint32_t c = 0; c < channels; ++c) {
-      std::vector<Rank> order = channel_ring_order(hosts, ranks, c, channels);
-      if (order.empty()) {  // no host structure: rank order
-        for (std::size_t r = 0; r < ranks; ++r) order.push_back(Rank{static_cast<std::uint32_t>(r)});
-      }
-      const Bytes bytes = channel_bytes(gradient, c, channels);
-      out.job.channels.push_back(std::make_shared<RingPlan>(CollectiveOp::allreduce, ranks, bytes, RingOptions{order}));
-      // A ring AllReduce sends 2(n-1) chunks of S/n along every edge of the ring.
-      const double per_edge =
-          2.0 * static_cast<double>(ranks - 1) / static_cast<double>(ranks) * static_cast<double>(bytes.value);
-      for (std::size_t i = 0; i < ranks; ++i) {
-        const NodeId a = out.job.gpus[order[i].value()];
-        const NodeId b = out.job.gpus[order[(i + 1) % ranks].value()];
-        for (const LinkId l : router.route(a, b).links) out.bytes_per_iteration[l] += per_edge;
-      }
-    }
-  } else if (out.job.compute == SimTime::zero()) {
+  out.job.compute = iteration.compute;
+  const auto given = job.training.channels;
+  for (const std::vector<std::size_t>& group : iteration.groups) {
+    if (group.size() < 2 || iteration.gradient.value == 0) continue;
+    std::vector<std::size_t> gpus;
+    for (const std::size_t rank : group) gpus.push_back(placement.gpus[rank]);
+    add_ring_allreduce(out, gpus, iteration.gradient,
+                       given ? std::optional<std::uint32_t>(static_cast<std::uint32_t>(given->value)) : std::nullopt,
+                       topology, router);
+  }
+  if (out.job.collectives.empty() && out.job.compute == SimTime::zero()) {
     throw scenario.config.jobs[index].gpus.error(
         "an iteration of this job takes no time: no compute and no gradient to exchange");
   }
   JobReport& r = out.report;
   r.name = job.name;
-  r.gpus = static_cast<std::int64_t>(ranks);
+  r.gpus = static_cast<std::int64_t>(placement.gpus.size());
   r.nodes = placement.nodes;
   r.compute = out.job.compute;
-  r.gradient_bytes = static_cast<double>(gradient.value);
-  r.channels = static_cast<std::uint32_t>(out.job.channels.size());
+  r.gradient_bytes = static_cast<double>(iteration.gradient.value);
+  r.channels = static_cast<std::uint32_t>(out.job.collectives.size());
+  r.shared_traffic = iteration.shared_traffic;
   return out;
 }
 

@@ -30,12 +30,12 @@ class JobLoop final : public EventHandler {
     }
     // The previous iteration's executors are done, and no call of theirs is on the stack: an event of our own.
     running_.clear();
-    if (job_.channels.empty()) return finish();
-    pending_ = job_.channels.size();
+    if (job_.collectives.empty()) return finish();
+    pending_ = job_.collectives.size();
     ExecutorOptions options;
     options.bulk = bulk_;
-    for (const auto& plan : job_.channels) {
-      running_.push_back(std::make_unique<CollectiveExecutor>(sim_, flows_, router_, *plan, job_.gpus, options));
+    for (const CoCollective& c : job_.collectives) {
+      running_.push_back(std::make_unique<CollectiveExecutor>(sim_, flows_, router_, *c.plan, c.gpus, options));
     }
     for (const auto& executor : running_) {
       executor->start([this] {

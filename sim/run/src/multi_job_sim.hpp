@@ -1,11 +1,11 @@
 #pragma once
 // Several jobs on one simulator and one flow model (docs/jobs.md, "What is co-simulated").
 //
-// Each job loops on its own clock from its offset: its compute as one timer, then its data-parallel AllReduce as
-// ring channels (one CollectiveExecutor each) on the shared flow model, then its next iteration. Flows of all jobs
-// and of the background share links max-min fairly; an executor's bulk step holds its links by claim, and the claim
-// breaks into real flows the moment another job's flow starts on one of them (collective_executor.hpp), so bulk and
-// per-flow runs agree (tested).
+// Each job loops on its own clock from its offset: its compute as one timer, then its data-parallel AllReduce (in
+// every data-parallel group of a model-parallel layout) as ring channels (one CollectiveExecutor each) on the shared
+// flow model, then its next iteration. Flows of all jobs and of the background share links max-min fairly; an
+// executor's bulk step holds its links by claim, and the claim breaks into real flows the moment another job's flow
+// starts on one of them (collective_executor.hpp), so bulk and per-flow runs agree (tested).
 //
 // The window: it opens when the last job has started (the largest offset) and closes when every job has finished
 // `window_iterations` iterations that started inside it. A job's iteration time is the mean of its iterations that
@@ -28,11 +28,16 @@
 
 namespace syncsim::run {
 
+// One channel of one group's ring AllReduce: the plan, and the GPU of each of its ranks.
+struct CoCollective {
+  std::shared_ptr<const CollectivePlan> plan;
+  std::vector<NodeId> gpus;
+};
+
 struct CoJob {
-  std::vector<NodeId> gpus;  // rank r's GPU
-  SimTime compute;           // per iteration, before the AllReduce
-  // The AllReduce's channels (ring plans over the job's ranks); empty for a job of one GPU.
-  std::vector<std::shared_ptr<const CollectivePlan>> channels;
+  SimTime compute;  // per iteration, before the AllReduce
+  // Every channel of every data-parallel group's AllReduce, all started together; empty for a job of one GPU.
+  std::vector<CoCollective> collectives;
   SimTime offset;
 };
 

@@ -42,6 +42,7 @@ nlohmann::ordered_json jobs_json(const JobsReport& r) {
                     {"compute_us", jobs_us(j.compute)},
                     {"gradient_bytes", training_detail::rounded_ratio(j.gradient_bytes)},
                     {"ring_channels", j.channels},
+                    {"shared_traffic", j.shared_traffic},
                     {"iterations", j.iterations},
                     {"iteration_time_us", jobs_us(j.iteration_time)},
                     {"alone_iteration_time_us", jobs_us(j.alone_iteration_time)},

@@ -8,7 +8,9 @@
 //
 // Each job is placed on whole nodes (job_placement.hpp), then simulated alone on its nodes and with the others and
 // the background traffic on one flow model (multi_job_sim.hpp); its slowdown is the ratio of the two mean
-// iteration times. InputError at the key for what a job asks that the co-simulation does not model yet.
+// iteration times. A model-parallel job runs as its single-job engine's iteration less the engine's exposed
+// data-parallel time, then its data-parallel groups' AllReduces on the shared fabric (docs/jobs.md). InputError at
+// the key for what a job asks that the co-simulation does not model yet.
 #include "syncsim/scenario/jobs_config.hpp"
 #include "syncsim/training/jobs_report.hpp"
 

@@ -24,11 +24,12 @@ struct SharedLinkReport {
 struct JobReport {
   std::string name;
   std::int64_t gpus = 0;
-  std::vector<std::int64_t> nodes;             // node indices as placement numbers them (docs/jobs.md)
-  SimTime offset;                              // when the job's first iteration starts
-  SimTime compute;                             // one iteration's compute (single-GPU forward, backward, optimizer)
-  double gradient_bytes = 0;                   // the data-parallel AllReduce per iteration
-  std::uint32_t channels = 0;                  // its ring channels
+  std::vector<std::int64_t> nodes;  // node indices as placement numbers them (docs/jobs.md)
+  SimTime offset;                   // when the job's first iteration starts
+  SimTime compute;  // before the AllReduce: one GPU's iteration; a layout's engine iteration less its exposed data time
+  double gradient_bytes = 0;                   // its data-parallel AllReduce per iteration, per rank
+  std::uint32_t channels = 0;                  // its ring channels, over all its data-parallel groups
+  std::string shared_traffic;                  // which of its traffic runs on the shared fabric (docs/jobs.md)
   std::int64_t iterations = 0;                 // measured, inside the window
   SimTime iteration_time;                      // mean of the measured iterations
   SimTime alone_iteration_time;                // the same job alone on the same nodes, nothing else on the fabric
