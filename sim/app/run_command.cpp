@@ -15,6 +15,7 @@
 #include "chart_files.hpp"
 #include "commands.hpp"
 #include "help_format.hpp"
+#include "jobs_text.hpp"
 #include "memory_text.hpp"
 #include "syncsim/chakra/ddp_workload.hpp"
 #include "syncsim/chakra/execution_trace.hpp"
@@ -24,6 +25,7 @@
 #include "syncsim/planner/convergence_chart.hpp"
 #include "syncsim/run/chakra_workload.hpp"
 #include "syncsim/run/job_timeline.hpp"
+#include "syncsim/run/multi_job_run.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 #include "syncsim/trace/chrome_trace_writer.hpp"
@@ -300,7 +302,29 @@ void write_outputs(const std::filesystem::path& outdir, const Scenario& scenario
   set.commit();
 }
 
+// A scenario with several jobs (docs/jobs.md): report.json and the per-job table.
+int run_jobs_scenario(const RunOptions& options, const JobsScenario& scenario) {
+  const std::filesystem::path outdir = output_dir(options, scenario.base);
+  check_output_dir(outdir, "-o", {"report.json"});
+  const JobsReport jobs = run::run_jobs(scenario);
+  const std::string report = jobs_json(jobs).dump(2) + "\n";
+  OutputSet set(outdir);
+  set.add("report.json", [&](std::ostream& out) { out << report; });
+  // A single-job run's files in the same folder would describe another run.
+  for (const std::string_view name : {std::string_view("trace.json"), run::kJobTimelineFile})
+    set.remove(std::string(name));
+  set.commit();
+  if (options.json) {
+    std::cout << report;
+  } else {
+    print_jobs_summary(jobs, outdir);
+  }
+  return 0;
+}
+
 int run_scenario(const RunOptions& options) {
+  if (const auto jobs = load_jobs_scenario(options.scenario, options.overrides))
+    return run_jobs_scenario(options, *jobs);
   const Scenario scenario = load_scenario(options.scenario, options.overrides);
   check_scenario_calibration(scenario, options.strict_calibration);
   const std::filesystem::path outdir = output_dir(options, scenario);

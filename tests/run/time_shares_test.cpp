@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "syncsim/run/run_scenario.hpp"
+#include "syncsim/scenario/jobs_config.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
 using namespace syncsim;
@@ -24,7 +25,9 @@ std::vector<std::filesystem::path> scenarios_in(const std::filesystem::path& fol
   std::vector<std::filesystem::path> out;
   for (const auto& entry : std::filesystem::directory_iterator(folder)) {
     // prices-example.yaml is a price file for `syncsim plan`, not a scenario.
-    if (entry.path().extension() == ".yaml" && entry.path().stem() != "prices-example") out.push_back(entry.path());
+    if (entry.path().extension() != ".yaml" || entry.path().stem() == "prices-example") continue;
+    // A scenario with several jobs reports each job's slowdown, not one job's shares (docs/jobs.md).
+    if (!load_jobs_scenario(entry.path())) out.push_back(entry.path());
   }
   std::sort(out.begin(), out.end());
   return out;

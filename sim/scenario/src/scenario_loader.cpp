@@ -24,20 +24,9 @@ const ConfigNode& section(const MapReader& reader, std::string_view key, const C
   return node ? *node : absent;
 }
 
-Scenario read_scenario(const ConfigNode& root, const std::string& source, const std::filesystem::path& base_dir) {
-  if (root.kind != ConfigNode::Kind::mapping) {
-    fail(root, "",
-         fmt::format("expected a scenario mapping (cluster:, model:, training:, ...), got {}",
-                     root.kind == ConfigNode::Kind::null ? "an empty document" : describe(root)));
-  }
-  const MapReader reader(
-      root, "",
-      {"name", "seed", "cluster", "model", "training", "parallelism", "stragglers", "degraded_links", "faults",
-       "checkpoint", "detection_timeout", "reliability", "calibration", "strict_calibration", "convergence"});
-  ConfigNode absent;
-  absent.where = SourceLocation{source, 0, 0};
+}  // namespace
 
-  Scenario scenario;
+void scenario_detail::read_identity(const MapReader& reader, const std::string& source, Scenario& scenario) {
   scenario.source = source;
   const ConfigNode* name = reader.get("name");
   scenario.name = name ? read_text(*name, "name") : std::filesystem::path(source).stem().string();
@@ -52,6 +41,31 @@ Scenario read_scenario(const ConfigNode& root, const std::string& source, const 
   if (scenario.name.empty()) scenario.name = "scenario";
   if (const ConfigNode* seed = reader.get("seed"))
     scenario.seed = static_cast<std::uint64_t>(read_count(*seed, "seed", 0));
+}
+
+namespace {
+
+Scenario read_scenario(const ConfigNode& root, const std::string& source, const std::filesystem::path& base_dir) {
+  if (root.kind != ConfigNode::Kind::mapping) {
+    fail(root, "",
+         fmt::format("expected a scenario mapping (cluster:, model:, training:, ...), got {}",
+                     root.kind == ConfigNode::Kind::null ? "an empty document" : describe(root)));
+  }
+  const MapReader reader(root, "",
+                         {"name", "seed", "cluster", "model", "training", "parallelism", "stragglers", "degraded_links",
+                          "faults", "checkpoint", "detection_timeout", "reliability", "calibration",
+                          "strict_calibration", "convergence", "jobs", "placement", "background", "window_iterations"});
+  if (const ConfigNode* jobs = reader.get("jobs")) {
+    fail(*jobs, "jobs", "a scenario with several jobs runs with `syncsim run` only (docs/jobs.md)");
+  }
+  for (const char* key : {"placement", "background", "window_iterations"}) {
+    if (const ConfigNode* node = reader.get(key)) fail(*node, key, "needs jobs: beside it (docs/jobs.md)");
+  }
+  ConfigNode absent;
+  absent.where = SourceLocation{source, 0, 0};
+
+  Scenario scenario;
+  read_identity(reader, source, scenario);
   if (const ConfigNode* calibration = reader.get("calibration")) {
     std::filesystem::path path(read_text(*calibration, "calibration", "a file path"));
     if (path.is_relative() && !base_dir.empty()) path = (base_dir / path).lexically_normal();
@@ -86,15 +100,20 @@ Scenario read_scenario(const ConfigNode& root, const std::string& source, const 
 
 Scenario parse_in(std::string_view yaml, const std::string& source, const std::filesystem::path& base_dir,
                   const std::vector<std::string>& overrides) {
+  return read_scenario(scenario_tree(yaml, source, overrides), source, base_dir);
+}
+
+}  // namespace
+
+ConfigNode scenario_detail::scenario_tree(std::string_view yaml, const std::string& source,
+                                          const std::vector<std::string>& overrides) {
   ConfigNode root = parse_config(yaml, source);
   if (!overrides.empty()) {
     if (root.kind == ConfigNode::Kind::null) root.where = SourceLocation{source, 1, 1};
     apply_overrides(root, overrides);
   }
-  return read_scenario(root, source, base_dir);
+  return root;
 }
-
-}  // namespace
 
 Scenario load_scenario(const std::filesystem::path& file, const std::vector<std::string>& overrides) {
   const std::string source = file.string();

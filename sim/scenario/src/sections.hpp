@@ -7,6 +7,7 @@
 
 #include "config_tree.hpp"
 #include "field_reader.hpp"
+#include "syncsim/scenario/jobs_config.hpp"
 #include "syncsim/scenario/scenario.hpp"
 #include "syncsim/topology/topology.hpp"
 
@@ -31,6 +32,15 @@ CheckpointConfig read_checkpoint(const ConfigNode& node);
 ReliabilityConfig read_reliability(const ConfigNode& node);  // read_reliability.cpp
 ParallelismConfig read_parallelism(const ConfigNode& node);
 ConvergenceConfig read_convergence(const ConfigNode& node);
+// jobs:, placement:, background: and window_iterations: of a scenario with several jobs (read_jobs.cpp); then each
+// job against the others and the topology (the GPUs they need together, each job's layout at its GPU count).
+JobsConfig read_jobs(const MapReader& root, const std::filesystem::path& base_dir, bool has_calibration);
+void check_jobs(JobsScenario& scenario, const Topology& topology);
+
+// The scenario file's tree with the `--set` overrides applied (scenario_loader.cpp); then its `name:` and `seed:`
+// into `scenario` (with its source), as every scenario reads them.
+ConfigNode scenario_tree(std::string_view yaml, const std::string& source, const std::vector<std::string>& overrides);
+void read_identity(const MapReader& reader, const std::string& source, Scenario& scenario);
 
 // Checks that need more than one section: ranks against the worker count, the inline GPU's peaks against the
 // model's precision, fault policies against the strategy. Then against the built topology: worker count, ranks,
