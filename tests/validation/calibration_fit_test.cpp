@@ -275,6 +275,30 @@ TEST_CASE("the A100 2-node fit reaches the log's top: 69.6-71.6 GB/s busbw from 
   CHECK(calibration.on_bound.empty());
 }
 
+TEST_CASE("a fit carried to 2,048 GPUs never makes a size slower than a larger one", "[calibration-fit][envelope]") {
+  // The two-node RoCE fit has size windows (the measured curve kinks); at 256 nodes the 12-24 MB window's regime made
+  // 16 MiB take 4,778 us and 32 MiB 4,345 us (calibrated_envelope.cpp). Time may stay flat, never fall, with size.
+  const NcclTestsLog log = read_nccl_tests_log(shipped("a100-sxm4-2node-16gpu-roce-16x100g.log"));
+  const Calibration calibration = fit_calibration({log}, "dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps");
+  const CalibratedModel model = to_model(calibration);
+  REQUIRE(std::any_of(model.windows.begin(), model.windows.end(), [](const auto& w) { return w.has_value(); }));
+  for (const int hosts : {2, 256}) {
+    NcclTestsLog system_log;
+    system_log.source = "scaled.log";
+    system_log.ranks = 8 * hosts;
+    system_log.hosts = hosts;
+    system_log.ranks_per_host = 8;
+    LogSystem system(system_log, calibration.topology, "test");
+    SimTime previous;
+    for (std::int64_t size = std::int64_t{1} << 20; size <= (std::int64_t{1} << 30); size *= 2) {
+      const SimTime t = system.simulate(Bytes{size}, &model).time;
+      INFO(hosts << " hosts, " << size << " B: " << t.us() << " us after " << previous.us() << " us");
+      CHECK(t >= previous);
+      previous = t;
+    }
+  }
+}
+
 TEST_CASE("calibrated on the A100 node, validated on two nodes: the network it never saw is the error",
           "[calibration-fit][extrapolation]") {
   // docs/calibration.md, "Calibrate small, predict big": the one-node log fits NVLink; the network keeps NCCL's

@@ -58,7 +58,7 @@ CollectiveOutcome simulate_components(Router& router, const CollectiveSpec& spec
       CollectiveSpec one = spec;
       one.groups.clear();
       for (const std::size_t g : prints.components[c]) one.groups.push_back(groups[g]);
-      outcome = simulate_collective(router, one);
+      outcome = simulate_one_size(router, one);
       if (!seen) simulated.emplace(shape.hash, Simulated{c, *outcome});
     }
     links.insert(links.end(), outcome->links.begin(), outcome->links.end());
@@ -79,11 +79,11 @@ bool chooses(const CollectiveSpec& spec) {
 CollectiveOutcome simulate_as_first_chooses(Router& router, const CollectiveSpec& spec) {
   CollectiveSpec first = spec;
   first.groups = {spec.groups.front()};
-  const CollectiveOutcome choice = simulate_collective(router, first);
+  const CollectiveOutcome choice = simulate_one_size(router, first);
   CollectiveSpec all = spec;
   all.algorithm = choice.algorithm;
   all.protocol = choice.protocol;
-  return simulate_collective(router, all);
+  return simulate_one_size(router, all);
 }
 
 }  // namespace syncsim::collectives_detail

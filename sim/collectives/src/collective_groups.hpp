@@ -7,6 +7,10 @@
 
 namespace syncsim::collectives_detail {
 
+// simulate_collective at the spec's size alone, without the calibrated size envelope (calibrated_envelope.cpp): what
+// the envelope and the groups' own runs call.
+CollectiveOutcome simulate_one_size(Router& router, const CollectiveSpec& spec);
+
 // spec.groups, checked: one size (spec.ranks's, unless 0), disjoint, every index a GPU. Throws InputError.
 std::vector<std::vector<std::size_t>> checked_groups(const CollectiveSpec& spec, std::size_t gpu_count);
 

@@ -328,7 +328,7 @@ std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, 
   return candidates;
 }
 
-CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec) {
+CollectiveOutcome collectives_detail::simulate_one_size(Router& router, const CollectiveSpec& spec) {
   const Topology& topology = router.topology();
   const std::vector<std::vector<std::size_t>> groups =
       spec.groups.empty()
