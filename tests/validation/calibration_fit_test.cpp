@@ -277,11 +277,19 @@ TEST_CASE("the A100 2-node fit reaches the log's top: 69.6-71.6 GB/s busbw from 
 
 TEST_CASE("a fit carried to 2,048 GPUs never makes a size slower than a larger one", "[calibration-fit][envelope]") {
   // The two-node RoCE fit has size windows (the measured curve kinks); at 256 nodes the 12-24 MB window's regime made
-  // 16 MiB take 4,778 us and 32 MiB 4,345 us (calibrated_envelope.cpp). Time may stay flat, never fall, with size.
+  // 16 MiB take 4,778 us and 32 MiB 4,345 us (calibrated_envelope.cpp). Time may stay flat, never fall, with size;
+  // bus bandwidth falls from a size to the next only by a little where the log's rises.
   const NcclTestsLog log = read_nccl_tests_log(shipped("a100-sxm4-2node-16gpu-roce-16x100g.log"));
   const Calibration calibration = fit_calibration({log}, "dgx:nodes=2,gpus=8,nvlink_bw=300GB/s,nic_bw=200Gbps");
   const CalibratedModel model = to_model(calibration);
   REQUIRE(std::any_of(model.windows.begin(), model.windows.end(), [](const auto& w) { return w.has_value(); }));
+  // The measured time at each size, for where the log's own bus bandwidth falls.
+  const CalibrationMeasurement& m = calibration.measurements[0];
+  const auto measured = [&](std::int64_t size) {
+    const auto at = std::find(m.sizes_bytes.begin(), m.sizes_bytes.end(), size);
+    REQUIRE(at != m.sizes_bytes.end());
+    return m.measured_us[static_cast<std::size_t>(at - m.sizes_bytes.begin())];
+  };
   for (const int hosts : {2, 256}) {
     NcclTestsLog system_log;
     system_log.source = "scaled.log";
@@ -294,6 +302,11 @@ TEST_CASE("a fit carried to 2,048 GPUs never makes a size slower than a larger o
       const SimTime t = system.simulate(Bytes{size}, &model).time;
       INFO(hosts << " hosts, " << size << " B: " << t.us() << " us after " << previous.us() << " us");
       CHECK(t >= previous);
+      // Bus bandwidth from one size to the next (its ratio is 2 t(s) / t(2s)) falls by at most 1.5 times where the
+      // log's does not fall (the log: at most 1.5 times, section "Results").
+      if (previous > SimTime::zero() && 2 * measured(size / 2) >= measured(size)) {
+        CHECK(2 * previous.us() / t.us() >= 1 / 1.5);
+      }
       previous = t;
     }
   }
