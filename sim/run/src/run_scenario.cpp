@@ -59,10 +59,14 @@ RunOutput dispatch_engine(ResolvedScenario& context, convergence::UpdateSchedule
 // The iteration at each edge of the calibration's error band (resolved_scenario.hpp, BandEdge): the engine again with
 // every calibrated collective at the band's low edge, then at its high one. A calibrated collective is never kept in
 // the workspace (collective_cache.hpp), so a calibrated run costs three engine runs.
-std::optional<TrainingReport::CalibrationBand> calibration_band(const Scenario& scenario, Workspace& workspace) {
+std::optional<TrainingReport::CalibrationBand> calibration_band(const Scenario& scenario, Workspace& workspace,
+                                                                const RunProgress* progress) {
   if (scenario.training.latency_model.value != LatencySource::calibrated) return std::nullopt;
+  // The band's runs stop when the run is cancelled (the GUI's), without moving its progress back.
+  RunProgress cancel_only;
+  if (progress != nullptr) cancel_only.stop = progress->stop;
   const auto at = [&](BandEdge edge) {
-    ResolvedScenario context(scenario, workspace);
+    ResolvedScenario context(scenario, workspace, progress != nullptr ? &cancel_only : nullptr);
     context.set_band_edge(edge);
     return dispatch_engine(context, nullptr).report;
   };
@@ -80,7 +84,7 @@ RunOutput run_engine(const Scenario& scenario, Workspace& workspace, convergence
   ResolvedScenario context(scenario, workspace, progress);
   context.check_run_length();
   RunOutput out = dispatch_engine(context, schedule);
-  out.report.calibration_band = calibration_band(scenario, workspace);
+  out.report.calibration_band = calibration_band(scenario, workspace, progress);
   if (scenario.reliability) {
     const GoodputSetup setup = goodput_setup(context, out.report);
     out.report.goodput = assess_at(setup, scenario.reliability->duration_seconds).report;
