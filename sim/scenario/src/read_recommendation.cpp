@@ -152,7 +152,7 @@ ShardingRequest read_request(const ConfigNode& node, const std::string& path) {
 }
 
 EmbeddingShardingConfig read_sharding(const ConfigNode& node, const std::string& path, const MapReader& model) {
-  EmbeddingShardingConfig config{.all = model.defaulted("embedding_sharding", ShardingRequest{}), .tables = {}};
+  EmbeddingShardingConfig config{.all = model.defaulted_empty<ShardingRequest>("embedding_sharding"), .tables = {}};
   if (node.kind != ConfigNode::Kind::mapping) {
     config.all = located(read_request(node, path), node, path);
     return config;
@@ -173,7 +173,7 @@ EmbeddingShardingConfig read_sharding(const ConfigNode& node, const std::string&
 RecommendationConfig read_recommendation(const MapReader& reader) {
   RecommendationConfig config;
   config.optimizer = reader.defaulted("embedding_optimizer", EmbeddingOptimizer::rowwise_adagrad);
-  config.sharding.all = reader.defaulted("embedding_sharding", ShardingRequest{});
+  config.sharding.all = reader.defaulted_empty<ShardingRequest>("embedding_sharding");
   if (const ConfigNode* shape = reader.get("recommendation")) {
     config.shape = read_shape(*shape, reader.path("recommendation"));
   }
