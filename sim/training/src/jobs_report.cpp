@@ -6,10 +6,6 @@ namespace syncsim {
 
 namespace {
 
-double jobs_us(SimTime t) {
-  return static_cast<double>(t.ps()) / 1e6;
-}
-
 nlohmann::ordered_json shared_links_json(const std::vector<SharedLinkReport>& links) {
   auto out = nlohmann::ordered_json::array();
   for (const SharedLinkReport& l : links) {
@@ -27,9 +23,9 @@ nlohmann::ordered_json jobs_json(const JobsReport& r) {
   out["scenario"] = r.scenario;
   out["workers"] = r.workers;
   out["placement"] = r.placement;
-  out["window"] = {{"start_us", jobs_us(r.window_start)},
-                   {"end_us", jobs_us(r.window_end)},
-                   {"duration_us", jobs_us(r.window_end - r.window_start)},
+  out["window"] = {{"start_us", training_detail::report_us(r.window_start)},
+                   {"end_us", training_detail::report_us(r.window_end)},
+                   {"duration_us", training_detail::report_us(r.window_end - r.window_start)},
                    {"iterations_of_slowest_job", r.window_iterations},
                    {"slowest_job", r.slowest_job}};
   out["background_flows"] = r.background_flows;
@@ -38,14 +34,14 @@ nlohmann::ordered_json jobs_json(const JobsReport& r) {
     jobs.push_back({{"name", j.name},
                     {"gpus", j.gpus},
                     {"nodes", j.nodes},
-                    {"offset_us", jobs_us(j.offset)},
-                    {"compute_us", jobs_us(j.compute)},
+                    {"offset_us", training_detail::report_us(j.offset)},
+                    {"compute_us", training_detail::report_us(j.compute)},
                     {"gradient_bytes", training_detail::rounded_ratio(j.gradient_bytes)},
                     {"ring_channels", j.channels},
                     {"shared_traffic", j.shared_traffic},
                     {"iterations", j.iterations},
-                    {"iteration_time_us", jobs_us(j.iteration_time)},
-                    {"alone_iteration_time_us", jobs_us(j.alone_iteration_time)},
+                    {"iteration_time_us", training_detail::report_us(j.iteration_time)},
+                    {"alone_iteration_time_us", training_detail::report_us(j.alone_iteration_time)},
                     {"slowdown", training_detail::rounded_ratio(j.slowdown)},
                     {"shared_link_count", j.shared_link_count},
                     {"shared_links", shared_links_json(j.shared_links)}});

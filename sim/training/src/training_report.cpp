@@ -23,9 +23,8 @@ BucketReport allreduce_bucket_report(Bytes bytes, const CollectiveOutcome& outco
 
 namespace {
 
-// Exact decimal microseconds: a correctly rounded division prints as the shortest decimal that round-trips.
 double us(SimTime t) {
-  return static_cast<double>(t.ps()) / 1e6;
+  return training_detail::report_us(t);
 }
 
 double share(SimTime part, SimTime whole) {
