@@ -165,6 +165,12 @@ bool try_classes(const Topology& topology, std::span<const CollectivePlan* const
     }
     const std::vector<std::uint32_t> map = channels[k]->relabelling_of(*channels[timed]);
     if (map.empty() || !runs_as(topology, graph, timed, k, map, renaming)) return false;
+    // A link that is its own image repeats the timed channel's own pair (link, link), which classes_hold refuses:
+    // refuse it now, before the other channels are read (copies of a channel on the same GPUs, such as every
+    // channel of a group with one GPU per server, fail every stride below the channels per group here).
+    for (const std::uint32_t from : renaming.sources()) {
+      if (renaming.image(from) == from) return false;
+    }
     graph.timed_as[k] = timed;
     if (graph.timed_participant.empty()) {
       graph.timed_participant.resize(graph.steps.size());

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "channel_copies.hpp"
 #include "collective_groups.hpp"
 #include "first_gpus.hpp"
 #include "load_bound.hpp"
@@ -263,11 +264,15 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, Cand
     return outcome;
   }
 
+  // Channels that are copies of one another run as one, their wire bytes k-fold (channel_copies.hpp).
+  const collectives_detail::ChannelCopies copies = collectives_detail::channel_copies(planned.plans);
+  for (double& efficiency : options.cost.efficiency) efficiency /= copies.copies;
   Simulator sim;
   FlowModel flows(sim, topology);
   if (spec.flow_work != nullptr) flows.count_work_in(*spec.flow_work);
   std::vector<std::unique_ptr<CollectiveExecutor>> executors;
   for (std::size_t k = 0; k < channel_plans.size(); ++k) {
+    if (!std::binary_search(copies.kept.begin(), copies.kept.end(), k % channels)) continue;
     executors.push_back(
         std::make_unique<CollectiveExecutor>(sim, flows, router, *channel_plans[k], channel_gpus[k], options));
     options.record_steps = false;  // channel 0's steps are the outcome's
@@ -279,7 +284,7 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, Cand
   for (const auto& executor : executors) {
     SYNCSIM_INVARIANT(executor->done(), "a channel ended with ranks still waiting (deadlock in the plan)");
     last = std::max(last, executor->finish_time());
-    outcome.stats += executor->stats();
+    outcome.stats += collectives_detail::for_all_copies(executor->stats(), copies.copies);
   }
   outcome.time = capped(spec, ranks, candidate.algorithm, domain_ranks, channels, last) + options.cost.launch;
   outcome.links = flows.traffic();

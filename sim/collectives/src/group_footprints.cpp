@@ -137,21 +137,48 @@ bool alike(const Topology& topology, const GroupShape& a, const GroupShape& b) {
 
 std::optional<std::vector<LinkTraffic>> carried_over(const std::vector<LinkTraffic>& traffic, const GroupShape& from,
                                                      const GroupShape& to) {
-  std::map<LinkId, LinkId> image;
-  std::map<LinkId, LinkId> preimage;
+  // The renaming from's links -> to's, one to one, by link id (a component's shape lists tens of thousands of route
+  // links, many of them repeated): per-thread tables as large as the largest topology seen, cleared after use.
+  constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  thread_local std::vector<std::uint32_t> image;
+  thread_local std::vector<std::uint32_t> preimage;
+  thread_local std::vector<std::uint32_t> touched;
+  std::uint32_t largest = 0;
+  for (std::size_t i = 0; i < from.links.size(); ++i)
+    largest = std::max({largest, from.links[i].value(), to.links[i].value()});
+  for (const LinkTraffic& t : traffic) largest = std::max(largest, t.link.value());
+  if (image.size() <= largest) {
+    image.resize(largest + std::size_t{1}, kNone);
+    preimage.resize(largest + std::size_t{1}, kNone);
+  }
+  const auto clear = [&] {
+    for (const std::uint32_t link : touched) image[link] = preimage[link] = kNone;
+    touched.clear();
+  };
   for (std::size_t i = 0; i < from.links.size(); ++i) {
-    const auto [it, inserted] = image.emplace(from.links[i], to.links[i]);
-    if (!inserted && it->second != to.links[i]) return std::nullopt;
-    const auto [back, new_back] = preimage.emplace(to.links[i], from.links[i]);
-    if (!new_back && back->second != from.links[i]) return std::nullopt;
+    const std::uint32_t a = from.links[i].value();
+    const std::uint32_t b = to.links[i].value();
+    if (image[a] == kNone && preimage[b] == kNone) {
+      image[a] = b;
+      preimage[b] = a;
+      touched.push_back(a);
+      touched.push_back(b);
+    } else if (image[a] != b || preimage[b] != a) {
+      clear();
+      return std::nullopt;
+    }
   }
   std::vector<LinkTraffic> out;
   out.reserve(traffic.size());
   for (const LinkTraffic& t : traffic) {
-    const auto it = image.find(t.link);
-    if (it == image.end()) return std::nullopt;
-    out.push_back({it->second, t.bytes_carried, t.busy_time});
+    const std::uint32_t mapped = image[t.link.value()];
+    if (mapped == kNone) {
+      clear();
+      return std::nullopt;
+    }
+    out.push_back({LinkId{mapped}, t.bytes_carried, t.busy_time});
   }
+  clear();
   return out;
 }
 

@@ -351,25 +351,44 @@ std::vector<GroupCommunication> LayoutCommunication::group_reports(const LayoutE
   return out;
 }
 
-std::vector<LinkUsage> LayoutCommunication::link_usage(std::int64_t iterations, std::string_view kind) const {
-  std::vector<LinkUsage> usage(context_.topology().link_count());
+void LayoutCommunication::fill_links(TrainingReport& report, std::int64_t iterations) const {
+  // Per directed link, the traffic of `iterations` iterations of the collectives placed: of all of them, and of each
+  // kind ("data", "tensor", ...). One pass, each use's share of a link scaled once (a frontier layout's data-parallel
+  // collectives cross a few hundred thousand links each), added in the uses' order to both sums.
+  // A bucket's collective is one use per stage and chunk, all of the same outcome: each outcome counted once, with
+  // the times it runs summed, in the order of its first use.
+  std::vector<Use> merged;
+  std::map<std::pair<std::string_view, const CollectiveOutcome*>, std::size_t> merged_index;
   for (const Use& use : uses_) {
-    if (!kind.empty() && use.kind != kind) continue;
-    const double times = use.per_iteration * static_cast<double>(iterations);
-    for (const LinkTraffic& link : use.outcome->links) {
-      LinkUsage& u = usage[link.link.value()];
-      u.bytes_carried += link.bytes_carried * times;
-      u.busy_time += link.busy_time.scaled(times);
+    const auto [it, added] = merged_index.emplace(std::pair{std::string_view(use.kind), use.outcome}, merged.size());
+    if (added) {
+      merged.push_back(use);
+    } else {
+      merged[it->second].per_iteration += use.per_iteration;
     }
   }
-  return usage;
-}
-
-void LayoutCommunication::fill_links(TrainingReport& report, std::int64_t iterations) const {
-  report.busiest_links = busiest_links(context_.topology(), link_usage(iterations), report.total);
+  const std::size_t links = context_.topology().link_count();
+  std::vector<LinkUsage> all(links);
+  std::map<std::string, std::vector<LinkUsage>, std::less<>> by_kind;
+  for (const Use& use : merged) {
+    std::vector<LinkUsage>& kind = by_kind[use.kind];
+    if (kind.empty()) kind.resize(links);
+    const double times = use.per_iteration * static_cast<double>(iterations);
+    for (const LinkTraffic& link : use.outcome->links) {
+      const double bytes = link.bytes_carried * times;
+      const SimTime busy = link.busy_time.scaled(times);
+      for (LinkUsage* u : {&all[link.link.value()], &kind[link.link.value()]}) {
+        u->bytes_carried += bytes;
+        u->busy_time += busy;
+      }
+    }
+  }
+  report.busiest_links = busiest_links(context_.topology(), all, report.total);
   for (GroupCommunication& g : report.group_communication) {
-    const auto links = busiest_links(context_.topology(), link_usage(iterations, g.group), report.total);
-    if (!links.empty()) g.busiest_link = links.front();
+    const auto kind = by_kind.find(g.group);
+    if (kind == by_kind.end()) continue;
+    const auto busiest = busiest_links(context_.topology(), kind->second, report.total);
+    if (!busiest.empty()) g.busiest_link = busiest.front();
   }
 }
 

@@ -77,9 +77,6 @@ class LayoutCommunication {
   std::vector<GroupCommunication> group_reports(const LayoutExposure& exposure) const;
   // The report's layout section: sizes, the pipeline's bubble, MFU and HFU of `report`'s throughput.
   LayoutReport layout_report(const TrainingReport& report, double bubble_fraction) const;
-  // Per directed link: the traffic of `iterations` iterations of the collectives placed so far, of one kind ("data",
-  // "tensor", "context", "expert", "pipeline") or, empty, of all.
-  std::vector<LinkUsage> link_usage(std::int64_t iterations, std::string_view kind = {}) const;
   // The report's busiest links, and each group's own busiest link (GroupCommunication::busiest_link).
   void fill_links(TrainingReport& report, std::int64_t iterations) const;
 

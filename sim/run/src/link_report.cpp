@@ -21,12 +21,14 @@ std::vector<LinkReport> busiest_links(const Topology& topology, const std::vecto
     const double capacity = topology.link(u.link).bandwidth.bytes_per_second * total.seconds();
     return capacity > 0 ? std::min(1.0, u.usage.bytes_carried / capacity) : 0.0;
   };
-  std::sort(used.begin(), used.end(), [&](const Used& a, const Used& b) {
+  // A total order (the link id breaks ties): the first few, sorted, are those a full sort would put first.
+  const auto kept = used.begin() + static_cast<std::ptrdiff_t>(std::min(used.size(), kBusiestLinks));
+  std::partial_sort(used.begin(), kept, used.end(), [&](const Used& a, const Used& b) {
     if (utilization(a) != utilization(b)) return utilization(a) > utilization(b);
     if (a.usage.busy_time != b.usage.busy_time) return a.usage.busy_time > b.usage.busy_time;
     return a.link.value() < b.link.value();
   });
-  if (used.size() > kBusiestLinks) used.resize(kBusiestLinks);
+  used.erase(kept, used.end());
   std::vector<LinkReport> out;
   for (const Used& u : used) {
     const Link& link = topology.link(u.link);
