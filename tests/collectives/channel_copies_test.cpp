@@ -7,6 +7,7 @@
 
 #include "syncsim/collectives/collective_executor.hpp"
 #include "syncsim/collectives/collective_runner.hpp"
+#include "syncsim/collectives/lockstep_runner.hpp"
 #include "syncsim/collectives/ring_plan.hpp"
 #include "syncsim/topology/topology_spec.hpp"
 
@@ -49,7 +50,7 @@ Reference every_channel(const Topology& topology, const std::vector<std::vector<
 }
 
 CollectiveOutcome simulated(const Topology& topology, const std::vector<std::vector<std::size_t>>& groups,
-                            CollectiveOp op, std::int64_t size, std::uint32_t channels) {
+                            CollectiveOp op, std::int64_t size, std::uint32_t channels, bool lockstep = false) {
   Router router(topology);
   CollectiveSpec spec;
   spec.op = op;
@@ -57,6 +58,7 @@ CollectiveOutcome simulated(const Topology& topology, const std::vector<std::vec
   spec.algorithm = Algorithm::ring;
   spec.channels = channels;
   spec.groups = groups;
+  if (lockstep) spec.lockstep_min_transfers = 0;
   return simulate_collective(router, spec);
 }
 
@@ -91,5 +93,49 @@ TEST_CASE("identical channels timed as one take what every channel's executor ta
     CHECK(outcome.time.seconds() == Approx(reference.time.seconds()).epsilon(1e-9));
     CHECK(total_bytes(outcome) == Approx(reference.link_bytes).epsilon(1e-12));
     CHECK(outcome.stats.transfers == reference.transfers);
+  }
+}
+
+TEST_CASE("identical channels in lockstep take what lockstep over every channel takes", "[channel-copies]") {
+  // The same fabric and groups, timed in lockstep (lockstep_runner.hpp) with every channel given, against the
+  // runner, which gives lockstep one channel per class of copies.
+  const Topology topology = build_topology("fattree:n=64,radix=16,tiers=2,bw=100Gbps,lat=1us,oversub=4");
+  std::vector<std::size_t> first, second;
+  for (std::size_t j = 0; j < 4; ++j) {
+    for (std::size_t leaf = 0; leaf < 8; ++leaf) (j % 2 == 0 ? first : second).push_back(8 * leaf + j);
+  }
+  const auto op = GENERATE(CollectiveOp::allreduce, CollectiveOp::reduce_scatter, CollectiveOp::all_gather);
+  const std::uint32_t channels = GENERATE(2u, 4u);
+  // Half of this ring's hops stay under a leaf and half cross: its ranks' transfers alone take different times,
+  // so the offsets lockstep's second pass starts them at differ.
+  const std::vector<std::size_t> mixed{0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27};
+  const std::int64_t size = GENERATE(std::int64_t{64} << 10, std::int64_t{64} << 20);
+  const Topology dgx = build_topology("dgx:nodes=8,gpus=4,nic_bw=100Gbps");
+  std::vector<std::vector<std::size_t>> rails(4);
+  for (std::size_t g = 0; g < 32; ++g) rails[g % 4].push_back(g);
+  for (const auto& [fabric, groups] : std::vector<std::pair<const Topology*, std::vector<std::vector<std::size_t>>>>{
+           {&topology, {first}}, {&topology, {first, second}}, {&topology, {mixed}}, {&dgx, {rails[0]}}, {&dgx, rails}}) {
+    const Topology& topology = *fabric;
+    Router router(topology);
+    const RingPlan plan(op, groups.front().size(), Bytes{size / channels});
+    std::vector<const CollectivePlan*> plans;
+    std::vector<std::vector<NodeId>> gpus;
+    for (const std::vector<std::size_t>& group : groups) {
+      std::vector<NodeId> nodes;
+      for (const std::size_t g : group) nodes.push_back(topology.gpu(g));
+      for (std::uint32_t c = 0; c < channels; ++c) {
+        plans.push_back(&plan);
+        gpus.push_back(nodes);
+      }
+    }
+    const std::optional<LockstepTiming> every = time_lockstep(router, plans, gpus, ExecutorOptions{});
+    REQUIRE(every);
+    const CollectiveOutcome outcome = simulated(topology, groups, op, size, channels, true);
+    CHECK(outcome.time.seconds() == Approx(every->time.seconds()).epsilon(1e-9));
+    double bytes = 0;
+    for (const LinkTraffic& link : every->links) bytes += link.bytes_carried;
+    CHECK(total_bytes(outcome) == Approx(bytes).epsilon(1e-12));
+    CHECK(outcome.stats.transfers == every->stats.transfers);
+    CHECK(outcome.stats.bulk_steps == every->stats.bulk_steps);
   }
 }

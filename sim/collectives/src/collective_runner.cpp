@@ -249,9 +249,21 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, Cand
     for (std::size_t r = 0; r < ranks; ++r) transfers += plan->step_count(Rank{static_cast<std::uint32_t>(r)});
   }
   const bool lockstep = spec.bulk && channel_plans.size() > 1 && !spec.record_steps;
+  // Channels that are copies of one another run as one, their wire bytes k-fold (channel_copies.hpp).
+  const collectives_detail::ChannelCopies copies = collectives_detail::channel_copies(planned.plans);
+  ExecutorOptions copied = options;
+  for (double& efficiency : copied.cost.efficiency) efficiency /= copies.copies;
+  std::vector<const CollectivePlan*> kept_plans;
+  std::vector<std::vector<NodeId>> kept_gpus;
+  for (std::size_t k = 0; k < channel_plans.size(); ++k) {
+    if (!std::binary_search(copies.kept.begin(), copies.kept.end(), k % channels)) continue;
+    kept_plans.push_back(channel_plans[k]);
+    kept_gpus.push_back(channel_gpus[k]);
+  }
   std::optional<LockstepTiming> fast;
   if (lockstep && transfers >= spec.lockstep_min_transfers) {
-    fast = time_lockstep(router, channel_plans, channel_gpus, options);
+    fast = time_lockstep(router, kept_plans, kept_gpus, copied, copies.copies);
+    if (fast) fast->stats = collectives_detail::for_all_copies(fast->stats, copies.copies);
   }
   // Trees pass their slices along an acyclic graph (pipeline_lockstep.hpp).
   if (!fast && lockstep && transfers >= spec.lockstep_min_transfers) {
@@ -264,18 +276,13 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, Cand
     return outcome;
   }
 
-  // Channels that are copies of one another run as one, their wire bytes k-fold (channel_copies.hpp).
-  const collectives_detail::ChannelCopies copies = collectives_detail::channel_copies(planned.plans);
-  for (double& efficiency : options.cost.efficiency) efficiency /= copies.copies;
   Simulator sim;
   FlowModel flows(sim, topology);
   if (spec.flow_work != nullptr) flows.count_work_in(*spec.flow_work);
   std::vector<std::unique_ptr<CollectiveExecutor>> executors;
-  for (std::size_t k = 0; k < channel_plans.size(); ++k) {
-    if (!std::binary_search(copies.kept.begin(), copies.kept.end(), k % channels)) continue;
-    executors.push_back(
-        std::make_unique<CollectiveExecutor>(sim, flows, router, *channel_plans[k], channel_gpus[k], options));
-    options.record_steps = false;  // channel 0's steps are the outcome's
+  for (std::size_t k = 0; k < kept_plans.size(); ++k) {
+    executors.push_back(std::make_unique<CollectiveExecutor>(sim, flows, router, *kept_plans[k], kept_gpus[k], copied));
+    copied.record_steps = false;  // channel 0's steps are the outcome's
   }
   for (auto& executor : executors) executor->start();
   sim.run();

@@ -82,11 +82,12 @@ bool read_step(Router& router, std::span<const CollectivePlan* const> channels,
 }
 
 // Each transfer as if alone on its route: the first pass, before any offsets are known.
-void time_alone(CombinedStep& step, const std::vector<const Route*>& routes, const std::vector<double>& wire) {
+void time_alone(CombinedStep& step, const std::vector<const Route*>& routes, const std::vector<double>& wire,
+                std::uint32_t copies) {
   step.drained.resize(routes.size());
   step.arrived.resize(routes.size());
   for (std::size_t i = 0; i < routes.size(); ++i) {
-    step.drained[i] = FlowModel::drain_time(wire[i], routes[i]->bottleneck);
+    step.drained[i] = FlowModel::drain_time(copies > 1 ? wire[i] / copies : wire[i], routes[i]->bottleneck);
     step.arrived[i] = step.drained[i] + step.latency[i];
   }
 }
@@ -345,7 +346,7 @@ std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const Coll
 
 std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const CollectivePlan* const> channels,
                                             const std::vector<std::vector<NodeId>>& gpus,
-                                            const ExecutorOptions& options) {
+                                            const ExecutorOptions& options, std::uint32_t copies) {
   if (channels.empty()) return std::nullopt;
   const std::size_t ranks = channels[0]->rank_count();
   SYNCSIM_INVARIANT(gpus.size() == channels.size(), "lockstep: one GPU list per channel expected");
@@ -390,7 +391,7 @@ std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const Coll
   for (auto& [key, step] : shapes) {
     auto& [routes, wire] = transfers[&step];
     if (!read_step(router, channels, gpus, options, step, routes, wire)) return std::nullopt;
-    time_alone(step, routes, wire);
+    time_alone(step, routes, wire, copies);
     set_weights(step);
   }
   std::map<const CombinedStep*, std::vector<SimTime>> starts;
@@ -447,8 +448,9 @@ std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const Coll
     if (by_link[l].bytes_carried > 0) {
       timing.links.push_back({LinkId{l}, by_link[l].bytes_carried, by_link[l].busy_time});
       const double rate = router.topology().link(LinkId{l}).bandwidth.bytes_per_second;
+      const bool several = shared[l] || copies > 1;
       const SimTime floor =
-          SimTime::from_seconds(by_link[l].bytes_carried / rate) + (shared[l] ? latency_chain : SimTime::zero());
+          SimTime::from_seconds(by_link[l].bytes_carried / rate) + (several ? latency_chain : SimTime::zero());
       timing.time = std::max(timing.time, floor);
     }
   }

@@ -68,9 +68,12 @@ struct LockstepTiming {
 std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const CollectivePlan* const> channels,
                                             const std::vector<NodeId>& gpus, const ExecutorOptions& options);
 // The same with channel c's rank r on gpus[c][r]: the channels of several rank groups running one collective at
-// once (CollectiveSpec::groups), whose traffic shares the network.
+// once (CollectiveSpec::groups), whose traffic shares the network. With `copies` > 1 each channel stands for that
+// many identical ones (the runner's channel copies, channel_copies.hpp): the options' wire bytes are already
+// k-fold, a transfer alone on its route is one copy (a k-th of them), every link a channel crosses is shared by
+// its copies, and the statistics are the given channels' (the caller counts them for all copies).
 std::optional<LockstepTiming> time_lockstep(Router& router, std::span<const CollectivePlan* const> channels,
                                             const std::vector<std::vector<NodeId>>& gpus,
-                                            const ExecutorOptions& options);
+                                            const ExecutorOptions& options, std::uint32_t copies = 1);
 
 }  // namespace syncsim
