@@ -99,7 +99,7 @@ TEST_CASE("identical channels timed as one take what every channel's executor ta
 TEST_CASE("identical channels in lockstep take what lockstep over every channel takes", "[channel-copies]") {
   // The same fabric and groups, timed in lockstep (lockstep_runner.hpp) with every channel given, against the
   // runner, which gives lockstep one channel per class of copies.
-  const Topology topology = build_topology("fattree:n=64,radix=16,tiers=2,bw=100Gbps,lat=1us,oversub=4");
+  const Topology fat_tree = build_topology("fattree:n=64,radix=16,tiers=2,bw=100Gbps,lat=1us,oversub=4");
   std::vector<std::size_t> first, second;
   for (std::size_t j = 0; j < 4; ++j) {
     for (std::size_t leaf = 0; leaf < 8; ++leaf) (j % 2 == 0 ? first : second).push_back(8 * leaf + j);
@@ -113,8 +113,12 @@ TEST_CASE("identical channels in lockstep take what lockstep over every channel 
   const Topology dgx = build_topology("dgx:nodes=8,gpus=4,nic_bw=100Gbps");
   std::vector<std::vector<std::size_t>> rails(4);
   for (std::size_t g = 0; g < 32; ++g) rails[g % 4].push_back(g);
-  for (const auto& [fabric, groups] : std::vector<std::pair<const Topology*, std::vector<std::vector<std::size_t>>>>{
-           {&topology, {first}}, {&topology, {first, second}}, {&topology, {mixed}}, {&dgx, {rails[0]}}, {&dgx, rails}}) {
+  for (const auto& [fabric, groups] :
+       std::vector<std::pair<const Topology*, std::vector<std::vector<std::size_t>>>>{{&fat_tree, {first}},
+                                                                                      {&fat_tree, {first, second}},
+                                                                                      {&fat_tree, {mixed}},
+                                                                                      {&dgx, {rails[0]}},
+                                                                                      {&dgx, rails}}) {
     const Topology& topology = *fabric;
     Router router(topology);
     const RingPlan plan(op, groups.front().size(), Bytes{size / channels});

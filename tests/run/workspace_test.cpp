@@ -8,12 +8,15 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include <unistd.h>
 
+#include "syncsim/core/run_cost.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/run/workspace.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
+#include "syncsim/topology/topology_spec.hpp"
 
 using namespace syncsim;
 
@@ -145,4 +148,62 @@ TEST_CASE("symmetry classes off give the same report byte for byte", "[workspace
   run::Workspace off;
   off.set_symmetry(false);
   CHECK(to_json(run::run_scenario(scenario, on).report) == to_json(run::run_scenario(scenario, off).report));
+}
+
+TEST_CASE("a thread's next run on an equal topology takes over its router; another thread or topology does not",
+          "[workspace]") {
+  run::Workspace workspace;
+  auto first = std::make_shared<const Topology>(build_topology("fattree:n=16,radix=8,tiers=2,bw=100Gbps"));
+  auto equal = std::make_shared<const Topology>(build_topology("fattree:n=16,radix=8,tiers=2,bw=100Gbps"));
+  auto other = std::make_shared<const Topology>(build_topology("fattree:n=16,radix=8,tiers=2,bw=200Gbps"));
+  REQUIRE(run::digest(*first) == run::digest(*equal));
+  const std::shared_ptr<Router> kept = workspace.router(first, run::digest(*first), 1'000'000);
+  const Route& route = kept->gpu_route(0, 15);
+
+  // The same contents on the same thread: the kept router, routes and all, over the kept topology.
+  auto taken = equal;
+  const std::shared_ptr<Router> again = workspace.router(taken, run::digest(*equal), 1'000'000);
+  CHECK(again == kept);
+  CHECK(taken == first);
+  CHECK(&again->gpu_route(0, 15) == &route);
+
+  // Another thread gets its own.
+  std::shared_ptr<Router> elsewhere;
+  std::thread([&] {
+    auto mine = equal;
+    elsewhere = workspace.router(mine, run::digest(*equal), 1'000'000);
+  }).join();
+  CHECK(elsewhere != kept);
+
+  // Another network replaces the thread's router; the first is built again when asked again.
+  auto changed = other;
+  CHECK(workspace.router(changed, run::digest(*other), 1'000'000) != kept);
+  CHECK(changed == other);
+  CHECK(workspace.router(taken, run::digest(*first), 1'000'000) != kept);
+}
+
+TEST_CASE("a kept router's route-search budget starts again for each run that takes it over", "[workspace]") {
+  run::Workspace workspace;
+  auto topology = std::make_shared<const Topology>(build_topology("fattree:n=64,radix=16,tiers=2,bw=100Gbps"));
+  const run::TopologyDigest key = run::digest(*topology);
+  // Every GPU's route to GPU `to`: a run's searches; runs to different GPUs search as much as each other.
+  const auto search = [](Router& router, std::size_t to) {
+    for (std::size_t g = 0; g < 64; ++g) {
+      if (g != to) router.gpu_route(g, to);
+    }
+  };
+  // The smallest power of two one run's searches fit in: two runs' do not.
+  std::uint64_t budget = 1;
+  for (;; budget *= 2) {
+    Router sized(*topology, budget);
+    try {
+      search(sized, 0);
+      break;
+    } catch (const RunCostExceeded&) {
+    }
+  }
+  for (std::size_t run = 0; run < 4; ++run) {
+    const std::shared_ptr<Router> router = workspace.router(topology, key, budget);
+    CHECK_NOTHROW(search(*router, run));
+  }
 }

@@ -362,7 +362,12 @@ Router::Router(const Topology& topology, std::uint64_t route_search_budget)
   static std::atomic<std::uint64_t> made{0};
   serial_ = ++made;
 }
+
 Router::~Router() = default;
+
+void Router::renew_budget() {
+  impl_->work.renew();
+}
 
 const Route& Router::route(NodeId src, NodeId dst) {
   SYNCSIM_INVARIANT(src != dst, "route asked from a node to itself");

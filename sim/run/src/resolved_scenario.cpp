@@ -85,6 +85,7 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
   const Scenario& s = scenario;
   check_memory_budget(s.cluster.topology);  // before building anything a million-GPU spec would allocate
   topology_ = node_topology(s, gpu_);       // the GPU's own node rates where the spec leaves them out
+  router_ = workspace.router(topology_, topology_digest_.emplace(digest(*topology_)), kScenarioRouteSearchBudget);
   const auto gpus = static_cast<std::int64_t>(topology_->gpu_count());
   workers_ = s.cluster.workers ? s.cluster.workers->value : gpus;
   if (workers_ < 1 || workers_ > gpus) {
@@ -127,7 +128,6 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
     calibration_ = at_value(*s.calibration, [&] { return read_calibration(s.calibration->value); });
     calibrated_ = to_model(*calibration_);
   }
-  router_ = std::make_unique<Router>(*topology_, kScenarioRouteSearchBudget);
 }
 
 LayerTimes ResolvedScenario::with_recompute(LayerTimes times) const {
@@ -287,7 +287,7 @@ CollectiveOutcome ResolvedScenario::shared_or_simulated(const CollectiveSpec& sp
 void ResolvedScenario::change_network(const std::map<LinkId, double>& factors) {
   if (factors.empty()) return;
   topology_ = std::make_shared<const Topology>(with_link_factors(*topology_, factors));
-  router_ = std::make_unique<Router>(*topology_, kScenarioRouteSearchBudget);
+  router_ = std::make_shared<Router>(*topology_, kScenarioRouteSearchBudget);
   topology_digest_.reset();
   collective_cache_.clear();
   group_cache_.clear();

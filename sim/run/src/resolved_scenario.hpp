@@ -181,7 +181,7 @@ class ResolvedScenario {
   GpuSpec gpu_;
   ModelSpec model_;
   std::shared_ptr<const Topology> topology_;  // the loader's, when it built one (scenario_topology)
-  std::unique_ptr<Router> router_;
+  std::shared_ptr<Router> router_;            // kept in the workspace for the thread's next run on this topology
   std::unique_ptr<ComputeModel> compute_;
   std::optional<StepTimeFit> step_time_fit_;   // with a measured step time: the efficiency it implies
   std::optional<LayerProfile> profile_;        // with a profiler trace: every layer's measured times

@@ -50,6 +50,10 @@ class Router {
   const Route& route(NodeId src, NodeId dst);
   const Route& gpu_route(std::size_t src_gpu, std::size_t dst_gpu);
 
+  // Starts the route-search budget again, keeping the routes found: a run that takes over a router an earlier run
+  // kept (run::Workspace::router) gets the whole budget for its own searches.
+  void renew_budget();
+
   const Topology& topology() const { return topology_; }
   // Distinct for every Router the process makes (one made where another was freed included): what a cache of facts
   // derived from routes keys them by.

@@ -72,6 +72,8 @@ class WorkBudget {
     if (spent_ > budget_) throw RunCostExceeded(work_, budget_);
   }
   std::uint64_t spent() const { return spent_; }
+  // Starts the budget again: for work that is counted per run on an object that outlives the run (a kept router).
+  void renew() { spent_ = 0; }
 
  private:
   const char* work_;
