@@ -243,12 +243,6 @@ PlanFlags check_plan_flags(const PlanOptions& o) {
         fmt::format("expected 1 to {} simulations per point, got {}", kMaxSimulationsPerPoint, o.max_simulations),
         SourceLocation{"--max-simulations"});
   }
-  if (o.layouts == "auto" && o.seeds > 1) {
-    throw InputError(
-        "the layout search runs one seed per candidate: search with --layouts auto, then plan the "
-        "chosen layout (its parallelism in the scenario) with --seeds",
-        SourceLocation{"--seeds"});
-  }
   if (o.seeds == 1 && o.risk != "p50") {
     throw InputError("--risk picks among the runs of --seeds N (N > 1): one seed has no spread",
                      SourceLocation{"--risk"});
@@ -294,54 +288,71 @@ int plan(const PlanOptions& o) {
     for (planner::SweepPoint& p : configured)
       p.overrides.push_back(fmt::format("convergence.target_loss={}", *goal.target_loss));
   }
-  // Each candidate's runs are points[i x seeds ...], the PlanPoint of its --risk run (seed_spread.hpp); with
-  // --layouts auto each point is searched (layout_search.hpp), its best layout's run standing for it.
+  // Each candidate's runs are runs[i x seeds ...], the PlanPoint of its --risk run (seed_spread.hpp): points of
+  // their own, or with --layouts auto each point searched (layout_search.hpp) at the scenario's seed, its best
+  // layout then run at the further seeds (seed_runs).
   const auto seeds = static_cast<std::size_t>(o.seeds);
-  const std::vector<planner::SweepPoint> points =
-      search ? configured : planner::with_seeds(configured, base.seed, o.seeds);
+  const std::vector<planner::SweepPoint> with_seeds = planner::with_seeds(configured, base.seed, o.seeds);
+  const std::vector<planner::SweepPoint>& points = search ? configured : with_seeds;
   std::vector<planner::SearchedPoint> searched(search ? points.size() : 0);
+  std::vector<std::vector<TrainingReport>> seed_runs(search ? points.size() : 0);
   planner::LayoutSearchOptions search_options{
       .space = planner::layout_space(base), .memory_headroom = o.memory_headroom, .max_simulations = o.max_simulations};
 
   std::vector<std::size_t> all(points.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   // Each run's rows: one, or with --checkpoint-intervals / --spares one per pair (plan_dimensions.hpp).
-  std::vector<std::vector<planner::PlanPoint>> runs(points.size());
+  std::vector<std::vector<planner::PlanPoint>> runs(with_seeds.size());
   // With reliability: each point's job over the goal's samples (plan_failures.hpp) under each pair, filled where
   // the point ran: the engine runs once per point, the goodput model once per pair.
   const bool failures = planner::counts_failures(base, o.no_failures);
-  std::vector<std::vector<run::JobGoodput>> jobs(points.size());
+  std::vector<std::vector<run::JobGoodput>> jobs(runs.size());
   const auto point_jobs = [&](const Scenario& scenario, run::Workspace& workspace, const TrainingReport& report,
-                              const planner::SweepPoint& point) {
+                              const planner::SweepPoint& point, std::size_t run) {
     if (!failures) return;
-    jobs[point.index] = planner::point_failures(scenario, workspace, report, goal, dims.policies());
-    planner::check_point_jobs(dims, jobs[point.index],
+    jobs[run] = planner::point_failures(scenario, workspace, report, goal, dims.policies());
+    planner::check_point_jobs(dims, jobs[run],
                               fmt::format("{} / {} / {} GPUs", point.labels[0], point.labels[1], point.labels[2]));
   };
   // The sweep's bar on a terminal; elsewhere (a log, CI) one line per finished point with the time left.
   planner::ProgressBar progress(isatty(STDERR_FILENO) == 1 ? &std::cerr : nullptr, points.size());
   planner::ProgressLines lines(isatty(STDERR_FILENO) == 1 ? nullptr : &std::cerr, points.size());
-  const auto on_point = [&](std::size_t index, const TrainingReport& r) {  // under the runner's lock
+  const auto on_point = [&](std::size_t index, const TrainingReport& report) {  // under the runner's lock
     progress.advance();
-    planner::PlanPoint p = planner::plan_point(points[index], r);
-    if (search) p.layout = searched[index].label;
-    p.fits = p.fits && planner::fits_with_headroom(r.memory, o.memory_headroom);
-    if (prices) {
-      p.price_per_hour = static_cast<double>(r.workers) * (prices->gpu_price(p.gpu) + prices->network_price(p.network));
-    }
-    runs[index] = planner::pair_rows(p, jobs[index], dims);
+    const auto add_run = [&](const TrainingReport& r, std::size_t run) {
+      planner::PlanPoint p = planner::plan_point(points[index], r);
+      if (search) p.layout = searched[index].label;
+      p.fits = p.fits && planner::fits_with_headroom(r.memory, o.memory_headroom);
+      if (prices) {
+        p.price_per_hour =
+            static_cast<double>(r.workers) * (prices->gpu_price(p.gpu) + prices->network_price(p.network));
+      }
+      runs[run] = planner::pair_rows(p, jobs[run], dims);
+    };
+    add_run(report, search ? index * seeds : index);
+    for (std::size_t k = 1; search && k < seeds; ++k) add_run(seed_runs[index][k - 1], index * seeds + k);
+    const planner::PlanPoint& p = runs[search ? index * seeds : index].front();
     lines.point_done(fmt::format("{} / {} / {} GPUs{}", p.gpu, p.network, p.gpus, search ? ": " + p.layout : ""));
   };
   const planner::PointRun run_one = [&](const planner::SweepPoint& point, run::Workspace& workspace) {
     if (!search) {
       const Scenario scenario = load_scenario(o.scenario, point.overrides);
       TrainingReport report = run::run_scenario(scenario, workspace).report;
-      point_jobs(scenario, workspace, report, point);
+      point_jobs(scenario, workspace, report, point, point.index);
       return report;
     }
     planner::SearchedPoint& s = searched[point.index];
     s = planner::search_layouts(o.scenario, point, batch.at(planner::point_gpus(point)), search_options, workspace);
-    point_jobs(load_scenario(o.scenario, s.overrides), workspace, s.report, point);
+    point_jobs(load_scenario(o.scenario, s.overrides), workspace, s.report, point, point.index * seeds);
+    // The chosen layout at the further seeds, as with_seeds runs a point's: seed S + k for its k-th run.
+    seed_runs[point.index].clear();
+    for (std::size_t k = 1; k < seeds; ++k) {
+      std::vector<std::string> overrides = s.overrides;
+      overrides.push_back(fmt::format("seed={}", base.seed + k));
+      const Scenario scenario = load_scenario(o.scenario, overrides);
+      seed_runs[point.index].push_back(run::run_scenario(scenario, workspace).report);
+      point_jobs(scenario, workspace, seed_runs[point.index].back(), point, point.index * seeds + k);
+    }
     return s.report;
   };
   try {
@@ -351,12 +362,11 @@ int plan(const PlanOptions& o) {
   }
   progress.finish();
   std::vector<planner::PlanPoint> results;
-  // Per point and pair, the run at --risk among its seeds (one seed with --layouts auto).
-  const std::size_t per_point = search ? 1 : seeds;
-  for (std::size_t i = 0; i < runs.size() / per_point; ++i) {
-    for (std::size_t k = 0; k < runs[i * per_point].size(); ++k) {
+  // Per point and pair, the run at --risk among its seeds.
+  for (std::size_t i = 0; i < runs.size() / seeds; ++i) {
+    for (std::size_t k = 0; k < runs[i * seeds].size(); ++k) {
       std::vector<planner::PlanPoint> of_seeds;
-      for (std::size_t s = 0; s < per_point; ++s) of_seeds.push_back(runs[i * per_point + s][k]);
+      for (std::size_t s = 0; s < seeds; ++s) of_seeds.push_back(runs[i * seeds + s][k]);
       results.push_back(planner::at_risk(std::move(of_seeds), flags.risk));
     }
   }
