@@ -150,7 +150,7 @@ TEST_CASE("symmetry classes off give the same report byte for byte", "[workspace
   CHECK(to_json(run::run_scenario(scenario, on).report) == to_json(run::run_scenario(scenario, off).report));
 }
 
-TEST_CASE("a thread's next run on an equal topology takes over its router; another thread or topology does not",
+TEST_CASE("a thread's next run on an equal topology takes over its router, another thread or topology does not",
           "[workspace]") {
   run::Workspace workspace;
   auto first = std::make_shared<const Topology>(build_topology("fattree:n=16,radix=8,tiers=2,bw=100Gbps"));

@@ -5,6 +5,7 @@
 #include "syncsim/network/flow_model.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "flow_model_impl.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -32,7 +33,7 @@ FlowId FlowModel::start(const Route& route, double bytes, FlowObserver& observer
 }
 
 bool FlowModel::idle(LinkId link) const {
-  const LinkState& state = impl_->link_state(link);
+  const LinkState& state = std::as_const(*impl_).link_state(link);
   if (state.claimant != nullptr) return false;
   return std::none_of(state.flows.begin(), state.flows.end(),
                       [&](LinkEntry e) { return impl_->pushing(impl_->flows_[e.flow]); });
@@ -85,7 +86,7 @@ Bandwidth FlowModel::rate(FlowId flow) const {
 
 Bandwidth FlowModel::link_load(LinkId link) const {
   impl_->flush();
-  const LinkState& state = impl_->link_state(link);
+  const LinkState& state = std::as_const(*impl_).link_state(link);
   // A lone flow may still be listed after it drained (lazily); it pushes nothing.
   if (state.flows.size() == 1 && !impl_->pushing(impl_->flows_[state.flows[0].flow])) return {0};
   return {state.load};
@@ -93,7 +94,7 @@ Bandwidth FlowModel::link_load(LinkId link) const {
 
 LinkUsage FlowModel::link_usage(LinkId link) const {
   // Needs no flush: usage up to now follows from the rates that held until now.
-  const LinkState& state = impl_->link_state(link);
+  const LinkState& state = std::as_const(*impl_).link_state(link);
   LinkUsage usage{state.bytes_carried, state.busy};
   if (state.flows.empty()) return usage;
   SimTime end = impl_->now();
@@ -115,10 +116,11 @@ LinkUsage FlowModel::link_usage(LinkId link) const {
 
 std::vector<LinkTraffic> FlowModel::traffic() const {
   std::vector<LinkTraffic> out;
-  for (std::uint32_t l = 0; l < impl_->links_.size(); ++l) {
-    const LinkUsage usage = link_usage(LinkId{l});
-    if (usage.bytes_carried > 0) out.push_back({LinkId{l}, usage.bytes_carried, usage.busy_time});
+  for (const LinkId id : impl_->link_ids_) {  // the links touched: no other carried anything
+    const LinkUsage usage = link_usage(id);
+    if (usage.bytes_carried > 0) out.push_back({id, usage.bytes_carried, usage.busy_time});
   }
+  std::sort(out.begin(), out.end(), [](const LinkTraffic& a, const LinkTraffic& b) { return a.link < b.link; });
   return out;
 }
 

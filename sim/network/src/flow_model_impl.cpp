@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -65,12 +66,8 @@ std::optional<std::string> unfinished_flows_report(std::size_t active, const Flo
   return report;
 }
 
-FlowModel::Impl::Impl(Simulator& sim, const Topology& topology) : sim_(sim) {
-  links_.resize(topology.link_count());
-  for (std::uint32_t i = 0; i < links_.size(); ++i) {
-    links_[i].capacity = topology.link(LinkId{i}).bandwidth.bytes_per_second;
-    SYNCSIM_INVARIANT(links_[i].capacity > 0, "flow model: a link has no bandwidth");
-  }
+FlowModel::Impl::Impl(Simulator& sim, const Topology& topology)
+    : sim_(sim), topology_(topology), entry_of_(topology.link_count(), kNoEntry) {
   sim_.watch(*this);
 }
 
@@ -94,13 +91,27 @@ void FlowModel::Impl::check_finished() const {
 }
 
 const LinkState& FlowModel::Impl::link_state(LinkId id) const {
-  SYNCSIM_INVARIANT(id.value() < links_.size(), "flow model: a link the topology lacks");
-  return links_[id.value()];
+  SYNCSIM_INVARIANT(id.value() < entry_of_.size(), "flow model: a link the topology lacks");
+  static const LinkState untouched;
+  const std::uint32_t index = entry_of_[id.value()];
+  return index == kNoEntry ? untouched : links_[index];
 }
 
 LinkState& FlowModel::Impl::link_state(LinkId id) {
-  SYNCSIM_INVARIANT(id.value() < links_.size(), "flow model: a link the topology lacks");
-  return links_[id.value()];
+  return links_[entry(id)];
+}
+
+std::uint32_t FlowModel::Impl::entry(LinkId id) {
+  SYNCSIM_INVARIANT(id.value() < entry_of_.size(), "flow model: a link the topology lacks");
+  std::uint32_t& index = entry_of_[id.value()];
+  if (index == kNoEntry) {
+    LinkState& link = links_.emplace_back();
+    link.capacity = topology_.link(id).bandwidth.bytes_per_second;
+    SYNCSIM_INVARIANT(link.capacity > 0, "flow model: a link has no bandwidth");
+    link_ids_.push_back(id);
+    index = static_cast<std::uint32_t>(links_.size() - 1);
+  }
+  return index;
 }
 
 FlowId FlowModel::Impl::start(const Route& route, double bytes, FlowObserver& observer, std::uint64_t token,
@@ -158,18 +169,14 @@ void FlowModel::Impl::break_claims(const Route& route) {
   // One claimant at a time, looked up afresh: a claimant's new flows may break other claims on this route
   // (reentrant start()), and each claimant must be told once.
   while (claimed_links_ > 0) {
-    LinkState* claimed = nullptr;
-    for (const LinkId id : route.links) {
-      LinkState& link = link_state(id);
-      if (link.claimant != nullptr) {
-        claimed = &link;
-        break;
-      }
-    }
-    if (claimed == nullptr) return;
-    LinkClaimant* claimant = claimed->claimant;
+    // By id, not by reference: the claimant's new flows may touch links that move the states.
+    const auto claimed = std::find_if(route.links.begin(), route.links.end(),
+                                      [&](LinkId id) { return std::as_const(*this).link_state(id).claimant; });
+    if (claimed == route.links.end()) return;
+    LinkClaimant* claimant = link_state(*claimed).claimant;
     claimant->on_claim_broken();
-    SYNCSIM_INVARIANT(claimed->claimant != claimant, "flow model: a claimant kept its claim after on_claim_broken");
+    SYNCSIM_INVARIANT(link_state(*claimed).claimant != claimant,
+                      "flow model: a claimant kept its claim after on_claim_broken");
   }
 }
 
@@ -197,10 +204,11 @@ void FlowModel::Impl::advance_link(LinkState& link, SimTime to) {
 void FlowModel::Impl::register_on_links(std::uint32_t slot, const Route& route) {
   solve_work_->spend(route.links.size());  // and as much again to leave them
   for (std::uint32_t hop = 0; hop < route.links.size(); ++hop) {
-    LinkState& link = link_state(route.links[hop]);
+    const std::uint32_t index = entry(route.links[hop]);
+    LinkState& link = links_[index];
     purge_drained(link);
     advance_link(link, now());  // usage so far, before this flow counts
-    flows_[slot].hops.push_back({route.links[hop].value(), static_cast<std::uint32_t>(link.flows.size())});
+    flows_[slot].hops.push_back({index, static_cast<std::uint32_t>(link.flows.size())});
     link.flows.push_back({slot, hop});
   }
 }

@@ -38,8 +38,8 @@ inline SimTime drain_duration(double bytes, double rate) {
 enum class FlowPhase : std::uint8_t { free, pushing, tail };
 
 struct FlowHop {
-  std::uint32_t link;
-  std::uint32_t pos;  // the flow's index in that link's list: O(1) removal
+  std::uint32_t link;  // the link's entry in the model (FlowModel::Impl::links_), not its id
+  std::uint32_t pos;   // the flow's index in that link's list: O(1) removal
 };
 
 struct FlowState {
@@ -101,13 +101,24 @@ struct FlowModel::Impl final : EventHandler, QuiescenceCheck {
   void flush();
 
   SimTime now() const { return sim_.now(); }
+  // A link's state: a link no flow, claim or usage has touched yet is idle and carried nothing (the const form), and
+  // gets its entry when first touched (a frontier topology has hundreds of thousands of links, a collective on a few
+  // groups crosses a few of them, and a model is made per simulation).
   const LinkState& link_state(LinkId id) const;
   LinkState& link_state(LinkId id);
+  // The index in links_ of link `id`, its entry made now if it had none.
+  std::uint32_t entry(LinkId id);
   // Pushing: listed on its links with bytes still to push (a lazily drained flow is listed but done).
   bool pushing(const FlowState& f) const { return f.phase == FlowPhase::pushing && f.drain_end > now(); }
 
   Simulator& sim_;
+  const Topology& topology_;
+  // The links touched so far, in the order they were, and their ids; entry_of_ maps a link id to its index (kNoEntry
+  // when untouched). Flow hops, the dirty list and the solver's component name links by that index.
   std::vector<LinkState> links_;
+  std::vector<LinkId> link_ids_;
+  std::vector<std::uint32_t> entry_of_;
+  static constexpr std::uint32_t kNoEntry = ~std::uint32_t{0};
   std::vector<FlowState> flows_;
   std::vector<std::uint32_t> free_slots_;
   std::size_t active_ = 0;

@@ -90,7 +90,7 @@ class FlowModel {
   Bandwidth link_load(LinkId link) const;
   // Usage accumulated so far, brought up to now().
   LinkUsage link_usage(LinkId link) const;
-  // link_usage() of every link that has carried bytes, sorted by link id: O(links).
+  // link_usage() of every link that has carried bytes, sorted by link id: O(links touched x log).
   std::vector<LinkTraffic> traffic() const;
 
   std::uint64_t flows_started() const;
