@@ -47,7 +47,7 @@ CollectiveOutcome simulate_components(Router& router, const CollectiveSpec& spec
     const auto [first, end] = simulated.equal_range(shape.hash);
     for (auto it = first; it != end && !outcome; ++it) {
       const GroupShape& known = prints.shapes[it->second.component];
-      if (!alike(router.topology(), known, shape)) continue;
+      if (!alike(router, known, shape)) continue;
       seen = true;
       if (auto carried = carried_over(it->second.outcome.links, known, shape)) {
         outcome = it->second.outcome;

@@ -126,11 +126,28 @@ std::shared_ptr<const GroupFootprints> footprints(Router& router, const std::vec
   return slot.footprints;
 }
 
-bool alike(const Topology& topology, const GroupShape& a, const GroupShape& b) {
+const std::vector<std::uint32_t>& trait_classes(Router& router) {
+  // Per thread, the last router's: components are compared many times over one router (512 groups of a layout).
+  thread_local std::uint64_t known = 0;
+  thread_local std::vector<std::uint32_t> classes;
+  if (known == router.serial()) return classes;
+  const Topology& topology = router.topology();
+  std::map<std::array<std::int64_t, 6>, std::uint32_t> numbered;
+  classes.assign(topology.link_count(), 0);
+  for (std::uint32_t l = 0; l < topology.link_count(); ++l) {
+    const auto [it, added] =
+        numbered.emplace(link_traits(topology, LinkId{l}), static_cast<std::uint32_t>(numbered.size()));
+    classes[l] = it->second;
+  }
+  known = router.serial();
+  return classes;
+}
+
+bool alike(Router& router, const GroupShape& a, const GroupShape& b) {
   if (a.hash != b.hash || a.hosts != b.hosts || a.ends != b.ends) return false;
+  const std::vector<std::uint32_t>& traits = trait_classes(router);
   for (std::size_t i = 0; i < a.links.size(); ++i) {
-    if (a.links[i] != b.links[i] && link_traits(topology, a.links[i]) != link_traits(topology, b.links[i]))
-      return false;
+    if (traits[a.links[i].value()] != traits[b.links[i].value()]) return false;
   }
   return true;
 }
