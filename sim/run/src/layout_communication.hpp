@@ -115,7 +115,6 @@ class LayoutCommunication {
     double per_iteration;  // how many times per iteration all groups run it, averaged over stages
   };
   std::vector<Use> uses_;
-  double data_bytes_ = 0;
 };
 
 }  // namespace syncsim::run
