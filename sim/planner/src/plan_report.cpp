@@ -216,9 +216,10 @@ std::string plan_csv(const Plan& plan, const PlanGoal& goal) {
     out += fmt::format(",{},{},{},{},{},{}", csv_cell(p.layout), p.model_flops_utilization, opt(p.tokens_per_s_per_gpu),
                        opt(p.gpu_power_watts), opt(p.energy_mwh), opt(p.energy_cost));
     // Every point has every share (time_shares' fixed names); one left out (a hand-made point) is an empty cell.
-    for (const auto& [name, unused] : names) {
-      const auto it =
-          std::find_if(p.time_shares.begin(), p.time_shares.end(), [&](const auto& s) { return s.first == name; });
+    for (const auto& named : names) {
+      // By the pair, not a structured binding: clang 14 (the fuzz build's) cannot capture a binding in a lambda.
+      const auto it = std::find_if(p.time_shares.begin(), p.time_shares.end(),
+                                   [&](const auto& s) { return s.first == named.first; });
       out += it == p.time_shares.end() ? std::string(",") : fmt::format(",{}", it->second);
     }
     if (goal.target_loss) out += fmt::format(",{},{},{}", opt(p.time_to_target_s), opt(p.cost_to_target), p.best_loss);

@@ -35,7 +35,7 @@ class MpiWorld {
  private:
   int rank_ = 0;
   int size_ = 1;
-  bool joined_ = false;
+  [[maybe_unused]] bool joined_ = false;  // read by the MPI build only (mpi_world_mpi.cpp)
 };
 
 }  // namespace syncsim::planner
