@@ -2,6 +2,8 @@
 
 #include <QCoreApplication>
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <optional>
 
@@ -172,7 +174,8 @@ ScalingData parseSweepCsv(std::string_view text, const QString& source) {
     bool okT = false;
     const double g = r.fields[*gpus].toDouble(&okG);
     const double t = r.fields[*throughput].toDouble(&okT);
-    if (!okG || g < 1 || g != static_cast<int>(g)) {
+    // In range before the cast: a count past int's range is not a whole GPU count here (and converting it is UB).
+    if (!okG || !(g >= 1 && g <= std::numeric_limits<int>::max()) || g != std::floor(g)) {
       fail(source, r.line,
            QCoreApplication::translate("SweepCsv", "%1: expected a whole GPU count, got '%2'")
                .arg(header[*gpus], r.fields[*gpus]));
