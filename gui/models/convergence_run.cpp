@@ -221,7 +221,7 @@ ConvergenceRun parseConvergenceReport(std::string_view text, const QString& sour
   json doc;
   try {
     doc = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, or out_of_range for a number past double's range
     throw syncsim::InputError(QCoreApplication::translate("ConvergenceRun", "not valid JSON: %1")
                                   .arg(QString::fromUtf8(e.what()))
                                   .toStdString(),

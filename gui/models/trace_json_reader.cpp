@@ -49,7 +49,7 @@ tr::Trace parse(std::string_view text, const QString& source) {
   OrderedJson doc;
   try {
     doc = OrderedJson::parse(text.begin(), text.end());
-  } catch (const OrderedJson::parse_error& e) {
+  } catch (const OrderedJson::exception& e) {  // parse_error, or out_of_range for a number past double's range
     fail(source, std::string("not valid JSON: ") + e.what());
   }
   const OrderedJson* events = nullptr;
