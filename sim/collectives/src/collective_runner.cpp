@@ -253,13 +253,16 @@ CollectiveOutcome run_candidate(Router& router, const CollectiveSpec& spec, Cand
   const collectives_detail::ChannelCopies copies = collectives_detail::channel_copies(planned.plans);
   ExecutorOptions copied = options;
   for (double& efficiency : copied.cost.efficiency) efficiency /= copies.copies;
-  std::vector<const CollectivePlan*> kept_plans;
-  std::vector<std::vector<NodeId>> kept_gpus;
-  for (std::size_t k = 0; k < channel_plans.size(); ++k) {
+  std::vector<const CollectivePlan*> copy_plans;
+  std::vector<std::vector<NodeId>> copy_gpus;
+  for (std::size_t k = 0; copies.copies > 1 && k < channel_plans.size(); ++k) {
     if (!std::binary_search(copies.kept.begin(), copies.kept.end(), k % channels)) continue;
-    kept_plans.push_back(channel_plans[k]);
-    kept_gpus.push_back(channel_gpus[k]);
+    copy_plans.push_back(channel_plans[k]);
+    copy_gpus.push_back(channel_gpus[k]);
   }
+  // Without copies, every channel as planned (no copy of a frontier layout's GPU lists).
+  const std::vector<const CollectivePlan*>& kept_plans = copies.copies > 1 ? copy_plans : channel_plans;
+  const std::vector<std::vector<NodeId>>& kept_gpus = copies.copies > 1 ? copy_gpus : channel_gpus;
   std::optional<LockstepTiming> fast;
   if (lockstep && transfers >= spec.lockstep_min_transfers) {
     fast = time_lockstep(router, kept_plans, kept_gpus, copied, copies.copies);

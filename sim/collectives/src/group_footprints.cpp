@@ -107,6 +107,24 @@ struct Known {
   std::shared_ptr<const GroupFootprints> footprints;
 };
 
+// Per link of the router's topology, a number shared by exactly the links of equal rate, latency, class and far node.
+const std::vector<std::uint32_t>& trait_classes(Router& router) {
+  // Per thread, the last router's: components are compared many times over one router (512 groups of a layout).
+  thread_local std::uint64_t known = 0;
+  thread_local std::vector<std::uint32_t> classes;
+  if (known == router.serial()) return classes;
+  const Topology& topology = router.topology();
+  std::map<std::array<std::int64_t, 6>, std::uint32_t> numbered;
+  classes.assign(topology.link_count(), 0);
+  for (std::uint32_t l = 0; l < topology.link_count(); ++l) {
+    const auto [it, added] =
+        numbered.emplace(link_traits(topology, LinkId{l}), static_cast<std::uint32_t>(numbered.size()));
+    classes[l] = it->second;
+  }
+  known = router.serial();
+  return classes;
+}
+
 }  // namespace
 
 std::shared_ptr<const GroupFootprints> footprints(Router& router, const std::vector<std::vector<std::size_t>>& groups) {
@@ -124,23 +142,6 @@ std::shared_ptr<const GroupFootprints> footprints(Router& router, const std::vec
   next = (next + 1) % kKept;
   slot = std::move(fresh);
   return slot.footprints;
-}
-
-const std::vector<std::uint32_t>& trait_classes(Router& router) {
-  // Per thread, the last router's: components are compared many times over one router (512 groups of a layout).
-  thread_local std::uint64_t known = 0;
-  thread_local std::vector<std::uint32_t> classes;
-  if (known == router.serial()) return classes;
-  const Topology& topology = router.topology();
-  std::map<std::array<std::int64_t, 6>, std::uint32_t> numbered;
-  classes.assign(topology.link_count(), 0);
-  for (std::uint32_t l = 0; l < topology.link_count(); ++l) {
-    const auto [it, added] =
-        numbered.emplace(link_traits(topology, LinkId{l}), static_cast<std::uint32_t>(numbered.size()));
-    classes[l] = it->second;
-  }
-  known = router.serial();
-  return classes;
 }
 
 bool alike(Router& router, const GroupShape& a, const GroupShape& b) {

@@ -25,8 +25,6 @@ struct GroupShape {
 // Whether a and b would simulate alike: same hosts pattern, same routes' lengths, and link for link the same rate,
 // latency, class and far node (kind, latency, reduction), compared by the links' trait classes.
 bool alike(Router& router, const GroupShape& a, const GroupShape& b);
-// Per link of the router's topology, a number shared by exactly the links of equal rate, latency, class and far node.
-const std::vector<std::uint32_t>& trait_classes(Router& router);
 
 struct GroupFootprints {
   // Groups joined (transitively) when a link lies on routes of both: a component's groups can slow only each other,
