@@ -343,6 +343,17 @@ std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, 
   return candidates;
 }
 
+SimTime busbw_floor(const CollectiveSpec& spec, std::size_t ranks) {
+  if (!spec.busbw_cap || spec.latency != LatencySource::nccl || ranks < 2) return SimTime::zero();
+  double bytes = static_cast<double>(spec.size.value) * bus_factor(spec.op, ranks);
+  if (spec.op == CollectiveOp::allreduce) {
+    // capped()'s NVLS bytes: its domain holds at most `ranks` (fewer ranks, more bytes), and channels only lower
+    // the generation's efficiency.
+    bytes = std::min(bytes, nvls_nvlink_bytes(spec.size, ranks) / nvls_efficiency(spec.compute_capability, 0));
+  }
+  return SimTime::from_ps(static_cast<std::int64_t>(bytes / spec.busbw_cap->bytes_per_second * 1e12));
+}
+
 CollectiveOutcome collectives_detail::simulate_one_size(Router& router, const CollectiveSpec& spec) {
   const Topology& topology = router.topology();
   const std::vector<std::vector<std::size_t>> groups =

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "layout_communication.hpp"
@@ -110,9 +111,20 @@ SimTime collective_floor(const Capacities& c, ServerCrossings& crossings, Collec
   return seconds_floor(std::max(seconds, crossings.buffers(send, groups) * size / link));
 }
 
-SimTime passes(const ChunkWork& w) {
-  return w.forward_compute + w.forward_tensor + w.forward_context + w.forward_expert + w.backward_compute +
-         w.backward_tensor + w.backward_context + w.backward_expert;
+// The floor above, and no lower than NCCL's bus-bandwidth ceiling lets any algorithm go (busbw_floor).
+SimTime collective_floor(const ResolvedScenario& context, const Capacities& c, ServerCrossings& crossings,
+                         CollectiveOp op, Bytes bytes, const std::vector<std::vector<std::size_t>>& groups) {
+  CollectiveSpec spec = context.collective_spec(op, 0);
+  spec.size = bytes;
+  return std::max(collective_floor(c, crossings, op, bytes, groups), busbw_floor(spec, groups.front().size()));
+}
+
+SimTime forward_of(const ChunkWork& w) {
+  return w.forward_compute + w.forward_tensor + w.forward_context + w.forward_expert;
+}
+
+SimTime backward_of(const ChunkWork& w) {
+  return w.backward_compute + w.backward_tensor + w.backward_context + w.backward_expert;
 }
 
 // The data-parallel collectives of one iteration on a stage's in-order stream, before its optimizer step, as each
@@ -121,12 +133,38 @@ SimTime passes(const ChunkWork& w) {
 // backward, where FSDP reshards (no pipeline).
 struct StreamRule {
   bool reshards = false;  // the sharded engine: FSDP without a pipeline, or sharding alone
-  // The pipeline engine's buckets are this setup's (the others cut their own): only then is its last bucket known.
+  // The pipeline engine's buckets are this setup's (the others cut their own): only then are their ready times known.
   bool own_buckets = false;
 };
 
-SimTime stream_of(const ModelParallelSetup& setup, const std::vector<ChunkWork>& chunks, StreamRule rule,
-                  std::optional<SimTime>& last) {
+struct Stream {
+  SimTime total;  // every collective of the stage's iteration, one after another
+  // What must still run after the stage's last backward pass ends (zero where the buckets are not this setup's).
+  SimTime tail;
+  // The gathers the first forward of the stage's first chunk waits for (full sharding in the pipeline engine).
+  SimTime first_gathers;
+};
+
+// A bucket is ready `ready` of the way through its chunk's last backward pass. That pass cannot start before all the
+// stage's other passes have run, so a bucket is ready no earlier than (1 - ready) x the pass's floor before the
+// earliest the stage can finish; the stream runs the buckets ready then or later one after another after it. Each
+// chunk's last backward may be the stage's last pass: the least of the chunks' tails holds whichever it is.
+SimTime tail_after_last_pass(std::vector<std::pair<double, SimTime>> ready_and_length, SimTime pass) {
+  std::sort(ready_and_length.begin(), ready_and_length.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  SimTime tail;
+  SimTime after;  // the reductions ready at the current share or later
+  for (std::size_t i = 0; i < ready_and_length.size(); ++i) {
+    after += ready_and_length[i].second;
+    const double ready = std::clamp(ready_and_length[i].first, 0.0, 1.0);
+    const bool last_of_share =
+        i + 1 == ready_and_length.size() || ready_and_length[i + 1].first != ready_and_length[i].first;
+    if (last_of_share) tail = std::max(tail, after - pass.scaled(1 - ready));
+  }
+  return tail;
+}
+
+Stream stream_of(const ModelParallelSetup& setup, const std::vector<ChunkWork>& chunks, StreamRule rule) {
   const bool sharded = setup.sharding != ShardingLevel::none;
   const CollectiveOp reduce = sharded ? CollectiveOp::reduce_scatter : CollectiveOp::allreduce;
   const bool full = setup.sharding == ShardingLevel::full;
@@ -134,34 +172,59 @@ SimTime stream_of(const ModelParallelSetup& setup, const std::vector<ChunkWork>&
   // ZeRO-1 reduces after the last micro-batch; ZeRO-2 and -3 without a pipeline after every one.
   const std::int64_t reductions = rule.reshards && setup.sharding != ShardingLevel::optimizer ? m : 1;
   const std::int64_t gathers = !full ? 0 : rule.reshards ? 2 * m : 1;
-  SimTime stream;
-  for (const ChunkWork& w : chunks) {
+  Stream out;
+  std::optional<SimTime> tail;
+  for (std::size_t c = 0; c < chunks.size(); ++c) {
+    const ChunkWork& w = chunks[c];
+    std::vector<std::pair<double, SimTime>> ready_and_length;
     for (const ChunkWork::Unit& u : w.units) {
       if (u.expert && setup.expert_data < 2) continue;
       const SimTime reduced = setup.data_collective(reduce, u.bytes, u.expert);
-      stream += reduced * reductions;
-      if (gathers > 0) stream += setup.data_collective(CollectiveOp::all_gather, u.bytes, u.expert) * gathers;
-      if (rule.own_buckets && u.ready >= 1) last = last ? std::min(*last, reduced) : reduced;
+      out.total += reduced * reductions;
+      ready_and_length.emplace_back(u.ready, reduced);
+      if (gathers == 0) continue;
+      const SimTime gathered = setup.data_collective(CollectiveOp::all_gather, u.bytes, u.expert);
+      out.total += gathered * gathers;
+      if (c == 0 && !rule.reshards) out.first_gathers += gathered;
     }
+    const SimTime chunk_tail = tail_after_last_pass(std::move(ready_and_length), backward_of(w));
+    tail = tail ? std::min(*tail, chunk_tail) : chunk_tail;
   }
-  return stream;
+  if (rule.own_buckets) out.tail = tail.value_or(SimTime::zero());
+  return out;
 }
 
-// The critical path of the busiest stage, and its data-parallel stream (layout_probe.hpp).
+// The critical paths through each stage and the stage's data-parallel stream (layout_probe.hpp).
 SimTime pipeline_bound(const ModelParallelSetup& setup, std::int64_t shards, StreamRule rule) {
-  SimTime best;
-  SimTime before;  // the first chunk's forward and backward on the stages before s
-  for (std::size_t s = 0; s < setup.work.size(); ++s) {
-    SimTime own;
-    for (const ChunkWork& w : setup.work[s]) own += passes(w);
-    std::optional<SimTime> last;  // the reduction that waits for the stage's last backward
-    const SimTime stream = setup.data > 1 ? stream_of(setup, setup.work[s], rule, last) : SimTime::zero();
-    const SimTime step = SimTime::from_ps(setup.optimizer_step[s].ps() / shards);
-    const SimTime compute = before + own * setup.micro_batches;
-    best = std::max(best, std::max(compute + last.value_or(SimTime::zero()), stream) + step);
-    before += passes(setup.work[s].front());
+  const bool pipeline_gathers = setup.sharding == ShardingLevel::full && rule.own_buckets && setup.data > 1;
+  std::vector<Stream> streams;
+  for (const std::vector<ChunkWork>& chunks : setup.work) {
+    streams.push_back(setup.data > 1 ? stream_of(setup, chunks, rule) : Stream{});
   }
-  return best;
+  const auto step_of = [&](std::size_t s) { return SimTime::from_ps(setup.optimizer_step[s].ps() / shards); };
+  // The first iteration's bound, where fully sharded parameters are gathered before the first forward, and a later
+  // one's, where they are not: a run's mean iteration is at least their mean.
+  const auto bound = [&](bool gathered_first) {
+    SimTime best;
+    SimTime arrives;        // the first micro-batch's forward reaching stage s
+    SimTime back_to_first;  // the last micro-batch's backward from stage s to the first stage's end
+    for (std::size_t s = 0; s < setup.work.size(); ++s) {
+      if (gathered_first && pipeline_gathers) arrives = std::max(arrives, streams[s].first_gathers);
+      SimTime own;
+      for (const ChunkWork& w : setup.work[s]) own += forward_of(w) + backward_of(w);
+      const SimTime ends = arrives + own * setup.micro_batches;  // the earliest stage s's last pass ends
+      best = std::max(best, std::max(ends + streams[s].tail, streams[s].total) + step_of(s));
+      best = std::max(best, ends + back_to_first + streams.front().tail + step_of(0));
+      const ChunkWork& first = setup.work[s].front();
+      arrives += forward_of(first) + setup.transfer;
+      back_to_first += backward_of(first) + setup.transfer;
+    }
+    return best;
+  };
+  const SimTime first = bound(true);
+  if (!pipeline_gathers || setup.iterations == 1) return first;
+  const SimTime later = bound(false);
+  return SimTime::from_ps((first.ps() + later.ps() * (setup.iterations - 1)) / setup.iterations);
 }
 
 }  // namespace
@@ -210,10 +273,10 @@ SimTime LayoutProbe::lower_bound(const ProbeLayout& layout) {
   const bool reshards = model_split ? p.sharding.value == ShardingLevel::full && p.pipeline.value == 1
                                     : p.sharding.value != ShardingLevel::none;
   const StreamRule rule{.reshards = reshards, .own_buckets = model_split && !reshards};
-  LayoutCommunication floors(impl_->context,
-                             [this](CollectiveOp op, Bytes bytes, const std::vector<std::vector<std::size_t>>& groups) {
-                               return collective_floor(impl_->capacity, impl_->crossings, op, bytes, groups);
-                             });
+  LayoutCommunication floors(
+      impl_->context, [this](CollectiveOp op, Bytes bytes, const std::vector<std::vector<std::size_t>>& groups) {
+        return collective_floor(impl_->context, impl_->capacity, impl_->crossings, op, bytes, groups);
+      });
   return pipeline_bound(floors.setup(), shards, rule);
 }
 

@@ -134,6 +134,10 @@ std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, 
                                             bool one_gpu_per_node = false,
                                             SharpCandidates sharp = SharpCandidates::none);
 
+// The least time NCCL's bus-bandwidth ceiling (spec.busbw_cap) leaves any candidate of spec's collective over groups
+// of `ranks`, whatever the algorithm, protocol and channels: zero without a ceiling or with another latency source.
+SimTime busbw_floor(const CollectiveSpec& spec, std::size_t ranks);
+
 // Throws InputError when a given algorithm cannot run the operation on these ranks (with the reason).
 CollectiveOutcome simulate_collective(Router& router, const CollectiveSpec& spec);
 

@@ -11,19 +11,27 @@
 //   a server has passed, for every group with members on it spanning N servers, (N - 1)/N x S across its
 //   boundary                                           (a send leaving it: S), at what its links to the rest carry:
 //
-// what has to leave a GPU or a server, whatever the algorithm (rings, trees, in-network reduction). Over the floors,
-// the busiest stage s of the pipeline:
+// what has to leave a GPU or a server, whatever the algorithm (rings, trees, in-network reduction), and (with NCCL's
+// latency model) no faster than NCCL's bus-bandwidth ceiling lets the cheapest algorithm go (busbw_floor). Over the
+// floors, with F[s][c] and B[s][c] chunk c's forward and backward on stage s, X a stage-to-stage transfer and m the
+// micro-batches:
 //
-//   compute(s) = sum over stages s' < s of (F[s'][0] + B[s'][0])    the first forward reaching s, the last
-//                                                                     backward leaving it
-//              + m x sum over chunks c of (F[s][c] + B[s][c])       every micro-batch's passes on s
-//   T >= max(compute(s) + the last bucket's reduction,              it waits for the last backward
-//            every bucket's reduction one after another)            the stage's data-parallel stream
-//        + the optimizer step of s                                  (sharded: over the data-parallel ranks)
+//   arrive(s) = sum over s' < s of (F[s'][0] + X)                   the first micro-batch's forward reaching s
+//               (under full sharding in the pipeline engine, first iteration: no earlier than each stage's first
+//               chunk's parameter gathers)
+//   end(s)    = arrive(s) + m x sum over c of (F[s][c] + B[s][c])   the earliest stage s's last pass ends
+//   tail(s)   = what its data-parallel stream must still run after that: its buckets, each ready `ready` of the way
+//               through its chunk's last backward, one after another (the least over the chunks, since any may
+//               hold the stage's last pass)
+//   T >= max(end(s) + tail(s), every bucket's collective of s one after another) + the optimizer step of s
+//   T >= end(s) + sum over s' < s of (B[s'][0] + X) + tail(0) + the step of stage 0   the last backward's way
+//                                                                                     back to the first stage
 //
-// F and B include the tensor-, context- and expert-parallel collectives (on the compute stream). A data-parallel
-// layout (no tensor, pipeline or context split) is bounded by its compute and step alone. With stragglers (jitter or
-// slow ranks) compute times vary by rank and the bound is zero: nothing is pruned.
+// (sharded: the step over the data-parallel ranks). F and B include the tensor-, context- and expert-parallel
+// collectives (on the compute stream). A data-parallel layout (no tensor, pipeline or context split) is bounded by
+// its compute, its stream and its step alone. With stragglers (jitter or slow ranks) compute times vary by rank and
+// the bound is zero: nothing is pruned. Checked against the simulation of every fitting candidate of an 8B, a
+// Mixtral, a 70B and a 405B question (docs/planner.md, "The layout search").
 #include <memory>
 
 #include "syncsim/compute/memory_check.hpp"
