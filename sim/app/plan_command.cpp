@@ -4,20 +4,26 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <iterator>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <thread>
 
 #include "calibration_check.hpp"
 #include "chart_files.hpp"
 #include "commands.hpp"
 #include "help_format.hpp"
+#include "plan_outputs.hpp"
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/input_file.hpp"
 #include "syncsim/core/output_file.hpp"
 #include "syncsim/core/output_set.hpp"
 #include "syncsim/core/units.hpp"
@@ -28,10 +34,12 @@
 #include "syncsim/planner/plan_energy.hpp"
 #include "syncsim/planner/plan_failures.hpp"
 #include "syncsim/planner/plan_grid.hpp"
+#include "syncsim/planner/plan_journal.hpp"
 #include "syncsim/planner/plan_report.hpp"
 #include "syncsim/planner/price_table.hpp"
 #include "syncsim/planner/progress_bar.hpp"
 #include "syncsim/planner/seed_spread.hpp"
+#include "syncsim/planner/sweep.hpp"
 #include "syncsim/planner/sweep_runner.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/global_batch.hpp"
@@ -193,26 +201,27 @@ std::filesystem::path plan_dir(const PlanOptions& o, const Scenario& base) {
                           : std::filesystem::path(o.outdir);
 }
 
-// The charts planner::plan_charts can draw.
-constexpr const char* kPlanChartStems[] = {"throughput", "efficiency", "cost", "time_to_target"};
-
-// plan.csv and the charts are one set (output_set.hpp): all of an earlier plan or all of this one. A chart an
-// earlier plan drew and this one does not (cost without --prices now) goes with the swap.
-std::vector<std::string> write_plan(const std::filesystem::path& outdir, const std::string& csv,
-                                    const std::vector<planner::NamedChart>& charts) {
-  OutputSet set(outdir);
-  set.add("plan.csv", [&](std::ostream& out) { out << csv; });
-  std::vector<std::string> written{(outdir / "plan.csv").string()};
-  for (const planner::NamedChart& chart : charts) {
-    add_chart_files(set, chart.stem, chart.chart);
-    for (const std::string& name : chart_file_names(chart.stem)) written.push_back((outdir / name).string());
-  }
-  for (const char* stem : kPlanChartStems) {
-    const bool drawn = std::any_of(charts.begin(), charts.end(), [&](const auto& c) { return c.stem == stem; });
-    if (!drawn) remove_chart_files(set, stem);
-  }
-  set.commit();
-  return written;
+// What a point's runs depend on besides the scenario file: a journal written under other flags is not resumed.
+// The goal's analysis flags (--min-efficiency, --target-throughput, --time-to-train) only rank what ran: left out.
+std::string plan_fingerprint(const PlanOptions& o) {
+  std::vector<std::string> keys{
+      "gpus=" + o.gpus,
+      fmt::format("gpu-types={}", fmt::join(o.gpu_types, ",")),
+      fmt::format("networks={}", fmt::join(o.networks, ";")),
+      "prices=" + (o.prices.empty() ? std::string() : read_input_file(o.prices, "price file")),
+      "samples=" + o.samples,
+      "tokens=" + o.tokens,
+      "objective=" + o.objective,
+      fmt::format("target-loss={}", o.target_loss ? fmt::format("{}", *o.target_loss) : ""),
+      fmt::format("seeds={}", o.seeds),
+      "layouts=" + o.layouts,
+      fmt::format("global-batch={}", o.global_batch ? *o.global_batch : 0),
+      fmt::format("memory-headroom={}", o.memory_headroom),
+      fmt::format("max-simulations={}", o.max_simulations),
+      fmt::format("no-failures={}", o.no_failures),
+      "checkpoint-intervals=" + o.checkpoint_intervals.value_or(""),
+      "spares=" + o.spares.value_or("")};
+  return planner::sweep_fingerprint(o.scenario, keys);
 }
 
 // The flags a plan can check before reading any file (the cli_args fuzz target runs this alone).
@@ -257,9 +266,7 @@ int plan(const PlanOptions& o) {
   const planner::PlanDimensions& dims = flags.dimensions;
   planner::check_dimensions(dims, base, o.no_failures, goal.samples.has_value());
   const std::filesystem::path outdir = plan_dir(o, base);
-  std::vector<std::string> files{"plan.csv"};
-  for (const char* stem : kPlanChartStems) std::ranges::copy(chart_file_names(stem), std::back_inserter(files));
-  check_output_dir(outdir, "-o", files);  // before the sweep, which may take long
+  check_output_dir(outdir, "-o", plan_file_names());  // before the sweep, which may take long
   planner::PlanGrid grid = std::move(flags.grid);
   if (grid.gpu_types.empty()) grid.gpu_types = {canonical_gpu(base)};
   if (grid.networks.empty()) grid.networks.push_back({"scenario", std::nullopt});
@@ -299,8 +306,6 @@ int plan(const PlanOptions& o) {
   planner::LayoutSearchOptions search_options{
       .space = planner::layout_space(base), .memory_headroom = o.memory_headroom, .max_simulations = o.max_simulations};
 
-  std::vector<std::size_t> all(points.size());
-  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   // Each run's rows: one, or with --checkpoint-intervals / --spares one per pair (plan_dimensions.hpp).
   std::vector<std::vector<planner::PlanPoint>> runs(with_seeds.size());
   // With reliability: each point's job over the goal's samples (plan_failures.hpp) under each pair, filled where
@@ -314,9 +319,32 @@ int plan(const PlanOptions& o) {
     planner::check_point_jobs(dims, jobs[run],
                               fmt::format("{} / {} / {} GPUs", point.labels[0], point.labels[1], point.labels[2]));
   };
+  // Per finished point and pair, the run at --risk among its seeds (a point's runs are filled together).
+  const auto collect = [&] {
+    std::vector<planner::PlanPoint> results;
+    for (std::size_t i = 0; i < runs.size() / seeds; ++i) {
+      const auto of_point = std::span(runs).subspan(i * seeds, seeds);
+      if (std::ranges::any_of(of_point, [](const auto& rows) { return rows.empty(); })) continue;  // running
+      for (std::size_t k = 0; k < runs[i * seeds].size(); ++k) {
+        std::vector<planner::PlanPoint> of_seeds;
+        for (std::size_t s = 0; s < seeds; ++s) of_seeds.push_back(runs[i * seeds + s][k]);
+        results.push_back(planner::at_risk(std::move(of_seeds), flags.risk));
+      }
+    }
+    return results;
+  };
+  // The points an interrupted run of this plan finished (plan_journal.hpp) are not run again.
+  planner::PlanJournal journal(outdir / kPlanJournal, plan_fingerprint(o));
+  const std::size_t per_point = search ? seeds : 1;
+  const auto point_runs = [&](std::size_t index) { return std::span(runs).subspan(index * per_point, per_point); };
+  const std::vector<std::size_t> left = resume_points(journal, points, runs, per_point, search ? &searched : nullptr);
+  // A test's stand-in for Ctrl-C after N points (tests/planner/plan_resume_check.sh): the interrupt path itself.
+  const char* stop_after = std::getenv("SYNCSIM_PLAN_STOP_AFTER");
+  std::size_t finished = 0;
+  auto last_partial = std::chrono::steady_clock::now();
   // The sweep's bar on a terminal; elsewhere (a log, CI) one line per finished point with the time left.
-  planner::ProgressBar progress(isatty(STDERR_FILENO) == 1 ? &std::cerr : nullptr, points.size());
-  planner::ProgressLines lines(isatty(STDERR_FILENO) == 1 ? nullptr : &std::cerr, points.size());
+  planner::ProgressBar progress(isatty(STDERR_FILENO) == 1 ? &std::cerr : nullptr, left.size());
+  planner::ProgressLines lines(isatty(STDERR_FILENO) == 1 ? nullptr : &std::cerr, left.size());
   const auto on_point = [&](std::size_t index, const TrainingReport& report) {  // under the runner's lock
     progress.advance();
     const auto add_run = [&](const TrainingReport& r, std::size_t run) {
@@ -333,6 +361,17 @@ int plan(const PlanOptions& o) {
     for (std::size_t k = 1; search && k < seeds; ++k) add_run(seed_runs[index][k - 1], index * seeds + k);
     const planner::PlanPoint& p = runs[search ? index * seeds : index].front();
     lines.point_done(fmt::format("{} / {} / {} GPUs{}", p.gpu, p.network, p.gpus, search ? ": " + p.layout : ""));
+    const auto these = point_runs(index);
+    journal.append({.point = index,
+                    .labels = points[index].labels,
+                    .runs = {these.begin(), these.end()},
+                    .layout = search ? std::optional(searched[index].label) : std::nullopt,
+                    .search = search ? std::optional(searched[index].stats) : std::nullopt});
+    if (stop_after != nullptr && std::to_string(++finished) == stop_after) std::raise(SIGINT);
+    if (const auto now = std::chrono::steady_clock::now(); now - last_partial >= kPartialPlanEvery) {
+      write_partial_plan(outdir, planner::plan_csv(analysed(collect(), goal, prices, base), goal));
+      last_partial = now;
+    }
   };
   const planner::PointRun run_one = [&](const planner::SweepPoint& point, run::Workspace& workspace) {
     if (!search) {
@@ -356,31 +395,21 @@ int plan(const PlanOptions& o) {
     return s.report;
   };
   try {
-    planner::run_points_with(points, all, flags.threads, run_one, on_point);
+    planner::run_points_with(points, left, flags.threads, run_one, on_point);
   } catch (const InputError& e) {
     throw as_grid_error(e, !o.networks.empty());
   }
   progress.finish();
-  std::vector<planner::PlanPoint> results;
-  // Per point and pair, the run at --risk among its seeds.
-  for (std::size_t i = 0; i < runs.size() / seeds; ++i) {
-    for (std::size_t k = 0; k < runs[i * seeds].size(); ++k) {
-      std::vector<planner::PlanPoint> of_seeds;
-      for (std::size_t s = 0; s < seeds; ++s) of_seeds.push_back(runs[i * seeds + s][k]);
-      results.push_back(planner::at_risk(std::move(of_seeds), flags.risk));
-    }
-  }
 
   planner::PlanContext context{
       base.name, prices ? prices->currency : "", o.prices, goal, o.seeds, o.risk, search, {batch.describe()}};
   if (search) context.notes.push_back(planner::search_summary(searched));
   if (failures) context.notes.push_back(planner::failures_note(base, goal, dims.given() ? dims.describe() : ""));
   for (const std::string& skip : skipped_points) context.notes.push_back("skipped: " + skip);
-  planner::Plan result = planner::analyze_plan(std::move(results), goal, context.currency);
-  const auto& limit = base.cluster.gpu.power_limit;
-  planner::add_energy(result, prices ? &*prices : nullptr, limit ? std::optional(limit->value) : std::nullopt);
+  const planner::Plan result = analysed(collect(), goal, prices, base);
   const std::string csv = planner::plan_csv(result, goal);
   const std::vector<std::string> written = write_plan(outdir, csv, planner::plan_charts(result, context));
+  journal.remove();
   std::cout << planner::plan_text(result, context);
   std::cout << "wrote " << fmt::format("{}", fmt::join(written, ", ")) << "\n";
   std::cout << result.recommendation << "\n";  // the answer, last

@@ -10,7 +10,8 @@
 #   run-symlink     run -o DIR where DIR/report.json is a symlink: the link is kept, its target is the new report
 #   run-device      run -o DIR where DIR/trace.json is a symlink to a character device: written through, kept
 #   run-dir-in-place  run -o DIR where DIR/report.json is a folder: exit 2 before the simulation, naming it
-#   interrupt-plan  SIGINT between two files of plan's set: exit 130, the earlier set whole, no temporary left
+#   interrupt-plan  SIGINT between two files of plan's set: exit 130, the earlier set whole (and the journal of the
+#                   finished points, to resume from), no temporary left; uninterrupted, no journal left
 #   interrupt-run   the same for run's set (report.json, trace.json, charts)
 #   user-files      run -o DIR keeps files of the user's in DIR, and drops an earlier run's chart it does not draw
 #   chakra-traces   run --chakra on 8 ranks drops an earlier run's chakra.8.et and up; run without it drops them all
@@ -125,6 +126,10 @@ interrupt-plan | interrupt-run)
     SYNCSIM_TEST_INTERRUPT_AFTER_FILES=$k "$syncsim" "${command[@]}" >/dev/null 2>&1
     status=$?
     [ "$status" -eq 130 ] || fail "interrupt after $k files: expected exit 130, got $status"
+    if [ "$case_name" = interrupt-plan ]; then  # every point finished: its journal stays, to resume from
+      [ -f "$d/out/plan.resume.jsonl" ] || fail "interrupt after $k files: no journal to resume from"
+      rm "$d/out/plan.resume.jsonl"
+    fi
     diff -r "$d/before" "$d/out" >/dev/null || fail "interrupt after $k files: the earlier set changed"
     no_strays "$d/out"
     k=$((k + 1))
@@ -133,6 +138,7 @@ interrupt-plan | interrupt-run)
   "$syncsim" "${command[@]}" >/dev/null || fail "exit $?"
   for f in $files; do ! grep -q "^earlier" "$d/out/$f" || fail "$f is still the earlier one"; done
   grep -q mine "$d/out/notes.txt" || fail "the user's notes.txt changed"
+  [ ! -e "$d/out/plan.resume.jsonl" ] || fail "a finished plan left its journal"
   no_strays "$d/out"
   ;;
 user-files)
