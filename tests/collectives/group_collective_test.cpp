@@ -141,3 +141,48 @@ TEST_CASE("groups that share links only rail by rail run as one component per ra
   for (const LinkTraffic& link : one_rail.links) one_rail_links += dgx.link(link.link).kind == LinkKind::network;
   CHECK(network_links == 2 * one_rail_links);
 }
+
+TEST_CASE("rail groups under NVLS tree take one group's outcome, its switch traffic carried to each", "[groups]") {
+  // NVLSTree sends from each GPU to its NVLink switch and back, on no member-to-member route: the groups' shapes
+  // hold each member's own links too, so the eight rails (alike, independent) run one simulation whose traffic lands
+  // on every rail's GPU-switch links, each carrying what rail 0's carry alone.
+  const Topology dgx = build_topology("dgx:nodes=4,gpus=8,nvlink_bw=450GB/s,nic_bw=400Gbps,nvls=auto");
+  const auto groups = rail_groups(4, 8);
+  const auto nvls_tree = [&](std::vector<std::vector<std::size_t>> these) {
+    Router router(dgx);
+    CollectiveSpec spec;
+    spec.op = CollectiveOp::allreduce;
+    spec.size = Bytes{4 << 20};
+    spec.algorithm = Algorithm::nvls_tree;
+    spec.latency = LatencySource::nccl;
+    spec.compute_capability = 90;
+    spec.groups = std::move(these);
+    return simulate_collective(router, spec);
+  };
+  const CollectiveOutcome alone = nvls_tree({groups[0]});
+  const CollectiveOutcome all = nvls_tree(groups);
+  CHECK(all.time == alone.time);
+  REQUIRE(all.links.size() == 8 * alone.links.size());
+  CHECK(bytes_on(all) == Approx(8 * bytes_on(alone)).epsilon(1e-12));
+  // Rail 0's GPU-to-switch links carry in the whole run what they carry alone; every rail's carry as much.
+  std::size_t switch_links = 0;
+  double rail0 = 0;
+  double every = 0;
+  for (const LinkTraffic& link : all.links) {
+    const Link& l = dgx.link(link.link);
+    if (l.kind != LinkKind::nvlink || dgx.node(l.src).kind != NodeKind::gpu) continue;
+    ++switch_links;
+    every += link.bytes_carried;
+    if (l.src == dgx.gpu(0)) rail0 += link.bytes_carried;
+  }
+  double alone0 = 0;
+  for (const LinkTraffic& link : alone.links) {
+    if (dgx.link(link.link).src == dgx.gpu(0) && dgx.link(link.link).kind == LinkKind::nvlink) {
+      alone0 += link.bytes_carried;
+    }
+  }
+  CHECK(switch_links == 32);  // every GPU's link to its switch
+  CHECK(rail0 > 0);
+  CHECK(rail0 == Approx(alone0).epsilon(1e-12));
+  CHECK(every == Approx(32 * alone0).epsilon(1e-12));
+}

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <unordered_map>
 
 #include "syncsim/core/input_error.hpp"
 
@@ -39,16 +40,16 @@ CollectiveOutcome simulate_components(Router& router, const CollectiveSpec& spec
     std::size_t component;
     CollectiveOutcome outcome;
   };
-  std::multimap<std::uint64_t, Simulated> simulated;  // by shape hash
+  // By sharing pattern: components whose routes collide alike (not only alike link for link) carry over.
+  std::unordered_multimap<std::uint64_t, Simulated> simulated;
   for (std::size_t c = 0; c < prints.components.size(); ++c) {
     const GroupShape& shape = prints.shapes[c];
+    const std::uint64_t pattern = sharing_pattern(shape);
     std::optional<CollectiveOutcome> outcome;
-    bool seen = false;
-    const auto [first, end] = simulated.equal_range(shape.hash);
+    const auto [first, end] = simulated.equal_range(pattern);
     for (auto it = first; it != end && !outcome; ++it) {
       const GroupShape& known = prints.shapes[it->second.component];
       if (!alike(router, known, shape)) continue;
-      seen = true;
       if (auto carried = carried_over(it->second.outcome.links, known, shape)) {
         outcome = it->second.outcome;
         outcome->links = std::move(*carried);
@@ -59,7 +60,7 @@ CollectiveOutcome simulate_components(Router& router, const CollectiveSpec& spec
       one.groups.clear();
       for (const std::size_t g : prints.components[c]) one.groups.push_back(groups[g]);
       outcome = simulate_one_size(router, one);
-      if (!seen) simulated.emplace(shape.hash, Simulated{c, *outcome});
+      simulated.emplace(pattern, Simulated{c, *outcome});
     }
     links.insert(links.end(), outcome->links.begin(), outcome->links.end());
     stats += outcome->stats;

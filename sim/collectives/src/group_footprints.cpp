@@ -50,6 +50,23 @@ GroupShape shape_of(Router& router, const std::vector<std::size_t>& group) {
       mix(shape.hash, shape.ends.back());
     }
   }
+  // And each member's own links both ways, as one more "route" per member: in-network reductions (NVLS) send from a
+  // GPU to its NVLink switch and back, off every member-to-member route.
+  for (const std::size_t gpu : group) {
+    const NodeId node = topology.gpu(gpu);
+    const auto add = [&](LinkId id) {
+      for (const std::int64_t trait : link_traits(topology, id)) mix(shape.hash, static_cast<std::uint64_t>(trait));
+      shape.links.push_back(id);
+    };
+    for (const LinkId out : topology.out_links(node)) {
+      add(out);
+      for (const LinkId back : topology.out_links(topology.link(out).dst)) {
+        if (topology.link(back).dst == node) add(back);
+      }
+    }
+    shape.ends.push_back(static_cast<std::uint32_t>(shape.links.size()));
+    mix(shape.hash, shape.ends.back());
+  }
   return shape;
 }
 
@@ -151,6 +168,21 @@ bool alike(Router& router, const GroupShape& a, const GroupShape& b) {
     if (traits[a.links[i].value()] != traits[b.links[i].value()]) return false;
   }
   return true;
+}
+
+std::uint64_t sharing_pattern(const GroupShape& shape) {
+  constexpr std::uint32_t kNone = ~std::uint32_t{0};
+  thread_local std::vector<std::uint32_t> place;  // per link id: its first place, or kNone; cleared after use
+  std::uint64_t h = shape.hash;
+  std::uint32_t seen = 0;
+  for (const LinkId link : shape.links) {
+    if (place.size() <= link.value()) place.resize(link.value() + std::size_t{1}, kNone);
+    std::uint32_t& at = place[link.value()];
+    if (at == kNone) at = seen++;
+    mix(h, at);
+  }
+  for (const LinkId link : shape.links) place[link.value()] = kNone;
+  return h;
 }
 
 std::optional<std::vector<LinkTraffic>> carried_over(const std::vector<LinkTraffic>& traffic, const GroupShape& from,

@@ -12,7 +12,8 @@
 namespace syncsim::collectives_detail {
 
 // Groups' routes and hosts as a simulation sees them: every member-to-member route's links (rate, latency, class) and
-// the nodes they lead to (kind, latency, in-network reduction), and which members share a host. Alike shapes run
+// the nodes they lead to (kind, latency, in-network reduction), then each member's own links out and back (what an
+// NVLink switch's reduction uses), and which members share a host. Alike shapes run
 // isomorphic simulations; `links` lists the routes' links in order, to carry the representative's traffic over link by
 // link. Kept as link ids, not properties: a 64-rank group's routes are 4,032.
 struct GroupShape {
@@ -43,6 +44,12 @@ inline constexpr std::size_t kMaxFootprintRanks = 64;
 // The footprints of `groups` on `router`, from a small per-thread cache when the same groups were asked of the same
 // router lately.
 std::shared_ptr<const GroupFootprints> footprints(Router& router, const std::vector<std::vector<std::size_t>>& groups);
+
+// Which of a shape's route links are the same link, as a number: the shape's hash with each link numbered by its
+// first place in the shape. Alike shapes of equal patterns map link to link one to one (carried_over succeeds);
+// alike shapes whose routes collide differently (destination-mod-k spreads one group's routes over spines that
+// another group's share) differ.
+std::uint64_t sharing_pattern(const GroupShape& shape);
 
 // `traffic` of the component shaped `from`, on the links of the one shaped `to` (alike); nullopt when their
 // links do not correspond one to one (a link shared by two routes in one and not in the other).
