@@ -107,8 +107,8 @@ TEST_CASE("the sequence refuses what a step cannot be made of, at file, line and
   CHECK(extract_collective_sequence({parse_inspector_log(two_rank_log(2), "job.log")}).steps == 2);
   // One step is no repeating pattern (the period is the whole log).
   CHECK(sequence_refusal(two_rank_log(1)) ==
-        "job.log:1 coll_perf.coll_sn: no repeating step: communicator 0xa's 1 calls do not repeat a whole number of "
-        "times (the log must hold at least two whole steps)");
+        "job.log:1 coll_perf.coll_sn: no repeating step: communicator 0xa logged 1 call a rank, not a pattern "
+        "repeated a whole number of times (the log must hold at least two whole steps)");
   // Three AllReduces and a different fourth: the calls do not repeat.
   CHECK_THAT(sequence_refusal(two_rank_log(3) + sequence_line("0xa", 0, 2, "AllReduce", 2048, 3, 2000) +
                               sequence_line("0xa", 1, 2, "AllReduce", 2048, 3, 2000)),

@@ -225,10 +225,11 @@ CollectiveSequence extract_collective_sequence(const std::vector<InspectorLog>& 
   }
   if (steps < 2) {
     const CommRecords& comm = comms.front();
-    throw InputError(fmt::format("no repeating step: communicator {}'s {} calls{} do not repeat a whole number of "
-                                 "times (the log must hold at least two whole steps)",
-                                 comm_label(*comm.first), comm.by_rank[0].size(),
-                                 comms.size() > 1 ? " with the other communicators'" : ""),
+    const std::size_t calls = comm.by_rank[0].size();
+    throw InputError(fmt::format("no repeating step: communicator {} logged {} call{} a rank{}, not a pattern repeated "
+                                 "a whole number of times (the log must hold at least two whole steps)",
+                                 comm_label(*comm.first), calls, calls == 1 ? "" : "s",
+                                 comms.size() > 1 ? " (with the other communicators' calls)" : ""),
                      SourceLocation{*comm.first_source, comm.first->line}, "coll_perf.coll_sn");
   }
   seq.steps = steps;
