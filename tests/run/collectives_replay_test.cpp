@@ -4,9 +4,12 @@
 // Expected: nothing waits (the ranks are alike), so an iteration is 4000 us + the five collectives' times simulated on
 // their groups (the TP groups together, the DP groups together); halving the NICs changes only the collectives that
 // cross them (DP and world), never the 4000 us of compute; a topology smaller than the job is refused at the key.
+#include <fmt/format.h>
+
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -90,6 +93,37 @@ TEST_CASE("the job's collectives on a cluster with half the NIC bandwidth: only 
   CHECK(after.iteration_mean - before.iteration_mean == half.sum() - full.sum());
   CHECK(after.per_worker[0].compute == before.per_worker[0].compute);
   CHECK(after.exposed_communication_share > before.exposed_communication_share);
+}
+
+TEST_CASE("two communicators over the same GPUs run their calls one after the other, each on its own",
+          "[collectives-replay]") {
+  // Ranks 0 and 1 each in communicators 0xa and 0xb (two process groups of one pair of GPUs): per step 100 us, an
+  // AllReduce of 1 MiB on 0xa (10 us logged), 100 us, the same on 0xb; two steps. Each AllReduce is the pair's own:
+  // an iteration is 200 us + 2 x that AllReduce on {0, 1} alone (not two groups sharing the links).
+  std::string text;
+  for (int step = 0; step < 2; ++step) {
+    for (int c = 0; c < 2; ++c) {
+      const int start = 100 + 220 * step + 110 * c;
+      for (int rank = 0; rank < 2; ++rank) {
+        text += fmt::format(
+            R"({{"header": {{"id": "0x{}", "rank": {}, "n_ranks": 2, "nnodes": 1}}, "metadata": {{"hostname": "h", )"
+            R"("pid": {}}}, "coll_perf": {{"coll": "AllReduce", "coll_sn": {}, "coll_msg_size_bytes": 1048576, )"
+            R"("coll_exec_time_us": 10, "event_trace_ts": {{"kernel_events": [{{"kernel_start_ts": {}, )"
+            R"("kernel_stop_ts": {}}}]}}}}}})"
+            "\n",
+            c == 0 ? "a" : "b", rank, 100 + rank, step, start, start + 10);
+      }
+    }
+  }
+  const std::filesystem::path log = std::filesystem::temp_directory_path() / "syncsim-two-communicators.log";
+  std::ofstream(log) << text;
+  const Scenario scenario = load_scenario(kReplayScenario, {"model.collectives=" + log.string(), "cluster.workers=2"});
+  run::Workspace workspace;
+  run::ResolvedScenario context(scenario, workspace);
+  const SimTime pair = context.group_collective(CollectiveOp::allreduce, Bytes(1 << 20), {{0, 1}}).time;
+  const TrainingReport report = run::run_scenario(scenario).report;
+  CHECK(report.iteration_mean == SimTime::from_us(200) + pair + pair);
+  std::filesystem::remove(log);
 }
 
 TEST_CASE("a replay refuses a cluster that is not the job's size and a log that is no sequence, at the key",

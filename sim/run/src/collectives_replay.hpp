@@ -3,10 +3,10 @@
 // scenario's cluster by the replay engine (training/collective_replay_run.hpp).
 //
 // Global rank g of the log is worker g of the scenario (the same numbering); a communicator is the group of its
-// members' workers. Communicators with the same calls and the same size (the tensor-parallel groups of a layout, say)
-// make each call at once in every one of them, sharing the network: the call is simulated once over all of them
-// (ResolvedScenario::group_collective), algorithm and channels as the scenario says (the plugin's JSON records name
-// no algorithm). A communicator of one rank moves nothing (time zero).
+// members' workers. Communicators with the same calls and the same size over disjoint ranks (the tensor-parallel
+// groups of a layout, say) make each call at once in every one of them, sharing the network: the call is simulated once
+// over all of them (ResolvedScenario::group_collective), algorithm and channels as the scenario says (the plugin's JSON
+// records name no algorithm). A communicator of one rank moves nothing (time zero).
 #include "resolved_scenario.hpp"
 #include "syncsim/training/collective_replay_run.hpp"
 #include "syncsim/validation/inspector_sequence.hpp"

@@ -3,11 +3,11 @@
 // wait for a group's last rank idle time.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <filesystem>
-#include <map>
 #include <string>
-#include <tuple>
 #include <utility>
+#include <vector>
 
 #include "collectives_replay.hpp"
 #include "convergence_run.hpp"
@@ -41,6 +41,13 @@ void check_collectives_replay_supported(const Scenario& s) {
 }
 
 using CallShape = std::vector<std::pair<CollectiveOp, std::int64_t>>;
+
+// Communicators that make the same calls at once over disjoint ranks (a layout's tensor-parallel groups).
+struct CommunicatorFamily {
+  CallShape shape;
+  std::vector<std::vector<std::size_t>> groups;
+  std::vector<bool> member;  // by global rank: in one of the groups
+};
 
 TrainingReport::CollectiveSequenceReport sequence_report(const Scenario& s, const CollectiveSequence& sequence,
                                                          const CollectiveReplaySetup& setup) {
@@ -76,15 +83,26 @@ CollectiveReplaySetup collective_replay_setup(ResolvedScenario& context, const C
         context.workers() < sequence.ranks ? "a topology with at least as many GPUs is needed"
                                            : fmt::format("set cluster.workers: {}", sequence.ranks)));
   }
-  // Communicators alike (same size, same calls) make each call at once: one family, simulated together.
-  std::map<std::pair<std::size_t, CallShape>, std::vector<std::vector<std::size_t>>> families;
-  std::vector<std::pair<std::size_t, CallShape>> family_of;
+  // Communicators alike (same size, same calls) over disjoint ranks make each call at once: one family, simulated
+  // together. Communicators over the same ranks (two process groups of one set of GPUs) are families apart.
+  std::vector<CommunicatorFamily> families;
+  std::vector<std::size_t> family_of;
   for (const SequenceCommunicator& comm : sequence.communicators) {
     CallShape shape;
     for (const SequenceCall& call : comm.calls) shape.emplace_back(call.op, call.size_bytes);
-    std::vector<std::size_t> group(comm.global_ranks.begin(), comm.global_ranks.end());
-    family_of.emplace_back(group.size(), shape);
-    families[family_of.back()].push_back(std::move(group));
+    const auto fits = [&](const CommunicatorFamily& f) {
+      return f.shape == shape && f.groups.front().size() == comm.global_ranks.size() &&
+             std::none_of(comm.global_ranks.begin(), comm.global_ranks.end(),
+                          [&](int r) { return f.member[static_cast<std::size_t>(r)]; });
+    };
+    auto family = std::find_if(families.begin(), families.end(), fits);
+    if (family == families.end()) {
+      families.push_back({shape, {}, std::vector<bool>(static_cast<std::size_t>(sequence.ranks), false)});
+      family = families.end() - 1;
+    }
+    family->groups.emplace_back(comm.global_ranks.begin(), comm.global_ranks.end());
+    for (const int r : comm.global_ranks) family->member[static_cast<std::size_t>(r)] = true;
+    family_of.push_back(static_cast<std::size_t>(family - families.begin()));
   }
   CollectiveReplaySetup setup;
   setup.ranks = sequence.ranks;
@@ -95,7 +113,7 @@ CollectiveReplaySetup collective_replay_setup(ResolvedScenario& context, const C
     for (const SequenceCall& call : comm.calls) {
       SimTime time = SimTime::zero();
       if (comm.global_ranks.size() > 1) {
-        time = context.group_collective(call.op, Bytes(call.size_bytes), families.at(family_of[c])).time;
+        time = context.group_collective(call.op, Bytes(call.size_bytes), families[family_of[c]].groups).time;
       }
       call_index[c].push_back(static_cast<int>(setup.calls.size()));
       setup.calls.push_back({comm.global_ranks, time});
