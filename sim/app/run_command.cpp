@@ -207,11 +207,21 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir,
         o, "                 {} layers from {} module calls: {} by name, {} by call, {} by order, {} between modules\n",
         p.layers, p.module_calls, p.by_name, p.by_call, p.by_order, p.between_modules);
   }
+  if (const auto& c = r.collective_sequence) {
+    fmt::print(o,
+               "collectives      replayed from {}: {} ranks, {} communicators, {} collective calls a step ({} steps "
+               "logged), rank 0 computes {:.3f} ms a step\n",
+               c->file, c->ranks, c->communicators, c->calls_per_step, c->steps_in_log,
+               c->rank0_gaps_per_step.us() / 1e3);
+    for (const std::string& warning : c->warnings) fmt::print(o, "                 warning: {}\n", warning);
+  }
   print_shares(r);
   fmt::print(o, "bottleneck       {}\n", r.bottleneck.summary);
   if (r.layout) print_layout(*r.layout, r);
   // A layout's buckets are per stage (its communication_by_group says what they move), not the report's list.
-  if (!r.layout) fmt::print(o, "buckets          {} (cap {} bytes)\n", r.buckets.size(), r.bucket_cap.value);
+  if (!r.layout && !r.collective_sequence) {
+    fmt::print(o, "buckets          {} (cap {} bytes)\n", r.buckets.size(), r.bucket_cap.value);
+  }
   if (r.compression) print_compression(*r.compression);
   if (r.staleness) {
     fmt::print(o, "staleness        mean {:.2f}  max {} updates (over {} updates)\n", r.staleness->mean,

@@ -87,6 +87,28 @@ TEST_CASE("export: forward chain, backward chain, one AllReduce per bucket on on
   CHECK(t.nodes[2].duration_ps == 30'400'001);
 }
 
+TEST_CASE("export: compute nodes carry their work, collectives the default process group") {
+  DdpWorkload w = three_layers();
+  ExecutionTrace t = chakra::execution_trace(w, 0);
+  // Without work (an imported workload) no num_ops or tensor_size is made up; collectives still name their group.
+  CHECK_FALSE(t.nodes[0].num_ops);
+  CHECK_FALSE(t.nodes[8].tensor_size);
+  CHECK(t.nodes[6].pg_name == "0");
+  CHECK(t.nodes[7].pg_name == "0");
+  w.forward_work = {{100, 10}, {200, 20}, {300, 30}};
+  w.backward_work = {{1000, 11}, {2000, 21}, {3000, 31}};
+  w.optimizer_work = chakra::NodeWork{7, 70};
+  t = chakra::execution_trace(w, 0);
+  // ids: forward 0..2 (a, b, c), backward 3..5 (c, b, a), optimizer 8.
+  CHECK(t.nodes[1].num_ops == 200);
+  CHECK(t.nodes[1].tensor_size == 20u);
+  CHECK(t.nodes[3].num_ops == 3000);  // c's backward
+  CHECK(t.nodes[5].tensor_size == 11u);
+  CHECK(t.nodes[8].num_ops == 7);
+  CHECK(t.nodes[8].tensor_size == 70u);
+  CHECK_FALSE(t.nodes[6].num_ops);
+}
+
 TEST_CASE("import of an exported workload gives it back to the picosecond, through the file's bytes") {
   const DdpWorkload w = three_layers();
   const DdpWorkload back = chakra::ddp_workload(

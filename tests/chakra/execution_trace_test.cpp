@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 
 #include "execution_node.hpp"
 #include "syncsim/chakra/execution_trace.hpp"
@@ -33,6 +34,9 @@ ExecutionTrace sample_trace() {
   reduce.ctrl_deps = {0};
   reduce.collective = CollectiveKind::all_reduce;
   reduce.comm_size = 25'000'000;
+  compute.num_ops = 231'211'008;
+  compute.tensor_size = std::uint64_t{1} << 40;  // past int64's half range: kept as uint64
+  reduce.pg_name.emplace(std::string_view("0"));
   ExecutionNode foreign = node(2, "load", static_cast<NodeKind>(42));
   foreign.is_cpu_op = true;
   t.nodes = {compute, reduce, foreign};
@@ -70,6 +74,12 @@ TEST_CASE("an execution trace is read back as it was written, and the same trace
   CHECK(back.nodes[1].collective == CollectiveKind::all_reduce);
   CHECK(back.nodes[1].comm_size == 25'000'000);
   CHECK_FALSE(back.nodes[1].duration_ps);
+  // ASTRA-sim's roofline inputs and the process group, with the types Chakra's feeder reads (int64, uint64, string).
+  CHECK(back.nodes[0].num_ops == 231'211'008);
+  CHECK(back.nodes[0].tensor_size == std::uint64_t{1} << 40);
+  CHECK_FALSE(back.nodes[0].pg_name);
+  CHECK(back.nodes[1].pg_name == "0");
+  CHECK_FALSE(back.nodes[1].num_ops);
   // A kind the schema does not define is kept as its number, so that an error can name it.
   CHECK(to_string(back.nodes[2].kind) == "node type 42");
   CHECK(back.nodes[2].is_cpu_op);

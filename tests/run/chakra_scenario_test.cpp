@@ -8,10 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "resolved_scenario.hpp"
 #include "syncsim/chakra/ddp_workload.hpp"
 #include "syncsim/chakra/execution_trace.hpp"
 #include "syncsim/run/chakra_workload.hpp"
 #include "syncsim/run/run_scenario.hpp"
+#include "syncsim/run/workspace.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
 using namespace syncsim;
@@ -66,6 +68,33 @@ TEST_CASE("the example exported to Chakra and read back gives the same iteration
   CHECK(run_chakra_example({}).iteration_mean != without_overlap);
   std::filesystem::remove(serial);
 }
+TEST_CASE("the example's exported compute nodes carry the roofline's FLOPs and bytes at the batch") {
+  const Scenario scenario = load_scenario(kExample);
+  const chakra::DdpWorkload w = run::scenario_chakra_workload(scenario);
+  const chakra::ExecutionTrace t = chakra::execution_trace(w, 0);
+  for (const chakra::ExecutionNode& n : t.nodes) {
+    INFO(n.name);
+    if (n.kind == chakra::NodeKind::compute) {
+      CHECK(n.num_ops);
+      CHECK(n.tensor_size);
+    } else {
+      CHECK(n.pg_name == "0");
+    }
+  }
+  // ResNet-50's first layer at batch 64 in fp16: 64 x its forward FLOPs and 2 bytes x (weights + 64 x activations);
+  // its backward (the last backward node, id 2L - 1) twice both (backward_factor 2).
+  run::Workspace workspace;
+  const run::ResolvedScenario context(scenario, workspace);
+  const Layer& first = context.model().layers().front();
+  const std::size_t layers = context.model().layers().size();
+  const auto bytes =
+      static_cast<std::uint64_t>(2 * (first.weight_elements_read + 64 * first.activation_elements_moved));
+  CHECK(t.nodes[0].num_ops == 64 * first.forward_flops);
+  CHECK(t.nodes[0].tensor_size == bytes);
+  CHECK(t.nodes[2 * layers - 1].num_ops == 2 * 64 * first.forward_flops);
+  CHECK(t.nodes[2 * layers - 1].tensor_size == 2 * bytes);
+}
+
 TEST_CASE("Chakra export refuses what a DDP execution trace does not hold, at the key") {
   CHECK_THAT(chakra_error_of([] { run::scenario_chakra_workload(load_scenario(kExample, {"model.micro_batches=2"})); }),
              Catch::Contains("model.micro_batches: a Chakra execution trace holds one forward and backward pass"));

@@ -9,20 +9,13 @@
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/topology/topology_spec.hpp"
 
+#include "median.hpp"
+
 namespace syncsim {
 
 namespace {
 
 using InspectorPointKey = std::tuple<CollectiveOp, int, int, std::int64_t>;  // op, ranks, nodes, size
-
-double median_of(std::vector<double> values) {
-  const std::size_t mid = values.size() / 2;
-  std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
-  const double upper = values[mid];
-  if (values.size() % 2 == 1) return upper;
-  const double lower = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
-  return (lower + upper) / 2;
-}
 
 // Adds a record to its communicator, checking that it agrees with the communicator's earlier records.
 void note_communicator(InspectorCommunicator& comm, const InspectorRecord& r, const std::string& source) {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -34,6 +35,8 @@ class InspectorFields {
   }
 
   bool has(const char* key) const { return object_->contains(key); }
+  const InspectorJson& object() const { return *object_; }
+  const std::string& path() const { return path_; }
 
   std::string text(const char* key, bool required = true) const {
     const InspectorJson* value = find(key, required);
@@ -90,9 +93,52 @@ bool is_skipped_nccl_call(std::string_view name) {
   return name == "All2All" || name == "AllGatherV" || name == "SendRecv" || name == "Send" || name == "Recv";
 }
 
-// Reads one record; false for a record that is skipped (p2p, a call not modelled).
-bool read_record(const InspectorJson& object, const std::string& source, int line, InspectorRecord& r) {
-  if (!object.contains("coll_perf") && object.contains("p2p_perf")) return false;
+// A kernel event's timestamp (microseconds, a whole or fractional number not below zero), at its full key path.
+double kernel_timestamp_us(const InspectorJson& event, const char* key, const std::string& source, int line,
+                           const std::string& path) {
+  const auto it = event.find(key);
+  if (it == event.end() || !it->is_number()) {
+    throw InputError(it == event.end() ? "missing" : "expected a number of microseconds, got " + json_value_text(*it),
+                     SourceLocation{source, line}, path + "." + key);
+  }
+  const double t = it->get<double>();
+  if (!std::isfinite(t) || t < 0) {
+    throw InputError(fmt::format("a timestamp must be finite and not negative, got {}", t),
+                     SourceLocation{source, line}, path + "." + key);
+  }
+  return t;
+}
+
+// coll_perf.event_trace_ts.kernel_events of a verbose record: the first start and the last stop.
+void read_kernel_span(const InspectorFields& perf, const std::string& source, int line, InspectorRecord& r) {
+  const auto trace = perf.object().find("event_trace_ts");
+  if (trace == perf.object().end() || !trace->is_object()) return;
+  const auto events = trace->find("kernel_events");
+  if (events == trace->end() || !events->is_array()) return;
+  for (std::size_t i = 0; i < events->size(); ++i) {
+    const InspectorJson& event = (*events)[i];
+    const std::string path = fmt::format("{}.event_trace_ts.kernel_events[{}]", perf.path(), i);
+    if (!event.is_object()) {
+      throw InputError("expected an object, got " + json_value_text(event), SourceLocation{source, line}, path);
+    }
+    const double start = kernel_timestamp_us(event, "kernel_start_ts", source, line, path);
+    const double stop = kernel_timestamp_us(event, "kernel_stop_ts", source, line, path);
+    if (stop < start) {
+      throw InputError(fmt::format("a kernel that stops ({}) before it starts ({})", stop, start),
+                       SourceLocation{source, line}, path + ".kernel_stop_ts");
+    }
+    r.kernel_start_us = r.kernel_start_us ? std::min(*r.kernel_start_us, start) : start;
+    r.kernel_stop_us = r.kernel_stop_us ? std::max(*r.kernel_stop_us, stop) : stop;
+  }
+}
+
+// Reads one record; false for a record that is skipped (p2p, a call not modelled), whose call goes to `skipped`.
+bool read_record(const InspectorJson& object, const std::string& source, int line, InspectorRecord& r,
+                 std::string& skipped) {
+  if (!object.contains("coll_perf") && object.contains("p2p_perf")) {
+    skipped = "p2p_perf";
+    return false;
+  }
   const InspectorFields header(object, "header", source, line);
   r.comm_id = header.text("id");
   r.comm_name = header.text("comm_name", false);
@@ -110,12 +156,16 @@ bool read_record(const InspectorJson& object, const std::string& source, int lin
     const InspectorFields metadata(object, "metadata", source, line);
     r.hostname = metadata.text("hostname", false);
     r.format_version = metadata.text("inspector_output_format_version", false);
+    if (metadata.has("pid")) r.pid = metadata.whole("pid", 0, std::numeric_limits<std::int64_t>::max());
   }
   const InspectorFields perf(object, "coll_perf", source, line);
   r.coll = perf.text("coll");
   const std::optional<CollectiveOp> op = collective_from_nccl_name(r.coll);
   if (!op) {
-    if (is_skipped_nccl_call(r.coll)) return false;
+    if (is_skipped_nccl_call(r.coll)) {
+      skipped = r.coll;
+      return false;
+    }
     perf.fail("coll", fmt::format("\"{}\" is not a collective NCCL names (AllReduce, AllGather, ReduceScatter, "
                                   "Broadcast, Reduce, ...)",
                                   r.coll));
@@ -129,6 +179,7 @@ bool read_record(const InspectorJson& object, const std::string& source, int lin
                                                  r.msg_size_bytes, r.n_ranks));
   }
   r.time_us = perf.time_us("coll_exec_time_us");
+  read_kernel_span(perf, source, line, r);
   r.line = line;
   return true;
 }
@@ -176,10 +227,14 @@ InspectorLog parse_inspector_log(std::string_view raw, const std::string& source
                        SourceLocation{source, line});
     }
     InspectorRecord record;
-    if (read_record(object, source, line, record)) {
+    std::string skipped;
+    if (read_record(object, source, line, record, skipped)) {
       log.records.push_back(std::move(record));
     } else {
-      ++log.skipped_records;
+      if (log.skipped_records++ == 0) {
+        log.first_skipped_line = line;
+        log.first_skipped_call = skipped;
+      }
     }
   }
   if (log.skipped_records > 0) {

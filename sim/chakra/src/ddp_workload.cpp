@@ -30,6 +30,14 @@ ExecutionNode compute_node(std::uint64_t id, std::string name, SimTime time, std
   return n;
 }
 
+// `n` with the work ASTRA-sim's roofline mode times it by, when the workload has it.
+ExecutionNode with_work(ExecutionNode n, const std::vector<NodeWork>& work, std::size_t layer) {
+  if (layer >= work.size()) return n;
+  n.num_ops = work[layer].ops;
+  n.tensor_size = work[layer].bytes;
+  return n;
+}
+
 bool ends_with(std::string_view text, std::string_view end) {
   return text.ends_with(end);
 }
@@ -47,11 +55,13 @@ ExecutionTrace execution_trace(const DdpWorkload& w, std::int64_t rank) {
   for (std::size_t i = 0; i < layers; ++i) {
     std::vector<std::uint64_t> deps;
     if (i > 0) deps.push_back(i - 1);
-    trace.nodes.push_back(compute_node(i, w.layers[i] + std::string(kForward), w.times.forward[i], std::move(deps)));
+    trace.nodes.push_back(with_work(
+        compute_node(i, w.layers[i] + std::string(kForward), w.times.forward[i], std::move(deps)), w.forward_work, i));
   }
   for (std::size_t i = layers; i-- > 0;) {
-    trace.nodes.push_back(
-        compute_node(backward_id(i), w.layers[i] + std::string(kBackward), w.times.backward[i], {backward_id(i) - 1}));
+    trace.nodes.push_back(with_work(
+        compute_node(backward_id(i), w.layers[i] + std::string(kBackward), w.times.backward[i], {backward_id(i) - 1}),
+        w.backward_work, i));
   }
   std::vector<std::uint64_t> optimizer_deps = {2 * layers - 1};
   for (std::size_t j = 0; j < w.buckets.buckets.size(); ++j) {
@@ -64,11 +74,17 @@ ExecutionTrace execution_trace(const DdpWorkload& w, std::int64_t rank) {
     if (j > 0) n.data_deps.push_back(n.id - 1);  // one communication stream: in plan order, one at a time
     n.collective = CollectiveKind::all_reduce;
     n.comm_size = bucket.bytes.value;
+    n.pg_name = std::string(kDefaultProcessGroup);
     optimizer_deps.push_back(n.id);
     trace.nodes.push_back(std::move(n));
   }
-  trace.nodes.push_back(
-      compute_node(2 * layers + w.buckets.buckets.size(), "optimizer step", w.optimizer, std::move(optimizer_deps)));
+  ExecutionNode optimizer =
+      compute_node(2 * layers + w.buckets.buckets.size(), "optimizer step", w.optimizer, std::move(optimizer_deps));
+  if (w.optimizer_work) {
+    optimizer.num_ops = w.optimizer_work->ops;
+    optimizer.tensor_size = w.optimizer_work->bytes;
+  }
+  trace.nodes.push_back(std::move(optimizer));
   return trace;
 }
 

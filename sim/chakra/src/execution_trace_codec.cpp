@@ -24,6 +24,9 @@ using google::protobuf::io::StringOutputStream;
 constexpr const char* kCommType = "comm_type";
 constexpr const char* kCommSize = "comm_size";
 constexpr const char* kIsCpuOp = "is_cpu_op";
+constexpr const char* kNumOps = "num_ops";
+constexpr const char* kTensorSize = "tensor_size";
+constexpr const char* kPgName = "pg_name";
 constexpr const char* kDurationPs = "syncsim_duration_ps";
 constexpr const char* kWorkload = "syncsim_workload";
 constexpr const char* kRank = "syncsim_rank";
@@ -54,6 +57,17 @@ et::Node to_message(const ExecutionNode& n) {
   if (n.collective) add_int(*m.mutable_attr(), kCommType, static_cast<std::int64_t>(*n.collective));
   if (n.comm_size) add_int(*m.mutable_attr(), kCommSize, *n.comm_size);
   if (n.duration_ps) add_int(*m.mutable_attr(), kDurationPs, *n.duration_ps);
+  if (n.num_ops) add_int(*m.mutable_attr(), kNumOps, *n.num_ops);
+  if (n.tensor_size) {
+    et::AttributeProto* a = m.add_attr();
+    a->set_name(kTensorSize);
+    a->set_uint64_val(*n.tensor_size);  // uint64, as Chakra's feeder reads it
+  }
+  if (n.pg_name) {
+    et::AttributeProto* a = m.add_attr();
+    a->set_name(kPgName);
+    a->set_string_val(*n.pg_name);
+  }
   return m;
 }
 
@@ -65,6 +79,10 @@ class AttributeReader {
   std::int64_t int64(const et::AttributeProto& a) const {
     if (a.value_case() != et::AttributeProto::kInt64Val) throw wrong_type(a, "int64_val");
     return a.int64_val();
+  }
+  std::uint64_t uint64(const et::AttributeProto& a) const {
+    if (a.value_case() != et::AttributeProto::kUint64Val) throw wrong_type(a, "uint64_val");
+    return a.uint64_val();
   }
   bool boolean(const et::AttributeProto& a) const {
     if (a.value_case() != et::AttributeProto::kBoolVal) throw wrong_type(a, "bool_val");
@@ -103,6 +121,12 @@ ExecutionNode from_message(const et::Node& m, const std::string& source) {
       n.is_cpu_op = read.boolean(a);
     } else if (a.name() == kDurationPs) {
       n.duration_ps = read.int64(a);
+    } else if (a.name() == kNumOps) {
+      n.num_ops = read.int64(a);
+    } else if (a.name() == kTensorSize) {
+      n.tensor_size = read.uint64(a);
+    } else if (a.name() == kPgName) {
+      n.pg_name = read.text(a);
     }
   }
   return n;

@@ -54,4 +54,8 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
 RunOutput run_recommendation(ResolvedScenario& context, const RecommendationShape& shape,
                              convergence::UpdateSchedule* schedule);
 
+// model.collectives: a job's per-step collective sequence from its NCCL Inspector logs replayed on the scenario's
+// cluster (collectives_replay.hpp).
+RunOutput run_collectives_replay(ResolvedScenario& context, convergence::UpdateSchedule* schedule);
+
 }  // namespace syncsim::run

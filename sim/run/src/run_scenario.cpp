@@ -37,6 +37,7 @@ void check_rank_iterations(const ResolvedScenario& context) {
 // The engine for the scenario's strategy and layout (engines.hpp).
 RunOutput dispatch_engine(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
   const Scenario& scenario = context.scenario();
+  if (scenario.model.collectives) return run_collectives_replay(context, schedule);
   if (const auto shape = recommendation_shape(scenario)) return run_recommendation(context, *shape, schedule);
   const TrainingConfig& t = scenario.training;
   const ParallelismConfig& p = scenario.parallelism;

@@ -181,6 +181,36 @@ void read_chakra(const MapReader& reader, const std::filesystem::path& base_dir,
   model.chakra = located(path.string(), *chakra, reader.path("chakra"));
 }
 
+// model.collectives: a job's NCCL Inspector logs (a file or a list of files) whose per-step collective sequence is
+// the iteration; nothing of the model's compute may be given beside it.
+void read_collectives(const MapReader& reader, const std::filesystem::path& base_dir, ModelConfig& model) {
+  const ConfigNode* collectives = reader.get("collectives");
+  if (!collectives) return;
+  for (const char* excluded : {"chakra", "profile", "step_time", "efficiency", "backward_factor"}) {
+    if (reader.get(excluded)) {
+      fail(*collectives, reader.path("collectives"),
+           fmt::format("replays a job's collectives and the compute between them: remove model.{}", excluded));
+    }
+  }
+  const auto resolved = [&](const ConfigNode& node, const std::string& path) {
+    std::filesystem::path file(read_text(node, path, "a file path"));
+    if (file.is_relative() && !base_dir.empty()) file = (base_dir / file).lexically_normal();
+    return file.string();
+  };
+  std::vector<std::string> files;
+  if (collectives->kind == ConfigNode::Kind::sequence) {
+    const std::vector<ConfigNode>& items = read_list(*collectives, reader.path("collectives"));
+    if (items.empty())
+      fail(*collectives, reader.path("collectives"), "expected an NCCL Inspector log or a list of them");
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      files.push_back(resolved(items[i], fmt::format("{}[{}]", reader.path("collectives"), i)));
+    }
+  } else {
+    files.push_back(resolved(*collectives, reader.path("collectives")));
+  }
+  model.collectives = located(files, *collectives, reader.path("collectives"));
+}
+
 // model.layers (a list, or a layers file), model.transformer or model.hf_config: at most one, each defining the
 // model instead of a name. Returns a layers file's own name.
 std::optional<Located<std::string>> read_definition(const MapReader& reader, const std::filesystem::path& base_dir,
@@ -261,6 +291,7 @@ ModelConfig read_model(const ConfigNode& node, const std::filesystem::path& base
                           "profile",
                           "profile_batch",
                           "chakra",
+                          "collectives",
                           "recommendation",
                           "embedding_sharding",
                           "embedding_optimizer"});
@@ -337,6 +368,7 @@ ModelConfig read_model(const ConfigNode& node, const std::filesystem::path& base
   }
   read_profile(reader, base_dir, model);
   read_chakra(reader, base_dir, model);
+  read_collectives(reader, base_dir, model);
   return model;
 }
 

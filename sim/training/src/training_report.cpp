@@ -132,6 +132,17 @@ nlohmann::ordered_json workers_json(const std::vector<WorkerReport>& all) {
   return workers;
 }
 
+// The job's collective sequence a replay ran (model.collectives).
+nlohmann::ordered_json collective_sequence_json(const TrainingReport::CollectiveSequenceReport& c) {
+  return {{"file", c.file},
+          {"ranks", c.ranks},
+          {"communicators", c.communicators},
+          {"calls_per_step", c.calls_per_step},
+          {"steps_in_log", c.steps_in_log},
+          {"rank0_gaps_per_step_us", us(c.rank0_gaps_per_step)},
+          {"warnings", c.warnings}};
+}
+
 // Where a profiled run's layer times came from (model.profile).
 nlohmann::ordered_json compute_profile_json(const TrainingReport::ComputeProfile& p) {
   return {{"file", p.file},
@@ -343,6 +354,7 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
                           {"kernel_overheads_us", us(r.compute_fit->kernel_overheads)}};
   }
   if (r.compute_profile) out["compute_profile"] = compute_profile_json(*r.compute_profile);
+  if (r.collective_sequence) out["collective_sequence"] = collective_sequence_json(*r.collective_sequence);
   out["single_gpu_samples_per_s"] = rounded_ratio(r.single_gpu_samples_per_second);
   out["scaling_efficiency"] = rounded_ratio(r.scaling_efficiency);
   out["utilization"] = utilization_json(r.utilization);

@@ -14,7 +14,9 @@
 // A point-to-point record has "p2p_perf" in place of "coll_perf"; it is counted and skipped (the fit models
 // collectives), as are the collectives NCCL names that syncsim does not model as one call (All2All, whose size the
 // plugin does not define a bus bandwidth for, AllGatherV, SendRecv, Send, Recv). Verbose logs add "event_trace_sn" and
-// "event_trace_ts" to coll_perf: ignored, as is every other key the reader does not know. `comm_name` (added after the
+// "event_trace_ts" to coll_perf: its kernel events' first start and last stop are kept (the collective sequence,
+// inspector_sequence.hpp, takes a rank's time between collectives from them); every other key the reader does not
+// know is ignored. `comm_name` (added after the
 // README's first example) and `coll_timing_source` are optional; the rest of header and coll_perf is required.
 //
 // Sizes: coll_msg_size_bytes is what one rank passes to NCCL — for AllGather its send buffer and for ReduceScatter
@@ -49,6 +51,7 @@ struct InspectorRecord {
   int n_ranks = 0;
   int nnodes = 0;
   std::string hostname;  // metadata.hostname, "" when absent
+  std::int64_t pid = 0;  // metadata.pid, 0 when absent
   std::string format_version;
   CollectiveOp op = CollectiveOp::allreduce;
   std::string coll;  // as the plugin spells it: "AllReduce"
@@ -56,6 +59,10 @@ struct InspectorRecord {
   std::int64_t msg_size_bytes = 0;
   double time_us = 0;
   int line = 0;  // 1-based line in the source
+  // Verbose logs (NCCL_INSPECTOR_DUMP_VERBOSE=1): the first kernel start and the last kernel stop of
+  // coll_perf.event_trace_ts.kernel_events, microseconds on the process's clock; nullopt without them.
+  std::optional<double> kernel_start_us = std::nullopt;
+  std::optional<double> kernel_stop_us = std::nullopt;
 
   // The buffer nccl-tests would print as `size` for this call (see above).
   std::int64_t whole_buffer_bytes() const;
@@ -65,6 +72,8 @@ struct InspectorLog {
   std::string source;
   std::vector<InspectorRecord> records;  // in file order
   int skipped_records = 0;               // p2p_perf records and collectives not modelled (above)
+  int first_skipped_line = 0;            // the first of them, 0 when none
+  std::string first_skipped_call;        // its call as NCCL names it ("All2All"), or "p2p_perf"
   std::vector<std::string> warnings;     // one sentence each
 };
 

@@ -11,7 +11,8 @@
 //
 // Bucket j's AllReduce depends on the backward of its ready_after_layer and on AllReduce j-1 (DDP's one
 // communication stream: buckets run one at a time, in plan order); the optimizer step on the last backward and on
-// every AllReduce. ASTRA-sim replays the same overlap: communication under the rest of backward.
+// every AllReduce. ASTRA-sim replays the same overlap: communication under the rest of backward. Compute nodes carry
+// num_ops and tensor_size (the roofline's FLOPs and bytes at the batch), collectives pg_name "0" (all ranks).
 //
 // Import, the mapping back (any trace of COMP_NODEs and ALL_REDUCE COMM_COLL_NODEs, ids in dependency order):
 //   - a COMP_NODE that depends (through any chain) on a collective is optimizer work: their times add up to the
@@ -28,7 +29,9 @@
 // Hence a trace syncsim exported, read back, gives the layer times, optimizer step and buckets it was written
 // from, to the picosecond, and the same iteration on the same cluster.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "syncsim/chakra/execution_trace.hpp"
@@ -38,6 +41,13 @@
 
 namespace syncsim::chakra {
 
+// What a compute node does, for a simulator that times it itself (ASTRA-sim's roofline mode): its floating-point
+// operations (num_ops) and the bytes it moves through memory (tensor_size).
+struct NodeWork {
+  std::int64_t ops = 0;
+  std::uint64_t bytes = 0;
+};
+
 struct DdpWorkload {
   std::string name;                 // the workload, for the trace's metadata
   std::int64_t ranks = 1;           // the data-parallel ranks (one file each)
@@ -45,7 +55,16 @@ struct DdpWorkload {
   LayerTimes times;                 // per layer, forward order
   SimTime optimizer;
   BucketPlan buckets;  // in launch order; each bucket's ready_after_layer indexes `layers`
+  // Per layer, its forward's and backward's work, and the optimizer step's: written as num_ops and tensor_size when
+  // given (the export's), empty when not (the import keeps the times only).
+  std::vector<NodeWork> forward_work = {};
+  std::vector<NodeWork> backward_work = {};
+  std::optional<NodeWork> optimizer_work = std::nullopt;
 };
+
+// The process group every collective of a DDP trace runs on: PyTorch's default group, all ranks ("0", as the
+// PyTorch execution trace names it and Chakra's converter copies it into pg_name).
+inline constexpr std::string_view kDefaultProcessGroup = "0";
 
 // One rank's execution trace of `workload` (every rank's is the same but for its rank number).
 ExecutionTrace execution_trace(const DdpWorkload& workload, std::int64_t rank);

@@ -16,6 +16,9 @@
 //   comm_type              int64    COMM_COLL    CollectiveCommType: ALL_REDUCE = 0, ...
 //   comm_size              int64    COMM_COLL    bytes per rank
 //   is_cpu_op              bool     both         written false: the work runs on the GPU
+//   num_ops                int64    COMP_NODE    the node's floating-point operations (ASTRA-sim's roofline mode)
+//   tensor_size            uint64   COMP_NODE    the bytes it moves through memory (likewise)
+//   pg_name                string   COMM_COLL    the process group it runs on ("0": PyTorch's default, all ranks)
 //   syncsim_duration_ps    int64    COMP_NODE    syncsim's own: the exact time, as duration_micros rounds it
 //
 // Other attributes are skipped on reading; `inputs`/`outputs` are neither written nor kept.
@@ -73,6 +76,9 @@ struct ExecutionNode {
   std::optional<CollectiveKind> collective;  // comm_type
   std::optional<std::int64_t> comm_size;     // bytes
   bool is_cpu_op = false;
+  std::optional<std::int64_t> num_ops = std::nullopt;       // num_ops
+  std::optional<std::uint64_t> tensor_size = std::nullopt;  // tensor_size, bytes
+  std::optional<std::string> pg_name = std::nullopt;        // pg_name
 };
 
 struct ExecutionTrace {

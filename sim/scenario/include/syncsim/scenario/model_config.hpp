@@ -79,6 +79,12 @@ struct ModelConfig {
   // names what the report and the memory check describe. Excludes profile, step_time, efficiency and
   // backward_factor.
   std::optional<Located<std::string>> chakra;
+  // A job's NCCL Inspector logs (verbose: NCCL_INSPECTOR_DUMP_VERBOSE=1), one file or a list, each path resolved
+  // against the scenario's folder: the per-step collective sequence extracted from them
+  // (validation/inspector_sequence.hpp) is the iteration, replayed on this scenario's cluster in place of the
+  // model's compute and communication. The model still names what the report and the memory check describe.
+  // Excludes chakra, profile, step_time, efficiency and backward_factor.
+  std::optional<Located<std::vector<std::string>>> collectives;
   // model.recommendation, model.embedding_sharding and model.embedding_optimizer (recommendation_config.hpp).
   RecommendationConfig recommendation;
 };

@@ -275,6 +275,18 @@ struct TrainingReport {
     SimTime unattributed_backward;
   };
   std::optional<ComputeProfile> compute_profile;
+  // With model.collectives: the job's collective sequence the run replayed (its first log's file name; the step's
+  // collective calls, each communicator's counted once; rank 0's gaps, its compute a step).
+  struct CollectiveSequenceReport {
+    std::string file = {};
+    std::int64_t ranks = 0;
+    std::int64_t communicators = 0;
+    std::int64_t calls_per_step = 0;
+    std::int64_t steps_in_log = 0;
+    SimTime rank0_gaps_per_step = {};
+    std::vector<std::string> warnings = {};  // the extraction's, one sentence each
+  };
+  std::optional<CollectiveSequenceReport> collective_sequence = std::nullopt;
   double samples_per_second = 0;
   double single_gpu_samples_per_second = 0;
   // With a calibration (training.latency_model: calibrated): the iteration with every calibrated collective at the
