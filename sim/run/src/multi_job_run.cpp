@@ -67,6 +67,7 @@ struct JobIteration {
   Bytes gradient;
   std::vector<std::vector<std::size_t>> groups;
   std::string shared_traffic;
+  std::int64_t samples = 0;  // the global batch
 };
 
 // Data parallel: one GPU's iteration, then the whole gradient's AllReduce over all ranks.
@@ -78,7 +79,8 @@ JobIteration data_parallel_iteration(const Scenario& job) {
   return {context.single_gpu_iteration(),
           context.bucket_plan().total_bytes(),
           {all},
-          "the data-parallel AllReduce of the whole gradient after the compute"};
+          "the data-parallel AllReduce of the whole gradient after the compute",
+          job.cluster.workers->value * job.model.batch_per_gpu.value * job.model.micro_batches};
 }
 
 // A tensor x context x pipeline layout: the single-job engine's iteration less its exposed data-parallel time
@@ -95,6 +97,7 @@ JobIteration layout_iteration(const Scenario& job, std::size_t index) {
   const double exposed_data = engine.exposed_data_share * static_cast<double>(engine.iteration_mean.ps());
   JobIteration out;
   out.compute = engine.iteration_mean - SimTime::from_ps(static_cast<std::int64_t>(exposed_data));
+  out.samples = engine.global_batch;
   for (const GroupCommunication& g : engine.group_communication) {
     if (g.group == "data") out.gradient = Bytes{static_cast<std::int64_t>(g.bytes_per_gpu)};
   }
@@ -166,6 +169,7 @@ PreparedJob prepare_job(const JobsScenario& scenario, std::size_t index, const J
   r.gradient_bytes = static_cast<double>(iteration.gradient.value);
   r.channels = static_cast<std::uint32_t>(out.job.collectives.size());
   r.shared_traffic = iteration.shared_traffic;
+  r.samples_per_iteration = iteration.samples;
   return out;
 }
 
