@@ -117,7 +117,7 @@ chart::Chart jobs_slowdown_chart(const JobsPlan& plan) {
   chart::Chart chart;
   chart.title = "Worst job's slowdown vs total throughput";
   chart.x_label = "samples/s, all jobs";
-  chart.y_label = "worst job's slowdown (x its time alone)";
+  chart.y_label = "worst job's slowdown";
   chart.y_rule = 1;
   chart.y_rule_label = "as fast as alone";
   // One series per network, in the order of their best points.
@@ -132,7 +132,15 @@ chart::Chart jobs_slowdown_chart(const JobsPlan& plan) {
   for (const JobsPlanPoint& p : plan.points) {
     if (!p.not_run.empty()) continue;
     chart::ChartSeries& s = chart.series[series_of.at(p.network)];
-    s.points.emplace_back(p.total_samples_per_s, p.worst_slowdown);
+    // Placements that give the same point share its marker and one label ("packed, rail").
+    const std::pair<double, double> at{p.total_samples_per_s, p.worst_slowdown};
+    const auto same = std::find(s.points.begin(), s.points.end(), at);
+    if (same != s.points.end()) {
+      std::string& label = s.labels[static_cast<std::size_t>(same - s.points.begin())];
+      label = fmt::format("{}, {}", label, p.placement);
+      continue;
+    }
+    s.points.push_back(at);
     s.labels.push_back(p.placement);
   }
   return chart;

@@ -139,13 +139,26 @@ void add_ring_allreduce(PreparedJob& out, const std::vector<std::size_t>& gpus, 
   }
 }
 
-PreparedJob prepare_job(const JobsScenario& scenario, std::size_t index, const JobPlacement& placement,
-                        const Topology& topology, Router& router) {
-  const Scenario job = job_scenario(scenario, index);
-  refuse_what_jobs_lack(job, index);
+// Each distinct job's iteration, by its scenario without its name: jobs alike but for their names (teams running
+// one recipe) have one, so the single-job engine runs once for them (seconds for an 8K-GPU layout). The engine is
+// deterministic, so this changes no result.
+using KnownIterations = std::map<std::string, JobIteration>;
+
+const JobIteration& job_iteration(const Scenario& job, std::size_t index, KnownIterations& known) {
+  Scenario unnamed = job;
+  unnamed.name.clear();
+  const std::string key = to_yaml(unnamed);
+  if (const auto it = known.find(key); it != known.end()) return it->second;
   const ParallelismConfig& p = job.parallelism;
   const bool layout = p.tensor.value > 1 || p.context.value > 1 || p.pipeline.value > 1;
-  const JobIteration iteration = layout ? layout_iteration(job, index) : data_parallel_iteration(job);
+  return known.emplace(key, layout ? layout_iteration(job, index) : data_parallel_iteration(job)).first->second;
+}
+
+PreparedJob prepare_job(const JobsScenario& scenario, std::size_t index, const JobPlacement& placement,
+                        const Topology& topology, Router& router, KnownIterations& known) {
+  const Scenario job = job_scenario(scenario, index);
+  refuse_what_jobs_lack(job, index);
+  const JobIteration& iteration = job_iteration(job, index, known);
   PreparedJob out;
   out.job.compute = iteration.compute;
   const auto given = job.training.channels;
@@ -234,8 +247,9 @@ JobsReport run_jobs(const JobsScenario& scenario, const JobsRunOptions& options)
   Router router(*topology);
   const std::vector<JobPlacement> placements = place_jobs(scenario, *topology);
   std::vector<PreparedJob> jobs;
+  KnownIterations known;
   for (std::size_t j = 0; j < placements.size(); ++j) {
-    jobs.push_back(prepare_job(scenario, j, placements[j], *topology, router));
+    jobs.push_back(prepare_job(scenario, j, placements[j], *topology, router, known));
   }
   std::vector<BackgroundFlow> background =
       background_flows(scenario.config, *topology, router, cluster_nodes(*topology));
