@@ -46,6 +46,21 @@ std::string jobs_plan_fingerprint(const JobsPlanOptions& o, const std::vector<pl
   return fmt::format("{:016x}", planner::fnv1a(o.rank_by, planner::fnv1a("\n--rank-by ", hash)));
 }
 
+// A network that cannot be built at all (a key missing, a bad value) is a mistake in --networks, refused before
+// anything runs; one too small for the jobs is a point's answer (plan_jobs' run_one).
+void check_networks_build(const Scenario& base, const std::vector<planner::PlanNetwork>& networks) {
+  for (const planner::PlanNetwork& net : networks) {
+    if (!net.spec) continue;
+    Scenario probe = base;  // the cluster alone: whether the jobs fit is the point's question
+    probe.cluster.topology = *net.spec;
+    try {
+      (void)scenario_topology(probe);
+    } catch (const InputError& e) {
+      throw InputError(fmt::format("network '{}': {}", net.label, e.message()), SourceLocation{"--networks"}, e.key());
+    }
+  }
+}
+
 void refuse_single_job_flags(const JobsPlanOptions& o) {
   if (o.single_job_flags.empty()) return;
   throw InputError(
@@ -65,6 +80,7 @@ int plan_jobs(const JobsPlanOptions& o, const JobsScenario& scenario) {
       o.placements ? planner::parse_placements(*o.placements) : std::vector<std::string>{own_placement(scenario)};
   const unsigned threads = thread_count(o.threads);
   if (networks.empty()) networks.push_back({"scenario", std::nullopt});
+  check_networks_build(scenario.base, networks);
   const std::filesystem::path outdir = plan_dir(o.outdir, scenario.base.name);
   check_output_dir(outdir, "-o", plan_file_names());
   const std::string gpu = planner::scenario_gpu_name(scenario.base);
