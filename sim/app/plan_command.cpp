@@ -10,22 +10,21 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
-#include <iterator>
 #include <memory>
 #include <mutex>
 #include <span>
 #include <thread>
 
 #include "calibration_check.hpp"
-#include "chart_files.hpp"
 #include "commands.hpp"
 #include "help_format.hpp"
-#include "plan_outputs.hpp"
+#include "plan_files.hpp"
+#include "plan_jobs.hpp"
+#include "plan_options.hpp"
+#include "plan_progress.hpp"
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/core/input_error.hpp"
-#include "syncsim/core/input_file.hpp"
 #include "syncsim/core/output_file.hpp"
-#include "syncsim/core/output_set.hpp"
 #include "syncsim/core/units.hpp"
 #include "syncsim/planner/layout_search.hpp"
 #include "syncsim/planner/plan_analysis.hpp"
@@ -39,42 +38,37 @@
 #include "syncsim/planner/price_table.hpp"
 #include "syncsim/planner/progress_bar.hpp"
 #include "syncsim/planner/seed_spread.hpp"
-#include "syncsim/planner/sweep.hpp"
 #include "syncsim/planner/sweep_runner.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/global_batch.hpp"
+#include "syncsim/scenario/jobs_config.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
 namespace syncsim::app {
 
 namespace {
 
-struct PlanOptions {
-  std::string scenario;
-  std::string gpus;
-  std::vector<std::string> gpu_types;
-  std::vector<std::string> networks;
-  std::string prices;
-  std::optional<double> target_throughput;
-  std::string time_to_train;
-  std::string samples;
-  std::string tokens;
-  double min_efficiency = 0.8;
-  std::string objective = "throughput";
-  std::optional<double> target_loss;
-  std::string outdir;
-  std::optional<std::int64_t> threads;  // absent: all cores
-  std::int64_t seeds = 1;
-  std::string risk = "p50";
-  std::string layouts = "none";  // none: the scenario's layout; auto: searched per count (layout_search.hpp)
-  std::optional<std::int64_t> global_batch;  // --global-batch: samples per iteration held at every count
-  double memory_headroom = 0;
-  std::int64_t max_simulations = 8;
-  bool strict_calibration = false;
-  bool no_failures = false;  // --no-failures: a reliability section stays out of time-to-train (plan_failures.hpp)
-  std::optional<std::string> checkpoint_intervals;  // plan dimensions (plan_dimensions.hpp)
-  std::optional<std::string> spares;
-};
+// The flags that plan one job: a scenario with jobs: refuses them (plan_jobs.hpp), and --placements and --rank-by
+// are refused with one job.
+constexpr const char* kSingleJobFlags[] = {"--gpus",
+                                           "--gpu-types",
+                                           "--target-throughput",
+                                           "--time-to-train",
+                                           "--samples",
+                                           "--tokens",
+                                           "--objective",
+                                           "--target-loss",
+                                           "--min-efficiency",
+                                           "--seeds",
+                                           "--layouts",
+                                           "--global-batch",
+                                           "--memory-headroom",
+                                           "--max-simulations",
+                                           "--risk",
+                                           "--no-failures",
+                                           "--checkpoint-intervals",
+                                           "--spares",
+                                           "--strict-calibration"};
 
 // The flags, checked (check_plan_flags): everything but the scenario and the price file, which are read later.
 struct PlanFlags {
@@ -187,45 +181,22 @@ InputError as_grid_error(const InputError& e, bool networks_given) {
   return InputError(e.message(), SourceLocation{flag}, key);
 }
 
-std::string canonical_gpu(const Scenario& s) {
-  if (s.cluster.gpu.inline_spec) return s.cluster.gpu.name.value;
-  try {
-    return find_gpu(s.cluster.gpu.name.value).name;
-  } catch (const InputError& e) {
-    throw s.cluster.gpu.name.error(e.message());
-  }
-}
-
-std::filesystem::path plan_dir(const PlanOptions& o, const Scenario& base) {
-  return o.outdir.empty() ? std::filesystem::path("syncsim-out") / (base.name + "-plan")
-                          : std::filesystem::path(o.outdir);
-}
-
-// What a point's runs depend on besides the scenario file: a journal written under other flags is not resumed.
-// The goal's analysis flags (--min-efficiency, --target-throughput, --time-to-train) only rank what ran: left out.
-std::string plan_fingerprint(const PlanOptions& o) {
-  std::vector<std::string> keys{
-      "gpus=" + o.gpus,
-      fmt::format("gpu-types={}", fmt::join(o.gpu_types, ",")),
-      fmt::format("networks={}", fmt::join(o.networks, ";")),
-      "prices=" + (o.prices.empty() ? std::string() : read_input_file(o.prices, "price file")),
-      "samples=" + o.samples,
-      "tokens=" + o.tokens,
-      "objective=" + o.objective,
-      fmt::format("target-loss={}", o.target_loss ? fmt::format("{}", *o.target_loss) : ""),
-      fmt::format("seeds={}", o.seeds),
-      "layouts=" + o.layouts,
-      fmt::format("global-batch={}", o.global_batch ? *o.global_batch : 0),
-      fmt::format("memory-headroom={}", o.memory_headroom),
-      fmt::format("max-simulations={}", o.max_simulations),
-      fmt::format("no-failures={}", o.no_failures),
-      "checkpoint-intervals=" + o.checkpoint_intervals.value_or(""),
-      "spares=" + o.spares.value_or("")};
-  return planner::sweep_fingerprint(o.scenario, keys);
-}
-
 // The flags a plan can check before reading any file (the cli_args fuzz target runs this alone).
 PlanFlags check_plan_flags(const PlanOptions& o) {
+  if (o.gpus.empty()) {
+    throw InputError(
+        "expected GPU counts (8:1024, 16,32): a scenario with one job is planned over sizes; only a "
+        "scenario with jobs: goes without --gpus",
+        SourceLocation{"--gpus"});
+  }
+  for (const auto& [given, flag] :
+       {std::pair(o.placements.has_value(), "--placements"), std::pair(o.rank_by.has_value(), "--rank-by")}) {
+    if (given) {
+      throw InputError(
+          fmt::format("plans a scenario with jobs: (docs/planner.md, \"Several jobs\"); {} has one job", o.scenario),
+          SourceLocation{flag});
+    }
+  }
   PlanFlags flags;
   flags.goal = read_goal(o);
   flags.grid.gpu_counts = planner::parse_gpu_counts(o.gpus);
@@ -260,15 +231,20 @@ PlanFlags check_plan_flags(const PlanOptions& o) {
 }
 
 int plan(const PlanOptions& o) {
+  if (const std::optional<JobsScenario> jobs = load_jobs_scenario(o.scenario)) {
+    return plan_jobs({o.scenario, o.networks, o.placements, o.rank_by.value_or("worst-slowdown"), o.prices, o.outdir,
+                      o.threads, o.single_job_flags},
+                     *jobs);
+  }
   PlanFlags flags = check_plan_flags(o);
   const Scenario base = load_scenario(o.scenario);
   const planner::PlanGoal goal = in_samples(flags.goal, o, base);
   const planner::PlanDimensions& dims = flags.dimensions;
   planner::check_dimensions(dims, base, o.no_failures, goal.samples.has_value());
-  const std::filesystem::path outdir = plan_dir(o, base);
+  const std::filesystem::path outdir = plan_dir(o.outdir, base.name);
   check_output_dir(outdir, "-o", plan_file_names());  // before the sweep, which may take long
   planner::PlanGrid grid = std::move(flags.grid);
-  if (grid.gpu_types.empty()) grid.gpu_types = {canonical_gpu(base)};
+  if (grid.gpu_types.empty()) grid.gpu_types = {planner::scenario_gpu_name(base)};
   if (grid.networks.empty()) grid.networks.push_back({"scenario", std::nullopt});
   std::optional<planner::PriceTable> prices;
   if (!o.prices.empty()) {
@@ -352,8 +328,7 @@ int plan(const PlanOptions& o) {
       if (search) p.layout = searched[index].label;
       p.fits = p.fits && planner::fits_with_headroom(r.memory, o.memory_headroom);
       if (prices) {
-        p.price_per_hour =
-            static_cast<double>(r.workers) * (prices->gpu_price(p.gpu) + prices->network_price(p.network));
+        p.price_per_hour = prices->cluster_price_per_hour(p.gpu, p.network, static_cast<double>(r.workers));
       }
       runs[run] = planner::pair_rows(p, jobs[run], dims);
     };
@@ -422,13 +397,17 @@ Action add_plan_command(CLI::App& app, FlagCheck* check) {
   auto o = std::make_shared<PlanOptions>();
   CLI::App* command = app.add_subcommand(
       "plan", "Which GPU count, GPU type and network to buy: ranked table, knee, bottleneck, recommendation, charts");
-  set_examples(command,
-               {"syncsim plan examples/bert-large-two-pods.yaml --gpus 8:32 --prices examples/prices-example.yaml",
-                "syncsim plan examples/strategies-64gpu-stragglers.yaml --gpus 32,64 --seeds 8 --risk p10",
-                "syncsim plan examples/llama3-70b-layouts.yaml --gpus 256,512 --tokens 15e12 --time-to-train 400d "
-                "--prices examples/prices-example.yaml"});
+  set_examples(
+      command,
+      {"syncsim plan examples/bert-large-two-pods.yaml --gpus 8:32 --prices examples/prices-example.yaml",
+       "syncsim plan examples/strategies-64gpu-stragglers.yaml --gpus 32,64 --seeds 8 --risk p10",
+       "syncsim plan examples/llama3-70b-layouts.yaml --gpus 256,512 --tokens 15e12 --time-to-train 400d "
+       "--prices examples/prices-example.yaml",
+       "syncsim plan examples/two-jobs-oversubscribed.yaml --networks 'oversub2=fattree:n=16,radix=8,bw=100Gbps,"
+       "oversub=2' --placements packed,spread,rail"});
   command->add_option("scenario", o->scenario, "Scenario file (YAML): the model and training to plan for")->required();
-  command->add_option("--gpus", o->gpus, "GPU counts: MIN:MAX[:FACTOR] (8:1024 doubles) or a list 16,32")->required();
+  command->add_option("--gpus", o->gpus,
+                      "GPU counts: MIN:MAX[:FACTOR] (8:1024 doubles) or a list 16,32 (required but with jobs:)");
   command->add_option("--gpu-types", o->gpu_types, "GPU catalog names, comma-separated (default: the scenario's)");
   command->add_option("--networks", o->networks,
                       "Topology specs [NAME=]KIND:key=value,...; ';' or the flag repeated separates them "
@@ -476,8 +455,19 @@ Action add_plan_command(CLI::App& app, FlagCheck* check) {
   command->add_flag(
       "--strict-calibration", o->strict_calibration,
       "A scenario calibration fitted on another system (GPU, link rate, scale) is an error, not a warning");
+  command->add_option("--placements", o->placements,
+                      "With jobs: in the scenario, placements to plan: packed,rail,spread,random (default: the "
+                      "scenario's own)");
+  command->add_option("--rank-by", o->rank_by,
+                      "With jobs: in the scenario, worst-slowdown (default: the worst job's slowdown against alone, "
+                      "lowest first) or throughput (all jobs' samples/s, highest first)");
   if (check) *check = [o] { (void)check_plan_flags(*o); };
-  return [o]() { return plan(*o); };
+  return [o, command]() {
+    for (const char* flag : kSingleJobFlags) {
+      if (command->count(flag) > 0) o->single_job_flags.emplace_back(flag);
+    }
+    return plan(*o);
+  };
 }
 
 }  // namespace syncsim::app

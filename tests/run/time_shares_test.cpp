@@ -24,8 +24,8 @@ const std::filesystem::path kLlm = SYNCSIM_LLM_SCENARIOS;
 std::vector<std::filesystem::path> scenarios_in(const std::filesystem::path& folder) {
   std::vector<std::filesystem::path> out;
   for (const auto& entry : std::filesystem::directory_iterator(folder)) {
-    // prices-example.yaml is a price file for `syncsim plan`, not a scenario.
-    if (entry.path().extension() != ".yaml" || entry.path().stem() == "prices-example") continue;
+    // prices-*.yaml are price files for `syncsim plan`, not scenarios.
+    if (entry.path().extension() != ".yaml" || entry.path().stem().string().starts_with("prices-")) continue;
     // A scenario with several jobs reports each job's slowdown, not one job's shares (docs/jobs.md).
     if (!load_jobs_scenario(entry.path())) out.push_back(entry.path());
   }

@@ -17,10 +17,6 @@ namespace {
 constexpr double kSecondsPerHour = 3600;
 constexpr double kMillion = 1e6;
 
-std::string money(double value, const std::string& currency) {
-  return value >= 100 ? fmt::format("{:.0f} {}", value, currency) : fmt::format("{:.2f} {}", value, currency);
-}
-
 std::string gpus_text(const PlanPoint& p) {
   return fmt::format("{} x {} on {}{}", p.gpus, p.gpu, p.network, pair_text(p));
 }
@@ -29,7 +25,7 @@ void fill_costs(std::vector<PlanPoint>& points, const PlanGoal& goal) {
   for (PlanPoint& p : points) {
     const double throughput = effective_samples_per_s(p);
     if (p.price_per_hour && throughput > 0) {
-      p.price_per_million_samples = *p.price_per_hour / (throughput * kSecondsPerHour) * kMillion;
+      p.price_per_million_samples = price_per_million_samples(*p.price_per_hour, throughput);
     }
     if (goal.samples && throughput > 0) {
       p.time_to_train_s = *goal.samples / throughput;
@@ -172,6 +168,14 @@ void choose_pairs(std::vector<PlanPoint>& points, const PlanGoal& goal) {
 
 }  // namespace
 
+std::string money_text(double value, const std::string& currency) {
+  return value >= 100 ? fmt::format("{:.0f} {}", value, currency) : fmt::format("{:.2f} {}", value, currency);
+}
+
+double price_per_million_samples(double price_per_hour, double samples_per_s) {
+  return price_per_hour / (samples_per_s * kSecondsPerHour) * kMillion;
+}
+
 std::string configuration_name(const PlanPoint& p) {
   return p.gpu + " / " + p.network;
 }
@@ -269,7 +273,7 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
     plan.recommended = 0;
     const PlanPoint& r = plan.points.front();
     const std::string cost =
-        r.cost_to_target ? fmt::format(", {} to get there", money(*r.cost_to_target, currency)) : std::string();
+        r.cost_to_target ? fmt::format(", {} to get there", money_text(*r.cost_to_target, currency)) : std::string();
     plan.recommendation =
         fmt::format("Recommendation: {} — reaches loss {} after {:.3f} s of training ({:.0f} samples/s{}); {}.",
                     gpus_text(r), *goal.target_loss, *r.time_to_target_s, r.samples_per_s, cost, why);
@@ -286,13 +290,13 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
     const PlanPoint& r = plan.points.front();
     std::string cost;
     if (r.price_per_hour) {
-      cost = fmt::format(" at {}/hour ({} per million samples)", money(*r.price_per_hour, currency),
-                         money(*r.price_per_million_samples, currency));
+      cost = fmt::format(" at {}/hour ({} per million samples)", money_text(*r.price_per_hour, currency),
+                         money_text(*r.price_per_million_samples, currency));
     }
     if (r.time_to_train_s) {
       cost +=
           fmt::format("; trains in {:.1f} h, {:.0f} GPU-hours{}", *r.time_to_train_s / kSecondsPerHour, *r.gpu_hours,
-                      r.cost_to_train ? fmt::format(", {} in total", money(*r.cost_to_train, currency)) : "");
+                      r.cost_to_train ? fmt::format(", {} in total", money_text(*r.cost_to_train, currency)) : "");
     }
     cost += failures_clause(r);
     // A knee that failures set: say so, since the larger sizes iterate faster.

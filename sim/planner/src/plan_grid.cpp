@@ -21,18 +21,6 @@ namespace {
 constexpr std::int64_t kMaxPlanGpus = 1 << 20;
 constexpr std::int64_t kDgxDefaultGpusPerNode = 8;  // dgx.cpp's default
 
-std::vector<std::string> split(std::string_view text, char separator) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  for (std::size_t i = 0; i <= text.size(); ++i) {
-    if (i == text.size() || text[i] == separator) {
-      out.emplace_back(text.substr(start, i - start));
-      start = i + 1;
-    }
-  }
-  return out;
-}
-
 std::int64_t count_at(const std::string& text, const char* flag) {
   try {
     return parse_count(text);
@@ -84,14 +72,39 @@ std::vector<std::string> size_overrides(const std::string& kind, const std::map<
 
 }  // namespace
 
+std::string scenario_gpu_name(const Scenario& s) {
+  if (s.cluster.gpu.inline_spec) return s.cluster.gpu.name.value;
+  try {
+    return find_gpu(s.cluster.gpu.name.value).name;
+  } catch (const InputError& e) {
+    throw s.cluster.gpu.name.error(e.message());
+  }
+}
+
+std::string topology_override(const TopologySpec& spec) {
+  return "cluster.topology=" + spec_text(spec);
+}
+
+std::vector<std::string> split_list(std::string_view text, char separator) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  for (std::size_t i = 0; i <= text.size(); ++i) {
+    if (i == text.size() || text[i] == separator) {
+      out.emplace_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  return out;
+}
+
 std::vector<std::int64_t> parse_gpu_counts(std::string_view text) {
   const InputError empty("empty: expected MIN:MAX[:FACTOR] (8:1024) or a list (16,32)", SourceLocation{"--gpus"});
   if (text.empty()) throw empty;
   std::vector<std::int64_t> out;
   if (text.find(':') == std::string_view::npos) {
-    for (const std::string& part : split(text, ',')) out.push_back(count_at(part, "--gpus"));
+    for (const std::string& part : split_list(text, ',')) out.push_back(count_at(part, "--gpus"));
   } else {
-    const std::vector<std::string> parts = split(text, ':');
+    const std::vector<std::string> parts = split_list(text, ':');
     if (parts.size() > 3) throw empty;
     const std::int64_t lo = count_at(parts[0], "--gpus");
     const std::int64_t hi = count_at(parts[1], "--gpus");
@@ -123,7 +136,7 @@ std::vector<std::string> parse_gpu_types(const std::vector<std::string>& args) {
   std::vector<std::string> out;
   std::map<std::string, std::string> spelling;  // canonical name -> as the user first wrote it
   for (const std::string& arg : args) {
-    for (const std::string& name : split(arg, ',')) {
+    for (const std::string& name : split_list(arg, ',')) {
       if (name.empty()) throw InputError("empty GPU name", SourceLocation{"--gpu-types"});
       std::string canonical;
       try {
@@ -148,7 +161,7 @@ std::vector<PlanNetwork> parse_networks(const std::vector<std::string>& args) {
   std::vector<PlanNetwork> out;
   std::set<std::string> labels;
   for (const std::string& arg : args) {
-    for (const std::string& item : split(arg, ';')) {
+    for (const std::string& item : split_list(arg, ';')) {
       if (item.empty()) throw InputError("empty network spec", SourceLocation{"--networks"});
       // NAME=SPEC when an '=' comes before the spec's ':' (a bare spec has its ':' first).
       const auto eq = item.find('=');
@@ -202,7 +215,7 @@ std::vector<SweepPoint> plan_points(const Scenario& base, const PlanGrid& grid) 
         p.labels = {gpu, net.label, std::to_string(n)};
         // An inline GPU stays as the file defines it; a catalog GPU is replaced by name.
         if (catalog) p.overrides.push_back("cluster.gpu=" + gpu);
-        if (net.spec) p.overrides.push_back("cluster.topology=" + spec_text(spec));
+        if (net.spec) p.overrides.push_back(topology_override(spec));
         for (std::string& o : size_overrides(spec.kind, spec.params, n, file_gpus, net.label)) {
           p.overrides.push_back(std::move(o));
         }

@@ -25,13 +25,6 @@ std::string optional_number(const std::optional<double>& v, const char* format) 
   return v ? fmt::format(fmt::runtime(format), *v) : "-";
 }
 
-std::string csv_cell(const std::string& s) {
-  if (s.find_first_of(",\"") == std::string::npos) return s;
-  std::string out = "\"";
-  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
-
 chart::Chart make_chart(std::string title, std::string x_label, std::string y_label) {
   chart::Chart chart;
   chart.title = std::move(title);
@@ -45,6 +38,13 @@ chart::Chart make_chart(std::string title, std::string x_label, std::string y_la
 constexpr const char* kIdealLabel = "ideal: linear from the smallest count";
 
 }  // namespace
+
+std::string csv_cell(const std::string& s) {
+  if (s.find_first_of(",\"") == std::string::npos) return s;
+  std::string out = "\"";
+  for (char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
 
 std::string bottleneck_text(const PlanPoint& p) {
   return fmt::format("{:.0f}% {}", 100 * p.bottleneck_share, p.bottleneck);

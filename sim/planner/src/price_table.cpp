@@ -81,6 +81,11 @@ double PriceTable::network_price(const std::string& network) const {
   return it == network_gpu_hour.end() ? 0.0 : it->second;
 }
 
+double PriceTable::cluster_price_per_hour(const std::string& canonical_gpu, const std::string& network,
+                                          double gpus) const {
+  return gpus * (gpu_price(canonical_gpu) + network_price(network));
+}
+
 void PriceTable::check_networks(const std::vector<std::string>& planned) const {
   if (network_gpu_hour.empty()) return;  // no network prices at all: every network adds 0, as documented
   std::vector<std::string_view> priced;

@@ -34,16 +34,6 @@ std::map<std::size_t, std::vector<Json>> resumed_rows(const SweepOptions& o, con
                     o.varied_keys.size(), o.output->string());
 }
 
-// 64-bit FNV-1a: small, stable across platforms and versions, and plenty to tell two scenarios apart (this is a
-// guard against mistakes, not against forgery).
-std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 0xcbf29ce484222325ULL) {
-  for (const char c : text) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
-}
-
 // What a rank sends to rank 0: its rows, or the error that stopped it.
 Json rank_payload(const std::map<std::size_t, std::vector<Json>>& rows, std::exception_ptr error) {
   Json out;
@@ -96,6 +86,14 @@ std::map<std::size_t, std::vector<Json>> match_rows(std::vector<std::vector<Json
     }
   }
   return out;
+}
+
+std::uint64_t fnv1a(std::string_view text, std::uint64_t hash) {
+  for (const char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
 }
 
 std::string sweep_fingerprint(const std::filesystem::path& scenario, const std::vector<std::string>& varied_keys) {

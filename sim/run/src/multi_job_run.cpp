@@ -67,6 +67,7 @@ struct JobIteration {
   Bytes gradient;
   std::vector<std::vector<std::size_t>> groups;
   std::string shared_traffic;
+  std::int64_t samples = 0;  // the global batch
 };
 
 // Data parallel: one GPU's iteration, then the whole gradient's AllReduce over all ranks.
@@ -78,7 +79,8 @@ JobIteration data_parallel_iteration(const Scenario& job) {
   return {context.single_gpu_iteration(),
           context.bucket_plan().total_bytes(),
           {all},
-          "the data-parallel AllReduce of the whole gradient after the compute"};
+          "the data-parallel AllReduce of the whole gradient after the compute",
+          job.cluster.workers->value * job.model.batch_per_gpu.value * job.model.micro_batches};
 }
 
 // A tensor x context x pipeline layout: the single-job engine's iteration less its exposed data-parallel time
@@ -95,6 +97,7 @@ JobIteration layout_iteration(const Scenario& job, std::size_t index) {
   const double exposed_data = engine.exposed_data_share * static_cast<double>(engine.iteration_mean.ps());
   JobIteration out;
   out.compute = engine.iteration_mean - SimTime::from_ps(static_cast<std::int64_t>(exposed_data));
+  out.samples = engine.global_batch;
   for (const GroupCommunication& g : engine.group_communication) {
     if (g.group == "data") out.gradient = Bytes{static_cast<std::int64_t>(g.bytes_per_gpu)};
   }
@@ -136,13 +139,26 @@ void add_ring_allreduce(PreparedJob& out, const std::vector<std::size_t>& gpus, 
   }
 }
 
-PreparedJob prepare_job(const JobsScenario& scenario, std::size_t index, const JobPlacement& placement,
-                        const Topology& topology, Router& router) {
-  const Scenario job = job_scenario(scenario, index);
-  refuse_what_jobs_lack(job, index);
+// Each distinct job's iteration, by its scenario without its name: jobs alike but for their names (teams running
+// one recipe) have one, so the single-job engine runs once for them (seconds for an 8K-GPU layout). The engine is
+// deterministic, so this changes no result.
+using KnownIterations = std::map<std::string, JobIteration>;
+
+const JobIteration& job_iteration(const Scenario& job, std::size_t index, KnownIterations& known) {
+  Scenario unnamed = job;
+  unnamed.name.clear();
+  const std::string key = to_yaml(unnamed);
+  if (const auto it = known.find(key); it != known.end()) return it->second;
   const ParallelismConfig& p = job.parallelism;
   const bool layout = p.tensor.value > 1 || p.context.value > 1 || p.pipeline.value > 1;
-  const JobIteration iteration = layout ? layout_iteration(job, index) : data_parallel_iteration(job);
+  return known.emplace(key, layout ? layout_iteration(job, index) : data_parallel_iteration(job)).first->second;
+}
+
+PreparedJob prepare_job(const JobsScenario& scenario, std::size_t index, const JobPlacement& placement,
+                        const Topology& topology, Router& router, KnownIterations& known) {
+  const Scenario job = job_scenario(scenario, index);
+  refuse_what_jobs_lack(job, index);
+  const JobIteration& iteration = job_iteration(job, index, known);
   PreparedJob out;
   out.job.compute = iteration.compute;
   const auto given = job.training.channels;
@@ -166,6 +182,7 @@ PreparedJob prepare_job(const JobsScenario& scenario, std::size_t index, const J
   r.gradient_bytes = static_cast<double>(iteration.gradient.value);
   r.channels = static_cast<std::uint32_t>(out.job.collectives.size());
   r.shared_traffic = iteration.shared_traffic;
+  r.samples_per_iteration = iteration.samples;
   return out;
 }
 
@@ -230,8 +247,9 @@ JobsReport run_jobs(const JobsScenario& scenario, const JobsRunOptions& options)
   Router router(*topology);
   const std::vector<JobPlacement> placements = place_jobs(scenario, *topology);
   std::vector<PreparedJob> jobs;
+  KnownIterations known;
   for (std::size_t j = 0; j < placements.size(); ++j) {
-    jobs.push_back(prepare_job(scenario, j, placements[j], *topology, router));
+    jobs.push_back(prepare_job(scenario, j, placements[j], *topology, router, known));
   }
   std::vector<BackgroundFlow> background =
       background_flows(scenario.config, *topology, router, cluster_nodes(*topology));

@@ -18,6 +18,11 @@ nlohmann::ordered_json shared_links_json(const std::vector<SharedLinkReport>& li
 
 }  // namespace
 
+double samples_per_s(const JobReport& job) {
+  const double seconds = job.iteration_time.seconds();
+  return seconds > 0 ? static_cast<double>(job.samples_per_iteration) / seconds : 0.0;
+}
+
 nlohmann::ordered_json jobs_json(const JobsReport& r) {
   nlohmann::ordered_json out;
   out["scenario"] = r.scenario;
@@ -43,6 +48,8 @@ nlohmann::ordered_json jobs_json(const JobsReport& r) {
                     {"iteration_time_us", training_detail::report_us(j.iteration_time)},
                     {"alone_iteration_time_us", training_detail::report_us(j.alone_iteration_time)},
                     {"slowdown", training_detail::rounded_ratio(j.slowdown)},
+                    {"samples_per_iteration", j.samples_per_iteration},
+                    {"samples_per_s", training_detail::rounded_ratio(samples_per_s(j))},
                     {"shared_link_count", j.shared_link_count},
                     {"shared_links", shared_links_json(j.shared_links)}});
   }

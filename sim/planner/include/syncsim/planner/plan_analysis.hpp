@@ -149,6 +149,11 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
 
 std::string configuration_name(const PlanPoint& p);  // "A100-SXM4-80GB / ib400"
 
+// An amount with its currency: whole above 100 ("1234 USD"), else to the cent ("28.80 USD").
+std::string money_text(double value, const std::string& currency);
+// $/hour / (samples/s x 3600) x 1e6: what a million samples cost at this rate.
+double price_per_million_samples(double price_per_hour, double samples_per_s);
+
 // samples/s x the share of the wall time that trains (1 without failures counted): what a point delivers.
 double effective_samples_per_s(const PlanPoint& p);
 

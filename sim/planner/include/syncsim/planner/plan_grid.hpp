@@ -36,6 +36,16 @@ struct PlanGrid {
   std::vector<PlanNetwork> networks;
 };
 
+// The items of a flag's list between separators, empty ones kept (for the caller to refuse).
+std::vector<std::string> split_list(std::string_view text, char separator);
+
+// The scenario's GPU by its catalog name (an alias resolved), or an inline GPU's own name; InputError at
+// cluster.gpu for a name the catalog does not know.
+std::string scenario_gpu_name(const Scenario& scenario);
+
+// The `--set` override that puts `spec` in a scenario: cluster.topology=KIND:key=value,...
+std::string topology_override(const TopologySpec& spec);
+
 // Throws InputError at `--gpus` for an empty, malformed or non-advancing range.
 std::vector<std::int64_t> parse_gpu_counts(std::string_view text);
 // Throws InputError at `--gpu-types` naming an unknown GPU (with the catalog's names).

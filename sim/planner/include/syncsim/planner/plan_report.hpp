@@ -35,6 +35,9 @@ struct NamedChart {
 // The cost chart only when prices were given; time_to_target only with a target loss.
 std::vector<NamedChart> plan_charts(const Plan& plan, const PlanContext& context);
 
+// A CSV cell: as it is, or quoted (quotes doubled) when it holds a comma or a quote.
+std::string csv_cell(const std::string& text);
+
 // "communication 62%: pod0 -> pod1 (network)", "compute 97%".
 std::string bottleneck_text(const PlanPoint& point);
 

@@ -51,6 +51,8 @@ struct PriceTable {
   // Throws InputError at `--prices` when the GPU has no price.
   double gpu_price(const std::string& canonical_gpu) const;
   double network_price(const std::string& network) const;  // 0 when not listed (see check_networks)
+  // A cluster's price per hour: gpus x (gpu_hour[gpu] + network_gpu_hour[network]).
+  double cluster_price_per_hour(const std::string& canonical_gpu, const std::string& network, double gpus) const;
   // When the file prices networks: throws InputError for a network of `planned` (the plan's labels) it does not
   // price, at the closest key it has (file:line:column, network_gpu_hour.KEY, did you mean) if that one is not
   // planned either, else at `--prices`.

@@ -8,11 +8,13 @@
 // Rows are stored by point index, never by arrival, so threads, ranks and resuming cannot change the output.
 // Without MPI (or outside mpirun) there is one rank and the table is saved every second while points finish,
 // so an interrupted sweep resumes from what it had finished.
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
 #include <map>
 #include <optional>
+#include <string_view>
 
 #include "syncsim/planner/mpi_world.hpp"
 #include "syncsim/planner/sweep_point.hpp"
@@ -35,6 +37,10 @@ struct SweepOptions {
 // What a sweep's rows belong to, as 16 hex digits (64-bit FNV-1a): the resolved scenario (to_yaml of the loaded
 // file, defaults filled in, so a comment or a reordering does not count as an edit) and the varied keys. A row
 // resumed from a file with another fingerprint could be another scenario's numbers. Throws what load_scenario does.
+// 64-bit FNV-1a: small, stable across platforms and versions, and plenty to tell two scenarios apart (a guard
+// against mistakes, not against forgery). `hash` carries on from an earlier call.
+std::uint64_t fnv1a(std::string_view text, std::uint64_t hash = 0xcbf29ce484222325ULL);
+
 std::string sweep_fingerprint(const std::filesystem::path& scenario, const std::vector<std::string>& varied_keys);
 
 // Resumed rows (read_table's) by the index of the point whose labels they carry in their first `varied` cells;

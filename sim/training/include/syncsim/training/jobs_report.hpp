@@ -34,6 +34,7 @@ struct JobReport {
   SimTime iteration_time;                      // mean of the measured iterations
   SimTime alone_iteration_time;                // the same job alone on the same nodes, nothing else on the fabric
   double slowdown = 0;                         // iteration_time / alone_iteration_time
+  std::int64_t samples_per_iteration = 0;      // its global batch: data-parallel ranks x batch x micro-batches
   std::int64_t shared_link_count = 0;          // links shared with another job or background traffic
   std::vector<SharedLinkReport> shared_links;  // the busiest of them, at most kSharedLinksReported
 };
@@ -51,6 +52,9 @@ struct JobsReport {
 };
 
 inline constexpr std::size_t kSharedLinksReported = 5;
+
+// samples_per_iteration / iteration_time: the job's throughput beside the others (0 before it ran).
+double samples_per_s(const JobReport& job);
 
 nlohmann::ordered_json jobs_json(const JobsReport& report);
 
