@@ -150,6 +150,9 @@ std::shared_ptr<const GroupFootprints> footprints(Router& router, const std::vec
   constexpr std::size_t kKept = 16;
   thread_local std::vector<Known> kept;
   thread_local std::size_t next = 0;
+  // Another router's (an earlier point's topology) are never asked again: a 64-rank set's shapes hold millions of
+  // links, so they go now rather than when evicted.
+  if (std::erase_if(kept, [&](const Known& k) { return k.router != router.serial(); }) > 0) next = 0;
   for (const Known& k : kept) {
     if (k.router == router.serial() && k.groups == groups) return k.footprints;
   }
