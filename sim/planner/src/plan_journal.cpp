@@ -196,7 +196,11 @@ PlanJournal::PlanJournal(std::filesystem::path path, std::string fingerprint)
   std::istringstream in(text);
   for (std::string line; std::getline(in, line);) lines.push_back(line);
   const auto parsed = [&](std::size_t i) -> std::optional<Json> {
-    check_json_nesting(lines[i], source);
+    try {
+      check_json_nesting(lines[i], source);
+    } catch (const InputError&) {
+      return std::nullopt;  // nested too deep for a journal's line: not one (refused at its own line below)
+    }
     Json j = Json::parse(lines[i], nullptr, false);
     if (j.is_discarded() || !j.is_object()) return std::nullopt;
     return j;
