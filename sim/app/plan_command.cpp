@@ -14,6 +14,7 @@
 #include <mutex>
 #include <span>
 #include <thread>
+#include <utility>
 
 #include "calibration_check.hpp"
 #include "commands.hpp"
@@ -348,13 +349,17 @@ int plan(const PlanOptions& o) {
       last_partial = now;
     }
   };
-  const planner::PointRun run_one = [&](const planner::SweepPoint& point, run::Workspace& workspace) {
+  const planner::PointRun run_one = [&](const planner::SweepPoint& point, run::Workspace& shared) {
     if (!search) {
       const Scenario scenario = load_scenario(o.scenario, point.overrides);
-      TrainingReport report = run::run_scenario(scenario, workspace).report;
-      point_jobs(scenario, workspace, report, point, point.index);
+      TrainingReport report = run::run_scenario(scenario, shared).report;
+      point_jobs(scenario, shared, report, point, point.index);
       return report;
     }
+    // A searched point's collectives and routes are its own topology's (each point is another count, GPU type or
+    // network): kept in a workspace of the point's, they go with it instead of piling up over the plan.
+    run::Workspace workspace;
+    workspace.set_symmetry(shared.symmetry());
     planner::SearchedPoint& s = searched[point.index];
     s = planner::search_layouts(o.scenario, point, batch.at(planner::point_gpus(point)), search_options, workspace);
     point_jobs(load_scenario(o.scenario, s.overrides), workspace, s.report, point, point.index * seeds);
@@ -367,7 +372,7 @@ int plan(const PlanOptions& o) {
       seed_runs[point.index].push_back(run::run_scenario(scenario, workspace).report);
       point_jobs(scenario, workspace, seed_runs[point.index].back(), point, point.index * seeds + k);
     }
-    return s.report;
+    return std::exchange(s.report, {});  // the row keeps what the plan needs; a report per point would pile up
   };
   try {
     planner::run_points_with(points, left, flags.threads, run_one, on_point);
