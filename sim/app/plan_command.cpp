@@ -345,7 +345,12 @@ int plan(const PlanOptions& o) {
                     .search = search ? std::optional(searched[index].stats) : std::nullopt});
     if (stop_after != nullptr && std::to_string(++finished) == stop_after) std::raise(SIGINT);
     if (const auto now = std::chrono::steady_clock::now(); now - last_partial >= kPartialPlanEvery) {
-      write_partial_plan(outdir, planner::plan_csv(analysed(collect(), goal, prices, base), goal));
+      try {
+        write_partial_plan(outdir, planner::plan_csv(analysed(collect(), goal, prices, base), goal));
+      } catch (const InputError&) {
+        // The rows so far are a courtesy: a folder that cannot take them now fails the plan's own write, with its
+        // reason, once every point has run (and the journal keeps them for the next run).
+      }
       last_partial = now;
     }
   };
