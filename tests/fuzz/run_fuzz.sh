@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run_fuzz.sh BUILD_DIR SECONDS [TARGET...]: runs libFuzzer binaries of a fuzz build (SYNCSIM_FUZZ=ON, clang) for
-# SECONDS each, one after another (every target when none is named). scripts/test runs it for a few seconds a
-# target; docs/reliability.md gives the long runs.
+# SECONDS each, one after another (every target when none is named, gui_readers where the build has the GUI).
+# scripts/test runs it for a few seconds a target; docs/reliability.md gives the long runs.
 #
 # Each run starts from the seed corpus, the kept regressions and the malformed corpus, and writes what it finds to
 # BUILD_DIR/fuzz-runs/TARGET/ (new inputs in corpus/, crashing ones in artifacts/, libFuzzer's output in fuzz.log),
@@ -12,7 +12,12 @@ seconds=$2
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(scenario topology_spec dot nccl_xml nccl_tests_log calibration prices sweep_args scenario_run cli_args sweep_resume topology_file hf_config gpu_profile profile_trace layers_file)
+if [ ${#targets[@]} -eq 0 ]; then
+  targets=(scenario topology_spec dot nccl_xml nccl_tests_log calibration prices sweep_args scenario_run cli_args
+           sweep_resume topology_file hf_config gpu_profile profile_trace layers_file inspector)
+  # The GUI's readers have a target only in builds with the GUI (Qt found).
+  [ -x "$build_dir/tests/fuzz/syncsim-fuzz-gui_readers" ] && targets+=(gui_readers)
+fi
 # Findings from UBSan end the run with a stack; leaks are reported by LeakSanitizer at the end of each input.
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 failed=0

@@ -113,7 +113,7 @@ CollectiveReplaySetup collective_replay_setup(ResolvedScenario& context, const C
     for (const SequenceCall& call : comm.calls) {
       SimTime time = SimTime::zero();
       if (comm.global_ranks.size() > 1) {
-        time = context.group_collective(call.op, Bytes(call.size_bytes), families[family_of[c]].groups).time;
+        time = context.group_collective(call.op, Bytes{call.size_bytes}, families[family_of[c]].groups).time;
       }
       call_index[c].push_back(static_cast<int>(setup.calls.size()));
       setup.calls.push_back({comm.global_ranks, time});
