@@ -39,33 +39,32 @@ GroupShape shape_of(Router& router, const std::vector<std::size_t>& group) {
     if (seen == hosts.end()) hosts.push_back(host);
   }
   shape.hosts.push_back(-1);
+  const auto add = [&](LinkId id) {
+    for (const std::int64_t trait : link_traits(topology, id)) mix(shape.hash, static_cast<std::uint64_t>(trait));
+    shape.links.push_back(id);
+  };
+  const auto end_route = [&] {
+    shape.ends.push_back(static_cast<std::uint32_t>(shape.links.size()));
+    mix(shape.hash, shape.ends.back());
+  };
   for (const std::size_t a : group) {
     for (const std::size_t b : group) {
       if (a == b) continue;
-      for (const LinkId id : router.gpu_route(a, b).links) {
-        for (const std::int64_t trait : link_traits(topology, id)) mix(shape.hash, static_cast<std::uint64_t>(trait));
-        shape.links.push_back(id);
-      }
-      shape.ends.push_back(static_cast<std::uint32_t>(shape.links.size()));
-      mix(shape.hash, shape.ends.back());
+      for (const LinkId id : router.gpu_route(a, b).links) add(id);
+      end_route();
     }
   }
   // And each member's own links both ways, as one more "route" per member: in-network reductions (NVLS) send from a
   // GPU to its NVLink switch and back, off every member-to-member route.
   for (const std::size_t gpu : group) {
     const NodeId node = topology.gpu(gpu);
-    const auto add = [&](LinkId id) {
-      for (const std::int64_t trait : link_traits(topology, id)) mix(shape.hash, static_cast<std::uint64_t>(trait));
-      shape.links.push_back(id);
-    };
     for (const LinkId out : topology.out_links(node)) {
       add(out);
       for (const LinkId back : topology.out_links(topology.link(out).dst)) {
         if (topology.link(back).dst == node) add(back);
       }
     }
-    shape.ends.push_back(static_cast<std::uint32_t>(shape.links.size()));
-    mix(shape.hash, shape.ends.back());
+    end_route();
   }
   return shape;
 }
