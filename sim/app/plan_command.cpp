@@ -380,7 +380,9 @@ int plan(const PlanOptions& o) {
     return std::exchange(s.report, {});  // the row keeps what the plan needs; a report per point would pile up
   };
   try {
-    planner::run_points_with(points, left, flags.threads, run_one, on_point);
+    // A point's memory grows with its GPU count (its topology, routes and collectives' traffic per link).
+    planner::run_points_with(points, left, flags.threads, run_one, on_point, nullptr,
+                             [](const planner::SweepPoint& point) { return planner::point_gpus(point); });
   } catch (const InputError& e) {
     throw as_grid_error(e, !o.networks.empty());
   }

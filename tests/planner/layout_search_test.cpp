@@ -134,7 +134,8 @@ TEST_CASE("no simulated iteration is faster than its layout's lower bound") {
       {.tensor = 2, .context = 2, .pipeline = 2, .data = 2, .batch_per_gpu = 2, .micro_batches = 2},
   };
   const Scenario point = load_scenario(kScenario, {"parallelism={}"});
-  run::LayoutProbe probe(point);
+  run::Workspace workspace;
+  run::LayoutProbe probe(point, workspace);
   for (const LayoutChoice& c : layouts) {
     INFO(label_of(c));
     const run::ProbeLayout layout{parallelism_of(c), c.batch_per_gpu, c.micro_batches};

@@ -100,7 +100,7 @@ SearchedPoint search_layouts(const std::filesystem::path& scenario, const SweepP
   // cannot take is no error here, only no incumbent.
   const bool key = options.space.global_batch_key;
   const Scenario plain = probe_scenario(scenario, point, key);
-  run::LayoutProbe prober(plain);
+  run::LayoutProbe prober(plain, workspace);
   const std::int64_t gpus = plain.cluster.workers
                                 ? plain.cluster.workers->value
                                 : static_cast<std::int64_t>(plain.cluster.built->topology.gpu_count());
@@ -132,6 +132,10 @@ SearchedPoint search_layouts(const std::filesystem::path& scenario, const SweepP
   std::stable_sort(fitting.begin(), fitting.end(), [](const Probed& a, const Probed& b) { return a.bound < b.bound; });
   std::optional<SimTime> best;
   const auto try_choice = [&](const LayoutChoice& choice) {
+    // What candidates share is their routes (the workspace's router); their collectives seldom recur (another
+    // layout, other groups and bucket sizes), and at a frontier count each outcome holds the traffic of a few hundred
+    // thousand links: kept for the point, they were most of its memory (docs/performance.md).
+    workspace.collectives().clear();
     std::vector<std::string> overrides;
     TrainingReport r;
     try {

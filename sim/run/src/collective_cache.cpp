@@ -109,19 +109,23 @@ std::optional<CollectiveKey> CollectiveCache::key(const TopologyDigest& topology
                        .record_steps = spec.record_steps};
 }
 
-const CollectiveOutcome* CollectiveCache::find(const CollectiveKey& key) const {
+std::shared_ptr<const CollectiveOutcome> CollectiveCache::find(const CollectiveKey& key) const {
   const std::lock_guard<std::mutex> lock(mutex_);
   const auto it = entries_.find(key);
   if (it == entries_.end()) return nullptr;
   ++hits_;
-  return it->second.get();
+  return it->second;
 }
 
-const CollectiveOutcome* CollectiveCache::store(const CollectiveKey& key, const CollectiveOutcome& outcome) {
+void CollectiveCache::store(const CollectiveKey& key, const CollectiveOutcome& outcome) {
   const std::lock_guard<std::mutex> lock(mutex_);
-  if (const auto it = entries_.find(key); it != entries_.end()) return it->second.get();
-  if (entries_.size() >= kMaxEntries) return nullptr;
-  return entries_.emplace(key, std::make_unique<CollectiveOutcome>(outcome)).first->second.get();
+  if (entries_.size() >= kMaxEntries || entries_.contains(key)) return;
+  entries_.emplace(key, std::make_shared<const CollectiveOutcome>(outcome));
+}
+
+void CollectiveCache::clear() {
+  const std::lock_guard<std::mutex> lock(mutex_);
+  entries_.clear();
 }
 
 std::size_t CollectiveCache::size() const {

@@ -240,17 +240,23 @@ ModelParallelSetup LayoutCommunication::setup() {
     out.expert_data = expert_ > 1 ? n.data / expert_ : n.data;
     const bool sharded = out.sharding != ShardingLevel::none;
     std::map<std::tuple<CollectiveOp, std::int64_t, bool>, SimTime> times;
+    std::map<std::tuple<CollectiveOp, std::int64_t, bool>, std::size_t> use_of;  // where in uses_ (unless a floor)
     for (const auto& row : out.work) {
       for (const ChunkWork& w : row) {
         for (const ChunkWork::Unit& u : w.units) {
           if (u.expert && out.expert_data < 2) continue;
           for (const CollectiveOp op : sharded ? std::vector{CollectiveOp::reduce_scatter, CollectiveOp::all_gather}
                                                : std::vector{CollectiveOp::allreduce}) {
-            // A floor has no traffic to count per unit, so a bucket size seen before is not asked again.
+            // A bucket size seen before is not asked again (at a frontier layout each ask would copy and compare
+            // thousands of groups): its use runs once more, as fill_links would sum it.
             const std::tuple key{op, u.bytes.value, u.expert};
-            if (floor_ && times.contains(key)) continue;
-            times[key] =
-                timed("data", op, u.bytes, u.expert ? expert_groups : groups, 1.0 / static_cast<double>(n.pipeline));
+            const double per_iteration = 1.0 / static_cast<double>(n.pipeline);
+            if (const auto seen = use_of.find(key); seen != use_of.end()) {
+              if (!floor_) uses_[seen->second].per_iteration += per_iteration;
+              continue;
+            }
+            use_of.emplace(key, uses_.size());
+            times[key] = timed("data", op, u.bytes, u.expert ? expert_groups : groups, per_iteration);
           }
         }
       }

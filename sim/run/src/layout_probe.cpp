@@ -231,12 +231,11 @@ SimTime pipeline_bound(const ModelParallelSetup& setup, std::int64_t shards, Str
 
 struct LayoutProbe::Impl {
   Scenario scenario;
-  Workspace workspace;
   ResolvedScenario context;
   Capacities capacity;
   ServerCrossings crossings{capacity};
 
-  explicit Impl(const Scenario& point)
+  Impl(const Scenario& point, Workspace& workspace)
       : scenario(point), context(scenario, workspace), capacity(capacities(context.topology())) {}
 
   void apply(const ProbeLayout& layout) {
@@ -246,7 +245,8 @@ struct LayoutProbe::Impl {
   }
 };
 
-LayoutProbe::LayoutProbe(const Scenario& point) : impl_(std::make_unique<Impl>(point)) {}
+LayoutProbe::LayoutProbe(const Scenario& point, Workspace& workspace)
+    : impl_(std::make_unique<Impl>(point, workspace)) {}
 LayoutProbe::~LayoutProbe() = default;
 
 MemoryReport LayoutProbe::memory(const ProbeLayout& layout) {

@@ -302,7 +302,7 @@ CollectiveOutcome ResolvedScenario::cached_or(const std::optional<CollectiveKey>
                                               const std::function<CollectiveOutcome()>& simulate) {
   CollectiveCache& shared = workspace_->collectives();
   if (key) {
-    if (const CollectiveOutcome* hit = shared.find(*key)) return *hit;
+    if (const auto hit = shared.find(*key)) return *hit;
   }
   CollectiveOutcome outcome = simulate();
   if (key) shared.store(*key, outcome);

@@ -262,9 +262,7 @@ JobsScenario read_jobs_scenario(const ConfigNode& root, const std::string& sourc
   read_identity(reader, source, scenario.base);
   scenario.base.cluster = read_cluster(reader.require("cluster", "the GPU and the topology"), base_dir);
   scenario.config = read_jobs(reader, base_dir, false);
-  auto built = std::make_shared<const BuiltTopology>(BuiltTopology{scenario.base.cluster.topology.kind,
-                                                                   scenario.base.cluster.topology.params,
-                                                                   build_scenario_topology(scenario.base)});
+  auto built = built_scenario_topology(scenario.base);
   check_jobs(scenario, built->topology);
   scenario.base.cluster.built = std::move(built);
   return scenario;

@@ -89,8 +89,7 @@ Scenario read_scenario(const ConfigNode& root, const std::string& source, const 
   if (const ConfigNode* reliability = reader.get("reliability")) scenario.reliability = read_reliability(*reliability);
   if (const ConfigNode* convergence = reader.get("convergence")) scenario.convergence = read_convergence(*convergence);
   check_across_sections(scenario);
-  auto built = std::make_shared<const BuiltTopology>(BuiltTopology{
-      scenario.cluster.topology.kind, scenario.cluster.topology.params, build_scenario_topology(scenario)});
+  auto built = built_scenario_topology(scenario);
   check_against_topology(scenario, built->topology);
   const auto gpus = static_cast<std::int64_t>(built->topology.gpu_count());
   derive_micro_batches(scenario, scenario.cluster.workers ? scenario.cluster.workers->value : gpus);
@@ -144,7 +143,8 @@ std::shared_ptr<const Topology> scenario_topology(const Scenario& scenario) {
       cluster.built->params == cluster.topology.params) {
     return {cluster.built, &cluster.built->topology};  // shares the loader's
   }
-  return std::make_shared<const Topology>(build_scenario_topology(scenario));
+  const std::shared_ptr<const BuiltTopology> built = built_scenario_topology(scenario);
+  return {built, &built->topology};
 }
 
 }  // namespace syncsim

@@ -11,7 +11,7 @@
 // field of the collective spec (op, size, ranks, algorithm, protocol, channels, latency source and ceiling, root,
 // slices, execution, steps recorded). Calibrated models are not cached here.
 //
-// Thread-safe; bounded (kMaxEntries); entries are never evicted, so a returned pointer stays valid.
+// Thread-safe; bounded (kMaxEntries); entries are never evicted, only cleared all at once by the owner.
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -71,11 +71,14 @@ class CollectiveCache {
   // The key of `spec` on the topology with digest `topology`, or nullopt when the spec must not be cached.
   static std::optional<CollectiveKey> key(const TopologyDigest& topology, const CollectiveSpec& spec);
 
-  // The cached outcome for `key` (counted as a hit), or nullptr.
-  const CollectiveOutcome* find(const CollectiveKey& key) const;
-  // Keeps `outcome` under `key` (the first one stored wins) unless the cache is full; returns the stored one, or
-  // nullptr when full.
-  const CollectiveOutcome* store(const CollectiveKey& key, const CollectiveOutcome& outcome);
+  // The cached outcome for `key` (counted as a hit), or null; it stays valid while held, whatever clear() does.
+  std::shared_ptr<const CollectiveOutcome> find(const CollectiveKey& key) const;
+  // Keeps `outcome` under `key` (the first one stored wins) unless the cache is full.
+  void store(const CollectiveKey& key, const CollectiveOutcome& outcome);
+
+  // Forgets every entry: for an owner whose next runs will not ask for these again (plan's layout search, between
+  // candidates).
+  void clear();
 
   std::size_t size() const;
   // How many find() calls found their collective.
@@ -83,7 +86,7 @@ class CollectiveCache {
 
  private:
   mutable std::mutex mutex_;
-  std::unordered_map<CollectiveKey, std::unique_ptr<CollectiveOutcome>, CollectiveKeyHash> entries_;
+  std::unordered_map<CollectiveKey, std::shared_ptr<const CollectiveOutcome>, CollectiveKeyHash> entries_;
   mutable std::size_t hits_ = 0;
 };
 

@@ -36,6 +36,7 @@
 
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/core/sim_time.hpp"
+#include "syncsim/run/workspace.hpp"
 #include "syncsim/scenario/scenario.hpp"
 
 namespace syncsim::run {
@@ -51,8 +52,9 @@ struct ProbeLayout {
 class LayoutProbe {
  public:
   // `point`: a loaded scenario (its GPU, model, topology and worker count); its own layout is replaced by each
-  // probed one.
-  explicit LayoutProbe(const Scenario& point);
+  // probed one. `workspace`: the one the point's simulations run in, so the probe's routes (and what collectives
+  // derive from them) are found once for both.
+  LayoutProbe(const Scenario& point, Workspace& workspace);
   ~LayoutProbe();
   LayoutProbe(const LayoutProbe&) = delete;
   LayoutProbe& operator=(const LayoutProbe&) = delete;

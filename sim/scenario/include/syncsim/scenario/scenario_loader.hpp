@@ -36,6 +36,12 @@ std::string to_yaml(const Scenario& scenario);
 // the file.
 Topology build_scenario_topology(const Scenario& scenario);
 
+// The scenario's topology as the loader keeps it (cluster.built). A generated network (every kind but `file`) is
+// built once while some scenario still holds it: loading the same kind and values again shares that build, which
+// cannot differ from a new one (the generators are deterministic and the topology is immutable). A plan loads every
+// layout candidate of a point with the same network; each would otherwise build its 32,768 GPUs anew.
+std::shared_ptr<const BuiltTopology> built_scenario_topology(const Scenario& scenario);
+
 // The scenario's topology, built once: the one the loader built and checked the scenario against
 // (cluster.built), while cluster.topology still names the same kind and values; otherwise (a scenario made or
 // changed in code) built now by build_scenario_topology.
