@@ -32,9 +32,11 @@ class JobLoop final : public EventHandler {
     running_.clear();
     if (job_.collectives.empty()) return finish();
     pending_ = job_.collectives.size();
-    ExecutorOptions options;
-    options.bulk = bulk_;
     for (const CoCollective& c : job_.collectives) {
+      ExecutorOptions options;
+      options.bulk = bulk_;
+      // k copies as one: k-fold wire bytes (an efficiency of 1/k, exact for the powers of two NCCL's channels come in).
+      for (double& efficiency : options.cost.efficiency) efficiency /= c.copies;
       running_.push_back(std::make_unique<CollectiveExecutor>(sim_, flows_, router_, *c.plan, c.gpus, options));
     }
     for (const auto& executor : running_) {

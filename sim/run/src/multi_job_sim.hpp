@@ -32,6 +32,9 @@ namespace syncsim::run {
 struct CoCollective {
   std::shared_ptr<const CollectivePlan> plan;
   std::vector<NodeId> gpus;
+  // How many identical channels (the same plan on the same GPUs) this one stands for: its wire bytes are k-fold
+  // (co_sim_classes.hpp, "Copies").
+  std::uint32_t copies = 1;
 };
 
 struct CoJob {

@@ -11,6 +11,8 @@
 // iteration times. A model-parallel job runs as its single-job engine's iteration less the engine's exposed
 // data-parallel time, then its data-parallel groups' AllReduces on the shared fabric (docs/jobs.md). InputError at
 // the key for what a job asks that the co-simulation does not model yet.
+#include <cstdint>
+
 #include "syncsim/scenario/jobs_config.hpp"
 #include "syncsim/training/jobs_report.hpp"
 
@@ -18,6 +20,12 @@ namespace syncsim::run {
 
 struct JobsRunOptions {
   bool bulk = true;  // the executors' bulk path; off only to show that it changes nothing
+  // Alike components of rings simulated once per class, and a job alone for one iteration (its iterations are all
+  // alike); off only to show that it changes nothing (co_sim_classes.hpp).
+  bool classes = true;
+  // A component of rings with at least this many transfers an iteration runs each ring's k copies (NCCL's channels
+  // of a group with one GPU per server) as one ring of k-fold bytes: the same up to floating-point order.
+  std::uint64_t copies_min_transfers = 1'000'000;
 };
 
 JobsReport run_jobs(const JobsScenario& scenario, const JobsRunOptions& options = {});
