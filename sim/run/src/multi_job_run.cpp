@@ -179,6 +179,7 @@ PreparedJob prepare_job(const JobsScenario& scenario, std::size_t index, const J
   r.name = job.name;
   r.gpus = static_cast<std::int64_t>(placement.gpus.size());
   r.nodes = placement.nodes;
+  for (const std::size_t g : placement.gpus) r.gpu_indices.push_back(static_cast<std::int64_t>(g));
   r.compute = out.job.compute;
   r.gradient_bytes = static_cast<double>(iteration.gradient.value);
   r.channels = static_cast<std::uint32_t>(out.job.collectives.size());
@@ -300,6 +301,7 @@ JobsReport run_jobs(const JobsScenario& scenario, const JobsRunOptions& options)
     JobReport& r = jobs[j].report;
     r.iterations = together.jobs[j].iterations;
     r.iteration_time = together.jobs[j].mean;
+    r.runs = together.jobs[j].runs;
     r.slowdown = static_cast<double>(r.iteration_time.ps()) / static_cast<double>(r.alone_iteration_time.ps());
     report.workers += r.gpus;
   }

@@ -23,6 +23,7 @@
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/topology/router.hpp"
 #include "syncsim/topology/topology.hpp"
+#include "syncsim/training/jobs_report.hpp"
 
 #include "background_traffic.hpp"
 
@@ -53,6 +54,8 @@ struct CoSimOptions {
 struct CoJobResult {
   std::int64_t iterations = 0;  // measured (started inside the window)
   SimTime mean;                 // their mean
+  // Every iteration it ran, from its offset (the first kJobIterationsRecorded), for the trace.
+  std::vector<JobIterationRun> runs = {};
 };
 
 struct CoSimResult {

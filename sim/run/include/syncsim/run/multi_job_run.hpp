@@ -14,6 +14,7 @@
 #include <cstdint>
 
 #include "syncsim/scenario/jobs_config.hpp"
+#include "syncsim/trace/trace.hpp"
 #include "syncsim/training/jobs_report.hpp"
 
 namespace syncsim::run {
@@ -29,5 +30,11 @@ struct JobsRunOptions {
 };
 
 JobsReport run_jobs(const JobsScenario& scenario, const JobsRunOptions& options = {});
+
+// The trace of a jobs run (trace.json, docs/jobs.md "The trace"): per job, the first kJobTraceGpus of its GPUs as
+// lanes (every GPU of a job runs the same iterations in this model), each iteration's compute and AllReduce from the
+// together-run; metadata "job NAME" lists the GPU lanes of each job, in the jobs' order.
+inline constexpr std::size_t kJobTraceGpus = 256;
+trace::Trace jobs_trace(const JobsReport& report);
 
 }  // namespace syncsim::run
