@@ -64,6 +64,13 @@ TimelineData TimelineData::fromTrace(const tr::Trace& trace) {
   TimelineData d;
   for (const auto& [key, value] : trace.metadata()) {
     if (key == "scenario") d.m_title = QString::fromStdString(value);
+    if (key.starts_with("job ")) {
+      TimelineJob job{QString::fromStdString(key.substr(4)), {}};
+      for (const QString& gpu : QString::fromStdString(value).split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        job.gpus.push_back(gpu.toLongLong());
+      }
+      d.m_jobs.push_back(std::move(job));
+    }
   }
 
   // Lanes and rows, in the trace's track order (kind, sort index, name).

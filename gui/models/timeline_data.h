@@ -78,6 +78,12 @@ struct TimelineLane {
   std::size_t spanCount() const;
 };
 
+// A job of a multi-job trace (metadata "job NAME" = its GPU lanes' indices, docs/jobs.md "The trace").
+struct TimelineJob {
+  QString name;
+  std::vector<qint64> gpus;
+};
+
 // Identifies one span in a TimelineData.
 struct SpanRef {
   int lane = 0;
@@ -105,6 +111,8 @@ class TimelineData {
   std::optional<SpanRef> spanNear(int lane, qint64 t, SpanKind kind) const;
   // The trace's "scenario" metadata, or empty.
   const QString& title() const { return m_title; }
+  // A multi-job trace's jobs, in its order; empty for a single job's.
+  const std::vector<TimelineJob>& jobs() const { return m_jobs; }
 
  private:
   void finish();
@@ -115,4 +123,5 @@ class TimelineData {
   qint64 m_endPs = 0;
   std::size_t m_spanCount = 0;
   QString m_title;
+  std::vector<TimelineJob> m_jobs;
 };

@@ -970,6 +970,10 @@
         <translation>链路利用率</translation>
     </message>
     <message>
+        <source>job %1</source>
+        <translation>作业 %1</translation>
+    </message>
+    <message>
         <source>%1 lanes</source>
         <translation>%1 条泳道</translation>
     </message>

@@ -32,6 +32,7 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent), m_scroll(new QScr
 
 void TimelineView::setTimeline(std::shared_ptr<const TimelineData> timeline) {
   m_data = std::move(timeline);
+  m_jobColors = m_data ? JobColors::of(*m_data) : JobColors();
   m_selected.reset();
   m_cursor.reset();
   rebuildLanes();
@@ -186,12 +187,18 @@ void TimelineView::paintEvent(QPaintEvent*) {
   }
 }
 
-void TimelineView::paintLegend(QPainter& p, const QRect& r) const {
+std::vector<std::pair<QColor, QString>> TimelineView::legendItems() const {
   std::vector<std::pair<QColor, QString>> items;
   for (SpanKind k : m_legendKinds) items.emplace_back(spanKindColor(k), spanKindName(k));
   if (m_data && m_showLinks && m_data->laneCount(LaneKind::Link) > 0) {
     items.emplace_back(TimelineRenderer::counterColor(), tr("Link utilization"));
   }
+  for (const JobColors::Job& job : m_jobColors.jobs()) items.emplace_back(job.color, tr("job %1").arg(job.name));
+  return items;
+}
+
+void TimelineView::paintLegend(QPainter& p, const QRect& r) const {
+  const std::vector<std::pair<QColor, QString>> items = legendItems();
   const QFontMetrics fm(p.font());
   int x = r.left() + 8;
   p.setPen(palette().text().color());
@@ -220,10 +227,24 @@ void TimelineView::paintAxis(QPainter& p, const QRect& r) const {
   p.restore();
 }
 
+// A job's GPU lanes: a strip of its colour at the headers' left edge, at any lane height (the legend names the jobs).
+void TimelineView::paintJobStrips(QPainter& p, const QRect& r, const TimelineFrame& f) const {
+  if (m_jobColors.jobs().empty()) return;
+  const int first = std::max(0, f.scrollPx / std::max(1, f.laneHeight));
+  for (int i = first; i < static_cast<int>(f.lanes.size()); ++i) {
+    const int y = r.top() + f.laneTop(i);
+    if (y > r.bottom()) break;
+    if (const std::optional<QColor> job = m_jobColors.laneColor(f.lanes[static_cast<std::size_t>(i)])) {
+      p.fillRect(QRect(r.left(), y, 4, std::max(1, f.laneHeight - 1)), *job);
+    }
+  }
+}
+
 void TimelineView::paintLaneHeaders(QPainter& p, const QRect& r, const TimelineFrame& f) const {
   p.save();
   p.setClipRect(r);
   p.fillRect(r, palette().window());
+  paintJobStrips(p, r, f);
   if (m_data && f.laneHeight >= 8) {
     const QFontMetrics fm(p.font());
     p.setPen(palette().text().color());

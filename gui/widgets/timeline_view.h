@@ -10,7 +10,10 @@
 #include <QWidget>
 #include <memory>
 #include <optional>
+#include <utility>
+#include <vector>
 
+#include "models/job_colors.h"
 #include "widgets/timeline_renderer.h"
 
 class QScrollBar;
@@ -38,6 +41,10 @@ class TimelineView : public QWidget {
   std::optional<SpanRef> selectedSpan() const { return m_selected; }
   bool showLinkLanes() const { return m_showLinks; }
   bool showCollectiveLanes() const { return m_showCollectives; }
+  // The legend's entries, left to right: the span kinds shown, link utilization, then a multi-job trace's jobs.
+  std::vector<std::pair<QColor, QString>> legendItems() const;
+  // A multi-job trace's job colours (the lane headers' strips and the legend); empty otherwise.
+  const JobColors& jobColors() const { return m_jobColors; }
 
   QSize sizeHint() const override { return {1200, 600}; }
 
@@ -75,11 +82,13 @@ class TimelineView : public QWidget {
   void paintLegend(QPainter& p, const QRect& r) const;
   void paintAxis(QPainter& p, const QRect& r) const;
   void paintLaneHeaders(QPainter& p, const QRect& r, const TimelineFrame& f) const;
+  void paintJobStrips(QPainter& p, const QRect& r, const TimelineFrame& f) const;
   QString toolTipFor(const SpanRef& ref) const;
 
   std::shared_ptr<const TimelineData> m_data;
   std::vector<int> m_lanes;
   std::vector<SpanKind> m_legendKinds;
+  JobColors m_jobColors;
   TimeScale m_scale;
   int m_laneHeight = kDefaultLaneHeight;
   bool m_showLinks = true;

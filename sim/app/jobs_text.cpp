@@ -39,7 +39,7 @@ void print_jobs_summary(const JobsReport& r, const std::filesystem::path& outdir
     for (const std::string& w : l.with) with += (with.empty() ? "" : ", ") + w;
     fmt::print(o, "busiest shared   {}: {} -> {} with {}\n", j.name, l.from, l.to, with);
   }
-  fmt::print(o, "wrote            {}\n", (outdir / "report.json").string());
+  fmt::print(o, "wrote            {} and {}\n", (outdir / "report.json").string(), (outdir / "trace.json").string());
 }
 
 }  // namespace syncsim::app

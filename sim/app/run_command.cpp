@@ -315,14 +315,15 @@ void write_outputs(const std::filesystem::path& outdir, const Scenario& scenario
 // A scenario with several jobs (docs/jobs.md): report.json and the per-job table.
 int run_jobs_scenario(const RunOptions& options, const JobsScenario& scenario) {
   const std::filesystem::path outdir = output_dir(options, scenario.base);
-  check_output_dir(outdir, "-o", {"report.json"});
+  check_output_dir(outdir, "-o", {"report.json", "trace.json"});
   const JobsReport jobs = run::run_jobs(scenario);
   const std::string report = jobs_json(jobs).dump(2) + "\n";
   OutputSet set(outdir);
   set.add("report.json", [&](std::ostream& out) { out << report; });
-  // A single-job run's files in the same folder would describe another run.
-  for (const std::string_view name : {std::string_view("trace.json"), run::kJobTimelineFile})
-    set.remove(std::string(name));
+  const trace::Trace trace = run::jobs_trace(jobs);
+  set.add("trace.json", [&](std::ostream& out) { trace::write_chrome_trace(trace, out); });
+  // A single-job run's job timeline in the same folder would describe another run.
+  set.remove(std::string(run::kJobTimelineFile));
   set.commit();
   if (options.json) {
     std::cout << report;

@@ -15,6 +15,7 @@
 #include "syncsim/training/rank_layout.hpp"
 
 #include "background_traffic.hpp"
+#include "co_sim_classes.hpp"
 #include "job_placement.hpp"
 #include "multi_job_sim.hpp"
 #include "recommendation_context.hpp"
@@ -178,6 +179,7 @@ PreparedJob prepare_job(const JobsScenario& scenario, std::size_t index, const J
   r.name = job.name;
   r.gpus = static_cast<std::int64_t>(placement.gpus.size());
   r.nodes = placement.nodes;
+  for (const std::size_t g : placement.gpus) r.gpu_indices.push_back(static_cast<std::int64_t>(g));
   r.compute = out.job.compute;
   r.gradient_bytes = static_cast<double>(iteration.gradient.value);
   r.channels = static_cast<std::uint32_t>(out.job.collectives.size());
@@ -240,6 +242,13 @@ void report_shared_links(std::vector<PreparedJob>& jobs, const std::set<LinkId>&
   }
 }
 
+// The jobs as the co-simulation runs them: with classes, each class of alike ring components once (co_sim_classes.hpp).
+std::vector<CoJob> simulated_jobs(const std::vector<CoJob>& jobs, Router& router, const std::set<LinkId>& background,
+                                  const JobsRunOptions& options) {
+  if (!options.classes) return jobs;
+  return co_sim_classes(jobs, router, background, options.copies_min_transfers).jobs;
+}
+
 }  // namespace
 
 JobsReport run_jobs(const JobsScenario& scenario, const JobsRunOptions& options) {
@@ -259,10 +268,16 @@ JobsReport run_jobs(const JobsScenario& scenario, const JobsRunOptions& options)
   const Topology flow_topology = with_private_links(*topology, background);
 
   CoSimOptions sim_options{scenario.config.window_iterations.value, options.bulk, scenario.base.seed};
-  // Alone: the job on its nodes, nothing else on the fabric. Its iterations are all alike, so its offset is moot.
+  // Alone: the job on its nodes, nothing else on the fabric. Its iterations are all alike (each starts on an idle
+  // fabric), so its offset is moot, and with classes one iteration is their mean.
+  CoSimOptions alone_options = sim_options;
+  if (options.classes) alone_options.window_iterations = 1;
   Rng rng(scenario.base.seed);
   for (PreparedJob& p : jobs) {
-    p.report.alone_iteration_time = co_simulate(flow_topology, router, {p.job}, {}, sim_options).jobs[0].mean;
+    p.report.alone_iteration_time =
+        co_simulate(flow_topology, router, simulated_jobs({p.job}, router, {}, options), {}, alone_options)
+            .jobs[0]
+            .mean;
     // Not in phase: each job starts at a seeded point within one of its iterations.
     p.job.offset = SimTime::from_ps(
         static_cast<std::int64_t>(rng.uniform() * static_cast<double>(p.report.alone_iteration_time.ps())));
@@ -271,7 +286,8 @@ JobsReport run_jobs(const JobsScenario& scenario, const JobsRunOptions& options)
   check_window_work(scenario, jobs, sim_options.window_iterations);
   std::vector<CoJob> all;
   for (const PreparedJob& p : jobs) all.push_back(p.job);
-  const CoSimResult together = co_simulate(flow_topology, router, all, background, sim_options);
+  const CoSimResult together = co_simulate(
+      flow_topology, router, simulated_jobs(all, router, background_links, options), background, sim_options);
 
   JobsReport report;
   report.scenario = scenario.base.name;
@@ -285,6 +301,7 @@ JobsReport run_jobs(const JobsScenario& scenario, const JobsRunOptions& options)
     JobReport& r = jobs[j].report;
     r.iterations = together.jobs[j].iterations;
     r.iteration_time = together.jobs[j].mean;
+    r.runs = together.jobs[j].runs;
     r.slowdown = static_cast<double>(r.iteration_time.ps()) / static_cast<double>(r.alone_iteration_time.ps());
     report.workers += r.gpus;
   }

@@ -19,7 +19,7 @@ constexpr std::uint64_t kComputeDone = 1;
 class JobLoop final : public EventHandler {
  public:
   JobLoop(Simulator& sim, FlowModel& flows, Router& router, const CoJob& job, bool bulk,
-          std::function<void(SimTime start)> on_iteration)
+          std::function<void(SimTime start, SimTime compute_end)> on_iteration)
       : sim_(sim), flows_(flows), router_(router), job_(job), bulk_(bulk), on_iteration_(std::move(on_iteration)) {}
 
   void on_event(Simulator& sim, std::uint64_t payload) override {
@@ -30,11 +30,14 @@ class JobLoop final : public EventHandler {
     }
     // The previous iteration's executors are done, and no call of theirs is on the stack: an event of our own.
     running_.clear();
+    compute_end_ = sim.now();
     if (job_.collectives.empty()) return finish();
     pending_ = job_.collectives.size();
-    ExecutorOptions options;
-    options.bulk = bulk_;
     for (const CoCollective& c : job_.collectives) {
+      ExecutorOptions options;
+      options.bulk = bulk_;
+      // k copies as one: k-fold wire bytes (an efficiency of 1/k, exact for the powers of two NCCL's channels come in).
+      for (double& efficiency : options.cost.efficiency) efficiency /= c.copies;
       running_.push_back(std::make_unique<CollectiveExecutor>(sim_, flows_, router_, *c.plan, c.gpus, options));
     }
     for (const auto& executor : running_) {
@@ -46,7 +49,7 @@ class JobLoop final : public EventHandler {
 
  private:
   void finish() {
-    on_iteration_(started_);
+    on_iteration_(started_, compute_end_);
     sim_.schedule_in(SimTime::zero(), *this, kIterationStarts);
   }
 
@@ -55,10 +58,11 @@ class JobLoop final : public EventHandler {
   Router& router_;
   const CoJob& job_;
   bool bulk_;
-  std::function<void(SimTime)> on_iteration_;
+  std::function<void(SimTime, SimTime)> on_iteration_;
   std::vector<std::unique_ptr<CollectiveExecutor>> running_;
   std::size_t pending_ = 0;
   SimTime started_;
+  SimTime compute_end_;
 };
 
 }  // namespace
@@ -74,16 +78,18 @@ CoSimResult co_simulate(const Topology& flow_topology, Router& router, const std
   std::size_t complete = 0;                    // jobs with window_iterations measured
   std::vector<std::unique_ptr<JobLoop>> loops;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
-    loops.push_back(std::make_unique<JobLoop>(sim, flows, router, jobs[j], options.bulk, [&, j](SimTime start) {
-      if (start < result.window_start) return;
-      CoJobResult& r = result.jobs[j];
-      measured[j] += sim.now() - start;
-      if (++r.iterations == options.window_iterations && ++complete == jobs.size()) {
-        result.window_end = sim.now();
-        result.slowest = j;
-        sim.stop();
-      }
-    }));
+    loops.push_back(std::make_unique<JobLoop>(
+        sim, flows, router, jobs[j], options.bulk, [&, j](SimTime start, SimTime compute_end) {
+          CoJobResult& r = result.jobs[j];
+          if (r.runs.size() < kJobIterationsRecorded) r.runs.push_back({start, compute_end, sim.now()});
+          if (start < result.window_start) return;
+          measured[j] += sim.now() - start;
+          if (++r.iterations == options.window_iterations && ++complete == jobs.size()) {
+            result.window_end = sim.now();
+            result.slowest = j;
+            sim.stop();
+          }
+        }));
     sim.schedule_at(jobs[j].offset, *loops.back(), kIterationStarts);
   }
   BackgroundTraffic traffic(sim, flows, background, options.seed);

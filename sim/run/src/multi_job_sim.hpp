@@ -23,6 +23,7 @@
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/topology/router.hpp"
 #include "syncsim/topology/topology.hpp"
+#include "syncsim/training/jobs_report.hpp"
 
 #include "background_traffic.hpp"
 
@@ -32,6 +33,9 @@ namespace syncsim::run {
 struct CoCollective {
   std::shared_ptr<const CollectivePlan> plan;
   std::vector<NodeId> gpus;
+  // How many identical channels (the same plan on the same GPUs) this one stands for: its wire bytes are k-fold
+  // (co_sim_classes.hpp, "Copies").
+  std::uint32_t copies = 1;
 };
 
 struct CoJob {
@@ -50,6 +54,8 @@ struct CoSimOptions {
 struct CoJobResult {
   std::int64_t iterations = 0;  // measured (started inside the window)
   SimTime mean;                 // their mean
+  // Every iteration it ran, from its offset (the first kJobIterationsRecorded), for the trace.
+  std::vector<JobIterationRun> runs = {};
 };
 
 struct CoSimResult {

@@ -11,15 +11,30 @@
 // iteration times. A model-parallel job runs as its single-job engine's iteration less the engine's exposed
 // data-parallel time, then its data-parallel groups' AllReduces on the shared fabric (docs/jobs.md). InputError at
 // the key for what a job asks that the co-simulation does not model yet.
+#include <cstdint>
+
 #include "syncsim/scenario/jobs_config.hpp"
+#include "syncsim/trace/trace.hpp"
 #include "syncsim/training/jobs_report.hpp"
 
 namespace syncsim::run {
 
 struct JobsRunOptions {
   bool bulk = true;  // the executors' bulk path; off only to show that it changes nothing
+  // Alike components of rings simulated once per class, and a job alone for one iteration (its iterations are all
+  // alike); off only to show that it changes nothing (co_sim_classes.hpp).
+  bool classes = true;
+  // A component of rings with at least this many transfers an iteration runs each ring's k copies (NCCL's channels
+  // of a group with one GPU per server) as one ring of k-fold bytes: the same up to floating-point order.
+  std::uint64_t copies_min_transfers = 1'000'000;
 };
 
 JobsReport run_jobs(const JobsScenario& scenario, const JobsRunOptions& options = {});
+
+// The trace of a jobs run (trace.json, docs/jobs.md "The trace"): per job, the first kJobTraceGpus of its GPUs as
+// lanes (every GPU of a job runs the same iterations in this model), each iteration's compute and AllReduce from the
+// together-run; metadata "job NAME" lists the GPU lanes of each job, in the jobs' order.
+inline constexpr std::size_t kJobTraceGpus = 256;
+trace::Trace jobs_trace(const JobsReport& report);
 
 }  // namespace syncsim::run

@@ -21,6 +21,13 @@ struct SharedLinkReport {
   std::vector<std::pair<std::string, double>> utilization_by_job;
 };
 
+// One iteration of a job as the together-run ran it: its compute from start to compute_end, its AllReduce to end.
+struct JobIterationRun {
+  SimTime start;
+  SimTime compute_end;
+  SimTime end;
+};
+
 struct JobReport {
   std::string name;
   std::int64_t gpus = 0;
@@ -37,7 +44,13 @@ struct JobReport {
   std::int64_t samples_per_iteration = 0;      // its global batch: data-parallel ranks x batch x micro-batches
   std::int64_t shared_link_count = 0;          // links shared with another job or background traffic
   std::vector<SharedLinkReport> shared_links;  // the busiest of them, at most kSharedLinksReported
+  // For the trace (jobs_trace), not in report.json: its GPUs (cluster GPU indices, rank order) and its iterations in
+  // the together-run, from its offset to the window's end (at most kJobIterationsRecorded).
+  std::vector<std::int64_t> gpu_indices = {};
+  std::vector<JobIterationRun> runs = {};
 };
+
+inline constexpr std::size_t kJobIterationsRecorded = 10'000;
 
 struct JobsReport {
   std::string scenario;
