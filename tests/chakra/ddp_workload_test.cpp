@@ -65,48 +65,51 @@ ExecutionNode all_reduce(std::uint64_t id, std::int64_t bytes, std::vector<std::
 
 }  // namespace
 
-TEST_CASE("export: forward chain, backward chain, one AllReduce per bucket on one stream, the optimizer last") {
+TEST_CASE("export: process groups first, forward chain, backward chain, one AllReduce per bucket, the optimizer") {
   const ExecutionTrace t = chakra::execution_trace(three_layers(), 2);
   CHECK(t.rank == 2);
   CHECK(t.ranks == 4);
-  REQUIRE(t.nodes.size() == 2 * 3 + 2 + 1);
-  // ids: forward 0..2, backward c=3 b=4 a=5, AllReduces 6 and 7, optimizer 8.
-  CHECK(t.nodes[0].name == "a forward");
-  CHECK(t.nodes[2].data_deps == std::vector<std::uint64_t>{1});
-  CHECK(t.nodes[3].name == "c backward");
+  REQUIRE(t.nodes.size() == 1 + 2 * 3 + 2 + 1);
+  // ids: process groups 0, forward 1..3, backward c=4 b=5 a=6, AllReduces 7 and 8, optimizer 9.
+  CHECK(t.nodes[0].kind == Kind::metadata);
+  CHECK(t.nodes[0].inputs_values ==
+        R"(['[{"pg_name":"0","pg_desc":"default_pg","backend_config":"cuda:nccl","pg_size":4,"ranks":[0,1,2,3]}]'])");
+  CHECK(t.nodes[1].name == "a forward");
   CHECK(t.nodes[3].data_deps == std::vector<std::uint64_t>{2});
-  CHECK(t.nodes[5].name == "a backward");
-  CHECK(t.nodes[6].kind == Kind::collective);
-  CHECK(t.nodes[6].data_deps == std::vector<std::uint64_t>{3});     // c's backward
-  CHECK(t.nodes[7].data_deps == std::vector<std::uint64_t>{5, 6});  // a's backward, and bucket 0 before it
-  CHECK(t.nodes[7].comm_size == 3000);
-  CHECK(t.nodes[8].name == "optimizer step");
-  CHECK(t.nodes[8].data_deps == std::vector<std::uint64_t>{5, 6, 7});
+  CHECK(t.nodes[4].name == "c backward");
+  CHECK(t.nodes[4].data_deps == std::vector<std::uint64_t>{3});
+  CHECK(t.nodes[6].name == "a backward");
+  CHECK(t.nodes[7].kind == Kind::collective);
+  CHECK(t.nodes[7].data_deps == std::vector<std::uint64_t>{4});     // c's backward
+  CHECK(t.nodes[8].data_deps == std::vector<std::uint64_t>{6, 7});  // a's backward, and bucket 0 before it
+  CHECK(t.nodes[8].comm_size == 3000);
+  CHECK(t.nodes[9].name == "optimizer step");
+  CHECK(t.nodes[9].data_deps == std::vector<std::uint64_t>{6, 7, 8});
   // duration_micros rounds to the nearest microsecond; the exact time rides along.
-  CHECK(t.nodes[2].duration_micros == 30);
-  CHECK(t.nodes[2].duration_ps == 30'400'001);
+  CHECK(t.nodes[3].duration_micros == 30);
+  CHECK(t.nodes[3].duration_ps == 30'400'001);
 }
 
 TEST_CASE("export: compute nodes carry their work, collectives the default process group") {
   DdpWorkload w = three_layers();
   ExecutionTrace t = chakra::execution_trace(w, 0);
   // Without work (an imported workload) no num_ops or tensor_size is made up; collectives still name their group.
-  CHECK_FALSE(t.nodes[0].num_ops);
-  CHECK_FALSE(t.nodes[8].tensor_size);
-  CHECK(t.nodes[6].pg_name == "0");
+  CHECK_FALSE(t.nodes[1].num_ops);
+  CHECK_FALSE(t.nodes[9].tensor_size);
   CHECK(t.nodes[7].pg_name == "0");
+  CHECK(t.nodes[8].pg_name == "0");
   w.forward_work = {{100, 10}, {200, 20}, {300, 30}};
   w.backward_work = {{1000, 11}, {2000, 21}, {3000, 31}};
   w.optimizer_work = chakra::NodeWork{7, 70};
   t = chakra::execution_trace(w, 0);
-  // ids: forward 0..2 (a, b, c), backward 3..5 (c, b, a), optimizer 8.
-  CHECK(t.nodes[1].num_ops == 200);
-  CHECK(t.nodes[1].tensor_size == 20u);
-  CHECK(t.nodes[3].num_ops == 3000);  // c's backward
-  CHECK(t.nodes[5].tensor_size == 11u);
-  CHECK(t.nodes[8].num_ops == 7);
-  CHECK(t.nodes[8].tensor_size == 70u);
-  CHECK_FALSE(t.nodes[6].num_ops);
+  // ids: forward 1..3 (a, b, c), backward 4..6 (c, b, a), optimizer 9.
+  CHECK(t.nodes[2].num_ops == 200);
+  CHECK(t.nodes[2].tensor_size == 20u);
+  CHECK(t.nodes[4].num_ops == 3000);  // c's backward
+  CHECK(t.nodes[6].tensor_size == 11u);
+  CHECK(t.nodes[9].num_ops == 7);
+  CHECK(t.nodes[9].tensor_size == 70u);
+  CHECK_FALSE(t.nodes[7].num_ops);
 }
 
 TEST_CASE("import of an exported workload gives it back to the picosecond, through the file's bytes") {
@@ -168,13 +171,18 @@ TEST_CASE("import refuses what it cannot map, naming the file, the node and its 
   ExecutionTrace no_size = t;
   no_size.nodes[1].comm_size = 0;
   CHECK_THAT(import_error(no_size), Catch::Contains("comm_size attribute above zero"));
-  ExecutionTrace forward_dep = t;
-  forward_dep.nodes[0].data_deps = {2};
-  CHECK_THAT(import_error(forward_dep), Catch::Contains("node 1 ('c', COMP_NODE): depends on node 2, which no node "
-                                                        "before it defines"));
+  ExecutionTrace missing = t;
+  missing.nodes[1].data_deps = {1, 9};
+  CHECK_THAT(import_error(missing), Catch::Contains("node 2 ('ar', COMM_COLL_NODE): depends on node 9, which no node "
+                                                    "has"));
+  ExecutionTrace cycle = t;
+  cycle.nodes[0].data_deps = {2};
+  CHECK(import_error(cycle) ==
+        "t.0.et: node 1 ('c', COMP_NODE): is on a dependency cycle (or depends on one): it "
+        "can never start");
   ExecutionTrace twice = t;
   twice.nodes[1].id = 1;
-  CHECK_THAT(import_error(twice), Catch::Contains("its id is used by an earlier node too"));
+  CHECK_THAT(import_error(twice), Catch::Contains("its id is used by another node too"));
   ExecutionTrace negative = t;
   negative.nodes[0].duration_ps = -1;
   CHECK_THAT(import_error(negative), Catch::Contains("syncsim_duration_ps is negative"));
