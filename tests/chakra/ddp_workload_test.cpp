@@ -162,8 +162,8 @@ TEST_CASE("import refuses what it cannot map, naming the file, the node and its 
   send.nodes.push_back(node(8, "p2p", Kind::send));
   CHECK_THAT(import_error(send), Catch::Contains("node 8 ('p2p', COMM_SEND_NODE)"));
   ExecutionTrace gather = t;
-  gather.nodes[1].collective = CollectiveKind::all_gather;
-  CHECK_THAT(import_error(gather), Catch::Contains("node 2 ('ar', COMM_COLL_NODE): collective ALL_GATHER is not "
+  gather.nodes[1].collective = CollectiveKind::broadcast;
+  CHECK_THAT(import_error(gather), Catch::Contains("node 2 ('ar', COMM_COLL_NODE): collective BROADCAST is not "
                                                    "supported"));
   ExecutionTrace no_type = t;
   no_type.nodes[1].collective.reset();

@@ -38,6 +38,7 @@ constexpr const char* kMicroBatch = "syncsim_micro_batch";
 constexpr const char* kChunk = "syncsim_chunk";
 constexpr const char* kBackwardPass = "syncsim_backward";
 constexpr const char* kRecomputePs = "syncsim_recompute_ps";
+constexpr const char* kBucket = "syncsim_bucket";
 constexpr const char* kWorkload = "syncsim_workload";
 constexpr const char* kRank = "syncsim_rank";
 constexpr const char* kRanks = "syncsim_ranks";
@@ -84,8 +85,8 @@ et::Node to_message(const ExecutionNode& n) {
     a->set_string_val(*n.pg_name);
   }
   const std::pair<const char*, const std::optional<std::int64_t>*> ints[] = {
-      {kCommSrc, &n.comm_src},       {kCommDst, &n.comm_dst}, {kCommTag, &n.comm_tag},
-      {kMicroBatch, &n.micro_batch}, {kChunk, &n.chunk},      {kRecomputePs, &n.recompute_ps}};
+      {kCommSrc, &n.comm_src}, {kCommDst, &n.comm_dst},         {kCommTag, &n.comm_tag}, {kMicroBatch, &n.micro_batch},
+      {kChunk, &n.chunk},      {kRecomputePs, &n.recompute_ps}, {kBucket, &n.bucket}};
   for (const auto& [name, value] : ints) {
     if (*value) add_int(*m.mutable_attr(), name, **value);
   }
@@ -199,7 +200,8 @@ ExecutionNode from_message(const et::Node& m, const std::string& source) {
     } else {
       const std::pair<const char*, std::optional<std::int64_t>*> ints[] = {
           {kCommSrc, &n.comm_src},       {kCommDst, &n.comm_dst}, {kCommTag, &n.comm_tag},
-          {kMicroBatch, &n.micro_batch}, {kChunk, &n.chunk},      {kRecomputePs, &n.recompute_ps}};
+          {kMicroBatch, &n.micro_batch}, {kChunk, &n.chunk},      {kRecomputePs, &n.recompute_ps},
+          {kBucket, &n.bucket}};
       for (const auto& [name, value] : ints) {
         if (a.name() == name) *value = read.int64(a);
       }

@@ -34,12 +34,13 @@ std::optional<InputError> chakra_mismatch(const Scenario& s) {
   if (t.gradient_compression.value.enabled()) {
     return t.gradient_compression.error("a Chakra execution trace of syncsim holds plain AllReduces: no compression");
   }
-  if (p.sharding.value != ShardingLevel::none && p.pipeline.value == 1 &&
-      (p.sharding.value == ShardingLevel::full || !chakra_layout(s))) {
+  if (p.sharding.value == ShardingLevel::full && p.pipeline.value == 1 && chakra_layout(s)) {
     return p.sharding.error(
-        "a Chakra execution trace of syncsim holds ZeRO's collectives under a model-parallel layout's engine; the "
-        "sharded engine's (sharding without a pipeline, or full sharding beside tensor parallelism) is not written "
-        "yet");
+        "a Chakra execution trace of full sharding beside tensor parallelism without a pipeline (the sharded "
+        "engine over a layout's ranks) is not written yet");
+  }
+  if (p.shard_group) {
+    return p.shard_group->error("a Chakra execution trace of HSDP (the replicas' AllReduces) is not written yet");
   }
   if (chakra_layout(s) && p.tensor.value > 1 && p.tp_comm_overlap.value) {
     return p.tp_comm_overlap.error(
@@ -96,6 +97,7 @@ chakra::DdpWorkload scenario_chakra_workload(const Scenario& s) {
   w.optimizer = context.optimizer_step();
   w.buckets = context.bucket_plan();
   w.micro_batches = s.model.micro_batches;
+  w.sharding = s.parallelism.sharding.value;
   fill_work(context, w);
   if (!s.training.overlap) {
     // Without overlap every AllReduce waits for the whole backward, whose last layer is layer 0.
@@ -146,6 +148,17 @@ std::optional<chakra::DdpWorkload> imported_chakra_workload(const Scenario& s) {
   return at_value(*s.model.chakra, [&] {
     const std::filesystem::path path = s.model.chakra->value;
     chakra::DdpWorkload w = chakra::ddp_workload(chakra::read_execution_trace(path), path.string());
+    const ShardingLevel level = s.parallelism.sharding.value;
+    const bool sharded = level != ShardingLevel::none;
+    if ((w.sharding != ShardingLevel::none) != sharded ||
+        (w.sharding == ShardingLevel::full) != (level == ShardingLevel::full)) {
+      throw InputError(fmt::format("the trace's buckets are {}, parallelism.sharding is {}",
+                                   w.sharding == ShardingLevel::none   ? "AllReduced (no sharding)"
+                                   : w.sharding == ShardingLevel::full ? "fully sharded (gathered before each forward)"
+                                                                       : "reduce-scattered (ZeRO-1 or 2)",
+                                   to_string(level)),
+                       SourceLocation{path.string(), 0, 0});
+    }
     if (w.micro_batches != s.model.micro_batches) {
       throw InputError(fmt::format("the trace holds {} micro-batches per iteration, model.micro_batches {} (set it "
                                    "to the trace's)",

@@ -39,6 +39,7 @@
 #include <vector>
 
 #include "syncsim/chakra/execution_trace.hpp"
+#include "syncsim/compute/memory_check.hpp"
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/training/bucket_plan.hpp"
 #include "syncsim/training/ddp_iteration.hpp"
@@ -68,6 +69,11 @@ struct DdpWorkload {
   // backward only. The export writes every pass (syncsim_micro_batch on each compute node, k > 1); the import reads
   // the first micro-batch's nodes as the layers and counts the micro-batches.
   std::int64_t micro_batches = 1;
+  // ZeRO over the ranks (the sharded engine's): each bucket REDUCE_SCATTERed instead of AllReduced, the step the
+  // rank's shard's (ceil(step / ranks)); ZeRO-1/2 then ALL_GATHER each bucket after the step, first layers first;
+  // full sharding gathers each bucket before its first forward and again, a bucket ahead, for backward. The import
+  // tells none, sharded (`optimizer`) and `full` apart.
+  ShardingLevel sharding = ShardingLevel::none;
   std::int64_t iterations_in_trace = 1;  // the import's: how many iterations the trace held (the first is read)
 };
 

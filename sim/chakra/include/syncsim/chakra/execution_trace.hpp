@@ -27,6 +27,7 @@
 //   syncsim_chunk          int64    layout       its model chunk (virtual stage) on the device,
 //   syncsim_backward       bool     layout       and its direction
 //   syncsim_recompute_ps   int64    COMP_NODE    of a backward pass: the part that runs forward again
+//   syncsim_bucket         int64    COMP_NODE    a sharded DDP layer's bucket (ZeRO's unit), whose gather it needs
 //
 // Integer attributes are read whatever integer type holds them (int32, uint32, int64, uint64, sint, fixed), as
 // long as the value fits. Other attributes are skipped on reading. `inputs.values` is kept: a METADATA_NODE
@@ -96,6 +97,7 @@ struct ExecutionNode {
   std::optional<std::int64_t> chunk = std::nullopt;         // syncsim_chunk
   std::optional<bool> backward = std::nullopt;              // syncsim_backward
   std::optional<std::int64_t> recompute_ps = std::nullopt;  // syncsim_recompute_ps
+  std::optional<std::int64_t> bucket = std::nullopt;        // syncsim_bucket
   std::string inputs_values = {};                           // inputs.values (IOInfo)
 };
 
