@@ -3,6 +3,7 @@
 // every node the import cannot map named by id and kind.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include "execution_node.hpp"
@@ -192,4 +193,44 @@ TEST_CASE("import refuses what it cannot map, naming the file, the node and its 
   ExecutionTrace no_compute;
   no_compute.nodes = {all_reduce(1, 100, {})};
   CHECK_THAT(import_error(no_compute), Catch::Contains("no COMP_NODE runs before the collectives"));
+}
+
+TEST_CASE("export under ZeRO: reduce-scatters, the rank's step shard, gathers; read back the same workload") {
+  for (const ShardingLevel level : {ShardingLevel::optimizer, ShardingLevel::full}) {
+    INFO("full " << (level == ShardingLevel::full));
+    DdpWorkload w = three_layers();
+    w.sharding = level;
+    const ExecutionTrace t = chakra::execution_trace(w, 0);
+    std::size_t scatters = 0;
+    std::size_t gathers = 0;
+    for (const ExecutionNode& n : t.nodes) {
+      if (n.kind != Kind::collective) continue;
+      scatters += n.collective == CollectiveKind::reduce_scatter ? 1 : 0;
+      gathers += n.collective == CollectiveKind::all_gather ? 1 : 0;
+      CHECK(n.collective != CollectiveKind::all_reduce);
+    }
+    CHECK(scatters == 2);
+    // ZeRO-1/2: one gather per bucket after the step; full: one before forward and one again for backward.
+    CHECK(gathers == (level == ShardingLevel::full ? 4u : 2u));
+    const ExecutionNode& step = level == ShardingLevel::full ? t.nodes.back() : t.nodes[t.nodes.size() - 3];
+    CHECK(step.name == "optimizer step");
+    CHECK(step.duration_ps == SimTime::from_us(5).ps() / 4);  // 5 us over 4 ranks
+    if (level == ShardingLevel::full) {
+      // Layer a's forward (bucket 1) waits for bucket 1's gather, issued first (node 1, after the process groups).
+      const ExecutionNode& a = t.nodes[3];
+      REQUIRE(a.name == "a forward");
+      CHECK(a.bucket == 1);
+      CHECK(std::find(a.data_deps.begin(), a.data_deps.end(), 1u) != a.data_deps.end());
+      CHECK(t.nodes[1].name == "bucket 1 ALL_GATHER");
+    }
+    const DdpWorkload back = chakra::ddp_workload(t, "z.0.et");
+    CHECK(back.sharding == level);
+    CHECK(back.optimizer == SimTime::from_us(5));
+    CHECK(back.times.forward == w.times.forward);
+    CHECK(back.times.backward == w.times.backward);
+    REQUIRE(back.buckets.buckets.size() == 2);
+    CHECK(back.buckets.buckets[0].layers == std::vector<std::size_t>{2});
+    CHECK(back.buckets.buckets[1].layers == std::vector<std::size_t>{1, 0});
+    CHECK(back.buckets.buckets[1].ready_after_layer == 0);
+  }
 }

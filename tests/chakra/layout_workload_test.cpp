@@ -210,6 +210,12 @@ TEST_CASE("layout import refuses what it cannot map, naming the file and node") 
                                             Catch::Contains("COMM_COLL_NODE): its process group '3' (2 ranks from 4) "
                                                             "is none of the scenario's layout's"));
   }
+  SECTION("a collective inside a pass that is not simulated") {
+    for (chakra::ExecutionNode& n : traces[1].nodes) {
+      if (n.kind == Kind::collective && n.micro_batch == 1) n.collective = CollectiveKind::barrier;
+    }
+    CHECK_THAT(layout_error(traces, w), Catch::Contains("COMM_COLL_NODE): a pass's BARRIER is not simulated"));
+  }
   SECTION("a process group no METADATA node describes") {
     traces[0].nodes.erase(traces[0].nodes.begin());
     CHECK_THAT(layout_error(traces, w), Catch::Contains("process group '1' is described by no METADATA node"));

@@ -116,6 +116,12 @@ class StageReader {
       if (n.num_ops) pass.work = {*n.num_ops, n.tensor_size.value_or(0)};
     } else if (n.kind == NodeKind::collective) {
       const LayoutCollective c = collective_of(n);
+      if (c.op != CollectiveKind::all_reduce && c.op != CollectiveKind::all_gather &&
+          c.op != CollectiveKind::reduce_scatter && c.op != CollectiveKind::all_to_all) {
+        throw graph_.error(n, fmt::format("a pass's {} is not simulated (ALL_REDUCE, ALL_GATHER, REDUCE_SCATTER and "
+                                          "ALL_TO_ALL are)",
+                                          to_string(c.op)));
+      }
       totals.collectives.push_back({c.op, c.bytes});
       if (first) pass.collectives.push_back(c);
     } else if (n.kind == NodeKind::send || n.kind == NodeKind::recv) {
