@@ -195,7 +195,7 @@ TEST_CASE("import refuses what it cannot map, naming the file, the node and its 
   CHECK_THAT(import_error(no_compute), Catch::Contains("no COMP_NODE runs before the collectives"));
 }
 
-TEST_CASE("export under ZeRO: reduce-scatters, the rank's step shard, gathers; read back the same workload") {
+TEST_CASE("export under ZeRO: reduce-scatters, the rank's step shard, gathers, and the same workload read back") {
   for (const ShardingLevel level : {ShardingLevel::optimizer, ShardingLevel::full}) {
     INFO("full " << (level == ShardingLevel::full));
     DdpWorkload w = three_layers();
