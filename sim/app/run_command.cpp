@@ -48,9 +48,9 @@ struct RunOptions {
 // `run --chakra`: one execution trace per rank, OUTDIR/chakra.<rank>.et (ASTRA-sim's workload prefix OUTDIR/chakra).
 constexpr const char* kChakraPrefix = "chakra";
 
-std::vector<std::string> chakra_files(const chakra::DdpWorkload& workload) {
+std::vector<std::string> chakra_files(const run::ChakraExport& workload) {
   std::vector<std::string> names;
-  for (std::int64_t rank = 0; rank < workload.ranks; ++rank) {
+  for (std::int64_t rank = 0; rank < workload.ranks(); ++rank) {
     names.push_back(chakra::execution_trace_file_name(kChakraPrefix, rank));
   }
   return names;
@@ -171,7 +171,7 @@ void print_utilization(const TrainingReport::Utilization& u) {
 }
 
 void print_summary(const TrainingReport& r, const std::filesystem::path& outdir,
-                   const std::optional<chakra::DdpWorkload>& workload, bool job_timeline) {
+                   const std::optional<run::ChakraExport>& workload, bool job_timeline) {
   auto& o = std::cout;
   fmt::print(o, "# syncsim run {}: {} x {}, {} ({}), global batch {}, {} {} ({}), {} iterations\n", r.scenario,
              r.workers, r.gpu, r.model, r.precision, r.global_batch, r.strategy, r.communication, r.algorithm,
@@ -253,10 +253,12 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir,
                (outdir / run::kJobTimelineFile).string());
   }
   if (workload) {
+    const auto [fewest, most] = workload->nodes();
     fmt::print(o, "                 {} .. {}: Chakra execution traces, {} nodes each (ASTRA-sim workload {})\n",
                (outdir / chakra::execution_trace_file_name(kChakraPrefix, 0)).string(),
-               chakra::execution_trace_file_name(kChakraPrefix, workload->ranks - 1),
-               2 * workload->layers.size() + workload->buckets.buckets.size() + 1, (outdir / kChakraPrefix).string());
+               chakra::execution_trace_file_name(kChakraPrefix, workload->ranks() - 1),
+               fewest == most ? fmt::format("{}", most) : fmt::format("{} to {}", fewest, most),
+               (outdir / kChakraPrefix).string());
   }
   if (r.convergence) {
     fmt::print(o, "                 {}{}\n", (outdir / "convergence.svg").string(),
@@ -284,13 +286,13 @@ void remove_stale_traces(OutputSet& set, std::int64_t ranks) {
 // or a full disk leaves an earlier run's set whole, and files an earlier run made but this one does not are taken
 // away with it.
 void write_outputs(const std::filesystem::path& outdir, const Scenario& scenario, const run::RunOutput& sim,
-                   const std::string& report, const std::optional<chakra::DdpWorkload>& workload) {
+                   const std::string& report, const std::optional<run::ChakraExport>& workload) {
   OutputSet set(outdir);
-  for (std::int64_t rank = 0; workload && rank < workload->ranks; ++rank) {
-    const std::string bytes = chakra::encode_execution_trace(chakra::execution_trace(*workload, rank));
+  for (std::int64_t rank = 0; workload && rank < workload->ranks(); ++rank) {
+    const std::string bytes = chakra::encode_execution_trace(workload->trace(rank));
     set.add(chakra::execution_trace_file_name(kChakraPrefix, rank), [&](std::ostream& out) { out << bytes; });
   }
-  remove_stale_traces(set, workload ? workload->ranks : 0);
+  remove_stale_traces(set, workload ? workload->ranks() : 0);
   set.add("trace.json", [&](std::ostream& out) { trace::write_chrome_trace(sim.trace, out); });
   set.add("report.json", [&](std::ostream& out) { out << report; });
   const std::string job_timeline(run::kJobTimelineFile);
@@ -339,8 +341,8 @@ int run_scenario(const RunOptions& options) {
   const Scenario scenario = load_scenario(options.scenario, options.overrides);
   check_scenario_calibration(scenario, options.strict_calibration);
   const std::filesystem::path outdir = output_dir(options, scenario);
-  std::optional<chakra::DdpWorkload> workload;
-  if (options.chakra) workload = run::scenario_chakra_workload(scenario);
+  std::optional<run::ChakraExport> workload;
+  if (options.chakra) workload = run::scenario_chakra_export(scenario);
   std::vector<std::string> outputs = {"trace.json", "report.json", std::string(run::kJobTimelineFile)};
   for (const char* stem : {"convergence", "staleness"})
     std::ranges::copy(chart_file_names(stem), std::back_inserter(outputs));

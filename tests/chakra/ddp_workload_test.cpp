@@ -3,6 +3,7 @@
 // every node the import cannot map named by id and kind.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
 
 #include "execution_node.hpp"
@@ -65,48 +66,51 @@ ExecutionNode all_reduce(std::uint64_t id, std::int64_t bytes, std::vector<std::
 
 }  // namespace
 
-TEST_CASE("export: forward chain, backward chain, one AllReduce per bucket on one stream, the optimizer last") {
+TEST_CASE("export: process groups first, forward chain, backward chain, one AllReduce per bucket, the optimizer") {
   const ExecutionTrace t = chakra::execution_trace(three_layers(), 2);
   CHECK(t.rank == 2);
   CHECK(t.ranks == 4);
-  REQUIRE(t.nodes.size() == 2 * 3 + 2 + 1);
-  // ids: forward 0..2, backward c=3 b=4 a=5, AllReduces 6 and 7, optimizer 8.
-  CHECK(t.nodes[0].name == "a forward");
-  CHECK(t.nodes[2].data_deps == std::vector<std::uint64_t>{1});
-  CHECK(t.nodes[3].name == "c backward");
+  REQUIRE(t.nodes.size() == 1 + 2 * 3 + 2 + 1);
+  // ids: process groups 0, forward 1..3, backward c=4 b=5 a=6, AllReduces 7 and 8, optimizer 9.
+  CHECK(t.nodes[0].kind == Kind::metadata);
+  CHECK(t.nodes[0].inputs_values ==
+        R"(['[{"pg_name":"0","pg_desc":"default_pg","backend_config":"cuda:nccl","pg_size":4,"ranks":[0,1,2,3]}]'])");
+  CHECK(t.nodes[1].name == "a forward");
   CHECK(t.nodes[3].data_deps == std::vector<std::uint64_t>{2});
-  CHECK(t.nodes[5].name == "a backward");
-  CHECK(t.nodes[6].kind == Kind::collective);
-  CHECK(t.nodes[6].data_deps == std::vector<std::uint64_t>{3});     // c's backward
-  CHECK(t.nodes[7].data_deps == std::vector<std::uint64_t>{5, 6});  // a's backward, and bucket 0 before it
-  CHECK(t.nodes[7].comm_size == 3000);
-  CHECK(t.nodes[8].name == "optimizer step");
-  CHECK(t.nodes[8].data_deps == std::vector<std::uint64_t>{5, 6, 7});
+  CHECK(t.nodes[4].name == "c backward");
+  CHECK(t.nodes[4].data_deps == std::vector<std::uint64_t>{3});
+  CHECK(t.nodes[6].name == "a backward");
+  CHECK(t.nodes[7].kind == Kind::collective);
+  CHECK(t.nodes[7].data_deps == std::vector<std::uint64_t>{4});     // c's backward
+  CHECK(t.nodes[8].data_deps == std::vector<std::uint64_t>{6, 7});  // a's backward, and bucket 0 before it
+  CHECK(t.nodes[8].comm_size == 3000);
+  CHECK(t.nodes[9].name == "optimizer step");
+  CHECK(t.nodes[9].data_deps == std::vector<std::uint64_t>{6, 7, 8});
   // duration_micros rounds to the nearest microsecond; the exact time rides along.
-  CHECK(t.nodes[2].duration_micros == 30);
-  CHECK(t.nodes[2].duration_ps == 30'400'001);
+  CHECK(t.nodes[3].duration_micros == 30);
+  CHECK(t.nodes[3].duration_ps == 30'400'001);
 }
 
 TEST_CASE("export: compute nodes carry their work, collectives the default process group") {
   DdpWorkload w = three_layers();
   ExecutionTrace t = chakra::execution_trace(w, 0);
   // Without work (an imported workload) no num_ops or tensor_size is made up; collectives still name their group.
-  CHECK_FALSE(t.nodes[0].num_ops);
-  CHECK_FALSE(t.nodes[8].tensor_size);
-  CHECK(t.nodes[6].pg_name == "0");
+  CHECK_FALSE(t.nodes[1].num_ops);
+  CHECK_FALSE(t.nodes[9].tensor_size);
   CHECK(t.nodes[7].pg_name == "0");
+  CHECK(t.nodes[8].pg_name == "0");
   w.forward_work = {{100, 10}, {200, 20}, {300, 30}};
   w.backward_work = {{1000, 11}, {2000, 21}, {3000, 31}};
   w.optimizer_work = chakra::NodeWork{7, 70};
   t = chakra::execution_trace(w, 0);
-  // ids: forward 0..2 (a, b, c), backward 3..5 (c, b, a), optimizer 8.
-  CHECK(t.nodes[1].num_ops == 200);
-  CHECK(t.nodes[1].tensor_size == 20u);
-  CHECK(t.nodes[3].num_ops == 3000);  // c's backward
-  CHECK(t.nodes[5].tensor_size == 11u);
-  CHECK(t.nodes[8].num_ops == 7);
-  CHECK(t.nodes[8].tensor_size == 70u);
-  CHECK_FALSE(t.nodes[6].num_ops);
+  // ids: forward 1..3 (a, b, c), backward 4..6 (c, b, a), optimizer 9.
+  CHECK(t.nodes[2].num_ops == 200);
+  CHECK(t.nodes[2].tensor_size == 20u);
+  CHECK(t.nodes[4].num_ops == 3000);  // c's backward
+  CHECK(t.nodes[6].tensor_size == 11u);
+  CHECK(t.nodes[9].num_ops == 7);
+  CHECK(t.nodes[9].tensor_size == 70u);
+  CHECK_FALSE(t.nodes[7].num_ops);
 }
 
 TEST_CASE("import of an exported workload gives it back to the picosecond, through the file's bytes") {
@@ -159,8 +163,8 @@ TEST_CASE("import refuses what it cannot map, naming the file, the node and its 
   send.nodes.push_back(node(8, "p2p", Kind::send));
   CHECK_THAT(import_error(send), Catch::Contains("node 8 ('p2p', COMM_SEND_NODE)"));
   ExecutionTrace gather = t;
-  gather.nodes[1].collective = CollectiveKind::all_gather;
-  CHECK_THAT(import_error(gather), Catch::Contains("node 2 ('ar', COMM_COLL_NODE): collective ALL_GATHER is not "
+  gather.nodes[1].collective = CollectiveKind::broadcast;
+  CHECK_THAT(import_error(gather), Catch::Contains("node 2 ('ar', COMM_COLL_NODE): collective BROADCAST is not "
                                                    "supported"));
   ExecutionTrace no_type = t;
   no_type.nodes[1].collective.reset();
@@ -168,13 +172,18 @@ TEST_CASE("import refuses what it cannot map, naming the file, the node and its 
   ExecutionTrace no_size = t;
   no_size.nodes[1].comm_size = 0;
   CHECK_THAT(import_error(no_size), Catch::Contains("comm_size attribute above zero"));
-  ExecutionTrace forward_dep = t;
-  forward_dep.nodes[0].data_deps = {2};
-  CHECK_THAT(import_error(forward_dep), Catch::Contains("node 1 ('c', COMP_NODE): depends on node 2, which no node "
-                                                        "before it defines"));
+  ExecutionTrace missing = t;
+  missing.nodes[1].data_deps = {1, 9};
+  CHECK_THAT(import_error(missing), Catch::Contains("node 2 ('ar', COMM_COLL_NODE): depends on node 9, which no node "
+                                                    "has"));
+  ExecutionTrace cycle = t;
+  cycle.nodes[0].data_deps = {2};
+  CHECK(import_error(cycle) ==
+        "t.0.et: node 1 ('c', COMP_NODE): is on a dependency cycle (or depends on one): it "
+        "can never start");
   ExecutionTrace twice = t;
   twice.nodes[1].id = 1;
-  CHECK_THAT(import_error(twice), Catch::Contains("its id is used by an earlier node too"));
+  CHECK_THAT(import_error(twice), Catch::Contains("its id is used by another node too"));
   ExecutionTrace negative = t;
   negative.nodes[0].duration_ps = -1;
   CHECK_THAT(import_error(negative), Catch::Contains("syncsim_duration_ps is negative"));
@@ -184,4 +193,44 @@ TEST_CASE("import refuses what it cannot map, naming the file, the node and its 
   ExecutionTrace no_compute;
   no_compute.nodes = {all_reduce(1, 100, {})};
   CHECK_THAT(import_error(no_compute), Catch::Contains("no COMP_NODE runs before the collectives"));
+}
+
+TEST_CASE("export under ZeRO: reduce-scatters, the rank's step shard, gathers, and the same workload read back") {
+  for (const ShardingLevel level : {ShardingLevel::optimizer, ShardingLevel::full}) {
+    INFO("full " << (level == ShardingLevel::full));
+    DdpWorkload w = three_layers();
+    w.sharding = level;
+    const ExecutionTrace t = chakra::execution_trace(w, 0);
+    std::size_t scatters = 0;
+    std::size_t gathers = 0;
+    for (const ExecutionNode& n : t.nodes) {
+      if (n.kind != Kind::collective) continue;
+      scatters += n.collective == CollectiveKind::reduce_scatter ? 1 : 0;
+      gathers += n.collective == CollectiveKind::all_gather ? 1 : 0;
+      CHECK(n.collective != CollectiveKind::all_reduce);
+    }
+    CHECK(scatters == 2);
+    // ZeRO-1/2: one gather per bucket after the step; full: one before forward and one again for backward.
+    CHECK(gathers == (level == ShardingLevel::full ? 4u : 2u));
+    const ExecutionNode& step = level == ShardingLevel::full ? t.nodes.back() : t.nodes[t.nodes.size() - 3];
+    CHECK(step.name == "optimizer step");
+    CHECK(step.duration_ps == SimTime::from_us(5).ps() / 4);  // 5 us over 4 ranks
+    if (level == ShardingLevel::full) {
+      // Layer a's forward (bucket 1) waits for bucket 1's gather, issued first (node 1, after the process groups).
+      const ExecutionNode& a = t.nodes[3];
+      REQUIRE(a.name == "a forward");
+      CHECK(a.bucket == 1);
+      CHECK(std::find(a.data_deps.begin(), a.data_deps.end(), 1u) != a.data_deps.end());
+      CHECK(t.nodes[1].name == "bucket 1 ALL_GATHER");
+    }
+    const DdpWorkload back = chakra::ddp_workload(t, "z.0.et");
+    CHECK(back.sharding == level);
+    CHECK(back.optimizer == SimTime::from_us(5));
+    CHECK(back.times.forward == w.times.forward);
+    CHECK(back.times.backward == w.times.backward);
+    REQUIRE(back.buckets.buckets.size() == 2);
+    CHECK(back.buckets.buckets[0].layers == std::vector<std::size_t>{2});
+    CHECK(back.buckets.buckets[1].layers == std::vector<std::size_t>{1, 0});
+    CHECK(back.buckets.buckets[1].ready_after_layer == 0);
+  }
 }

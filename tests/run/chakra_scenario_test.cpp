@@ -1,6 +1,8 @@
 // Chakra execution traces end to end (run/chakra_workload.hpp, model.chakra): the example's iteration exported and
-// read back runs the same iteration to the picosecond on the same cluster, with overlap and without; what is not
-// plain DDP is refused at its key on the way out and on the way in; a trace the import cannot map is named.
+// read back runs the same iteration to the picosecond on the same cluster, with overlap and without, with gradient
+// accumulation; a TP 2 x PP 2 x DP 2 layout likewise (below); what no trace holds is refused at its key on the way
+// out and on the way in; a trace the import cannot map is named.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -68,12 +70,55 @@ TEST_CASE("the example exported to Chakra and read back gives the same iteration
   CHECK(run_chakra_example({}).iteration_mean != without_overlap);
   std::filesystem::remove(serial);
 }
+TEST_CASE("gradient accumulation exported to Chakra and read back gives the same iteration time, to the picosecond") {
+  // Two micro-batches: every layer's forward and backward twice, the buckets after the second backward only.
+  const std::vector<std::string> two = {"model.micro_batches=2"};
+  const std::filesystem::path trace = exported("syncsim-chakra-resnet50-accumulation.0.et", two);
+  CHECK(chakra::read_execution_trace(trace).nodes.size() == 1 + 2 * 2 * 174 + 3 + 1);
+  const TrainingReport original = run_chakra_example(two);
+  const TrainingReport imported = run_chakra_example({two[0], "model.chakra=" + trace.string()});
+  CHECK(imported.iteration_mean.ps() == original.iteration_mean.ps());
+  CHECK(imported.total.ps() == original.total.ps());
+  // The micro-batches are the trace's: a scenario that says otherwise is told so.
+  CHECK_THAT(chakra_error_of([&] { run_chakra_example({"model.chakra=" + trace.string()}); }),
+             Catch::Contains("model.chakra: ") && Catch::Contains("the trace holds 2 micro-batches per iteration, "
+                                                                  "model.micro_batches 1"));
+  std::filesystem::remove(trace);
+}
+
+TEST_CASE("ZeRO exported to Chakra and read back gives the same iteration time, to the picosecond") {
+  // The sharded engine's iteration: reduce-scatters for the AllReduces, the rank's shard of the step, the gathers
+  // after it (ZeRO-1/2) or before each forward and again in backward (full), with and without accumulation.
+  const std::vector<std::vector<std::string>> variants = {{"parallelism.sharding=optimizer"},
+                                                          {"parallelism.sharding=gradients", "model.micro_batches=2"},
+                                                          {"parallelism.sharding=full"},
+                                                          {"parallelism.sharding=full", "model.micro_batches=2"}};
+  for (std::size_t v = 0; v < variants.size(); ++v) {
+    INFO("variant " << v);
+    const std::filesystem::path trace = exported(fmt::format("syncsim-chakra-zero-{}.0.et", v), variants[v]);
+    std::vector<std::string> imported_overrides = variants[v];
+    imported_overrides.push_back("model.chakra=" + trace.string());
+    const TrainingReport original = run_chakra_example(variants[v]);
+    const TrainingReport imported = run_chakra_example(imported_overrides);
+    CHECK(imported.iteration_mean.ps() == original.iteration_mean.ps());
+    CHECK(imported.total.ps() == original.total.ps());
+    if (v == 2) {
+      // A fully sharded trace in a run that does not shard is told so.
+      CHECK_THAT(chakra_error_of([&] { run_chakra_example({"model.chakra=" + trace.string()}); }),
+                 Catch::Contains("the trace's buckets are fully sharded (gathered before each forward), "
+                                 "parallelism.sharding is none"));
+    }
+    std::filesystem::remove(trace);
+  }
+}
+
 TEST_CASE("the example's exported compute nodes carry the roofline's FLOPs and bytes at the batch") {
   const Scenario scenario = load_scenario(kExample);
   const chakra::DdpWorkload w = run::scenario_chakra_workload(scenario);
   const chakra::ExecutionTrace t = chakra::execution_trace(w, 0);
   for (const chakra::ExecutionNode& n : t.nodes) {
     INFO(n.name);
+    if (n.kind == chakra::NodeKind::metadata) continue;
     if (n.kind == chakra::NodeKind::compute) {
       CHECK(n.num_ops);
       CHECK(n.tensor_size);
@@ -82,29 +127,29 @@ TEST_CASE("the example's exported compute nodes carry the roofline's FLOPs and b
     }
   }
   // ResNet-50's first layer at batch 64 in fp16: 64 x its forward FLOPs and 2 bytes x (weights + 64 x activations);
-  // its backward (the last backward node, id 2L - 1) twice both (backward_factor 2).
+  // its backward (the last backward node, id 2L after the process groups' node 0) twice both (backward_factor 2).
   run::Workspace workspace;
   const run::ResolvedScenario context(scenario, workspace);
   const Layer& first = context.model().layers().front();
   const std::size_t layers = context.model().layers().size();
   const auto bytes =
       static_cast<std::uint64_t>(2 * (first.weight_elements_read + 64 * first.activation_elements_moved));
-  CHECK(t.nodes[0].num_ops == 64 * first.forward_flops);
-  CHECK(t.nodes[0].tensor_size == bytes);
-  CHECK(t.nodes[2 * layers - 1].num_ops == 2 * 64 * first.forward_flops);
-  CHECK(t.nodes[2 * layers - 1].tensor_size == 2 * bytes);
+  CHECK(t.nodes[1].num_ops == 64 * first.forward_flops);
+  CHECK(t.nodes[1].tensor_size == bytes);
+  CHECK(t.nodes[2 * layers].num_ops == 2 * 64 * first.forward_flops);
+  CHECK(t.nodes[2 * layers].tensor_size == 2 * bytes);
 }
 
 TEST_CASE("Chakra export refuses what a DDP execution trace does not hold, at the key") {
-  CHECK_THAT(chakra_error_of([] { run::scenario_chakra_workload(load_scenario(kExample, {"model.micro_batches=2"})); }),
-             Catch::Contains("model.micro_batches: a Chakra execution trace holds one forward and backward pass"));
   CHECK_THAT(chakra_error_of([] {
                run::scenario_chakra_workload(load_scenario(kExample, {"training.gradient_compression=fp16"}));
              }),
              Catch::Contains("training.gradient_compression"));
-  CHECK_THAT(
-      chakra_error_of([] { run::scenario_chakra_workload(load_scenario(kExample, {"parallelism.sharding=full"})); }),
-      Catch::Contains("parallelism.sharding"));
+  CHECK_THAT(chakra_error_of([] {
+               run::scenario_chakra_workload(
+                   load_scenario(kExample, {"parallelism.sharding=full", "parallelism.shard_group=4"}));
+             }),
+             Catch::Contains("parallelism.shard_group"));
 }
 
 TEST_CASE("model.chakra refuses a trace it cannot map, naming the scenario key, the file, the node and its kind") {
@@ -128,7 +173,7 @@ TEST_CASE("model.chakra refuses a trace it cannot map, naming the scenario key, 
                run_chakra_example(
                    {"model.chakra=x.0.et", "training.strategy=async", "training.communication=parameter_server"});
              }),
-             Catch::Contains("model.chakra: an execution trace is imported into DDP runs only"));
+             Catch::Contains("model.chakra: an execution trace is imported into the runs a trace holds"));
 }
 
 TEST_CASE("a clock overflow from a Chakra trace's node durations is placed at model.chakra, naming the file") {
@@ -145,4 +190,89 @@ TEST_CASE("a clock overflow from a Chakra trace's node durations is placed at mo
                         Catch::Contains("from the execution trace"));
   CHECK_THAT(error, !Catch::Contains("batch_per_gpu"));
   std::filesystem::remove(path);
+}
+
+// A model-parallel layout's iteration as Chakra traces, end to end: Llama 3 8B under TP 2 x PP 2 x DP 2 on one 8-GPU
+// node, exported (one file per rank, as `run --chakra` writes them) and read back, runs the same iterations to the
+// picosecond, under every sharding level, schedule and checkpointing; Mixtral's expert parallelism likewise; a trace
+// of another layout, or of other micro-batches, is refused naming the node and its group.
+namespace {
+
+const std::filesystem::path kLayoutExamples = SYNCSIM_EXAMPLES_DIR;
+const std::vector<std::string> kTp2Pp2Dp2 = {"cluster.topology.nodes=1", "parallelism.tensor=2",
+                                             "parallelism.pipeline=2"};
+
+std::vector<std::string> with_overrides(std::vector<std::string> a, const std::vector<std::string>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+// Every rank's trace of the example under `overrides`, in a fresh folder; returns rank 0's file.
+std::filesystem::path export_layout_ranks(const std::string& example, const std::string& folder,
+                                          const std::vector<std::string>& overrides) {
+  const run::ChakraExport traces = run::scenario_chakra_export(load_scenario(kLayoutExamples / example, overrides));
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / folder;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  for (std::int64_t rank = 0; rank < traces.ranks(); ++rank) {
+    std::ofstream(dir / chakra::execution_trace_file_name("chakra", rank), std::ios::binary)
+        << chakra::encode_execution_trace(traces.trace(rank));
+  }
+  return dir / "chakra.0.et";
+}
+
+TrainingReport run_layout_example(const std::string& example, const std::vector<std::string>& overrides) {
+  return run::run_scenario(load_scenario(kLayoutExamples / example, overrides)).report;
+}
+
+void check_layout_round_trip(const std::string& example, const std::vector<std::string>& overrides,
+                             const std::string& folder) {
+  const std::filesystem::path rank0 = export_layout_ranks(example, folder, overrides);
+  const TrainingReport original = run_layout_example(example, overrides);
+  const TrainingReport imported =
+      run_layout_example(example, with_overrides(overrides, {"model.chakra=" + rank0.string()}));
+  CHECK(imported.iteration_mean.ps() == original.iteration_mean.ps());
+  CHECK(imported.iteration_p99.ps() == original.iteration_p99.ps());
+  CHECK(imported.total.ps() == original.total.ps());
+  std::filesystem::remove_all(rank0.parent_path());
+}
+
+}  // namespace
+
+TEST_CASE("TP 2 x PP 2 x DP 2 Llama exported to Chakra and read back runs the same iterations, to the picosecond") {
+  const std::vector<std::vector<std::string>> variants = {
+      {},
+      {"parallelism.sharding=optimizer"},
+      {"parallelism.sharding=full"},
+      {"parallelism.schedule=gpipe"},
+      {"parallelism.schedule=interleaved", "parallelism.virtual_stages=2"},
+      {"parallelism.activation_checkpointing=full", "model.micro_batches=4"}};
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    INFO("variant " << i);
+    check_layout_round_trip("llama3-8b-tp-across-nodes.yaml", with_overrides(kTp2Pp2Dp2, variants[i]),
+                            "syncsim-chakra-layout-" + std::to_string(i));
+  }
+}
+
+TEST_CASE("Mixtral's expert parallelism exported to Chakra and read back runs the same iterations") {
+  check_layout_round_trip("mixtral-expert-parallel.yaml", {"cluster.topology.nodes=2"}, "syncsim-chakra-expert");
+}
+
+TEST_CASE("a layout's trace read into another layout is refused, naming the node and its process group") {
+  const std::filesystem::path rank0 =
+      export_layout_ranks("llama3-8b-tp-across-nodes.yaml", "syncsim-chakra-layout-other", kTp2Pp2Dp2);
+  const std::string error = chakra_error_of([&] {
+    run_layout_example("llama3-8b-tp-across-nodes.yaml", {"cluster.topology.nodes=1", "parallelism.tensor=4",
+                                                          "parallelism.pipeline=2", "model.chakra=" + rank0.string()});
+  });
+  CHECK_THAT(error, Catch::Contains("model.chakra: ") && Catch::Contains("chakra.0.et: node ") &&
+                        Catch::Contains("COMM_COLL_NODE): its process group '1' (2 ranks from 0) is none of the "
+                                        "scenario's layout's"));
+  CHECK_THAT(
+      chakra_error_of([] {
+        run::scenario_chakra_export(load_scenario(kLayoutExamples / "llama3-8b-tp-across-nodes.yaml",
+                                                  with_overrides(kTp2Pp2Dp2, {"parallelism.tp_comm_overlap=true"})));
+      }),
+      Catch::Contains("parallelism.tp_comm_overlap"));
+  std::filesystem::remove_all(rank0.parent_path());
 }

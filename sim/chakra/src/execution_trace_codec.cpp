@@ -5,6 +5,8 @@
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
 #include <limits>
+#include <utility>
+#include <vector>
 
 #include "chakra_et.pb.h"
 #include "syncsim/chakra/execution_trace.hpp"
@@ -28,6 +30,15 @@ constexpr const char* kNumOps = "num_ops";
 constexpr const char* kTensorSize = "tensor_size";
 constexpr const char* kPgName = "pg_name";
 constexpr const char* kDurationPs = "syncsim_duration_ps";
+constexpr const char* kCommSrc = "comm_src";
+constexpr const char* kCommDst = "comm_dst";
+constexpr const char* kCommTag = "comm_tag";
+constexpr const char* kInvolvedDim = "involved_dim";
+constexpr const char* kMicroBatch = "syncsim_micro_batch";
+constexpr const char* kChunk = "syncsim_chunk";
+constexpr const char* kBackwardPass = "syncsim_backward";
+constexpr const char* kRecomputePs = "syncsim_recompute_ps";
+constexpr const char* kBucket = "syncsim_bucket";
 constexpr const char* kWorkload = "syncsim_workload";
 constexpr const char* kRank = "syncsim_rank";
 constexpr const char* kRanks = "syncsim_ranks";
@@ -36,6 +47,12 @@ void add_int(google::protobuf::RepeatedPtrField<et::AttributeProto>& attrs, cons
   et::AttributeProto* a = attrs.Add();
   a->set_name(name);
   a->set_int64_val(value);
+}
+
+void add_bool(google::protobuf::RepeatedPtrField<et::AttributeProto>& attrs, const char* name, bool value) {
+  et::AttributeProto* a = attrs.Add();
+  a->set_name(name);
+  a->set_bool_val(value);
 }
 
 void write_delimited(const google::protobuf::MessageLite& message, CodedOutputStream& out) {
@@ -51,9 +68,8 @@ et::Node to_message(const ExecutionNode& n) {
   for (const std::uint64_t d : n.ctrl_deps) m.add_ctrl_deps(d);
   for (const std::uint64_t d : n.data_deps) m.add_data_deps(d);
   m.set_duration_micros(n.duration_micros);
-  et::AttributeProto* cpu = m.add_attr();
-  cpu->set_name(kIsCpuOp);
-  cpu->set_bool_val(n.is_cpu_op);
+  if (!n.inputs_values.empty()) m.mutable_inputs()->set_values(n.inputs_values);
+  add_bool(*m.mutable_attr(), kIsCpuOp, n.is_cpu_op);
   if (n.collective) add_int(*m.mutable_attr(), kCommType, static_cast<std::int64_t>(*n.collective));
   if (n.comm_size) add_int(*m.mutable_attr(), kCommSize, *n.comm_size);
   if (n.duration_ps) add_int(*m.mutable_attr(), kDurationPs, *n.duration_ps);
@@ -68,6 +84,13 @@ et::Node to_message(const ExecutionNode& n) {
     a->set_name(kPgName);
     a->set_string_val(*n.pg_name);
   }
+  const std::pair<const char*, const std::optional<std::int64_t>*> ints[] = {
+      {kCommSrc, &n.comm_src}, {kCommDst, &n.comm_dst},         {kCommTag, &n.comm_tag}, {kMicroBatch, &n.micro_batch},
+      {kChunk, &n.chunk},      {kRecomputePs, &n.recompute_ps}, {kBucket, &n.bucket}};
+  for (const auto& [name, value] : ints) {
+    if (*value) add_int(*m.mutable_attr(), name, **value);
+  }
+  if (n.backward) add_bool(*m.mutable_attr(), kBackwardPass, *n.backward);
   return m;
 }
 
@@ -76,13 +99,48 @@ class AttributeReader {
  public:
   AttributeReader(const std::string& source, std::string where) : source_(source), where_(std::move(where)) {}
 
+  // Any integer field (writers differ: PyTorch's converter int64, others int32 or uint32), as long as it fits.
   std::int64_t int64(const et::AttributeProto& a) const {
-    if (a.value_case() != et::AttributeProto::kInt64Val) throw wrong_type(a, "int64_val");
-    return a.int64_val();
+    using A = et::AttributeProto;
+    switch (a.value_case()) {
+      case A::kInt32Val:
+        return a.int32_val();
+      case A::kInt64Val:
+        return a.int64_val();
+      case A::kUint32Val:
+        return a.uint32_val();
+      case A::kSint32Val:
+        return a.sint32_val();
+      case A::kSint64Val:
+        return a.sint64_val();
+      case A::kFixed32Val:
+        return a.fixed32_val();
+      case A::kSfixed32Val:
+        return a.sfixed32_val();
+      case A::kSfixed64Val:
+        return a.sfixed64_val();
+      case A::kUint64Val:
+        return fitting(a, a.uint64_val());
+      case A::kFixed64Val:
+        return fitting(a, a.fixed64_val());
+      default:
+        throw wrong_type(a, "an integer");
+    }
   }
   std::uint64_t uint64(const et::AttributeProto& a) const {
-    if (a.value_case() != et::AttributeProto::kUint64Val) throw wrong_type(a, "uint64_val");
-    return a.uint64_val();
+    using A = et::AttributeProto;
+    if (a.value_case() == A::kUint64Val) return a.uint64_val();
+    if (a.value_case() == A::kFixed64Val) return a.fixed64_val();
+    const std::int64_t value = int64(a);
+    if (value < 0) {
+      throw InputError(fmt::format("{}: attribute '{}' is negative ({}), a size cannot be", where_, a.name(), value),
+                       SourceLocation{source_, 0, 0});
+    }
+    return static_cast<std::uint64_t>(value);
+  }
+  std::vector<bool> bools(const et::AttributeProto& a) const {
+    if (a.value_case() != et::AttributeProto::kBoolList) throw wrong_type(a, "bool_list");
+    return {a.bool_list().values().begin(), a.bool_list().values().end()};
   }
   bool boolean(const et::AttributeProto& a) const {
     if (a.value_case() != et::AttributeProto::kBoolVal) throw wrong_type(a, "bool_val");
@@ -94,6 +152,13 @@ class AttributeReader {
   }
 
  private:
+  std::int64_t fitting(const et::AttributeProto& a, std::uint64_t value) const {
+    if (value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) {
+      throw InputError(fmt::format("{}: attribute '{}' ({}) is past the int64 range", where_, a.name(), value),
+                       SourceLocation{source_, 0, 0});
+    }
+    return static_cast<std::int64_t>(value);
+  }
   InputError wrong_type(const et::AttributeProto& a, const char* expected) const {
     return InputError(
         fmt::format("{}: attribute '{}' should hold {} (Chakra's feeder reads it so)", where_, a.name(), expected),
@@ -111,6 +176,7 @@ ExecutionNode from_message(const et::Node& m, const std::string& source) {
   n.ctrl_deps.assign(m.ctrl_deps().begin(), m.ctrl_deps().end());
   n.data_deps.assign(m.data_deps().begin(), m.data_deps().end());
   n.duration_micros = m.duration_micros();
+  n.inputs_values = m.inputs().values();
   const AttributeReader read(source, fmt::format("node {} ('{}')", n.id, n.name));
   for (const et::AttributeProto& a : m.attr()) {
     if (a.name() == kCommType) {
@@ -127,6 +193,18 @@ ExecutionNode from_message(const et::Node& m, const std::string& source) {
       n.tensor_size = read.uint64(a);
     } else if (a.name() == kPgName) {
       n.pg_name = read.text(a);
+    } else if (a.name() == kInvolvedDim) {
+      n.involved_dim = read.bools(a);
+    } else if (a.name() == kBackwardPass) {
+      n.backward = read.boolean(a);
+    } else {
+      const std::pair<const char*, std::optional<std::int64_t>*> ints[] = {
+          {kCommSrc, &n.comm_src},       {kCommDst, &n.comm_dst}, {kCommTag, &n.comm_tag},
+          {kMicroBatch, &n.micro_batch}, {kChunk, &n.chunk},      {kRecomputePs, &n.recompute_ps},
+          {kBucket, &n.bucket}};
+      for (const auto& [name, value] : ints) {
+        if (a.name() == name) *value = read.int64(a);
+      }
     }
   }
   return n;

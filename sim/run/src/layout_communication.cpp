@@ -114,7 +114,8 @@ SimTime LayoutCommunication::timed(std::string_view kind, CollectiveOp op, Bytes
   return outcome.time;
 }
 
-std::vector<ChunkWork::Unit> LayoutCommunication::units(std::pair<std::size_t, std::size_t> range) const {
+std::vector<ChunkWork::Unit> LayoutCommunication::units(std::pair<std::size_t, std::size_t> range,
+                                                        std::vector<SimTime>* segments) const {
   const Scenario& s = context_.scenario();
   const std::vector<Layer>& layers = context_.model().layers();
   SimTime total;
@@ -123,6 +124,7 @@ std::vector<ChunkWork::Unit> LayoutCommunication::units(std::pair<std::size_t, s
   std::int64_t bytes[2] = {0, 0};
   std::vector<ChunkWork::Unit> out;
   SimTime done;
+  SimTime cut;  // where the last segment ended
   for (std::size_t l = range.second; l-- > range.first;) {
     const bool expert = is_expert(l);
     const std::int64_t parts = layout_.sizes().tensor * (expert ? expert_ : 1);
@@ -133,8 +135,11 @@ std::vector<ChunkWork::Unit> LayoutCommunication::units(std::pair<std::size_t, s
     if (held >= s.training.bucket_size.value) {
       out.push_back({Bytes{held}, total > SimTime::zero() ? done.seconds() / total.seconds() : 1.0, expert});
       held = 0;
+      if (segments != nullptr) segments->push_back(done - std::exchange(cut, done));
     }
   }
+  // The rest of the backward after the last complete bucket (all of it when none completes early).
+  if (segments != nullptr && (segments->empty() || done > cut)) segments->push_back(done - cut);
   for (const bool expert : {false, true}) {
     if (bytes[expert ? 1 : 0] > 0) out.push_back({Bytes{bytes[expert ? 1 : 0]}, 1.0, expert});
   }
@@ -213,25 +218,43 @@ ModelParallelSetup LayoutCommunication::setup() {
   out.sharding = s.parallelism.sharding.value;
   out.data = n.data;
   out.iterations = s.training.iterations;
-  const double params = static_cast<double>(std::max<std::int64_t>(1, context_.model().params()));
-  const std::vector<Layer>& layers = context_.model().layers();
   for (std::int64_t d = 0; d < n.pipeline; ++d) {
     auto& row = out.work.emplace_back();
-    std::int64_t stage_params = 0;
-    for (std::int64_t c = 0; c < chunks_; ++c) {
-      row.push_back(chunk_work(d, c));
-      const auto range = ranges_[static_cast<std::size_t>(c * n.pipeline + d)];
-      for (std::size_t l = range.first; l < range.second; ++l) {
-        stage_params += is_expert(l) ? (layers[l].params + expert_ - 1) / expert_ : layers[l].params;
-      }
-    }
-    out.optimizer_step.push_back(
-        context_.optimizer_step().scaled(static_cast<double>(stage_params) / params / static_cast<double>(n.tensor)));
+    for (std::int64_t c = 0; c < chunks_; ++c) row.push_back(chunk_work(d, c));
   }
+  out.optimizer_step = optimizer_steps();
+  add_communication(out, Bytes{(activation_.value + n.tensor - 1) / n.tensor});
+  return out;
+}
+
+std::int64_t LayoutCommunication::stage_params(std::int64_t d) const {
+  const std::vector<Layer>& layers = context_.model().layers();
+  std::int64_t out = 0;
+  for (std::int64_t c = 0; c < chunks_; ++c) {
+    const auto range = ranges_[static_cast<std::size_t>(c * layout_.sizes().pipeline + d)];
+    for (std::size_t l = range.first; l < range.second; ++l) {
+      out += is_expert(l) ? (layers[l].params + expert_ - 1) / expert_ : layers[l].params;
+    }
+  }
+  return out;
+}
+
+std::vector<SimTime> LayoutCommunication::optimizer_steps() const {
+  const LayoutSizes& n = layout_.sizes();
+  const double params = static_cast<double>(std::max<std::int64_t>(1, context_.model().params()));
+  std::vector<SimTime> out;
+  for (std::int64_t d = 0; d < n.pipeline; ++d) {
+    out.push_back(context_.optimizer_step().scaled(static_cast<double>(stage_params(d)) / params /
+                                                   static_cast<double>(n.tensor)));
+  }
+  return out;
+}
+
+void LayoutCommunication::add_communication(ModelParallelSetup& out, Bytes transfer) {
+  const LayoutSizes& n = layout_.sizes();
   if (n.pipeline > 1) {
-    const Bytes activation{(activation_.value + n.tensor - 1) / n.tensor};
     const double crossings = 2.0 * static_cast<double>(out.micro_batches * (n.pipeline * chunks_ - 1));
-    out.transfer = timed("pipeline", CollectiveOp::broadcast, activation, transfer_pairs(layout_),
+    out.transfer = timed("pipeline", CollectiveOp::broadcast, transfer, transfer_pairs(layout_),
                          crossings / static_cast<double>(n.pipeline / 2));
   }
   if (n.data > 1) {
@@ -265,7 +288,6 @@ ModelParallelSetup LayoutCommunication::setup() {
       return times.at({op, bytes.value, expert});
     };
   }
-  return out;
 }
 
 LayerTimes LayoutCommunication::rank_layer_times(bool tensor, bool context) const {

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "resolved_scenario.hpp"
+#include "syncsim/chakra/layout_workload.hpp"
 #include "syncsim/network/flow_model.hpp"
 #include "syncsim/training/model_parallel_run.hpp"
 #include "syncsim/training/rank_layout.hpp"
@@ -65,6 +66,13 @@ class LayoutCommunication {
   const RankLayout& layout() const { return layout_; }
   // The engine's setup; simulates the collectives it needs (once each).
   ModelParallelSetup setup();
+  // The iteration as Chakra traces hold it (chakra/layout_workload.hpp): sizes and groups, no collective's time.
+  // InputError at parallelism.expert for expert parallelism over whole data-parallel groups (no expert data group).
+  chakra::LayoutWorkload chakra_workload() const;
+  // The engine's setup from model.chakra's traces (one rank per stage, their files beside the one named) in place of
+  // the model's: every collective the traces name costed on this cluster as setup() costs it. InputError at
+  // model.chakra naming the file and node for what does not fit the scenario's layout (chakra_layout.cpp).
+  ModelParallelSetup imported_setup();
   // One rank's forward and backward per layer without a pipeline: the layers' compute / (tensor x context), each
   // block's tensor and context collectives added to its last layer (they run on the compute stream), the
   // embedding's AllReduce to the first layer and the head's to the last; `tensor` or `context` false leaves that
@@ -84,7 +92,15 @@ class LayoutCommunication {
   SimTime timed(std::string_view kind, CollectiveOp op, Bytes bytes,
                 const std::vector<std::vector<std::size_t>>& groups, double per_iteration);
   ChunkWork chunk_work(std::int64_t stage, std::int64_t chunk);
-  std::vector<ChunkWork::Unit> units(std::pair<std::size_t, std::size_t> range) const;
+  // With `segments`, also the chunk's backward compute cut where each bucket becomes complete.
+  std::vector<ChunkWork::Unit> units(std::pair<std::size_t, std::size_t> range,
+                                     std::vector<SimTime>* segments = nullptr) const;
+  std::int64_t stage_params(std::int64_t stage) const;  // the stage's parameters (routed experts' / expert)
+  std::vector<SimTime> optimizer_steps() const;         // per stage: its ranks' step without sharding
+  // The pipeline's transfers (of `transfer` bytes) and the data-parallel collectives of `out`'s units.
+  void add_communication(ModelParallelSetup& out, Bytes transfer);
+  chakra::LayoutChunk chakra_chunk(std::int64_t stage, std::int64_t chunk) const;
+  SimTime imported_time(const chakra::LayoutCollective& c, double per_iteration);
   bool is_expert(std::size_t layer) const;  // a routed experts' layer, split over expert parallelism
   BlockTensorTime block_tensor(std::pair<std::size_t, std::size_t> block) const;
 

@@ -134,7 +134,8 @@ RunOutput run_model_parallel_layout(ResolvedScenario& context, convergence::Upda
   check_model_parallel_supported(s);
   degrade_for_whole_run(context);
   LayoutCommunication comm(context);
-  ModelParallelSetup setup = comm.setup();
+  // With model.chakra the layout's traces give the work (chakra_layout.cpp), the scenario the cluster.
+  ModelParallelSetup setup = s.model.chakra ? comm.imported_setup() : comm.setup();
   const RankLayout& layout = comm.layout();
   setup.stragglers = context.stragglers();
   setup.group = layout.sizes().tensor * layout.sizes().context;

@@ -24,19 +24,6 @@ namespace syncsim::run {
 
 namespace {
 
-// model.chakra's trace as the iteration's workload; what does not fit (a run that is not plain DDP, a file that is
-// not a trace, a node kind it cannot map) is an error at the key, naming the file and the node.
-chakra::DdpWorkload imported_workload(const Scenario& s) {
-  if (std::optional<InputError> mismatch = chakra_mismatch(s)) {
-    throw s.model.chakra->error(fmt::format("an execution trace is imported into DDP runs only: {} ({})",
-                                            mismatch->message(), mismatch->key()));
-  }
-  return at_value(*s.model.chakra, [&] {
-    const std::filesystem::path path = s.model.chakra->value;
-    return chakra::ddp_workload(chakra::read_execution_trace(path), path.string());
-  });
-}
-
 // Errors point at the key that caused them: an unknown name at model.name, a sequence length or image size the
 // model cannot take at that key (each option is applied on its own first, so the right one is blamed). A
 // transformer's shape was checked at its keys when read.
@@ -123,7 +110,7 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
     profile_ =
         at_value(*s.model.profile, [&] { return match_layers(model_, read_profile_trace(s.model.profile->value)); });
   }
-  if (s.model.chakra) chakra_ = imported_workload(s);
+  if (s.model.chakra) chakra_ = imported_chakra_workload(s);
   if (s.training.latency_model.value == LatencySource::calibrated) {
     calibration_ = at_value(*s.calibration, [&] { return read_calibration(s.calibration->value); });
     calibrated_ = to_model(*calibration_);

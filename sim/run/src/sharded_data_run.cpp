@@ -42,7 +42,7 @@ RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedul
   if (ranks < 2) throw s.parallelism.sharding.error("sharding needs at least 2 data-parallel ranks");
   ShardedRunSetup setup;
   setup.layers = context.layer_times();
-  setup.units = make_buckets(context.model(), s.training.bucket_size, context.precision());
+  setup.units = context.bucket_plan();  // the model's buckets, or model.chakra's
   setup.level = s.parallelism.sharding.value;
   if (s.parallelism.fp8_all_gather.value) {
     for (const GradientBucket& unit : setup.units.buckets) {

@@ -2,7 +2,8 @@
 // DdpWorkload: one synchronous data-parallel iteration of one rank, as a Chakra execution trace holds it (the
 // export) and as the DDP engine runs it (the import): layer times, the optimizer step and the gradient buckets.
 //
-// Export, one rank's graph (ids in this order, every dependency on an earlier id):
+// Export, one rank's graph (ids in this order, every dependency on an earlier id; id 0 is the METADATA_NODE that
+// describes the process groups, process_groups.hpp):
 //
 //   F0 -> F1 -> ... -> F(L-1) -> B(L-1) -> ... -> B1 -> B0 -> OPT        COMP_NODEs "<layer> forward|backward"
 //                                  |              |                ^
@@ -14,7 +15,10 @@
 // every AllReduce. ASTRA-sim replays the same overlap: communication under the rest of backward. Compute nodes carry
 // num_ops and tensor_size (the roofline's FLOPs and bytes at the batch), collectives pg_name "0" (all ranks).
 //
-// Import, the mapping back (any trace of COMP_NODEs and ALL_REDUCE COMM_COLL_NODEs, ids in dependency order):
+// Import, the mapping back (any trace of COMP_NODEs and ALL_REDUCE COMM_COLL_NODEs over every rank, in any order:
+// nodes are indexed by id and walked dependencies first, trace_graph.hpp; METADATA_NODEs skipped; CPU ops, is_cpu_op,
+// are not on the GPU's compute stream and pass their dependencies through; a forward, or a PyTorch ProfilerStep#,
+// that comes after a collective begins the next iteration, and only the first iteration is read):
 //   - a COMP_NODE that depends (through any chain) on a collective is optimizer work: their times add up to the
 //     optimizer step;
 //   - the other COMP_NODEs, in file order, are the compute stream. Backward begins at the first node whose name
@@ -35,6 +39,7 @@
 #include <vector>
 
 #include "syncsim/chakra/execution_trace.hpp"
+#include "syncsim/compute/memory_check.hpp"
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/training/bucket_plan.hpp"
 #include "syncsim/training/ddp_iteration.hpp"
@@ -60,6 +65,16 @@ struct DdpWorkload {
   std::vector<NodeWork> forward_work = {};
   std::vector<NodeWork> backward_work = {};
   std::optional<NodeWork> optimizer_work = std::nullopt;
+  // Gradient accumulation: k forward and backward passes of the layers, the buckets reduced in the last one's
+  // backward only. The export writes every pass (syncsim_micro_batch on each compute node, k > 1); the import reads
+  // the first micro-batch's nodes as the layers and counts the micro-batches.
+  std::int64_t micro_batches = 1;
+  // ZeRO over the ranks (the sharded engine's): each bucket REDUCE_SCATTERed instead of AllReduced, the step the
+  // rank's shard's (ceil(step / ranks)); ZeRO-1/2 then ALL_GATHER each bucket after the step, first layers first;
+  // full sharding gathers each bucket before its first forward and again, a bucket ahead, for backward. The import
+  // tells none, sharded (`optimizer`) and `full` apart.
+  ShardingLevel sharding = ShardingLevel::none;
+  std::int64_t iterations_in_trace = 1;  // the import's: how many iterations the trace held (the first is read)
 };
 
 // The process group every collective of a DDP trace runs on: PyTorch's default group, all ranks ("0", as the
@@ -70,8 +85,8 @@ inline constexpr std::string_view kDefaultProcessGroup = "0";
 ExecutionTrace execution_trace(const DdpWorkload& workload, std::int64_t rank);
 
 // `trace` mapped as above. Throws InputError at `source` naming the node (id, name and kind) for a node kind or a
-// collective other than COMP_NODE and ALL_REDUCE, a collective without a positive comm_size, a dependency on an id
-// not defined before it, a repeated id, or a time past the clock.
+// collective other than COMP_NODE and ALL_REDUCE, a collective without a positive comm_size or over a subgroup, a
+// dependency on an id no node has, a dependency cycle, a repeated id, or a time past the clock.
 DdpWorkload ddp_workload(const ExecutionTrace& trace, const std::string& source);
 
 }  // namespace syncsim::chakra

@@ -20,8 +20,18 @@
 //   tensor_size            uint64   COMP_NODE    the bytes it moves through memory (likewise)
 //   pg_name                string   COMM_COLL    the process group it runs on ("0": PyTorch's default, all ranks)
 //   syncsim_duration_ps    int64    COMP_NODE    syncsim's own: the exact time, as duration_micros rounds it
+//   comm_src, comm_dst     int64    SEND/RECV    the peer ranks of a point-to-point transfer (ASTRA-sim's), and
+//   comm_tag               int64    SEND/RECV    the tag that pairs a send with its receive
+//   involved_dim           bool[]   COMM_COLL    ASTRA-sim's network dimensions a collective spans (read only)
+//   syncsim_micro_batch    int64    layout       the pipeline pass a node belongs to: its micro-batch,
+//   syncsim_chunk          int64    layout       its model chunk (virtual stage) on the device,
+//   syncsim_backward       bool     layout       and its direction
+//   syncsim_recompute_ps   int64    COMP_NODE    of a backward pass: the part that runs forward again
+//   syncsim_bucket         int64    COMP_NODE    a sharded DDP layer's bucket (ZeRO's unit), whose gather it needs
 //
-// Other attributes are skipped on reading; `inputs`/`outputs` are neither written nor kept.
+// Integer attributes are read whatever integer type holds them (int32, uint32, int64, uint64, sint, fixed), as
+// long as the value fits. Other attributes are skipped on reading. `inputs.values` is kept: a METADATA_NODE
+// holds PyTorch's process groups there (process_groups.hpp).
 //
 //   const std::string bytes = encode_execution_trace(trace);           // the file's content
 //   ExecutionTrace back = decode_execution_trace(bytes, "out/x.0.et");  // InputError at that name on bad bytes
@@ -79,6 +89,16 @@ struct ExecutionNode {
   std::optional<std::int64_t> num_ops = std::nullopt;       // num_ops
   std::optional<std::uint64_t> tensor_size = std::nullopt;  // tensor_size, bytes
   std::optional<std::string> pg_name = std::nullopt;        // pg_name
+  std::optional<std::int64_t> comm_src = std::nullopt;
+  std::optional<std::int64_t> comm_dst = std::nullopt;
+  std::optional<std::int64_t> comm_tag = std::nullopt;
+  std::vector<bool> involved_dim = {};                      // empty: not given (every dimension)
+  std::optional<std::int64_t> micro_batch = std::nullopt;   // syncsim_micro_batch
+  std::optional<std::int64_t> chunk = std::nullopt;         // syncsim_chunk
+  std::optional<bool> backward = std::nullopt;              // syncsim_backward
+  std::optional<std::int64_t> recompute_ps = std::nullopt;  // syncsim_recompute_ps
+  std::optional<std::int64_t> bucket = std::nullopt;        // syncsim_bucket
+  std::string inputs_values = {};                           // inputs.values (IOInfo)
 };
 
 struct ExecutionTrace {

@@ -1,0 +1,106 @@
+#pragma once
+// LayoutWorkload: one iteration of a model-parallel layout (tensor x context x data x pipeline, Megatron's rank
+// order, rank_layout.hpp; expert parallelism inside the data-parallel groups) as Chakra execution traces hold it, one
+// file per rank, and as the model-parallel engine runs it (model_parallel_run.hpp). All micro-batches of a chunk are
+// alike, and the ranks of a stage too but for their peers and groups.
+//
+// A rank of stage d runs its passes in the schedule's order (pipeline_order), each pass a chain on the device:
+//
+//   forward of micro-batch j through its chunk c (global chunk g = c x p + d):
+//     [COMM_RECV activation from the stage of g - 1] -> COMP "forward mb j chunk c" -> the pass's collectives
+//     (tensor ALL_REDUCEs, context ALL_GATHERs, expert ALL_TO_ALLs, each on its process group) -> [COMM_SEND to g + 1]
+//   backward: [COMM_RECV gradient from g + 1] -> COMP segments "backward mb j chunk c segment k" -> collectives
+//     (tensor ALL_REDUCEs, context REDUCE_SCATTERs and ALL_GATHERs, expert ALL_TO_ALLs) -> [COMM_SEND to g - 1]
+//
+// The backward compute is cut where the chunk's data-parallel buckets become complete (the last layers first), so
+// that bucket k of the chunk's last backward pass depends on segment k: an ALL_REDUCE (or, sharded, a
+// REDUCE_SCATTER) on the data-parallel group (the expert data-parallel group for routed experts' gradients), one
+// after another on one stream; then the optimizer step COMP "optimizer step"; sharded (ZeRO-1/2), an ALL_GATHER per
+// bucket after it; fully sharded, the ALL_GATHERs come first instead and each chunk's first forward waits for its
+// own. Every node of a pass carries syncsim_micro_batch, syncsim_chunk and syncsim_backward; send and receive carry
+// comm_src, comm_dst and comm_tag as ASTRA-sim reads them; a METADATA_NODE (id 0) describes the rank's process
+// groups (process_groups.hpp), named "0" (every rank) then per kind in Megatron's order, the same names in every
+// rank's file.
+//
+// Read back (layout_workload), the traces of one rank per stage give the same workload: the pass order must be one
+// of the schedules syncsim runs (gpipe, 1f1b, interleaved), and micro-batches that differ are refused.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "syncsim/chakra/ddp_workload.hpp"
+#include "syncsim/chakra/execution_trace.hpp"
+#include "syncsim/compute/memory_check.hpp"
+#include "syncsim/core/sim_time.hpp"
+#include "syncsim/training/rank_layout.hpp"
+
+namespace syncsim::chakra {
+
+// The kinds of process group a layout's collectives run on.
+enum class GroupRole { tensor, context, expert, data, expert_data };
+std::string to_string(GroupRole role);
+
+// Every group of `role` in `layout` with expert parallelism `expert`, in Megatron's order; none when the role's size
+// is 1 (no collective runs on it).
+std::vector<std::vector<std::size_t>> role_groups(const RankLayout& layout, GroupRole role, std::int64_t expert);
+
+// A collective inside a pass, or a data-parallel one. `ranks`: the group's members (the import's; the export's
+// come from the layout).
+struct LayoutCollective {
+  CollectiveKind op = CollectiveKind::all_reduce;
+  std::int64_t bytes = 0;
+  GroupRole role = GroupRole::tensor;
+  std::vector<std::int64_t> ranks = {};
+};
+
+// One micro-batch through one chunk in one direction, on one rank.
+struct LayoutPass {
+  std::vector<SimTime> segments;  // the compute; forward: one; backward: cut where the buckets become complete
+  SimTime recompute;              // backward: the part of the compute that runs forward again
+  NodeWork work;                  // the pass's roofline work (num_ops, tensor_size), on its first segment
+  std::vector<LayoutCollective> collectives = {};  // after the compute, in this order
+  SimTime compute() const;
+};
+
+// A data-parallel bucket of a chunk: complete after its backward's segment `segment`.
+struct LayoutUnit {
+  LayoutCollective collective;  // its reduction (ALL_REDUCE, or REDUCE_SCATTER when sharded)
+  std::size_t segment = 0;
+  bool expert = false;  // routed experts' gradients, over the expert data-parallel group
+};
+
+struct LayoutChunk {
+  LayoutPass forward;
+  LayoutPass backward;
+  std::vector<LayoutUnit> units = {};  // in the order backward completes them
+};
+
+struct LayoutStage {
+  std::vector<LayoutChunk> chunks;  // the device's chunks, 0 .. v - 1
+  SimTime step;                     // the rank's optimizer step (its shard's, when sharded)
+  NodeWork step_work;
+};
+
+struct LayoutWorkload {
+  std::string name;
+  LayoutSizes sizes;
+  std::int64_t expert = 1;  // expert parallelism (inside each data-parallel group)
+  PipelineSchedule schedule = PipelineSchedule::one_f_one_b;
+  std::int64_t micro_batches = 1;
+  std::int64_t chunks = 1;  // v, model chunks per stage
+  ShardingLevel sharding = ShardingLevel::none;
+  std::int64_t transfer_bytes = 0;  // one micro-batch's activation between stages (pipeline > 1)
+  std::vector<LayoutStage> stages;
+};
+
+// Rank `rank`'s execution trace.
+ExecutionTrace execution_trace(const LayoutWorkload& workload, std::int64_t rank);
+
+// The workload in the traces of one rank per stage (`traces[d]` of stage d, read from `sources[d]`), whose layout the
+// caller knows (`sizes`, `expert`). A collective's role is the kind of the layout's group its process group's ranks
+// are (a group of no kind is refused). Throws InputError naming the file and node (id, name, kind) for what does not
+// fit the graph above.
+LayoutWorkload layout_workload(const std::vector<ExecutionTrace>& traces, const std::vector<std::string>& sources,
+                               const LayoutSizes& sizes, std::int64_t expert);
+
+}  // namespace syncsim::chakra

@@ -1,0 +1,231 @@
+// A model-parallel layout's iteration to Chakra traces and back (LayoutCommunication's chakra_workload and
+// imported_setup; the graph in chakra/layout_workload.hpp). The export writes what chunk_work times: each pass's
+// compute and its collectives one by one, by size and group; the import costs every collective a trace names on
+// the scenario's cluster exactly as setup() does (all groups of its kind at once), so that a layout's own trace gives
+// the setup it was written from, to the picosecond.
+#include <fmt/format.h>
+
+#include <filesystem>
+
+#include "chakra_layer_work.hpp"
+#include "layout_communication.hpp"
+#include "syncsim/chakra/execution_trace.hpp"
+#include "syncsim/compute/optimizer.hpp"
+#include "syncsim/core/input_error.hpp"
+
+namespace syncsim::run {
+
+namespace {
+
+CollectiveOp engine_op(chakra::CollectiveKind kind) {
+  switch (kind) {
+    case chakra::CollectiveKind::all_reduce:
+      return CollectiveOp::allreduce;
+    case chakra::CollectiveKind::all_gather:
+      return CollectiveOp::all_gather;
+    case chakra::CollectiveKind::reduce_scatter:
+      return CollectiveOp::reduce_scatter;
+    case chakra::CollectiveKind::all_to_all:
+      return CollectiveOp::alltoall;
+    case chakra::CollectiveKind::broadcast:
+      return CollectiveOp::broadcast;
+    case chakra::CollectiveKind::reduce:
+      return CollectiveOp::reduce;
+    default:
+      break;
+  }
+  throw InputError(fmt::format("collective {} is not simulated", chakra::to_string(kind)));
+}
+
+void add_collectives(std::vector<chakra::LayoutCollective>& out, std::int64_t count, chakra::CollectiveKind op,
+                     Bytes bytes, chakra::GroupRole role) {
+  for (std::int64_t i = 0; i < count; ++i) out.push_back({.op = op, .bytes = bytes.value, .role = role});
+}
+
+// model.chakra's traces of one rank per stage (the files beside the one named, <prefix>.<rank>.et) as the layout's
+// workload; InputError at model.chakra naming the file for a name of another form, a trace of another size or other
+// micro-batches, and what layout_workload refuses.
+chakra::LayoutWorkload read_layout_traces(const Scenario& s, const RankLayout& layout, std::int64_t expert) {
+  const LayoutSizes& n = layout.sizes();
+  const Located<std::string>& key = *s.model.chakra;
+  return at_value(key, [&] {
+    // The files of one rank per stage, beside the one named: <prefix>.<rank>.et.
+    const std::filesystem::path named(key.value);
+    const std::string file = named.filename().string();
+    const std::size_t dot = file.size() > 4 ? file.rfind('.', file.size() - 4) : std::string::npos;
+    if (dot == std::string::npos || !chakra::execution_trace_file_rank(file.substr(0, dot), file)) {
+      throw InputError(
+          fmt::format("'{}' is not named <prefix>.<rank>.et: a layout's traces are read one rank per "
+                      "stage, beside the one named",
+                      file));
+    }
+    const std::string prefix = file.substr(0, dot);
+    std::vector<chakra::ExecutionTrace> traces;
+    std::vector<std::string> sources;
+    for (std::int64_t d = 0; d < n.pipeline; ++d) {
+      const std::int64_t rank = layout.rank({.tensor = 0, .context = 0, .data = 0, .pipeline = d});
+      const std::filesystem::path path = named.parent_path() / chakra::execution_trace_file_name(prefix, rank);
+      traces.push_back(chakra::read_execution_trace(path));
+      sources.push_back(path.string());
+      if (traces.back().ranks != layout.ranks()) {
+        throw InputError(
+            fmt::format("the trace holds {} ranks, the scenario's layout {}", traces.back().ranks, layout.ranks()),
+            SourceLocation{path.string(), 0, 0});
+      }
+    }
+    chakra::LayoutWorkload read = chakra::layout_workload(traces, sources, n, expert);
+    if (read.micro_batches != s.model.micro_batches) {
+      throw InputError(fmt::format("the traces hold {} micro-batches per iteration, model.micro_batches {} (set it "
+                                   "to the traces')",
+                                   read.micro_batches, s.model.micro_batches),
+                       SourceLocation{sources.front(), 0, 0});
+    }
+    return read;
+  });
+}
+
+}  // namespace
+
+chakra::LayoutChunk LayoutCommunication::chakra_chunk(std::int64_t stage, std::int64_t chunk) const {
+  using chakra::CollectiveKind;
+  using chakra::GroupRole;
+  const LayoutSizes& n = layout_.sizes();
+  const std::int64_t g = chunk * n.pipeline + stage;
+  const auto range = ranges_[static_cast<std::size_t>(g)];
+  chakra::LayoutChunk out;
+  SimTime forward;
+  for (std::size_t l = range.first; l < range.second; ++l) {
+    forward += layers_.forward[l];
+    if (recomputed_[l]) out.backward.recompute += layers_.forward[l];
+    const auto [f, b] = chakra_layer_work(context_, context_.model().layers()[l], n.tensor * n.context);
+    out.forward.work = {out.forward.work.ops + f.ops, out.forward.work.bytes + f.bytes};
+    out.backward.work = {out.backward.work.ops + b.ops, out.backward.work.bytes + b.bytes};
+  }
+  out.forward.segments = {forward};
+  const std::vector<ChunkWork::Unit> units = this->units(range, &out.backward.segments);
+  const bool sharded = context_.scenario().parallelism.sharding.value != ShardingLevel::none;
+  for (std::size_t k = 0; k < units.size(); ++k) {
+    out.units.push_back({.collective = {.op = sharded ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce,
+                                        .bytes = units[k].bytes.value,
+                                        .role = units[k].expert ? GroupRole::expert_data : GroupRole::data},
+                         .segment = std::min(k, out.backward.segments.size() - 1),
+                         .expert = units[k].expert});
+  }
+  const TransformerStructure& t = *context_.model().transformer();
+  std::int64_t blocks = 0;
+  for (const auto& block : t.blocks) blocks += block.first >= range.first && block.first < range.second ? 1 : 0;
+  std::int64_t moe = 0;
+  for (const std::size_t l : t.dispatch_layers) moe += l >= range.first && l < range.second ? 1 : 0;
+  const std::int64_t again = forward_again_;
+  if (n.tensor > 1) {
+    // Per block 2 forward, 2 x (1 + again) backward; the embedding's forward and the head's backward.
+    const bool first = g == 0;
+    const bool last = g + 1 == static_cast<std::int64_t>(ranges_.size());
+    add_collectives(out.forward.collectives, 2 * blocks + (first ? 1 : 0), CollectiveKind::all_reduce, activation_,
+                    GroupRole::tensor);
+    add_collectives(out.backward.collectives, 2 * blocks * (1 + again) + (last ? 1 : 0), CollectiveKind::all_reduce,
+                    activation_, GroupRole::tensor);
+  }
+  if (n.context > 1) {
+    add_collectives(out.forward.collectives, blocks, CollectiveKind::all_gather, kv_, GroupRole::context);
+    add_collectives(out.backward.collectives, blocks, CollectiveKind::reduce_scatter, kv_, GroupRole::context);
+    add_collectives(out.backward.collectives, blocks * again, CollectiveKind::all_gather, kv_, GroupRole::context);
+  }
+  if (expert_ > 1) {
+    add_collectives(out.forward.collectives, 2 * moe, CollectiveKind::all_to_all, routed_, GroupRole::expert);
+    add_collectives(out.backward.collectives, 2 * moe * (1 + again), CollectiveKind::all_to_all, routed_,
+                    GroupRole::expert);
+  }
+  return out;
+}
+
+chakra::LayoutWorkload LayoutCommunication::chakra_workload() const {
+  const Scenario& s = context_.scenario();
+  const ParallelismConfig& p = s.parallelism;
+  const LayoutSizes& n = layout_.sizes();
+  if (expert_ > 1 && n.data > 1 && n.data / expert_ < 2) {
+    throw p.expert.error(
+        "a Chakra execution trace of expert parallelism over whole data-parallel groups is not written yet (the "
+        "routed experts' gradients have no expert data-parallel group to reduce over)");
+  }
+  chakra::LayoutWorkload w;
+  w.name = s.name;
+  w.sizes = n;
+  w.expert = expert_;
+  w.schedule = p.schedule.value;
+  w.micro_batches = s.model.micro_batches;
+  w.chunks = chunks_;
+  w.sharding = n.data > 1 ? p.sharding.value : ShardingLevel::none;
+  w.transfer_bytes = n.pipeline > 1 ? (activation_.value + n.tensor - 1) / n.tensor : 0;
+  const std::vector<SimTime> steps = optimizer_steps();
+  const std::int64_t step_bytes = optimizer_step_bytes(s.model.optimizer.value);
+  for (std::int64_t d = 0; d < n.pipeline; ++d) {
+    chakra::LayoutStage& stage = w.stages.emplace_back();
+    for (std::int64_t c = 0; c < chunks_; ++c) stage.chunks.push_back(chakra_chunk(d, c));
+    // The engine's step of a rank: its shard's when sharded (model_parallel_run.cpp, finish_stage).
+    const SimTime full = steps[static_cast<std::size_t>(d)];
+    const bool sharded = w.sharding != ShardingLevel::none;
+    stage.step = sharded ? SimTime::from_ps((full.ps() + n.data - 1) / n.data) : full;
+    // One operation per parameter of the rank's share, its step bytes each (memory-bound, as the DDP export's).
+    const std::int64_t mine = stage_params(d) / n.tensor / (sharded ? n.data : 1);
+    stage.step_work = {mine, static_cast<std::uint64_t>(mine * step_bytes)};
+  }
+  return w;
+}
+
+SimTime LayoutCommunication::imported_time(const chakra::LayoutCollective& c, double per_iteration) {
+  const auto groups = chakra::role_groups(layout_, c.role, expert_);
+  return timed(chakra::to_string(c.role), engine_op(c.op), Bytes{c.bytes}, groups, per_iteration);
+}
+
+ModelParallelSetup LayoutCommunication::imported_setup() {
+  const Scenario& s = context_.scenario();
+  const LayoutSizes& n = layout_.sizes();
+  const chakra::LayoutWorkload w = read_layout_traces(s, layout_, expert_);
+  // The links' traffic is the trace's collectives', not the scenario model's the constructor simulated.
+  uses_.clear();
+  ModelParallelSetup out;
+  out.schedule = w.schedule;
+  out.stages = n.pipeline;
+  out.chunks = w.chunks;
+  out.micro_batches = w.micro_batches;
+  out.sharding = w.sharding;
+  out.data = n.data;
+  out.iterations = s.training.iterations;
+  const bool sharded = w.sharding != ShardingLevel::none && n.data > 1;
+  const double per_pass = static_cast<double>(w.micro_batches) / static_cast<double>(n.pipeline);
+  for (const chakra::LayoutStage& stage : w.stages) {
+    auto& row = out.work.emplace_back();
+    for (const chakra::LayoutChunk& chunk : stage.chunks) {
+      ChunkWork& cw = row.emplace_back();
+      cw.forward_compute = chunk.forward.compute();
+      cw.backward_compute = chunk.backward.compute();
+      cw.backward_recompute = chunk.backward.recompute;
+      for (const bool backward : {false, true}) {
+        for (const chakra::LayoutCollective& c : (backward ? chunk.backward : chunk.forward).collectives) {
+          const SimTime t = imported_time(c, per_pass);
+          SimTime* kinds[] = {backward ? &cw.backward_tensor : &cw.forward_tensor,
+                              backward ? &cw.backward_context : &cw.forward_context,
+                              backward ? &cw.backward_expert : &cw.forward_expert};
+          *kinds[c.role == chakra::GroupRole::tensor ? 0 : c.role == chakra::GroupRole::context ? 1 : 2] += t;
+        }
+      }
+      // A bucket is ready at its segment's end, as a share of the backward compute (units() computes it so).
+      const SimTime total = cw.backward_compute;
+      for (const chakra::LayoutUnit& u : chunk.units) {
+        SimTime done;
+        for (std::size_t k = 0; k <= u.segment && k < chunk.backward.segments.size(); ++k) {
+          done += chunk.backward.segments[k];
+        }
+        cw.units.push_back(
+            {Bytes{u.collective.bytes}, total > SimTime::zero() ? done.seconds() / total.seconds() : 1.0, u.expert});
+      }
+    }
+    // The engine divides the step by d when sharded: the trace's is the rank's share.
+    out.optimizer_step.push_back(sharded ? stage.step * n.data : stage.step);
+  }
+  add_communication(out, Bytes{w.transfer_bytes});
+  return out;
+}
+
+}  // namespace syncsim::run

@@ -1,0 +1,223 @@
+// A model-parallel layout's iteration as Chakra traces and back (layout_workload.hpp): the graph of a hand-written
+// TP 2 x PP 2 x DP 2 workload (passes in 1F1B order, sends paired with receives, buckets after their segments, the
+// process groups), the exact round trip for every sharding level and schedule, and what the import refuses.
+#include <fmt/format.h>
+#include <catch2/catch.hpp>
+
+#include <map>
+#include <string>
+
+#include "syncsim/chakra/layout_workload.hpp"
+#include "syncsim/chakra/process_groups.hpp"
+#include "syncsim/core/input_error.hpp"
+
+using namespace syncsim;
+using chakra::CollectiveKind;
+using chakra::GroupRole;
+using chakra::LayoutWorkload;
+using Kind = syncsim::chakra::NodeKind;
+
+namespace {
+
+SimTime ps(std::int64_t v) {
+  return SimTime::from_ps(v);
+}
+
+// p = 2 stages, m = 3 micro-batches, tensor 2, data 2: each chunk one forward with 3 tensor AllReduces of 4096 bytes,
+// a backward of two segments (its first bucket complete after the first) with 4 AllReduces; 8 ranks.
+LayoutWorkload two_stages(ShardingLevel sharding, PipelineSchedule schedule = PipelineSchedule::one_f_one_b,
+                          std::int64_t chunks = 1) {
+  LayoutWorkload w;
+  w.name = "tp2-pp2-dp2";
+  w.sizes = {.tensor = 2, .context = 1, .data = 2, .pipeline = 2};
+  w.schedule = schedule;
+  w.micro_batches = schedule == PipelineSchedule::interleaved ? 4 : 3;
+  w.chunks = chunks;
+  w.sharding = sharding;
+  w.transfer_bytes = 2048;
+  const CollectiveKind reduce =
+      sharding == ShardingLevel::none ? CollectiveKind::all_reduce : CollectiveKind::reduce_scatter;
+  for (std::int64_t d = 0; d < 2; ++d) {
+    chakra::LayoutStage& stage = w.stages.emplace_back();
+    for (std::int64_t c = 0; c < chunks; ++c) {
+      chakra::LayoutChunk& chunk = stage.chunks.emplace_back();
+      chunk.forward.segments = {ps(1'000'001 + d + 10 * c)};
+      chunk.forward.work = {100, 200};
+      chunk.backward.segments = {ps(700'003), ps(1'300'000 + d)};
+      chunk.backward.recompute = ps(5);
+      for (int i = 0; i < 3; ++i)
+        chunk.forward.collectives.push_back({CollectiveKind::all_reduce, 4096, GroupRole::tensor});
+      for (int i = 0; i < 4; ++i)
+        chunk.backward.collectives.push_back({CollectiveKind::all_reduce, 4096, GroupRole::tensor});
+      chunk.units = {{.collective = {reduce, 1'000'000, GroupRole::data}, .segment = 0},
+                     {.collective = {reduce, 300'000 + d, GroupRole::data}, .segment = 1}};
+    }
+    stage.step = ps(400'000 + d);
+    stage.step_work = {50, 60};
+  }
+  return w;
+}
+
+// The workload read back from the traces of ranks 0 and 4 (stage 0 and 1), through their bytes.
+LayoutWorkload round_trip(const LayoutWorkload& w) {
+  std::vector<chakra::ExecutionTrace> traces;
+  std::vector<std::string> sources;
+  const std::int64_t per_stage = w.sizes.tensor * w.sizes.context * w.sizes.data;
+  for (std::int64_t d = 0; d < w.sizes.pipeline; ++d) {
+    sources.push_back(chakra::execution_trace_file_name("t", d * per_stage));
+    traces.push_back(chakra::decode_execution_trace(
+        chakra::encode_execution_trace(chakra::execution_trace(w, d * per_stage)), sources.back()));
+  }
+  return chakra::layout_workload(traces, sources, w.sizes, w.expert);
+}
+
+void check_same(const LayoutWorkload& a, const LayoutWorkload& b) {
+  CHECK(a.name == b.name);
+  CHECK(a.schedule == b.schedule);
+  CHECK(a.micro_batches == b.micro_batches);
+  CHECK(a.chunks == b.chunks);
+  CHECK(a.sharding == b.sharding);
+  CHECK(a.transfer_bytes == b.transfer_bytes);
+  REQUIRE(a.stages.size() == b.stages.size());
+  for (std::size_t d = 0; d < a.stages.size(); ++d) {
+    CHECK(a.stages[d].step == b.stages[d].step);
+    CHECK(a.stages[d].step_work.ops == b.stages[d].step_work.ops);
+    REQUIRE(a.stages[d].chunks.size() == b.stages[d].chunks.size());
+    for (std::size_t c = 0; c < a.stages[d].chunks.size(); ++c) {
+      const chakra::LayoutChunk& x = a.stages[d].chunks[c];
+      const chakra::LayoutChunk& y = b.stages[d].chunks[c];
+      CHECK(x.forward.segments == y.forward.segments);
+      CHECK(x.backward.segments == y.backward.segments);
+      CHECK(x.backward.recompute == y.backward.recompute);
+      CHECK(x.forward.work.ops == y.forward.work.ops);
+      REQUIRE(x.forward.collectives.size() == y.forward.collectives.size());
+      REQUIRE(x.backward.collectives.size() == y.backward.collectives.size());
+      for (std::size_t k = 0; k < x.backward.collectives.size(); ++k) {
+        CHECK(x.backward.collectives[k].op == y.backward.collectives[k].op);
+        CHECK(x.backward.collectives[k].bytes == y.backward.collectives[k].bytes);
+        CHECK(x.backward.collectives[k].role == y.backward.collectives[k].role);
+      }
+      REQUIRE(x.units.size() == y.units.size());
+      for (std::size_t k = 0; k < x.units.size(); ++k) {
+        CHECK(x.units[k].collective.op == y.units[k].collective.op);
+        CHECK(x.units[k].collective.bytes == y.units[k].collective.bytes);
+        CHECK(x.units[k].segment == y.units[k].segment);
+        CHECK(x.units[k].expert == y.units[k].expert);
+      }
+    }
+  }
+}
+
+std::string layout_error(const std::vector<chakra::ExecutionTrace>& traces, const LayoutWorkload& w) {
+  try {
+    chakra::layout_workload(traces, {"t.0.et", "t.4.et"}, w.sizes, w.expert);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("layout export: rank 4 (stage 1) runs 1F1B, receives what stage 0 sends, reduces after its segments") {
+  const LayoutWorkload w = two_stages(ShardingLevel::none);
+  const chakra::ExecutionTrace first = chakra::execution_trace(w, 0);
+  const chakra::ExecutionTrace t = chakra::execution_trace(w, 4);
+  CHECK(t.rank == 4);
+  CHECK(t.ranks == 8);
+  // The process groups: "0" every rank, tensor groups 1-4 ({0,1} {2,3} {4,5} {6,7}), data groups 5-8 ({0,2} {1,3}
+  // {4,6} {5,7}); rank 4 is in tensor group 3 and data group 7.
+  REQUIRE(t.nodes[0].kind == Kind::metadata);
+  const auto groups = chakra::process_groups(t, "t.4.et");
+  REQUIRE(groups.size() == 3);
+  CHECK(groups.at("3").ranks == std::vector<std::int64_t>{4, 5});
+  CHECK(groups.at("3").desc == "TENSOR_MODEL_PARALLEL_GROUP");
+  CHECK(groups.at("7").ranks == std::vector<std::int64_t>{4, 6});
+  std::vector<std::string> passes;
+  std::map<std::int64_t, std::int64_t> sends;  // tag -> peer, on rank 0
+  for (const chakra::ExecutionNode& n : first.nodes) {
+    if (n.kind == Kind::send) sends[*n.comm_tag] = *n.comm_dst;
+  }
+  std::size_t receives = 0;
+  for (const chakra::ExecutionNode& n : t.nodes) {
+    if (n.kind == Kind::compute && n.micro_batch) {
+      passes.push_back(fmt::format("{}{}", *n.backward ? "B" : "F", *n.micro_batch));
+    }
+    if (n.kind == Kind::recv && !*n.backward) {
+      ++receives;
+      CHECK(sends.at(*n.comm_tag) == 4);  // what rank 0 sent this micro-batch, to rank 4
+      CHECK(*n.comm_src == 0);
+      CHECK(n.comm_size == 2048);
+    }
+    if (n.kind == Kind::collective && n.micro_batch) CHECK(n.pg_name == "3");
+  }
+  CHECK(receives == 3);
+  // The last stage: no warm-up, a forward and a backward in turn (each backward two segments).
+  CHECK(passes == std::vector<std::string>{"F0", "B0", "B0", "F1", "B1", "B1", "F2", "B2", "B2"});
+  // The buckets: the first after the last micro-batch's first segment, on data group 7, one after the other.
+  const chakra::ExecutionNode& step = t.nodes.back();
+  CHECK(step.name == "optimizer step");
+  CHECK(step.duration_ps == 400'001);
+  const chakra::ExecutionNode& bucket0 = t.nodes[t.nodes.size() - 3];
+  CHECK(bucket0.pg_name == "7");
+  CHECK(bucket0.comm_size == 1'000'000);
+  const chakra::ExecutionNode& segment = t.nodes[bucket0.data_deps.front()];
+  CHECK(segment.name == "backward mb 2 chunk 0 segment 0");
+}
+
+TEST_CASE("layout import gives the workload back exactly, for every sharding level and schedule") {
+  for (const ShardingLevel sharding : {ShardingLevel::none, ShardingLevel::optimizer, ShardingLevel::full}) {
+    INFO("sharding " << static_cast<int>(sharding));
+    check_same(round_trip(two_stages(sharding)), two_stages(sharding));
+  }
+  check_same(round_trip(two_stages(ShardingLevel::none, PipelineSchedule::gpipe)),
+             two_stages(ShardingLevel::none, PipelineSchedule::gpipe));
+  check_same(round_trip(two_stages(ShardingLevel::none, PipelineSchedule::interleaved, 2)),
+             two_stages(ShardingLevel::none, PipelineSchedule::interleaved, 2));
+}
+
+TEST_CASE("layout export is deterministic: the same workload, the same bytes") {
+  const LayoutWorkload w = two_stages(ShardingLevel::full);
+  CHECK(chakra::encode_execution_trace(chakra::execution_trace(w, 5)) ==
+        chakra::encode_execution_trace(chakra::execution_trace(w, 5)));
+}
+
+TEST_CASE("layout import refuses what it cannot map, naming the file and node") {
+  const LayoutWorkload w = two_stages(ShardingLevel::none);
+  std::vector<chakra::ExecutionTrace> traces = {chakra::execution_trace(w, 0), chakra::execution_trace(w, 4)};
+  REQUIRE(layout_error(traces, w) == "no error");
+  SECTION("a pass order that is no schedule") {
+    // Stage 1's micro-batches 1 and 2 swapped: F0 B0 F2 B2 F1 B1 follows neither 1F1B nor GPipe.
+    for (chakra::ExecutionNode& n : traces[1].nodes) {
+      if (n.micro_batch && *n.micro_batch > 0) n.micro_batch = 3 - *n.micro_batch;
+    }
+    CHECK_THAT(layout_error(traces, w), Catch::Contains("follow none of the schedules syncsim runs"));
+  }
+  SECTION("a micro-batch unlike the first") {
+    for (chakra::ExecutionNode& n : traces[1].nodes) {
+      if (n.micro_batch == 2 && n.kind == Kind::compute) n.duration_ps = *n.duration_ps + 1;
+    }
+    CHECK_THAT(layout_error(traces, w), Catch::Contains("t.4.et: micro-batch 2's forward pass through chunk 0 "
+                                                        "differs from micro-batch 0's"));
+  }
+  SECTION("a collective on a group of no kind") {
+    // The metadata's tensor group 3 relisted as ranks 4 and 7: no group of the layout.
+    chakra::ExecutionNode& meta = traces[1].nodes[0];
+    const std::size_t at = meta.inputs_values.find("[4,5]");
+    REQUIRE(at != std::string::npos);
+    meta.inputs_values.replace(at, 5, "[4,7]");
+    CHECK_THAT(layout_error(traces, w), Catch::Contains("t.4.et: node ") &&
+                                            Catch::Contains("COMM_COLL_NODE): its process group '3' (2 ranks from 4) "
+                                                            "is none of the scenario's layout's"));
+  }
+  SECTION("a collective inside a pass that is not simulated") {
+    for (chakra::ExecutionNode& n : traces[1].nodes) {
+      if (n.kind == Kind::collective && n.micro_batch == 1) n.collective = CollectiveKind::barrier;
+    }
+    CHECK_THAT(layout_error(traces, w), Catch::Contains("COMM_COLL_NODE): a pass's BARRIER is not simulated"));
+  }
+  SECTION("a process group no METADATA node describes") {
+    traces[0].nodes.erase(traces[0].nodes.begin());
+    CHECK_THAT(layout_error(traces, w), Catch::Contains("process group '1' is described by no METADATA node"));
+  }
+}
