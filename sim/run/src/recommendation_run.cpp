@@ -139,6 +139,9 @@ EmbeddingComm embedding_comm(ResolvedScenario& context, const EmbeddingPlacement
 RunOutput run_recommendation(ResolvedScenario& context, const RecommendationShape& shape,
                              convergence::UpdateSchedule* schedule) {
   const Scenario& s = context.scenario();
+  if (s.training.communication.value == Communication::parameter_server) {
+    return run_recommendation_servers(context, shape, schedule);
+  }
   check_recommendation_supported(s);
   const RecommendationPlan plan = plan_recommendation(context, shape);
   const Passes work = passes(context, plan);
