@@ -4,6 +4,9 @@
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
+#include <string>
+
 #include "memory_text.hpp"
 
 namespace syncsim::app {
@@ -32,6 +35,20 @@ void print_embedding_lines(std::ostream& o, const run::RecommendationMemory& m, 
     fmt::print(o, "  {:<16} {:<14} {:>10} {:>14} {:>14} {:>14}\n", t.name, to_string(t.sharding.type),
                ranks_text(t.sharding, gpus), gib_text(t.on_fullest), gib_text(t.largest), gib_text(t.replicated));
   }
+}
+
+void print_table_staleness(std::ostream& out, const std::vector<TableStaleness>& tables) {
+  std::vector<const TableStaleness*> order;
+  for (const TableStaleness& t : tables) order.push_back(&t);
+  std::stable_sort(order.begin(), order.end(), [](const TableStaleness* a, const TableStaleness* b) {
+    return a->missed_updates > b->missed_updates;
+  });
+  std::vector<std::string> most;
+  for (std::size_t i = 0; i < std::min<std::size_t>(3, order.size()); ++i) {
+    most.push_back(fmt::format("{} {:.3g}", order[i]->table, order[i]->missed_updates));
+  }
+  fmt::print(out, "table staleness  {} tables {} iteration(s) stale; updates a read row misses: {}\n", tables.size(),
+             tables.front().iterations, fmt::join(most, ", "));
 }
 
 }  // namespace syncsim::app

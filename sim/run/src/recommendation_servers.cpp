@@ -45,6 +45,18 @@ RecommendationServers recommendation_servers(const ResolvedScenario& context, co
   return out;
 }
 
+std::vector<TableStaleness> table_staleness(const ResolvedScenario& context, const RecommendationShape& shape) {
+  const std::int64_t samples = context.batch() * context.scenario().model.micro_batches;
+  std::vector<TableStaleness> out;
+  for (const EmbeddingTable& table : shape.tables) {
+    out.push_back({.table = table.name,
+                   .iterations = 1,
+                   .missed_updates =
+                       static_cast<double>(context.workers()) * read_touched_share(table, samples * table.lookups)});
+  }
+  return out;
+}
+
 void finish_servers_report(const ResolvedScenario& context, const RecommendationServers& sparse,
                            const BucketPlan& dense, bool dense_on_servers, ExposedExchange exposed, TrainingReport& r) {
   const Scenario& s = context.scenario();

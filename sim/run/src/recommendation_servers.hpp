@@ -27,6 +27,10 @@ struct RecommendationServers {
 
 RecommendationServers recommendation_servers(const ResolvedScenario& context, const RecommendationShape& shape);
 
+// Asynchronous tables: a read row misses one iteration of every worker's updates, of which the batches that touched
+// it: W x read_touched_share(table, B x L) on average.
+std::vector<TableStaleness> table_staleness(const ResolvedScenario& context, const RecommendationShape& shape);
+
 // The report's recommendation parts: a worker's memory, the one-GPU reference (the tables' update on the GPU, the
 // dense optimizer over the dense part), and the communication groups with their exposed time per iteration: the
 // dense AllReduce (dense: allreduce) and the sparse exchange (with dense: servers, every push and pull).

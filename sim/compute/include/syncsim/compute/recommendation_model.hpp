@@ -76,6 +76,12 @@ std::int64_t embedding_params(const RecommendationShape& shape);
 // first 65,536 ranks and integrated over the tail; a share: share x n.
 double expected_unique_rows(const EmbeddingTable& table, std::int64_t lookups);
 
+// The chance that a lookup drawn from `table`'s access distribution reads a row that another batch of `lookups`
+// ids touched: the sum over rows of p_i (1 - (1 - p_i)^n). Uniform (and a share): U / R with U the distinct rows
+// above; Zipf: hot rows count by how often they are read, so it is far above U / R. Asynchronous tables: a read
+// misses, on average, this times the other batches updated in between (sparse_exchange.hpp).
+double read_touched_share(const EmbeddingTable& table, std::int64_t lookups);
+
 // The recommendation models of the catalog (model_catalog.hpp lists them beside the others), by canonical name or
 // alias as find_model matches them; nullopt for any other name.
 //
