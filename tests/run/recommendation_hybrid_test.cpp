@@ -10,44 +10,26 @@
 #include <vector>
 
 #include "syncsim/run/run_scenario.hpp"
-#include "syncsim/scenario/scenario_loader.hpp"
 #include "syncsim/training/training_report.hpp"
+#include "tiny_dlrm_servers.hpp"
 
 using namespace syncsim;
 
 namespace {
 
-// Four tables of 100,000 rows, every lookup its own row, one id per sample; 32 samples per GPU on 4 GPUs; one CPU
-// server. The proxy: logistic regression, 4 samples per worker and step.
-constexpr const char* kHybridScenario = R"(
-name: tiny-dlrm-hybrid
-cluster: {gpu: A100-SXM4-80GB, topology: "switch:n=4,bw=100Gbps,lat=5us"}
-model:
-  name: tiny-dlrm-hybrid
-  recommendation:
-    bottom_mlp: [64, 16]
-    tables: [{name: t, rows: 100000, dim: 16, touched_share: 1, repeat: 4}]
-    top_mlp: [64, 1]
-  batch_per_gpu: 32
-training:
-  strategy: sync
-  communication: parameter_server
-  parameter_servers: {count: 1, host: cpu}
-  iterations: 200
-convergence: {problem: logistic, batch_per_worker: 4, learning_rate: 0.5, target_loss: 0.6, eval_every: 2}
-)";
-
+// recommendation_servers_test.cpp's model for 200 iterations; the proxy: logistic regression, 4 samples per
+// worker and step, target loss 0.6.
 TrainingReport hybrid_run(const std::string& embeddings, std::vector<std::string> overrides = {}) {
+  for (const char* key : {"training.iterations=200", "convergence.problem=logistic", "convergence.batch_per_worker=4",
+                          "convergence.target_loss=0.6", "convergence.eval_every=2", "convergence.learning_rate=0.5"}) {
+    overrides.insert(overrides.begin(), key);
+  }
   overrides.push_back("training.parameter_servers.embeddings=" + embeddings);
-  return run::run_scenario(parse_scenario(kHybridScenario, "hybrid.yaml", overrides)).report;
+  return run::run_scenario(test::servers_scenario(overrides)).report;
 }
 
-SimTime exposed(const TrainingReport& r, const std::string& group) {
-  for (const GroupCommunication& g : r.group_communication) {
-    if (g.group == group) return g.exposed;
-  }
-  FAIL("no group " << group);
-  return SimTime::zero();
+SimTime exposed(const TrainingReport& r, const std::string& name) {
+  return test::group(r, name).exposed;
 }
 
 // How much the held-out loss rose along the curve: the sum of its increases between evaluations.

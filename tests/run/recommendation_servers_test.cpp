@@ -7,44 +7,18 @@
 #include <vector>
 
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/run/recommendation_memory.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 #include "syncsim/training/training_report.hpp"
+#include "tiny_dlrm_servers.hpp"
 
 using namespace syncsim;
 
 namespace {
 
-// Four tables of 16 rows-per-lookup-distinct (touched share 1: every lookup its own row), one id per sample, 32
-// samples per GPU on 4 GPUs in fp32; one dedicated server behind the switch.
-constexpr const char* kServersScenario = R"(
-name: tiny-dlrm-ps
-cluster: {gpu: A100-SXM4-80GB, topology: "switch:n=4,bw=100Gbps,lat=5us"}
-model:
-  name: tiny-dlrm-ps
-  recommendation:
-    bottom_mlp: [64, 16]
-    tables: [{name: t, rows: 100000, dim: 16, touched_share: 1, repeat: 4}]
-    top_mlp: [64, 1]
-  batch_per_gpu: 32
-training:
-  strategy: sync
-  communication: parameter_server
-  parameter_servers: {count: 1, host: cpu}
-  iterations: 3
-)";
-
-Scenario servers_scenario(const std::vector<std::string>& overrides = {}) {
-  return parse_scenario(kServersScenario, "tiny-ps.yaml", overrides);
-}
-
-const GroupCommunication& group(const TrainingReport& r, const std::string& name) {
-  for (const GroupCommunication& g : r.group_communication) {
-    if (g.group == name) return g;
-  }
-  FAIL("no group " << name);
-  return r.group_communication.front();
-}
+using test::group;
+using test::servers_scenario;
 
 const LinkReport& link_into(const TrainingReport& r, const std::string& to) {
   for (const LinkReport& l : r.busiest_links) {
@@ -114,4 +88,24 @@ training: {strategy: sync, communication: parameter_server, parameter_servers: {
   CHECK_THROWS_WITH(run::run_scenario(resnet), Catch::Contains("the model has none"));
   CHECK_THROWS_WITH(servers_scenario({"training.parameter_servers.dense=nowhere"}),
                     Catch::Contains("training.parameter_servers.dense"));
+}
+
+TEST_CASE("tables on servers: syncsim memory says where they live", "[run][recommendation]") {
+  const auto m = run::scenario_recommendation_memory(servers_scenario());
+  REQUIRE(m);
+  REQUIRE(m->servers);
+  CHECK(m->tables.empty());
+  CHECK(m->servers->count == 1);
+  CHECK(m->servers->host == "cpu");
+  REQUIRE(m->servers->tables.size() == 4);
+  // Each table: 100,000 rows of 16 fp32 weights and row-wise Adagrad's one FP32 a row: 100,000 x (64 + 4) bytes,
+  // all four on the one server.
+  CHECK(m->servers->tables[0].on_servers.value == 100'000 * (16 * 4 + 4));
+  CHECK(m->servers->per_server.value == 4 * 100'000 * (16 * 4 + 4));
+  CHECK(m->servers->tables[0].rows_pulled == Approx(32));
+  // A GPU holds the 4 x 32 rows its batch pulled and their gradients: 2 x 4 x 32 x 16 x 4 bytes, beside the dense part.
+  CHECK(m->servers->rows_on_gpu.value == 2 * 4 * 32 * 16 * 4);
+  const TrainingReport r = run::run_scenario(servers_scenario()).report;
+  CHECK(r.memory.total == m->report.total);
+  CHECK(run::scenario_memory(servers_scenario()).total == m->report.total);
 }

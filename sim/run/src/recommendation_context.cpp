@@ -100,6 +100,16 @@ ModelSpec dense_part(const ModelSpec& model) {
   return ModelSpec(model.name(), std::move(layers));
 }
 
+void refuse_layer_parallelism(const Scenario& s) {
+  const ParallelismConfig& p = s.parallelism;
+  for (const Located<std::int64_t>* size : {&p.tensor, &p.pipeline, &p.context, &p.expert}) {
+    if (size->value > 1) throw size->error("a recommendation model shards its tables, not its layers: give 1");
+  }
+  if (p.sharding.value != ShardingLevel::none) {
+    throw p.sharding.error("ZeRO sharding of a recommendation model's dense part is not simulated yet");
+  }
+}
+
 std::optional<RecommendationShape> recommendation_shape(const Scenario& s) {
   const RecommendationConfig& c = s.model.recommendation;
   if (c.shape) return c.shape->value;

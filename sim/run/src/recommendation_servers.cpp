@@ -4,6 +4,7 @@
 
 #include "recommendation_context.hpp"
 #include "syncsim/compute/optimizer.hpp"
+#include "syncsim/scenario/training_config.hpp"
 
 namespace syncsim::run {
 
@@ -43,6 +44,32 @@ RecommendationServers recommendation_servers(const ResolvedScenario& context, co
   out.memory.fits = out.memory.total <= out.memory.capacity;
   out.memory.shortfall = out.memory.fits ? Bytes{0} : out.memory.total - out.memory.capacity;
   return out;
+}
+
+RecommendationMemory servers_memory(const ResolvedScenario& context, const RecommendationShape& shape) {
+  const Scenario& s = context.scenario();
+  const RecommendationServers sparse = recommendation_servers(context, shape);
+  const std::int64_t e = element_bytes(context.precision());
+  const MemoryRule rule = sharded_memory_rule(s.model.recommendation.optimizer.value, e, 0);
+  RecommendationMemory m;
+  m.report = sparse.memory;
+  m.dense_total = sparse.memory.total;
+  ServerTables servers{.count = s.training.parameter_servers.count.value,
+                       .host = std::string(to_string(s.training.parameter_servers.host)),
+                       .per_server = sparse.held_per_server,
+                       .rows_on_gpu = Bytes{0},
+                       .tables = {}};
+  double rows = 0;
+  for (std::size_t t = 0; t < shape.tables.size(); ++t) {
+    const EmbeddingTable& table = shape.tables[t];
+    servers.tables.push_back({.name = table.name,
+                              .on_servers = Bytes{table.rows * (table.dim * rule.per_element + rule.per_row)},
+                              .rows_pulled = sparse.tables[t].unique_rows});
+    rows += sparse.tables[t].unique_rows * static_cast<double>(table.dim * e);
+  }
+  servers.rows_on_gpu = Bytes{std::llround(2 * rows)};
+  m.servers = std::move(servers);
+  return m;
 }
 
 std::vector<TableStaleness> table_staleness(const ResolvedScenario& context, const RecommendationShape& shape) {

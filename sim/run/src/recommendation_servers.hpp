@@ -7,6 +7,7 @@
 #include "resolved_scenario.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/compute/recommendation_model.hpp"
+#include "syncsim/run/recommendation_memory.hpp"
 #include "syncsim/training/bucket_plan.hpp"
 #include "syncsim/training/sparse_exchange.hpp"
 #include "syncsim/training/training_report.hpp"
@@ -26,6 +27,10 @@ struct RecommendationServers {
 };
 
 RecommendationServers recommendation_servers(const ResolvedScenario& context, const RecommendationShape& shape);
+
+// What `syncsim memory` and the report say of the tables on servers: a worker's GPU (the dense part and the pulled
+// rows) and the servers' share of every table.
+RecommendationMemory servers_memory(const ResolvedScenario& context, const RecommendationShape& shape);
 
 // Asynchronous tables: a read row misses one iteration of every worker's updates, of which the batches that touched
 // it: W x read_touched_share(table, B x L) on average.

@@ -70,13 +70,7 @@ void check_servers_supported(const Scenario& s) {
     throw InputError("stragglers are not simulated yet with a recommendation model", SourceLocation{s.source, 0, 0},
                      "stragglers");
   }
-  const ParallelismConfig& p = s.parallelism;
-  for (const Located<std::int64_t>* size : {&p.tensor, &p.pipeline, &p.context, &p.expert}) {
-    if (size->value > 1) throw size->error("a recommendation model shards its tables, not its layers: give 1");
-  }
-  if (p.sharding.value != ShardingLevel::none) {
-    throw p.sharding.error("ZeRO sharding of a recommendation model's dense part is not simulated yet");
-  }
+  refuse_layer_parallelism(s);
 }
 
 // The tensors the servers hold and the buckets the workers push: the dense layers' (dense: servers), in DDP's
