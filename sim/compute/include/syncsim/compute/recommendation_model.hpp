@@ -82,6 +82,13 @@ double expected_unique_rows(const EmbeddingTable& table, std::int64_t lookups);
 // misses, on average, this times the other batches updated in between (sparse_exchange.hpp).
 double read_touched_share(const EmbeddingTable& table, std::int64_t lookups);
 
+// The share of lookups a GPU cache of the `cached_rows` hottest rows serves, the rest going to the table in host
+// memory (TorchRec's FUSED_UVM_CACHING kernel: an LRU or LFU cache of rows in HBM over a UVM table, which for a
+// stationary access distribution holds the most frequent rows): Zipf H(C, s) / H(R, s); uniform (and a touched
+// share, which says nothing of the distribution) C / R. The input issue 46's host-memory tier needs; nothing
+// consumes it yet.
+double cache_hit_rate(const EmbeddingTable& table, std::int64_t cached_rows);
+
 // The recommendation models of the catalog (model_catalog.hpp lists them beside the others), by canonical name or
 // alias as find_model matches them; nullopt for any other name.
 //
