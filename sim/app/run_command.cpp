@@ -17,6 +17,7 @@
 #include "help_format.hpp"
 #include "jobs_text.hpp"
 #include "memory_text.hpp"
+#include "recommendation_text.hpp"
 #include "syncsim/chakra/ddp_workload.hpp"
 #include "syncsim/chakra/execution_trace.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -227,6 +228,7 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir,
     fmt::print(o, "staleness        mean {:.2f}  max {} updates (over {} updates)\n", r.staleness->mean,
                r.staleness->max, r.staleness->updates);
   }
+  if (!r.table_staleness.empty()) print_table_staleness(o, r.table_staleness);
   for (const FaultReport& f : r.faults) {
     fmt::print(
         o,

@@ -96,6 +96,38 @@ TEST_CASE("distinct rows follow the access distribution", "[compute][recommendat
   }
 }
 
+TEST_CASE("a read's chance to land on a touched row, and a cache's hit rate", "[compute][recommendation]") {
+  // Uniform: U / R, the distinct rows of the other batch over the table.
+  const EmbeddingTable u{.name = "u", .rows = 1000, .dim = 8};
+  CHECK(read_touched_share(u, 500) == Approx(expected_unique_rows(u, 500) / 1000));
+  CHECK(cache_hit_rate(u, 100) == Approx(0.1));
+  CHECK(cache_hit_rate(u, 0) == 0);
+  CHECK(cache_hit_rate(u, 2000) == 1);
+  // Zipf, summed in full against the closed forms: sum p_i (1 - (1 - p_i)^n), and H(C, s) / H(R, s).
+  for (const std::int64_t rows : {1000LL, 1'000'000LL}) {
+    const EmbeddingTable z{.name = "z", .rows = rows, .dim = 8, .zipf = 1.05};
+    const std::int64_t n = 10'000;
+    const std::int64_t cached = rows / 100;
+    double h = 0;
+    double h_cached = 0;
+    for (std::int64_t i = 1; i <= rows; ++i) {
+      h += std::pow(static_cast<double>(i), -1.05);
+      if (i == cached) h_cached = h;
+    }
+    double read = 0;
+    for (std::int64_t i = 1; i <= rows; ++i) {
+      const double p = std::pow(static_cast<double>(i), -1.05) / h;
+      read += p * (1 - std::pow(1 - p, n));
+    }
+    CHECK(read_touched_share(z, n) == Approx(read).epsilon(0.01));
+    CHECK(cache_hit_rate(z, cached) == Approx(h_cached / h).epsilon(0.01));
+    // Hot rows: a read lands on a touched row more often than U / R says, and 1 % of the rows serve far more
+    // than 1 % of the lookups.
+    CHECK(read_touched_share(z, n) > expected_unique_rows(z, n) / static_cast<double>(rows));
+    CHECK(cache_hit_rate(z, cached) > 0.3);
+  }
+}
+
 TEST_CASE("a bad recommendation shape names its field", "[compute][recommendation]") {
   RecommendationShape s = tiny();
   s.tables[1].dim = 16;

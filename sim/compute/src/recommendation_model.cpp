@@ -184,36 +184,70 @@ std::int64_t embedding_params(const RecommendationShape& shape) {
   return params;
 }
 
-double expected_unique_rows(const EmbeddingTable& t, std::int64_t lookups) {
+namespace {
+
+// H(n, s) = the sum of i^-s for i = 1..n: exact over the first kZipfExactRanks ranks, the tail as the integral of
+// x^-s from K + 1/2 to n + 1/2.
+double zipf_harmonic(double s, std::int64_t n) {
+  const std::int64_t exact = std::min(n, kZipfExactRanks);
+  double h = 0;
+  for (std::int64_t i = 1; i <= exact; ++i) h += std::pow(static_cast<double>(i), -s);
+  if (n <= exact) return h;
+  const double a = static_cast<double>(exact) + 0.5;
+  const double b = static_cast<double>(n) + 0.5;
+  return h + (std::abs(s - 1) < 1e-12 ? std::log(b / a) : (std::pow(b, 1 - s) - std::pow(a, 1 - s)) / (1 - s));
+}
+
+// Over the table's access distribution p_i, the sum of w(p_i) (1 - (1 - p_i)^n) with w = 1 (read_weighted false:
+// the expected distinct rows n lookups hit) or w = p_i (true: the chance that one more lookup reads a row among
+// them). Zipf: exact for the first kZipfExactRanks ranks, the tail integrated over log-spaced segments.
+double touched_sum(const EmbeddingTable& t, std::int64_t lookups, bool read_weighted) {
   const auto n = static_cast<double>(lookups);
   const auto rows = static_cast<double>(t.rows);
   if (lookups <= 0) return 0;
-  if (t.touched_share) return std::min(rows, *t.touched_share * n);
-  if (!t.zipf) return -rows * std::expm1(n * std::log1p(-1.0 / rows));  // R (1 - (1 - 1/R)^n)
+  if (t.touched_share || !t.zipf) {  // uniform over the rows; a share: uniform over share x n of them
+    const double unique =
+        t.touched_share ? std::min(rows, *t.touched_share * n) : -rows * std::expm1(n * std::log1p(-1.0 / rows));
+    return read_weighted ? unique / rows : unique;
+  }
   const double s = *t.zipf;
-  // H(R, s): exact over the first ranks, the tail as the integral of x^-s from K + 1/2 to R + 1/2.
   const std::int64_t exact = std::min(t.rows, kZipfExactRanks);
-  const auto tail_integral = [s](double a, double b) {
-    return std::abs(s - 1) < 1e-12 ? std::log(b / a) : (std::pow(b, 1 - s) - std::pow(a, 1 - s)) / (1 - s);
-  };
-  double h = 0;
-  for (std::int64_t i = 1; i <= exact; ++i) h += std::pow(static_cast<double>(i), -s);
+  const double h = zipf_harmonic(s, t.rows);
   const double lo = static_cast<double>(exact) + 0.5;
   const double hi = rows + 0.5;
-  if (t.rows > exact) h += tail_integral(lo, hi);
-  const auto hit = [n, h, s](double rank) { return -std::expm1(n * std::log1p(-std::pow(rank, -s) / h)); };
-  double unique = 0;
-  for (std::int64_t i = 1; i <= exact; ++i) unique += hit(static_cast<double>(i));
+  const auto hit = [n, h, s, read_weighted](double rank) {
+    const double p = std::pow(rank, -s) / h;
+    return (read_weighted ? p : 1.0) * -std::expm1(n * std::log1p(-p));
+  };
+  double sum = 0;
+  for (std::int64_t i = 1; i <= exact; ++i) sum += hit(static_cast<double>(i));
   if (t.rows > exact) {
-    // Log-spaced midpoints over the tail: each segment's ranks times the chance that its middle rank is hit.
+    // Log-spaced midpoints over the tail: each segment's ranks times the term of its middle rank.
     const double ratio = std::pow(hi / lo, 1.0 / kZipfTailSegments);
     for (int k = 0; k < kZipfTailSegments; ++k) {
       const double a = lo * std::pow(ratio, k);
       const double b = a * ratio;
-      unique += (b - a) * hit(std::sqrt(a * b));
+      sum += (b - a) * hit(std::sqrt(a * b));
     }
   }
-  return std::min({unique, rows, n});
+  return read_weighted ? std::min(sum, 1.0) : std::min({sum, rows, n});
+}
+
+}  // namespace
+
+double expected_unique_rows(const EmbeddingTable& t, std::int64_t lookups) {
+  return touched_sum(t, lookups, false);
+}
+
+double read_touched_share(const EmbeddingTable& t, std::int64_t lookups) {
+  return touched_sum(t, lookups, true);
+}
+
+double cache_hit_rate(const EmbeddingTable& t, std::int64_t cached_rows) {
+  if (cached_rows <= 0 || t.rows <= 0) return 0;
+  if (cached_rows >= t.rows) return 1;
+  if (!t.zipf) return static_cast<double>(cached_rows) / static_cast<double>(t.rows);
+  return zipf_harmonic(*t.zipf, cached_rows) / zipf_harmonic(*t.zipf, t.rows);
 }
 
 std::string_view to_string(EmbeddingPooling pooling) {

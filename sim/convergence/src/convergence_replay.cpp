@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -39,6 +40,7 @@ class Replay {
         config.eval_every.value_or(std::max<std::int64_t>(1, (total + kCurvePoints - 1) / kCurvePoints));
     check_batches();
     find_last_uses();
+    if (schedule.sparse_staleness > 0) sparse_ = model_->tensors().front();
     if (schedule.kind == ScheduleKind::synchronous && schedule.compression.enabled()) {
       compressor_.emplace(schedule.compression, model_->tensors(), model_->parameter_count(), schedule.workers, seed);
     }
@@ -181,16 +183,38 @@ class Replay {
         continue;
       }
       sum_.clear();
+      const std::vector<double>& read = stale_read();
       for (const std::int64_t w : members) {
-        if (!add_batch(w, params_)) {
+        if (!add_batch(w, read)) {
           diverged(static_cast<std::int64_t>(u) + 1, update.at);
           return;
         }
       }
       const std::int64_t batch = std::ssize(members) * config_.batch_per_worker;
+      keep_sparse_history();
       descend(params_, batch, static_cast<std::int64_t>(u));
       if (!applied(static_cast<std::int64_t>(u) + 1, update.at, batch, params_)) return;
     }
+  }
+
+  // The parameters the next update's gradients are computed on: the current ones, with (hybrid schedule) the first
+  // tensor as it was sparse_staleness updates ago, or as far back as there has been updates.
+  const std::vector<double>& stale_read() {
+    if (schedule_.sparse_staleness <= 0 || sparse_history_.empty()) return params_;
+    const auto lag =
+        static_cast<std::size_t>(std::min<std::int64_t>(schedule_.sparse_staleness, std::ssize(sparse_history_)));
+    read_ = params_;
+    const std::vector<double>& old = sparse_history_[sparse_history_.size() - lag];
+    std::copy(old.begin(), old.end(), read_.begin() + static_cast<std::ptrdiff_t>(sparse_.offset));
+    return read_;
+  }
+
+  // Before an update: the first tensor as it is now, kept for sparse_staleness updates.
+  void keep_sparse_history() {
+    if (schedule_.sparse_staleness <= 0) return;
+    const auto begin = params_.begin() + static_cast<std::ptrdiff_t>(sparse_.offset);
+    sparse_history_.emplace_back(begin, begin + static_cast<std::ptrdiff_t>(sparse_.rows * sparse_.cols));
+    if (std::ssize(sparse_history_) > schedule_.sparse_staleness) sparse_history_.pop_front();
   }
 
   void run_local() {
@@ -269,9 +293,12 @@ class Replay {
   std::vector<std::int64_t> positions_;  // per worker: samples read so far
   std::vector<std::int64_t> last_use_;   // per worker: the last update (1-based) that reads its samples
   std::vector<double> params_;
-  std::optional<GradientCompressor> compressor_;  // synchronous updates through a compression hook
-  std::vector<std::vector<double>> gradients_;    // per member: its mean gradient (compressed updates)
-  std::vector<double> direction_;                 // the update's direction (compressed updates)
+  std::optional<GradientCompressor> compressor_;    // synchronous updates through a compression hook
+  std::vector<std::vector<double>> gradients_;      // per member: its mean gradient (compressed updates)
+  std::vector<double> direction_;                   // the update's direction (compressed updates)
+  ParameterTensor sparse_;                          // hybrid: the tensor read stale (the first)
+  std::deque<std::vector<double>> sparse_history_;  // hybrid: its values before the last sparse_staleness updates
+  std::vector<double> read_;                        // hybrid: the parameters a gradient is computed on
   ConvergenceResult result_;
 };
 

@@ -1,6 +1,7 @@
 #pragma once
 // The training engines behind run_scenario, one per family of strategies. Each checks that it supports what
 // the scenario asks (InputError at the key's position otherwise).
+#include "ps_report.hpp"
 #include "resolved_scenario.hpp"
 #include "syncsim/compute/recommendation_model.hpp"
 #include "syncsim/convergence/update_schedule.hpp"
@@ -34,6 +35,12 @@ RunOutput run_sync_allreduce(ResolvedScenario& context, convergence::UpdateSched
 // Everything with parameter servers — sync, async, ssp — and hybrid (AllReduce inside groups, servers across
 // them): an event-driven run on the flow model, so that incast at a server's link shows.
 RunOutput run_parameter_server(ResolvedScenario& context, convergence::UpdateSchedule* schedule);
+// A server's cost of applying a shard of `bytes` of dense gradients: parameter_servers.apply_time or apply_rate, else
+// the scenario's optimizer step over the shard's parameters at the host's memory bandwidth (cpu) or on a GPU.
+std::function<SimTime(double)> server_apply_cost(const ResolvedScenario& context);
+// The updates of a parameter-server run in the order they were applied (sync: one per round over every worker).
+convergence::UpdateSchedule parameter_server_schedule(const ParameterServerSetup& setup,
+                                                      const ParameterServerResult& result, const ClientLayout& layout);
 
 // Strategy sync with parallelism.sharding (ZeRO-1/2/3) and no model parallelism: one rank's timeline over the
 // units' reduce-scatters and all-gathers (sharded_run.hpp).
@@ -53,6 +60,10 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
 // parallel (recommendation_run.cpp, docs/recommendation.md).
 RunOutput run_recommendation(ResolvedScenario& context, const RecommendationShape& shape,
                              convergence::UpdateSchedule* schedule);
+// The same with communication parameter_server: the tables on the servers, sparse pull and push through the
+// parameter-server engine, the dense part over AllReduce or the same servers (recommendation_servers_run.cpp).
+RunOutput run_recommendation_servers(ResolvedScenario& context, const RecommendationShape& shape,
+                                     convergence::UpdateSchedule* schedule);
 
 // model.collectives: a job's per-step collective sequence from its NCCL Inspector logs replayed on the scenario's
 // cluster (collectives_replay.hpp).

@@ -42,8 +42,12 @@ void check_ps_supported(const Scenario& s) {
   if (!s.degraded_links.empty()) {
     throw InputError(fmt::format("degraded links are {}", kNotYet), s.degraded_links[0].where, s.degraded_links[0].key);
   }
+  // A recommendation model's keys (recommendation_servers_run.cpp); given, they have a position.
+  const ParameterServerConfig& ps = s.training.parameter_servers;
+  const std::string_view tables = "places a recommendation model's tables on the servers: the model has none";
+  if (!ps.dense.where.source.empty()) throw ps.dense.error(std::string(tables));
+  if (!ps.embeddings.where.source.empty()) throw ps.embeddings.error(std::string(tables));
 }
-
 // The strategy as the engine knows it. The engine is told only whether the servers hold a barrier (and the
 // staleness bound), not the strategy: hybrid is asynchronous training whose clients happen to be groups, which is
 // the client model's business (client_work.hpp), and local_sgd never reaches it.
@@ -88,27 +92,6 @@ PlacedServers place_scenario_servers(ResolvedScenario& context, const ClientLayo
     return place_servers(context.router(), ps.count.value, ps.placement, ps.nic_bw,
                          static_cast<std::int64_t>(layout.clients), layout.group);
   });
-}
-
-std::function<SimTime(double)> apply_cost(const ResolvedScenario& context) {
-  const ParameterServerConfig& ps = context.scenario().training.parameter_servers;
-  if (ps.apply_time) return [t = *ps.apply_time](double) { return t; };
-  if (ps.apply_rate) {
-    return [rate = *ps.apply_rate](double bytes) { return SimTime::from_seconds(bytes / rate.bytes_per_second); };
-  }
-  const double element = static_cast<double>(element_bytes(context.precision()));
-  const Optimizer optimizer = context.scenario().model.optimizer.value;
-  if (ps.host == ServerHost::cpu) {  // the optimizer's step traffic over the shard's parameters, at host memory speed
-    const double memory = ps.host_memory_bw.value_or(kDefaultHostMemoryBandwidth).bytes_per_second;
-    const double per_param = static_cast<double>(optimizer_step_bytes(optimizer));
-    return [element, per_param, memory](double bytes) {
-      return SimTime::from_seconds(std::round(bytes / element) * per_param / memory);
-    };
-  }
-  // A server like the workers' GPU running the scenario's optimizer over the shard's parameters.
-  return [&context, element, optimizer](double bytes) {
-    return context.compute().optimizer_step(std::llround(bytes / element), optimizer);
-  };
 }
 
 // What one worker computes, whichever client it belongs to.
@@ -205,7 +188,7 @@ ParameterServerSetup engine_setup(ResolvedScenario& context, const ClientLayout&
   setup.shards = shard_plan(context, layout, model.buckets, placed.servers.size());
   setup.per_message = t.parameter_servers.per_message;
   set_client_work(setup, context, layout, model);
-  setup.apply_time = apply_cost(context);
+  setup.apply_time = server_apply_cost(context);
   setup.after_pull = group_broadcast(context, layout, static_cast<double>(model.buckets.total_bytes().value));
   setup.iterations = t.iterations;
   setup.failures = client_failures(s, layout.workers);
@@ -260,10 +243,12 @@ void check_failures_happened(const Scenario& s, const ParameterServerResult& res
   check_faults_happened(s, happened, result.total);
 }
 
+}  // namespace
+
 // Sync: one update per round, at its end, over every worker. Async, ssp and hybrid: server 0's updates in the
 // order it applied them, each computed on the version the client read (a hybrid client is a whole group).
-convergence::UpdateSchedule update_schedule(const ParameterServerSetup& setup, const ParameterServerResult& result,
-                                            const ClientLayout& layout) {
+convergence::UpdateSchedule parameter_server_schedule(const ParameterServerSetup& setup,
+                                                      const ParameterServerResult& result, const ClientLayout& layout) {
   if (setup.mode == ParameterServerMode::synchronous) {
     convergence::UpdateSchedule schedule = synchronous_schedule(layout.workers, result.iteration_times);
     schedule.group_size = layout.group;
@@ -280,7 +265,26 @@ convergence::UpdateSchedule update_schedule(const ParameterServerSetup& setup, c
   return schedule;
 }
 
-}  // namespace
+std::function<SimTime(double)> server_apply_cost(const ResolvedScenario& context) {
+  const ParameterServerConfig& ps = context.scenario().training.parameter_servers;
+  if (ps.apply_time) return [t = *ps.apply_time](double) { return t; };
+  if (ps.apply_rate) {
+    return [rate = *ps.apply_rate](double bytes) { return SimTime::from_seconds(bytes / rate.bytes_per_second); };
+  }
+  const double element = static_cast<double>(element_bytes(context.precision()));
+  const Optimizer optimizer = context.scenario().model.optimizer.value;
+  if (ps.host == ServerHost::cpu) {  // the optimizer's step traffic over the shard's parameters, at host memory speed
+    const double memory = ps.host_memory_bw.value_or(kDefaultHostMemoryBandwidth).bytes_per_second;
+    const double per_param = static_cast<double>(optimizer_step_bytes(optimizer));
+    return [element, per_param, memory](double bytes) {
+      return SimTime::from_seconds(std::round(bytes / element) * per_param / memory);
+    };
+  }
+  // A server like the workers' GPU running the scenario's optimizer over the shard's parameters.
+  return [&context, element, optimizer](double bytes) {
+    return context.compute().optimizer_step(std::llround(bytes / element), optimizer);
+  };
+}
 
 RunOutput run_parameter_server(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
   const Scenario& s = context.scenario();
@@ -297,7 +301,7 @@ RunOutput run_parameter_server(ResolvedScenario& context, convergence::UpdateSch
   ParameterServerTraceRecorder recorder(trace_layout(s, layout, placed));
   const ParameterServerResult result = run_parameter_server_engine(setup, &recorder);
   check_failures_happened(s, result, layout.group);
-  if (schedule != nullptr) *schedule = update_schedule(setup, result, layout);
+  if (schedule != nullptr) *schedule = parameter_server_schedule(setup, result, layout);
 
   RunOutput out;
   out.report = parameter_server_report(context, layout, model.buckets, result, setup.mode);

@@ -43,19 +43,6 @@ std::vector<ShardingRequest> requests(const Scenario& s, const RecommendationSha
   return out;
 }
 
-// The model without its tables' parameters: the dense part memory_check counts.
-ModelSpec dense_part(const ModelSpec& model) {
-  std::vector<Layer> layers = model.layers();
-  for (Layer& layer : layers) {
-    if (layer.kind != LayerKind::embedding) continue;
-    layer.params = 0;
-    layer.weight_matrices = 0;
-    layer.weight_rows = 0;
-    layer.weight_cols = 0;
-  }
-  return ModelSpec(model.name(), std::move(layers));
-}
-
 RecommendationMemory memory_of(const ResolvedScenario& context, const EmbeddingPlacement& placement,
                                const MemoryRule& rule, const MemoryRule& weights_rule, const MemoryReport& dense) {
   const std::int64_t w = placement.world();
@@ -99,6 +86,29 @@ RecommendationMemory memory_of(const ResolvedScenario& context, const EmbeddingP
 }
 
 }  // namespace
+
+// The model without its tables' parameters: the dense part memory_check counts.
+ModelSpec dense_part(const ModelSpec& model) {
+  std::vector<Layer> layers = model.layers();
+  for (Layer& layer : layers) {
+    if (layer.kind != LayerKind::embedding) continue;
+    layer.params = 0;
+    layer.weight_matrices = 0;
+    layer.weight_rows = 0;
+    layer.weight_cols = 0;
+  }
+  return ModelSpec(model.name(), std::move(layers));
+}
+
+void refuse_layer_parallelism(const Scenario& s) {
+  const ParallelismConfig& p = s.parallelism;
+  for (const Located<std::int64_t>* size : {&p.tensor, &p.pipeline, &p.context, &p.expert}) {
+    if (size->value > 1) throw size->error("a recommendation model shards its tables, not its layers: give 1");
+  }
+  if (p.sharding.value != ShardingLevel::none) {
+    throw p.sharding.error("ZeRO sharding of a recommendation model's dense part is not simulated yet");
+  }
+}
 
 std::optional<RecommendationShape> recommendation_shape(const Scenario& s) {
   const RecommendationConfig& c = s.model.recommendation;

@@ -14,6 +14,14 @@ namespace syncsim::run {
 // model.embedding_sharding / embedding_optimizer when they are given for a model that has no tables.
 std::optional<RecommendationShape> recommendation_shape(const Scenario& scenario);
 
+// InputError at parallelism's keys: tensor, pipeline, context or expert parallelism, or ZeRO, which a
+// recommendation model's engines (sharded tables, or tables on servers) do not take.
+void refuse_layer_parallelism(const Scenario& scenario);
+
+// The model without its tables' parameters (their layers kept, for the gathers' times): the dense part that
+// memory_check counts and DDP's buckets carry.
+ModelSpec dense_part(const ModelSpec& model);
+
 struct RecommendationPlan {
   RecommendationShape shape;
   EmbeddingPlacement placement;

@@ -30,13 +30,7 @@ namespace {
 
 void check_recommendation_supported(const Scenario& s) {
   refuse_what_identical_ranks_lack(s, "with a recommendation model");
-  const ParallelismConfig& p = s.parallelism;
-  for (const Located<std::int64_t>* size : {&p.tensor, &p.pipeline, &p.context, &p.expert}) {
-    if (size->value > 1) throw size->error("a recommendation model shards its tables, not its layers: give 1");
-  }
-  if (p.sharding.value != ShardingLevel::none) {
-    throw p.sharding.error("ZeRO sharding of a recommendation model's dense part is not simulated yet");
-  }
+  refuse_layer_parallelism(s);
 }
 
 struct Passes {
@@ -139,6 +133,9 @@ EmbeddingComm embedding_comm(ResolvedScenario& context, const EmbeddingPlacement
 RunOutput run_recommendation(ResolvedScenario& context, const RecommendationShape& shape,
                              convergence::UpdateSchedule* schedule) {
   const Scenario& s = context.scenario();
+  if (s.training.communication.value == Communication::parameter_server) {
+    return run_recommendation_servers(context, shape, schedule);
+  }
   check_recommendation_supported(s);
   const RecommendationPlan plan = plan_recommendation(context, shape);
   const Passes work = passes(context, plan);

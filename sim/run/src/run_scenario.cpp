@@ -14,10 +14,19 @@
 #include "engines.hpp"
 #include "goodput_run.hpp"
 #include "recommendation_context.hpp"
+#include "recommendation_servers.hpp"
 
 namespace syncsim::run {
 
 namespace {
+
+// A recommendation model's memory: its tables on the GPUs as placed, or on parameter servers.
+RecommendationMemory recommendation_memory(const ResolvedScenario& context, const RecommendationShape& shape) {
+  if (context.scenario().training.communication.value == Communication::parameter_server) {
+    return servers_memory(context, shape);
+  }
+  return plan_recommendation(context, shape).memory;
+}
 
 // The engines that simulate every iteration of every rank step through its layers and its gradient buckets: their
 // iterations x workers x (layers + buckets) count against the run-cost budget before they run (run_cost.hpp);
@@ -130,7 +139,7 @@ MemoryReport scenario_memory(const Scenario& scenario) {
   check_run_memory(scenario);
   Workspace workspace;
   const ResolvedScenario context(scenario, workspace, nullptr);
-  if (const auto shape = recommendation_shape(scenario)) return plan_recommendation(context, *shape).memory.report;
+  if (const auto shape = recommendation_shape(scenario)) return recommendation_memory(context, *shape).report;
   return context.memory();
 }
 
@@ -140,7 +149,7 @@ std::optional<RecommendationMemory> scenario_recommendation_memory(const Scenari
   check_run_memory(scenario);
   Workspace workspace;
   const ResolvedScenario context(scenario, workspace, nullptr);
-  return plan_recommendation(context, *shape).memory;
+  return recommendation_memory(context, *shape);
 }
 
 RunOutput run_scenario(const Scenario& scenario, const RunProgress* progress) {

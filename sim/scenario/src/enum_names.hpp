@@ -24,6 +24,10 @@ inline constexpr NameTable<Communication, 2> kCommunicationNames{
 inline constexpr NameTable<ServerPlacement, 2> kPlacementNames{
     {{"dedicated", ServerPlacement::dedicated}, {"colocated", ServerPlacement::colocated}}};
 inline constexpr NameTable<ServerHost, 2> kHostNames{{{"gpu", ServerHost::gpu}, {"cpu", ServerHost::cpu}}};
+inline constexpr NameTable<DenseExchange, 2> kDenseExchangeNames{
+    {{"allreduce", DenseExchange::allreduce}, {"servers", DenseExchange::servers}}};
+inline constexpr NameTable<EmbeddingConsistency, 2> kEmbeddingConsistencyNames{
+    {{"sync", EmbeddingConsistency::sync}, {"async", EmbeddingConsistency::async}}};
 inline constexpr NameTable<TensorPartition, 3> kPartitionNames{{{"even", TensorPartition::even},
                                                                 {"round_robin", TensorPartition::round_robin},
                                                                 {"greedy", TensorPartition::greedy}}};

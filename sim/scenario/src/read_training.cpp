@@ -24,7 +24,7 @@ constexpr std::int64_t kMaxServers = 4096;
 ParameterServerConfig read_servers(const ConfigNode& node, const std::string& path) {
   const MapReader reader(node, path,
                          {"count", "placement", "partition", "per_message", "host", "host_memory_bw", "nic_bw",
-                          "apply_rate", "apply_time"});
+                          "apply_rate", "apply_time", "dense", "embeddings"});
   ParameterServerConfig servers;
   const ConfigNode* count = reader.get("count");
   servers.count = count ? located(read_count(*count, reader.path("count"), 1), *count, reader.path("count"))
@@ -65,6 +65,14 @@ ParameterServerConfig read_servers(const ConfigNode& node, const std::string& pa
   if (const ConfigNode* time = reader.get("apply_time")) {
     if (servers.apply_rate) fail(*time, reader.path("apply_time"), "give apply_rate or apply_time, not both");
     servers.apply_time = read_duration(*time, reader.path("apply_time"));
+  }
+  if (const ConfigNode* dense = reader.get("dense")) {
+    servers.dense =
+        located(read_choice(*dense, reader.path("dense"), kDenseExchangeNames), *dense, reader.path("dense"));
+  }
+  if (const ConfigNode* embeddings = reader.get("embeddings")) {
+    servers.embeddings = located(read_choice(*embeddings, reader.path("embeddings"), kEmbeddingConsistencyNames),
+                                 *embeddings, reader.path("embeddings"));
   }
   return servers;
 }

@@ -20,6 +20,12 @@ std::string_view to_string(TensorPartition partition) {
 std::string_view to_string(ServerHost host) {
   return name_of(scenario_detail::kHostNames, host);
 }
+std::string_view to_string(DenseExchange exchange) {
+  return name_of(scenario_detail::kDenseExchangeNames, exchange);
+}
+std::string_view to_string(EmbeddingConsistency consistency) {
+  return name_of(scenario_detail::kEmbeddingConsistencyNames, consistency);
+}
 std::string_view to_string(JitterKind distribution) {
   return name_of(scenario_detail::kJitterNames, distribution);
 }

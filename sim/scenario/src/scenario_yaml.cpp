@@ -284,6 +284,8 @@ void write_training(Writer& w, const TrainingConfig& t) {
     if (ps.nic_bw) w.text("nic_bw", bandwidth_text(*ps.nic_bw));
     if (ps.apply_rate) w.text("apply_rate", bandwidth_text(*ps.apply_rate));
     if (ps.apply_time) w.text("apply_time", duration_text(*ps.apply_time));
+    if (ps.dense.value != DenseExchange::allreduce) w.text("dense", to_string(ps.dense.value));
+    if (ps.embeddings.value != EmbeddingConsistency::sync) w.text("embeddings", to_string(ps.embeddings.value));
     w.raw() << YAML::EndMap;
   }
   w.raw() << YAML::EndMap;

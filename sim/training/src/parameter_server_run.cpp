@@ -309,7 +309,10 @@ class ParameterServerEngine final : public EventHandler, public FlowObserver {
     server.queue.pop_front();
     server.current_start = sim_.now();
     const PendingApply& job = server.current;
-    const SimTime apply = job.job == ServerJob::apply ? s_.apply_time(job.bytes) : SimTime::zero();
+    SimTime apply;
+    if (job.job == ServerJob::apply) {
+      apply = s_.bucket_apply_time ? s_.bucket_apply_time(job.bucket, job.bytes) : s_.apply_time(job.bytes);
+    }
     sim_.schedule_in(apply + message_cost(job.messages), *this, payload(EventKind::apply_done, 0, j));
   }
 

@@ -265,6 +265,15 @@ nlohmann::ordered_json memory_json(const MemoryReport& m) {
           {"shortfall_bytes", m.shortfall.value}};
 }
 
+nlohmann::ordered_json table_staleness_json(const std::vector<TableStaleness>& tables) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (const TableStaleness& t : tables) {
+    out.push_back(
+        {{"table", t.table}, {"iterations", t.iterations}, {"missed_updates", rounded_ratio(t.missed_updates)}});
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, double>> time_shares(const TrainingReport& report) {
@@ -367,6 +376,7 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
   } else {
     out["staleness"] = nullptr;
   }
+  if (!r.table_staleness.empty()) out["table_staleness"] = table_staleness_json(r.table_staleness);
   out["faults"] = faults_json(r.faults);
   out["lost_work_us"] = us(r.lost_work);
   out["downtime_us"] = us(r.downtime);

@@ -76,6 +76,19 @@ std::int64_t embedding_params(const RecommendationShape& shape);
 // first 65,536 ranks and integrated over the tail; a share: share x n.
 double expected_unique_rows(const EmbeddingTable& table, std::int64_t lookups);
 
+// The chance that a lookup drawn from `table`'s access distribution reads a row that another batch of `lookups`
+// ids touched: the sum over rows of p_i (1 - (1 - p_i)^n). Uniform (and a share): U / R with U the distinct rows
+// above; Zipf: hot rows count by how often they are read, so it is far above U / R. Asynchronous tables: a read
+// misses, on average, this times the other batches updated in between (sparse_exchange.hpp).
+double read_touched_share(const EmbeddingTable& table, std::int64_t lookups);
+
+// The share of lookups a GPU cache of the `cached_rows` hottest rows serves, the rest going to the table in host
+// memory (TorchRec's FUSED_UVM_CACHING kernel: an LRU or LFU cache of rows in HBM over a UVM table, which for a
+// stationary access distribution holds the most frequent rows): Zipf H(C, s) / H(R, s); uniform (and a touched
+// share, which says nothing of the distribution) C / R. The input issue 46's host-memory tier needs; nothing
+// consumes it yet.
+double cache_hit_rate(const EmbeddingTable& table, std::int64_t cached_rows);
+
 // The recommendation models of the catalog (model_catalog.hpp lists them beside the others), by canonical name or
 // alias as find_model matches them; nullopt for any other name.
 //

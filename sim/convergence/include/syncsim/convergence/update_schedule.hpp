@@ -37,6 +37,13 @@ struct UpdateSchedule {
   // synchronous: the DDP hook each update's gradients pass through, from update start_iteration on
   // (gradient_compressor.hpp replays it); none: the exact mean.
   GradientCompression compression;
+  // synchronous: how many updates behind the first parameter tensor is read when gradients are computed — the
+  // input layer, the proxy's stand-in for a recommendation model's embedding rows; 0: current (sync), 1: as it
+  // was before the previous update (hybrid: the dense part synchronous, the tables asynchronous, their rows pulled
+  // while the previous batch computed). Every sample reads every input weight, so the proxy is stale on all of
+  // them: an upper bound on a sparse table, whose read rows each miss only the updates of batches that touched
+  // them (TableStaleness::missed_updates).
+  std::int64_t sparse_staleness = 0;
 };
 
 }  // namespace syncsim::convergence

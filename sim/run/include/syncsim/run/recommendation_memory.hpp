@@ -30,14 +30,30 @@ struct TableMemory {
   Bytes replicated;  // what the table would take on every GPU replicated (data_parallel)
 };
 
+// With communication parameter_server the tables live on the servers (docs/recommendation.md, section 8): what
+// they hold there, and what a worker's GPU keeps of them (the rows its batch pulls, and their gradients).
+struct ServerTable {
+  std::string name;
+  Bytes on_servers;        // weights and the embedding optimizer's state, over all the servers
+  double rows_pulled = 0;  // distinct rows one worker's batch pulls (expected_unique_rows)
+};
+struct ServerTables {
+  std::int64_t count = 0;
+  std::string host;   // cpu or gpu (parameter_servers.host)
+  Bytes per_server;   // every table's bytes over the servers
+  Bytes rows_on_gpu;  // on each worker's GPU: the pulled rows and their gradients
+  std::vector<ServerTable> tables;
+};
+
 struct RecommendationMemory {
   MemoryReport report;  // the fullest GPU, dense part and tables
   std::int64_t fullest_rank = 0;
-  std::vector<TableMemory> tables;  // in the model's order
-  Bytes embeddings;                 // the tables on the fullest GPU
-  Bytes pooled;                     // the pooled embeddings and their gradients there
-  Bytes dense_total;                // the dense part's total alone (allocator terms included)
-  bool planned = false;             // some table was placed by the planner
+  std::vector<TableMemory> tables;                     // in the model's order
+  Bytes embeddings;                                    // the tables on the fullest GPU
+  Bytes pooled;                                        // the pooled embeddings and their gradients there
+  Bytes dense_total;                                   // the dense part's total alone (allocator terms included)
+  bool planned = false;                                // some table was placed by the planner
+  std::optional<ServerTables> servers = std::nullopt;  // the tables on parameter servers; tables is then empty
 };
 
 // nullopt for a scenario whose model is not a recommendation model. Throws InputError as a run would.

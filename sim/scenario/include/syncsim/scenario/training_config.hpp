@@ -21,6 +21,7 @@
 #include "syncsim/training/bucket_plan.hpp"
 #include "syncsim/training/gradient_compression.hpp"
 #include "syncsim/training/server_placement.hpp"
+#include "syncsim/training/sparse_exchange.hpp"
 #include "syncsim/training/tensor_partition.hpp"
 
 namespace syncsim {
@@ -33,6 +34,8 @@ std::string_view to_string(Communication communication);
 std::string_view to_string(ServerPlacement placement);
 std::string_view to_string(TensorPartition partition);
 std::string_view to_string(ServerHost host);
+std::string_view to_string(DenseExchange exchange);
+std::string_view to_string(EmbeddingConsistency consistency);
 
 // Whether the strategy can run over the communication (the table above).
 bool compatible(StrategyKind strategy, Communication communication);
@@ -56,6 +59,11 @@ struct ParameterServerConfig {
   // is set; with neither the optimizer's step traffic at the host's memory bandwidth (the GPU's, or the CPU's).
   std::optional<Bandwidth> apply_rate;
   std::optional<SimTime> apply_time;
+  // A recommendation model's (docs/recommendation.md, "Embeddings on parameter servers"): its tables live on the
+  // servers; its dense part goes over AllReduce or to the same servers; its tables are updated synchronously or
+  // asynchronously. Refused for any other model. Not given: no position (where.source empty).
+  Located<DenseExchange> dense = {};
+  Located<EmbeddingConsistency> embeddings = {};
 };
 
 // Backward is 5% slower once gradient synchronization has started beside it: the mean over four models of the

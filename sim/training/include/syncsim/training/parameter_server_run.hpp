@@ -77,7 +77,10 @@ struct ParameterServerSetup {
   ShardPlan shards;     // per bucket (push order) and server; per server its part of the model (async pulls)
   SimTime per_message;  // software cost of one message at each end
   std::function<ClientWork(std::size_t client, std::int64_t iteration)> work;
-  std::function<SimTime(double bytes)> apply_time;        // server cost of one bucket shard
+  std::function<SimTime(double bytes)> apply_time;  // server cost of one bucket shard
+  // When set, the server cost of a shard of `bucket` instead (buckets that hold different things: a recommendation
+  // model's dense gradients and its embedding rows, sparse_exchange.hpp).
+  std::function<SimTime(std::size_t bucket, double bytes)> bucket_apply_time;
   SimTime after_pull;                                     // paid by the client after its pulls (hybrid: broadcast)
   std::int64_t iterations = 1;                            // synchronous: rounds; else updates per client on average
   std::vector<std::pair<std::size_t, SimTime>> failures;  // asynchronous: (client, time)

@@ -113,6 +113,14 @@ struct StalenessReport {
   std::vector<std::int64_t> histogram;  // histogram[s]: updates applied with staleness s
 };
 
+// A recommendation model's table updated asynchronously (parameter_servers.embeddings: async): how stale a row is
+// when a batch reads it.
+struct TableStaleness {
+  std::string table;
+  std::int64_t iterations = 0;  // iterations of every worker's updates a read misses
+  double missed_updates = 0;    // of those, the batches that touched the row read, on average (read_touched_share)
+};
+
 // One fault and what it cost.
 struct FaultReport {
   FaultKind kind = FaultKind::worker_down;
@@ -329,10 +337,11 @@ struct TrainingReport {
 
   // Asynchronous strategies (async, ssp, hybrid across groups); nullopt for the synchronous ones.
   std::optional<StalenessReport> staleness;
-  std::vector<FaultReport> faults;        // in time order
-  SimTime lost_work;                      // sum over faults
-  SimTime downtime;                       // sum over faults
-  std::vector<LinkReport> busiest_links;  // at most kBusiestLinks, busiest first
+  std::vector<TableStaleness> table_staleness = {};  // asynchronous embedding tables, in the model's order
+  std::vector<FaultReport> faults;                   // in time order
+  SimTime lost_work;                                 // sum over faults
+  SimTime downtime;                                  // sum over faults
+  std::vector<LinkReport> busiest_links;             // at most kBusiestLinks, busiest first
   BottleneckReport bottleneck;
   std::vector<CauseReport> causes;
 
