@@ -380,9 +380,7 @@ int plan(const PlanOptions& o) {
     return std::exchange(s.report, {});  // the row keeps what the plan needs; a report per point would pile up
   };
   try {
-    // A point's memory grows with its GPU count (its topology, routes and collectives' traffic per link).
-    planner::run_points_with(points, left, flags.threads, run_one, on_point, nullptr,
-                             [](const planner::SweepPoint& point) { return planner::point_gpus(point); });
+    planner::run_points_with(points, left, flags.threads, run_one, on_point);
   } catch (const InputError& e) {
     throw as_grid_error(e, !o.networks.empty());
   }

@@ -9,7 +9,6 @@
 #include <set>
 #include <thread>
 
-#include "point_queue.hpp"
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/run/run_scenario.hpp"
@@ -81,20 +80,18 @@ void run_points(const std::filesystem::path& scenario, const std::vector<SweepPo
 }
 
 void run_points_with(const std::vector<SweepPoint>& points, const std::vector<std::size_t>& which, unsigned threads,
-                     const PointRun& run, const PointDone& done, const std::atomic<bool>* cancel,
-                     const PointWeight& weight) {
+                     const PointRun& run, const PointDone& done, const std::atomic<bool>* cancel) {
+  std::atomic<std::size_t> next{0};
   std::atomic<bool> stop{false};
   std::mutex lock;
   std::exception_ptr first_error;
   std::size_t first_error_index = 0;
   run::Workspace workspace;  // one for the sweep: points on every thread reuse each other's collectives
-  PointQueue queue(points, which, weight);
-  const auto going = [&] { return !stop.load() && (cancel == nullptr || !cancel->load()); };
   auto worker = [&] {
-    while (true) {
-      const std::optional<PointQueue::Taken> taken = queue.take(going);
-      if (!taken) return;
-      const SweepPoint& point = points.at(which[taken->slot]);
+    while (!stop.load() && (cancel == nullptr || !cancel->load())) {
+      const std::size_t slot = next.fetch_add(1);
+      if (slot >= which.size()) return;
+      const SweepPoint& point = points.at(which[slot]);
       try {
         const TrainingReport report = run(point, workspace);
         const std::scoped_lock guard(lock);
@@ -118,7 +115,6 @@ void run_points_with(const std::vector<SweepPoint>& points, const std::vector<st
         }
         stop = true;
       }
-      queue.release(*taken);
     }
   };
   const unsigned n = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(which.size())));

@@ -14,7 +14,6 @@
 // an InputError from a point is prefixed with the point's overrides, so the user can find it.
 #include <atomic>
 #include <cstddef>
-#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <vector>
@@ -38,17 +37,9 @@ void run_points(const std::filesystem::path& scenario, const std::vector<SweepPo
 // overrides and runs it; the layout search runs its own (layout_search.hpp).
 using PointRun = std::function<TrainingReport(const SweepPoint& point, run::Workspace& workspace)>;
 
-// What a point's run holds in memory, in any unit proportional to it (plan: its GPU count).
-using PointWeight = std::function<std::int64_t(const SweepPoint& point)>;
-
-// run_points with `run` for each point, on the same pool and with the same errors. With `weight`, points run
-// together only while their weights sum to at most 1.5 times the heaviest point's (any point runs when nothing else
-// does): a thread takes the first point left, in `which` order, that fits, and waits when none does. Two of a
-// frontier plan's largest points never run at once, which keeps a plan's peak memory near one such point's plus a
-// smaller one's instead of twice the largest (docs/performance.md).
+// run_points with `run` for each point, on the same pool and with the same errors.
 void run_points_with(const std::vector<SweepPoint>& points, const std::vector<std::size_t>& which, unsigned threads,
-                     const PointRun& run, const PointDone& done, const std::atomic<bool>* cancel = nullptr,
-                     const PointWeight& weight = {});
+                     const PointRun& run, const PointDone& done, const std::atomic<bool>* cancel = nullptr);
 
 // Loads the scenario once per distinct override (not per point), so that an unknown key or a bad value is found
 // before anything runs (GPU names included); errors from `--set` overrides are reported at `--vary`.
