@@ -262,8 +262,11 @@ void LayoutCommunication::add_communication(ModelParallelSetup& out, Bytes trans
     const auto expert_groups = expert_ > 1 ? layout_.expert_data_groups(expert_) : groups;
     out.expert_data = expert_ > 1 ? n.data / expert_ : n.data;
     const bool sharded = out.sharding != ShardingLevel::none;
-    std::map<std::tuple<CollectiveOp, std::int64_t, bool>, SimTime> times;
-    std::map<std::tuple<CollectiveOp, std::int64_t, bool>, std::size_t> use_of;  // where in uses_ (unless a floor)
+    struct Asked {
+      SimTime time;
+      std::size_t use = 0;  // its entry in uses_ (none under a floor)
+    };
+    std::map<std::tuple<CollectiveOp, std::int64_t, bool>, Asked> asked;
     for (const auto& row : out.work) {
       for (const ChunkWork& w : row) {
         for (const ChunkWork::Unit& u : w.units) {
@@ -274,18 +277,18 @@ void LayoutCommunication::add_communication(ModelParallelSetup& out, Bytes trans
             // thousands of groups): its use runs once more, as fill_links would sum it.
             const std::tuple key{op, u.bytes.value, u.expert};
             const double per_iteration = 1.0 / static_cast<double>(n.pipeline);
-            if (const auto seen = use_of.find(key); seen != use_of.end()) {
-              if (!floor_) uses_[seen->second].per_iteration += per_iteration;
+            if (const auto seen = asked.find(key); seen != asked.end()) {
+              if (!floor_) uses_[seen->second.use].per_iteration += per_iteration;
               continue;
             }
-            use_of.emplace(key, uses_.size());
-            times[key] = timed("data", op, u.bytes, u.expert ? expert_groups : groups, per_iteration);
+            const std::size_t use = uses_.size();
+            asked[key] = {timed("data", op, u.bytes, u.expert ? expert_groups : groups, per_iteration), use};
           }
         }
       }
     }
-    out.data_collective = [times = std::move(times)](CollectiveOp op, Bytes bytes, bool expert) {
-      return times.at({op, bytes.value, expert});
+    out.data_collective = [asked = std::move(asked)](CollectiveOp op, Bytes bytes, bool expert) {
+      return asked.at({op, bytes.value, expert}).time;
     };
   }
 }
