@@ -183,6 +183,32 @@ TEST_CASE("many sources and destinations interleaved give the same routes as one
   }
 }
 
+TEST_CASE("a route's links asked without keeping it are the route's, asked before or after it is kept", "[router]") {
+  // A 3-tier fat tree (D-mod-k choices at every tier) and a rail-optimized DGX fabric (PXN relays over NVLink).
+  for (const char* spec : {"fattree:n=16,radix=4,tiers=3,bw=100Gbps", "dgx:nodes=8,gpus=4,radix=4"}) {
+    const Topology topology = build_topology(spec);
+    Router looked(topology);
+    Router kept(topology);
+    const std::size_t n = topology.gpu_count();
+    for (std::size_t src = 0; src < n; ++src) {
+      for (std::size_t dst = 0; dst < n; ++dst) {
+        if (src == dst) continue;
+        const NodeId a = topology.gpu(src);
+        const NodeId b = topology.gpu(dst);
+        std::vector<LinkId> before{LinkId{7}};  // appended after what is there
+        looked.append_route_links(a, b, before);
+        const std::vector<LinkId> route = kept.route(a, b).links;
+        std::vector<LinkId> after;
+        kept.append_route_links(a, b, after);  // now read from the kept route
+        REQUIRE(before.front() == LinkId{7});
+        CHECK(std::vector<LinkId>(before.begin() + 1, before.end()) == route);
+        CHECK(after == route);
+        CHECK(looked.route(a, b).links == route);  // nothing asked before changes a route
+      }
+    }
+  }
+}
+
 TEST_CASE("an unreachable destination is an InputError naming both ends", "[router]") {
   Topology topology;
   const NodeId a = topology.add_node(Node{"a", NodeKind::gpu, SimTime::zero(), std::nullopt});

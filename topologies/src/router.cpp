@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <limits>
 #include <span>
@@ -30,8 +31,8 @@ std::uint64_t pair_key(NodeId src, NodeId dst) {
 // does, rather than after it.
 struct PathValue {
   std::uint32_t gpu_transits = kUnlabeled;
-  double width = 0;
   std::uint32_t relay_hops = 0;
+  double width = 0;
   bool better_than(const PathValue& o) const {
     if (gpu_transits != o.gpu_transits) return gpu_transits < o.gpu_transits;
     return width != o.width ? width > o.width : relay_hops > o.relay_hops;
@@ -95,11 +96,20 @@ std::vector<std::uint64_t> number_ports(const Topology& topology, const Adjacenc
   return number;
 }
 
-// Hop counts from one end of a breadth-first search, grown a level at a time. Labels are valid only where
-// stamp == the search's generation, so a new search costs O(1) instead of clearing O(nodes) arrays.
+// A node's labels in both searches (indexed by side: 0 from the source, 1 to the destination) and its best value
+// towards the destination, side by side: a search reads and writes them together, and on a 32,768-GPU fabric five
+// arrays of them were five cache misses per node. Valid only where stamp == the search's generation, so a new search
+// costs O(1) instead of clearing O(nodes) arrays.
+struct NodeLabels {
+  std::array<std::uint32_t, 2> stamp{};
+  std::array<std::uint32_t, 2> dist{};
+  PathValue best;
+};
+
+// Hop counts from one end of a breadth-first search, grown a level at a time, in the labels' `side`.
 struct Levels {
-  std::vector<std::uint32_t> stamp;
-  std::vector<std::uint32_t> dist;
+  std::vector<NodeLabels>* labels = nullptr;
+  std::size_t side = 0;
   std::vector<std::uint32_t> order;      // labeled nodes, nearest first
   std::vector<std::size_t> level_begin;  // level k is order[level_begin[k] .. level_begin[k+1] or the end]
 
@@ -121,8 +131,9 @@ struct Levels {
     return frontier;
   }
   void label(std::uint32_t v, std::uint32_t generation) {  // at the deepest level
-    stamp[v] = generation;
-    dist[v] = depth();
+    NodeLabels& at = (*labels)[v];
+    at.stamp[side] = generation;
+    at.dist[side] = depth();
     order.push_back(v);
   }
 };
@@ -148,11 +159,12 @@ struct Router::Impl {
   std::vector<char> is_gpu;
   std::vector<std::uint64_t> port_order;  // the destination's number for D-mod-k (number_ports)
   std::uint32_t generation = 0;
-  Levels from_src;              // hops from the source
-  Levels to_dst;                // hops to the destination; where the route's choices read distances
-  std::vector<PathValue> best;  // valid where to_dst is
+  std::vector<NodeLabels> labels;
+  Levels from_src;  // hops from the source
+  Levels to_dst;    // hops to the destination; where the route's choices read distances
   std::vector<LinkId> candidates;
   topology_detail::RouteTable routes;
+  Route scratch;    // append_route_links's, not kept
   WorkBudget work;  // over every search of this router
 
   Impl(const Topology& t, std::uint64_t budget) : topology(t), work(kRouteSearchWork, budget) {
@@ -177,25 +189,27 @@ struct Router::Impl {
     };
     build(outgoing, true);
     build(incoming, false);
-    for (Levels* levels : {&from_src, &to_dst}) {
-      levels->stamp.assign(n, 0);
-      levels->dist.assign(n, 0);
-    }
-    best.assign(n, PathValue{});
+    labels.assign(n, NodeLabels{});
+    from_src.labels = to_dst.labels = &labels;
+    from_src.side = 0;
+    to_dst.side = 1;
     port_order = number_ports(t, outgoing);
   }
 
-  bool src_labeled(std::uint32_t v) const { return from_src.stamp[v] == generation; }
-  bool dst_labeled(std::uint32_t v) const { return to_dst.stamp[v] == generation; }
-  std::uint32_t distance_to_dst(std::uint32_t v) const { return dst_labeled(v) ? to_dst.dist[v] : kUnlabeled; }
+  bool src_labeled(std::uint32_t v) const { return labels[v].stamp[0] == generation; }
+  bool dst_labeled(std::uint32_t v) const { return labels[v].stamp[1] == generation; }
+  std::uint32_t dist_to_dst(std::uint32_t v) const { return labels[v].dist[1]; }  // where dst_labeled
+  std::uint32_t distance_to_dst(std::uint32_t v) const { return dst_labeled(v) ? dist_to_dst(v) : kUnlabeled; }
+  PathValue& best(std::uint32_t v) { return labels[v].best; }
+  const PathValue& best(std::uint32_t v) const { return labels[v].best; }
 
   // The value of reaching the destination from an arc's source through the arc into `next`.
   // `next` is labeled by the destination's side, so its distance is known.
   PathValue via(std::uint32_t next, const Arc& arc, std::uint32_t dst) const {
-    const PathValue& rest = best[next];
+    const PathValue& rest = best(next);
     const bool relays = next != dst && is_gpu[next];
-    return {rest.gpu_transits + (relays ? 1U : 0U), std::min(arc.bandwidth, rest.width),
-            rest.relay_hops + (relays ? to_dst.dist[next] : 0U)};
+    return {rest.gpu_transits + (relays ? 1U : 0U), rest.relay_hops + (relays ? dist_to_dst(next) : 0U),
+            std::min(arc.bandwidth, rest.width)};
   }
 
   template <typename Frontier>
@@ -207,13 +221,12 @@ struct Router::Impl {
 
   void begin_search(NodeId src, NodeId dst) {
     if (++generation == 0) {  // wrapped: old stamps could collide, so clear them once
-      std::fill(from_src.stamp.begin(), from_src.stamp.end(), 0);
-      std::fill(to_dst.stamp.begin(), to_dst.stamp.end(), 0);
+      for (NodeLabels& node : labels) node.stamp = {};
       generation = 1;
     }
     from_src.start(src.value(), generation);
     to_dst.start(dst.value(), generation);
-    best[dst.value()] = PathValue{0, std::numeric_limits<double>::infinity(), 0};
+    best(dst.value()) = PathValue{0, 0, std::numeric_limits<double>::infinity()};
   }
 
   // Labels the source side's next level; true when it meets the destination's side.
@@ -242,12 +255,12 @@ struct Router::Impl {
         const std::uint32_t from = arc.node;
         if (!dst_labeled(from)) {
           to_dst.label(from, generation);
-          best[from] = PathValue{};
+          best(from) = PathValue{};
           met = met || src_labeled(from);
         }
-        if (to_dst.dist[from] != next) continue;
+        if (dist_to_dst(from) != next) continue;
         const PathValue value = via(at, arc, dst);
-        if (value.better_than(best[from])) best[from] = value;
+        if (value.better_than(best(from))) best(from) = value;
       }
     }
     return met;
@@ -271,9 +284,9 @@ struct Router::Impl {
           on_path = true;
         }
         if (!on_path) continue;
-        to_dst.stamp[v] = generation;
-        to_dst.dist[v] = remaining;
-        best[v] = value;
+        labels[v].stamp[1] = generation;
+        labels[v].dist[1] = remaining;
+        best(v) = value;
       }
     }
   }
@@ -282,8 +295,8 @@ struct Router::Impl {
   // They are found from whichever side has fewer links: `at`'s own, or those into the next level when the
   // destination's side labeled it (a spine has a port per leaf, the next level a handful of nodes).
   void next_hops(std::uint32_t at, std::uint32_t dst) {
-    const std::uint32_t d = to_dst.dist[at];
-    const PathValue& target = best[at];
+    const std::uint32_t d = dist_to_dst(at);
+    const PathValue& target = best(at);
     candidates.clear();
     if (d - 1 <= to_dst.depth()) {
       const std::span<const std::uint32_t> next_level = to_dst.level(d - 1);
@@ -307,7 +320,8 @@ struct Router::Impl {
     return std::all_of(candidates.begin(), candidates.end(), [&](LinkId l) { return topology.link(l).dst == first; });
   }
 
-  Route compute(NodeId src, NodeId dst) {
+  // The route from src to dst, written over `route` (whose links' storage is reused).
+  void compute(NodeId src, NodeId dst, Route& route) {
     begin_search(src, dst);
     for (bool met = false; !met;) {
       const std::span<const std::uint32_t> src_frontier = from_src.level(from_src.depth());
@@ -323,7 +337,8 @@ struct Router::Impl {
     }
     close_src_side(dst.value());
 
-    Route route;
+    route.links.clear();
+    route.latency = SimTime::zero();
     route.bottleneck = Bandwidth{std::numeric_limits<double>::infinity()};
     // Destination-mod-k: each choice point takes the next "digit" of the destination's port number in the mixed radix
     // of the candidate counts seen so far, as InfiniBand fat-tree routing does. Flows to different destinations of one
@@ -353,7 +368,6 @@ struct Router::Impl {
       route.bottleneck = std::min(route.bottleneck, link.bandwidth);
       at = link.dst;
     }
-    return route;
   }
 };
 
@@ -375,7 +389,21 @@ const Route& Router::route(NodeId src, NodeId dst) {
                     "route endpoint out of range");
   const std::uint64_t key = pair_key(src, dst);
   if (const Route* known = impl_->routes.find(key)) return *known;
-  return impl_->routes.insert(key, impl_->compute(src, dst));
+  Route route;
+  impl_->compute(src, dst, route);
+  return impl_->routes.insert(key, std::move(route));
+}
+
+void Router::append_route_links(NodeId src, NodeId dst, std::vector<LinkId>& links) {
+  SYNCSIM_INVARIANT(src != dst, "route asked from a node to itself");
+  SYNCSIM_INVARIANT(src.value() < topology_.node_count() && dst.value() < topology_.node_count(),
+                    "route endpoint out of range");
+  const Route* known = impl_->routes.find(pair_key(src, dst));
+  if (known == nullptr) {
+    impl_->compute(src, dst, impl_->scratch);
+    known = &impl_->scratch;
+  }
+  links.insert(links.end(), known->links.begin(), known->links.end());
 }
 
 const Route& Router::gpu_route(std::size_t src_gpu, std::size_t dst_gpu) {

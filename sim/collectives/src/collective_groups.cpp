@@ -3,9 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <map>
 #include <optional>
-#include <unordered_map>
 
 #include "syncsim/core/input_error.hpp"
 
@@ -36,22 +34,14 @@ CollectiveOutcome simulate_components(Router& router, const CollectiveSpec& spec
   std::optional<CollectiveOutcome> out;
   std::vector<LinkTraffic> links;
   ExecutorStats stats;
-  struct Simulated {
-    std::size_t component;
-    CollectiveOutcome outcome;
-  };
-  // By sharing pattern: components whose routes collide alike (not only alike link for link) carry over.
-  std::unordered_multimap<std::uint64_t, Simulated> simulated;
+  // The outcomes of the components simulated, which alike ones take with their traffic renamed.
+  std::vector<std::optional<CollectiveOutcome>> simulated(prints.components.size());
   for (std::size_t c = 0; c < prints.components.size(); ++c) {
-    const GroupShape& shape = prints.shapes[c];
-    const std::uint64_t pattern = sharing_pattern(shape);
     std::optional<CollectiveOutcome> outcome;
-    const auto [first, end] = simulated.equal_range(pattern);
-    for (auto it = first; it != end && !outcome; ++it) {
-      const GroupShape& known = prints.shapes[it->second.component];
-      if (!alike(router, known, shape)) continue;
-      if (auto carried = carried_over(it->second.outcome.links, known, shape)) {
-        outcome = it->second.outcome;
+    const std::optional<CollectiveOutcome>& like = simulated[prints.alike_to[c]];
+    if (like) {
+      if (auto carried = renamed(like->links, prints.renamings[c])) {
+        outcome = *like;
         outcome->links = std::move(*carried);
       }
     }
@@ -60,7 +50,7 @@ CollectiveOutcome simulate_components(Router& router, const CollectiveSpec& spec
       one.groups.clear();
       for (const std::size_t g : prints.components[c]) one.groups.push_back(groups[g]);
       outcome = simulate_one_size(router, one);
-      simulated.emplace(pattern, Simulated{c, *outcome});
+      simulated[c] = outcome;
     }
     links.insert(links.end(), outcome->links.begin(), outcome->links.end());
     stats += outcome->stats;

@@ -49,6 +49,10 @@ class Router {
   // Router's lifetime. Throws InputError when dst is unreachable from src.
   const Route& route(NodeId src, NodeId dst);
   const Route& gpu_route(std::size_t src_gpu, std::size_t dst_gpu);
+  // route(src, dst).links appended to `links`, without keeping the route when it was not known: for one look at
+  // many routes (every member pair of thousands of groups, to find which groups share links), where a collective
+  // asks the few its algorithm sends over, again and again.
+  void append_route_links(NodeId src, NodeId dst, std::vector<LinkId>& links);
 
   // Starts the route-search budget again, keeping the routes found: a run that takes over a router an earlier run
   // kept (run::Workspace::router) gets the whole budget for its own searches.
