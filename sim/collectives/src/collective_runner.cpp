@@ -451,6 +451,14 @@ CollectiveOutcome collectives_detail::simulate_one_size(Router& router, const Co
     const Candidate& candidate = candidates[i];
     try {
       const PlannedCandidate planned = plan_candidate(router, spec, groups, candidate, hosts, reductions);
+      // Groups too large for every member pair's route (footprints, above) split by the routes this one algorithm
+      // sends on: at 32,768 B200s, 32 data-parallel groups of 1,024 otherwise run PAT as one simulation.
+      if (candidates.size() == 1 && groups.size() > 1 && ranks > collectives_detail::kMaxFootprintRanks) {
+        const auto prints = collectives_detail::plan_footprints(router, groups, planned.plans);
+        if (prints->components.size() > 1) {
+          return collectives_detail::simulate_components(router, spec, groups, *prints);
+        }
+      }
       const auto ranks_behind = [&](SimTime bound) {
         return ranking_time(spec, candidate, bound, nodes, ranks, ring_busy) > best_rank;
       };

@@ -4,6 +4,7 @@
 #include <array>
 #include <map>
 #include <numeric>
+#include <span>
 #include <unordered_map>
 
 #include "hash_mix.hpp"
@@ -46,6 +47,8 @@ void mix(std::uint64_t& h, std::uint64_t value) {
   h = splitmix(h ^ value);
 }
 
+using MemberPairs = std::vector<std::pair<std::uint32_t, std::uint32_t>>;
+
 // A group's member-to-member routes, one after another: `links`, and where each route ends in it. Looked at twice
 // (which groups share links, then which are alike) and then dropped: the router keeps none of them, as a 64-rank
 // group has 4,032 and a collective's algorithm sends over a few per member.
@@ -54,21 +57,31 @@ struct MemberRoutes {
   std::vector<std::uint32_t> ends;
 };
 
-MemberRoutes member_routes(Router& router, const std::vector<std::size_t>& group) {
+// The routes between `pairs` of a group's members (indices into the group), in their order.
+MemberRoutes member_routes(Router& router, const std::vector<std::size_t>& group, const MemberPairs& pairs) {
   const Topology& topology = router.topology();
   MemberRoutes routes;
-  routes.ends.reserve(group.size() * (group.size() - 1));
-  for (const std::size_t a : group) {
-    for (const std::size_t b : group) {
-      if (a == b) continue;
-      router.append_route_links(topology.gpu(a), topology.gpu(b), routes.links);
-      routes.ends.push_back(static_cast<std::uint32_t>(routes.links.size()));
-    }
+  routes.ends.reserve(pairs.size());
+  for (const auto& [a, b] : pairs) {
+    router.append_route_links(topology.gpu(group[a]), topology.gpu(group[b]), routes.links);
+    routes.ends.push_back(static_cast<std::uint32_t>(routes.links.size()));
   }
   return routes;
 }
 
-// A group's member-to-member routes, then each member's own links both ways as one more "route" per member:
+// Every ordered pair of distinct members of a group of `ranks`.
+MemberPairs all_pairs(std::size_t ranks) {
+  MemberPairs pairs;
+  pairs.reserve(ranks * (ranks - 1));
+  for (std::uint32_t a = 0; a < ranks; ++a) {
+    for (std::uint32_t b = 0; b < ranks; ++b) {
+      if (a != b) pairs.emplace_back(a, b);
+    }
+  }
+  return pairs;
+}
+
+// A group's routes (member_routes), then each member's own links both ways as one more "route" per member:
 // in-network reductions (NVLS) send from a GPU to its NVLink switch and back, off every member-to-member route.
 // `on_link(LinkId)` for each link in order, `on_end()` after each route.
 template <typename OnLink, typename OnEnd>
@@ -216,19 +229,23 @@ std::vector<std::vector<std::size_t>> components_of(const Topology& topology,
   return components;
 }
 
-GroupFootprints analyse(Router& router, const std::vector<std::vector<std::size_t>>& groups) {
+// One component holding every group: what a set too large to check is taken as.
+GroupFootprints one_component(std::size_t groups) {
   GroupFootprints out;
-  if (groups.size() < 2 || groups.front().size() > kMaxFootprintRanks) {
-    out.components.emplace_back(groups.size());
-    std::iota(out.components.back().begin(), out.components.back().end(), std::size_t{0});
-    out.alike_to.assign(1, 0);
-    out.renamings.resize(1);
-    return out;
-  }
+  out.components.emplace_back(groups);
+  std::iota(out.components.back().begin(), out.components.back().end(), std::size_t{0});
+  out.alike_to.assign(1, 0);
+  out.renamings.resize(1);
+  return out;
+}
+
+// The footprints of `groups` from the routes between `pairs` of each group's members.
+GroupFootprints analyse(Router& router, const std::vector<std::vector<std::size_t>>& groups, const MemberPairs& pairs) {
+  GroupFootprints out;
   const Topology& topology = router.topology();
   std::vector<MemberRoutes> routes;
   routes.reserve(groups.size());
-  for (const std::vector<std::size_t>& group : groups) routes.push_back(member_routes(router, group));
+  for (const std::vector<std::size_t>& group : groups) routes.push_back(member_routes(router, group, pairs));
   out.components = components_of(topology, groups, routes);
   out.alike_to.assign(1, 0);
   out.renamings.resize(out.components.size());
@@ -265,12 +282,15 @@ GroupFootprints analyse(Router& router, const std::vector<std::vector<std::size_
 struct Known {
   std::uint64_t router = 0;
   std::vector<std::vector<std::size_t>> groups;
+  MemberPairs pairs;  // empty for every pair
   std::shared_ptr<const GroupFootprints> footprints;
 };
 
-}  // namespace
-
-std::shared_ptr<const GroupFootprints> footprints(Router& router, const std::vector<std::vector<std::size_t>>& groups) {
+// The footprints of `groups` over `pairs` (every pair when empty), from a small per-thread cache when the same were
+// asked of the same router lately.
+std::shared_ptr<const GroupFootprints> kept_footprints(Router& router,
+                                                       const std::vector<std::vector<std::size_t>>& groups,
+                                                       MemberPairs pairs) {
   // A layout has a handful of group sets (tensor, context, data, expert, the stage pairs); a few more entries keep
   // them all while a component's own simulation asks about its groups in between.
   constexpr std::size_t kKept = 16;
@@ -279,14 +299,57 @@ std::shared_ptr<const GroupFootprints> footprints(Router& router, const std::vec
   // Another router's (an earlier point's topology) are never asked again, so they go now rather than when evicted.
   if (std::erase_if(kept, [&](const Known& k) { return k.router != router.serial(); }) > 0) next = 0;
   for (const Known& k : kept) {
-    if (k.router == router.serial() && k.groups == groups) return k.footprints;
+    if (k.router == router.serial() && k.pairs == pairs && k.groups == groups) return k.footprints;
   }
-  Known fresh{router.serial(), groups, std::make_shared<const GroupFootprints>(analyse(router, groups))};
+  const GroupFootprints found =
+      pairs.empty() ? analyse(router, groups, all_pairs(groups.front().size())) : analyse(router, groups, pairs);
+  Known fresh{router.serial(), groups, std::move(pairs), std::make_shared<const GroupFootprints>(found)};
   if (kept.size() < kKept) return kept.emplace_back(std::move(fresh)).footprints;
   Known& slot = kept[next];
   next = (next + 1) % kKept;
   slot = std::move(fresh);
   return slot.footprints;
+}
+
+}  // namespace
+
+std::shared_ptr<const GroupFootprints> footprints(Router& router, const std::vector<std::vector<std::size_t>>& groups) {
+  if (groups.size() < 2 || groups.front().size() > kMaxFootprintRanks) {
+    return std::make_shared<const GroupFootprints>(one_component(groups.size()));
+  }
+  return kept_footprints(router, groups, {});
+}
+
+std::shared_ptr<const GroupFootprints> plan_footprints(Router& router,
+                                                       const std::vector<std::vector<std::size_t>>& groups,
+                                                       std::span<const std::unique_ptr<CollectivePlan>> plans) {
+  // The member pairs any channel sends between (a rank's second stream runs on its own GPU: no route).
+  MemberPairs pairs;
+  std::vector<PeerSends> peers;
+  for (const std::unique_ptr<CollectivePlan>& plan : plans) {
+    const auto member = [&](std::uint32_t participant) -> std::optional<std::uint32_t> {
+      if (participant < plan->rank_count()) return participant;
+      const Participant who = plan->participant(participant);
+      if (who.node) return std::nullopt;
+      return who.rank.value();
+    };
+    for (std::uint32_t p = 0; p < plan->participant_count(); ++p) {
+      const std::optional<std::uint32_t> from = member(p);
+      plan->send_totals(Rank{p}, peers);
+      for (const PeerSends& peer : peers) {
+        const std::optional<std::uint32_t> to = member(peer.dst.value());
+        // A switch among the participants (NVLink or InfiniBand SHARP) reduces for every group of its domain.
+        if (!from || !to) return std::make_shared<const GroupFootprints>(one_component(groups.size()));
+        if (*from != *to) pairs.emplace_back(*from, *to);
+      }
+    }
+  }
+  std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+  if (groups.size() < 2 || pairs.empty() || pairs.size() * groups.size() > kMaxPlanFootprintRoutes) {
+    return std::make_shared<const GroupFootprints>(one_component(groups.size()));
+  }
+  return kept_footprints(router, groups, std::move(pairs));
 }
 
 std::optional<std::vector<LinkTraffic>> renamed(const std::vector<LinkTraffic>& traffic, const LinkRenaming& renaming) {

@@ -5,9 +5,11 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <utility>
 #include <vector>
 
+#include "syncsim/collectives/collective_plan.hpp"
 #include "syncsim/collectives/collective_runner.hpp"
 
 namespace syncsim::collectives_detail {
@@ -35,9 +37,18 @@ struct GroupFootprints {
 // allows at frontier scale (128-rank groups over 16,384 GPUs pass 2^27 route-search link visits).
 inline constexpr std::size_t kMaxFootprintRanks = 64;
 
-// The footprints of `groups` on `router`, from a small per-thread cache when the same groups were asked of the same
-// router lately.
+// The footprints of `groups` on `router`, from every member pair's route (any algorithm's), kept per thread for the
+// next collectives over the same groups.
 std::shared_ptr<const GroupFootprints> footprints(Router& router, const std::vector<std::vector<std::size_t>>& groups);
+
+// A set of larger groups' footprints once their algorithm is chosen: `groups` each running `plans` (every group the
+// same plans on its own GPUs, as the runner builds them) over the routes the plans send on, instead of every pair
+// (a 1,024-rank ring or PAT sends to a few dozen peers per rank, not 1,023). One component when a plan has a switch
+// among its participants, or the routes would number more than kMaxPlanFootprintRoutes.
+std::shared_ptr<const GroupFootprints> plan_footprints(Router& router,
+                                                       const std::vector<std::vector<std::size_t>>& groups,
+                                                       std::span<const std::unique_ptr<CollectivePlan>> plans);
+inline constexpr std::size_t kMaxPlanFootprintRoutes = std::size_t{1} << 22;
 
 // `traffic` of a component on the links of one alike to it (`renaming`, from footprints), in the same order; nullopt
 // when a link carrying traffic lies on none of the component's routes.
