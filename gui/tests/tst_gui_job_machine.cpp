@@ -9,6 +9,7 @@
 // 1 and 3: the uplinks of leaves 0 and 1, both directions, are shared (4 links, each job's shared_link_count).
 #include <QDir>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 #include <fstream>
@@ -26,7 +27,9 @@
 #include "syncsim/trace/chrome_trace_writer.hpp"
 #include "widgets/jobs_painter.h"
 #include "widgets/jobs_view.h"
+#include "widgets/main_window.h"
 #include "widgets/screenshot.h"
+#include "widgets/timeline_view.h"
 
 namespace {
 
@@ -246,6 +249,22 @@ class TestJobMachine : public QObject {
     runner.start(path);
     QVERIFY(failed.wait(30000));
     QVERIFY(failed.first()[1].toString().contains(QStringLiteral("modle")));
+  }
+
+  // The window: the Jobs tab appears for a scenario with jobs, and is current; another document hides it.
+  void windowShowsTheJobsTab() {
+    MainWindow window;
+    window.showDocument(std::make_shared<const LoadedDocument>(m_doc));
+    const int tab = window.tabs()->indexOf(window.jobsView());
+    QVERIFY(window.tabs()->isTabVisible(tab));
+    QCOMPARE(window.tabs()->currentWidget(), window.jobsView());
+    QCOMPARE(window.jobsView()->jobs(), m_doc.jobs.get());
+    LoadedDocument single;
+    single.timeline = std::make_shared<const TimelineData>(TimelineData::synthetic(4, 8));
+    window.showDocument(std::make_shared<const LoadedDocument>(single));
+    QVERIFY(!window.tabs()->isTabVisible(tab));
+    QCOMPARE(window.tabs()->currentWidget(), window.timelineView());
+    QCOMPARE(window.jobsView()->jobs(), nullptr);
   }
 
   // A run folder's trace records neither the machine nor every link: the Jobs view needs the scenario, and says so.
