@@ -1,7 +1,7 @@
 // syncsim-gui: the window, or with --screenshot an offscreen render of one view to a PNG (docs/gui.md).
 //
 //   syncsim-gui [SCENARIO.yaml | TRACE.json | SWEEP.csv]
-//   syncsim-gui --screenshot OUT.png --view timeline|ring|scaling [--step K] [--bucket B] [--algorithm ALGO]
+//   syncsim-gui --screenshot OUT.png --view timeline|ring|jobs|scaling [--step K] [--bucket B] [--algorithm ALGO]
 //               [--channel K|all] [--expand LIST] [--group KIND:N] [--size WxH] [--all-lanes]
 //               [--time FROM:TO]
 //               [--lang zh_CN] INPUT
@@ -93,7 +93,7 @@ QString screenshotOutputProblem(const QString& out) {
 QString viewMismatch(ViewKind view, const QString& viewName, const QString& input) {
   if (!QFileInfo(input).isFile()) return {};  // the loader says what is wrong with it
   const DocumentKind kind = documentKindOf(input);
-  const bool timelineOrRing = view == ViewKind::Timeline || view == ViewKind::Ring;
+  const bool timelineOrRing = view == ViewKind::Timeline || view == ViewKind::Ring || view == ViewKind::Jobs;
   if (timelineOrRing && kind == DocumentKind::Report) {
     return QApplication::translate("main",
                                    "--view %1: %2 is a report.json, which only --view convergence shows; give the "
@@ -125,10 +125,13 @@ QString flagsForOtherViews(const QCommandLineParser& parser, ViewKind view, cons
           .arg(QLatin1String(flag), viewName);
     }
   }
-  for (const char* flag : {"channel", "expand", "group"}) {
+  for (const char* flag : {"channel", "group"}) {
     if (parser.isSet(QLatin1String(flag)) && view != ViewKind::Ring) {
       return QApplication::translate("main", "--%1 goes with --view ring, not %2").arg(QLatin1String(flag), viewName);
     }
+  }
+  if (parser.isSet(QStringLiteral("expand")) && view != ViewKind::Ring && view != ViewKind::Jobs) {
+    return QApplication::translate("main", "--expand goes with --view ring or jobs, not %1").arg(viewName);
   }
   for (const char* flag : {"all-lanes", "time"}) {
     if (parser.isSet(QLatin1String(flag)) && view != ViewKind::Timeline) {
@@ -197,8 +200,9 @@ int screenshot(const QCommandLineParser& parser) {
   const QStringList inputs = parser.positionalArguments();
   const auto view = parseViewKind(parser.value(QStringLiteral("view")));
   if (!view) {
-    return fail(QApplication::translate("main", "--view: expected timeline, ring, scaling or convergence, got '%1'")
-                    .arg(parser.value(QStringLiteral("view"))));
+    return fail(
+        QApplication::translate("main", "--view: expected timeline, ring, jobs, scaling or convergence, got '%1'")
+            .arg(parser.value(QStringLiteral("view"))));
   }
   // The convergence view overlays several runs; every other view shows one file.
   if (*view == ViewKind::Convergence && inputs.isEmpty()) {
@@ -365,7 +369,7 @@ int main(int argc, char* argv[]) {
       {QStringLiteral("screenshot"), QApplication::translate("main", "Render a view to OUT.png without a window."),
        QStringLiteral("OUT.png")},
       {QStringLiteral("view"),
-       QApplication::translate("main", "The view to render: timeline, ring, scaling or convergence."),
+       QApplication::translate("main", "The view to render: timeline, ring, jobs, scaling or convergence."),
        QStringLiteral("VIEW"), QStringLiteral("timeline")},
       {QStringLiteral("step"), QApplication::translate("main", "Ring step to show (timeline: the cursor at it)."),
        QStringLiteral("K")},
@@ -383,7 +387,8 @@ int main(int argc, char* argv[]) {
                                "Ring view: show this one of the simulator's channels (default: all, summed per link)."),
        QStringLiteral("K|all")},
       {QStringLiteral("expand"),
-       QApplication::translate("main", "Ring view: show these servers with their GPUs, e.g. 0,3 (default: by size)."),
+       QApplication::translate("main",
+                               "Ring and jobs views: show these servers with their GPUs, e.g. 0,3 (default: by size)."),
        QStringLiteral("LIST")},
       {QStringLiteral("group"),
        QApplication::translate("main",

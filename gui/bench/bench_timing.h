@@ -1,8 +1,11 @@
 #pragma once
 // What the GUI benchmarks share: the median of repeated runs in wall and this thread's CPU time (what a frame
-// costs when other processes share the cores), after one warm-up run (allocations, caches).
+// costs when other processes share the cores), after one warm-up run (allocations, caches); their flags and rows.
 #include <time.h>
 #include <QElapsedTimer>
+#include <QStringList>
+
+#include <cstdio>
 
 #include <algorithm>
 #include <functional>
@@ -34,4 +37,21 @@ inline Timing median(int repeat, const std::function<void()>& run) {
   std::sort(wall.begin(), wall.end());
   std::sort(cpu.begin(), cpu.end());
   return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
+}
+
+// The value after flag `name` on the command line, else `fallback`.
+inline QString benchArg(const QStringList& args, const char* name, const char* fallback) {
+  const qsizetype i = args.indexOf(QLatin1String(name));
+  return i >= 0 && i + 1 < args.size() ? args[i + 1] : QString::fromLatin1(fallback);
+}
+
+inline int benchIntArg(const QStringList& args, const char* name, int fallback) {
+  bool ok = false;
+  const int v = benchArg(args, name, "").toInt(&ok);
+  return ok ? v : fallback;
+}
+
+// One row of a benchmark's table: what, wall ms, CPU ms.
+inline void printTiming(const char* what, const Timing& t) {
+  std::printf("%-44s %8.2f %8.2f\n", what, t.wallMs, t.cpuMs);
 }

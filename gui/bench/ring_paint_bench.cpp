@@ -29,35 +29,16 @@
 #include "widgets/ring_panel.h"
 #include "widgets/ring_view.h"
 
-namespace {
-
-QString stringArg(const QStringList& args, const char* name, const char* fallback) {
-  const qsizetype i = args.indexOf(QLatin1String(name));
-  return i >= 0 && i + 1 < args.size() ? args[i + 1] : QString::fromLatin1(fallback);
-}
-
-int intArg(const QStringList& args, const char* name, int fallback) {
-  bool ok = false;
-  const int v = stringArg(args, name, "").toInt(&ok);
-  return ok ? v : fallback;
-}
-
-void print(const char* what, const Timing& t) {
-  std::printf("%-44s %8.2f %8.2f\n", what, t.wallMs, t.cpuMs);
-}
-
-}  // namespace
-
 int main(int argc, char* argv[]) {
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication app(argc, argv);
   const QStringList args = QApplication::arguments();
-  const int nodes = intArg(args, "--nodes", 128);
-  const auto algorithm = parseCollectiveAlgorithm(stringArg(args, "--algorithm", "tree"));
-  const int width = intArg(args, "--width", 1400);
-  const int height = intArg(args, "--height", 860);
-  const int repeat = std::max(1, intArg(args, "--repeat", 9));
-  const int maxMs = intArg(args, "--max-ms", 0);
+  const int nodes = benchIntArg(args, "--nodes", 128);
+  const auto algorithm = parseCollectiveAlgorithm(benchArg(args, "--algorithm", "tree"));
+  const int width = benchIntArg(args, "--width", 1400);
+  const int height = benchIntArg(args, "--height", 860);
+  const int repeat = std::max(1, benchIntArg(args, "--repeat", 9));
+  const int maxMs = benchIntArg(args, "--max-ms", 0);
   if (!algorithm) {
     std::fprintf(stderr, "--algorithm: expected ring, tree or halving_doubling\n");
     return 2;
@@ -69,7 +50,8 @@ int main(int argc, char* argv[]) {
   const Timing layoutMs = median(std::min(repeat, 3), [&] {
     layout = std::make_shared<const TopologyLayout>(syncsim::build_topology(spec), ranks);
   });
-  const int channels = intArg(args, "--channels", CollectiveTraffic::defaultChannels(layout.get(), *algorithm, ranks));
+  const int channels =
+      benchIntArg(args, "--channels", CollectiveTraffic::defaultChannels(layout.get(), *algorithm, ranks));
   const CollectiveTraffic::Spec trafficSpec{
       *algorithm, ranks, channels, QStringLiteral("simple"), 80, {}, syncsim::CollectiveOp::allreduce};
   std::shared_ptr<const CollectiveTraffic> traffic;
@@ -109,11 +91,11 @@ int main(int argc, char* argv[]) {
   });
 
   std::printf("median of %d runs                             wall ms   cpu ms\n", repeat);
-  print("layout    (TopologyLayout, once per scenario)", layoutMs);
-  print("traffic   (channels and per-link bytes)", trafficMs);
-  print("step      (setStep 0, then the middle step)", stepMs);
-  print("frame     (RingView::grab, all channels lit)", frameMs);
-  print("expanded  (two servers opened, placed again)", expandedMs);
+  printTiming("layout    (TopologyLayout, once per scenario)", layoutMs);
+  printTiming("traffic   (channels and per-link bytes)", trafficMs);
+  printTiming("step      (setStep 0, then the middle step)", stepMs);
+  printTiming("frame     (RingView::grab, all channels lit)", frameMs);
+  printTiming("expanded  (two servers opened, placed again)", expandedMs);
   if (maxMs > 0 && frameMs.cpuMs > maxMs) {
     std::printf("FAIL: frame %.2f ms of CPU > %d ms\n", frameMs.cpuMs, maxMs);
     return 1;

@@ -14,7 +14,9 @@
 #include "syncsim/core/input_file.hpp"
 #include "syncsim/run/gpu_node.hpp"
 #include "syncsim/run/job_timeline.hpp"
+#include "syncsim/run/multi_job_run.hpp"
 #include "syncsim/run/run_scenario.hpp"
+#include "syncsim/scenario/jobs_config.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
 namespace {
@@ -140,6 +142,45 @@ syncsim::run::RunOutput simulate(const syncsim::Scenario& scenario, const RunCon
   }
 }
 
+// A scenario with `jobs:` as `syncsim run` runs it (run_jobs), with the control's progress (the jobs' measured
+// iterations) and cancel; its timeline is the jobs' trace, its machine the jobs' (job_machine.h).
+void loadJobs(LoadedDocument& doc, const syncsim::JobsScenario& scenario, const RunControl* control) {
+  enter(control, Simulating);
+  syncsim::run::RunProgress progress;
+  syncsim::run::JobsRunOptions options;
+  if (control != nullptr) {
+    progress.stop = &control->canceled;
+    progress.on_iteration = [control](std::int64_t done, std::int64_t total) {
+      control->reportSimulation(done, total, false);
+    };
+    options.progress = &progress;
+  }
+  syncsim::JobsReport report;
+  try {
+    report = syncsim::run::run_jobs(scenario, options);
+  } catch (const syncsim::run::RunCancelled&) {
+    throw RunCanceled();
+  }
+  enter(control, BuildingTimeline);
+  doc.timeline = std::make_shared<const TimelineData>(TimelineData::fromTrace(syncsim::run::jobs_trace(report)));
+  enter(control, LayingOutTopology);
+  // The topology run_jobs placed the jobs on and routed their rings over.
+  auto layout = std::make_shared<const TopologyLayout>(*syncsim::scenario_topology(scenario.base),
+                                                       static_cast<int>(report.workers));
+  doc.jobs = std::make_shared<const JobMachine>(report, std::move(layout));
+  QStringList jobs;
+  for (const JobMachine::Job& j : doc.jobs->jobs()) {
+    jobs << QCoreApplication::translate("LoadedDocument", "%1 %2 ms (%3x)")
+                .arg(j.name)
+                .arg(j.iterationMs, 0, 'f', 3)
+                .arg(j.slowdown, 0, 'f', 3);
+  }
+  doc.summary = QCoreApplication::translate("LoadedDocument", "%1 jobs on %2 GPUs: %3")
+                    .arg(report.jobs.size())
+                    .arg(report.workers)
+                    .arg(jobs.join(QStringLiteral(", ")));
+}
+
 }  // namespace
 
 LoadedDocument loadDocument(const QString& given, const QStringList& overrides, const RunControl* control,
@@ -159,11 +200,15 @@ LoadedDocument loadDocument(const QString& given, const QStringList& overrides, 
     doc.title = doc.convergence->name();
     return doc;
   }
+  std::vector<std::string> sets;
+  for (const QString& o : overrides) sets.push_back(o.toStdString());
+  std::optional<syncsim::JobsScenario> jobs;
+  if (doc.kind == DocumentKind::Scenario) jobs = syncsim::load_jobs_scenario(path.toStdString(), sets);
   if (doc.kind == DocumentKind::Trace) {
     doc.timeline = std::make_shared<const TimelineData>(TimelineData::fromTrace(readTraceJson(path)));
+  } else if (jobs) {
+    loadJobs(doc, *jobs, control);
   } else {
-    std::vector<std::string> sets;
-    for (const QString& o : overrides) sets.push_back(o.toStdString());
     const syncsim::Scenario scenario = syncsim::load_scenario(path.toStdString(), sets);
     enter(control, Simulating);
     syncsim::run::Workspace own;  // a run of its own when the caller keeps no workspace

@@ -1,6 +1,7 @@
 #pragma once
 // Opening a file: a scenario (YAML) is simulated, a trace (trace.json) is read, a sweep (CSV) is parsed, a
-// report.json's convergence section is read (convergence_run.h) — the one
+// report.json's convergence section is read (convergence_run.h); a scenario with `jobs:` is run as `syncsim run`
+// runs it (run_jobs) — the one
 // function the window, its worker thread and the --screenshot mode share. It blocks; ScenarioRunner runs it on a
 // worker thread for the window.
 //
@@ -12,6 +13,7 @@
 
 #include "models/collective_traffic.h"
 #include "models/convergence_run.h"
+#include "models/job_machine.h"
 #include "models/layout_groups.h"
 #include "models/run_control.h"
 #include "models/sweep_csv.h"
@@ -37,6 +39,9 @@ struct LoadedDocument {
   std::optional<int> computeCapability;
   // Scenarios with a model-parallel layout: its groups, for the ring view's group selector.
   std::optional<LayoutGroups> layoutGroups;
+  // Scenarios with `jobs:` (docs/jobs.md): the jobs on the machine, run by run_jobs as `syncsim run` runs them (its
+  // timeline is the jobs' trace; `topology` stays null: the ring view has no single AllReduce to follow).
+  std::shared_ptr<const JobMachine> jobs;
   // Reports, and scenarios with a `convergence:` section: the run for the Convergence view.
   std::optional<ConvergenceRun> convergence;
 };

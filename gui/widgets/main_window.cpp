@@ -26,6 +26,7 @@
 #include "models/ring_sync.h"
 #include "models/scenario_runner.h"
 #include "widgets/convergence_view.h"
+#include "widgets/jobs_view.h"
 #include "widgets/ring_panel.h"
 #include "widgets/scaling_chart_view.h"
 #include "widgets/sweep_dialog.h"
@@ -41,6 +42,7 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent),
       m_timeline(new TimelineView(this)),
       m_ring(new RingPanel(this)),
+      m_jobs(new JobsView(this)),
       m_scaling(new ScalingChartView(this)),
       m_convergence(new ConvergenceView(this)),
       m_tabs(new QTabWidget(this)),
@@ -50,6 +52,8 @@ MainWindow::MainWindow(QWidget* parent)
   setAcceptDrops(true);
   m_tabs->addTab(m_timeline, tr("Timeline"));
   m_tabs->addTab(m_ring, tr("Ring"));
+  m_tabs->addTab(m_jobs, tr("Jobs"));
+  m_tabs->setTabVisible(m_tabs->indexOf(m_jobs), false);  // shown for a scenario with jobs
   m_tabs->addTab(m_scaling, tr("Scaling"));
   m_tabs->addTab(m_convergence, tr("Convergence"));
   setCentralWidget(m_tabs);
@@ -237,6 +241,8 @@ void MainWindow::showDocument(std::shared_ptr<const LoadedDocument> doc) {
     return;
   }
   m_timeline->setTimeline(m_doc->timeline);
+  m_jobs->setJobs(m_doc->jobs);
+  m_tabs->setTabVisible(m_tabs->indexOf(m_jobs), m_doc->jobs != nullptr);
   m_ring->setTopology(m_doc->topology, m_doc->computeCapability);
   m_ring->setLayoutGroups(m_doc->layoutGroups);
   m_ringSpan = ringSpanNear(*m_doc->timeline, m_doc->timeline->beginPs());
@@ -248,7 +254,16 @@ void MainWindow::showDocument(std::shared_ptr<const LoadedDocument> doc) {
   }
   statusBar()->showMessage(
       tr("%1 spans on %2 lanes").arg(m_doc->timeline->spanCount()).arg(m_doc->timeline->lanes().size()));
-  if (m_tabs->currentWidget() == m_scaling) m_tabs->setCurrentWidget(m_timeline);
+  if (!m_doc->jobs && !m_doc->timeline->jobs().empty()) {
+    // A run folder's trace of several jobs: the machine and the links are the scenario's (docs/gui.md).
+    statusBar()->showMessage(
+        tr("%1 jobs; open their scenario to see them on the machine (Jobs tab)").arg(m_doc->timeline->jobs().size()));
+  }
+  if (m_doc->jobs) {
+    m_tabs->setCurrentWidget(m_jobs);
+  } else if (m_tabs->currentWidget() == m_scaling || m_tabs->currentWidget() == m_jobs) {
+    m_tabs->setCurrentWidget(m_timeline);
+  }
 }
 
 void MainWindow::onCursorMoved(qint64 timePs) {

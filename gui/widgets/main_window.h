@@ -1,10 +1,10 @@
 #pragma once
-// MainWindow: the application window — Timeline, Ring, Scaling and Convergence tabs; a side panel with the scenario's
-// parameters (edit, run again), the run's progress and a cancel button; File menu with recent files, a small sweep
-// run from the window (SweepDialog) and export;
-// drag and drop of scenarios, traces, sweep CSVs and report.json files. Opening a scenario or trace never blocks:
-// ScenarioRunner loads it on a worker thread. A report.json (a few kilobytes) is read at once and its run added to
-// the Convergence view, as is the convergence run of a scenario that has one. Errors are shown in a dialog.
+// MainWindow: the application window — Timeline, Ring, Jobs (a scenario with `jobs:`), Scaling and Convergence tabs; a
+// side panel with the scenario's parameters (edit, run again), the run's progress and a cancel button; File menu with
+// recent files, a small sweep run from the window (SweepDialog) and export; drag and drop of scenarios, traces, sweep
+// CSVs and report.json files. Opening a scenario or trace never blocks: ScenarioRunner loads it on a worker thread. A
+// report.json (a few kilobytes) is read at once and its run added to the Convergence view, as is the convergence run of
+// a scenario that has one. Errors are shown in a dialog.
 #include <QMainWindow>
 #include <memory>
 #include <optional>
@@ -20,6 +20,7 @@ class QProgressBar;
 class QPushButton;
 class QTabWidget;
 class ConvergenceView;
+class JobsView;
 class ParameterModel;
 class RingPanel;
 class ScalingChartView;
@@ -35,6 +36,8 @@ class MainWindow : public QMainWindow {
   TimelineView* timelineView() const { return m_timeline; }
   RingPanel* ringPanel() const { return m_ring; }
   ConvergenceView* convergenceView() const { return m_convergence; }
+  JobsView* jobsView() const { return m_jobs; }
+  QTabWidget* tabs() const { return m_tabs; }
 
  public slots:
   void openFile(const QString& path);
@@ -63,6 +66,7 @@ class MainWindow : public QMainWindow {
 
   TimelineView* m_timeline;
   RingPanel* m_ring;
+  JobsView* m_jobs;
   ScalingChartView* m_scaling;
   ConvergenceView* m_convergence;
   QTabWidget* m_tabs;

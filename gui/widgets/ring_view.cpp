@@ -4,7 +4,6 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
-#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -14,6 +13,7 @@
 #include "models/ring_sync.h"
 #include "models/topology_layout.h"
 #include "models/topology_placement.h"
+#include "widgets/topology_drawing.h"
 #include "widgets/topology_painter.h"
 
 namespace {
@@ -50,11 +50,7 @@ void drawArrow(QPainter& p, QPointF from, QPointF to, const QColor& colour, doub
 
 RingView::RingView(RingStepModel* model, QWidget* parent) : QWidget(parent), m_model(model) {
   setMinimumSize(300, 300);
-  setAutoFillBackground(true);
-  QPalette pal = palette();
-  pal.setColor(QPalette::Window, Qt::white);
-  pal.setColor(QPalette::WindowText, Qt::black);
-  setPalette(pal);
+  useWhiteCanvas(this);
   connect(m_model, &RingStepModel::stepChanged, this, qOverload<>(&QWidget::update));
   connect(m_model, &RingStepModel::modelReset, this, qOverload<>(&QWidget::update));
 }
@@ -192,13 +188,7 @@ bool RingView::event(QEvent* event) {
                  .arg(boxes[static_cast<std::size_t>(host)].label, serverExpanded(host) ? tr("hide") : tr("show"));
     }
   }
-  if (text.isEmpty()) {
-    QToolTip::hideText();
-    event->ignore();
-  } else {
-    QToolTip::showText(help->globalPos(), text, this);
-  }
-  return true;
+  return showToolTip(this, event, text);
 }
 
 bool RingView::drawsTopology() const {

@@ -10,6 +10,7 @@
 #include "models/topology_layout.h"
 #include "syncsim/core/input_error.hpp"
 #include "widgets/convergence_view.h"
+#include "widgets/jobs_view.h"
 #include "widgets/ring_panel.h"
 #include "widgets/ring_view.h"
 #include "widgets/scaling_chart_view.h"
@@ -18,6 +19,7 @@
 std::optional<ViewKind> parseViewKind(const QString& name) {
   if (name == u"timeline") return ViewKind::Timeline;
   if (name == u"ring") return ViewKind::Ring;
+  if (name == u"jobs") return ViewKind::Jobs;
   if (name == u"scaling") return ViewKind::Scaling;
   if (name == u"convergence") return ViewKind::Convergence;
   return std::nullopt;
@@ -29,6 +31,8 @@ QSize defaultScreenshotSize(ViewKind view) {
       return {1400, 420};
     case ViewKind::Ring:
       return {900, 820};
+    case ViewKind::Jobs:
+      return {1200, 860};
     case ViewKind::Scaling:
       return {1100, 820};
     case ViewKind::Convergence:
@@ -71,6 +75,45 @@ QString stepOutOfRange(int step, int steps) {
       .arg(step);
 }
 
+// The servers `--expand` names (0, 1, ... in host order) as host boxes of `layout`; an error for one it lacks.
+std::optional<std::set<int>> expandedServers(const std::vector<int>& servers, const TopologyLayout* layout,
+                                             QString& error) {
+  std::set<int> expanded;
+  const std::vector<int> hosts = layout ? layout->hostBoxes() : std::vector<int>();
+  for (const int server : servers) {
+    if (server < 0 || server >= static_cast<int>(hosts.size())) {
+      error = QCoreApplication::translate("Screenshot", "--expand: expected servers from 0 to %1, got %2")
+                  .arg(static_cast<int>(hosts.size()) - 1)
+                  .arg(server);
+      return std::nullopt;
+    }
+    expanded.insert(hosts[static_cast<std::size_t>(server)]);
+  }
+  return expanded;
+}
+
+Screenshot renderJobs(const LoadedDocument& doc, const ScreenshotOptions& options, QSize size) {
+  Screenshot out;
+  if (!doc.jobs) {
+    out.error = QCoreApplication::translate("Screenshot",
+                                            "--view jobs: %1 has no jobs on a machine: give a scenario with `jobs:` "
+                                            "(a run folder's trace does not record the machine)")
+                    .arg(doc.path);
+    return out;
+  }
+  JobsView w;
+  w.setJobs(doc.jobs);
+  if (!options.expand.empty()) {
+    const auto expanded = expandedServers(options.expand, &doc.jobs->layout(), out.error);
+    if (!expanded) return out;
+    w.setExpandedServers(*expanded);
+  }
+  out.jobs = static_cast<int>(doc.jobs->jobs().size());
+  out.image = grabOffscreen(w, size);
+  out.topology = w.placement() != nullptr;
+  return out;
+}
+
 }  // namespace
 
 Screenshot renderScreenshot(const LoadedDocument& doc, ViewKind view, const ScreenshotOptions& options) {
@@ -102,6 +145,7 @@ Screenshot renderScreenshot(const LoadedDocument& doc, ViewKind view, const Scre
     out.image = grabOffscreen(w, size);
     return out;
   }
+  if (view == ViewKind::Jobs) return renderJobs(doc, options, size);
   if (!doc.timeline) {
     out.error =
         QCoreApplication::translate("Screenshot", "the timeline and ring views need a scenario or a trace, not %1")
@@ -182,18 +226,9 @@ Screenshot renderScreenshot(const LoadedDocument& doc, ViewKind view, const Scre
   }
   w.setStep(step.value_or(0));
   if (!options.expand.empty()) {
-    std::set<int> expanded;
-    const std::vector<int> hosts = doc.topology ? doc.topology->hostBoxes() : std::vector<int>();
-    for (const int server : options.expand) {
-      if (server < 0 || server >= static_cast<int>(hosts.size())) {
-        out.error = QCoreApplication::translate("Screenshot", "--expand: expected servers from 0 to %1, got %2")
-                        .arg(static_cast<int>(hosts.size()) - 1)
-                        .arg(server);
-        return out;
-      }
-      expanded.insert(hosts[static_cast<std::size_t>(server)]);
-    }
-    w.view()->setExpandedServers(expanded);
+    const auto expanded = expandedServers(options.expand, doc.topology.get(), out.error);
+    if (!expanded) return out;
+    w.view()->setExpandedServers(*expanded);
   }
   out.ranks = w.rankCount();
   out.channels = w.channelCount();

@@ -9,9 +9,9 @@
 
 #include "models/loaded_document.h"
 
-enum class ViewKind { Timeline, Ring, Scaling, Convergence };
+enum class ViewKind { Timeline, Ring, Jobs, Scaling, Convergence };
 
-// "timeline", "ring", "scaling" or "convergence".
+// "timeline", "ring", "jobs", "scaling" or "convergence".
 std::optional<ViewKind> parseViewKind(const QString& name);
 QSize defaultScreenshotSize(ViewKind view);
 
@@ -22,7 +22,7 @@ struct ScreenshotOptions {
   std::optional<int> bucket;
   std::optional<CollectiveAlgorithm> algorithm;          // ring: this algorithm instead of the one the bucket ran
   std::optional<int> channel;                            // ring: this channel alone; unset: all, summed
-  std::vector<int> expand;                               // ring: these servers (0, 1, ...) with their GPUs
+  std::vector<int> expand;                               // ring, jobs: these servers (0, 1, ...) with their GPUs
   std::optional<std::pair<LayoutGroupKind, int>> group;  // ring: this layout group's collective (layout_groups.h)
   QSize size;                                            // empty: defaultScreenshotSize()
   bool allLanes = false;                                 // timeline: link and collective lanes too, not only the GPUs
@@ -37,7 +37,8 @@ struct Screenshot {
   int ranks = 0;           // ring: ranks drawn
   int channels = 0;        // ring: the AllReduce's channels
   int steps = 0;           // ring: steps of the algorithm shown
-  bool topology = false;   // ring: drawn on the scenario's machine (else a circle)
+  bool topology = false;   // ring, jobs: drawn on the scenario's machine (else a circle)
+  int jobs = 0;            // jobs: jobs drawn
   int series = 0;          // scaling: configurations plotted; convergence: runs plotted
   bool staleness = false;  // convergence: a staleness histogram drawn (the selected run is asynchronous)
 };

@@ -15,6 +15,7 @@
 #include "models/topology_placement.h"
 #include "widgets/rect_index.h"
 #include "widgets/ring_view.h"
+#include "widgets/topology_drawing.h"
 
 namespace {
 
@@ -35,45 +36,6 @@ constexpr std::size_t kManyArrows = 400;
 constexpr std::size_t kAntialiasedLinks = 200;
 
 using Kind = TopologyBox::Kind;
-
-QColor fillOf(Kind kind) {
-  switch (kind) {
-    case Kind::Host:
-      return {0xF4, 0xF4, 0xF4};
-    case Kind::Gpu:
-      return Qt::white;
-    case Kind::NvSwitch:
-      return {0xCF, 0xE2, 0xF3};
-    case Kind::NetworkSwitch:
-      return {0xE4, 0xD7, 0xF0};
-    case Kind::Nic:
-      return {0xD9, 0xD9, 0xD9};
-    case Kind::Other:
-      return {0xE8, 0xE8, 0xE8};
-  }
-  return Qt::white;
-}
-
-// Where a link meets a box: on the side facing the other box, below or above the other box's centre as far as the
-// box reaches (a GPU's link to the NVSwitch bar under the whole row drops straight down).
-std::pair<QPointF, QPointF> endpoints(const QRectF& a, const QRectF& b) {
-  // The wider box meets the link under the narrower one's centre; the narrower one at its own centre.
-  const auto along = [](const QRectF& box, const QRectF& other) {
-    if (box.width() <= other.width()) return box.center().x();
-    return std::clamp(other.center().x(), box.left() + 2, box.right() - 2);
-  };
-  const double ax = along(a, b);
-  const double bx = along(b, a);
-  if (a.bottom() <= b.top()) return {{ax, a.bottom()}, {bx, b.top()}};
-  if (b.bottom() <= a.top()) return {{ax, a.top()}, {bx, b.bottom()}};
-  return {a.center(), b.center()};
-}
-
-QFont smallFont(const QFont& f) {
-  QFont small = f;
-  small.setPointSizeF(f.pointSizeF() * 0.85);
-  return small;
-}
 
 }  // namespace
 
@@ -139,27 +101,7 @@ std::vector<QRectF> TopologyPainter::paint(QPainter& p, const QTransform& map) c
 
 void TopologyPainter::paintServers(QPainter& p, const std::vector<QRectF>& px,
                                    const std::vector<QRectF>& captions) const {
-  const QFont normal = p.font();
-  p.setFont(smallFont(normal));
-  const QFontMetricsF metrics(p.font(), p.device());
-  const auto& hosts = m_layout.hostBoxes();
-  for (std::size_t h = 0; h < hosts.size(); ++h) {
-    const QRectF& r = px[static_cast<std::size_t>(hosts[h])];
-    p.setPen(QPen(QColor(0x90, 0x90, 0x90), 1));
-    p.setBrush(fillOf(Kind::Host));
-    p.drawRoundedRect(r, 5, 5);
-    // The caption inside, in its own band: the one place no link label goes. Too narrow for "server 12": "12".
-    const QRectF caption = captions[h].adjusted(2, 0, -2, 0);
-    const QString& label = m_layout.boxes()[static_cast<std::size_t>(hosts[h])].label;
-    const QString number = label.section(QLatin1Char(' '), -1);
-    p.setPen(QColor(0x40, 0x40, 0x40));
-    if (metrics.horizontalAdvance(label) <= caption.width()) {
-      p.drawText(caption, Qt::AlignCenter, label);
-    } else if (metrics.horizontalAdvance(number) <= caption.width()) {
-      p.drawText(caption, Qt::AlignCenter, number);
-    }
-  }
-  p.setFont(normal);
+  paintServerBoxes(p, m_layout, px, captions, [](std::size_t) { return std::pair(QColor(0x90, 0x90, 0x90), 1.0); });
 }
 
 void TopologyPainter::paintLinks(QPainter& p, const std::vector<QRectF>& px, const std::vector<Lit>& lit,
@@ -176,7 +118,8 @@ void TopologyPainter::paintLinks(QPainter& p, const std::vector<QRectF>& px, con
   QVector<QLineF> others;
   for (std::size_t e = 0; e < edges.size(); ++e) {
     if (!drawn(e)) continue;
-    const auto [a, b] = endpoints(px[static_cast<std::size_t>(edges[e].a)], px[static_cast<std::size_t>(edges[e].b)]);
+    const auto [a, b] =
+        linkEndpoints(px[static_cast<std::size_t>(edges[e].a)], px[static_cast<std::size_t>(edges[e].b)]);
     (edges[e].nvlink ? nvlinks : others).append(QLineF(a, b));
   }
   // A mesh of hundreds of links reads as well without antialiasing, paints faster and keeps the picture's colours
@@ -199,7 +142,8 @@ void TopologyPainter::paintLinks(QPainter& p, const std::vector<QRectF>& px, con
   for (const Lit& l : lit) {
     const auto edge = static_cast<std::size_t>(l.directed / 2);
     if (!drawn(edge)) continue;
-    auto [a, b] = endpoints(px[static_cast<std::size_t>(edges[edge].a)], px[static_cast<std::size_t>(edges[edge].b)]);
+    auto [a, b] =
+        linkEndpoints(px[static_cast<std::size_t>(edges[edge].a)], px[static_cast<std::size_t>(edges[edge].b)]);
     if (l.directed % 2 == 1) std::swap(a, b);
     const QPointF d = b - a;
     const double length = std::hypot(d.x(), d.y());
@@ -263,7 +207,7 @@ std::vector<QRectF> TopologyPainter::paintLabels(QPainter& p, const std::vector<
   for (const auto& [negRate, edgeIndex] : order) {
     const TopologyEdge& e = edges[static_cast<std::size_t>(edgeIndex)];
     if (!m_placement.edgeShown(edgeIndex) || -negRate <= 0) continue;
-    const auto [a, b] = endpoints(px[static_cast<std::size_t>(e.a)], px[static_cast<std::size_t>(e.b)]);
+    const auto [a, b] = linkEndpoints(px[static_cast<std::size_t>(e.a)], px[static_cast<std::size_t>(e.b)]);
     const auto [forward, backward] = byEdge[edgeIndex];
     // Arrows as the directions run on screen: forward goes a -> b.
     const bool forwardUp = b.y() < a.y() || (b.y() == a.y() && b.x() < a.x());
@@ -366,7 +310,7 @@ void TopologyPainter::paintBoxes(QPainter& p, const std::vector<QRectF>& px) con
       continue;
     }
     p.setPen(QPen(idleGpu ? QColor(0xB0, 0xB0, 0xB0) : QColor(0x30, 0x30, 0x30), 1));
-    p.setBrush(fillOf(box.kind));
+    p.setBrush(topologyFill(box.kind));
     p.drawRect(r);
     if (box.kind == Kind::NvSwitch) {
       // The name in the bar's upper half: the lower half holds the NVLink rates, under each GPU.

@@ -212,6 +212,11 @@ void report_shared_links(std::vector<PreparedJob>& jobs, const std::set<LinkId>&
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     for (const auto& [link, bytes] : jobs[j].bytes_per_iteration) users[link].push_back(j);
   }
+  // Job k's mean rate on the link over its iterations, as a share of the link.
+  const auto share = [&](std::size_t k, LinkId link) {
+    return jobs[k].bytes_per_iteration.at(link) /
+           (topology.link(link).bandwidth.bytes_per_second * jobs[k].report.iteration_time.seconds());
+  };
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     std::vector<std::pair<double, SharedLinkReport>> shared;
     for (const auto& [link, bytes] : jobs[j].bytes_per_iteration) {
@@ -224,9 +229,7 @@ void report_shared_links(std::vector<PreparedJob>& jobs, const std::set<LinkId>&
       for (const std::size_t k : on) {
         const JobReport& other = jobs[k].report;
         if (k != j) s.with.push_back(other.name);
-        // The job's mean rate on the link over its iterations, as a share of the link.
-        const double u =
-            jobs[k].bytes_per_iteration.at(link) / (l.bandwidth.bytes_per_second * other.iteration_time.seconds());
+        const double u = share(k, link);
         s.utilization_by_job.emplace_back(other.name, u);
         total += u;
       }
@@ -234,6 +237,10 @@ void report_shared_links(std::vector<PreparedJob>& jobs, const std::set<LinkId>&
       shared.emplace_back(total, std::move(s));
     }
     JobReport& r = jobs[j].report;
+    for (const auto& [link, bytes] : jobs[j].bytes_per_iteration) {
+      const bool with_background = background.contains(link);
+      r.links.push_back({link.value(), share(j, link), users[link].size() > 1 || with_background, with_background});
+    }
     r.shared_link_count = static_cast<std::int64_t>(shared.size());
     std::stable_sort(shared.begin(), shared.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
     for (std::size_t i = 0; i < shared.size() && i < kSharedLinksReported; ++i) {
@@ -267,11 +274,15 @@ JobsReport run_jobs(const JobsScenario& scenario, const JobsRunOptions& options)
     background_links.insert(flow.route.links.begin(), flow.route.links.end());
   const Topology flow_topology = with_private_links(*topology, background);
 
-  CoSimOptions sim_options{scenario.config.window_iterations.value, options.bulk, scenario.base.seed};
+  CoSimOptions sim_options{scenario.config.window_iterations.value, options.bulk, scenario.base.seed, options.progress};
   // Alone: the job on its nodes, nothing else on the fabric. Its iterations are all alike (each starts on an idle
-  // fabric), so its offset is moot, and with classes one iteration is their mean.
+  // fabric), so its offset is moot, and with classes one iteration is their mean. Progress counts the together-run;
+  // the stop flag holds for both.
   CoSimOptions alone_options = sim_options;
   if (options.classes) alone_options.window_iterations = 1;
+  RunProgress stop_only;
+  if (options.progress) stop_only.stop = options.progress->stop;
+  alone_options.progress = &stop_only;
   Rng rng(scenario.base.seed);
   for (PreparedJob& p : jobs) {
     p.report.alone_iteration_time =

@@ -76,13 +76,25 @@ CoSimResult co_simulate(const Topology& flow_topology, Router& router, const std
   for (const CoJob& job : jobs) result.window_start = std::max(result.window_start, job.offset);
   std::vector<SimTime> measured(jobs.size());  // sum of the measured iterations' times
   std::size_t complete = 0;                    // jobs with window_iterations measured
+  std::int64_t done = 0;                       // measured iterations, at most window_iterations a job
+  bool stopped = false;
+  const RunProgress* progress = options.progress;
+  const auto total = static_cast<std::int64_t>(jobs.size()) * options.window_iterations;
   std::vector<std::unique_ptr<JobLoop>> loops;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     loops.push_back(std::make_unique<JobLoop>(
         sim, flows, router, jobs[j], options.bulk, [&, j](SimTime start, SimTime compute_end) {
           CoJobResult& r = result.jobs[j];
           if (r.runs.size() < kJobIterationsRecorded) r.runs.push_back({start, compute_end, sim.now()});
+          if (progress && progress->stop && progress->stop->load()) {
+            stopped = true;
+            sim.stop();
+            return;
+          }
           if (start < result.window_start) return;
+          if (r.iterations < options.window_iterations && progress && progress->on_iteration) {
+            progress->on_iteration(++done, total);
+          }
           measured[j] += sim.now() - start;
           if (++r.iterations == options.window_iterations && ++complete == jobs.size()) {
             result.window_end = sim.now();
@@ -95,6 +107,7 @@ CoSimResult co_simulate(const Topology& flow_topology, Router& router, const std
   BackgroundTraffic traffic(sim, flows, background, options.seed);
   traffic.start();
   sim.run();
+  if (stopped) throw RunCancelled();
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     const CoJobResult& r = result.jobs[j];
     result.jobs[j].mean = SimTime::from_ps(measured[j].ps() / r.iterations);

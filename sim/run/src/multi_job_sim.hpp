@@ -21,6 +21,7 @@
 
 #include "syncsim/collectives/collective_plan.hpp"
 #include "syncsim/core/sim_time.hpp"
+#include "syncsim/run/run_scenario.hpp"
 #include "syncsim/topology/router.hpp"
 #include "syncsim/topology/topology.hpp"
 #include "syncsim/training/jobs_report.hpp"
@@ -49,6 +50,8 @@ struct CoSimOptions {
   std::int64_t window_iterations = 20;
   bool bulk = true;        // the executors' bulk path (off: every transfer a flow; the same results, tested)
   std::uint64_t seed = 0;  // the background's on/off periods
+  // Told the measured iterations done of jobs x window_iterations; its stop flag ends the run (RunCancelled).
+  const RunProgress* progress = nullptr;
 };
 
 struct CoJobResult {

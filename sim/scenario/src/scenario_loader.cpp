@@ -56,7 +56,8 @@ Scenario read_scenario(const ConfigNode& root, const std::string& source, const 
                           "faults", "checkpoint", "detection_timeout", "reliability", "calibration",
                           "strict_calibration", "convergence", "jobs", "placement", "background", "window_iterations"});
   if (const ConfigNode* jobs = reader.get("jobs")) {
-    fail(*jobs, "jobs", "a scenario with several jobs runs with `syncsim run` and `syncsim plan` only (docs/jobs.md)");
+    fail(*jobs, "jobs",
+         "a scenario with several jobs runs with `syncsim run`, `syncsim plan` and `syncsim-gui` only (docs/jobs.md)");
   }
   for (const char* key : {"placement", "background", "window_iterations"}) {
     if (const ConfigNode* node = reader.get(key)) fail(*node, key, "needs jobs: beside it (docs/jobs.md)");

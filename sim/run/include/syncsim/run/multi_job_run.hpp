@@ -13,6 +13,7 @@
 // the key for what a job asks that the co-simulation does not model yet.
 #include <cstdint>
 
+#include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/jobs_config.hpp"
 #include "syncsim/trace/trace.hpp"
 #include "syncsim/training/jobs_report.hpp"
@@ -27,6 +28,9 @@ struct JobsRunOptions {
   // A component of rings with at least this many transfers an iteration runs each ring's k copies (NCCL's channels
   // of a group with one GPU per server) as one ring of k-fold bytes: the same up to floating-point order.
   std::uint64_t copies_min_transfers = 1'000'000;
+  // The together-run's measured iterations (all jobs', up to window_iterations each) as they finish, and its stop
+  // flag, checked after every iteration of every job: RunCancelled once it is set (the GUI's progress and cancel).
+  const RunProgress* progress = nullptr;
 };
 
 JobsReport run_jobs(const JobsScenario& scenario, const JobsRunOptions& options = {});

@@ -21,6 +21,16 @@ struct SharedLinkReport {
   std::vector<std::pair<std::string, double>> utilization_by_job;
 };
 
+// One directed link a job's AllReduce crosses, for the GUI's machine view (not in report.json): the link (a LinkId's
+// value in the scenario's topology), the job's mean share of it (utilization_by_job's figure), and whether another
+// job's or the background's traffic crosses it too (the links shared_link_count counts).
+struct JobLinkUse {
+  std::uint32_t link = 0;
+  double utilization = 0;
+  bool shared = false;
+  bool background = false;  // background traffic crosses it
+};
+
 // One iteration of a job as the together-run ran it: its compute from start to compute_end, its AllReduce to end.
 struct JobIterationRun {
   SimTime start;
@@ -48,6 +58,8 @@ struct JobReport {
   // the together-run, from its offset to the window's end (at most kJobIterationsRecorded).
   std::vector<std::int64_t> gpu_indices = {};
   std::vector<JobIterationRun> runs = {};
+  // For the GUI, not in report.json: every link its AllReduce crosses, in LinkId order.
+  std::vector<JobLinkUse> links = {};
 };
 
 inline constexpr std::size_t kJobIterationsRecorded = 10'000;
