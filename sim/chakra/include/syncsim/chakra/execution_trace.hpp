@@ -28,6 +28,8 @@
 //   syncsim_backward       bool     layout       and its direction
 //   syncsim_recompute_ps   int64    COMP_NODE    of a backward pass: the part that runs forward again
 //   syncsim_bucket         int64    COMP_NODE    a sharded DDP layer's bucket (ZeRO's unit), whose gather it needs
+//   syncsim_overlap_ps     int64    COMM_COLL    tp_comm_overlap: on the first chunk of a tensor collective split
+//                                                beside GEMMs, the GEMM time syncsim's model overlaps it with
 //
 // Integer attributes are read whatever integer type holds them (int32, uint32, int64, uint64, sint, fixed), as
 // long as the value fits. Other attributes are skipped on reading. `inputs.values` is kept: a METADATA_NODE
@@ -98,6 +100,7 @@ struct ExecutionNode {
   std::optional<bool> backward = std::nullopt;              // syncsim_backward
   std::optional<std::int64_t> recompute_ps = std::nullopt;  // syncsim_recompute_ps
   std::optional<std::int64_t> bucket = std::nullopt;        // syncsim_bucket
+  std::optional<std::int64_t> overlap_ps = std::nullopt;    // syncsim_overlap_ps
   std::string inputs_values = {};                           // inputs.values (IOInfo)
 };
 
