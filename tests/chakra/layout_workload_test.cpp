@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -176,6 +177,19 @@ TEST_CASE("layout import gives the workload back exactly, for every sharding lev
              two_stages(ShardingLevel::none, PipelineSchedule::interleaved, 2));
 }
 
+TEST_CASE("layout export lists no dependency twice (a feeder counting parents would wait forever)") {
+  for (const ShardingLevel sharding : {ShardingLevel::none, ShardingLevel::optimizer, ShardingLevel::full}) {
+    for (const std::int64_t rank : {0, 4}) {
+      for (const chakra::ExecutionNode& n : chakra::execution_trace(two_stages(sharding), rank).nodes) {
+        std::vector<std::uint64_t> deps = n.data_deps;
+        std::sort(deps.begin(), deps.end());
+        INFO("node " << n.id << " " << n.name);
+        CHECK(std::adjacent_find(deps.begin(), deps.end()) == deps.end());
+      }
+    }
+  }
+}
+
 TEST_CASE("layout export is deterministic: the same workload, the same bytes") {
   const LayoutWorkload w = two_stages(ShardingLevel::full);
   CHECK(chakra::encode_execution_trace(chakra::execution_trace(w, 5)) ==
@@ -254,6 +268,20 @@ TEST_CASE("tp_comm_overlap: each chunked tensor collective hangs beside its GEMM
   CHECK(pass[3]->data_deps == std::vector<std::uint64_t>{pass[1]->id});
   CHECK(pass[4]->collective == CollectiveKind::all_reduce);
   CHECK(pass[4]->data_deps == std::vector<std::uint64_t>({pass[3]->id, pass[2]->id}));
+  // A replayer that runs each node when its dependencies end (compute for its time, each chunk for c / k) ends the
+  // overlap where syncsim's model does: g + max(c / k, c - g) after the rest of the compute (tensor_overlap.hpp).
+  for (const std::int64_t c : {500, 1600}) {
+    std::map<std::uint64_t, std::int64_t> end;
+    for (const chakra::ExecutionNode* n : pass) {
+      std::int64_t start = 0;
+      for (const std::uint64_t d : n->data_deps) start = std::max(start, end[d]);
+      end[n->id] = start + (n->kind == Kind::compute                      ? *n->duration_ps
+                            : n->collective == CollectiveKind::all_gather ? c / 2
+                                                                          : 0);
+    }
+    const std::int64_t g = 300;
+    CHECK(end[pass[4]->id] == 1'000'000 + g + std::max(c / 2, c - g));
+  }
   const LayoutWorkload back = round_trip(w);
   check_same(back, w);
   for (std::size_t d = 0; d < 2; ++d) {

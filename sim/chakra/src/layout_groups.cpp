@@ -35,7 +35,9 @@ std::vector<std::vector<std::size_t>> role_groups(const RankLayout& layout, Grou
   const LayoutSizes& n = layout.sizes();
   if (role == GroupRole::tensor && n.tensor > 1) return layout.groups(GroupKind::tensor);
   if (role == GroupRole::context && n.context > 1) return layout.groups(GroupKind::context);
-  if (role == GroupRole::data && n.data > 1) return layout.groups(GroupKind::data);
+  // A layout without data parallelism keeps data-parallel groups of one rank each, as Megatron does
+  // (DATA_PARALLEL_GROUP of size 1): its buckets are reduced over them, moving nothing.
+  if (role == GroupRole::data) return layout.groups(GroupKind::data);
   if (role == GroupRole::expert && expert > 1) return layout.expert_groups(expert);
   // Expert parallelism over whole data-parallel groups leaves expert data-parallel groups of one rank each: Megatron
   // keeps them (its EXPERT_DATA_PARALLEL_GROUP), and its buckets of routed experts' gradients are reduced over them,

@@ -58,7 +58,12 @@ class RankWriter {
     ExecutionNode step = compute_node(0, "optimizer step", stage.step, {});
     step.num_ops = stage.step_work.ops;
     step.tensor_size = stage.step_work.bytes;
-    stream_ = add(std::move(step), step_deps, stream_);
+    // After the last bucket (already among step_deps when there is one): no dependency listed twice, which a feeder
+    // that counts a node's parents would wait on forever.
+    if (stream_ && std::find(step_deps.begin(), step_deps.end(), *stream_) == step_deps.end()) {
+      step_deps.push_back(*stream_);
+    }
+    stream_ = add(std::move(step), step_deps, std::nullopt);
     if (w_.sharding != ShardingLevel::none && !full) {
       for (const LayoutChunk& chunk : stage.chunks) gathers(chunk);
     }
