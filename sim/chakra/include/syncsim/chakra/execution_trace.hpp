@@ -20,8 +20,8 @@
 //   tensor_size            uint64   COMP_NODE    the bytes it moves through memory (likewise)
 //   pg_name                string   COMM_COLL    the process group it runs on ("0": PyTorch's default, all ranks)
 //   syncsim_duration_ps    int64    COMP_NODE    syncsim's own: the exact time, as duration_micros rounds it
-//   comm_src, comm_dst     int64    SEND/RECV    the peer ranks of a point-to-point transfer (ASTRA-sim's), and
-//   comm_tag               int64    SEND/RECV    the tag that pairs a send with its receive
+//   comm_src, comm_dst     int32    SEND/RECV    the peer ranks of a point-to-point transfer (ASTRA-sim's), and
+//   comm_tag               int32    SEND/RECV    the tag that pairs a send with its receive (as Chakra reads them)
 //   involved_dim           bool[]   COMM_COLL    ASTRA-sim's network dimensions a collective spans (read only)
 //   syncsim_micro_batch    int64    layout       the pipeline pass a node belongs to: its micro-batch,
 //   syncsim_chunk          int64    layout       its model chunk (virtual stage) on the device,
