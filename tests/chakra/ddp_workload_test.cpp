@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <optional>
 #include <string>
 
 #include "execution_node.hpp"
@@ -233,4 +234,52 @@ TEST_CASE("export under ZeRO: reduce-scatters, the rank's step shard, gathers, a
     CHECK(back.buckets.buckets[1].layers == std::vector<std::size_t>{1, 0});
     CHECK(back.buckets.buckets[1].ready_after_layer == 0);
   }
+}
+
+TEST_CASE("export under HSDP: shard-group reduce-scatters, each followed by its shard's AllReduce across replicas") {
+  // 4 ranks in shard groups of 2 ({0, 1}, {2, 3}), replicas {0, 2} and {1, 3}: PyTorch's DeviceMesh (2, 2) names the
+  // replicate groups "1" and "2", the shard groups "3" and "4". Rank 3 is in replica group "2" and shard group "4".
+  DdpWorkload w = three_layers();
+  w.sharding = ShardingLevel::full;
+  w.shard_group = 2;
+  const ExecutionTrace t = chakra::execution_trace(w, 3);
+  CHECK(t.nodes[0].inputs_values ==
+        R"(['[{"pg_name":"0","pg_desc":"default_pg","backend_config":"cuda:nccl","pg_size":4,"ranks":[0,1,2,3]},)"
+        R"({"pg_name":"2","pg_desc":"mesh_dp_replicate","backend_config":"cuda:nccl","pg_size":2,"ranks":[1,3]},)"
+        R"({"pg_name":"4","pg_desc":"mesh_dp_shard","backend_config":"cuda:nccl","pg_size":2,"ranks":[2,3]}]'])");
+  std::vector<const ExecutionNode*> across;
+  std::optional<std::uint64_t> previous_across;
+  for (const ExecutionNode& n : t.nodes) {
+    if (n.kind != Kind::collective) continue;
+    if (n.collective != CollectiveKind::all_reduce) {
+      CHECK(n.pg_name == "4");
+      continue;
+    }
+    // Right after its reduce-scatter, on the replica group, the shard's bytes, after the previous one (its stream).
+    CHECK(n.pg_name == "2");
+    const ExecutionNode& scatter = t.nodes[n.id - 1];
+    CHECK(scatter.collective == CollectiveKind::reduce_scatter);
+    CHECK(n.comm_size == (*scatter.comm_size + 1) / 2);
+    CHECK(n.data_deps.front() == scatter.id);
+    if (previous_across) CHECK(n.data_deps.back() == *previous_across);
+    previous_across = n.id;
+    across.push_back(&n);
+  }
+  REQUIRE(across.size() == 2);
+  const ExecutionNode& step = t.nodes.back();
+  CHECK(step.name == "optimizer step");
+  CHECK(step.duration_ps == SimTime::from_us(5).ps() / 2);  // the shard group's share, not the 4 ranks'
+  for (const ExecutionNode* n : across) {
+    CHECK(std::find(step.data_deps.begin(), step.data_deps.end(), n->id) != step.data_deps.end());
+  }
+  const DdpWorkload back = chakra::ddp_workload(t, "h.3.et");
+  CHECK(back.sharding == ShardingLevel::full);
+  CHECK(back.shard_group == 2);
+  CHECK(back.optimizer == SimTime::from_us(5));
+  REQUIRE(back.buckets.buckets.size() == 2);
+  CHECK(back.buckets.buckets[0].bytes == Bytes{1000});
+  CHECK(back.buckets.buckets[1].layers == std::vector<std::size_t>{1, 0});
+  // Without HSDP there is one group and no replica AllReduce.
+  w.shard_group = 0;
+  CHECK(chakra::ddp_workload(chakra::execution_trace(w, 3), "z.3.et").shard_group == 0);
 }

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "execution_node.hpp"
 #include "syncsim/chakra/execution_trace.hpp"
@@ -93,6 +94,28 @@ TEST_CASE("the file starts with a varint-delimited GlobalMetadata, as Chakra's e
   CHECK(bytes[1] == '\x0a');
   CHECK(bytes.substr(3, 5) == "0.0.4");
   CHECK(std::size_t{length} + 1 < bytes.size());
+}
+
+TEST_CASE("a transfer's comm_src, comm_dst and comm_tag go out as int32, the type Chakra's feeder reads them as") {
+  ExecutionTrace t = sample_trace();
+  ExecutionNode send = node(3, "send", NodeKind::send);
+  send.comm_src = 2;
+  send.comm_dst = 6;
+  send.comm_tag = 5;
+  send.comm_size = 64;
+  t.nodes = {send};
+  const std::string bytes = encode_execution_trace(t);
+  // AttributeProto: name (field 1, "\x0a" + length), then int32_val (field 7, varint: tag byte 0x38).
+  for (const auto& [name, value] :
+       {std::pair{std::string("comm_src"), '\x02'}, std::pair{std::string("comm_dst"), '\x06'},
+        std::pair{std::string("comm_tag"), '\x05'}}) {
+    INFO(name);
+    CHECK(bytes.find(std::string("\x0a\x08") + name + "\x38" + value) != std::string::npos);
+  }
+  const ExecutionNode back = decode_execution_trace(bytes, "s.0.et").nodes.at(0);
+  CHECK(back.comm_src == 2);
+  CHECK(back.comm_dst == 6);
+  CHECK(back.comm_tag == 5);
 }
 
 TEST_CASE("schema names: node and collective kinds") {

@@ -115,8 +115,8 @@ TEST_CASE(
   t.nodes[2].pg_name = "5";
   CHECK(foreign_import_error(t) ==
         "f.0.et: node 2 ('nccl', COMM_COLL_NODE): runs on process group '5', 2 of the trace's 4 "
-        "ranks: a data-parallel import reduces over every rank (a layout's subgroups are imported "
-        "with its parallelism)");
+        "ranks: a data-parallel import reduces over every rank, or over HSDP's shard groups with a "
+        "reduce-scatter and across their replicas (a layout's subgroups are imported with its parallelism)");
   t.nodes[2].pg_name = "6";
   CHECK_THAT(foreign_import_error(t), Catch::Contains("process group '6' is described by no METADATA node"));
   t.nodes[2].pg_name.reset();

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -176,6 +177,19 @@ TEST_CASE("layout import gives the workload back exactly, for every sharding lev
              two_stages(ShardingLevel::none, PipelineSchedule::interleaved, 2));
 }
 
+TEST_CASE("layout export lists no dependency twice (a feeder counting parents would wait forever)") {
+  for (const ShardingLevel sharding : {ShardingLevel::none, ShardingLevel::optimizer, ShardingLevel::full}) {
+    for (const std::int64_t rank : {0, 4}) {
+      for (const chakra::ExecutionNode& n : chakra::execution_trace(two_stages(sharding), rank).nodes) {
+        std::vector<std::uint64_t> deps = n.data_deps;
+        std::sort(deps.begin(), deps.end());
+        INFO("node " << n.id << " " << n.name);
+        CHECK(std::adjacent_find(deps.begin(), deps.end()) == deps.end());
+      }
+    }
+  }
+}
+
 TEST_CASE("layout export is deterministic: the same workload, the same bytes") {
   const LayoutWorkload w = two_stages(ShardingLevel::full);
   CHECK(chakra::encode_execution_trace(chakra::execution_trace(w, 5)) ==
@@ -219,5 +233,68 @@ TEST_CASE("layout import refuses what it cannot map, naming the file and node") 
   SECTION("a process group no METADATA node describes") {
     traces[0].nodes.erase(traces[0].nodes.begin());
     CHECK_THAT(layout_error(traces, w), Catch::Contains("process group '1' is described by no METADATA node"));
+  }
+}
+
+TEST_CASE("tp_comm_overlap: each chunked tensor collective hangs beside its GEMM segment, and reads back exactly") {
+  // Stage 0's forward: the rest of the compute, then a GEMM of 300 ps beside an all-gather of 4097 bytes in 2 chunks;
+  // its backward: a GEMM of 600 ps (segment 1, where bucket 0 completes) beside a reduce-scatter in 4 chunks.
+  LayoutWorkload w = two_stages(ShardingLevel::none);
+  for (chakra::LayoutStage& stage : w.stages) {
+    chakra::LayoutChunk& c = stage.chunks[0];
+    c.forward.segments = {ps(1'000'000), ps(300)};
+    c.forward.overlaps = {
+        {.op = CollectiveKind::all_gather, .bytes = 4097, .chunks = 2, .beside = ps(300), .gemm = {1}}};
+    c.backward.overlaps = {
+        {.op = CollectiveKind::reduce_scatter, .bytes = 4096, .chunks = 4, .beside = ps(600), .gemm = {1}}};
+  }
+  const chakra::ExecutionTrace t = chakra::execution_trace(w, 0);
+  // Micro-batch 0's forward on rank 0: F (compute), chunk 0 (after F), GEMM (after chunk 0 only), chunk 1 (after
+  // chunk 0), then the pass's AllReduces after both the GEMM and the last chunk.
+  std::vector<const chakra::ExecutionNode*> pass;
+  for (const chakra::ExecutionNode& n : t.nodes) {
+    if (n.micro_batch == 0 && n.backward == false && n.kind != Kind::send) pass.push_back(&n);
+  }
+  REQUIRE(pass.size() >= 5);
+  CHECK(pass[0]->kind == Kind::compute);
+  CHECK(pass[1]->collective == CollectiveKind::all_gather);
+  CHECK(pass[1]->overlap_ps == 300);
+  CHECK(pass[1]->comm_size == 2049);  // 4097 bytes in two chunks
+  CHECK(pass[1]->data_deps == std::vector<std::uint64_t>{pass[0]->id});
+  CHECK(pass[2]->comm_size == 2048);
+  CHECK(pass[2]->data_deps == std::vector<std::uint64_t>{pass[1]->id});
+  CHECK(pass[3]->kind == Kind::compute);
+  CHECK(pass[3]->duration_ps == 300);
+  CHECK(pass[3]->data_deps == std::vector<std::uint64_t>{pass[1]->id});
+  CHECK(pass[4]->collective == CollectiveKind::all_reduce);
+  CHECK(pass[4]->data_deps == std::vector<std::uint64_t>({pass[3]->id, pass[2]->id}));
+  // A replayer that runs each node when its dependencies end (compute for its time, each chunk for c / k) ends the
+  // overlap where syncsim's model does: g + max(c / k, c - g) after the rest of the compute (tensor_overlap.hpp).
+  for (const std::int64_t c : {500, 1600}) {
+    std::map<std::uint64_t, std::int64_t> end;
+    for (const chakra::ExecutionNode* n : pass) {
+      std::int64_t start = 0;
+      for (const std::uint64_t d : n->data_deps) start = std::max(start, end[d]);
+      end[n->id] = start + (n->kind == Kind::compute                      ? *n->duration_ps
+                            : n->collective == CollectiveKind::all_gather ? c / 2
+                                                                          : 0);
+    }
+    const std::int64_t g = 300;
+    CHECK(end[pass[4]->id] == 1'000'000 + g + std::max(c / 2, c - g));
+  }
+  const LayoutWorkload back = round_trip(w);
+  check_same(back, w);
+  for (std::size_t d = 0; d < 2; ++d) {
+    for (const bool backward : {false, true}) {
+      const chakra::LayoutChunk& c = back.stages[d].chunks[0];
+      const chakra::LayoutChunk& o = w.stages[d].chunks[0];
+      const auto& read = (backward ? c.backward : c.forward).overlaps;
+      const auto& written = (backward ? o.backward : o.forward).overlaps;
+      REQUIRE(read.size() == 1);
+      CHECK(read[0].op == written[0].op);
+      CHECK(read[0].bytes == written[0].bytes);
+      CHECK(read[0].chunks == written[0].chunks);
+      CHECK(read[0].beside == written[0].beside);
+    }
   }
 }

@@ -89,10 +89,13 @@ TEST_CASE("gradient accumulation exported to Chakra and read back gives the same
 TEST_CASE("ZeRO exported to Chakra and read back gives the same iteration time, to the picosecond") {
   // The sharded engine's iteration: reduce-scatters for the AllReduces, the rank's shard of the step, the gathers
   // after it (ZeRO-1/2) or before each forward and again in backward (full), with and without accumulation.
-  const std::vector<std::vector<std::string>> variants = {{"parallelism.sharding=optimizer"},
-                                                          {"parallelism.sharding=gradients", "model.micro_batches=2"},
-                                                          {"parallelism.sharding=full"},
-                                                          {"parallelism.sharding=full", "model.micro_batches=2"}};
+  const std::vector<std::vector<std::string>> variants = {
+      {"parallelism.sharding=optimizer"},
+      {"parallelism.sharding=gradients", "model.micro_batches=2"},
+      {"parallelism.sharding=full"},
+      {"parallelism.sharding=full", "model.micro_batches=2"},
+      {"parallelism.sharding=full", "parallelism.shard_group=4"},
+      {"parallelism.sharding=gradients", "parallelism.shard_group=2", "model.micro_batches=2"}};
   for (std::size_t v = 0; v < variants.size(); ++v) {
     INFO("variant " << v);
     const std::filesystem::path trace = exported(fmt::format("syncsim-chakra-zero-{}.0.et", v), variants[v]);
@@ -102,6 +105,19 @@ TEST_CASE("ZeRO exported to Chakra and read back gives the same iteration time, 
     const TrainingReport imported = run_chakra_example(imported_overrides);
     CHECK(imported.iteration_mean.ps() == original.iteration_mean.ps());
     CHECK(imported.total.ps() == original.total.ps());
+    if (v == 4) {
+      // HSDP's trace in a run that shards over every rank, or over other groups, is told so.
+      CHECK_THAT(chakra_error_of([&] {
+                   run_chakra_example({"parallelism.sharding=full", "model.chakra=" + trace.string()});
+                 }),
+                 Catch::Contains("the trace's buckets are sharded over shard groups of 4 ranks (HSDP), "
+                                 "parallelism.shard_group is not set"));
+      CHECK_THAT(chakra_error_of([&] {
+                   run_chakra_example(
+                       {"parallelism.sharding=full", "parallelism.shard_group=2", "model.chakra=" + trace.string()});
+                 }),
+                 Catch::Contains("parallelism.shard_group is 2"));
+    }
     if (v == 2) {
       // A fully sharded trace in a run that does not shard is told so.
       CHECK_THAT(chakra_error_of([&] { run_chakra_example({"model.chakra=" + trace.string()}); }),
@@ -145,11 +161,6 @@ TEST_CASE("Chakra export refuses what a DDP execution trace does not hold, at th
                run::scenario_chakra_workload(load_scenario(kExample, {"training.gradient_compression=fp16"}));
              }),
              Catch::Contains("training.gradient_compression"));
-  CHECK_THAT(chakra_error_of([] {
-               run::scenario_chakra_workload(
-                   load_scenario(kExample, {"parallelism.sharding=full", "parallelism.shard_group=4"}));
-             }),
-             Catch::Contains("parallelism.shard_group"));
 }
 
 TEST_CASE("model.chakra refuses a trace it cannot map, naming the scenario key, the file, the node and its kind") {
@@ -246,7 +257,10 @@ TEST_CASE("TP 2 x PP 2 x DP 2 Llama exported to Chakra and read back runs the sa
       {"parallelism.sharding=full"},
       {"parallelism.schedule=gpipe"},
       {"parallelism.schedule=interleaved", "parallelism.virtual_stages=2"},
-      {"parallelism.activation_checkpointing=full", "model.micro_batches=4"}};
+      {"parallelism.activation_checkpointing=full", "model.micro_batches=4"},
+      {"parallelism.tp_comm_overlap=true"},
+      {"parallelism.tensor=4"},  // no data parallelism: the buckets on Megatron's one-rank data-parallel groups
+      {"parallelism.tp_comm_overlap=true", "parallelism.schedule=interleaved", "parallelism.virtual_stages=2"}};
   for (std::size_t i = 0; i < variants.size(); ++i) {
     INFO("variant " << i);
     check_layout_round_trip("llama3-8b-tp-across-nodes.yaml", with_overrides(kTp2Pp2Dp2, variants[i]),
@@ -254,8 +268,48 @@ TEST_CASE("TP 2 x PP 2 x DP 2 Llama exported to Chakra and read back runs the sa
   }
 }
 
+TEST_CASE("FSDP + TP (full sharding, no pipeline) exported to Chakra and read back runs the same iterations") {
+  // The sharded engine over a layout's ranks: per layer its tensor AllReduces (and context gathers and scatters)
+  // after it on its groups, the units gathered and reduce-scattered on the data-parallel group.
+  const std::vector<std::vector<std::string>> variants = {
+      {"parallelism.tensor=2"},
+      {"parallelism.tensor=2", "model.micro_batches=2"},
+      {"parallelism.tensor=2", "parallelism.context=2", "parallelism.activation_checkpointing=full"}};
+  for (std::size_t i = 0; i < variants.size(); ++i) {
+    INFO("variant " << i);
+    check_layout_round_trip(
+        "llama3-8b-tp-across-nodes.yaml",
+        with_overrides({"cluster.topology.nodes=1", "parallelism.pipeline=1", "parallelism.sharding=full"},
+                       variants[i]),
+        "syncsim-chakra-fsdp-tp-" + std::to_string(i));
+  }
+  // Rank 5 (tensor 1 of data group 2) names its own groups: its tensor pair {4, 5} and data group {1, 3, 5, 7}.
+  const run::ChakraExport traces = run::scenario_chakra_export(
+      load_scenario(kLayoutExamples / "llama3-8b-tp-across-nodes.yaml",
+                    {"cluster.topology.nodes=1", "parallelism.pipeline=1", "parallelism.sharding=full",
+                     "parallelism.tensor=2", "model.micro_batches=1"}));
+  const chakra::ExecutionTrace t = traces.trace(5);
+  CHECK_THAT(t.nodes[0].inputs_values, Catch::Contains(R"("ranks":[4,5])") &&
+                                           Catch::Contains(R"("pg_desc":"DATA_PARALLEL_GROUP")") &&
+                                           Catch::Contains(R"("ranks":[1,3,5,7])"));
+  std::size_t tensor = 0;
+  std::size_t data = 0;
+  for (const chakra::ExecutionNode& n : t.nodes) {
+    if (n.kind != chakra::NodeKind::collective) continue;
+    (n.collective == chakra::CollectiveKind::all_reduce ? tensor : data) += 1;
+  }
+  // Llama 3 8B's 32 blocks: 2 AllReduces forward and 2 backward each, the embedding's and the head's; per unit two
+  // gathers and a reduce-scatter.
+  CHECK(tensor == 32 * 4 + 2);
+  CHECK(data % 3 == 0);
+  CHECK(data > 0);
+}
+
 TEST_CASE("Mixtral's expert parallelism exported to Chakra and read back runs the same iterations") {
   check_layout_round_trip("mixtral-expert-parallel.yaml", {"cluster.topology.nodes=2"}, "syncsim-chakra-expert");
+  // Expert parallelism over the whole data-parallel group (8 of 8): the routed experts' buckets reduced over
+  // Megatron's expert data-parallel groups of one rank.
+  check_layout_round_trip("mixtral-expert-parallel.yaml", {"cluster.topology.nodes=1"}, "syncsim-chakra-expert-whole");
 }
 
 TEST_CASE("a layout's trace read into another layout is refused, naming the node and its process group") {
@@ -268,11 +322,12 @@ TEST_CASE("a layout's trace read into another layout is refused, naming the node
   CHECK_THAT(error, Catch::Contains("model.chakra: ") && Catch::Contains("chakra.0.et: node ") &&
                         Catch::Contains("COMM_COLL_NODE): its process group '1' (2 ranks from 0) is none of the "
                                         "scenario's layout's"));
-  CHECK_THAT(
-      chakra_error_of([] {
-        run::scenario_chakra_export(load_scenario(kLayoutExamples / "llama3-8b-tp-across-nodes.yaml",
-                                                  with_overrides(kTp2Pp2Dp2, {"parallelism.tp_comm_overlap=true"})));
-      }),
-      Catch::Contains("parallelism.tp_comm_overlap"));
+  CHECK_THAT(chakra_error_of([] {
+               run::scenario_chakra_export(load_scenario(
+                   kLayoutExamples / "llama3-8b-tp-across-nodes.yaml",
+                   with_overrides(kTp2Pp2Dp2,
+                                  {"parallelism.tp_comm_overlap=true", "parallelism.activation_checkpointing=full"})));
+             }),
+             Catch::Contains("parallelism.tp_comm_overlap") && Catch::Contains("full activation checkpointing"));
   std::filesystem::remove_all(rank0.parent_path());
 }

@@ -1,4 +1,5 @@
-// One DDP iteration to a rank's execution trace and back (ddp_workload.hpp has the graph and the mapping).
+// A rank's execution trace read back as one DDP iteration (ddp_workload.hpp has the mapping; ddp_trace_writer.cpp
+// the way out).
 #include "syncsim/chakra/ddp_workload.hpp"
 
 #include <fmt/format.h>
@@ -16,154 +17,14 @@ namespace syncsim::chakra {
 
 namespace {
 
-constexpr std::string_view kForward = " forward";
-constexpr std::string_view kBackward = " backward";
-
-// `n` with the work ASTRA-sim's roofline mode times it by, when the workload has it.
-ExecutionNode with_work(ExecutionNode n, const std::vector<NodeWork>& work, std::size_t layer) {
-  if (layer >= work.size()) return n;
-  n.num_ops = work[layer].ops;
-  n.tensor_size = work[layer].bytes;
-  return n;
-}
+constexpr std::string_view kForward = kForwardSuffix;
+constexpr std::string_view kBackward = kBackwardSuffix;
 
 bool ends_with(std::string_view text, std::string_view end) {
   return text.ends_with(end);
 }
 
 }  // namespace
-
-namespace {
-
-// One rank's file, written in node order: ids count up from 0 (the METADATA_NODE), every dependency earlier.
-class DdpWriter {
- public:
-  DdpWriter(const DdpWorkload& w, ExecutionTrace& trace) : w_(w), trace_(trace) {
-    unit_of_.assign(w.layers.size(), std::nullopt);
-    for (std::size_t u = 0; u < w.buckets.buckets.size(); ++u) {
-      for (const std::size_t l : w.buckets.buckets[u].layers) {
-        if (l < unit_of_.size()) unit_of_[l] = u;
-      }
-    }
-  }
-
-  std::uint64_t add(ExecutionNode n) {
-    n.id = next_++;
-    trace_.nodes.push_back(std::move(n));
-    return next_ - 1;
-  }
-
-  // A bucket's collective on the one communication stream, after `deps` and the stream's previous one.
-  std::uint64_t collective(CollectiveKind op, std::size_t unit, std::vector<std::uint64_t> deps,
-                           std::optional<std::int64_t> micro_batch) {
-    ExecutionNode n;
-    n.name = fmt::format("bucket {} {}", unit, op == CollectiveKind::all_reduce ? "all_reduce" : to_string(op));
-    n.kind = NodeKind::collective;
-    n.data_deps = std::move(deps);
-    if (stream_) n.data_deps.push_back(*stream_);
-    n.collective = op;
-    n.comm_size = w_.buckets.buckets[unit].bytes.value;
-    n.pg_name = std::string(kDefaultProcessGroup);
-    n.micro_batch = micro_batch;
-    stream_ = add(std::move(n));
-    return *stream_;
-  }
-
-  // Micro-batch j's forward and backward; returns the backward's ids per layer.
-  std::vector<std::uint64_t> micro_batch(std::size_t j, bool tag, std::optional<std::uint64_t> after) {
-    const bool full = w_.sharding == ShardingLevel::full;
-    const std::size_t units = w_.buckets.buckets.size();
-    const std::optional<std::int64_t> mb = tag ? std::optional(static_cast<std::int64_t>(j)) : std::nullopt;
-    std::vector<std::uint64_t> gathered(units);
-    for (std::size_t u = units; full && u-- > 0;) gathered[u] = collective(CollectiveKind::all_gather, u, {}, mb);
-    std::optional<std::uint64_t> previous = after;
-    for (std::size_t i = 0; i < w_.layers.size(); ++i) {
-      std::vector<std::uint64_t> deps = previous ? std::vector{*previous} : std::vector<std::uint64_t>{};
-      if (full && unit_of_[i]) deps.push_back(gathered[*unit_of_[i]]);
-      ExecutionNode n = with_work(compute_node(0, w_.layers[i] + std::string(kForward), w_.times.forward[i], deps),
-                                  w_.forward_work, i);
-      n.micro_batch = mb;
-      if (w_.sharding != ShardingLevel::none && unit_of_[i]) n.bucket = static_cast<std::int64_t>(*unit_of_[i]);
-      previous = add(std::move(n));
-    }
-    std::vector<std::uint64_t> backward(w_.layers.size());
-    // Full sharding gathers each unit again for backward, one unit ahead of the one computing (FSDP's prefetch).
-    std::vector<bool> again(units, false);
-    const auto gather_again = [&](std::size_t u) {
-      if (u >= units || again[u]) return;
-      again[u] = true;
-      gathered[u] = collective(CollectiveKind::all_gather, u, {}, mb);
-    };
-    for (std::size_t i = w_.layers.size(); i-- > 0;) {
-      std::vector<std::uint64_t> deps = {*previous};
-      if (full && unit_of_[i]) {
-        gather_again(*unit_of_[i]);
-        gather_again(*unit_of_[i] + 1);
-        deps.push_back(gathered[*unit_of_[i]]);
-      }
-      ExecutionNode n = with_work(compute_node(0, w_.layers[i] + std::string(kBackward), w_.times.backward[i], deps),
-                                  w_.backward_work, i);
-      n.micro_batch = mb;
-      previous = backward[i] = add(std::move(n));
-    }
-    return backward;
-  }
-
-  const std::optional<std::uint64_t>& stream() const { return stream_; }
-
- private:
-  const DdpWorkload& w_;
-  ExecutionTrace& trace_;
-  std::uint64_t next_ = 0;
-  std::optional<std::uint64_t> stream_;
-  std::vector<std::optional<std::size_t>> unit_of_;  // per layer: its bucket (none for a layer without gradients)
-};
-
-}  // namespace
-
-ExecutionTrace execution_trace(const DdpWorkload& w, std::int64_t rank) {
-  ExecutionTrace trace;
-  trace.version = std::string(kSchemaVersion);
-  trace.workload = w.name;
-  trace.rank = rank;
-  trace.ranks = w.ranks;
-  DdpWriter out(w, trace);
-  // Id 0 describes the process groups (the feeder issues the lowest ids first): the default one, every rank.
-  std::vector<std::int64_t> all(static_cast<std::size_t>(w.ranks));
-  for (std::size_t r = 0; r < all.size(); ++r) all[r] = static_cast<std::int64_t>(r);
-  out.add(process_group_node(0, {{std::string(kDefaultProcessGroup), "default_pg", std::move(all)}}));
-  const auto k = static_cast<std::size_t>(std::max<std::int64_t>(1, w.micro_batches));
-  const bool sharded = w.sharding != ShardingLevel::none;
-  const CollectiveKind reduce = sharded ? CollectiveKind::reduce_scatter : CollectiveKind::all_reduce;
-  std::vector<std::uint64_t> step_deps;
-  std::optional<std::uint64_t> after;
-  for (std::size_t j = 0; j < k; ++j) {
-    const std::vector<std::uint64_t> backward = out.micro_batch(j, k > 1, after);
-    after = backward.front();
-    // DDP and ZeRO-1 reduce in the last micro-batch only (no_sync for the others); ZeRO-2 and -3 in every one.
-    const bool reducing = j + 1 == k || w.sharding == ShardingLevel::gradients || w.sharding == ShardingLevel::full;
-    for (std::size_t u = 0; reducing && u < w.buckets.buckets.size(); ++u) {
-      const std::optional<std::int64_t> mb = k > 1 ? std::optional(static_cast<std::int64_t>(j)) : std::nullopt;
-      step_deps.push_back(out.collective(reduce, u, {backward[w.buckets.buckets[u].ready_after_layer]}, mb));
-    }
-  }
-  step_deps.insert(step_deps.begin(), *after);
-  // The rank's step: its shard's when sharded (the engine's ceil(step / d)).
-  const SimTime step = sharded ? SimTime::from_ps((w.optimizer.ps() + w.ranks - 1) / w.ranks) : w.optimizer;
-  ExecutionNode optimizer = compute_node(0, "optimizer step", step, std::move(step_deps));
-  if (w.optimizer_work) {
-    optimizer.num_ops = w.optimizer_work->ops;
-    optimizer.tensor_size = w.optimizer_work->bytes;
-  }
-  const std::uint64_t stepped = out.add(std::move(optimizer));
-  if (sharded && w.sharding != ShardingLevel::full) {
-    // The updated parameters gathered for the next forward, first layers first.
-    for (std::size_t u = w.buckets.buckets.size(); u-- > 0;) {
-      out.collective(CollectiveKind::all_gather, u, {stepped}, std::nullopt);
-    }
-  }
-  return trace;
-}
 
 namespace {
 
@@ -186,8 +47,10 @@ bool starts_iteration(const ExecutionNode& n) {
 // first iteration is read.
 class GraphReading {
  public:
-  GraphReading(const ExecutionTrace& trace, const std::string& source)
-      : trace_(trace), source_(source), graph_(trace, source), groups_(process_groups(trace, source)) {}
+  GraphReading(const ExecutionTrace& trace, const std::string& source, const std::optional<LayoutSizes>& layout)
+      : trace_(trace), source_(source), graph_(trace, source), groups_(process_groups(trace, source)) {
+    if (layout) layout_.emplace(*layout);
+  }
 
   [[nodiscard]] InputError error(const ExecutionNode& n, const std::string& what) const {
     return graph_.error(n, what);
@@ -195,17 +58,21 @@ class GraphReading {
 
   void read() {
     facts_.resize(trace_.nodes.size());
+    inline_.assign(trace_.nodes.size(), std::nullopt);
     for (const std::size_t i : graph_.order()) {
       const ExecutionNode& n = trace_.nodes[i];
+      if (layout_ && n.kind == NodeKind::collective) inline_[i] = stream_role(n);
       Facts facts;
       for (const std::size_t d : graph_.deps(i)) facts.iteration = std::max(facts.iteration, facts_[d].iteration);
       for (const std::size_t d : graph_.deps(i)) {
         const Facts& dep = facts_[d];
         if (dep.iteration != facts.iteration) continue;
-        const bool collective = reduces(trace_.nodes[d]);  // a gather before a forward is not the step's
+        // A gather before a forward is not the step's, nor a layer's collective on the compute stream.
+        const bool collective = reduces(trace_.nodes[d]) && !inline_[d];
         facts.after_collective = facts.after_collective || dep.after_collective || collective;
-        // What a collective waited for is not what a node after it waits for (the stream's order is not data).
-        if (trace_.nodes[d].kind != NodeKind::collective) {
+        // What a collective waited for is not what a node after it waits for (the stream's order is not data), but
+        // for a layer's own collectives, which are the compute stream's.
+        if (trace_.nodes[d].kind != NodeKind::collective || inline_[d]) {
           facts.latest_stream = std::max(facts.latest_stream, dep.stream ? dep.stream : dep.latest_stream);
         }
       }
@@ -247,13 +114,34 @@ class GraphReading {
   const std::vector<std::size_t>& walk() const { return walk_; }
   std::size_t iterations() const { return iterations_; }
   std::size_t micro_batches() const { return micro_batches_; }
+  // HSDP's shard group: the ranks of the subgroups the buckets' collectives run on (none: every rank).
+  std::optional<std::int64_t> shard_group() const { return shard_group_; }
+  const ExecutionNode* first_subgroup() const { return first_subgroup_; }
+  // With a layout: the role of node i's group when it is a tensor or context group (a layer's collective on the
+  // compute stream), else none.
+  std::optional<GroupRole> inline_role(std::size_t i) const { return inline_[i]; }
+  // A bucket's reduction: an ALL_REDUCE or REDUCE_SCATTER not on the compute stream.
+  bool bucket_reduction(std::size_t i) const { return reduces(trace_.nodes[i]) && !inline_[i]; }
+  // Whether `n` is HSDP's AllReduce of a shard across the replicas (an ALL_REDUCE on a subgroup).
+  bool across_replicas(const ExecutionNode& n) const {
+    return !layout_ && n.collective == CollectiveKind::all_reduce &&
+           static_cast<std::int64_t>(group_ranks(n, groups_, world(), source_).size()) != world();
+  }
   std::int64_t world() const { return world_size(trace_, groups_); }
   const std::vector<std::size_t>& deps(std::size_t node) const { return graph_.deps(node); }
+  std::int64_t data_ranks() const { return layout_ ? layout_->sizes().data : world(); }
 
   SimTime time_of(const ExecutionNode& n) const { return graph_.time_of(n); }
+  // A collective on a subgroup that is not HSDP's.
+  [[nodiscard]] InputError subgroup_error(const ExecutionNode& n) const {
+    return error(n, fmt::format("runs on process group '{}', {} of the trace's {} ranks: a data-parallel import "
+                                "reduces over every rank, or over HSDP's shard groups with a reduce-scatter and "
+                                "across their replicas (a layout's subgroups are imported with its parallelism)",
+                                n.pg_name.value_or("0"), group_ranks(n, groups_, world(), source_).size(), world()));
+  }
 
  private:
-  void check_kind(const ExecutionNode& n) const {
+  void check_kind(const ExecutionNode& n) {
     if (n.kind == NodeKind::compute) return;
     if (n.kind == NodeKind::send || n.kind == NodeKind::recv) {
       throw error(n,
@@ -272,12 +160,45 @@ class GraphReading {
     }
     if (!n.comm_size || *n.comm_size <= 0) throw error(n, "an ALL_REDUCE needs a comm_size attribute above zero");
     const std::int64_t world = world_size(trace_, groups_);
-    const std::size_t ranks = group_ranks(n, groups_, world, source_).size();
-    if (static_cast<std::int64_t>(ranks) != world) {
-      throw error(n, fmt::format("runs on process group '{}', {} of the trace's {} ranks: a data-parallel import "
-                                 "reduces over every rank (a layout's subgroups are imported with its parallelism)",
-                                 n.pg_name.value_or("0"), ranks, world));
+    const auto ranks = static_cast<std::int64_t>(group_ranks(n, groups_, world, source_).size());
+    if (layout_) {
+      if (layout_->ranks() != world) {
+        throw error(n, fmt::format("the trace holds {} ranks, the scenario's layout {}", world, layout_->ranks()));
+      }
+      if (stream_role(n) || layout_role(n) == GroupRole::data) return;
+      throw error(n, fmt::format("its process group '{}' ({} ranks) is none of the scenario's layout's tensor, "
+                                 "context or data-parallel groups",
+                                 n.pg_name.value_or("0"), ranks));
     }
+    if (ranks == world) return;
+    // HSDP: the buckets' reduce-scatters and gathers on shard groups of s ranks, their shards' AllReduces on the
+    // replica groups of d / s.
+    const bool shard = *n.collective != CollectiveKind::all_reduce;
+    const std::int64_t s = shard ? ranks : world / std::max<std::int64_t>(1, ranks);
+    if (ranks < 2 || world % ranks != 0 || (shard_group_ && *shard_group_ != s)) throw subgroup_error(n);
+    shard_group_ = s;
+    if (!first_subgroup_) first_subgroup_ = &n;
+  }
+
+  // The role of `n`'s group in the layout (tensor, context or data), or none.
+  std::optional<GroupRole> layout_role(const ExecutionNode& n) {
+    const std::string name = n.pg_name.value_or("0");
+    if (const auto known = roles_.find(name); known != roles_.end()) return known->second;
+    const std::vector<std::int64_t> ranks = group_ranks(n, groups_, world(), source_);
+    std::optional<GroupRole>& role = roles_[name];
+    for (const GroupRole r : {GroupRole::tensor, GroupRole::context, GroupRole::data}) {
+      for (const auto& group : role_groups(*layout_, r, 1)) {
+        if (std::equal(group.begin(), group.end(), ranks.begin(), ranks.end(),
+                       [](std::size_t a, std::int64_t b) { return static_cast<std::int64_t>(a) == b; })) {
+          role = r;
+        }
+      }
+    }
+    return role;
+  }
+  std::optional<GroupRole> stream_role(const ExecutionNode& n) {
+    const std::optional<GroupRole> role = layout_role(n);
+    return role == GroupRole::data ? std::nullopt : role;
   }
 
   const ExecutionTrace& trace_;
@@ -290,6 +211,11 @@ class GraphReading {
   std::size_t iterations_ = 0;
   std::size_t micro_batches_ = 1;
   std::vector<std::size_t> later_;  // per later micro-batch: its compute nodes so far
+  std::optional<std::int64_t> shard_group_;
+  std::optional<RankLayout> layout_;
+  std::vector<std::optional<GroupRole>> inline_;  // per node: its role when a layer's collective (with a layout)
+  std::map<std::string, std::optional<GroupRole>> roles_;  // per pg_name: its layout role
+  const ExecutionNode* first_subgroup_ = nullptr;
 };
 
 std::string_view without(std::string_view name, std::string_view end) {
@@ -317,7 +243,7 @@ std::size_t backward_begin(const ExecutionTrace& trace, const GraphReading& grap
   std::size_t first = stream.size();
   for (const std::size_t i : graph.walk()) {
     const std::size_t latest = graph.facts()[i].latest_stream;
-    if (reduces(trace.nodes[i]) && latest > 0) first = std::min(first, latest - 1);
+    if (graph.bucket_reduction(i) && latest > 0) first = std::min(first, latest - 1);
   }
   return first;
 }
@@ -370,8 +296,9 @@ StreamLayers unpaired_layers(const ExecutionTrace& trace, const GraphReading& gr
 
 }  // namespace
 
-DdpWorkload ddp_workload(const ExecutionTrace& trace, const std::string& source) {
-  GraphReading graph(trace, source);
+DdpWorkload ddp_workload(const ExecutionTrace& trace, const std::string& source,
+                         const std::optional<LayoutSizes>& layout) {
+  GraphReading graph(trace, source, layout);
   graph.read();
   DdpWorkload w;
   w.name = trace.workload;
@@ -399,12 +326,12 @@ DdpWorkload ddp_workload(const ExecutionTrace& trace, const std::string& source)
   // The buckets are the last micro-batch's reductions (DDP and ZeRO-1 reduce in it only, ZeRO-2 and -3 in each).
   std::int64_t last = 0;
   for (const std::size_t i : graph.walk()) {
-    if (reduces(trace.nodes[i])) last = std::max(last, trace.nodes[i].micro_batch.value_or(0));
+    if (graph.bucket_reduction(i)) last = std::max(last, trace.nodes[i].micro_batch.value_or(0));
   }
   std::size_t covered = layers.names.size();  // the layers the buckets so far hold: from here up
   for (const std::size_t i : graph.walk()) {
     const ExecutionNode& n = trace.nodes[i];
-    if (!reduces(n) || n.micro_batch.value_or(last) != last) continue;
+    if (!graph.bucket_reduction(i) || n.micro_batch.value_or(last) != last || graph.across_replicas(n)) continue;
     const bool scatter = *n.collective == CollectiveKind::reduce_scatter;
     if (!w.buckets.buckets.empty() && scatter != (w.sharding != ShardingLevel::none)) {
       throw graph.error(n, "reduces buckets both by ALL_REDUCE and by REDUCE_SCATTER");
@@ -439,13 +366,31 @@ DdpWorkload ddp_workload(const ExecutionTrace& trace, const std::string& source)
   for (const std::size_t k : stream) {
     for (const std::size_t d : graph.deps(k)) {
       const ExecutionNode& dep = trace.nodes[d];
-      if (dep.kind == NodeKind::collective && dep.collective == CollectiveKind::all_gather) {
+      if (dep.kind == NodeKind::collective && dep.collective == CollectiveKind::all_gather && !graph.inline_role(d)) {
         w.sharding = ShardingLevel::full;
       }
     }
   }
   // A sharded trace's step is the rank's shard of it; the engines take the whole model's.
-  if (w.sharding != ShardingLevel::none) w.optimizer = w.optimizer * graph.world();
+  if (const std::optional<std::int64_t> s = graph.shard_group()) {
+    if (w.sharding == ShardingLevel::none) throw graph.subgroup_error(*graph.first_subgroup());
+    w.shard_group = *s;
+  }
+  if (w.sharding != ShardingLevel::none) w.optimizer = w.optimizer * graph.shard_group().value_or(graph.data_ranks());
+  if (layout) {
+    // Each of the first micro-batch's collectives on the compute stream after the layer it follows.
+    w.layout = layout;
+    w.forward_inline.resize(layers.names.size());
+    w.backward_inline.resize(layers.names.size());
+    for (const std::size_t i : graph.walk()) {
+      const std::optional<GroupRole> role = graph.inline_role(i);
+      const std::size_t after = graph.facts()[i].latest_stream;  // 1-based
+      if (!role || trace.nodes[i].micro_batch.value_or(0) != 0) continue;
+      if (after == 0) throw graph.error(trace.nodes[i], "a tensor or context collective before any compute");
+      const LayoutCollective c{.op = *trace.nodes[i].collective, .bytes = *trace.nodes[i].comm_size, .role = *role};
+      (after > begin ? w.backward_inline : w.forward_inline)[layers.layer_of[after - 1]].push_back(c);
+    }
+  }
   w.layers = std::move(layers.names);
   w.times = std::move(layers.times);
   return w;

@@ -39,6 +39,7 @@ constexpr const char* kChunk = "syncsim_chunk";
 constexpr const char* kBackwardPass = "syncsim_backward";
 constexpr const char* kRecomputePs = "syncsim_recompute_ps";
 constexpr const char* kBucket = "syncsim_bucket";
+constexpr const char* kOverlapPs = "syncsim_overlap_ps";
 constexpr const char* kWorkload = "syncsim_workload";
 constexpr const char* kRank = "syncsim_rank";
 constexpr const char* kRanks = "syncsim_ranks";
@@ -84,9 +85,24 @@ et::Node to_message(const ExecutionNode& n) {
     a->set_name(kPgName);
     a->set_string_val(*n.pg_name);
   }
-  const std::pair<const char*, const std::optional<std::int64_t>*> ints[] = {
-      {kCommSrc, &n.comm_src}, {kCommDst, &n.comm_dst},         {kCommTag, &n.comm_tag}, {kMicroBatch, &n.micro_batch},
-      {kChunk, &n.chunk},      {kRecomputePs, &n.recompute_ps}, {kBucket, &n.bucket}};
+  // A transfer's peers and tag as int32, the type Chakra's feeder (et_feeder_node.cpp) reads them as: an int64 there
+  // reads as 0 (FeederV3 converts either).
+  for (const auto& [name, value] :
+       {std::pair{kCommSrc, &n.comm_src}, std::pair{kCommDst, &n.comm_dst}, std::pair{kCommTag, &n.comm_tag}}) {
+    if (!*value) continue;
+    if (**value >= std::numeric_limits<std::int32_t>::min() && **value <= std::numeric_limits<std::int32_t>::max()) {
+      et::AttributeProto* a = m.add_attr();
+      a->set_name(name);
+      a->set_int32_val(static_cast<std::int32_t>(**value));
+    } else {
+      add_int(*m.mutable_attr(), name, **value);
+    }
+  }
+  const std::pair<const char*, const std::optional<std::int64_t>*> ints[] = {{kMicroBatch, &n.micro_batch},
+                                                                             {kChunk, &n.chunk},
+                                                                             {kRecomputePs, &n.recompute_ps},
+                                                                             {kBucket, &n.bucket},
+                                                                             {kOverlapPs, &n.overlap_ps}};
   for (const auto& [name, value] : ints) {
     if (*value) add_int(*m.mutable_attr(), name, **value);
   }
@@ -199,9 +215,9 @@ ExecutionNode from_message(const et::Node& m, const std::string& source) {
       n.backward = read.boolean(a);
     } else {
       const std::pair<const char*, std::optional<std::int64_t>*> ints[] = {
-          {kCommSrc, &n.comm_src},       {kCommDst, &n.comm_dst}, {kCommTag, &n.comm_tag},
-          {kMicroBatch, &n.micro_batch}, {kChunk, &n.chunk},      {kRecomputePs, &n.recompute_ps},
-          {kBucket, &n.bucket}};
+          {kCommSrc, &n.comm_src},       {kCommDst, &n.comm_dst},    {kCommTag, &n.comm_tag},
+          {kMicroBatch, &n.micro_batch}, {kChunk, &n.chunk},         {kRecomputePs, &n.recompute_ps},
+          {kBucket, &n.bucket},          {kOverlapPs, &n.overlap_ps}};
       for (const auto& [name, value] : ints) {
         if (a.name() == name) *value = read.int64(a);
       }

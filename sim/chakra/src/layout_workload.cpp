@@ -18,40 +18,6 @@ namespace syncsim::chakra {
 
 namespace {
 
-constexpr std::array<GroupRole, 5> kRoles = {GroupRole::tensor, GroupRole::context, GroupRole::expert, GroupRole::data,
-                                             GroupRole::expert_data};
-
-// Megatron's names for its groups, PyTorch's pg_desc.
-const char* role_desc(GroupRole role) {
-  switch (role) {
-    case GroupRole::tensor:
-      return "TENSOR_MODEL_PARALLEL_GROUP";
-    case GroupRole::context:
-      return "CONTEXT_PARALLEL_GROUP";
-    case GroupRole::expert:
-      return "EXPERT_MODEL_PARALLEL_GROUP";
-    case GroupRole::data:
-      return "DATA_PARALLEL_GROUP";
-    case GroupRole::expert_data:
-      return "EXPERT_DATA_PARALLEL_GROUP";
-  }
-  return "";
-}
-
-}  // namespace
-
-std::vector<std::vector<std::size_t>> role_groups(const RankLayout& layout, GroupRole role, std::int64_t expert) {
-  const LayoutSizes& n = layout.sizes();
-  if (role == GroupRole::tensor && n.tensor > 1) return layout.groups(GroupKind::tensor);
-  if (role == GroupRole::context && n.context > 1) return layout.groups(GroupKind::context);
-  if (role == GroupRole::data && n.data > 1) return layout.groups(GroupKind::data);
-  if (role == GroupRole::expert && expert > 1) return layout.expert_groups(expert);
-  if (role == GroupRole::expert_data && expert > 1 && n.data / expert > 1) return layout.expert_data_groups(expert);
-  return {};
-}
-
-namespace {
-
 // One rank's file, written in node order: ids count up from 0 (the METADATA_NODE), every dependency earlier.
 class RankWriter {
  public:
@@ -76,12 +42,12 @@ class RankWriter {
     for (const PipelinePass& pass :
          pipeline_order(w_.schedule, at_.pipeline, w_.sizes.pipeline, w_.micro_batches, w_.chunks)) {
       const auto c = static_cast<std::size_t>(pass.chunk);
-      std::vector<std::uint64_t> deps = chain_ ? std::vector{*chain_} : std::vector<std::uint64_t>{};
+      std::vector<std::uint64_t> deps = chain_;
       if (!pass.backward && gathered[c]) deps.push_back(*std::exchange(gathered[c], std::nullopt));
       segments[c] = run_pass(pass, pass.backward ? stage.chunks[c].backward : stage.chunks[c].forward, deps);
       if (pass.backward && pass.micro_batch + 1 == w_.micro_batches) completed.push_back(c);
     }
-    std::vector<std::uint64_t> step_deps = {*chain_};
+    std::vector<std::uint64_t> step_deps = chain_;
     for (const std::size_t c : completed) {
       for (const LayoutUnit& u : stage.chunks[c].units) {
         stream_ = add(collective(fmt::format("chunk {} bucket {}", c, to_string(u.collective.op)), u.collective),
@@ -92,7 +58,12 @@ class RankWriter {
     ExecutionNode step = compute_node(0, "optimizer step", stage.step, {});
     step.num_ops = stage.step_work.ops;
     step.tensor_size = stage.step_work.bytes;
-    stream_ = add(std::move(step), step_deps, stream_);
+    // After the last bucket (already among step_deps when there is one): no dependency listed twice, which a feeder
+    // that counts a node's parents would wait on forever.
+    if (stream_ && std::find(step_deps.begin(), step_deps.end(), *stream_) == step_deps.end()) {
+      step_deps.push_back(*stream_);
+    }
+    stream_ = add(std::move(step), step_deps, std::nullopt);
     if (w_.sharding != ShardingLevel::none && !full) {
       for (const LayoutChunk& chunk : stage.chunks) gathers(chunk);
     }
@@ -101,19 +72,7 @@ class RankWriter {
 
  private:
   void describe_groups() {
-    std::vector<std::int64_t> all(static_cast<std::size_t>(layout_.ranks()));
-    std::iota(all.begin(), all.end(), std::int64_t{0});
-    std::vector<ProcessGroup> mine = {{"0", "default_pg", all}};
-    int next = 1;
-    for (const GroupRole role : kRoles) {
-      for (const auto& group : role_groups(layout_, role, w_.expert)) {
-        const std::string name = std::to_string(next++);
-        if (std::find(group.begin(), group.end(), static_cast<std::size_t>(rank_)) == group.end()) continue;
-        mine.push_back({name, role_desc(role), std::vector<std::int64_t>(group.begin(), group.end())});
-        names_[role] = name;
-      }
-    }
-    trace_.nodes.push_back(process_group_node(next_++, mine));
+    trace_.nodes.push_back(process_group_node(next_++, layout_process_groups(layout_, w_.expert, rank_, &names_)));
   }
 
   std::uint64_t add(ExecutionNode n, std::vector<std::uint64_t> deps, std::optional<std::uint64_t> after) {
@@ -183,7 +142,13 @@ class RankWriter {
     }
     std::vector<std::uint64_t> ids;
     const char* direction = pass.backward ? "backward" : "forward";
+    std::optional<std::uint64_t> beside;  // the last chunk of the overlapped collective whose GEMM is computing
     for (std::size_t k = 0; k < work.segments.size(); ++k) {
+      for (const LayoutOverlap& o : work.overlaps) {
+        if (o.gemm.empty() || o.gemm.front() != k) continue;
+        beside = overlap_chunks(o, tag, direction, deps);
+        deps = {*beside - static_cast<std::uint64_t>(o.chunks - 1)};  // the GEMM waits for chunk 0 only
+      }
       ExecutionNode n =
           compute_node(0,
                        work.segments.size() > 1
@@ -195,15 +160,36 @@ class RankWriter {
         n.tensor_size = work.work.bytes;
         if (pass.backward) n.recompute_ps = work.recompute.ps();
       }
-      ids.push_back(add(tag(std::move(n)), ids.empty() ? std::move(deps) : std::vector{ids.back()}, std::nullopt));
+      ids.push_back(add(tag(std::move(n)), std::move(deps), std::nullopt));
+      deps = {ids.back()};
+      for (const LayoutOverlap& o : work.overlaps) {
+        if (!o.gemm.empty() && o.gemm.back() == k && beside) deps.push_back(*std::exchange(beside, std::nullopt));
+      }
     }
-    chain_ = ids.back();
+    chain_ = std::move(deps);
     for (const LayoutCollective& c : work.collectives) {
-      chain_ =
-          add(tag(collective(fmt::format("{} {} {}", direction, to_string(c.role), to_string(c.op)), c)), {}, chain_);
+      chain_ = {add(tag(collective(fmt::format("{} {} {}", direction, to_string(c.role), to_string(c.op)), c)),
+                    std::move(chain_), std::nullopt)};
     }
-    if (to >= 0 && to <= last) add(tag(transfer(NodeKind::send, to % p, std::min(to, g), pass)), {}, chain_);
+    if (to >= 0 && to <= last) add(tag(transfer(NodeKind::send, to % p, std::min(to, g), pass)), chain_, std::nullopt);
     return ids;
+  }
+
+  // An overlapped collective's chunks on the tensor group, chunk 0 after `deps`, each next one after the one before
+  // (ids consecutive); returns the last one's id.
+  template <typename Tag>
+  std::uint64_t overlap_chunks(const LayoutOverlap& o, const Tag& tag, const char* direction,
+                               const std::vector<std::uint64_t>& deps) {
+    std::optional<std::uint64_t> previous;
+    for (std::int64_t j = 0; j < o.chunks; ++j) {
+      LayoutCollective part{
+          .op = o.op, .bytes = o.bytes / o.chunks + (j < o.bytes % o.chunks ? 1 : 0), .role = GroupRole::tensor};
+      ExecutionNode n =
+          collective(fmt::format("{} tensor {} chunk {} of {}", direction, to_string(o.op), j, o.chunks), part);
+      if (j == 0) n.overlap_ps = o.beside.ps();
+      previous = add(tag(std::move(n)), previous ? std::vector{*previous} : deps, std::nullopt);
+    }
+    return *previous;
   }
 
   const LayoutWorkload& w_;
@@ -212,28 +198,12 @@ class RankWriter {
   RankCoordinates at_;
   ExecutionTrace trace_;
   std::uint64_t next_ = 0;
-  std::optional<std::uint64_t> chain_;   // the device's last compute or inline collective
+  std::vector<std::uint64_t> chain_;     // the device's last compute or inline collective (and overlapped chunks)
   std::optional<std::uint64_t> stream_;  // the data-parallel stream's last collective
   std::map<GroupRole, std::string> names_;
 };
 
 }  // namespace
-
-std::string to_string(GroupRole role) {
-  switch (role) {
-    case GroupRole::tensor:
-      return "tensor";
-    case GroupRole::context:
-      return "context";
-    case GroupRole::expert:
-      return "expert";
-    case GroupRole::data:
-      return "data";
-    case GroupRole::expert_data:
-      return "expert_data";
-  }
-  return "unknown";
-}
 
 SimTime LayoutPass::compute() const {
   SimTime total;

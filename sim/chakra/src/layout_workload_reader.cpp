@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <tuple>
 
@@ -39,6 +40,7 @@ class StageReader {
 
   StageReading read() {
     segment_of_.assign(trace_.nodes.size(), std::nullopt);
+    overlap_of_.assign(trace_.nodes.size(), std::nullopt);
     for (const std::size_t i : graph_.order()) {
       const ExecutionNode& n = trace_.nodes[i];
       if (n.kind == NodeKind::compute && n.is_cpu_op) continue;
@@ -66,12 +68,17 @@ class StageReader {
  private:
   using PassKey = std::tuple<std::int64_t, std::int64_t, bool>;  // micro-batch, chunk, backward
 
-  LayoutCollective collective_of(const ExecutionNode& n) const {
+  // A pass's collective, or (`bucket`) one outside the passes, whose data-parallel kinds are tried first: with expert
+  // parallelism over the whole data-parallel group an expert group is a data-parallel group too.
+  LayoutCollective collective_of(const ExecutionNode& n, bool bucket = false) const {
     if (!n.collective) throw graph_.error(n, "a collective without a comm_type attribute");
     if (!n.comm_size || *n.comm_size <= 0) throw graph_.error(n, "a collective needs a comm_size above zero");
     std::vector<std::int64_t> ranks = group_ranks(n, groups_, trace_.ranks, source_);
-    for (const GroupRole role :
-         {GroupRole::tensor, GroupRole::context, GroupRole::expert, GroupRole::data, GroupRole::expert_data}) {
+    const std::array<GroupRole, 5> in_pass = {GroupRole::tensor, GroupRole::context, GroupRole::expert, GroupRole::data,
+                                              GroupRole::expert_data};
+    const std::array<GroupRole, 5> outside = {GroupRole::data, GroupRole::expert_data, GroupRole::tensor,
+                                              GroupRole::context, GroupRole::expert};
+    for (const GroupRole role : bucket ? outside : in_pass) {
       for (const auto& group : role_groups(layout_, role, expert_)) {
         if (std::equal(group.begin(), group.end(), ranks.begin(), ranks.end(),
                        [](std::size_t a, std::int64_t b) { return static_cast<std::int64_t>(a) == b; })) {
@@ -123,7 +130,9 @@ class StageReader {
                                           to_string(c.op)));
       }
       totals.collectives.push_back({c.op, c.bytes});
-      if (first) pass.collectives.push_back(c);
+      if (!first) return;
+      if (overlapped(i, n, c, pass)) return;
+      pass.collectives.push_back(c);
     } else if (n.kind == NodeKind::send || n.kind == NodeKind::recv) {
       if (!n.comm_size || *n.comm_size <= 0) throw graph_.error(n, "a transfer needs a comm_size above zero");
       if (out_.transfer_bytes && *out_.transfer_bytes != *n.comm_size) {
@@ -137,9 +146,36 @@ class StageReader {
     }
   }
 
+  // Whether node i is a chunk of a tensor collective beside GEMMs (tp_comm_overlap): its first chunk carries
+  // syncsim_overlap_ps, each next one depends on the one before. Adds it to the pass's overlaps.
+  bool overlapped(std::size_t i, const ExecutionNode& n, const LayoutCollective& c, LayoutPass& pass) {
+    if (n.overlap_ps) {
+      if (c.role != GroupRole::tensor ||
+          (c.op != CollectiveKind::all_gather && c.op != CollectiveKind::reduce_scatter)) {
+        throw graph_.error(n, "syncsim_overlap_ps on a collective that is no tensor ALL_GATHER or REDUCE_SCATTER");
+      }
+      overlap_of_[i] = pass.overlaps.size();
+      pass.overlaps.push_back({.op = c.op, .bytes = c.bytes, .chunks = 1, .beside = SimTime::from_ps(*n.overlap_ps)});
+      return true;
+    }
+    for (const std::size_t d : graph_.deps(i)) {
+      if (!overlap_of_[d] || *overlap_of_[d] >= pass.overlaps.size()) continue;
+      LayoutOverlap& o = pass.overlaps[*overlap_of_[d]];
+      const ExecutionNode& before = trace_.nodes[d];
+      const bool same_pass =
+          before.micro_batch == n.micro_batch && before.chunk == n.chunk && before.backward == n.backward;
+      if (c.role != GroupRole::tensor || c.op != o.op || before.kind != NodeKind::collective || !same_pass) continue;
+      o.bytes += c.bytes;
+      ++o.chunks;
+      overlap_of_[i] = overlap_of_[d];
+      return true;
+    }
+    return false;
+  }
+
   // A collective outside the passes: a bucket's reduction, or (sharded) its parameters' gather.
   void data_parallel(std::size_t i, const ExecutionNode& n) {
-    LayoutCollective c = collective_of(n);
+    LayoutCollective c = collective_of(n, true);
     if (c.op == CollectiveKind::all_gather) {
       // Before the step: the fully sharded parameters gathered for the forwards; after it, for the next iteration.
       const ShardingLevel level = stepped_ ? ShardingLevel::optimizer : ShardingLevel::full;
@@ -205,6 +241,7 @@ class StageReader {
   StageReading out_;
   std::map<PassKey, Totals> seen_;
   std::vector<std::optional<std::size_t>> segment_of_;  // per node: its index among its backward pass's segments
+  std::vector<std::optional<std::size_t>> overlap_of_;  // per chunk node: its index among its pass's overlaps
   bool stepped_ = false;
   std::size_t gathers_ = 0;
 };

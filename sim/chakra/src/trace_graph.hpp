@@ -5,6 +5,7 @@
 // the walk (a dependency on one is no dependency).
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "syncsim/chakra/execution_trace.hpp"
@@ -12,6 +13,10 @@
 #include "syncsim/core/sim_time.hpp"
 
 namespace syncsim::chakra {
+
+// A DDP trace's layer nodes: "<layer> forward" and "<layer> backward".
+inline constexpr std::string_view kForwardSuffix = " forward";
+inline constexpr std::string_view kBackwardSuffix = " backward";
 
 // A COMP_NODE of `time`: exactly in syncsim_duration_ps, to the nearest microsecond in duration_micros (what
 // ASTRA-sim replays).

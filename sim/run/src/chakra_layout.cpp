@@ -117,15 +117,19 @@ chakra::LayoutChunk LayoutCommunication::chakra_chunk(std::int64_t stage, std::i
   std::int64_t moe = 0;
   for (const std::size_t l : t.dispatch_layers) moe += l >= range.first && l < range.second ? 1 : 0;
   const std::int64_t again = forward_again_;
+  const bool overlap = n.tensor > 1 && context_.scenario().parallelism.tp_comm_overlap.value;
   if (n.tensor > 1) {
-    // Per block 2 forward, 2 x (1 + again) backward; the embedding's forward and the head's backward.
+    // Per block 2 forward, 2 x (1 + again) backward (beside the GEMMs under tp_comm_overlap, below); the
+    // embedding's forward and the head's backward.
     const bool first = g == 0;
     const bool last = g + 1 == static_cast<std::int64_t>(ranges_.size());
-    add_collectives(out.forward.collectives, 2 * blocks + (first ? 1 : 0), CollectiveKind::all_reduce, activation_,
-                    GroupRole::tensor);
-    add_collectives(out.backward.collectives, 2 * blocks * (1 + again) + (last ? 1 : 0), CollectiveKind::all_reduce,
+    const std::int64_t per_block = overlap ? 0 : 2;
+    add_collectives(out.forward.collectives, per_block * blocks + (first ? 1 : 0), CollectiveKind::all_reduce,
                     activation_, GroupRole::tensor);
+    add_collectives(out.backward.collectives, per_block * blocks * (1 + again) + (last ? 1 : 0),
+                    CollectiveKind::all_reduce, activation_, GroupRole::tensor);
   }
+  if (overlap) chakra_overlaps(range, out);
   if (n.context > 1) {
     add_collectives(out.forward.collectives, blocks, CollectiveKind::all_gather, kv_, GroupRole::context);
     add_collectives(out.backward.collectives, blocks, CollectiveKind::reduce_scatter, kv_, GroupRole::context);
@@ -143,11 +147,6 @@ chakra::LayoutWorkload LayoutCommunication::chakra_workload() const {
   const Scenario& s = context_.scenario();
   const ParallelismConfig& p = s.parallelism;
   const LayoutSizes& n = layout_.sizes();
-  if (expert_ > 1 && n.data > 1 && n.data / expert_ < 2) {
-    throw p.expert.error(
-        "a Chakra execution trace of expert parallelism over whole data-parallel groups is not written yet (the "
-        "routed experts' gradients have no expert data-parallel group to reduce over)");
-  }
   chakra::LayoutWorkload w;
   w.name = s.name;
   w.sizes = n;
@@ -171,6 +170,55 @@ chakra::LayoutWorkload LayoutCommunication::chakra_workload() const {
     stage.step_work = {mine, static_cast<std::uint64_t>(mine * step_bytes)};
   }
   return w;
+}
+
+void LayoutCommunication::chakra_rank_collectives(std::vector<std::vector<chakra::LayoutCollective>>& forward,
+                                                  std::vector<std::vector<chakra::LayoutCollective>>& backward) const {
+  using chakra::CollectiveKind;
+  using chakra::GroupRole;
+  const LayoutSizes& n = layout_.sizes();
+  forward.assign(layers_.forward.size(), {});
+  backward.assign(layers_.forward.size(), {});
+  if (forward.empty()) return;
+  // As rank_layer_times adds them: each block's on its last layer, the embedding's on the first, the head's on the
+  // last.
+  const std::int64_t again = forward_again_;
+  for (const auto& block : context_.model().transformer()->blocks) {
+    const std::size_t at = block.second - 1;
+    if (n.tensor > 1) {
+      add_collectives(forward[at], 2, CollectiveKind::all_reduce, activation_, GroupRole::tensor);
+      add_collectives(backward[at], 2 * (1 + again), CollectiveKind::all_reduce, activation_, GroupRole::tensor);
+    }
+    if (n.context > 1) {
+      add_collectives(forward[at], 1, CollectiveKind::all_gather, kv_, GroupRole::context);
+      add_collectives(backward[at], 1, CollectiveKind::reduce_scatter, kv_, GroupRole::context);
+      add_collectives(backward[at], again, CollectiveKind::all_gather, kv_, GroupRole::context);
+    }
+  }
+  if (n.tensor > 1) {
+    add_collectives(forward.front(), 1, CollectiveKind::all_reduce, activation_, GroupRole::tensor);
+    add_collectives(backward.back(), 1, CollectiveKind::all_reduce, activation_, GroupRole::tensor);
+  }
+}
+
+std::pair<LayerTimes, LayerTimes> LayoutCommunication::imported_rank_collectives(const chakra::DdpWorkload& w) {
+  uses_.clear();  // the links' traffic is the trace's collectives'
+  const auto per_iteration = static_cast<double>(w.micro_batches);
+  std::pair<LayerTimes, LayerTimes> out;  // tensor, context
+  for (LayerTimes* t : {&out.first, &out.second}) {
+    t->forward.assign(w.times.forward.size(), SimTime::zero());
+    t->backward.assign(w.times.forward.size(), SimTime::zero());
+  }
+  for (const bool backward : {false, true}) {
+    const auto& lists = backward ? w.backward_inline : w.forward_inline;
+    for (std::size_t l = 0; l < lists.size() && l < w.times.forward.size(); ++l) {
+      for (const chakra::LayoutCollective& c : lists[l]) {
+        LayerTimes& kind = c.role == chakra::GroupRole::context ? out.second : out.first;
+        (backward ? kind.backward : kind.forward)[l] += imported_time(c, per_iteration);
+      }
+    }
+  }
+  return out;
 }
 
 SimTime LayoutCommunication::imported_time(const chakra::LayoutCollective& c, double per_iteration) {
@@ -201,6 +249,8 @@ ModelParallelSetup LayoutCommunication::imported_setup() {
       cw.forward_compute = chunk.forward.compute();
       cw.backward_compute = chunk.backward.compute();
       cw.backward_recompute = chunk.backward.recompute;
+      cw.forward_tensor += imported_overlaps(chunk.forward, per_pass);
+      cw.backward_tensor += imported_overlaps(chunk.backward, per_pass);
       for (const bool backward : {false, true}) {
         for (const chakra::LayoutCollective& c : (backward ? chunk.backward : chunk.forward).collectives) {
           const SimTime t = imported_time(c, per_pass);

@@ -12,6 +12,7 @@
 #include "syncsim/compute/precision.hpp"
 
 #include "chakra_layer_work.hpp"
+#include "engines.hpp"
 #include "layout_communication.hpp"
 #include "resolved_scenario.hpp"
 
@@ -34,18 +35,12 @@ std::optional<InputError> chakra_mismatch(const Scenario& s) {
   if (t.gradient_compression.value.enabled()) {
     return t.gradient_compression.error("a Chakra execution trace of syncsim holds plain AllReduces: no compression");
   }
-  if (p.sharding.value == ShardingLevel::full && p.pipeline.value == 1 && chakra_layout(s)) {
-    return p.sharding.error(
-        "a Chakra execution trace of full sharding beside tensor parallelism without a pipeline (the sharded "
-        "engine over a layout's ranks) is not written yet");
-  }
-  if (p.shard_group) {
-    return p.shard_group->error("a Chakra execution trace of HSDP (the replicas' AllReduces) is not written yet");
-  }
-  if (chakra_layout(s) && p.tensor.value > 1 && p.tp_comm_overlap.value) {
+  if (p.tensor.value > 1 && p.tp_comm_overlap.value && p.sharding.value == ShardingLevel::full &&
+      p.pipeline.value == 1) {
     return p.tp_comm_overlap.error(
-        "a Chakra execution trace holds each tensor-parallel collective after its pass's compute; tp_comm_overlap's "
-        "collectives beside the GEMMs are not written yet");
+        "a Chakra execution trace of FSDP + TP holds each tensor-parallel collective after its layer; "
+        "tp_comm_overlap's collectives beside the GEMMs are written for the model-parallel engine's layouts (with a "
+        "pipeline, or without full sharding) only");
   }
   return std::nullopt;
 }
@@ -98,6 +93,7 @@ chakra::DdpWorkload scenario_chakra_workload(const Scenario& s) {
   w.buckets = context.bucket_plan();
   w.micro_batches = s.model.micro_batches;
   w.sharding = s.parallelism.sharding.value;
+  if (s.parallelism.shard_group) w.shard_group = s.parallelism.shard_group->value;
   fill_work(context, w);
   if (!s.training.overlap) {
     // Without overlap every AllReduce waits for the whole backward, whose last layer is layer 0.
@@ -159,6 +155,14 @@ std::optional<chakra::DdpWorkload> imported_chakra_workload(const Scenario& s) {
                                    to_string(level)),
                        SourceLocation{path.string(), 0, 0});
     }
+    const std::int64_t shard_group = s.parallelism.shard_group ? s.parallelism.shard_group->value : 0;
+    if ((w.shard_group > 1 ? w.shard_group : 0) != (shard_group < w.ranks ? shard_group : 0)) {
+      throw InputError(fmt::format("the trace's buckets are sharded over {}, parallelism.shard_group is {}",
+                                   w.shard_group > 1 ? fmt::format("shard groups of {} ranks (HSDP)", w.shard_group)
+                                                     : std::string("every rank"),
+                                   shard_group > 0 ? std::to_string(shard_group) : std::string("not set")),
+                       SourceLocation{path.string(), 0, 0});
+    }
     if (w.micro_batches != s.model.micro_batches) {
       throw InputError(fmt::format("the trace holds {} micro-batches per iteration, model.micro_batches {} (set it "
                                    "to the trace's)",
@@ -174,6 +178,11 @@ ChakraExport scenario_chakra_export(const Scenario& s) {
   if (std::optional<InputError> mismatch = chakra_mismatch(s)) throw *mismatch;
   Workspace workspace;
   ResolvedScenario context(s, workspace);
+  // Full sharding without a pipeline is the sharded engine's (FSDP + TP).
+  const ParallelismConfig& p = s.parallelism;
+  if (p.sharding.value == ShardingLevel::full && p.pipeline.value == 1) {
+    return ChakraExport(sharded_layout_chakra_workload(context));
+  }
   // The trace holds sizes, not times: no collective needs simulating.
   const LayoutCommunication comm(
       context, [](CollectiveOp, Bytes, const std::vector<std::vector<std::size_t>>&) { return SimTime::zero(); });

@@ -3,6 +3,7 @@
 // the scenario asks (InputError at the key's position otherwise).
 #include "ps_report.hpp"
 #include "resolved_scenario.hpp"
+#include "syncsim/chakra/ddp_workload.hpp"
 #include "syncsim/compute/recommendation_model.hpp"
 #include "syncsim/convergence/update_schedule.hpp"
 #include "syncsim/run/run_scenario.hpp"
@@ -55,6 +56,10 @@ RunOutput run_model_parallel_layout(ResolvedScenario& context, convergence::Upda
 // FSDP + TP): the sharded engine over one rank's layers with the layout's collectives inside them
 // (sharded_layout_run.cpp).
 RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSchedule* schedule);
+// Its iteration as one rank's Chakra workload (chakra/ddp_workload.hpp with a layout): the layers at the rank's share
+// with their tensor and context collectives after them, the units on the data-parallel groups, the rank's step.
+// With model.chakra, run_sharded_layout reads such a trace back in its place.
+chakra::DdpWorkload sharded_layout_chakra_workload(ResolvedScenario& context);
 
 // Strategy sync with a recommendation model: tables sharded over the GPUs with all-to-alls, the dense part data
 // parallel (recommendation_run.cpp, docs/recommendation.md).

@@ -29,6 +29,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "resolved_scenario.hpp"
@@ -67,7 +68,6 @@ class LayoutCommunication {
   // The engine's setup; simulates the collectives it needs (once each).
   ModelParallelSetup setup();
   // The iteration as Chakra traces hold it (chakra/layout_workload.hpp): sizes and groups, no collective's time.
-  // InputError at parallelism.expert for expert parallelism over whole data-parallel groups (no expert data group).
   chakra::LayoutWorkload chakra_workload() const;
   // The engine's setup from model.chakra's traces (one rank per stage, their files beside the one named) in place of
   // the model's: every collective the traces name costed on this cluster as setup() costs it. InputError at
@@ -78,6 +78,13 @@ class LayoutCommunication {
   // embedding's AllReduce to the first layer and the head's to the last; `tensor` or `context` false leaves that
   // kind out (the causal reruns). The sharded engine's layers under a layout.
   LayerTimes rank_layer_times(bool tensor, bool context) const;
+  // Per layer, the tensor and context collectives rank_layer_times adds to it, one node each (the Chakra export of
+  // the sharded engine's layers under a layout, sharded_layout_run.cpp).
+  void chakra_rank_collectives(std::vector<std::vector<chakra::LayoutCollective>>& forward,
+                               std::vector<std::vector<chakra::LayoutCollective>>& backward) const;
+  // A trace's per-layer collectives (chakra_rank_collectives' read back) costed on this cluster as
+  // rank_layer_times costs them: per layer, the tensor collectives' time, then the context collectives'.
+  std::pair<LayerTimes, LayerTimes> imported_rank_collectives(const chakra::DdpWorkload& workload);
   // A data-parallel collective over all data-parallel groups at once, run `per_iteration` times per iteration (for
   // the links' traffic).
   SimTime data_collective(CollectiveOp op, Bytes bytes, double per_iteration);
@@ -101,6 +108,10 @@ class LayoutCommunication {
   void add_communication(ModelParallelSetup& out, Bytes transfer);
   chakra::LayoutChunk chakra_chunk(std::int64_t stage, std::int64_t chunk) const;
   SimTime imported_time(const chakra::LayoutCollective& c, double per_iteration);
+  // tp_comm_overlap: the chunk's tensor collectives beside its blocks' GEMMs, its passes' compute cut at the GEMM
+  // runs (chakra_tensor_overlap.cpp); and a pass's read back, costed as block_tensor_time costs them.
+  void chakra_overlaps(std::pair<std::size_t, std::size_t> range, chakra::LayoutChunk& out) const;
+  SimTime imported_overlaps(const chakra::LayoutPass& pass, double per_iteration);
   bool is_expert(std::size_t layer) const;  // a routed experts' layer, split over expert parallelism
   BlockTensorTime block_tensor(std::pair<std::size_t, std::size_t> block) const;
 

@@ -6,9 +6,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <functional>
 #include <map>
+#include <optional>
 #include <utility>
 
+#include "chakra_layer_work.hpp"
 #include "convergence_run.hpp"
 #include "engines.hpp"
 #include "layout_communication.hpp"
@@ -16,6 +20,8 @@
 #include "replayed_faults.hpp"
 #include "sharded_paces.hpp"
 #include "sharded_trace.hpp"
+#include "syncsim/chakra/execution_trace.hpp"
+#include "syncsim/compute/optimizer.hpp"
 #include "syncsim/training/bucket_plan.hpp"
 #include "syncsim/training/sharded_run.hpp"
 #include "syncsim/training/synchronous_run.hpp"
@@ -67,9 +73,13 @@ void set_layers(ShardedRunSetup& setup, const LayerTimes& layers, const LayerTim
   }
 }
 
+// One rank's layers with (or without) their tensor and context collectives: LayoutCommunication::rank_layer_times,
+// or the same from a trace.
+using RankLayers = std::function<LayerTimes(bool tensor, bool context)>;
+
 // What each kind costs per iteration: the run again, over up to kCausalIterations, with that kind free.
 LayoutExposure causal_exposure(const ShardedRunSetup& setup, const ShardedRunResult& result,
-                               const LayoutCommunication& comm) {
+                               const RankLayers& rank_layer_times) {
   const std::int64_t n = std::min(setup.iterations, kCausalIterations);
   const auto short_total = [&](ShardedRunSetup variant) {
     variant.iterations = n;
@@ -85,16 +95,93 @@ LayoutExposure causal_exposure(const ShardedRunSetup& setup, const ShardedRunRes
   ShardedRunSetup variant = setup;
   variant.collective_time = [](CollectiveOp, Bytes) { return SimTime::zero(); };
   exposure.data = lost(variant);
-  const LayerTimes bare = comm.rank_layer_times(false, false);
+  const LayerTimes bare = rank_layer_times(false, false);
   variant = setup;
-  set_layers(variant, comm.rank_layer_times(false, true), bare);
+  set_layers(variant, rank_layer_times(false, true), bare);
   exposure.tensor = lost(variant);
-  set_layers(variant, comm.rank_layer_times(true, false), bare);
+  set_layers(variant, rank_layer_times(true, false), bare);
   exposure.context = lost(variant);
   return exposure;
 }
 
+// model.chakra's trace (any rank's: all hold the same graph but for their groups) as one rank's layers, their
+// collectives, the units and the step; InputError at model.chakra naming the file for a trace of another layout,
+// sharding or micro-batches, and what the import refuses.
+chakra::DdpWorkload read_sharded_layout_trace(const Scenario& s, const RankLayout& layout) {
+  return at_value(*s.model.chakra, [&] {
+    const std::filesystem::path path = s.model.chakra->value;
+    chakra::DdpWorkload w = chakra::ddp_workload(chakra::read_execution_trace(path), path.string(), layout.sizes());
+    const auto fail = [&](const std::string& what) { return InputError(what, SourceLocation{path.string(), 0, 0}); };
+    if (w.ranks != layout.ranks()) {
+      throw fail(fmt::format("the trace holds {} ranks, the scenario's layout {}", w.ranks, layout.ranks()));
+    }
+    if (w.sharding != ShardingLevel::full) throw fail("the trace's buckets are not fully sharded, the scenario's are");
+    if (w.micro_batches != s.model.micro_batches) {
+      throw fail(
+          fmt::format("the trace holds {} micro-batches per iteration, model.micro_batches {} (set it to the "
+                      "trace's)",
+                      w.micro_batches, s.model.micro_batches));
+    }
+    return w;
+  });
+}
+
+// With model.chakra, the trace's layers and their collectives costed here; else the scenario's.
+RankLayers rank_layers(const Scenario& s, LayoutCommunication& comm, std::optional<chakra::DdpWorkload>& imported) {
+  if (!s.model.chakra) return [&comm](bool tensor, bool context) { return comm.rank_layer_times(tensor, context); };
+  imported = read_sharded_layout_trace(s, comm.layout());
+  auto [tensor_part, context_part] = comm.imported_rank_collectives(*imported);
+  return [bare = imported->times, tensor_part, context_part](bool tensor, bool context) {
+    LayerTimes out = bare;
+    for (std::size_t l = 0; l < out.forward.size(); ++l) {
+      if (tensor) {
+        out.forward[l] += tensor_part.forward[l];
+        out.backward[l] += tensor_part.backward[l];
+      }
+      if (context) {
+        out.forward[l] += context_part.forward[l];
+        out.backward[l] += context_part.backward[l];
+      }
+    }
+    return out;
+  };
+}
+
 }  // namespace
+
+chakra::DdpWorkload sharded_layout_chakra_workload(ResolvedScenario& context) {
+  const Scenario& s = context.scenario();
+  check_sharded_layout_supported(s);
+  // The trace holds sizes, not times: no collective needs simulating.
+  const LayoutCommunication comm(
+      context, [](CollectiveOp, Bytes, const std::vector<std::vector<std::size_t>>&) { return SimTime::zero(); });
+  const RankLayout& layout = comm.layout();
+  if (layout.sizes().data < 2) {
+    throw s.parallelism.sharding.error(
+        fmt::format("full sharding needs at least 2 data-parallel ranks; this layout leaves {}", layout.sizes().data));
+  }
+  const std::int64_t tensor = layout.sizes().tensor;
+  chakra::DdpWorkload w;
+  w.name = s.name;
+  w.ranks = layout.ranks();
+  w.layout = layout.sizes();
+  w.times = comm.rank_layer_times(false, false);
+  comm.chakra_rank_collectives(w.forward_inline, w.backward_inline);
+  for (const Layer& layer : context.model().layers()) {
+    w.layers.push_back(layer.name);
+    const auto [forward, backward] = chakra_layer_work(context, layer, tensor * layout.sizes().context);
+    w.forward_work.push_back(forward);
+    w.backward_work.push_back(backward);
+  }
+  w.buckets = rank_units(context, tensor);
+  w.optimizer = context.optimizer_step().scaled(1.0 / static_cast<double>(tensor));
+  const std::int64_t params = context.model().params() / tensor / layout.sizes().data;
+  w.optimizer_work =
+      chakra::NodeWork{params, static_cast<std::uint64_t>(params * optimizer_step_bytes(s.model.optimizer.value))};
+  w.micro_batches = s.model.micro_batches;
+  w.sharding = ShardingLevel::full;
+  return w;
+}
 
 RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSchedule* schedule) {
   const Scenario& s = context.scenario();
@@ -109,13 +196,16 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
   }
   const std::int64_t tensor = layout.sizes().tensor;
   const std::int64_t m = s.model.micro_batches;
+  std::optional<chakra::DdpWorkload> imported;
+  const RankLayers rank_layer_times = rank_layers(s, comm, imported);
   ShardedRunSetup setup;
-  const LayerTimes bare = comm.rank_layer_times(false, false);
-  set_layers(setup, comm.rank_layer_times(true, true), bare);
-  setup.units = rank_units(context, tensor);
+  const LayerTimes bare = rank_layer_times(false, false);
+  set_layers(setup, rank_layer_times(true, true), bare);
+  setup.units = imported ? imported->buckets : rank_units(context, tensor);
   setup.level = ShardingLevel::full;
   setup.ranks = data;
-  setup.optimizer_step = context.optimizer_step().scaled(1.0 / static_cast<double>(tensor));
+  setup.optimizer_step =
+      imported ? imported->optimizer : context.optimizer_step().scaled(1.0 / static_cast<double>(tensor));
   setup.iterations = s.training.iterations;
   setup.micro_batches = m;
   setup.overlap_slowdown = s.training.overlap_slowdown_or_default();
@@ -132,7 +222,7 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
   setup.slowest = slowest_pace(stragglers, layout.ranks());
   const ShardedRunResult result = run_sharded(setup);
 
-  const LayoutExposure exposure = causal_exposure(setup, result, comm);
+  const LayoutExposure exposure = causal_exposure(setup, result, rank_layer_times);
 
   RunOutput out;
   TrainingReport& r = out.report;
@@ -141,7 +231,7 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
   // The layers' tensor and context collectives run on the compute stream: exposed communication, not compute.
   const std::int64_t passes = m * s.training.iterations;
   const SimTime inline_comm = inline_communication(setup.layers, bare, passes);
-  const SimTime inline_tensor = inline_communication(comm.rank_layer_times(true, false), bare, passes);
+  const SimTime inline_tensor = inline_communication(rank_layer_times(true, false), bare, passes);
   const std::int64_t group = layout.sizes().tensor * layout.sizes().context;
   for (const RankPace& pace : rank_paces(stragglers, group, layout.ranks(), s.training.iterations, result)) {
     r.per_worker.push_back({.compute = pace.compute - inline_comm,

@@ -19,6 +19,17 @@ SimTime slowdown(SimTime half, SimTime gemm) {
   const double share = kReduceSms / kGpuSms;
   return std::min(half, gemm).scaled(share / (1 - share));
 }
+}  // namespace
+
+std::int64_t overlap_chunks(std::int64_t tensor, bool gather) {
+  return gather ? tensor : kPipelinedSplits;
+}
+
+SimTime overlapped_collective(SimTime half, SimTime gemm, std::int64_t chunks, bool gather) {
+  return exposed(half, gemm, chunks) + (gather ? SimTime::zero() : slowdown(half, gemm));
+}
+
+namespace {
 
 // One pass's four collectives beside GEMMs of `gemm_scale` times the forward's (2 in backward).
 SimTime overlapped_pass(const BlockTensorInput& in, SimTime half, double gemm_scale) {
@@ -34,8 +45,7 @@ SimTime overlapped_pass(const BlockTensorInput& in, SimTime half, double gemm_sc
   for (int i = 0; i < kCollectivesPerPass; ++i) {
     const SimTime gemm = paired[static_cast<std::size_t>(i)].scaled(gemm_scale);
     const bool gather = i % 2 == 0;
-    out += exposed(half, gemm, gather ? in.tensor : kPipelinedSplits);
-    if (!gather) out += slowdown(half, gemm);
+    out += overlapped_collective(half, gemm, overlap_chunks(in.tensor, gather), gather);
   }
   return out;
 }

@@ -46,4 +46,10 @@ struct BlockTensorInput {
 
 BlockTensorTime block_tensor_time(const BlockTensorInput& in);
 
+// tp_comm_overlap's pieces, one collective at a time: the chunks k_i of an all-gather (the tensor size) or a
+// reduce-scatter (TE's num_splits), and the time on the compute stream of collective i of half-allreduce time `half`
+// beside a GEMM of `gemm`: exposed_i, plus slowdown_i for a reduce-scatter.
+std::int64_t overlap_chunks(std::int64_t tensor, bool gather);
+SimTime overlapped_collective(SimTime half, SimTime gemm, std::int64_t chunks, bool gather);
+
 }  // namespace syncsim::run

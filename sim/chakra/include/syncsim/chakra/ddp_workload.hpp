@@ -33,12 +33,15 @@
 // Hence a trace syncsim exported, read back, gives the layer times, optimizer step and buckets it was written
 // from, to the picosecond, and the same iteration on the same cluster.
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "syncsim/chakra/execution_trace.hpp"
+#include "syncsim/chakra/layout_groups.hpp"
+#include "syncsim/chakra/process_groups.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/training/bucket_plan.hpp"
@@ -74,6 +77,20 @@ struct DdpWorkload {
   // full sharding gathers each bucket before its first forward and again, a bucket ahead, for backward. The import
   // tells none, sharded (`optimizer`) and `full` apart.
   ShardingLevel sharding = ShardingLevel::none;
+  // HSDP (PyTorch's HYBRID_SHARD): the ranks each bucket is sharded over, s consecutive ranks (0: all of them). Each
+  // bucket's REDUCE_SCATTER and ALL_GATHER run on the rank's shard group, and after each REDUCE_SCATTER the rank's
+  // shard (ceil(bytes / s)) is AllReduced across the d / s replicas holding it, on a second stream that the step
+  // waits for; the step is ceil(step / s). The groups are those of PyTorch's DeviceMesh (replicas, s)
+  // (ddp_process_groups). The import reads s from the reductions' group.
+  std::int64_t shard_group = 0;
+  // Full sharding beside tensor or context parallelism without a pipeline (torchtitan's FSDP + TP, the sharded engine
+  // over a layout's ranks): the layout, whose data-parallel groups the buckets' collectives run on (`ranks` is every
+  // rank; the step is ceil(step / data)), and per layer the collectives its forward and its backward run on the
+  // compute stream after it, each on its group (tensor AllReduces, context gathers and scatters). The import reads
+  // them when given the layout.
+  std::optional<LayoutSizes> layout = std::nullopt;
+  std::vector<std::vector<LayoutCollective>> forward_inline = {};
+  std::vector<std::vector<LayoutCollective>> backward_inline = {};
   std::int64_t iterations_in_trace = 1;  // the import's: how many iterations the trace held (the first is read)
 };
 
@@ -81,12 +98,22 @@ struct DdpWorkload {
 // PyTorch execution trace names it and Chakra's converter copies it into pg_name).
 inline constexpr std::string_view kDefaultProcessGroup = "0";
 
+// Rank `rank`'s process groups: the default one ("0", every rank); under HSDP then its replica group and its shard
+// group, numbered as PyTorch's DeviceMesh creates them (the replicate dimension's s groups "1" .. "s", the shard
+// dimension's "s + 1" ..), pg_desc "mesh_dp_replicate" and "mesh_dp_shard" (torchtitan's dimension names).
+// With a layout, the layout's groups (layout_process_groups), in `roles` by role.
+std::vector<ProcessGroup> ddp_process_groups(const DdpWorkload& workload, std::int64_t rank,
+                                             std::map<GroupRole, std::string>* roles = nullptr);
+
 // One rank's execution trace of `workload` (every rank's is the same but for its rank number).
 ExecutionTrace execution_trace(const DdpWorkload& workload, std::int64_t rank);
 
-// `trace` mapped as above. Throws InputError at `source` naming the node (id, name and kind) for a node kind or a
-// collective other than COMP_NODE and ALL_REDUCE, a collective without a positive comm_size or over a subgroup, a
-// dependency on an id no node has, a dependency cycle, a repeated id, or a time past the clock.
-DdpWorkload ddp_workload(const ExecutionTrace& trace, const std::string& source);
+// `trace` mapped as above; with `layout` (FSDP + TP), a collective on one of the layout's tensor or context groups
+// is the compute stream's, after the layer it follows, and the buckets' run on its data-parallel groups. Throws
+// InputError at `source` naming the node (id, name and kind) for a node kind or a collective other than COMP_NODE and
+// ALL_REDUCE, a collective without a positive comm_size or over a subgroup, a dependency on an id no node has, a
+// dependency cycle, a repeated id, or a time past the clock.
+DdpWorkload ddp_workload(const ExecutionTrace& trace, const std::string& source,
+                         const std::optional<LayoutSizes>& layout = std::nullopt);
 
 }  // namespace syncsim::chakra

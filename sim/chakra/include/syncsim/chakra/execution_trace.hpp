@@ -20,14 +20,16 @@
 //   tensor_size            uint64   COMP_NODE    the bytes it moves through memory (likewise)
 //   pg_name                string   COMM_COLL    the process group it runs on ("0": PyTorch's default, all ranks)
 //   syncsim_duration_ps    int64    COMP_NODE    syncsim's own: the exact time, as duration_micros rounds it
-//   comm_src, comm_dst     int64    SEND/RECV    the peer ranks of a point-to-point transfer (ASTRA-sim's), and
-//   comm_tag               int64    SEND/RECV    the tag that pairs a send with its receive
+//   comm_src, comm_dst     int32    SEND/RECV    the peer ranks of a point-to-point transfer (ASTRA-sim's), and
+//   comm_tag               int32    SEND/RECV    the tag that pairs a send with its receive (as Chakra reads them)
 //   involved_dim           bool[]   COMM_COLL    ASTRA-sim's network dimensions a collective spans (read only)
 //   syncsim_micro_batch    int64    layout       the pipeline pass a node belongs to: its micro-batch,
 //   syncsim_chunk          int64    layout       its model chunk (virtual stage) on the device,
 //   syncsim_backward       bool     layout       and its direction
 //   syncsim_recompute_ps   int64    COMP_NODE    of a backward pass: the part that runs forward again
 //   syncsim_bucket         int64    COMP_NODE    a sharded DDP layer's bucket (ZeRO's unit), whose gather it needs
+//   syncsim_overlap_ps     int64    COMM_COLL    tp_comm_overlap: on the first chunk of a tensor collective split
+//                                                beside GEMMs, the GEMM time syncsim's model overlaps it with
 //
 // Integer attributes are read whatever integer type holds them (int32, uint32, int64, uint64, sint, fixed), as
 // long as the value fits. Other attributes are skipped on reading. `inputs.values` is kept: a METADATA_NODE
@@ -98,6 +100,7 @@ struct ExecutionNode {
   std::optional<bool> backward = std::nullopt;              // syncsim_backward
   std::optional<std::int64_t> recompute_ps = std::nullopt;  // syncsim_recompute_ps
   std::optional<std::int64_t> bucket = std::nullopt;        // syncsim_bucket
+  std::optional<std::int64_t> overlap_ps = std::nullopt;    // syncsim_overlap_ps
   std::string inputs_values = {};                           // inputs.values (IOInfo)
 };
 

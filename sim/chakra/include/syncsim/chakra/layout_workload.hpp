@@ -12,6 +12,7 @@
 //   backward: [COMM_RECV gradient from g + 1] -> COMP segments "backward mb j chunk c segment k" -> collectives
 //     (tensor ALL_REDUCEs, context REDUCE_SCATTERs and ALL_GATHERs, expert ALL_TO_ALLs) -> [COMM_SEND to g - 1]
 //
+// Under tp_comm_overlap a pass's tensor collectives hang beside its GEMM segments instead (LayoutOverlap, below).
 // The backward compute is cut where the chunk's data-parallel buckets become complete (the last layers first), so
 // that bucket k of the chunk's last backward pass depends on segment k: an ALL_REDUCE (or, sharded, a
 // REDUCE_SCATTER) on the data-parallel group (the expert data-parallel group for routed experts' gradients), one
@@ -30,27 +31,30 @@
 
 #include "syncsim/chakra/ddp_workload.hpp"
 #include "syncsim/chakra/execution_trace.hpp"
+#include "syncsim/chakra/layout_groups.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/training/rank_layout.hpp"
 
 namespace syncsim::chakra {
 
-// The kinds of process group a layout's collectives run on.
-enum class GroupRole { tensor, context, expert, data, expert_data };
-std::string to_string(GroupRole role);
-
-// Every group of `role` in `layout` with expert parallelism `expert`, in Megatron's order; none when the role's size
-// is 1 (no collective runs on it).
-std::vector<std::vector<std::size_t>> role_groups(const RankLayout& layout, GroupRole role, std::int64_t expert);
-
-// A collective inside a pass, or a data-parallel one. `ranks`: the group's members (the import's; the export's
-// come from the layout).
-struct LayoutCollective {
-  CollectiveKind op = CollectiveKind::all_reduce;
-  std::int64_t bytes = 0;
-  GroupRole role = GroupRole::tensor;
-  std::vector<std::int64_t> ranks = {};
+// tp_comm_overlap (Transformer Engine's userbuffers, as syncsim models them: run/tensor_overlap.hpp): a tensor
+// collective of the b x s x h activation split in `chunks` chunks on the tensor group, its first chunk before its
+// GEMM, the others beside it, the pass going on after both:
+//
+//   ... -> chunk 0 -> GEMM segments --------------> next
+//                  \-> chunk 1 -> ... -> chunk k-1 -/
+//
+// so that a replayer overlaps them as syncsim does (first chunk exposed, the rest hidden while the GEMM lasts).
+// `beside` (syncsim_overlap_ps, on chunk 0) is the GEMM time syncsim's model overlaps the collective with: the
+// GEMMs' forward, twice it in backward; `gemm` the pass's segments that are its GEMM (the export's; the import
+// leaves it empty).
+struct LayoutOverlap {
+  CollectiveKind op = CollectiveKind::all_gather;  // ALL_GATHER, or REDUCE_SCATTER
+  std::int64_t bytes = 0;                          // the whole collective's: the chunks' sum
+  std::int64_t chunks = 1;
+  SimTime beside;
+  std::vector<std::size_t> gemm = {};
 };
 
 // One micro-batch through one chunk in one direction, on one rank.
@@ -59,6 +63,7 @@ struct LayoutPass {
   SimTime recompute;              // backward: the part of the compute that runs forward again
   NodeWork work;                  // the pass's roofline work (num_ops, tensor_size), on its first segment
   std::vector<LayoutCollective> collectives = {};  // after the compute, in this order
+  std::vector<LayoutOverlap> overlaps = {};        // beside the compute (tp_comm_overlap)
   SimTime compute() const;
 };
 

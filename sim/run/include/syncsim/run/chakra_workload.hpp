@@ -7,7 +7,9 @@
 //
 // Plain data parallelism is the DDP engine's iteration: every layer's forward and backward at the scenario's batch
 // (its profile's or the roofline's), the optimizer step, and the bucket plan with each bucket's bytes (with overlap
-// off every bucket waits for the whole backward). A model-parallel layout (tensor, pipeline, context, expert
+// off every bucket waits for the whole backward); under ZeRO or HSDP the sharded engine's. Full sharding beside
+// tensor or context parallelism without a pipeline (FSDP + TP) is the sharded engine's over a layout's ranks: one
+// rank's layers with their tensor and context collectives (a DDP workload with a layout). A model-parallel layout (tensor, pipeline, context, expert
 // parallelism, with or without ZeRO over the data-parallel groups) is the model-parallel engine's: each stage's
 // passes in its schedule's order with their collectives, transfers, buckets and step (layout_communication.hpp).
 // What is the engine's and not the iteration's stays in the scenario: the collectives' algorithm and the cluster
@@ -26,8 +28,8 @@
 namespace syncsim::run {
 
 // The error, at the scenario key responsible, when the scenario's run is not one a trace holds: a strategy other
-// than sync over AllReduce, gradient compression, ZeRO without a pipeline (the sharded engines), tensor-parallel
-// communication overlap; nullopt when it is. Gradient accumulation is held: each micro-batch a pass.
+// than sync over AllReduce, gradient compression, tensor-parallel communication overlap beside full sharding
+// without a pipeline; nullopt when it is. Gradient accumulation is held: each micro-batch a pass.
 std::optional<InputError> chakra_mismatch(const Scenario& scenario);
 // Whether the scenario's iteration is a model-parallel layout's (tensor, pipeline, context or expert above 1).
 bool chakra_layout(const Scenario& scenario);
