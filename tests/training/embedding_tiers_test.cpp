@@ -56,7 +56,7 @@ TEST_CASE("a table's GPU and host bytes per compute kernel in closed form", "[tr
   CHECK(columns.rank_host_bytes(2, kRule).value == 1000 * (8 * 4 + 4));
 }
 
-TEST_CASE("a uniform table's hit rate is its cached share; a Zipf table's the head's mass", "[training][tiers]") {
+TEST_CASE("a uniform table's hit rate is its cached share, a Zipf table's the mass of its head", "[training][tiers]") {
   const EmbeddingTable t = uniform_table();
   CHECK(tier_hit_rate(one(t, Type::table_wise, {0}, Kernel::fused_uvm_caching, 0.2, 4), 0) == Approx(0.2));
   CHECK(tier_hit_rate(one(t, Type::row_wise, {}, Kernel::fused_uvm_caching, 0.5, 4), 0) == Approx(0.5));

@@ -182,13 +182,7 @@ SearchedPoint search_embedding_placements(const std::filesystem::path& scenario,
       ++out.stats.skipped[fmt::format("refused by the engine at {}", e.key().empty() ? "its placement" : e.key())];
       return;
     }
-    ++out.stats.simulated;
-    if (!best || r.iteration_mean < *best) {
-      best = r.iteration_mean;
-      out.label = mix.label;
-      out.overrides = std::move(overrides);
-      out.report = std::move(r);
-    }
+    keep_fastest(out, best, mix.label, std::move(overrides), std::move(r));
   };
   if (fitting.empty() && closest) try_mix(closest->first.mix);
   // The scenario's own placement first when it fits (the search then only improves on it), the rest by bound; the

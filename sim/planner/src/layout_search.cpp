@@ -147,13 +147,7 @@ SearchedPoint search_layouts(const std::filesystem::path& scenario, const SweepP
       ++out.stats.skipped[fmt::format("refused by the engine at {}", e.key().empty() ? "its layout" : e.key())];
       return;
     }
-    ++out.stats.simulated;
-    if (!best || r.iteration_mean < *best) {
-      best = r.iteration_mean;
-      out.label = label_of(choice);
-      out.overrides = std::move(overrides);
-      out.report = std::move(r);
-    }
+    keep_fastest(out, best, label_of(choice), std::move(overrides), std::move(r));
   };
   // The scenario's own layout first, when it fits as written: the search then only ever improves on it.
   std::string incumbent;  // its label
@@ -178,6 +172,16 @@ SearchedPoint search_layouts(const std::filesystem::path& scenario, const SweepP
                      SourceLocation{"--gpus"});
   }
   return out;
+}
+
+void keep_fastest(SearchedPoint& out, std::optional<SimTime>& best, std::string label,
+                  std::vector<std::string> overrides, TrainingReport report) {
+  ++out.stats.simulated;
+  if (best && report.iteration_mean >= *best) return;
+  best = report.iteration_mean;
+  out.label = std::move(label);
+  out.overrides = std::move(overrides);
+  out.report = std::move(report);
 }
 
 void simulate_in_bound_order(std::size_t count, const std::function<std::optional<SimTime>(std::size_t)>& bound,

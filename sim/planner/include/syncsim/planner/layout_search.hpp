@@ -59,6 +59,10 @@ struct SearchedPoint {
 SearchedPoint search_layouts(const std::filesystem::path& scenario, const SweepPoint& point, std::int64_t global_batch,
                              const LayoutSearchOptions& options, run::Workspace& workspace);
 
+// A simulated candidate counted, and kept as the search's answer when it is the fastest so far (`best` its time).
+void keep_fastest(SearchedPoint& out, std::optional<SimTime>& best, std::string label,
+                  std::vector<std::string> overrides, TrainingReport report);
+
 // Step 4 of a search: simulate(i) for i = 0, 1, ... (the candidates in the order of their bounds) until the next
 // bound is no faster than best() (the rest counted pruned) or max_simulations have run (the rest unexplored). A
 // candidate without a bound (nullopt) is never pruned.
