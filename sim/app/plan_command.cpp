@@ -27,6 +27,7 @@
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/core/output_file.hpp"
 #include "syncsim/core/units.hpp"
+#include "syncsim/planner/embedding_search.hpp"
 #include "syncsim/planner/layout_search.hpp"
 #include "syncsim/planner/plan_analysis.hpp"
 #include "syncsim/planner/plan_batch.hpp"
@@ -258,6 +259,8 @@ int plan(const PlanOptions& o) {
   for (const std::string& w : planner::node_warnings(base, grid)) std::cerr << "syncsim: warning: " << w << '\n';
   const planner::PlanBatch batch = planner::plan_batch(base, o.global_batch);
   const bool search = o.layouts == "auto";
+  // A recommendation model's search is over its tables' placements (embedding_search.hpp), not its layers' layouts.
+  const bool embeddings = search && planner::searches_embeddings(base);
   std::vector<std::string> skipped_points;
   std::vector<planner::SweepPoint> configured = planner::plan_points(base, grid);
   if (!search) configured = planner::hold_batch(base, batch, std::move(configured), skipped_points);
@@ -366,7 +369,9 @@ int plan(const PlanOptions& o) {
     run::Workspace workspace;
     workspace.set_symmetry(shared.symmetry());
     planner::SearchedPoint& s = searched[point.index];
-    s = planner::search_layouts(o.scenario, point, batch.at(planner::point_gpus(point)), search_options, workspace);
+    const std::int64_t held = batch.at(planner::point_gpus(point));
+    s = embeddings ? planner::search_embedding_placements(o.scenario, point, held, search_options, workspace)
+                   : planner::search_layouts(o.scenario, point, held, search_options, workspace);
     point_jobs(load_scenario(o.scenario, s.overrides), workspace, s.report, point, point.index * seeds);
     // The chosen layout at the further seeds, as with_seeds runs a point's: seed S + k for its k-th run.
     seed_runs[point.index].clear();
@@ -388,7 +393,10 @@ int plan(const PlanOptions& o) {
 
   planner::PlanContext context{
       base.name, prices ? prices->currency : "", o.prices, goal, o.seeds, o.risk, search, {batch.describe()}};
-  if (search) context.notes.push_back(planner::search_summary(searched));
+  if (search) {
+    context.notes.push_back(embeddings ? planner::embedding_search_summary(searched)
+                                       : planner::search_summary(searched));
+  }
   if (failures) context.notes.push_back(planner::failures_note(base, goal, dims.given() ? dims.describe() : ""));
   for (const std::string& skip : skipped_points) context.notes.push_back("skipped: " + skip);
   const planner::Plan result = analysed(collect(), goal, prices, base);

@@ -32,6 +32,22 @@ void print_server_tables(std::ostream& o, const run::ServerTables& s) {
   }
 }
 
+// With a table in host memory: each table's tier, its bytes in GPU memory and in host memory (on the GPU holding
+// most of it) and the share of lookups GPU memory serves; then the fullest GPU's host share.
+void print_tier_lines(std::ostream& o, const run::RecommendationMemory& m, std::int64_t gpus) {
+  fmt::print(o, "  {:<16} {:<14} {:>10} {:<18} {:>14} {:>14} {:>9}\n", "table", "sharding", "ranks", "tier",
+             "GPU max/GPU", "host max/GPU", "hit rate");
+  for (const run::TableMemory& t : m.tables) {
+    const std::string tier = t.sharding.kernel == EmbeddingComputeKernel::fused_uvm_caching
+                                 ? fmt::format("{} {:.2g}", to_string(t.sharding.kernel), t.sharding.cache_load_factor)
+                                 : std::string(to_string(t.sharding.kernel));
+    fmt::print(o, "  {:<16} {:<14} {:>10} {:<18} {:>14} {:>14} {:>8.1f}%\n", t.name, to_string(t.sharding.type),
+               ranks_text(t.sharding, gpus), tier, gib_text(t.largest), gib_text(t.host_largest), 100 * t.hit_rate);
+  }
+  fmt::print(o, "host memory      GPU {}'s tables {} of its {} share of the node's host memory\n", m.fullest_host_rank,
+             gib_text(m.host_on_fullest), m.host_capacity ? gib_text(*m.host_capacity) : std::string("(unknown)"));
+}
+
 }  // namespace
 
 void print_embedding_lines(std::ostream& o, const run::RecommendationMemory& m, std::int64_t gpus) {
@@ -47,6 +63,13 @@ void print_embedding_lines(std::ostream& o, const run::RecommendationMemory& m, 
              fmt::format("fullest GPU {}", m.fullest_rank), gib_text(replicated));
   fmt::print(o, "fullest GPU      tables {}  pooled embeddings and gradients {}  dense part {}\n",
              gib_text(m.embeddings), gib_text(m.pooled), gib_text(m.dense_total));
+  const bool tiers = std::any_of(m.tables.begin(), m.tables.end(), [](const run::TableMemory& t) {
+    return t.sharding.kernel != EmbeddingComputeKernel::fused;
+  });
+  if (tiers) {
+    print_tier_lines(o, m, gpus);
+    return;
+  }
   fmt::print(o, "  {:<16} {:<14} {:>10} {:>14} {:>14} {:>14}\n", "table", "sharding", "ranks", "on fullest",
              "largest/GPU", "replicated");
   for (const run::TableMemory& t : m.tables) {

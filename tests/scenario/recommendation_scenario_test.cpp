@@ -62,6 +62,26 @@ TEST_CASE("a recommendation shape is read with its repeats and written back the 
         recommendation_model("x", shape).params());
 }
 
+TEST_CASE("a table's memory tier is read and written back the same", "[scenario][recommendation]") {
+  const Scenario s = parse_recommendation(
+      "  embedding_sharding: {default: {type: row_wise, compute_kernel: fused_uvm}, user: {type: table_wise, "
+      "compute_kernel: fused_uvm_caching, cache_load_factor: 0.3}, item_1: {type: column_wise, shards: 2, "
+      "compute_kernel: fused_uvm_caching}}\n"
+      "  batch_per_gpu: 8\n");
+  const auto& tables = s.model.recommendation.sharding.tables;
+  REQUIRE(tables.size() == 2);
+  CHECK(tables[0].second.value->kernel == EmbeddingComputeKernel::fused_uvm_caching);
+  CHECK(tables[0].second.value->cache_load_factor == 0.3);
+  CHECK(tables[0].second.value->ranks == std::vector<std::int64_t>{-1});  // the rank left to the planner step
+  CHECK(tables[1].second.value->cache_load_factor == kDefaultCacheLoadFactor);
+  CHECK(s.model.recommendation.sharding.all.value->kernel == EmbeddingComputeKernel::fused_uvm);
+  const std::string yaml = to_yaml(s);
+  CHECK(to_yaml(parse_scenario(yaml, "again.yaml")) == yaml);
+  const Scenario again = parse_scenario(yaml, "again.yaml");
+  CHECK(again.model.recommendation.sharding.tables[0].second.value->cache_load_factor == 0.3);
+  CHECK(again.model.recommendation.sharding.all.value->kernel == EmbeddingComputeKernel::fused_uvm);
+}
+
 TEST_CASE("recommendation keys are refused at their place", "[scenario][recommendation]") {
   // A table's bad value at its own key and line, counted from the file's entry (repeats expanded).
   CHECK(error("  recommendation: {bottom_mlp: [16], top_mlp: [1], tables: [{name: a, rows: 10, dim: 16},\n"

@@ -35,27 +35,33 @@ GpuSpec spec(std::string name, int compute_capability, PrecisionPeaks peaks, dou
 // DGX-1 (P100, V100) 4 EDR InfiniBand ports of 100 Gb/s for 8 GPUs and PCIe Gen3 x16; DGX A100 8 ConnectX-6 HDR
 // of 200 Gb/s and Gen4; DGX H100 and H200 8 ConnectX-7 of 400 Gb/s and Gen5; DGX B200 8 ConnectX-7 of 400 Gb/s and
 // Gen5; DGX B300 8 ConnectX-8 of 800 Gb/s. The PCIe and consumer parts have no reference node.
+//
+// The reference node's host memory (host_memory_gib, DDR DIMMs, binary-sized): DGX-1 datasheets (P100, V100) 512
+// GB; DGX A100 datasheet (2020) 1 TB with the 320 GB of A100 40 GB, 2 TB with the 640 GB of A100 80 GB; DGX H100
+// and DGX H200 datasheets 2 TB; DGX B200 datasheet 2 TB (4 TB optional); DGX B300 2 TB. The host-memory tier of a
+// recommendation model's tables gives each GPU its node's memory over the node's GPUs (embedding_tiers.hpp).
 struct Interconnect {
   std::string_view gpu;
   double gb_per_s_each_way;
   int domain_gpus;
   double nic_gbps = 0;
   double pcie_gb_s = 0;
+  std::int64_t host_memory_gib = 0;
 };
 constexpr Interconnect kInterconnects[] = {
-    {"P100-SXM2-16GB", 80, 8, 50, 16},
-    {"V100-SXM2-16GB", 150, 8, 50, 16},
-    {"V100-SXM2-32GB", 150, 8, 50, 16},
-    {"A100-SXM4-40GB", 300, 8, 200, 32},
-    {"A100-SXM4-80GB", 300, 8, 200, 32},
-    {"H100-SXM-80GB", 450, 8, 400, 64},
-    {"H100-SXM-96GB", 450, 8, 400, 64},
+    {"P100-SXM2-16GB", 80, 8, 50, 16, 512},
+    {"V100-SXM2-16GB", 150, 8, 50, 16, 512},
+    {"V100-SXM2-32GB", 150, 8, 50, 16, 512},
+    {"A100-SXM4-40GB", 300, 8, 200, 32, 1024},
+    {"A100-SXM4-80GB", 300, 8, 200, 32, 2048},
+    {"H100-SXM-80GB", 450, 8, 400, 64, 2048},
+    {"H100-SXM-96GB", 450, 8, 400, 64, 2048},
     {"H100-PCIe-80GB", 300, 2},
     {"H100-NVL-94GB", 300, 2},
-    {"H200-SXM-141GB", 450, 8, 400, 64},
-    {"B200-SXM-180GB", 900, 8, 400, 64},
+    {"H200-SXM-141GB", 450, 8, 400, 64, 2048},
+    {"B200-SXM-180GB", 900, 8, 400, 64, 2048},
     {"GB200-186GB", 900, 72},
-    {"B300-SXM-288GB", 900, 8, 800, 64},
+    {"B300-SXM-288GB", 900, 8, 800, 64, 2048},
     {"GB300-288GB", 900, 72},
     {"MI300X-192GB", 448, 8},
     {"MI355X-288GB", 537.6, 8},
@@ -98,6 +104,7 @@ void add_interconnects(std::vector<GpuCatalogEntry>& catalog) {
       entry.spec.nvlink_domain_gpus = link.domain_gpus;
       if (link.nic_gbps > 0) entry.spec.node_nic_bandwidth = Bandwidth::from_gbps(link.nic_gbps);
       if (link.pcie_gb_s > 0) entry.spec.node_pcie_bandwidth = Bandwidth::from_gb_per_s(link.pcie_gb_s);
+      if (link.host_memory_gib > 0) entry.spec.node_host_memory = Bytes{link.host_memory_gib * kGiB};
     }
   }
 }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 
@@ -146,13 +147,7 @@ SearchedPoint search_layouts(const std::filesystem::path& scenario, const SweepP
       ++out.stats.skipped[fmt::format("refused by the engine at {}", e.key().empty() ? "its layout" : e.key())];
       return;
     }
-    ++out.stats.simulated;
-    if (!best || r.iteration_mean < *best) {
-      best = r.iteration_mean;
-      out.label = label_of(choice);
-      out.overrides = std::move(overrides);
-      out.report = std::move(r);
-    }
+    keep_fastest(out, best, label_of(choice), std::move(overrides), std::move(r));
   };
   // The scenario's own layout first, when it fits as written: the search then only ever improves on it.
   std::string incumbent;  // its label
@@ -169,22 +164,43 @@ SearchedPoint search_layouts(const std::filesystem::path& scenario, const SweepP
     try_choice(*own);
     std::erase_if(fitting, [&](const Probed& p) { return label_of(p.choice) == incumbent; });
   }
-  for (std::size_t i = 0; i < fitting.size(); ++i) {
-    if (best && fitting[i].bound >= *best) {
-      out.stats.pruned += static_cast<std::int64_t>(fitting.size() - i);
-      break;
-    }
-    if (out.stats.simulated >= options.max_simulations) {
-      out.stats.unexplored += static_cast<std::int64_t>(fitting.size() - i);
-      break;
-    }
-    try_choice(fitting[i].choice);
-  }
+  simulate_in_bound_order(
+      fitting.size(), [&](std::size_t i) { return std::optional(fitting[i].bound); }, [&] { return best; },
+      [&](std::size_t i) { try_choice(fitting[i].choice); }, options.max_simulations, out.stats);
   if (!best) {
     throw InputError(fmt::format("no layout of {} GPUs could be simulated: {}", gpus, skip_summary(out.stats.skipped)),
                      SourceLocation{"--gpus"});
   }
   return out;
+}
+
+void keep_fastest(SearchedPoint& out, std::optional<SimTime>& best, std::string label,
+                  std::vector<std::string> overrides, TrainingReport report) {
+  ++out.stats.simulated;
+  if (best && report.iteration_mean >= *best) return;
+  best = report.iteration_mean;
+  out.label = std::move(label);
+  out.overrides = std::move(overrides);
+  out.report = std::move(report);
+}
+
+void simulate_in_bound_order(std::size_t count, const std::function<std::optional<SimTime>(std::size_t)>& bound,
+                             const std::function<std::optional<SimTime>()>& best,
+                             const std::function<void(std::size_t)>& simulate, std::int64_t max_simulations,
+                             LayoutSearchStats& stats) {
+  for (std::size_t i = 0; i < count; ++i) {
+    const std::optional<SimTime> floor = bound(i);
+    const std::optional<SimTime> fastest = best();
+    if (floor && fastest && *floor >= *fastest) {
+      stats.pruned += static_cast<std::int64_t>(count - i);
+      return;
+    }
+    if (stats.simulated >= max_simulations) {
+      stats.unexplored += static_cast<std::int64_t>(count - i);
+      return;
+    }
+    simulate(i);
+  }
 }
 
 LayoutSpace layout_space(const Scenario& base) {
@@ -207,13 +223,12 @@ bool fits_with_headroom(const MemoryReport& memory, double headroom) {
   return static_cast<double>(memory.total.value) <= static_cast<double>(memory.capacity.value) * (1 - headroom);
 }
 
-std::string search_summary(const std::vector<SearchedPoint>& points) {
+std::string search_summary(const std::vector<SearchedPoint>& points, std::string_view noun, std::string_view space) {
   LayoutSearchStats all;
   for (const SearchedPoint& p : points) all += p.stats;
-  std::string out = fmt::format(
-      "layouts: {} candidates over {} points (tensor x pipeline x virtual stages x context x expert x sharding x "
-      "micro-batch size x checkpointing); {} simulated, {} pruned by their lower bound, {} do not fit",
-      all.candidates, points.size(), all.simulated, all.pruned, all.not_fitting);
+  std::string out =
+      fmt::format("{}: {} candidates over {} points ({}); {} simulated, {} pruned by their lower bound, {} do not fit",
+                  noun, all.candidates, points.size(), space, all.simulated, all.pruned, all.not_fitting);
   if (all.unexplored > 0) {
     out += fmt::format(", {} below the best bound left unsimulated by --max-simulations", all.unexplored);
   }

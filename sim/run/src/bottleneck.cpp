@@ -56,6 +56,7 @@ bool has(const std::vector<CauseReport>& causes, const std::string& cause, const
 std::string group_words(const std::string& group) {
   if (group.empty()) return "";
   if (group == "replicas") return "replica ";
+  if (group == "host-memory") return "host-memory ";  // a recommendation model's tables in host memory
   return group + "-parallel ";
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "recommendation_tiers.hpp"
 #include "syncsim/compute/optimizer.hpp"
 #include "syncsim/core/closest_name.hpp"
 
@@ -52,7 +53,7 @@ RecommendationMemory memory_of(const ResolvedScenario& context, const EmbeddingP
   m.dense_total = dense.total;
   m.fullest_rank = placement.fullest_rank(rule);
   const std::int64_t r = m.fullest_rank;
-  const MemoryRule grads{.per_element = 0, .per_row = 0, .replicated_per_element = e};
+  const MemoryRule grads{.per_element = 0, .per_row = 0, .replicated_per_element = e, .cached_per_element = 0};
   for (std::size_t t = 0; t < placement.tables().size(); ++t) {
     Bytes largest{0};
     for (std::int64_t k = 0; k < w; ++k) largest = std::max(largest, placement.table_bytes(t, k, rule));
@@ -123,14 +124,15 @@ std::optional<RecommendationShape> recommendation_shape(const Scenario& s) {
   return shape;
 }
 
-RecommendationPlan plan_recommendation(const ResolvedScenario& context, const RecommendationShape& shape) {
+RecommendationPlan plan_recommendation(const ResolvedScenario& context, const RecommendationShape& shape,
+                                       bool refuse_host_overflow) {
   const Scenario& s = context.scenario();
   const std::int64_t w = context.workers();
   const Precision precision = context.precision();
   const std::int64_t e = element_bytes(precision);
   const std::int64_t replicated = 2 * e + optimizer_state_bytes(s.model.optimizer.value, precision);
   const MemoryRule rule = sharded_memory_rule(s.model.recommendation.optimizer.value, e, replicated);
-  const MemoryRule weights_rule{.per_element = e, .per_row = 0, .replicated_per_element = e};
+  const MemoryRule weights_rule{.per_element = e, .per_row = 0, .replicated_per_element = e, .cached_per_element = e};
   const MemoryReport dense = memory_check(dense_part(context.model()), context.gpu(), context.batch(), precision,
                                           s.model.optimizer.value, MemoryLayout{.data = w});
   const Bytes budget = dense.capacity > dense.total ? dense.capacity - dense.total : Bytes{0};
@@ -141,8 +143,10 @@ RecommendationPlan plan_recommendation(const ResolvedScenario& context, const Re
   EmbeddingPlacement placement = at_value(s.model.recommendation.sharding.all, [&] {
     return plan_embedding_placement(shape.tables, asked, w, rule, budget);
   });
+  if (refuse_host_overflow) check_host_memory(context, placement, rule);
   RecommendationMemory memory = memory_of(context, placement, rule, weights_rule, dense);
   memory.planned = planned;
+  add_host_memory(memory, context, placement, rule);
   return {.shape = shape,
           .placement = std::move(placement),
           .rule = rule,

@@ -32,6 +32,9 @@ struct RecommendationPlan {
 
 // Throws InputError at model.embedding_sharding for an unknown table (did you mean), a rank outside the GPUs or a
 // shard count that does not divide a table's dimension; at parallelism for a layout the model cannot take.
-RecommendationPlan plan_recommendation(const ResolvedScenario& context, const RecommendationShape& shape);
+// With `refuse_host_overflow` false (the planner's probe) a placement over a GPU's host share is reported in the
+// memory (host_on_fullest against host_capacity) instead of refused.
+RecommendationPlan plan_recommendation(const ResolvedScenario& context, const RecommendationShape& shape,
+                                       bool refuse_host_overflow = true);
 
 }  // namespace syncsim::run

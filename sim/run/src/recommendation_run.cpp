@@ -21,6 +21,11 @@
 #include "convergence_run.hpp"
 #include "engines.hpp"
 #include "recommendation_context.hpp"
+#include "recommendation_servers.hpp"
+#include "recommendation_tiers.hpp"
+#include "syncsim/run/memory_budget.hpp"
+#include "syncsim/run/recommendation_probe.hpp"
+#include "syncsim/training/embedding_tiers.hpp"
 #include "syncsim/training/model_parallel_run.hpp"
 #include "syncsim/training/synchronous_run.hpp"
 
@@ -36,6 +41,9 @@ void check_recommendation_supported(const Scenario& s) {
 struct Passes {
   SimTime forward;
   SimTime backward;
+  SimTime host;           // the busiest GPU's host-link fetches (forward); its write-backs take as long (backward)
+  double host_bytes = 0;  // those fetches' bytes, per micro-batch
+  std::int64_t rank = 0;  // the busiest GPU
   std::vector<ChunkWork::Unit> units;
   std::int64_t dense_params = 0;
   SimTime one_gpu;  // forward and backward of every layer at one GPU's batch: the job on one GPU, if it fit
@@ -51,23 +59,31 @@ Passes passes(const ResolvedScenario& context, const RecommendationPlan& plan) {
     if (layers[l].kind == LayerKind::embedding) table_of[l] = t++;
   }
   Passes out;
-  SimTime busiest_forward;
-  SimTime busiest_backward;
+  const std::int64_t e = element_bytes(context.precision());
+  // The host link's bytes per second; 0 when every table is in GPU memory.
+  const double link = uses_host_memory(placement) ? host_link(context, placement).bytes_per_second : 0;
+  SimTime busiest;
   for (std::int64_t r = 0; r < placement.world(); ++r) {
     SimTime f;
     SimTime b;
+    double host_bytes = 0;
     for (std::size_t l = 0; l < layers.size(); ++l) {
-      const double share = table_of[l] < placement.tables().size() ? placement.lookup_share(table_of[l], r) : 1.0;
+      const std::size_t t = table_of[l];
+      const double share = t < placement.tables().size() ? placement.lookup_share(t, r) : 1.0;
       f += SimTime::from_seconds(times.forward[l].seconds() * share);
       b += SimTime::from_seconds(times.backward[l].seconds() * share);
+      if (link > 0 && t < placement.tables().size()) host_bytes += host_link_bytes(placement, t, r, context.batch(), e);
     }
-    if (f + b > busiest_forward + busiest_backward) {
-      busiest_forward = f;
-      busiest_backward = b;
+    const SimTime host = link > 0 ? SimTime::from_seconds(host_bytes / link) : SimTime::zero();
+    if (f + b + host + host > busiest) {
+      busiest = f + b + host + host;
+      out.forward = f;
+      out.backward = b;
+      out.host = host;
+      out.host_bytes = host_bytes;
+      out.rank = r;
     }
   }
-  out.forward = busiest_forward;
-  out.backward = busiest_backward;
   for (std::size_t l = 0; l < layers.size(); ++l) out.one_gpu += times.forward[l] + times.backward[l];
   const std::int64_t cap = context.scenario().training.bucket_size.value;
   const std::int64_t g = element_bytes(context.precision());
@@ -89,6 +105,13 @@ Passes passes(const ResolvedScenario& context, const RecommendationPlan& plan) {
   }
   if (held > 0) out.units.push_back({Bytes{held}, 1.0, false});
   return out;
+}
+
+// The dense optimizer's step: the scenario's step over the dense parameters' share (the tables' update is fused).
+SimTime dense_step(const ResolvedScenario& context, const Passes& work) {
+  const double dense_share =
+      static_cast<double>(work.dense_params) / static_cast<double>(std::max<std::int64_t>(1, context.model().params()));
+  return SimTime::from_seconds(context.optimizer_step().seconds() * dense_share);
 }
 
 struct EmbeddingComm {
@@ -128,6 +151,35 @@ EmbeddingComm embedding_comm(ResolvedScenario& context, const EmbeddingPlacement
   return c;
 }
 
+// The report's groups: the dense buckets, the embedding all-to-alls and, with tables in host memory, the host link's
+// fetches and write-backs, which sit in the all-to-alls' slot on the compute stream: exposed whole.
+std::vector<GroupCommunication> groups(const Passes& work, const EmbeddingComm& comm, const ModelParallelResult& result,
+                                       std::int64_t micro_batches, std::int64_t iterations) {
+  const SimTime host = std::min(result.exposed_expert, (work.host + work.host) * micro_batches);
+  std::vector<GroupCommunication> out{{.group = "data",
+                                       .collectives = "allreduce per bucket",
+                                       .bytes_per_gpu = result.stages.front().data_bytes_per_iteration,
+                                       .exposed = result.exposed_data},
+                                      {.group = "embedding",
+                                       .collectives = comm.collectives,
+                                       .bytes_per_gpu = comm.bytes_per_gpu,
+                                       .exposed = result.exposed_expert - host}};
+  if (work.host == SimTime::zero()) return out;
+  const double bytes = 2 * work.host_bytes * static_cast<double>(micro_batches);
+  const SimTime mean = SimTime::from_ps(result.total.ps() / iterations);
+  out.push_back({.group = "host-memory",
+                 .collectives = "cache misses fetched over the host link + the updated rows written back",
+                 .bytes_per_gpu = bytes,
+                 .exposed = host,
+                 .busiest_link = LinkReport{.from = "host memory",
+                                            .to = fmt::format("GPU {}", work.rank),
+                                            .link_class = "pcie",
+                                            .bytes = bytes * static_cast<double>(iterations),
+                                            .busy = host * iterations,
+                                            .utilization = host.seconds() / mean.seconds()}});
+  return out;
+}
+
 }  // namespace
 
 RunOutput run_recommendation(ResolvedScenario& context, const RecommendationShape& shape,
@@ -146,20 +198,18 @@ RunOutput run_recommendation(ResolvedScenario& context, const RecommendationShap
   ChunkWork chunk;
   chunk.forward_compute = work.forward;
   chunk.backward_compute = work.backward;
-  chunk.forward_expert = comm.forward;
-  chunk.backward_expert = comm.backward;
+  chunk.forward_expert = comm.forward + work.host;
+  chunk.backward_expert = comm.backward + work.host;
   chunk.units = work.units;
   ModelParallelSetup setup;
   setup.micro_batches = s.model.micro_batches;
   setup.data = w;
   setup.expert_data = w;
   setup.work = {{chunk}};
-  const double dense_share =
-      static_cast<double>(work.dense_params) / static_cast<double>(std::max<std::int64_t>(1, context.model().params()));
-  setup.optimizer_step = {SimTime::from_seconds(context.optimizer_step().seconds() * dense_share)};
+  setup.optimizer_step = {dense_step(context, work)};
   setup.iterations = s.training.iterations;
   setup.data_collective = [&context, all](CollectiveOp op, Bytes bytes, bool) {
-    return context.group_collective(op, bytes, {all}).time;
+    return all.size() > 1 ? context.group_collective(op, bytes, {all}).time : SimTime::zero();  // one GPU: nothing
   };
   const ModelParallelResult result = run_model_parallel(setup);
 
@@ -189,23 +239,36 @@ RunOutput run_recommendation(ResolvedScenario& context, const RecommendationShap
                             .updates = std::nullopt,
                             .exposed_expert = st.expert});
   }
-  for (const ChunkWork::Unit& u : work.units) {
+  for (const ChunkWork::Unit& u : w > 1 ? work.units : std::vector<ChunkWork::Unit>{}) {
     r.buckets.push_back(
         allreduce_bucket_report(u.bytes, context.group_collective(CollectiveOp::allreduce, u.bytes, {all})));
   }
   compute_shares(r);
-  r.group_communication = {{.group = "data",
-                            .collectives = "allreduce per bucket",
-                            .bytes_per_gpu = st.data_bytes_per_iteration,
-                            .exposed = result.exposed_data},
-                           {.group = "embedding",
-                            .collectives = comm.collectives,
-                            .bytes_per_gpu = comm.bytes_per_gpu,
-                            .exposed = result.exposed_expert}};
+  r.group_communication = groups(work, comm, result, s.model.micro_batches, s.training.iterations);
   for (const GroupCommunication& g : r.group_communication) {
     r.causes.push_back({.cause = "communication", .group = g.group, .per_iteration = g.exposed, .measured = true});
   }
   if (schedule != nullptr) *schedule = synchronous_schedule(w, result.iteration_times);
+  return out;
+}
+
+std::optional<RecommendationProbe> probe_recommendation(const Scenario& scenario, Workspace& workspace) {
+  const std::optional<RecommendationShape> shape = recommendation_shape(scenario);
+  if (!shape) return std::nullopt;
+  check_run_memory(scenario);
+  ResolvedScenario context(scenario, workspace, nullptr);
+  RecommendationProbe out{.shape = *shape, .workers = context.workers()};
+  if (scenario.training.communication.value == Communication::parameter_server) {
+    out.servers = true;
+    out.memory = servers_memory(context, *shape);
+    return out;
+  }
+  check_recommendation_supported(scenario);
+  const RecommendationPlan plan = plan_recommendation(context, *shape, false);
+  const Passes work = passes(context, plan);
+  out.lower_bound =
+      (work.forward + work.backward + work.host + work.host) * scenario.model.micro_batches + dense_step(context, work);
+  out.memory = plan.memory;
   return out;
 }
 

@@ -24,6 +24,10 @@ constexpr std::array<std::pair<std::string_view, EmbeddingOptimizer>, 4> kEmbedd
      {"rowwise_adagrad", EmbeddingOptimizer::rowwise_adagrad},
      {"adagrad", EmbeddingOptimizer::adagrad},
      {"adam", EmbeddingOptimizer::adam}}};
+constexpr std::array<std::pair<std::string_view, EmbeddingComputeKernel>, 3> kKernelNames{
+    {{"fused", EmbeddingComputeKernel::fused},
+     {"fused_uvm", EmbeddingComputeKernel::fused_uvm},
+     {"fused_uvm_caching", EmbeddingComputeKernel::fused_uvm_caching}}};
 constexpr std::array<std::pair<std::string_view, int>, 5> kShardingNames{
     {{"auto", -1}, {"table_wise", 0}, {"row_wise", 1}, {"column_wise", 2}, {"data_parallel", 3}}};
 
@@ -109,6 +113,27 @@ Located<RecommendationShape> read_shape(const ConfigNode& node, const std::strin
   return located(shape, node, path);
 }
 
+// compute_kernel and cache_load_factor (TorchRec's EmbeddingComputeKernel and CacheParams.load_factor).
+void read_kernel(const MapReader& r, TableSharding& s) {
+  if (const ConfigNode* v = r.get("compute_kernel")) {
+    s.kernel = read_choice(*v, r.path("compute_kernel"), kKernelNames);
+    if (s.type == EmbeddingShardingType::data_parallel && s.kernel != EmbeddingComputeKernel::fused) {
+      fail(*v, r.path("compute_kernel"),
+           "a data_parallel table is a dense parameter in GPU memory: host-memory kernels need table_wise, row_wise "
+           "or column_wise");
+    }
+  }
+  if (const ConfigNode* v = r.get("cache_load_factor")) {
+    if (s.kernel != EmbeddingComputeKernel::fused_uvm_caching) {
+      fail(*v, r.path("cache_load_factor"), "sizes the GPU cache of compute_kernel: fused_uvm_caching");
+    }
+    s.cache_load_factor = read_number(*v, r.path("cache_load_factor"));
+    if (!(s.cache_load_factor > 0 && s.cache_load_factor <= 1)) {
+      fail(*v, r.path("cache_load_factor"), "expected the cached share of the table's rows, in (0, 1]");
+    }
+  }
+}
+
 ShardingRequest read_request(const ConfigNode& node, const std::string& path) {
   if (node.kind == ConfigNode::Kind::scalar) {
     const int type = read_choice(node, path, kShardingNames);
@@ -118,13 +143,14 @@ ShardingRequest read_request(const ConfigNode& node, const std::string& path) {
       fail(node, path,
            "column_wise needs its shards: {type: column_wise, shards: K} or {type: column_wise, ranks: [...]}");
     }
-    return TableSharding{sharding, sharding == EmbeddingShardingType::table_wise ? std::vector<std::int64_t>{-1}
-                                                                                 : std::vector<std::int64_t>{}};
+    return TableSharding(sharding, sharding == EmbeddingShardingType::table_wise ? std::vector<std::int64_t>{-1}
+                                                                                 : std::vector<std::int64_t>{});
   }
-  const MapReader r(node, path, {"type", "rank", "ranks", "shards"});
+  const MapReader r(node, path, {"type", "rank", "ranks", "shards", "compute_kernel", "cache_load_factor"});
   const int type = read_choice(r.require("type", "the sharding type"), r.path("type"), kShardingNames);
   if (type < 0) fail(*r.get("type"), r.path("type"), "auto takes no rank or shards: write it alone");
-  TableSharding s{static_cast<EmbeddingShardingType>(type), {}};
+  TableSharding s(static_cast<EmbeddingShardingType>(type));
+  read_kernel(r, s);
   const bool table_wise = s.type == EmbeddingShardingType::table_wise;
   const bool column_wise = s.type == EmbeddingShardingType::column_wise;
   for (const char* key : {"rank", "ranks", "shards"}) {

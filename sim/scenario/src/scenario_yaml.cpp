@@ -164,18 +164,26 @@ void write_request(YAML::Emitter& out, const ShardingRequest& request) {
   }
   const std::vector<std::int64_t>& ranks = request->ranks;
   const bool open = std::any_of(ranks.begin(), ranks.end(), [](std::int64_t r) { return r < 0; });
-  if (request->type == EmbeddingShardingType::row_wise || request->type == EmbeddingShardingType::data_parallel ||
-      (request->type == EmbeddingShardingType::table_wise && open)) {
+  const bool fused = request->kernel == EmbeddingComputeKernel::fused;
+  if (fused &&
+      (request->type == EmbeddingShardingType::row_wise || request->type == EmbeddingShardingType::data_parallel ||
+       (request->type == EmbeddingShardingType::table_wise && open))) {
     out << std::string(to_string(request->type));
     return;
   }
   out << YAML::Flow << YAML::BeginMap << YAML::Key << "type" << YAML::Value << std::string(to_string(request->type));
   if (request->type == EmbeddingShardingType::table_wise) {
-    out << YAML::Key << "rank" << YAML::Value << ranks.front();
-  } else if (open) {
+    if (!open) out << YAML::Key << "rank" << YAML::Value << ranks.front();
+  } else if (request->type == EmbeddingShardingType::column_wise && open) {
     out << YAML::Key << "shards" << YAML::Value << ranks.size();
-  } else {
+  } else if (request->type == EmbeddingShardingType::column_wise) {
     out << YAML::Key << "ranks" << YAML::Value << YAML::Flow << ranks;
+  }
+  if (!fused) {
+    out << YAML::Key << "compute_kernel" << YAML::Value << std::string(to_string(request->kernel));
+    if (request->kernel == EmbeddingComputeKernel::fused_uvm_caching) {
+      out << YAML::Key << "cache_load_factor" << YAML::Value << number_text(request->cache_load_factor);
+    }
   }
   out << YAML::EndMap;
 }

@@ -69,11 +69,15 @@ EmbeddingPlacement plan_embedding_placement(const std::vector<EmbeddingTable>& t
       sharding[t] = *asked;
       for (std::size_t i = 0; i < sharding[t].ranks.size(); ++i) sharding[t].ranks[i] = order[i % order.size()];
     } else {
-      const std::int64_t whole = table.rows * (table.dim * rule.per_element + rule.per_row);
       const std::int64_t best = order.front();
-      const bool fits = load[static_cast<std::size_t>(best)].bytes + whole <= budget.value;
+      // The table whole on `best`, in the kernel the scenario asks (a host-memory table keeps its cache there).
+      TableSharding whole = asked ? *asked : TableSharding{};
+      whole.type = EmbeddingShardingType::table_wise;
+      whole.ranks = {best};
+      const Bytes bytes = EmbeddingPlacement({table}, {whole}, world).table_bytes(0, best, rule);
+      const bool fits = load[static_cast<std::size_t>(best)].bytes + bytes.value <= budget.value;
       sharding[t] = fits || (asked && asked->type == EmbeddingShardingType::table_wise)
-                        ? TableSharding{EmbeddingShardingType::table_wise, {best}}
+                        ? whole
                         : TableSharding{EmbeddingShardingType::row_wise, {}};
     }
     add(t);

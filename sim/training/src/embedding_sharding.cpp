@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cmath>
 #include <numeric>
 
 #include "name_table.hpp"
@@ -22,6 +23,11 @@ constexpr std::array<std::pair<std::string_view, EmbeddingShardingType>, 4> kSha
     {"row_wise", EmbeddingShardingType::row_wise},
     {"column_wise", EmbeddingShardingType::column_wise},
     {"data_parallel", EmbeddingShardingType::data_parallel},
+}};
+constexpr std::array<std::pair<std::string_view, EmbeddingComputeKernel>, 3> kKernelNames = {{
+    {"fused", EmbeddingComputeKernel::fused},
+    {"fused_uvm", EmbeddingComputeKernel::fused_uvm},
+    {"fused_uvm_caching", EmbeddingComputeKernel::fused_uvm_caching},
 }};
 constexpr std::array<std::pair<std::string_view, EmbeddingOptimizer>, 4> kOptimizerNames = {{
     {"sgd", EmbeddingOptimizer::sgd},
@@ -66,6 +72,14 @@ EmbeddingShardingType parse_embedding_sharding(std::string_view text) {
   return parse_in(kShardingNames, text, "embedding sharding");
 }
 
+std::string_view to_string(EmbeddingComputeKernel kernel) {
+  return name_in(kKernelNames, kernel);
+}
+
+EmbeddingComputeKernel parse_embedding_compute_kernel(std::string_view text) {
+  return parse_in(kKernelNames, text, "embedding compute kernel");
+}
+
 std::string_view to_string(EmbeddingOptimizer optimizer) {
   return name_in(kOptimizerNames, optimizer);
 }
@@ -76,7 +90,10 @@ EmbeddingOptimizer parse_embedding_optimizer(std::string_view text) {
 
 MemoryRule sharded_memory_rule(EmbeddingOptimizer optimizer, std::int64_t weight_bytes,
                                std::int64_t replicated_per_element) {
-  MemoryRule rule{.per_element = weight_bytes, .per_row = 0, .replicated_per_element = replicated_per_element};
+  MemoryRule rule{.per_element = weight_bytes,
+                  .per_row = 0,
+                  .replicated_per_element = replicated_per_element,
+                  .cached_per_element = weight_bytes};
   if (optimizer == EmbeddingOptimizer::rowwise_adagrad) rule.per_row = kFp32;
   if (optimizer == EmbeddingOptimizer::adagrad) rule.per_element += kFp32;
   if (optimizer == EmbeddingOptimizer::adam) rule.per_element += 2 * kFp32;
@@ -110,29 +127,84 @@ EmbeddingPlacement::EmbeddingPlacement(const std::vector<EmbeddingTable>& tables
                                    k, tables_[t].dim),
                        std::nullopt, key);
     }
+    if (s.type == EmbeddingShardingType::data_parallel && s.kernel != EmbeddingComputeKernel::fused) {
+      throw InputError(fmt::format("table '{}': a data_parallel table is a dense parameter in GPU memory: {} needs a "
+                                   "sharded table (table_wise, row_wise or column_wise)",
+                                   tables_[t].name, to_string(s.kernel)),
+                       std::nullopt, key);
+    }
+    if (!(s.cache_load_factor > 0 && s.cache_load_factor <= 1)) {
+      throw InputError(fmt::format("table '{}': cache_load_factor {} is not a share of its rows in (0, 1]",
+                                   tables_[t].name, s.cache_load_factor),
+                       std::nullopt, key);
+    }
   }
 }
 
-Bytes EmbeddingPlacement::table_bytes(std::size_t t, std::int64_t rank, const MemoryRule& rule) const {
-  const EmbeddingTable& table = tables_[t];
+std::int64_t EmbeddingPlacement::held_rows(std::size_t t, std::int64_t rank) const {
   const TableSharding& s = sharding_[t];
-  const auto held = [&](std::int64_t rows, std::int64_t cols) {
-    return Bytes{rows * cols * rule.per_element + rows * rule.per_row};
-  };
   switch (s.type) {
     case EmbeddingShardingType::table_wise:
-      return s.ranks[0] == rank ? held(table.rows, table.dim) : Bytes{0};
-    case EmbeddingShardingType::column_wise: {
-      const auto k = static_cast<std::int64_t>(s.ranks.size());
-      const auto shards = std::count(s.ranks.begin(), s.ranks.end(), rank);
-      return Bytes{held(table.rows, table.dim / k).value * shards};
-    }
+    case EmbeddingShardingType::column_wise:
+      return std::count(s.ranks.begin(), s.ranks.end(), rank) > 0 ? tables_[t].rows : 0;
     case EmbeddingShardingType::row_wise:
-      return held(row_block(table.rows, world_, rank), table.dim);
+      return row_block(tables_[t].rows, world_, rank);
     case EmbeddingShardingType::data_parallel:
-      return Bytes{table.rows * table.dim * rule.replicated_per_element};
+      return tables_[t].rows;
+  }
+  return 0;
+}
+
+std::int64_t EmbeddingPlacement::held_columns(std::size_t t, std::int64_t rank) const {
+  const TableSharding& s = sharding_[t];
+  if (s.type != EmbeddingShardingType::column_wise) return held_rows(t, rank) > 0 ? tables_[t].dim : 0;
+  const auto k = static_cast<std::int64_t>(s.ranks.size());
+  return std::count(s.ranks.begin(), s.ranks.end(), rank) * (tables_[t].dim / k);
+}
+
+namespace {
+
+// A sharded table's bytes on a rank wherever they live: weights and the fused optimizer's state (per row of each
+// column-wise shard held).
+std::int64_t resident_bytes(const EmbeddingPlacement& p, std::size_t t, std::int64_t rank, const MemoryRule& rule) {
+  const TableSharding& s = p.sharding()[t];
+  const std::int64_t rows = p.held_rows(t, rank);
+  const std::int64_t shards =
+      s.type == EmbeddingShardingType::column_wise ? std::count(s.ranks.begin(), s.ranks.end(), rank) : 1;
+  return rows * p.held_columns(t, rank) * rule.per_element + rows * shards * rule.per_row;
+}
+
+}  // namespace
+
+Bytes EmbeddingPlacement::table_bytes(std::size_t t, std::int64_t rank, const MemoryRule& rule) const {
+  const TableSharding& s = sharding_[t];
+  if (s.type == EmbeddingShardingType::data_parallel) {
+    return Bytes{tables_[t].rows * tables_[t].dim * rule.replicated_per_element};
+  }
+  switch (s.kernel) {
+    case EmbeddingComputeKernel::fused:
+      return Bytes{resident_bytes(*this, t, rank, rule)};
+    case EmbeddingComputeKernel::fused_uvm:
+      return Bytes{0};
+    case EmbeddingComputeKernel::fused_uvm_caching: {
+      const auto cached =
+          static_cast<std::int64_t>(std::llround(s.cache_load_factor * static_cast<double>(held_rows(t, rank))));
+      return Bytes{cached * held_columns(t, rank) * rule.cached_per_element};
+    }
   }
   return Bytes{0};
+}
+
+Bytes EmbeddingPlacement::host_bytes(std::size_t t, std::int64_t rank, const MemoryRule& rule) const {
+  const TableSharding& s = sharding_[t];
+  if (s.type == EmbeddingShardingType::data_parallel || s.kernel == EmbeddingComputeKernel::fused) return Bytes{0};
+  return Bytes{resident_bytes(*this, t, rank, rule)};
+}
+
+Bytes EmbeddingPlacement::rank_host_bytes(std::int64_t rank, const MemoryRule& rule) const {
+  std::int64_t sum = 0;
+  for (std::size_t t = 0; t < tables_.size(); ++t) sum += host_bytes(t, rank, rule).value;
+  return Bytes{sum};
 }
 
 Bytes EmbeddingPlacement::rank_bytes(std::int64_t rank, const MemoryRule& rule) const {

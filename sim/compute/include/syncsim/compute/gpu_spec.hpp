@@ -74,6 +74,8 @@ struct GpuSpec {
   // missing rates from them (run/gpu_node.hpp).
   std::optional<Bandwidth> node_nic_bandwidth = std::nullopt;
   std::optional<Bandwidth> node_pcie_bandwidth = std::nullopt;
+  // That node's host (DDR) memory, shared by its nvlink_domain_gpus GPUs; nullopt without a reference node.
+  std::optional<Bytes> node_host_memory = std::nullopt;
   // How much less of its peak a scaled-format GEMM reaches than a BF16 one on this GPU: the maximum achievable
   // matmul throughput measured in FP8 as a fraction of the FP8 peak, over the same in BF16 (0.883 on an H100: 1,403
   // of 1,979 TFLOP/s against 795 of 989). The compute model's efficiency stands for BF16 kernels; a scaled GEMM

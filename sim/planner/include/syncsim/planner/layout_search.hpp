@@ -15,7 +15,10 @@
 // the global batch it is given (plan_command.cpp decides which): layouts are compared on the same work.
 #include <cstdint>
 #include <filesystem>
+#include <functional>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "syncsim/planner/layout_space.hpp"
@@ -56,13 +59,29 @@ struct SearchedPoint {
 SearchedPoint search_layouts(const std::filesystem::path& scenario, const SweepPoint& point, std::int64_t global_batch,
                              const LayoutSearchOptions& options, run::Workspace& workspace);
 
+// A simulated candidate counted, and kept as the search's answer when it is the fastest so far (`best` its time).
+void keep_fastest(SearchedPoint& out, std::optional<SimTime>& best, std::string label,
+                  std::vector<std::string> overrides, TrainingReport report);
+
+// Step 4 of a search: simulate(i) for i = 0, 1, ... (the candidates in the order of their bounds) until the next
+// bound is no faster than best() (the rest counted pruned) or max_simulations have run (the rest unexplored). A
+// candidate without a bound (nullopt) is never pruned.
+void simulate_in_bound_order(std::size_t count, const std::function<std::optional<SimTime>(std::size_t)>& bound,
+                             const std::function<std::optional<SimTime>()>& best,
+                             const std::function<void(std::size_t)>& simulate, std::int64_t max_simulations,
+                             LayoutSearchStats& stats);
+
 // The space of the scenario's model (its blocks, sequence, experts; its tp_comm_overlap and batch_per_gpu).
 LayoutSpace layout_space(const Scenario& base);
 
 // Whether `memory` fits with `headroom` (a share of the capacity) kept free.
 bool fits_with_headroom(const MemoryReport& memory, double headroom);
 
-// The plan header's line: candidates, simulated, pruned, not fitting, and the skipped ones by reason.
-std::string search_summary(const std::vector<SearchedPoint>& points);
+// The plan header's line: candidates, simulated, pruned, not fitting, and the skipped ones by reason; `noun` and
+// `space` say what was searched (a recommendation model's placements, embedding_search.hpp, say their own).
+std::string search_summary(const std::vector<SearchedPoint>& points, std::string_view noun = "layouts",
+                           std::string_view space =
+                               "tensor x pipeline x virtual stages x context x expert x sharding "
+                               "x micro-batch size x checkpointing");
 
 }  // namespace syncsim::planner

@@ -24,10 +24,12 @@ namespace syncsim::run {
 
 struct TableMemory {
   std::string name;
-  TableSharding sharding;
-  Bytes on_fullest;  // on the fullest GPU
-  Bytes largest;     // on the GPU that holds most of this table
-  Bytes replicated;  // what the table would take on every GPU replicated (data_parallel)
+  TableSharding sharding;   // its kernel: the memory tier (embedding_tiers.hpp)
+  Bytes on_fullest;         // on the fullest GPU
+  Bytes largest;            // on the GPU that holds most of this table
+  Bytes replicated;         // what the table would take on every GPU replicated (data_parallel)
+  Bytes host_largest = {};  // in host memory, on the GPU's host share that holds most of it (fused: 0)
+  double hit_rate = 1;      // the share of its lookups GPU memory serves (fused 1, fused_uvm 0)
 };
 
 // With communication parameter_server the tables live on the servers (docs/recommendation.md, section 8): what
@@ -48,11 +50,16 @@ struct ServerTables {
 struct RecommendationMemory {
   MemoryReport report;  // the fullest GPU, dense part and tables
   std::int64_t fullest_rank = 0;
-  std::vector<TableMemory> tables;                     // in the model's order
-  Bytes embeddings;                                    // the tables on the fullest GPU
-  Bytes pooled;                                        // the pooled embeddings and their gradients there
-  Bytes dense_total;                                   // the dense part's total alone (allocator terms included)
-  bool planned = false;                                // some table was placed by the planner
+  std::vector<TableMemory> tables;  // in the model's order
+  Bytes embeddings;                 // the tables on the fullest GPU
+  Bytes pooled;                     // the pooled embeddings and their gradients there
+  Bytes dense_total;                // the dense part's total alone (allocator terms included)
+  bool planned = false;             // some table was placed by the planner
+  // Host-memory tiers: each GPU's share of its node's host memory (nullopt where the GPU's catalog entry has no
+  // reference node), and the rank whose tables hold most of theirs.
+  std::optional<Bytes> host_capacity = std::nullopt;
+  std::int64_t fullest_host_rank = 0;
+  Bytes host_on_fullest = {};
   std::optional<ServerTables> servers = std::nullopt;  // the tables on parameter servers; tables is then empty
 };
 

@@ -21,9 +21,15 @@
 // FBGEMM kernels apply the update in backward, so no gradient tensor exists): per_element bytes per element held,
 // per_row per row held (row-wise Adagrad's one FP32 per row). A data-parallel table is a dense parameter:
 // replicated_per_element (weights, gradient and the dense optimizer's state) per element, on every rank.
+//
+// Memory tiers (TorchRec's EmbeddingComputeKernel; embedding_tiers.hpp has the closed forms): a sharded table's
+// shard is `fused` (in GPU memory, the above), `fused_uvm` (in host memory, every lookup over the GPU's host link)
+// or `fused_uvm_caching` (in host memory, with a GPU cache of its cache_load_factor x held rows, the hottest).
+// table_bytes counts the GPU's bytes, host_bytes the host's.
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "syncsim/compute/recommendation_model.hpp"
@@ -37,17 +43,35 @@ std::string_view to_string(EmbeddingShardingType type);
 // Throws InputError listing the names.
 EmbeddingShardingType parse_embedding_sharding(std::string_view text);
 
+// Where a shard's rows live (TorchRec's EmbeddingComputeKernel FUSED, FUSED_UVM, FUSED_UVM_CACHING).
+enum class EmbeddingComputeKernel { fused, fused_uvm, fused_uvm_caching };
+std::string_view to_string(EmbeddingComputeKernel kernel);
+EmbeddingComputeKernel parse_embedding_compute_kernel(std::string_view text);  // throws InputError listing the names
+
+// TorchRec's planner caches this share of a table's rows under FUSED_UVM_CACHING when the constraints give none
+// (torchrec/distributed/planner/constants.py, DEFAULT_CACHING_RATIO / UVM_CACHING_RATIO = 0.2).
+inline constexpr double kDefaultCacheLoadFactor = 0.2;
+
 struct TableSharding {
+  // A constructor rather than an aggregate, so that {type, ranks} stays complete as the tiers add their fields.
+  TableSharding(EmbeddingShardingType type_ = EmbeddingShardingType::table_wise, std::vector<std::int64_t> ranks_ = {},
+                EmbeddingComputeKernel kernel_ = EmbeddingComputeKernel::fused,
+                double cache_load_factor_ = kDefaultCacheLoadFactor)
+      : type(type_), ranks(std::move(ranks_)), kernel(kernel_), cache_load_factor(cache_load_factor_) {}
+
   EmbeddingShardingType type = EmbeddingShardingType::table_wise;
   // table_wise: the one rank; column_wise: one rank per shard (k = ranks.size() shards of dim / k columns);
   // row_wise and data_parallel: empty (every rank).
   std::vector<std::int64_t> ranks;
+  EmbeddingComputeKernel kernel = EmbeddingComputeKernel::fused;
+  double cache_load_factor = kDefaultCacheLoadFactor;  // fused_uvm_caching: the cached share of each shard's rows
 };
 
 struct MemoryRule {
   std::int64_t per_element = 4;              // sharded: weight (+ per-element optimizer state)
   std::int64_t per_row = 4;                  // sharded: per-row optimizer state (row-wise Adagrad: 1 FP32)
   std::int64_t replicated_per_element = 12;  // data-parallel: weight + gradient + dense optimizer state
+  std::int64_t cached_per_element = 4;       // a GPU cache's row of a host-memory table: the weight alone
 };
 
 // The embedding optimizer TorchRec fuses into backward, which decides MemoryRule's sharded bytes: sgd (none),
@@ -71,11 +95,17 @@ class EmbeddingPlacement {
   const std::vector<EmbeddingTable>& tables() const { return tables_; }
   const std::vector<TableSharding>& sharding() const { return sharding_; }
 
-  // Bytes table `t` keeps on `rank` under `rule`.
+  // Bytes table `t` keeps in `rank`'s GPU memory under `rule` (a host-memory shard: its cache alone).
   Bytes table_bytes(std::size_t t, std::int64_t rank, const MemoryRule& rule) const;
-  // Bytes all tables keep on `rank`; and the fullest rank.
+  // Bytes table `t` keeps in `rank`'s host memory: a fused_uvm or fused_uvm_caching shard whole, else nothing.
+  Bytes host_bytes(std::size_t t, std::int64_t rank, const MemoryRule& rule) const;
+  // Bytes all tables keep on `rank` (GPU; host); and the fullest rank (GPU).
   Bytes rank_bytes(std::int64_t rank, const MemoryRule& rule) const;
+  Bytes rank_host_bytes(std::int64_t rank, const MemoryRule& rule) const;
   std::int64_t fullest_rank(const MemoryRule& rule) const;
+  // Rows and columns of table `t` that `rank` holds (every shard of it there); zero where it holds none.
+  std::int64_t held_rows(std::size_t t, std::int64_t rank) const;
+  std::int64_t held_columns(std::size_t t, std::int64_t rank) const;
   // Elements of the data-parallel tables (their gradients join the dense buckets).
   std::int64_t replicated_elements() const;
 
