@@ -62,6 +62,15 @@ CollectiveOutcome simulate_components(Router& router, const CollectiveSpec& spec
   return *out;
 }
 
+std::optional<CollectiveOutcome> simulate_split_by_plan(Router& router, const CollectiveSpec& spec,
+                                                        const std::vector<std::vector<std::size_t>>& groups,
+                                                        std::span<const std::unique_ptr<CollectivePlan>> plans) {
+  if (groups.size() < 2 || groups.front().size() <= kMaxFootprintRanks) return std::nullopt;
+  const auto prints = plan_footprints(router, groups, plans);
+  if (prints->components.size() < 2) return std::nullopt;
+  return simulate_components(router, spec, groups, *prints);
+}
+
 bool chooses(const CollectiveSpec& spec) {
   return spec.latency != LatencySource::calibrated &&
          (!spec.algorithm || (spec.latency == LatencySource::nccl && !spec.protocol));

@@ -1,5 +1,8 @@
 #pragma once
 // The groups of CollectiveSpec::groups: checked, and run component by component when some cannot share a link.
+#include <memory>
+#include <optional>
+#include <span>
 #include <vector>
 
 #include "group_footprints.hpp"
@@ -21,6 +24,13 @@ std::vector<std::vector<std::size_t>> checked_groups(const CollectiveSpec& spec,
 CollectiveOutcome simulate_components(Router& router, const CollectiveSpec& spec,
                                       const std::vector<std::vector<std::size_t>>& groups,
                                       const GroupFootprints& prints);
+
+// Groups too large for every member pair's route (footprints) split into components by the routes `plans` send on
+// (plan_footprints), each simulated alone as simulate_components does; nullopt when they stay one component. At
+// 32,768 B200s, 32 data-parallel groups of 1,024 otherwise run PAT as one simulation.
+std::optional<CollectiveOutcome> simulate_split_by_plan(Router& router, const CollectiveSpec& spec,
+                                                        const std::vector<std::vector<std::size_t>>& groups,
+                                                        std::span<const std::unique_ptr<CollectivePlan>> plans);
 
 // Whether the algorithm (and with the nccl latency model the protocol) is left to the automatic choice.
 bool chooses(const CollectiveSpec& spec);

@@ -343,17 +343,6 @@ std::vector<Algorithm> candidate_algorithms(CollectiveOp op, std::size_t ranks, 
   return candidates;
 }
 
-SimTime busbw_floor(const CollectiveSpec& spec, std::size_t ranks) {
-  if (!spec.busbw_cap || spec.latency != LatencySource::nccl || ranks < 2) return SimTime::zero();
-  double bytes = static_cast<double>(spec.size.value) * bus_factor(spec.op, ranks);
-  if (spec.op == CollectiveOp::allreduce) {
-    // capped()'s NVLS bytes: its domain holds at most `ranks` (fewer ranks, more bytes), and channels only lower
-    // the generation's efficiency.
-    bytes = std::min(bytes, nvls_nvlink_bytes(spec.size, ranks) / nvls_efficiency(spec.compute_capability, 0));
-  }
-  return SimTime::from_ps(static_cast<std::int64_t>(bytes / spec.busbw_cap->bytes_per_second * 1e12));
-}
-
 CollectiveOutcome collectives_detail::simulate_one_size(Router& router, const CollectiveSpec& spec) {
   const Topology& topology = router.topology();
   const std::vector<std::vector<std::size_t>> groups =
@@ -451,13 +440,8 @@ CollectiveOutcome collectives_detail::simulate_one_size(Router& router, const Co
     const Candidate& candidate = candidates[i];
     try {
       const PlannedCandidate planned = plan_candidate(router, spec, groups, candidate, hosts, reductions);
-      // Groups too large for every member pair's route (footprints, above) split by the routes this one algorithm
-      // sends on: at 32,768 B200s, 32 data-parallel groups of 1,024 otherwise run PAT as one simulation.
-      if (candidates.size() == 1 && groups.size() > 1 && ranks > collectives_detail::kMaxFootprintRanks) {
-        const auto prints = collectives_detail::plan_footprints(router, groups, planned.plans);
-        if (prints->components.size() > 1) {
-          return collectives_detail::simulate_components(router, spec, groups, *prints);
-        }
+      if (candidates.size() == 1) {  // one algorithm: large groups split by the routes it sends on
+        if (auto split = collectives_detail::simulate_split_by_plan(router, spec, groups, planned.plans)) return *split;
       }
       const auto ranks_behind = [&](SimTime bound) {
         return ranking_time(spec, candidate, bound, nodes, ranks, ring_busy) > best_rank;

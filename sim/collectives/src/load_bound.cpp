@@ -4,6 +4,8 @@
 #include <vector>
 
 #include "plan_routes.hpp"
+#include "syncsim/collectives/collective_runner.hpp"
+#include "syncsim/collectives/nvls_plan.hpp"
 #include "syncsim/collectives/transfer_cost.hpp"
 
 namespace syncsim {
@@ -46,6 +48,17 @@ SimTime busiest_link_bound(Router& router, std::span<const CollectivePlan* const
   }
   // A bound past the clock bounds nothing the clock can hold: give none, and let the simulation say what overflows.
   return SimTime::fits_seconds(seconds) ? SimTime::from_seconds(std::max(0.0, seconds)) : SimTime::zero();
+}
+
+SimTime busbw_floor(const CollectiveSpec& spec, std::size_t ranks) {
+  if (!spec.busbw_cap || spec.latency != LatencySource::nccl || ranks < 2) return SimTime::zero();
+  double bytes = static_cast<double>(spec.size.value) * bus_factor(spec.op, ranks);
+  if (spec.op == CollectiveOp::allreduce) {
+    // capped()'s NVLS bytes: its domain holds at most `ranks` (fewer ranks, more bytes), and channels only lower
+    // the generation's efficiency.
+    bytes = std::min(bytes, nvls_nvlink_bytes(spec.size, ranks) / nvls_efficiency(spec.compute_capability, 0));
+  }
+  return SimTime::from_ps(static_cast<std::int64_t>(bytes / spec.busbw_cap->bytes_per_second * 1e12));
 }
 
 }  // namespace syncsim
