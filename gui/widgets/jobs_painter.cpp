@@ -41,13 +41,8 @@ QColor JobsPainter::idleColor() {
 
 void JobsPainter::paint(QPainter& p, const QTransform& map) const {
   const TopologyLayout& layout = m_machine.layout();
-  std::vector<QRectF> px(layout.boxes().size());
-  for (std::size_t b = 0; b < px.size(); ++b) {
-    const QRectF& r = m_placement.rects()[b];
-    if (!r.isNull()) px[b] = map.mapRect(r);
-  }
-  std::vector<QRectF> captions;
-  for (const int host : layout.hostBoxes()) captions.push_back(map.mapRect(m_placement.captionRect(host)));
+  const std::vector<QRectF> px = boxPixels(layout, m_placement, map);
+  const std::vector<QRectF> captions = captionPixels(layout, m_placement, map);
   // As the ring view: with several rows of servers, their links pass behind the servers above.
   const bool behind = m_placement.rows() > 1;
   if (behind) paintLinks(p, px, false);

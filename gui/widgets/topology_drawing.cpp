@@ -4,6 +4,7 @@
 #include <QHelpEvent>
 #include <QPainter>
 #include <QToolTip>
+#include <QTransform>
 #include <QWidget>
 #include <algorithm>
 
@@ -37,6 +38,22 @@ std::pair<QPointF, QPointF> linkEndpoints(const QRectF& a, const QRectF& b) {
   if (a.bottom() <= b.top()) return {{ax, a.bottom()}, {bx, b.top()}};
   if (b.bottom() <= a.top()) return {{ax, a.top()}, {bx, b.bottom()}};
   return {a.center(), b.center()};
+}
+
+std::vector<QRectF> boxPixels(const TopologyLayout& layout, const TopologyPlacement& placement, const QTransform& map) {
+  std::vector<QRectF> px(layout.boxes().size());
+  for (std::size_t b = 0; b < px.size(); ++b) {
+    const QRectF& r = placement.rects()[b];
+    if (!r.isNull()) px[b] = map.mapRect(r);
+  }
+  return px;
+}
+
+std::vector<QRectF> captionPixels(const TopologyLayout& layout, const TopologyPlacement& placement,
+                                  const QTransform& map) {
+  std::vector<QRectF> captions;
+  for (const int host : layout.hostBoxes()) captions.push_back(map.mapRect(placement.captionRect(host)));
+  return captions;
 }
 
 QFont smallFont(const QFont& f) {

@@ -11,9 +11,11 @@
 #include <vector>
 
 #include "models/topology_layout.h"
+#include "models/topology_placement.h"
 
 class QEvent;
 class QPainter;
+class QTransform;
 class QWidget;
 
 QColor topologyFill(TopologyBox::Kind kind);
@@ -21,6 +23,11 @@ QColor topologyFill(TopologyBox::Kind kind);
 // box reaches (a GPU's link to the NVSwitch bar under the whole row drops straight down).
 std::pair<QPointF, QPointF> linkEndpoints(const QRectF& a, const QRectF& b);
 QFont smallFont(const QFont& f);
+// The placement's boxes in view pixels (a box the placement hides stays a null rectangle), and its servers' caption
+// rectangles in the layout's server order.
+std::vector<QRectF> boxPixels(const TopologyLayout& layout, const TopologyPlacement& placement, const QTransform& map);
+std::vector<QRectF> captionPixels(const TopologyLayout& layout, const TopologyPlacement& placement,
+                                  const QTransform& map);
 // Each server as a rounded box (`frame(h)`: its outline colour and width) with its caption inside `captions[h]`
 // ("server 12", or "12" where that does not fit).
 void paintServerBoxes(QPainter& p, const TopologyLayout& layout, const std::vector<QRectF>& px,

@@ -71,13 +71,8 @@ QColor TopologyPainter::colourOf(const Lit& lit) const {
 }
 
 std::vector<QRectF> TopologyPainter::paint(QPainter& p, const QTransform& map) const {
-  std::vector<QRectF> px(m_layout.boxes().size());
-  for (std::size_t b = 0; b < px.size(); ++b) {
-    const QRectF& r = m_placement.rects()[b];
-    if (!r.isNull()) px[b] = map.mapRect(r);
-  }
-  std::vector<QRectF> captions;
-  for (const int host : m_layout.hostBoxes()) captions.push_back(map.mapRect(m_placement.captionRect(host)));
+  const std::vector<QRectF> px = boxPixels(m_layout, m_placement, map);
+  const std::vector<QRectF> captions = captionPixels(m_layout, m_placement, map);
   const std::vector<Lit> lit = litThisStep();
   // With several rows of servers, the links between servers and switches pass behind the servers (a lower row's
   // links behind the rows above); in one row they stay in front, down to each NIC. Links inside an expanded server

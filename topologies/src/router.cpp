@@ -383,10 +383,14 @@ void Router::renew_budget() {
   impl_->work.renew();
 }
 
-const Route& Router::route(NodeId src, NodeId dst) {
+void Router::check_endpoints(NodeId src, NodeId dst) const {
   SYNCSIM_INVARIANT(src != dst, "route asked from a node to itself");
   SYNCSIM_INVARIANT(src.value() < topology_.node_count() && dst.value() < topology_.node_count(),
                     "route endpoint out of range");
+}
+
+const Route& Router::route(NodeId src, NodeId dst) {
+  check_endpoints(src, dst);
   const std::uint64_t key = pair_key(src, dst);
   if (const Route* known = impl_->routes.find(key)) return *known;
   Route route;
@@ -395,9 +399,7 @@ const Route& Router::route(NodeId src, NodeId dst) {
 }
 
 void Router::append_route_links(NodeId src, NodeId dst, std::vector<LinkId>& links) {
-  SYNCSIM_INVARIANT(src != dst, "route asked from a node to itself");
-  SYNCSIM_INVARIANT(src.value() < topology_.node_count() && dst.value() < topology_.node_count(),
-                    "route endpoint out of range");
+  check_endpoints(src, dst);
   const Route* known = impl_->routes.find(pair_key(src, dst));
   if (known == nullptr) {
     impl_->compute(src, dst, impl_->scratch);

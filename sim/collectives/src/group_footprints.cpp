@@ -247,10 +247,9 @@ GroupFootprints analyse(Router& router, const std::vector<std::vector<std::size_
   routes.reserve(groups.size());
   for (const std::vector<std::size_t>& group : groups) routes.push_back(member_routes(router, group, pairs));
   out.components = components_of(topology, groups, routes);
-  out.alike_to.assign(1, 0);
+  out.alike_to.assign(out.components.size(), 0);
   out.renamings.resize(out.components.size());
   if (out.components.size() < 2) return out;
-  out.alike_to.resize(out.components.size());
   // Each component's shape against those of the components simulated so far (only theirs are kept: a class of alike
   // components needs one), by sharing pattern.
   const std::vector<std::uint32_t>& traits = trait_classes(router);

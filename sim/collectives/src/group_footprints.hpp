@@ -48,6 +48,7 @@ std::shared_ptr<const GroupFootprints> footprints(Router& router, const std::vec
 std::shared_ptr<const GroupFootprints> plan_footprints(Router& router,
                                                        const std::vector<std::vector<std::size_t>>& groups,
                                                        std::span<const std::unique_ptr<CollectivePlan>> plans);
+// Twice the routes of the largest all-pairs set a frontier layout asks (512 groups of 64 ranks: 2 million).
 inline constexpr std::size_t kMaxPlanFootprintRoutes = std::size_t{1} << 22;
 
 // `traffic` of a component on the links of one alike to it (`renaming`, from footprints), in the same order; nullopt

@@ -79,11 +79,14 @@ std::vector<std::string> batch_overrides(const std::filesystem::path& scenario, 
   return {fmt::format("model.batch_per_gpu={}", global_batch / per_gpu)};
 }
 
+// Whether a probed placement's host memory fits every GPU's host share (none used always fits).
+bool host_fits(const run::RecommendationMemory& m) {
+  return m.host_on_fullest.value == 0 || (m.host_capacity && m.host_on_fullest <= *m.host_capacity);
+}
+
 // Whether a probed placement fits: the fullest GPU with the headroom kept, and every GPU's host share.
 bool probe_fits(const run::RecommendationProbe& p, double headroom) {
-  const run::RecommendationMemory& m = p.memory;
-  const bool host = m.host_on_fullest.value == 0 || (m.host_capacity && m.host_on_fullest <= *m.host_capacity);
-  return host && fits_with_headroom(m.report, headroom);
+  return host_fits(p.memory) && fits_with_headroom(p.memory.report, headroom);
 }
 
 std::string reason(const InputError& e) {
@@ -166,9 +169,8 @@ SearchedPoint search_embedding_placements(const std::filesystem::path& scenario,
     }
     ++out.stats.not_fitting;
     const MemoryReport& m = probe->memory.report;
-    const bool host = probe->memory.host_capacity && probe->memory.host_on_fullest <= *probe->memory.host_capacity;
     const double excess = static_cast<double>(m.total.value) - static_cast<double>(m.capacity.value);
-    if ((host || probe->memory.host_on_fullest.value == 0) && (!closest || excess < closest->second)) {
+    if (host_fits(probe->memory) && (!closest || excess < closest->second)) {
       closest = {{mix, SimTime::zero()}, excess};
     }
   }

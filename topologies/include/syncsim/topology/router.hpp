@@ -64,6 +64,8 @@ class Router {
   std::uint64_t serial() const { return serial_; }
 
  private:
+  void check_endpoints(NodeId src, NodeId dst) const;  // distinct nodes of the topology
+
   struct Impl;
   const Topology& topology_;
   std::unique_ptr<Impl> impl_;

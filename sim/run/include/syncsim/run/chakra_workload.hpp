@@ -9,12 +9,12 @@
 // (its profile's or the roofline's), the optimizer step, and the bucket plan with each bucket's bytes (with overlap
 // off every bucket waits for the whole backward); under ZeRO or HSDP the sharded engine's. Full sharding beside
 // tensor or context parallelism without a pipeline (FSDP + TP) is the sharded engine's over a layout's ranks: one
-// rank's layers with their tensor and context collectives (a DDP workload with a layout). A model-parallel layout (tensor, pipeline, context, expert
-// parallelism, with or without ZeRO over the data-parallel groups) is the model-parallel engine's: each stage's
-// passes in its schedule's order with their collectives, transfers, buckets and step (layout_communication.hpp).
-// What is the engine's and not the iteration's stays in the scenario: the collectives' algorithm and the cluster
-// (ASTRA-sim takes its own system and network files), stragglers, faults, the framework overhead and the overlap
-// slowdown.
+// rank's layers with their tensor and context collectives (a DDP workload with a layout). A model-parallel layout
+// (tensor, pipeline, context, expert parallelism, with or without ZeRO over the data-parallel groups) is the
+// model-parallel engine's: each stage's passes in its schedule's order with their collectives, transfers, buckets and
+// step (layout_communication.hpp). What is the engine's and not the iteration's stays in the scenario: the collectives'
+// algorithm and the cluster (ASTRA-sim takes its own system and network files), stragglers, faults, the framework
+// overhead and the overlap slowdown.
 #include <cstdint>
 #include <optional>
 #include <utility>
