@@ -2,9 +2,13 @@
 // back as a GPU; and the files that are not profiles.
 #include <catch2/catch.hpp>
 
+#include <fmt/format.h>
+
 #include <string>
+#include <tuple>
 
 #include "syncsim/compute/gpu_profile.hpp"
+#include "syncsim/compute/kernel_model.hpp"
 #include "syncsim/core/input_error.hpp"
 
 using namespace syncsim;
@@ -67,7 +71,7 @@ TEST_CASE("files that are not GPU profiles are refused, saying why", "[gpu_profi
   CHECK(refused(profile("Acme", R"({"precision": "fp16", "tflops": 80})")).find("no fp32 GEMM") != std::string::npos);
   CHECK(refused(profile("Acme", R"({"precision": "fp32", "tflops": -1})")).find("positive number") !=
         std::string::npos);
-  CHECK(refused(profile("Acme", R"({"precision": "fp8", "tflops": 1})")).find("unknown GEMM precision 'fp8'") !=
+  CHECK(refused(profile("Acme", R"({"precision": "int8", "tflops": 1})")).find("unknown GEMM precision 'int8'") !=
         std::string::npos);
   CHECK_THROWS_WITH(read_gpu_profile("/dev/zero", std::nullopt), Catch::Contains("not a regular file"));
 }
@@ -84,4 +88,98 @@ TEST_CASE("a GPU profile nested too deep is refused at the bracket, and errors n
   CHECK_THROWS_WITH(
       parse_gpu_profile(profile("Acme", R"({"precision": "fp32", "tflops": [[[1]]]})"), "p.json", Bytes{1 << 30}),
       Catch::EndsWith("fp32 GEMM tflops: expected a positive number, got a list of 1 value"));
+}
+
+namespace {
+
+// A profile of an H200 whose GEMMs run as the kernel model says with constants `bf16_core` and `fp8_core`, and an
+// optional sustained loop on the 8,192³ BF16 GEMM.
+std::string shaped_profile(double bf16_core, double fp8_core, const std::string& sustained = "") {
+  const GpuSpec h200 = find_gpu("H200");
+  const KernelModel model(h200, KernelStyle::fused);
+  std::string gemm = R"({"precision": "fp32", "tflops": 50})";
+  const double shapes[][3] = {{8192, 8192, 8192}, {2048, 2048, 2048}, {8192, 2560, 8192}, {16384, 4096, 14336}};
+  for (const auto& [name, peak, core] :
+       {std::tuple{"bf16", *h200.peaks.bf16, bf16_core}, std::tuple{"fp8", *h200.peaks.fp8, fp8_core}}) {
+    const double k_scale = peak / *h200.peaks.bf16;
+    for (const auto& s : shapes) {
+      const double rate = peak * core * model.shape_factors({.m = s[0], .n = s[1], .k = s[2]}, k_scale).efficiency;
+      gemm += fmt::format(R"(, {{"precision": "{}", "m": {}, "n": {}, "k": {}, "tflops": {:.17g}}})", name, s[0], s[1],
+                          s[2], rate / 1e12);
+    }
+  }
+  return R"({"compute": {"device_name": "NVIDIA H200", "gemm": [)" + gemm +
+         R"(], "memory": {"copy_kernel_gbps": 4200})" + sustained + "}}";
+}
+
+}  // namespace
+
+TEST_CASE("kernels by shape on a profiled GPU: the catalog's GPU anchored on the profile's measurements",
+          "[gpu_profile]") {
+  const GpuSpec profiled = parse_gpu_profile(shaped_profile(0.8, 0.64), "p.json", std::nullopt);
+  REQUIRE(profiled.measured);
+  CHECK(profiled.measured->gemms.size() == 8);
+  CHECK(*profiled.peak(Precision::fp8) > *profiled.peak(Precision::bf16));  // fp8 measured, so the profile has it
+  const GpuSpec kernels = measured_kernel_gpu(profiled);
+  const GpuSpec h200 = find_gpu("H200");
+  // The datasheet's peaks and SMs, the profile's memory; the anchors are the measurements'.
+  CHECK(kernels.peaks.bf16 == h200.peaks.bf16);
+  CHECK(kernels.multiprocessors == h200.multiprocessors);
+  CHECK(*kernels.gemm_core == Approx(0.8).epsilon(1e-9));
+  CHECK(*kernels.scaled_gemm_ratio == Approx(0.64 / 0.8).epsilon(1e-9));  // FP8's achievable fraction over BF16's
+  CHECK(*kernels.streaming_fraction == Approx(4200.0 / h200.memory_bandwidth.gb_per_s()));
+  CHECK(kernels.flash_attention.fused == h200.flash_attention.fused);
+  CHECK(*KernelModel(kernels, KernelStyle::fused).core() == Approx(0.8).epsilon(1e-9));
+  // A GPU without measurements is its own view.
+  CHECK(measured_kernel_gpu(h200).name == h200.name);
+  CHECK_FALSE(measured_kernel_gpu(h200).gemm_core);
+}
+
+TEST_CASE("a GEMM that keeps 90 % of its quiet rate in the sustained loop slows every compute-bound kernel so",
+          "[gpu_profile]") {
+  // Windows at 100, 95, 90 and 90 % of the 8,192³ GEMM's quiet rate: the loop's second half keeps 90 %.
+  const GpuSpec quiet = parse_gpu_profile(shaped_profile(0.8, 0.64), "p.json", std::nullopt);
+  const double rate = quiet.measured->gemms.front().flops_per_second / 1e12;
+  const std::string loop = fmt::format(
+      R"(, "sustained": {{"precision": "bf16", "m": 8192, "n": 8192, "k": 8192, "windows": [{{"gemm_tflops": {}}},
+      {{"gemm_tflops": {}}}, {{"gemm_tflops": {}}}, {{"gemm_tflops": {}}}]}})",
+      rate, 0.95 * rate, 0.9 * rate, 0.9 * rate);
+  const GpuSpec loaded = parse_gpu_profile(shaped_profile(0.8, 0.64, loop), "p.json", std::nullopt);
+  CHECK(loaded.measured->sustained == Approx(0.9));
+  CHECK(*loaded.peak(Precision::bf16) == Approx(0.9 * *quiet.peak(Precision::bf16)));
+  const GpuSpec kernels = measured_kernel_gpu(loaded);
+  CHECK(*kernels.gemm_core == Approx(0.72).epsilon(1e-9));
+  CHECK(*kernels.scaled_gemm_ratio == Approx(0.8).epsilon(1e-9));  // the same clock for both formats
+  CHECK(*kernels.flash_attention.fused == Approx(0.9 * *find_gpu("H200").flash_attention.fused));
+  // A loop faster than quiet is noise, not a clock that rises: at most 1.
+  const std::string fast =
+      fmt::format(R"(, "sustained": {{"windows": [{{"gemm_tflops": {}}}, {{"gemm_tflops": {}}}]}})", rate, 1.2 * rate);
+  CHECK(parse_gpu_profile(shaped_profile(0.8, 0.64, fast), "p.json", std::nullopt).measured->sustained == 1);
+}
+
+TEST_CASE("a profile's shapes and sustained loop are checked, and kernels by shape need a catalog device",
+          "[gpu_profile]") {
+  const auto refused = [](const std::string& text) {
+    try {
+      measured_kernel_gpu(parse_gpu_profile(text, "p.json", Bytes{1 << 30}));
+    } catch (const InputError& e) {
+      return e.message();
+    }
+    FAIL("accepted: " << text);
+    return std::string();
+  };
+  CHECK_THAT(refused(profile("Acme", R"({"precision": "fp32", "tflops": 1, "m": 4, "n": 4})")),
+             Catch::Contains("all of \"m\", \"n\" and \"k\" or none"));
+  CHECK_THAT(refused(profile("Acme", R"({"precision": "fp32", "tflops": 1, "m": 4, "n": 4, "k": 0})")),
+             Catch::Contains("fp32 GEMM k: expected a positive number, got 0"));
+  CHECK_THAT(refused(profile("Acme", R"({"precision": "fp32", "tflops": 1, "m": 4, "n": 4, "k": 1e300})")),
+             Catch::Contains("expected at most"));
+  CHECK_THAT(refused(R"({"compute": {"device_name": "Acme", "gemm": [{"precision": "fp32", "tflops": 1}],
+                         "memory": {"copy_kernel_gbps": 1}, "sustained": {"windows": []}}})"),
+             Catch::Contains("\"sustained\" needs a non-empty \"windows\" list"));
+  CHECK_THAT(refused(profile("NVIDIA H200", R"({"precision": "fp32", "tflops": 1},
+                                              {"precision": "bf16", "tflops": 2000, "m": 8192, "n": 8192, "k": 8192})")),
+             Catch::Contains("ran at 2000.0 TFLOP/s, above the 989.4 of H200-SXM-141GB's datasheet"));
+  CHECK_THAT(refused(profile("Acme", R"({"precision": "fp32", "tflops": 1})")),
+             Catch::Contains("need a device the catalog knows") && Catch::Contains("'Acme'"));
 }

@@ -1,11 +1,15 @@
 // `cluster.gpu: {profile: results.json}` end to end: the measured GPU (gpu_profile.hpp) runs the model at
 // efficiency 1, exactly as the same GPU written inline with model.efficiency 1 does; bad profiles fail at the key.
+#include <fmt/format.h>
 #include <catch2/catch.hpp>
 
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <tuple>
 
+#include "syncsim/compute/compute_model.hpp"
+#include "syncsim/compute/kernel_model.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
@@ -76,5 +80,84 @@ TEST_CASE("a clock overflow from a GPU profile's rates is placed at cluster.gpu.
   CHECK_THROWS_WITH(run::run_scenario(slow), Catch::Contains("slow.yaml:2:26: cluster.gpu.profile: ") &&
                                                  Catch::Contains(path.string()) &&
                                                  Catch::Contains("even at 1 sample per GPU"));
+  std::filesystem::remove(path);
+}
+
+namespace {
+
+// An H200 profile whose measurements are the catalog's own anchors: its GEMMs of several shapes timed as the kernel
+// model runs them at the catalog H200's constant (FP8 at the catalog's FP8-to-BF16 ratio), its copy kernel at
+// kStreamingFraction of the datasheet bandwidth, no sustained loop.
+std::filesystem::path catalog_like_profile() {
+  const GpuSpec h200 = find_gpu("H200");
+  const KernelModel model(h200, KernelStyle::fused);
+  const double core = *model.core();
+  std::string gemm = R"({"precision": "fp32", "tflops": 50})";
+  const double shapes[][3] = {{8192, 8192, 8192}, {4096, 6144, 4096}, {16384, 4096, 14336}, {2048, 28672, 4096}};
+  for (const auto& [name, peak, c] : {std::tuple{"bf16", *h200.peaks.bf16, core},
+                                      std::tuple{"fp8", *h200.peaks.fp8, core * *h200.scaled_gemm_ratio}}) {
+    for (const auto& s : shapes) {
+      const double rate =
+          peak * c * model.shape_factors({.m = s[0], .n = s[1], .k = s[2]}, peak / *h200.peaks.bf16).efficiency;
+      gemm += fmt::format(R"(, {{"precision": "{}", "m": {}, "n": {}, "k": {}, "tflops": {:.17g}}})", name, s[0], s[1],
+                          s[2], rate / 1e12);
+    }
+  }
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "syncsim-catalog-like-h200.json";
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      << R"({"compute": {"device_name": "NVIDIA H200", "gemm": [)" << gemm
+      << fmt::format(R"(], "memory": {{"copy_kernel_gbps": {:.17g}}}}}}})",
+                     kStreamingFraction * h200.memory_bandwidth.gb_per_s());
+  return path;
+}
+
+std::string llm_yaml(const std::string& gpu, const std::string& precision) {
+  return "name: shaped\n"
+         "cluster: {gpu: " +
+         gpu +
+         ", topology: \"dgx:nodes=1,gpus=8,nvlink_bw=450GB/s,nic_bw=400Gbps\"}\n"
+         "model: {name: llama3-8b, sequence_length: 4096, batch_per_gpu: 1, micro_batches: 4, precision: " +
+         precision +
+         ", kernels: fused}\n"
+         "training: {strategy: sync, iterations: 1}\n"
+         "parallelism: {tensor: 2, data: auto, sharding: optimizer}\n";
+}
+
+}  // namespace
+
+TEST_CASE("kernels by shape on a profile that measured the catalog's own anchors run as the catalog GPU does",
+          "[gpu_profile]") {
+  const std::filesystem::path path = catalog_like_profile();
+  for (const char* precision : {"bf16", "fp8"}) {
+    const TrainingReport catalog = run::run_scenario(parse_scenario(llm_yaml("H200", precision), "c.yaml")).report;
+    const TrainingReport profiled =
+        run::run_scenario(parse_scenario(llm_yaml("{profile: \"" + path.string() + "\"}", precision), "p.yaml")).report;
+    CHECK(profiled.gpu == catalog.gpu);
+    // The profile's fit gives back the catalog's constant, FP8 ratio and streaming fraction to rounding.
+    CHECK(profiled.samples_per_second == Approx(catalog.samples_per_second).epsilon(1e-9));
+  }
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("kernels by shape on the measured H200 run within 3 % of the catalog H200 anchored on that session",
+          "[gpu_profile]") {
+  const TrainingReport catalog = run::run_scenario(parse_scenario(llm_yaml("H200", "bf16"), "c.yaml")).report;
+  const TrainingReport profiled =
+      run::run_scenario(parse_scenario(llm_yaml("{profile: \"" + kH200 + "\"}", "bf16"), "p.yaml")).report;
+  // The four measured squares fit a constant 2 % above the catalog's one-shape anchor (gemm_fit_test.cpp), and the
+  // copy kernel reached 0.866 of the bandwidth against kStreamingFraction's 0.87.
+  CHECK(profiled.samples_per_second > catalog.samples_per_second);
+  CHECK(profiled.samples_per_second == Approx(catalog.samples_per_second).epsilon(0.03));
+}
+
+TEST_CASE("kernels by shape on a profiled GPU the catalog does not know fail at cluster.gpu.profile", "[gpu_profile]") {
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / "syncsim-unknown-gpu-profile.json";
+  std::ofstream(path, std::ios::binary | std::ios::trunc)
+      << R"({"compute": {"device_name": "Acme X1", "gemm": [{"precision": "fp32", "tflops": 10},)"
+      << R"({"precision": "bf16", "tflops": 100}], "memory": {"copy_kernel_gbps": 1000}}})";
+  const std::string gpu = "{profile: \"" + path.string() + "\", mem: 80GB}";
+  CHECK_THROWS_WITH(run::run_scenario(parse_scenario(llm_yaml(gpu, "bf16"), "u.yaml")),
+                    Catch::Contains("u.yaml:2:26: cluster.gpu.profile") &&
+                        Catch::Contains("need a device the catalog knows") && Catch::Contains("'Acme X1'"));
   std::filesystem::remove(path);
 }

@@ -46,7 +46,9 @@ double head_factor(std::int64_t head_dim) {
 
 KernelModel::KernelModel(const GpuSpec& gpu, KernelStyle style)
     : multiprocessors_(gpu.multiprocessors.value_or(0)), amd_(!gpu.compute_capability.has_value()) {
-  if (multiprocessors_ > 0 && gpu.best_gemm) {
+  if (multiprocessors_ > 0 && gpu.gemm_core) {
+    core_ = *gpu.gemm_core;  // a profile's fit to its own shapes (gemm_fit.hpp)
+  } else if (multiprocessors_ > 0 && gpu.best_gemm) {
     const BestGemm& b = *gpu.best_gemm;
     const TileChoice at_best =
         shape_factors({.m = static_cast<double>(b.m), .n = static_cast<double>(b.n), .k = static_cast<double>(b.k)}, 1);

@@ -42,7 +42,7 @@ SimTime ComputeModel::shaped_gemm(const Layer& layer, std::int64_t batch, RankSp
   const auto seconds = [&](const GemmShape& g) { return flops / (peak * kernels_.gemm(g, k_scale).efficiency); };
   // The bytes are the constant roofline's, streamed at the measured fraction of the bandwidth.
   const Roofline whole = roofline(layer, batch);
-  const double streaming = efficiency() / kStreamingFraction * share(split);
+  const double streaming = efficiency() / streaming_fraction() * share(split);
   const double memory = whole.memory_seconds * streaming;
   const double quantize = whole.quantize_seconds * streaming;
   const GemmShape f = gemm_shape(layer, b, split);
@@ -58,7 +58,7 @@ SimTime ComputeModel::shaped_attention(const Layer& layer, std::int64_t batch, R
   const double sequence = static_cast<double>(layer.shape.tokens) / static_cast<double>(split.context);
   const double rate = *kernels_.attention(layer.shape.head_dim, sequence, layer.shape.causal);
   const double flops = static_cast<double>(batch) * static_cast<double>(layer.forward_flops) * share(split);
-  const double memory = roofline(layer, batch).memory_seconds * efficiency() / kStreamingFraction * share(split);
+  const double memory = roofline(layer, batch).memory_seconds * efficiency() / streaming_fraction() * share(split);
   const double compute = flops / (peak_flops_ * rate);
   if (!backward) return SimTime::from_seconds(std::max(compute, memory)) + options_.kernel_overhead;
   return SimTime::from_seconds(std::max(compute * kAttentionBackwardFlops / kAttentionBackwardRate, 2 * memory)) +
@@ -71,7 +71,7 @@ SimTime ComputeModel::shaped_streaming(const Layer& layer, std::int64_t batch, R
   const std::int64_t kernels = eager ? layer.shape.eager_kernels : (layer.shape.fused_traffic > 0 ? 1 : 0);
   const Roofline whole = roofline(layer, batch);
   // The constant roofline's seconds at efficiency() back to bytes and FLOPs, then at this model's rates.
-  const double memory = whole.memory_seconds * efficiency() / kStreamingFraction * traffic * share(split);
+  const double memory = whole.memory_seconds * efficiency() / streaming_fraction() * traffic * share(split);
   const double compute = whole.compute_seconds * efficiency() * share(split);
   if (kernels == 0) return SimTime::from_seconds(memory);
   return SimTime::from_seconds(std::max(memory, compute)) + options_.kernel_overhead * kernels;

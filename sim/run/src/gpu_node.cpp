@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "resolved_scenario.hpp"  // at_value
+#include "syncsim/compute/gpu_profile.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
@@ -61,6 +62,10 @@ std::vector<std::string> node_contradictions(const TopologySpec& spec, const std
 }
 
 GpuSpec scenario_gpu(const Scenario& s) {
+  // Kernels by shape on a profiled GPU: the catalog's GPU with the profile's anchors (gpu_profile.hpp).
+  if (s.cluster.gpu.profile && s.model.kernels && s.cluster.gpu.inline_spec) {
+    return at_value(*s.cluster.gpu.profile, [&] { return measured_kernel_gpu(*s.cluster.gpu.inline_spec); });
+  }
   if (s.cluster.gpu.inline_spec) return *s.cluster.gpu.inline_spec;
   return at_value(s.cluster.gpu.name, [&] { return find_gpu(s.cluster.gpu.name.value); });
 }

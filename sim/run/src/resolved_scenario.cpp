@@ -79,11 +79,11 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
     throw s.cluster.workers->error(
         fmt::format("expected 1 to {} workers (the topology's GPUs), got {}", gpus, workers_));
   }
-  // A GPU profile's rates are what the GPU reached (gpu_profile.hpp), not datasheet ceilings: efficiency 1 unless told.
-  // Without either, model.kernels turns on kernels by shape (compute_model.hpp).
+  // A GPU profile's rates are what the GPU reached (gpu_profile.hpp), not datasheet ceilings: efficiency 1 unless told,
+  // or unless model.kernels runs kernels by shape, anchored on the profile's measurements (scenario_gpu).
   std::optional<double> efficiency;
   if (s.model.efficiency) efficiency = *s.model.efficiency;
-  if (!efficiency && s.cluster.gpu.profile) efficiency = 1.0;
+  if (!efficiency && s.cluster.gpu.profile && !s.model.kernels) efficiency = 1.0;
   ComputeOptions options{.efficiency = efficiency,
                          .kernel_overhead = s.model.kernel_overhead,
                          .backward_factor = s.model.backward_factor,

@@ -33,7 +33,8 @@
 //   attention  forward at peak x the flash kernel's efficiency by head dimension and sequence; backward 2.5x the
 //              FLOPs (the scores recomputed) at 0.87 of forward's efficiency (FlashAttention-3's d128 16k rates)
 //   the rest   memory-bound: its bytes (x eager_traffic and eager_kernels kernels under model.kernels: eager, x
-//              fused_traffic under fused) at kStreamingFraction of the bandwidth; backward_factor x forward
+//              fused_traffic under fused) at kStreamingFraction of the bandwidth (a profiled GPU: its measured
+//              copy's fraction, GpuSpec::streaming_fraction); backward_factor x forward
 //   power cap  compute-bound rates x (limit / board power)^(1/3): a capped board lowers its clock, and dynamic power
 //              goes as frequency x voltage², voltage with frequency (memory-bound kernels keep the HBM clock)
 //
@@ -154,6 +155,8 @@ class ComputeModel {
   Roofline scaled_gemm_roofline(const Layer& layer, double batch) const;
   SimTime time_of(const Roofline& roofline) const;  // the larger roof plus the kernel overhead
   double efficiency() const { return options_.efficiency.value_or(kDefaultEfficiency); }
+  // Of the bandwidth, what a memory-bound kernel reaches: a profile's measured copy, or kStreamingFraction.
+  double streaming_fraction() const { return gpu_.streaming_fraction.value_or(kStreamingFraction); }
   SimTime pass_time(const Layer& layer, std::int64_t batch, RankSplit split, bool backward) const;
   GemmShape gemm_shape(const Layer& layer, double batch, RankSplit split) const;
   SimTime shaped_gemm(const Layer& layer, std::int64_t batch, RankSplit split, bool backward) const;

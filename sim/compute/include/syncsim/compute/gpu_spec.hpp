@@ -55,6 +55,24 @@ struct FlashAttentionRates {
   std::optional<double> eager = std::nullopt;
 };
 
+// One GEMM a GPU profile timed (gpu_profile.hpp: its "gemm" entries that give M, N and K): what the kernel model is
+// anchored on when a scenario runs kernels by shape on a profiled GPU.
+struct MeasuredGemm {
+  Precision precision = Precision::bf16;
+  double m = 0;
+  double n = 0;
+  double k = 0;
+  double flops_per_second = 0;  // 2·M·N·K / the measured time
+};
+
+// What a GPU profile measured beyond its peaks: the GEMMs of every shape, the copy kernel's rate, and how much of
+// its quiet rate a GEMM keeps in the benchmark's sustained, training-like loop (1 when that loop did not run).
+struct GpuMeasurements {
+  std::vector<MeasuredGemm> gemms;
+  Bandwidth copy;
+  double sustained = 1;
+};
+
 struct GpuSpec {
   std::string name;
   PrecisionPeaks peaks;
@@ -90,6 +108,13 @@ struct GpuSpec {
   std::optional<BestGemm> best_gemm = std::nullopt;
   FlashAttentionRates flash_attention = {};
   std::optional<double> board_power_watts = std::nullopt;
+  // A profiled GPU's own anchors for the kernel model (gpu_profile.hpp, measured_kernel_gpu), in place of the
+  // published ones: the GEMM constant fitted to the measured shapes (best_gemm's role) and the fraction of the
+  // datasheet bandwidth the copy kernel reached (kStreamingFraction's). nullopt: the published anchors.
+  std::optional<double> gemm_core = std::nullopt;
+  std::optional<double> streaming_fraction = std::nullopt;
+  // Set on a GPU read from a profile: what it measured (the measured_kernel_gpu view starts from these).
+  std::optional<GpuMeasurements> measured = std::nullopt;
 
   // FLOP/s at `precision`, or nullopt when the GPU has no such arithmetic. For a scaled precision this is the
   // matrix products' peak; the rest of the work runs at peak(companion_precision(p)).

@@ -14,7 +14,8 @@
 //
 // NVIDIA's "Matrix Multiplication Background User's Guide" (2023, 2.3, 3.1, 3.2) describes the tiles and both
 // quantizations. `core` is set per GPU so that the model reproduces the GPU's one published best-shape measurement
-// (GpuSpec::best_gemm): nothing is fitted to a training run.
+// (GpuSpec::best_gemm), or, on a profiled GPU, fitted to the shapes the profile timed (GpuSpec::gemm_core,
+// gemm_fit.hpp): nothing is fitted to a training run.
 //
 // Flash attention runs at the GPU's published rate for its kernel (GpuSpec::flash_attention: fused = cuDNN, eager =
 // PyTorch's FlashAttention-2) scaled by head dimension and sequence length as FlashAttention-3's H100 charts scale:
@@ -54,6 +55,8 @@ class KernelModel {
   KernelModel(const GpuSpec& gpu, KernelStyle style);
 
   bool shapes_gemms() const { return core_.has_value(); }
+  // The GPU's constant (see above), nullopt where GEMMs are not shaped.
+  std::optional<double> core() const { return core_; }
   // The tile the model picks for `shape` and the efficiency it reaches; k_scale is the format's peak over BF16's
   // (2 for FP8 on Hopper), which lengthens the start-up in K. Requires shapes_gemms().
   TileChoice gemm(const GemmShape& shape, double k_scale = 1) const;
