@@ -196,6 +196,18 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir,
                r.compute_fit->measured_step.us() / 1e3, r.compute_fit->implied_efficiency,
                r.compute_fit->implied_efficiency > 1 ? " (the run beat the layers' FLOP count)" : "");
   }
+  if (const auto& a = r.kernel_anchors) {
+    const std::string fitted =
+        a->fitted_shapes > 0 ? fmt::format("fitted to {} BF16 GEMMs ({:.1f}% rms, {:.1f} us start and drain each)",
+                                           a->fitted_shapes, 100 * a->fit_rms_error, a->fixed.us())
+                             : std::string("published (the profile timed no BF16 shape)");
+    fmt::print(o,
+               "gpu profile      GEMM constant {:.3f} {}{}, memory-bound kernels at {:.3f} of the bandwidth, "
+               "sustained {:.1f}% of the quiet GEMM rate\n",
+               a->gemm_core, fitted,
+               a->scaled_gemm_ratio ? fmt::format(", fp8/bf16 {:.3f}", *a->scaled_gemm_ratio) : std::string(),
+               a->streaming_fraction, 100 * a->sustained);
+  }
   if (r.compute_profile) {
     const auto& p = *r.compute_profile;
     fmt::print(

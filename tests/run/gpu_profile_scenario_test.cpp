@@ -133,6 +133,7 @@ TEST_CASE("kernels by shape on a profile that measured the catalog's own anchors
     const TrainingReport profiled =
         run::run_scenario(parse_scenario(llm_yaml("{profile: \"" + path.string() + "\"}", precision), "p.yaml")).report;
     CHECK(profiled.gpu == catalog.gpu);
+    CHECK(profiled.kernel_anchors->scaled_gemm_ratio == Approx(*find_gpu("H200").scaled_gemm_ratio).epsilon(1e-9));
     // The profile's fit gives back the catalog's constant, FP8 ratio and streaming fraction to rounding.
     CHECK(profiled.samples_per_second == Approx(catalog.samples_per_second).epsilon(1e-9));
   }
@@ -147,6 +148,14 @@ TEST_CASE("kernels by shape on the measured H200 run within 3 % of the catalog H
   // The four measured squares fit a constant 2 % above the catalog's one-shape anchor (gemm_fit_test.cpp), and the
   // copy kernel reached 0.866 of the bandwidth against kStreamingFraction's 0.87.
   CHECK(profiled.samples_per_second > catalog.samples_per_second);
+  // The report says what anchored the kernels: four BF16 squares, no FP8 timed (the published ratio stays unsaid).
+  REQUIRE(profiled.kernel_anchors);
+  CHECK(profiled.kernel_anchors->fitted_shapes == 4);
+  CHECK(profiled.kernel_anchors->gemm_core > 0.8);
+  CHECK_FALSE(profiled.kernel_anchors->scaled_gemm_ratio);
+  CHECK(profiled.kernel_anchors->streaming_fraction == Approx(4156.331865509388 / 4800));
+  CHECK(profiled.kernel_anchors->sustained == 1);
+  CHECK_FALSE(catalog.kernel_anchors);
   CHECK(profiled.samples_per_second == Approx(catalog.samples_per_second).epsilon(0.03));
 }
 

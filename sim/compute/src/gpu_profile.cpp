@@ -187,7 +187,7 @@ GpuSpec read_gpu_profile(const std::filesystem::path& path, std::optional<Bytes>
 
 GpuSpec measured_kernel_gpu(const GpuSpec& profiled) {
   if (!profiled.measured) return profiled;
-  const GpuMeasurements& measured = *profiled.measured;
+  GpuMeasurements measured = *profiled.measured;
   GpuSpec spec;
   try {
     spec = find_gpu(profiled.name);
@@ -224,13 +224,21 @@ GpuSpec measured_kernel_gpu(const GpuSpec& profiled) {
   if (fit && spec.peaks.fp8) {
     const std::optional<GemmFit> fp8 =
         fit_gemm_core(shapes, measured.gemms, Precision::fp8, *spec.peaks.fp8, *spec.peaks.fp8 / bf16);
-    if (fp8) spec.scaled_gemm_ratio = fp8->core / fit->core;
+    if (fp8) {
+      spec.scaled_gemm_ratio = fp8->core / fit->core;
+      measured.fitted_scaled_ratio = spec.scaled_gemm_ratio;
+    }
   }
   spec.streaming_fraction = measured.copy.bytes_per_second / spec.memory_bandwidth.bytes_per_second;
   for (std::optional<double>* rate : {&spec.flash_attention.fused, &spec.flash_attention.eager}) {
     if (*rate) **rate *= measured.sustained;
   }
   spec.measured = measured;
+  if (fit) {
+    spec.measured->fitted_shapes = fit->shapes;
+    spec.measured->fit_rms_error = fit->rms_error;
+    spec.measured->fixed_seconds = fit->fixed_seconds;
+  }
   return spec;
 }
 

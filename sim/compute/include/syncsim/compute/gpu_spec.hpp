@@ -71,6 +71,11 @@ struct GpuMeasurements {
   std::vector<MeasuredGemm> gemms;
   Bandwidth copy;
   double sustained = 1;
+  // Set by measured_kernel_gpu: how well the fitted GEMM constant explains the BF16 shapes (gemm_fit.hpp).
+  std::size_t fitted_shapes = 0;
+  double fit_rms_error = 0;
+  double fixed_seconds = 0;
+  std::optional<double> fitted_scaled_ratio = std::nullopt;  // from measured FP8 shapes (else the published ratio)
 };
 
 struct GpuSpec {

@@ -283,6 +283,17 @@ struct TrainingReport {
     SimTime unattributed_backward;
   };
   std::optional<ComputeProfile> compute_profile;
+  // Kernels by shape on a profiled GPU (gpu_profile.hpp, measured_kernel_gpu): the anchors its measurements gave.
+  struct KernelAnchors {
+    double gemm_core = 0;           // the fitted GEMM constant, x the sustained fraction
+    std::size_t fitted_shapes = 0;  // BF16 GEMMs it was fitted to (0: the published anchor, no BF16 shapes)
+    double fit_rms_error = 0;
+    SimTime fixed = {};                            // the fit's start and drain per GEMM (not added to layers)
+    std::optional<double> scaled_gemm_ratio = {};  // FP8's fitted constant over BF16's
+    double streaming_fraction = 0;                 // the copy kernel's rate over the datasheet bandwidth
+    double sustained = 1;                          // of a GEMM's quiet rate, in the training-like loop
+  };
+  std::optional<KernelAnchors> kernel_anchors = std::nullopt;
   // With model.collectives: the job's collective sequence the run replayed (its first log's file name; the step's
   // collective calls, each communicator's counted once; rank 0's gaps, its compute a step).
   struct CollectiveSequenceReport {
