@@ -47,6 +47,18 @@
         <source>fold out (results handed back)</source>
         <translation>折出（结果交回）</translation>
     </message>
+    <message>
+        <source>Ring AllGather</source>
+        <translation>环形 AllGather</translation>
+    </message>
+    <message>
+        <source>Stage-to-stage transfer</source>
+        <translation>阶段间传输</translation>
+    </message>
+    <message>
+        <source>to the next pipeline stage</source>
+        <translation>传到下一个流水线阶段</translation>
+    </message>
 </context>
 <context>
     <name>ConvergenceModel</name>
@@ -202,10 +214,6 @@
         <translation>应为 &gt;= 0 的计数</translation>
     </message>
     <message>
-        <source>cannot open: %1</source>
-        <translation>无法打开：%1</translation>
-    </message>
-    <message>
         <source>not a report.json written by `syncsim run`: it has no &quot;scenario&quot; or &quot;convergence&quot; key</source>
         <translation>不是 `syncsim run` 写出的 report.json：没有 &quot;scenario&quot; 或 &quot;convergence&quot; 键</translation>
     </message>
@@ -298,6 +306,56 @@
     </message>
 </context>
 <context>
+    <name>JobMachine</name>
+    <message>
+        <source>background</source>
+        <translation>背景流量</translation>
+    </message>
+    <message>
+        <source>%1 → %2: shared — %3</source>
+        <translation>%1 → %2：共享——%3</translation>
+    </message>
+    <message>
+        <source>%1 → %2: %3</source>
+        <translation>%1 → %2：%3</translation>
+    </message>
+</context>
+<context>
+    <name>JobsView</name>
+    <message>
+        <source>%1: %2 ms, %3x</source>
+        <translation>%1：%2 ms，%3x</translation>
+    </message>
+    <message>
+        <source>idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>background</source>
+        <translation>背景流量</translation>
+    </message>
+    <message>
+        <source>Open a scenario with jobs: to see its jobs on the machine.</source>
+        <translation>打开带有 jobs: 部分的场景，以查看其作业在机器上的位置。</translation>
+    </message>
+    <message>
+        <source>shared link (stripes: its jobs)</source>
+        <translation>共享链路（条纹：使用它的作业）</translation>
+    </message>
+    <message>
+        <source>%1: no servers or switches to draw the jobs on</source>
+        <translation>%1：没有可绘制作业的服务器或交换机</translation>
+    </message>
+    <message>
+        <source>%1: idle</source>
+        <translation>%1：空闲</translation>
+    </message>
+    <message>
+        <source>%1: job %2</source>
+        <translation>%1：作业 %2</translation>
+    </message>
+</context>
+<context>
     <name>LaneModel</name>
     <message>
         <source>GPU</source>
@@ -325,6 +383,49 @@
     </message>
 </context>
 <context>
+    <name>LayoutGroups</name>
+    <message>
+        <source>Tensor</source>
+        <translation>张量并行</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>上下文并行</translation>
+    </message>
+    <message>
+        <source>Pipeline</source>
+        <translation>流水线并行</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据并行</translation>
+    </message>
+    <message>
+        <source>Expert</source>
+        <translation>专家并行</translation>
+    </message>
+    <message>
+        <source>AllReduce of the activations, per block</source>
+        <translation>激活值的 AllReduce，每个块一次</translation>
+    </message>
+    <message>
+        <source>AllGather of K and V, per block</source>
+        <translation>K 和 V 的 AllGather，每个块一次</translation>
+    </message>
+    <message>
+        <source>an activation to the next stage, per micro-batch</source>
+        <translation>激活值传给下一阶段，每个微批次一次</translation>
+    </message>
+    <message>
+        <source>AllReduce of the gradient buckets</source>
+        <translation>梯度桶的 AllReduce</translation>
+    </message>
+    <message>
+        <source>all-to-all of the routed tokens</source>
+        <translation>路由后 token 的 all-to-all</translation>
+    </message>
+</context>
+<context>
     <name>LoadedDocument</name>
     <message>
         <source>%1 samples/s, %2% scaling efficiency, %3 GPUs</source>
@@ -349,6 +450,14 @@
     <message>
         <source>no convergence section: add `convergence:` to the scenario (docs/convergence.md)</source>
         <translation>没有 convergence 部分：请在场景中加入 `convergence:`（docs/convergence.md）</translation>
+    </message>
+    <message>
+        <source>%1 %2 ms (%3x)</source>
+        <translation>%1 %2 ms（%3x）</translation>
+    </message>
+    <message>
+        <source>%1 jobs on %2 GPUs: %3</source>
+        <translation>%2 块 GPU 上的 %1 个作业：%3</translation>
     </message>
 </context>
 <context>
@@ -529,6 +638,14 @@
         <source>Reports (*.json);;All files (*)</source>
         <translation>报告 (*.json);;所有文件 (*)</translation>
     </message>
+    <message>
+        <source>Jobs</source>
+        <translation>作业</translation>
+    </message>
+    <message>
+        <source>%1 jobs; open their scenario to see them on the machine (Jobs tab)</source>
+        <translation>%1 个作业；打开其场景以在机器上查看（作业标签页）</translation>
+    </message>
 </context>
 <context>
     <name>ParameterModel</name>
@@ -598,6 +715,46 @@
         <source>As run (%1)</source>
         <translation>按实际运行（%1）</translation>
     </message>
+    <message>
+        <source>Channel:</source>
+        <translation>通道：</translation>
+    </message>
+    <message>
+        <source>Group:</source>
+        <translation>组：</translation>
+    </message>
+    <message>
+        <source>Which of the layout&apos;s groups to show: the buckets&apos; AllReduce as the timeline runs it, or a tensor, context, pipeline or data group&apos;s own collective</source>
+        <translation>要显示布局中的哪类组：时间线所运行的梯度桶 AllReduce，或张量、上下文、流水线、数据并行组自身的集合通信</translation>
+    </message>
+    <message>
+        <source>Which group of that kind, numbered by its first GPU</source>
+        <translation>该类型中的哪个组（按组内第一个 GPU 编号）</translation>
+    </message>
+    <message>
+        <source>The simulator splits an AllReduce over channels (one ring or tree per rail): all of them, each link&apos;s traffic summed, or one channel</source>
+        <translation>模拟器将一次 AllReduce 拆分到多个通道（每条 rail 一个环或树）：显示全部通道（每条链路的流量相加），或单个通道</translation>
+    </message>
+    <message>
+        <source>Buckets</source>
+        <translation>梯度桶</translation>
+    </message>
+    <message>
+        <source>%1 group %2 of %3 (GPUs %4): %5</source>
+        <translation>%1组 %2 / %3（GPU %4）：%5</translation>
+    </message>
+    <message>
+        <source>ran as %1, which the view does not draw</source>
+        <translation>以 %1 算法运行，本视图不绘制该算法</translation>
+    </message>
+    <message>
+        <source>All %1</source>
+        <translation>全部 %1 个</translation>
+    </message>
+    <message>
+        <source>%1</source>
+        <translation>%1</translation>
+    </message>
 </context>
 <context>
     <name>RingStepModel</name>
@@ -633,10 +790,6 @@
         <translation>GPU %1</translation>
     </message>
     <message>
-        <source>%1 on %2 ranks</source>
-        <translation>%1，%2 个 rank</translation>
-    </message>
-    <message>
         <source> (%1)</source>
         <translation>（%1）</translation>
     </message>
@@ -649,10 +802,6 @@
         <translation>：第 %1 / %2 步，%3</translation>
     </message>
     <message>
-        <source>Each strip: a rank&apos;s pieces of the buffer, coloured per piece, filled by the share of ranks summed in; black frame: fully reduced. ▲ sends, ▼ receives this step; coloured arrows and links: this step&apos;s transfers, with their rate.</source>
-        <translation>每个色条：一个 rank 的缓冲区数据片，按数据片着色，填充高度表示已累加的 rank 比例；黑框：已完全归约。▲ 本步发送，▼ 本步接收；彩色箭头和链路：本步的传输及其速率。</translation>
-    </message>
-    <message>
         <source>buffer</source>
         <translation>整个缓冲区</translation>
     </message>
@@ -663,6 +812,106 @@
     <message>
         <source>; %1 GB/s per transfer</source>
         <translation>；每次传输 %1 GB/秒</translation>
+    </message>
+    <message>
+        <source>%1: click to %2 its GPUs</source>
+        <translation>%1：点击以%2其 GPU</translation>
+    </message>
+    <message>
+        <source>hide</source>
+        <translation>隐藏</translation>
+    </message>
+    <message>
+        <source>show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>%1 — %2</source>
+        <translation>%1——%2</translation>
+    </message>
+    <message>
+        <source> of bucket %1</source>
+        <translation>，梯度桶 %1</translation>
+    </message>
+    <message>
+        <source> (%1 MB)</source>
+        <translation>（%1 MB）</translation>
+    </message>
+    <message>
+        <source> on %1 ranks</source>
+        <translation>，%1 个 rank</translation>
+    </message>
+    <message>
+        <source>, channel %1 of %2</source>
+        <translation>，通道 %1（共 %2 个）</translation>
+    </message>
+    <message>
+        <source>, %1 channels</source>
+        <translation>，%1 个通道</translation>
+    </message>
+    <message>
+        <source>, %1</source>
+        <translation>，%1</translation>
+    </message>
+    <message>
+        <source> [%1]</source>
+        <translation>［%1］</translation>
+    </message>
+    <message>
+        <source>: done after %1 steps, every rank holds every piece</source>
+        <translation>：%1 步后完成，每个 rank 都持有所有数据片</translation>
+    </message>
+    <message>
+        <source>Strips: a rank&apos;s pieces of the buffer (channel %1), coloured per piece, filled by the share of ranks summed in; black frame: fully reduced. ▲ sends, ▼ receives this step.</source>
+        <translation>色条：一个 rank 的缓冲区数据片（通道 %1），按数据片着色，填充高度表示已累加的 rank 比例；黑框：已完全归约。▲ 本步发送，▼ 本步接收。</translation>
+    </message>
+    <message>
+        <source> Coloured arrows: this step&apos;s transfers, with their rate.</source>
+        <translation>彩色箭头：本步的传输及其速率。</translation>
+    </message>
+    <message>
+        <source>Lit links: this step&apos;s transfers. </source>
+        <translation>高亮链路：本步的传输。</translation>
+    </message>
+    <message>
+        <source>, channel %1 alone</source>
+        <translation>，仅通道 %1</translation>
+    </message>
+    <message>
+        <source>, all %1 channels</source>
+        <translation>，全部 %1 个通道</translation>
+    </message>
+    <message>
+        <source>Rates (GB/s per direction%1): the bytes the simulator put on a link over the AllReduce&apos;s %2 µs, against its capacity. Busiest:</source>
+        <translation>速率（GB/s，每个方向%1）：模拟器在该 AllReduce 的 %2 µs 内放到链路上的字节数，与链路容量对比。最繁忙的链路：</translation>
+    </message>
+    <message>
+        <source>network</source>
+        <translation>网络</translation>
+    </message>
+    <message>
+        <source>NVLink</source>
+        <translation>NVLink</translation>
+    </message>
+    <message>
+        <source>PCIe</source>
+        <translation>PCIe</translation>
+    </message>
+    <message>
+        <source> %1 %2 / %3</source>
+        <translation> %1 %2 / %3</translation>
+    </message>
+    <message>
+        <source>. </source>
+        <translation>。</translation>
+    </message>
+    <message>
+        <source>Colour and width: the share of the link&apos;s capacity in use (blue: little, red: all). </source>
+        <translation>颜色和粗细：链路容量的使用比例（蓝：少，红：满）。</translation>
+    </message>
+    <message>
+        <source>Click a server to show or hide its GPUs. </source>
+        <translation>点击服务器可显示或隐藏其 GPU。</translation>
     </message>
 </context>
 <context>
@@ -699,12 +948,20 @@
         <translation>效率 (%)</translation>
     </message>
     <message>
-        <source>%1 (ideal linear)</source>
-        <translation>%1（理想线性）</translation>
-    </message>
-    <message>
         <source>Ideal linear (100 %)</source>
         <translation>理想线性 (100 %)</translation>
+    </message>
+    <message>
+        <source>Throughput by %1</source>
+        <translation>吞吐量（按 %1）</translation>
+    </message>
+    <message>
+        <source>Scaling efficiency by %1</source>
+        <translation>扩展效率（按 %1）</translation>
+    </message>
+    <message>
+        <source>ideal linear (dashed)</source>
+        <translation>理想线性（虚线）</translation>
     </message>
 </context>
 <context>
@@ -752,6 +1009,26 @@
         <source>%1 has no convergence section</source>
         <translation>%1 没有 convergence 部分</translation>
     </message>
+    <message>
+        <source>--expand: expected servers from 0 to %1, got %2</source>
+        <translation>--expand：应为 0 到 %1 之间的服务器，实际为 %2</translation>
+    </message>
+    <message>
+        <source>--view jobs: %1 has no jobs on a machine: give a scenario with `jobs:` (a run folder&apos;s trace does not record the machine)</source>
+        <translation>--view jobs：%1 中没有机器上的作业：请给出带有 `jobs:` 的场景（运行目录中的跟踪文件不记录机器）</translation>
+    </message>
+    <message>
+        <source>--step: %1 has no AllReduce to step through</source>
+        <translation>--step：%1 中没有可逐步查看的 AllReduce</translation>
+    </message>
+    <message>
+        <source>--group: %1</source>
+        <translation>--group：%1</translation>
+    </message>
+    <message>
+        <source>--channel: expected a channel from 0 to %1 (the AllReduce shown ran on %2 channels) or all, got %3</source>
+        <translation>--channel：应为 0 到 %1 之间的通道（所示 AllReduce 在 %2 个通道上运行）或 all，实际为 %3</translation>
+    </message>
 </context>
 <context>
     <name>SpanKind</name>
@@ -791,6 +1068,50 @@
         <source>Other</source>
         <translation>其他</translation>
     </message>
+    <message>
+        <source>Training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>Checkpoint save</source>
+        <translation>保存检查点</translation>
+    </message>
+    <message>
+        <source>Checkpoint upload</source>
+        <translation>上传检查点</translation>
+    </message>
+    <message>
+        <source>Lost progress</source>
+        <translation>丢失的进度</translation>
+    </message>
+    <message>
+        <source>Failure</source>
+        <translation>失效</translation>
+    </message>
+    <message>
+        <source>Detection</source>
+        <translation>故障检测</translation>
+    </message>
+    <message>
+        <source>Spare swap</source>
+        <translation>换入备用节点</translation>
+    </message>
+    <message>
+        <source>Repair wait</source>
+        <translation>等待修复</translation>
+    </message>
+    <message>
+        <source>Restart</source>
+        <translation>重启</translation>
+    </message>
+    <message>
+        <source>Restore</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <source>Spare in repair</source>
+        <translation>备用节点维修中</translation>
+    </message>
 </context>
 <context>
     <name>SweepCsv</name>
@@ -819,10 +1140,6 @@
         <translation>表头之后没有数据行</translation>
     </message>
     <message>
-        <source>cannot open: %1</source>
-        <translation>无法打开：%1</translation>
-    </message>
-    <message>
         <source>%1: expected a throughput, got &apos;%2&apos;</source>
         <translation>%1：应为吞吐量，实际为“%2”</translation>
     </message>
@@ -833,6 +1150,10 @@
     <message>
         <source>sweep</source>
         <translation>扫描</translation>
+    </message>
+    <message>
+        <source>%1 GPUs: %2 samples/s, %3% scaling efficiency</source>
+        <translation>%1 块 GPU：%2 样本/秒，扩展效率 %3%</translation>
     </message>
 </context>
 <context>
@@ -951,6 +1272,18 @@
         <source>ps</source>
         <translation>皮秒</translation>
     </message>
+    <message>
+        <source>d</source>
+        <translation>天</translation>
+    </message>
+    <message>
+        <source>h</source>
+        <translation>小时</translation>
+    </message>
+    <message>
+        <source>min</source>
+        <translation>分钟</translation>
+    </message>
 </context>
 <context>
     <name>TimelineData</name>
@@ -1028,12 +1361,8 @@
 <context>
     <name>TopologyPainter</name>
     <message>
-        <source>%1 GB/s</source>
-        <translation>%1 GB/秒</translation>
-    </message>
-    <message>
-        <source>%1 / %2 GB/s</source>
-        <translation>%1 / %2 GB/秒</translation>
+        <source>%1 / %2</source>
+        <translation>%1 / %2</translation>
     </message>
 </context>
 <context>
@@ -1043,12 +1372,16 @@
         <translation>syncsim 视图</translation>
     </message>
     <message>
-        <source>cannot write %1</source>
-        <translation>无法写入 %1</translation>
-    </message>
-    <message>
         <source>cannot write %1 (%2)</source>
         <translation>无法写入 %1（%2）</translation>
+    </message>
+    <message>
+        <source>cannot draw the SVG</source>
+        <translation>无法绘制 SVG</translation>
+    </message>
+    <message>
+        <source>use a .png or .svg name</source>
+        <translation>请使用 .png 或 .svg 文件名</translation>
     </message>
 </context>
 <context>
@@ -1118,10 +1451,6 @@
         <translation>环视图：演示 ring、tree 或 halving_doubling，而不是该桶实际运行的算法。</translation>
     </message>
     <message>
-        <source>--view: expected timeline, ring, scaling or convergence, got &apos;%1&apos;</source>
-        <translation>--view：应为 timeline、ring、scaling 或 convergence，实际为“%1”</translation>
-    </message>
-    <message>
         <source>--view convergence needs at least one report.json or scenario</source>
         <translation>--view convergence 至少需要一个 report.json 或场景</translation>
     </message>
@@ -1134,8 +1463,68 @@
         <translation>场景（.yaml）、跟踪或报告（.json）或扫描（.csv）；--view convergence 可接受多个报告或场景</translation>
     </message>
     <message>
-        <source>The view to render: timeline, ring, scaling or convergence.</source>
-        <translation>要渲染的视图：timeline、ring、scaling 或 convergence。</translation>
+        <source>--view %1: %2 is a sweep CSV, which only --view scaling shows</source>
+        <translation>--view %1：%2 是扫描 CSV，只有 --view scaling 能显示</translation>
+    </message>
+    <message>
+        <source>--view scaling: expected a sweep CSV (syncsim sweep -o results.csv), got %1</source>
+        <translation>--view scaling：应为扫描 CSV（syncsim sweep -o results.csv），实际为 %1</translation>
+    </message>
+    <message>
+        <source>--view convergence: expected report.json files or scenarios, got %1</source>
+        <translation>--view convergence：应为 report.json 文件或场景，实际为 %1</translation>
+    </message>
+    <message>
+        <source>--%1 goes with --view ring or timeline, not %2</source>
+        <translation>--%1 只能与 --view ring 或 timeline 一起使用，不能用于 %2</translation>
+    </message>
+    <message>
+        <source>--%1 goes with --view ring, not %2</source>
+        <translation>--%1 只能与 --view ring 一起使用，不能用于 %2</translation>
+    </message>
+    <message>
+        <source>--expand goes with --view ring or jobs, not %1</source>
+        <translation>--expand 只能与 --view ring 或 jobs 一起使用，不能用于 %1</translation>
+    </message>
+    <message>
+        <source>--%1 goes with --view timeline, not %2</source>
+        <translation>--%1 只能与 --view timeline 一起使用，不能用于 %2</translation>
+    </message>
+    <message>
+        <source>--screenshot: cannot encode %1: %2</source>
+        <translation>--screenshot：无法编码 %1：%2</translation>
+    </message>
+    <message>
+        <source>--view: expected timeline, ring, jobs, scaling or convergence, got &apos;%1&apos;</source>
+        <translation>--view：应为 timeline、ring、jobs、scaling 或 convergence，实际为“%1”</translation>
+    </message>
+    <message>
+        <source>--channel: expected a channel number &gt;= 0 or all, got &apos;%1&apos;</source>
+        <translation>--channel：应为 &gt;= 0 的通道编号或 all，实际为“%1”</translation>
+    </message>
+    <message>
+        <source>--expand: expected server numbers like 0,3, got &apos;%1&apos;</source>
+        <translation>--expand：应为服务器编号，例如 0,3，实际为“%1”</translation>
+    </message>
+    <message>
+        <source>--group: expected tensor, context, pipeline or data and a group number, like data:3, got &apos;%1&apos;</source>
+        <translation>--group：应为 tensor、context、pipeline 或 data 加组编号，例如 data:3，实际为“%1”</translation>
+    </message>
+    <message>
+        <source>The view to render: timeline, ring, jobs, scaling or convergence.</source>
+        <translation>要渲染的视图：timeline、ring、jobs、scaling 或 convergence。</translation>
+    </message>
+    <message>
+        <source>Ring view: show this one of the simulator&apos;s channels (default: all, summed per link).</source>
+        <translation>环视图：只显示模拟器的这一个通道（默认：全部通道，按链路相加）。</translation>
+    </message>
+    <message>
+        <source>Ring and jobs views: show these servers with their GPUs, e.g. 0,3 (default: by size).</source>
+        <translation>环视图和作业视图：展开显示这些服务器及其 GPU，例如 0,3（默认：视显示尺寸而定）。</translation>
+    </message>
+    <message>
+        <source>Ring view of a model-parallel run: animate this group&apos;s own collective, e.g. tensor:0, pipeline:0 or data:3 (default: the buckets&apos; AllReduce).</source>
+        <translation>模型并行运行的环视图：演示该组自身的集合通信，例如 tensor:0、pipeline:0 或 data:3（默认：梯度桶的 AllReduce）。</translation>
     </message>
 </context>
 </TS>
