@@ -214,7 +214,8 @@ int main(int argc, char** argv) {
   Options options;
   add_bench_options(app, options.bench);
   app.add_option("--gpus", options.gpus, "Use the first N GPUs (default: all)")->check(CLI::NonNegativeNumber);
-  app.add_flag("--compute", options.compute, "Also measure GEMM throughput per precision and memory bandwidth");
+  app.add_flag("--compute", options.compute,
+               "Also measure GEMM throughput per precision and shape, and memory bandwidth");
   app.add_flag("--compute-only", options.compute_only, "Only the compute calibration, no collectives");
   app.add_option("--gemm-sizes", options.gemm_sizes, "Square GEMM sizes of the compute calibration")
       ->check(CLI::PositiveNumber)

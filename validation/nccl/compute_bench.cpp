@@ -55,7 +55,7 @@ void measure_squares(const std::vector<int>& sizes, cublasHandle_t blas, cudaStr
         SYNCSIM_CUBLAS(cublasGemmEx(blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a.ptr, p.type, n, b.ptr, p.type, n,
                                     &beta, c.ptr, p.type, n, p.compute, CUBLAS_GEMM_DEFAULT));
       });
-      results.push_back(timed_gemm(p.name, {n, n, n}, seconds));
+      results.push_back(timed_gemm(p.name, "NN", {n, n, n}, seconds));
     }
   }
 }
@@ -115,10 +115,10 @@ ComputeCalibration measure_compute(int device, const ComputeOptions& options) {
 
 void print_compute(std::ostream& out, const ComputeCalibration& calibration) {
   fmt::print(out, "# Compute calibration: device {} ({})\n", calibration.device, calibration.device_name);
-  fmt::print(out, "#  precision       m       n       k    time (us)   TFLOP/s\n");
+  fmt::print(out, "#  precision  layout       m       n       k    time (us)   TFLOP/s\n");
   for (const GemmResult& g : calibration.gemm) {
-    fmt::print(out, "   {:>9}  {:6}  {:6}  {:6}  {:11.2f}  {:8.2f}\n", g.precision, g.shape.m, g.shape.n, g.shape.k,
-               g.time_us, g.tflops);
+    fmt::print(out, "   {:>9}  {:>6}  {:6}  {:6}  {:6}  {:11.2f}  {:8.2f}\n", g.precision, g.layout, g.shape.m,
+               g.shape.n, g.shape.k, g.time_us, g.tflops);
   }
   if (!calibration.fp8_skipped.empty()) fmt::print(out, "# fp8 GEMMs skipped: {}\n", calibration.fp8_skipped);
   fmt::print(out, "# Memory bandwidth over {} bytes: copy kernel {:.1f} GB/s, cudaMemcpy {:.1f} GB/s\n#\n",
@@ -127,8 +127,8 @@ void print_compute(std::ostream& out, const ComputeCalibration& calibration) {
   const SustainedResult& sustained = *calibration.sustained;
   std::optional<double> quiet;
   for (const GemmResult& g : calibration.gemm) {
-    if (g.precision == sustained.precision && g.shape.m == sustained.shape.m && g.shape.n == sustained.shape.n &&
-        g.shape.k == sustained.shape.k) {
+    if (g.precision == sustained.precision && g.layout == "NN" && g.shape.m == sustained.shape.m &&
+        g.shape.n == sustained.shape.n && g.shape.k == sustained.shape.k) {
       quiet = g.tflops;  // the square sweep's, the first such entry
       break;
     }
@@ -140,6 +140,7 @@ nlohmann::json to_json(const ComputeCalibration& calibration) {
   nlohmann::json gemm = nlohmann::json::array();
   for (const GemmResult& g : calibration.gemm) {
     gemm.push_back({{"precision", g.precision},
+                    {"layout", g.layout},
                     {"m", g.shape.m},
                     {"n", g.shape.n},
                     {"k", g.shape.k},

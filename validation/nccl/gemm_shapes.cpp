@@ -77,9 +77,9 @@ std::vector<GemmShape> parse_gemm_shapes(const std::vector<std::string>& entries
   return shapes;
 }
 
-GemmResult timed_gemm(std::string precision, const GemmShape& shape, double seconds) {
+GemmResult timed_gemm(std::string precision, std::string layout, const GemmShape& shape, double seconds) {
   const double flops = 2.0 * static_cast<double>(shape.m) * static_cast<double>(shape.n) * static_cast<double>(shape.k);
-  return {std::move(precision), shape, seconds * 1e6, flops / seconds * 1e-12};
+  return {std::move(precision), std::move(layout), shape, seconds * 1e6, flops / seconds * 1e-12};
 }
 
 std::string to_string(const GemmShape& shape) {

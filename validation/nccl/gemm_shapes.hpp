@@ -34,11 +34,12 @@ struct GemmShape {
 // One timed GEMM: 2 M N K flops in time_us.
 struct GemmResult {
   std::string precision;  // fp32, tf32, fp16, bf16, fp8
+  std::string layout;     // "NN": cublasGemmEx, neither operand transposed; "TN": cuBLASLt, A transposed
   GemmShape shape;
   double time_us = 0;
   double tflops = 0;
 };
-GemmResult timed_gemm(std::string precision, const GemmShape& shape, double seconds);
+GemmResult timed_gemm(std::string precision, std::string layout, const GemmShape& shape, double seconds);
 
 // Each dimension at most this: beyond any one GEMM of a training step, and far from overflowing element counts.
 inline constexpr std::int64_t kMaxGemmDimension = std::int64_t{1} << 20;

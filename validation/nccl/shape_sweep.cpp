@@ -33,7 +33,7 @@ std::vector<GemmResult> measure_gemm_shapes(const std::vector<GemmShape>& shapes
     const LtMatmul gemm(lt.handle, precision, shape, workspace.ptr, kLtWorkspaceBytes);
     const double seconds =
         timer.seconds_per_call(stream, warmup, iters, [&] { gemm.run(a.ptr, b.ptr, d.ptr, stream); });
-    results.push_back(timed_gemm(precision.name, shape, seconds));
+    results.push_back(timed_gemm(precision.name, "TN", shape, seconds));
   }
   return results;
 }

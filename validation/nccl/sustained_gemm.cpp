@@ -104,7 +104,7 @@ SustainedResult measure_sustained(cublasHandle_t blas, cudaStream_t stream, int 
   for (std::size_t w = 0; w < gemms.size(); ++w) {
     SustainedWindow window{static_cast<double>(w + 1) * kWindowSeconds, 0.0, gemms[w]};
     if (gemms[w] > 0) {
-      window.gemm_tflops = timed_gemm(result.precision, result.shape, gemm_seconds[w] / gemms[w]).tflops;
+      window.gemm_tflops = timed_gemm(result.precision, "NN", result.shape, gemm_seconds[w] / gemms[w]).tflops;
     }
     result.windows.push_back(window);
   }
