@@ -102,11 +102,10 @@ SustainedResult measure_sustained(cublasHandle_t blas, cudaStream_t stream, int 
   }
 
   for (std::size_t w = 0; w < gemms.size(); ++w) {
-    SustainedWindow window{static_cast<double>(w + 1) * kWindowSeconds, 0.0, gemms[w]};
-    if (gemms[w] > 0) {
-      window.gemm_tflops = timed_gemm(result.precision, "NN", result.shape, gemm_seconds[w] / gemms[w]).tflops;
-    }
-    result.windows.push_back(window);
+    if (gemms[w] == 0) continue;  // no GEMM ended in it (one GEMM longer than a window): no rate to report
+    const double mean_s = gemm_seconds[w] / gemms[w];
+    result.windows.push_back({static_cast<double>(w + 1) * kWindowSeconds,
+                              timed_gemm(result.precision, "NN", result.shape, mean_s).tflops, gemms[w]});
   }
   return result;
 }
@@ -118,14 +117,14 @@ void print_sustained(std::ostream& out, const SustainedResult& sustained, std::o
   fmt::print(out, "# Sustained {} GEMM {}, each followed by a {}-byte copy, {} s from {}:\n", sustained.precision,
              to_string(sustained.shape), sustained.copy_bytes, sustained.seconds, sustained.started_utc);
   fmt::print(out,
-             "#   first second {:.1f} TFLOP/s ({} GEMMs), last second {:.1f} TFLOP/s ({} GEMMs), last / first {:.3f}\n",
-             first.gemm_tflops, first.gemms, last.gemm_tflops, last.gemms,
-             first.gemm_tflops > 0 ? last.gemm_tflops / first.gemm_tflops : 0.0);
+             "#   first window (to {:g} s) {:.1f} TFLOP/s ({} GEMMs), last (to {:g} s) {:.1f} TFLOP/s ({} GEMMs)\n",
+             first.end_s, first.gemm_tflops, first.gemms, last.end_s, last.gemm_tflops, last.gemms);
+  fmt::print(out, "#   last / first {:.3f}", last.gemm_tflops / first.gemm_tflops);
   if (quiet_tflops && *quiet_tflops > 0) {
-    fmt::print(out, "#   the same GEMM in the square sweep {:.1f} TFLOP/s; last second / square sweep {:.3f}\n",
-               *quiet_tflops, last.gemm_tflops / *quiet_tflops);
+    fmt::print(out, "; the same GEMM in the square sweep {:.1f} TFLOP/s, last / square sweep {:.3f}", *quiet_tflops,
+               last.gemm_tflops / *quiet_tflops);
   }
-  fmt::print(out, "#\n");
+  fmt::print(out, "\n#\n");
 }
 
 nlohmann::json to_json(const SustainedResult& sustained) {

@@ -23,9 +23,9 @@
 namespace syncsim::cuda {
 
 struct SustainedWindow {
-  double end_s = 0;        // the window's end, seconds after the loop began
-  double gemm_tflops = 0;  // 0 when no GEMM ended in it
-  int gemms = 0;
+  double end_s = 0;  // the window's end, seconds after the loop began
+  double gemm_tflops = 0;
+  int gemms = 0;  // at least 1: a window in which no GEMM ended is left out
 };
 
 struct SustainedResult {
