@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # One prepared run of the real NCCL benchmark on a GPU machine: builds syncsim-bench-nccl, sweeps every collective
-# from 8 B to 8 GiB, runs the compute calibration (cuBLAS GEMM per precision, memory bandwidth), and writes all of
-# it, with a description of the machine, under validation/measurements/<date>-<count>x<gpu>/.
+# from 8 B to 8 GiB, runs the compute calibration (square cuBLAS GEMMs per precision, the bf16/fp8 GEMM shape sweep,
+# memory bandwidth, and a sustained GEMM + copy loop with the clocks sampled by nvidia-smi every 500 ms), and writes
+# all of it, with a description of the machine, under validation/measurements/<date>-<count>x<gpu>/.
 #
 #   scripts/device-bench.sh                 # full sweep: 8 B .. 8 GiB, factor 2, -w 5 -n 20, all collectives
-#   scripts/device-bench.sh --quick         # 8 B .. 64 MiB, factor 4, -w 2 -n 5 (a minute; to check the setup)
-#   scripts/device-bench.sh --max 1G --ops allreduce,all_gather --iters 50
+#   scripts/device-bench.sh --quick         # 8 B .. 64 MiB, factor 4, -w 2 -n 5, 5 s sustained (to check the setup)
+#   scripts/device-bench.sh --compute-only  # the compute calibration alone, no collectives (about a minute)
+#   scripts/device-bench.sh --max 1G --ops allreduce,all_gather --iters 50 --sustained 60
+#
+# --sustained SECONDS sets the sustained loop's length (default 30; 0: none).
 #
 # Environment: BUILD_DIR (default build-device), CUDA_ARCHS (default 90), NCCL_HOME (a directory holding
 # include/nccl.h and lib/libnccl.so when NCCL is not installed next to the CUDA toolkit), SYNCSIM_BENCH_NCCL (a
@@ -19,15 +23,19 @@ factor=2
 warmup=5
 iters=20
 ops=all
+compute=--compute
+sustained=30
 while [ $# -gt 0 ]; do
   case "$1" in
-    --quick) max=64M; factor=4; warmup=2; iters=5 ;;
+    --quick) max=64M; factor=4; warmup=2; iters=5; sustained=5 ;;
     --max) max=$2; shift ;;
     --factor) factor=$2; shift ;;
     --iters) iters=$2; shift ;;
     --warmup) warmup=$2; shift ;;
     --ops) ops=$2; shift ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    --compute-only) compute=--compute-only ;;
+    --sustained) sustained=$2; shift ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "device-bench.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -83,16 +91,40 @@ nvidia-smi topo -m >"$out/nvidia-smi-topo.txt" 2>&1 || true
   header=$(dirname "$(ldd "$bench" | awk '/libnccl/ {print $3}')")/../include/nccl.h
   [ -f "$header" ] && echo "nccl.h: $(grep -E '#define NCCL_(MAJOR|MINOR|PATCH) ' "$header" | awk '{printf "%s ", $3}')"
   echo "benchmark: $bench"
-  echo "sweep: -b 8 -e $max -f $factor -w $warmup -n $iters --op $ops"
+  echo "sweep: -b 8 -e $max -f $factor -w $warmup -n $iters --op $ops $compute --gemm-sustained $sustained"
   echo "git: $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 } >"$out/machine.txt"
 
+# The clocks, power and temperature every 500 ms for the whole run (the sustained loop is its last part;
+# results.json's compute.sustained.started_utc says when it began). Timestamps in UTC. Stopped on any exit.
+clocks_pid=
+stop_clocks() {
+  if [ -n "$clocks_pid" ]; then
+    kill "$clocks_pid" 2>/dev/null || true
+    wait "$clocks_pid" 2>/dev/null || true
+    clocks_pid=
+  fi
+}
+trap stop_clocks EXIT
+fields=timestamp,index,clocks.sm,clocks.mem,power.draw,temperature.gpu
+# Newer drivers call the throttle reasons "clocks event reasons"; take whichever this one knows.
+for reasons in clocks_throttle_reasons.active clocks_event_reasons.active; do
+  if nvidia-smi --query-gpu="$reasons" --format=csv,noheader >/dev/null 2>&1; then
+    fields=$fields,$reasons
+    break
+  fi
+done
+TZ=UTC nvidia-smi --query-gpu="$fields" --format=csv -lms 500 >"$out/clocks.csv" 2>&1 &
+clocks_pid=$!
+
 # The sweep and the compute calibration; NCCL's topology, graph and tuning log land in $out too.
 set +e
-"$bench" -b 8 -e "$max" -f "$factor" -w "$warmup" -n "$iters" --op "$ops" --compute --out-dir "$out" \
-  2>"$out/stderr.log" | tee "$out/stdout.log"
+"$bench" -b 8 -e "$max" -f "$factor" -w "$warmup" -n "$iters" --op "$ops" "$compute" --gemm-sustained "$sustained" \
+  --out-dir "$out" 2>"$out/stderr.log" | tee "$out/stdout.log"
 status=${PIPESTATUS[0]}
 set -e
+stop_clocks
+nvidia-smi -q -d PERFORMANCE,CLOCK,POWER >"$out/nvidia-smi-after.txt" 2>&1 || true
 cat "$out/stderr.log" >&2
 if [ "$status" -eq 77 ]; then
   rm -rf "$out"  # no GPU after all: nothing worth keeping

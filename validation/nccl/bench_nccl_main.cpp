@@ -1,16 +1,20 @@
 // syncsim-bench-nccl: real NCCL collectives on the local GPUs, swept over message sizes and printed in nccl-tests'
-// table layout; with --compute, a compute calibration (cuBLAS GEMM per precision, memory bandwidth) too.
+// table layout; with --compute, a compute calibration (compute_bench.hpp: cuBLAS GEMMs per precision and shape,
+// memory bandwidth, optionally a sustained GEMM + copy loop) too.
 //
 //   syncsim-bench-nccl -b 8 -e 8G -f 2 --op all --compute --out-dir measurements/
+//   syncsim-bench-nccl --compute-only --gemm-shapes 4096x6144x4096,4096x4096x4096 --gemm-sustained 30
 //
 // One process drives every local GPU (ncclCommInitAll), one rank per GPU. With --out-dir, NCCL's own view is
 // recorded beside the results: its topology (NCCL_TOPO_DUMP_FILE), its rings and trees (NCCL_GRAPH_DUMP_FILE)
 // and its INIT/GRAPH/TUNING log (NCCL_DEBUG_FILE). Without a GPU it says so in one line and exits 77 (ctest's
-// skip code). Exit codes: 0 success, 2 bad flags, 1 CUDA/NCCL failure or wrong results.
+// skip code); flags are checked before that, so a bad flag exits 2 on any machine. Exit codes: 0 success, 2 bad
+// flags, 1 CUDA/NCCL failure or wrong results.
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -35,7 +39,27 @@ struct Options {
   bool compute = false;
   bool compute_only = false;
   std::vector<int> gemm_sizes{1024, 2048, 4096, 8192};
+  std::vector<std::string> gemm_shapes;  // as given; empty: the defaults (gemm_shapes.hpp)
+  int gemm_sustained_s = 0;
 };
+
+// The most seconds --gemm-sustained takes: an hour is far beyond any clock's settling time.
+constexpr int kMaxSustainedSeconds = 3600;
+
+cuda::ComputeOptions compute_options(const Options& options, const BenchPlan& plan) {
+  cuda::ComputeOptions compute;
+  compute.gemm_sizes = options.gemm_sizes;
+  compute.gemm_shapes = options.gemm_shapes.empty() ? cuda::default_gemm_shapes()
+                                                    : cuda::parse_gemm_shapes(options.gemm_shapes, "--gemm-shapes");
+  compute.sustained_seconds = options.gemm_sustained_s;
+  compute.warmup = std::max(plan.warmup_iters, 1);
+  compute.iters = plan.iters;
+  if (compute.sustained_seconds > 0 && !options.compute && !options.compute_only) {
+    throw InputError("the sustained GEMM loop is part of the compute calibration: add --compute or --compute-only",
+                     SourceLocation{"--gemm-sustained"});
+  }
+  return compute;
+}
 
 std::string version_text(int code) {
   // NCCL 2.9 and later encode major * 10000 + minor * 100 + patch; CUDA major * 1000 + minor * 10.
@@ -116,7 +140,7 @@ NcclTestsLog measure(CollectiveOp op, const BenchPlan& plan, cuda::NcclDevices& 
   return log;
 }
 
-int run(const Options& options, const BenchPlan& plan) {
+int run(const Options& options, const BenchPlan& plan, const cuda::ComputeOptions& compute_plan) {
   int count = 0;
   const cudaError_t status = cudaGetDeviceCount(&count);
   if (status != cudaSuccess || count == 0) {
@@ -169,8 +193,7 @@ int run(const Options& options, const BenchPlan& plan) {
     }
   }
   if (options.compute || options.compute_only) {
-    const cuda::ComputeCalibration compute =
-        cuda::measure_compute(devices.front(), options.gemm_sizes, std::max(plan.warmup_iters, 1), plan.iters);
+    const cuda::ComputeCalibration compute = cuda::measure_compute(devices.front(), compute_plan);
     cuda::print_compute(std::cout, compute);
     extra["compute"] = cuda::to_json(compute);
   }
@@ -191,16 +214,26 @@ int main(int argc, char** argv) {
   Options options;
   add_bench_options(app, options.bench);
   app.add_option("--gpus", options.gpus, "Use the first N GPUs (default: all)")->check(CLI::NonNegativeNumber);
-  app.add_flag("--compute", options.compute, "Also measure GEMM throughput per precision and memory bandwidth");
+  app.add_flag("--compute", options.compute,
+               "Also measure GEMM throughput per precision and shape, and memory bandwidth");
   app.add_flag("--compute-only", options.compute_only, "Only the compute calibration, no collectives");
   app.add_option("--gemm-sizes", options.gemm_sizes, "Square GEMM sizes of the compute calibration")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  app.add_option("--gemm-shapes", options.gemm_shapes,
+                 "GEMM shapes MxNxK of the compute calibration, timed in bf16 and fp8 (cuBLASLt, TN); 'none' for none "
+                 "(default: the forward GEMMs of Llama 3 8B/70B/405B on one TP rank, 48 shapes)")
+      ->delimiter(',');
+  app.add_option("--gemm-sustained", options.gemm_sustained_s,
+                 "Seconds of a sustained bf16 8192^3 GEMM + 1 GiB copy loop, TFLOP/s per second (default 0: off)")
+      ->check(CLI::Range(0, kMaxSustainedSeconds));
   app.footer("Example: syncsim-bench-nccl -b 8 -e 8G -f 2 --op all --compute --out-dir measurements/h200");
   BenchPlan plan;
+  cuda::ComputeOptions compute;
   try {
     app.parse(argc, argv);
     plan = make_bench_plan(options.bench);
+    compute = compute_options(options, plan);
   } catch (const CLI::Success& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
@@ -211,7 +244,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    return run(options, plan);
+    return run(options, plan, compute);
   } catch (const InputError& e) {
     std::cerr << kTool << ": error: " << e.what() << '\n';
     return 2;

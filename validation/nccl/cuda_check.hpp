@@ -5,6 +5,7 @@
 //   SYNCSIM_CUDA(cudaMalloc(&buf, bytes));
 //   SYNCSIM_NCCL(ncclAllReduce(send, recv, count, ncclFloat, ncclSum, comm, stream));
 //   SYNCSIM_CUBLAS(cublasGemmEx(...));
+//   SYNCSIM_CUBLAS(cublasLtMatmul(...));   // cuBLASLt returns cuBLAS's own cublasStatus_t
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <nccl.h>

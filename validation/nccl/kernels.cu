@@ -1,5 +1,6 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_fp8.h>
 
 #include "kernels.hpp"
 
@@ -76,6 +77,11 @@ __device__ __nv_bfloat16 from_float<__nv_bfloat16>(float v) {
   return __float2bfloat16(v);
 }
 
+template <>
+__device__ __nv_fp8_e4m3 from_float<__nv_fp8_e4m3>(float v) {
+  return __nv_fp8_e4m3(v);  // E4M3 holds [-1, 1) with 3 mantissa bits: still every sign and many magnitudes
+}
+
 template <typename T>
 __global__ void fill_matrix_kernel(T* buf, std::int64_t count) {
   for (std::int64_t i = blockIdx.x * static_cast<std::int64_t>(blockDim.x) + threadIdx.x; i < count;
@@ -128,6 +134,9 @@ cudaError_t fill_matrix(void* buf, std::int64_t count, MatrixType type, cudaStre
       break;
     case MatrixType::bf16:
       fill_matrix_kernel<<<blocks_for(count), kThreads, 0, stream>>>(static_cast<__nv_bfloat16*>(buf), count);
+      break;
+    case MatrixType::fp8_e4m3:
+      fill_matrix_kernel<<<blocks_for(count), kThreads, 0, stream>>>(static_cast<__nv_fp8_e4m3*>(buf), count);
       break;
   }
   return cudaGetLastError();

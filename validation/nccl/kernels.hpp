@@ -29,7 +29,7 @@ cudaError_t count_wrong(const float* buf, std::int64_t count, Expect expect, int
 // dst = src over `bytes` (a multiple of 16), reading and writing each byte once.
 cudaError_t copy_bytes(void* dst, const void* src, std::int64_t bytes, cudaStream_t stream);
 
-enum class MatrixType : int { fp32 = 0, fp16 = 1, bf16 = 2 };
+enum class MatrixType : int { fp32 = 0, fp16 = 1, bf16 = 2, fp8_e4m3 = 3 };
 // `count` elements of pseudo-random values in [-1, 1): GEMM throughput depends on the data (zeros draw less power).
 cudaError_t fill_matrix(void* buf, std::int64_t count, MatrixType type, cudaStream_t stream);
 
