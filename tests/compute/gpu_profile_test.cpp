@@ -180,6 +180,9 @@ TEST_CASE("a profile's shapes and sustained loop are checked, and kernels by sha
   CHECK_THAT(refused(profile("NVIDIA H200", R"({"precision": "fp32", "tflops": 1},
                                               {"precision": "bf16", "tflops": 2000, "m": 8192, "n": 8192, "k": 8192})")),
              Catch::Contains("ran at 2000.0 TFLOP/s, above the 989.4 of H200-SXM-141GB's datasheet"));
+  CHECK_THAT(refused(R"({"compute": {"device_name": "NVIDIA H200", "gemm": [{"precision": "fp32", "tflops": 1}],
+                         "memory": {"copy_kernel_gbps": 9000}}})"),
+             Catch::Contains("the copy kernel ran at 9000.0 GB/s, above the 4800.0 of H200-SXM-141GB's datasheet"));
   CHECK_THAT(refused(profile("Acme", R"({"precision": "fp32", "tflops": 1})")),
              Catch::Contains("need a device the catalog knows") && Catch::Contains("'Acme'"));
 }

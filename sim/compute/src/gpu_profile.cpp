@@ -229,6 +229,12 @@ GpuSpec measured_kernel_gpu(const GpuSpec& profiled) {
       measured.fitted_scaled_ratio = spec.scaled_gemm_ratio;
     }
   }
+  if (measured.copy.bytes_per_second > spec.memory_bandwidth.bytes_per_second) {
+    throw InputError(
+        fmt::format("GPU profile: the copy kernel ran at {:.1f} GB/s, above the {:.1f} of {}'s datasheet: "
+                    "not this device",
+                    measured.copy.gb_per_s(), spec.memory_bandwidth.gb_per_s(), spec.name));
+  }
   spec.streaming_fraction = measured.copy.bytes_per_second / spec.memory_bandwidth.bytes_per_second;
   for (std::optional<double>* rate : {&spec.flash_attention.fused, &spec.flash_attention.eager}) {
     if (*rate) **rate *= measured.sustained;
