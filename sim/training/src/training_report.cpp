@@ -274,6 +274,17 @@ nlohmann::ordered_json table_staleness_json(const std::vector<TableStaleness>& t
   return out;
 }
 
+nlohmann::ordered_json kernel_anchors_json(const TrainingReport::KernelAnchors& a) {
+  return {{"gemm_core", rounded_ratio(a.gemm_core)},
+          {"fitted_shapes", a.fitted_shapes},
+          {"fit_rms_error", rounded_ratio(a.fit_rms_error)},
+          {"fixed_us", us(a.fixed)},
+          {"scaled_gemm_ratio", a.scaled_gemm_ratio ? nlohmann::ordered_json(rounded_ratio(*a.scaled_gemm_ratio))
+                                                    : nlohmann::ordered_json()},
+          {"streaming_fraction", rounded_ratio(a.streaming_fraction)},
+          {"sustained", rounded_ratio(a.sustained)}};
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, double>> time_shares(const TrainingReport& report) {
@@ -363,17 +374,7 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
                           {"kernel_overheads_us", us(r.compute_fit->kernel_overheads)}};
   }
   if (r.compute_profile) out["compute_profile"] = compute_profile_json(*r.compute_profile);
-  if (const auto& a = r.kernel_anchors) {
-    out["kernel_anchors"] = {
-        {"gemm_core", rounded_ratio(a->gemm_core)},
-        {"fitted_shapes", a->fitted_shapes},
-        {"fit_rms_error", rounded_ratio(a->fit_rms_error)},
-        {"fixed_us", us(a->fixed)},
-        {"scaled_gemm_ratio", a->scaled_gemm_ratio ? nlohmann::ordered_json(rounded_ratio(*a->scaled_gemm_ratio))
-                                                   : nlohmann::ordered_json()},
-        {"streaming_fraction", rounded_ratio(a->streaming_fraction)},
-        {"sustained", rounded_ratio(a->sustained)}};
-  }
+  if (r.kernel_anchors) out["kernel_anchors"] = kernel_anchors_json(*r.kernel_anchors);
   if (r.collective_sequence) out["collective_sequence"] = collective_sequence_json(*r.collective_sequence);
   out["single_gpu_samples_per_s"] = rounded_ratio(r.single_gpu_samples_per_second);
   out["scaling_efficiency"] = rounded_ratio(r.scaling_efficiency);
