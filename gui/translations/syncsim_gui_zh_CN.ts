@@ -783,7 +783,7 @@
     </message>
     <message>
         <source>%1 GB/s</source>
-        <translation>%1 GB/秒</translation>
+        <translation>%1 GB/s</translation>
     </message>
     <message>
         <source>GPU %1</source>
@@ -811,7 +811,7 @@
     </message>
     <message>
         <source>; %1 GB/s per transfer</source>
-        <translation>；每次传输 %1 GB/秒</translation>
+        <translation>；每次传输 %1 GB/s</translation>
     </message>
     <message>
         <source>%1: click to %2 its GPUs</source>
