@@ -159,6 +159,19 @@ TEST_CASE("kernels by shape on the measured H200 run within 3 % of the catalog H
   CHECK(profiled.samples_per_second == Approx(catalog.samples_per_second).epsilon(0.03));
 }
 
+TEST_CASE("a stated efficiency on a profiled GPU runs the measured rates, kernels named or not", "[gpu_profile]") {
+  // model.efficiency turns kernels by shape off (compute_model.hpp), so the profile is the GPU as measured.
+  const auto with = [](const std::string& kernels) {
+    std::string yaml = llm_yaml("{profile: \"" + kH200 + "\"}", "bf16");
+    yaml.replace(yaml.find(", kernels: fused"), std::string(", kernels: fused").size(), kernels + ", efficiency: 0.9");
+    return run::run_scenario(parse_scenario(yaml, "e.yaml")).report;
+  };
+  const TrainingReport named = with(", kernels: fused");
+  const TrainingReport unnamed = with("");
+  CHECK(named.samples_per_second == unnamed.samples_per_second);
+  CHECK_FALSE(named.kernel_anchors);
+}
+
 TEST_CASE("kernels by shape on a profiled GPU the catalog does not know fail at cluster.gpu.profile", "[gpu_profile]") {
   const std::filesystem::path path = std::filesystem::temp_directory_path() / "syncsim-unknown-gpu-profile.json";
   std::ofstream(path, std::ios::binary | std::ios::trunc)

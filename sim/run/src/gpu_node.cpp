@@ -61,9 +61,12 @@ std::vector<std::string> node_contradictions(const TopologySpec& spec, const std
   return out;
 }
 
+bool profile_runs_kernels(const Scenario& s) {
+  return s.cluster.gpu.profile && s.model.kernels && !s.model.efficiency && !s.model.step_time && !s.model.profile;
+}
+
 GpuSpec scenario_gpu(const Scenario& s) {
-  // Kernels by shape on a profiled GPU: the catalog's GPU with the profile's anchors (gpu_profile.hpp).
-  if (s.cluster.gpu.profile && s.model.kernels && s.cluster.gpu.inline_spec) {
+  if (profile_runs_kernels(s) && s.cluster.gpu.inline_spec) {
     return at_value(*s.cluster.gpu.profile, [&] { return measured_kernel_gpu(*s.cluster.gpu.inline_spec); });
   }
   if (s.cluster.gpu.inline_spec) return *s.cluster.gpu.inline_spec;

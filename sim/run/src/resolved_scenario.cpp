@@ -83,7 +83,7 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
   // or unless model.kernels runs kernels by shape, anchored on the profile's measurements (scenario_gpu).
   std::optional<double> efficiency;
   if (s.model.efficiency) efficiency = *s.model.efficiency;
-  if (!efficiency && s.cluster.gpu.profile && !s.model.kernels) efficiency = 1.0;
+  if (!efficiency && s.cluster.gpu.profile && !profile_runs_kernels(s)) efficiency = 1.0;
   ComputeOptions options{.efficiency = efficiency,
                          .kernel_overhead = s.model.kernel_overhead,
                          .backward_factor = s.model.backward_factor,

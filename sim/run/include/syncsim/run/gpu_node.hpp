@@ -25,8 +25,13 @@ TopologySpec with_gpu_node(TopologySpec spec, const GpuSpec& gpu);
 // What `spec` (the network labelled `network`) says against the GPU's own node: one sentence each.
 std::vector<std::string> node_contradictions(const TopologySpec& spec, const std::string& network, const GpuSpec& gpu);
 
-// The scenario's GPU: its inline spec, or the catalog's by name (InputError at cluster.gpu for an unknown one).
+// The scenario's GPU: its inline spec, or the catalog's by name (InputError at cluster.gpu for an unknown one); on a
+// GPU profile whose scenario runs kernels by shape, the catalog's GPU anchored on the profile (measured_kernel_gpu).
 GpuSpec scenario_gpu(const Scenario& scenario);
+
+// Whether the scenario's layers run by shape on its GPU profile: model.kernels, with no efficiency, step time or
+// profiler trace setting the compute instead (compute_model.hpp). Without, a profile's rates run at efficiency 1.
+bool profile_runs_kernels(const Scenario& scenario);
 
 // The topology a scenario runs on: its spec with_gpu_node, built once (the loader's own when the GPU adds nothing);
 // errors keyed at cluster.topology as the loader keys them.
