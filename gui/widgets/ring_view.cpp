@@ -18,7 +18,11 @@
 
 namespace {
 
+// The title's box: kTitleMargin from the sides, kTitleTop from the top, at least kHeaderHeight - kTitleTop - 2 tall
+// (two lines), taller when it wraps to more.
 constexpr int kHeaderHeight = 48;
+constexpr int kTitleMargin = 12;
+constexpr int kTitleTop = 4;
 constexpr int kFooterHeight = 64;
 // Pixels around the machine's drawing inside the area between title and footer.
 constexpr double kTopologyMargin = 12;
@@ -224,8 +228,30 @@ QColor RingView::chunkColor(int chunk, int chunks) {
   return QColor::fromHsvF(static_cast<float>(chunk) / static_cast<float>(std::max(chunks, 1)), 0.75F, 0.85F);
 }
 
+QFont RingView::titleFont() const {
+  QFont f = font();
+  f.setPointSizeF(f.pointSizeF() * 1.2);
+  f.setBold(true);
+  return f;
+}
+
+QRect RingView::titleRect() const {
+  const QString text = titleText();
+  const int width = std::max(1, this->width() - 2 * kTitleMargin);
+  // Measuring wrapped text is the costly part, and the drawing asks for this once per rank: measure once per title.
+  if (text != m_measuredTitle || width != m_measuredTitleWidth) {
+    const QRect wrapped =
+        QFontMetrics(titleFont()).boundingRect(QRect(0, 0, width, 1 << 20), Qt::AlignLeft | Qt::TextWordWrap, text);
+    m_measuredTitle = text;
+    m_measuredTitleWidth = width;
+    m_measuredTitleHeight = wrapped.height();
+  }
+  return QRect(kTitleMargin, kTitleTop, width, std::max(kHeaderHeight - kTitleTop - 2, m_measuredTitleHeight));
+}
+
 QRectF RingView::drawingArea() const {
-  return QRectF(0, kHeaderHeight, width(), height() - kHeaderHeight - kFooterHeight);
+  const int top = titleRect().bottom() + 3;
+  return QRectF(0, top, width(), std::max(1, height() - top - kFooterHeight));
 }
 
 double RingView::ringRadius() const {
@@ -370,13 +396,9 @@ void RingView::drawStrip(QPainter& p, const QRectF& strip, int r) const {
 void RingView::paintEvent(QPaintEvent*) {
   QPainter p(this);
   p.setRenderHint(QPainter::Antialiasing);
-  QFont titleFont = font();
-  titleFont.setPointSizeF(titleFont.pointSizeF() * 1.2);
-  titleFont.setBold(true);
-  p.setFont(titleFont);
+  p.setFont(titleFont());
   p.setPen(Qt::black);
-  p.drawText(QRect(12, 4, width() - 24, kHeaderHeight - 6), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap,
-             titleText());
+  p.drawText(titleRect(), Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, titleText());
   p.setFont(font());
 
   if (const TopologyPlacement* placed = placement()) {
@@ -390,7 +412,7 @@ void RingView::paintEvent(QPaintEvent*) {
   footerFont.setPointSizeF(footerFont.pointSizeF() * 0.9);
   p.setFont(footerFont);
   p.setPen(QColor(0x40, 0x40, 0x40));
-  p.drawText(QRect(12, height() - kFooterHeight, width() - 24, kFooterHeight - 4),
+  p.drawText(QRect(kTitleMargin, height() - kFooterHeight, width() - 2 * kTitleMargin, kFooterHeight - 4),
              Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, footerText());
 }
 

@@ -53,6 +53,10 @@ class RingView : public QWidget {
   const TopologyPlacement* placement() const;
   QTransform topologyTransform() const;
   QRectF drawingArea() const;
+  // The title's box at the top, as tall as the title wraps to at this width (at least two lines); the drawing area
+  // starts below it, so a long title pushes the drawing down instead of being clipped.
+  QRect titleRect() const;
+  QFont titleFont() const;
   // Centre of rank r in widget coordinates (for tests: the ranks must be there).
   QPointF rankCentre(int rank) const;
   // Bytes per second of one transfer of the current step on the circle; none without a bucket.
@@ -98,4 +102,7 @@ class RingView : public QWidget {
   std::optional<std::set<int>> m_expanded;  // servers shown with their GPUs; none: by size (collapsedByDefault)
   mutable std::unique_ptr<TopologyPlacement> m_placement;
   mutable QSizeF m_placedFor;
+  mutable QString m_measuredTitle;
+  mutable int m_measuredTitleWidth = -1;
+  mutable int m_measuredTitleHeight = 0;
 };

@@ -11,12 +11,15 @@
 #include <array>
 #include <cmath>
 
+#include "models/axis_labels.h"
 #include "models/lane_model.h"
 
 namespace {
 
 constexpr int kScrollBarWidth = 14;
 constexpr int kDragThresholdPx = 4;
+// Pixels between a tick and its label, and the least between two labels.
+constexpr int kTickLabelGap = 3;
 // Wheel: one notch (120) zooms by about 20 %.
 constexpr double kWheelZoomPerUnit = 1.0015;
 
@@ -71,6 +74,11 @@ void TimelineView::rebuildLanes() {
   }
   updateScrollBar();
   update();
+}
+
+QRect TimelineView::axisArea() const {
+  const QRect area = spanArea();
+  return QRect(area.left(), kLegendHeight, area.width(), kAxisHeight);
 }
 
 QRect TimelineView::spanArea() const {
@@ -172,7 +180,7 @@ void TimelineView::paintEvent(QPaintEvent*) {
   const TimelineFrame f = frame();
   p.fillRect(rect(), palette().window());
   paintLegend(p, QRect(0, 0, width(), kLegendHeight));
-  paintAxis(p, QRect(area.left(), kLegendHeight, area.width(), kAxisHeight));
+  paintAxis(p, axisArea());
   TimelineRenderer::paint(p, area, f, m_scratch);
   paintLaneHeaders(p, QRect(0, area.top(), kHeaderWidth, area.height()), f);
   if (m_drag == Drag::Box && m_moved) {
@@ -221,10 +229,29 @@ void TimelineView::paintAxis(QPainter& p, const QRect& r) const {
     for (const TimeTick& tick : m_scale.ticks(r.width())) {
       const int x = r.left() + static_cast<int>(std::lround(tick.x));
       p.drawLine(x, r.bottom() - 5, x, r.bottom());
-      p.drawText(QRect(x + 3, r.top(), 200, r.height() - 4), Qt::AlignLeft | Qt::AlignVCenter, tick.label);
     }
+    for (const auto& [box, label] : tickLabels()) p.drawText(box, Qt::AlignLeft | Qt::AlignVCenter, label);
   }
   p.restore();
+}
+
+std::vector<std::pair<QRect, QString>> TimelineView::tickLabels() const {
+  if (!m_data) return {};
+  const QRect r = axisArea();
+  const QFontMetrics fm(font());
+  const std::vector<TimeTick> ticks = m_scale.ticks(r.width());
+  std::vector<int> xs;
+  std::vector<int> widths;
+  for (const TimeTick& tick : ticks) {
+    xs.push_back(r.left() + static_cast<int>(std::lround(tick.x)));
+    widths.push_back(fm.horizontalAdvance(tick.label));
+  }
+  std::vector<std::pair<QRect, QString>> out;
+  for (const AxisLabelPlace& place : placeAxisLabels(xs, widths, r.left(), r.left() + r.width(), kTickLabelGap)) {
+    const auto i = static_cast<std::size_t>(place.tick);
+    out.emplace_back(QRect(place.left, r.top(), widths[i], r.height() - 4), ticks[i].label);
+  }
+  return out;
 }
 
 // A job's GPU lanes: a strip of its colour at the headers' left edge, at any lane height (the legend names the jobs).

@@ -34,6 +34,10 @@ class TimelineView : public QWidget {
   // The frame as it would be painted now (for tests and the benchmark).
   TimelineFrame frame() const;
   QRect spanArea() const;
+  // The time axis above the span area, and its tick labels as painted now: each label's box lies inside the axis,
+  // moved in from an edge it would run past, or left out where it would then overlap its neighbour (axis_labels.h).
+  QRect axisArea() const;
+  std::vector<std::pair<QRect, QString>> tickLabels() const;
   int shownLaneCount() const { return static_cast<int>(m_lanes.size()); }
   int laneHeight() const { return m_laneHeight; }
   const TimeScale& scale() const { return m_scale; }
