@@ -48,23 +48,16 @@ void measure_squares(const std::vector<int>& sizes, cublasHandle_t blas, cudaStr
     DeviceBuffer c(static_cast<std::size_t>(elements) * p.element_bytes);
     SYNCSIM_CUDA(fill_matrix(a.ptr, elements, p.fill, stream));
     SYNCSIM_CUDA(fill_matrix(b.ptr, elements, p.fill, stream));
-    const float alpha = 1.0f;
-    const float beta = 0.0f;
     for (const int n : sizes) {
-      const double seconds = timer.seconds_per_call(stream, warmup, iters, [&] {
-        SYNCSIM_CUBLAS(cublasGemmEx(blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a.ptr, p.type, n, b.ptr, p.type, n,
-                                    &beta, c.ptr, p.type, n, p.compute, CUBLAS_GEMM_DEFAULT));
-      });
+      const double seconds = timer.seconds_per_call(
+          stream, warmup, iters, [&] { square_gemm(blas, n, a.ptr, b.ptr, c.ptr, p.type, p.compute); });
       results.push_back(timed_gemm(p.name, "NN", {n, n, n}, seconds));
     }
   }
 }
 
 MemoryResult measure_memory(cudaStream_t stream, int warmup, int iters) {
-  std::size_t free_bytes = 0;
-  std::size_t total_bytes = 0;
-  SYNCSIM_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-  const std::int64_t bytes = std::min<std::int64_t>(kMaxCopyBytes, static_cast<std::int64_t>(free_bytes / 4)) / 16 * 16;
+  const std::int64_t bytes = copy_buffer_bytes(kMaxCopyBytes);
   DeviceBuffer src(static_cast<std::size_t>(bytes));
   DeviceBuffer dst(static_cast<std::size_t>(bytes));
   SYNCSIM_CUDA(cudaMemsetAsync(src.ptr, 1, static_cast<std::size_t>(bytes), stream));

@@ -12,7 +12,9 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <type_traits>
 
@@ -79,6 +81,23 @@ struct Blas {
   Blas(const Blas&) = delete;
   Blas& operator=(const Blas&) = delete;
 };
+
+// One n x n x n product C = A B of column-major operands, as cuBLAS's default algorithm runs it (alpha 1, beta 0).
+inline void square_gemm(cublasHandle_t blas, int n, const void* a, const void* b, void* c, cudaDataType_t type,
+                        cublasComputeType_t compute) {
+  const float alpha = 1.0f;
+  const float beta = 0.0f;
+  SYNCSIM_CUBLAS(cublasGemmEx(blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a, type, n, b, type, n, &beta, c, type,
+                              n, compute, CUBLAS_GEMM_DEFAULT));
+}
+
+// A copy buffer's size: at most `cap` bytes and a quarter of the device's free memory, a multiple of 16.
+inline std::int64_t copy_buffer_bytes(std::int64_t cap) {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+  SYNCSIM_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
+  return std::min<std::int64_t>(cap, static_cast<std::int64_t>(free_bytes / 4)) / 16 * 16;
+}
 
 struct LtHandle {
   cublasLtHandle_t handle = nullptr;

@@ -41,10 +41,7 @@ SustainedResult measure_sustained(cublasHandle_t blas, cudaStream_t stream, int 
   SustainedResult result;
   result.shape = {kSustainedSize, kSustainedSize, kSustainedSize};
   result.seconds = seconds;
-  std::size_t free_bytes = 0;
-  std::size_t total_bytes = 0;
-  SYNCSIM_CUDA(cudaMemGetInfo(&free_bytes, &total_bytes));
-  result.copy_bytes = std::min<std::int64_t>(kSustainedCopyBytes, static_cast<std::int64_t>(free_bytes / 4)) / 16 * 16;
+  result.copy_bytes = copy_buffer_bytes(kSustainedCopyBytes);
 
   const std::int64_t elements = std::int64_t{kSustainedSize} * kSustainedSize;
   DeviceBuffer a(static_cast<std::size_t>(elements) * kBf16Bytes);
@@ -55,13 +52,7 @@ SustainedResult measure_sustained(cublasHandle_t blas, cudaStream_t stream, int 
   SYNCSIM_CUDA(fill_matrix(a.ptr, elements, MatrixType::bf16, stream));
   SYNCSIM_CUDA(fill_matrix(b.ptr, elements, MatrixType::bf16, stream));
   SYNCSIM_CUDA(cudaMemsetAsync(src.ptr, 1, static_cast<std::size_t>(result.copy_bytes), stream));
-  const float alpha = 1.0f;
-  const float beta = 0.0f;
-  const int n = kSustainedSize;
-  const auto gemm = [&] {
-    SYNCSIM_CUBLAS(cublasGemmEx(blas, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &alpha, a.ptr, CUDA_R_16BF, n, b.ptr,
-                                CUDA_R_16BF, n, &beta, c.ptr, CUDA_R_16BF, n, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
-  };
+  const auto gemm = [&] { square_gemm(blas, kSustainedSize, a.ptr, b.ptr, c.ptr, CUDA_R_16BF, CUBLAS_COMPUTE_32F); };
   const auto copy = [&] { SYNCSIM_CUDA(copy_bytes(dst.ptr, src.ptr, result.copy_bytes, stream)); };
   for (int i = 0; i < warmup; ++i) {
     gemm();

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <utility>
 #include <vector>
 
 #include "syncsim/compute/gemm_fit.hpp"
@@ -239,12 +240,12 @@ GpuSpec measured_kernel_gpu(const GpuSpec& profiled) {
   for (std::optional<double>* rate : {&spec.flash_attention.fused, &spec.flash_attention.eager}) {
     if (*rate) **rate *= measured.sustained;
   }
-  spec.measured = measured;
   if (fit) {
-    spec.measured->fitted_shapes = fit->shapes;
-    spec.measured->fit_rms_error = fit->rms_error;
-    spec.measured->fixed_seconds = fit->fixed_seconds;
+    measured.fitted_shapes = fit->shapes;
+    measured.fit_rms_error = fit->rms_error;
+    measured.fixed_seconds = fit->fixed_seconds;
   }
+  spec.measured = std::move(measured);
   return spec;
 }
 
