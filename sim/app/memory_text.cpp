@@ -15,16 +15,21 @@ std::string memory_verdict(const MemoryReport& m) {
                      m.fits ? "" : fmt::format(" (short by {})", gib_text(m.shortfall)));
 }
 
-void print_allocator_lines(std::ostream& out, const MemoryReport& m) {
+void print_allocator_lines(std::ostream& out, const MemoryReport& m, ShardingLevel sharding) {
   fmt::print(out, "transient        loss buffers {}  workspaces {}\n", gib_text(m.loss_buffers),
              gib_text(m.workspaces));
   fmt::print(out, "peak             allocated {}  reserved {} (fragmentation {})\n", gib_text(m.allocated),
              gib_text(m.reserved), gib_text(m.fragmentation));
   fmt::print(out, "outside torch    CUDA context {}  NCCL buffers {} ({} communicator(s))\n", gib_text(m.cuda_context),
              gib_text(m.nccl_buffers), m.communicators);
+  const char* megatron = sharding == ShardingLevel::gradients
+                             ? "Megatron: FP32 main grads and optimizer state sharded over data x context "
+                               "(Megatron-FSDP's optim_grads), vocabulary-parallel loss"
+                             : "Megatron: FP32 main grads, distributed optimizer over data x context, "
+                               "vocabulary-parallel loss";
   fmt::print(out, "laid out as      {}\n",
              m.framework == MemoryFramework::megatron
-                 ? "Megatron: FP32 main grads, distributed optimizer over data x context, vocabulary-parallel loss"
+                 ? megatron
                  : "PyTorch: gradients in the working precision, cross_entropy over FP32 logits");
 }
 

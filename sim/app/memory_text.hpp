@@ -11,7 +11,7 @@ std::string gib_text(Bytes bytes);
 // "fits: 41.82 GiB of 80.00 GiB", or "DOES NOT FIT: ... (short by ...)".
 std::string memory_verdict(const MemoryReport& memory);
 // The allocator's lines of `syncsim memory`: the peak allocated and reserved, what lies outside the allocator, and
-// whose layout (Megatron's or PyTorch's) the terms follow.
-void print_allocator_lines(std::ostream& out, const MemoryReport& memory);
+// whose layout (Megatron's or PyTorch's, with `sharding`) the terms follow.
+void print_allocator_lines(std::ostream& out, const MemoryReport& memory, ShardingLevel sharding);
 
 }  // namespace syncsim::app

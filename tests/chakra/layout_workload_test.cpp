@@ -167,7 +167,8 @@ TEST_CASE("layout export: rank 4 (stage 1) runs 1F1B, receives what stage 0 send
 }
 
 TEST_CASE("layout import gives the workload back exactly, for every sharding level and schedule") {
-  for (const ShardingLevel sharding : {ShardingLevel::none, ShardingLevel::optimizer, ShardingLevel::full}) {
+  for (const ShardingLevel sharding :
+       {ShardingLevel::none, ShardingLevel::optimizer, ShardingLevel::gradients, ShardingLevel::full}) {
     INFO("sharding " << static_cast<int>(sharding));
     check_same(round_trip(two_stages(sharding)), two_stages(sharding));
   }
@@ -175,10 +176,30 @@ TEST_CASE("layout import gives the workload back exactly, for every sharding lev
              two_stages(ShardingLevel::none, PipelineSchedule::gpipe));
   check_same(round_trip(two_stages(ShardingLevel::none, PipelineSchedule::interleaved, 2)),
              two_stages(ShardingLevel::none, PipelineSchedule::interleaved, 2));
+  check_same(round_trip(two_stages(ShardingLevel::gradients, PipelineSchedule::interleaved, 2)),
+             two_stages(ShardingLevel::gradients, PipelineSchedule::interleaved, 2));
+}
+
+TEST_CASE("ZeRO-2's layout export reduce-scatters each chunk's buckets after every backward pass") {
+  // Two buckets after each of the 3 micro-batches' backward on each rank, then the step.
+  for (const std::int64_t rank : {0, 4}) {
+    const chakra::ExecutionTrace t = chakra::execution_trace(two_stages(ShardingLevel::gradients), rank);
+    std::vector<std::string> after;  // the pass each reduce-scatter waits on
+    std::int64_t scatters = 0;
+    for (const chakra::ExecutionNode& n : t.nodes) {
+      if (n.kind != chakra::NodeKind::collective || n.collective != CollectiveKind::reduce_scatter) continue;
+      ++scatters;
+      after.push_back(t.nodes[n.data_deps.front()].name.substr(0, 14));
+    }
+    CHECK(scatters == 3 * 2);
+    CHECK(after == std::vector<std::string>{"backward mb 0 ", "backward mb 0 ", "backward mb 1 ", "backward mb 1 ",
+                                            "backward mb 2 ", "backward mb 2 "});
+  }
 }
 
 TEST_CASE("layout export lists no dependency twice (a feeder counting parents would wait forever)") {
-  for (const ShardingLevel sharding : {ShardingLevel::none, ShardingLevel::optimizer, ShardingLevel::full}) {
+  for (const ShardingLevel sharding :
+       {ShardingLevel::none, ShardingLevel::optimizer, ShardingLevel::gradients, ShardingLevel::full}) {
     for (const std::int64_t rank : {0, 4}) {
       for (const chakra::ExecutionNode& n : chakra::execution_trace(two_stages(sharding), rank).nodes) {
         std::vector<std::uint64_t> deps = n.data_deps;
@@ -233,6 +254,31 @@ TEST_CASE("layout import refuses what it cannot map, naming the file and node") 
   SECTION("a process group no METADATA node describes") {
     traces[0].nodes.erase(traces[0].nodes.begin());
     CHECK_THAT(layout_error(traces, w), Catch::Contains("process group '1' is described by no METADATA node"));
+  }
+}
+
+TEST_CASE("ZeRO-2's layout import refuses buckets reduced otherwise after the other micro-batches") {
+  const LayoutWorkload w = two_stages(ShardingLevel::gradients);
+  std::vector<chakra::ExecutionTrace> traces = {chakra::execution_trace(w, 0), chakra::execution_trace(w, 4)};
+  REQUIRE(layout_error(traces, w) == "no error");
+  // The bucket reductions outside the passes, in order: two after each micro-batch's backward.
+  std::vector<chakra::ExecutionNode*> buckets;
+  for (chakra::ExecutionNode& n : traces[1].nodes) {
+    if (n.kind == Kind::collective && !n.micro_batch && n.collective == CollectiveKind::reduce_scatter) {
+      buckets.push_back(&n);
+    }
+  }
+  REQUIRE(buckets.size() == 6);
+  SECTION("an ALL_REDUCE among them") {
+    buckets[0]->collective = CollectiveKind::all_reduce;
+    CHECK_THAT(layout_error(traces, w),
+               Catch::Contains("t.4.et: chunk 0's buckets after micro-batch 0: reduced after every micro-batch by "
+                               "other than ZeRO-2's REDUCE_SCATTERs"));
+  }
+  SECTION("another size after micro-batch 1") {
+    buckets[2]->comm_size = *buckets[2]->comm_size + 1;
+    CHECK_THAT(layout_error(traces, w),
+               Catch::Contains("chunk 0's buckets after micro-batch 1: not micro-batch 0's buckets"));
   }
 }
 

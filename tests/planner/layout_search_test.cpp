@@ -88,6 +88,30 @@ TEST_CASE("every layout candidate divides the GPUs and holds the global batch") 
   CHECK(skipped.at("the global batch does not divide over data-parallel ranks x micro-batch size") > 0);
 }
 
+TEST_CASE("ZeRO-2 is a candidate beside every ZeRO-1 one, and never faster where both fit as they are") {
+  SkipCounts skipped;
+  const std::vector<LayoutChoice> choices = layout_choices(dense_space(), 64, 128, skipped);
+  const auto count = [&](ShardingLevel level) {
+    return std::count_if(choices.begin(), choices.end(), [&](const LayoutChoice& c) { return c.sharding == level; });
+  };
+  CHECK(count(ShardingLevel::gradients) == count(ShardingLevel::optimizer));
+  // The same layout under both: the same memory but the gradients, a bound and a run no faster under ZeRO-2.
+  const Scenario point = load_scenario(kScenario, {"parallelism={}"});
+  run::Workspace workspace;
+  run::LayoutProbe probe(point, workspace);
+  LayoutChoice zero1{.tensor = 2, .pipeline = 2, .data = 4, .micro_batches = 4, .sharding = ShardingLevel::optimizer};
+  LayoutChoice zero2 = zero1;
+  zero2.sharding = ShardingLevel::gradients;
+  const run::ProbeLayout one{parallelism_of(zero1), 1, 4};
+  const run::ProbeLayout two{parallelism_of(zero2), 1, 4};
+  CHECK(probe.memory(two).total < probe.memory(one).total);
+  CHECK(probe.memory(one).total - probe.memory(two).total == probe.memory(one).gradients - probe.memory(two).gradients);
+  CHECK(probe.lower_bound(two) >= probe.lower_bound(one));
+  const TrainingReport r1 = run::run_scenario(load_scenario(kScenario, overrides_of(zero1, false))).report;
+  const TrainingReport r2 = run::run_scenario(load_scenario(kScenario, overrides_of(zero2, false))).report;
+  CHECK(r2.iteration_mean >= r1.iteration_mean);
+}
+
 TEST_CASE("a candidate's overrides give the scenario its layout") {
   const LayoutChoice c{.tensor = 4,
                        .context = 1,
@@ -125,6 +149,8 @@ TEST_CASE("no simulated iteration is faster than its layout's lower bound") {
       {.tensor = 8, .data = 2, .micro_batches = 4, .sharding = ShardingLevel::full},
       {.tensor = 8, .data = 2, .micro_batches = 4, .tp_comm_overlap = true},
       {.tensor = 4, .pipeline = 2, .data = 2, .micro_batches = 4, .sharding = ShardingLevel::optimizer},
+      {.tensor = 4, .pipeline = 2, .data = 2, .micro_batches = 4, .sharding = ShardingLevel::gradients},
+      {.data = 16, .micro_batches = 2, .sharding = ShardingLevel::gradients},
       {.tensor = 2,
        .pipeline = 4,
        .virtual_stages = 2,
@@ -156,6 +182,8 @@ TEST_CASE("the searched layout of a point is what syncsim run gives with its ove
   CHECK(found.stats.candidates > found.stats.simulated);
   CHECK(found.stats.simulated + found.stats.pruned + found.stats.not_fitting + found.stats.unexplored <=
         found.stats.candidates);
+  // Llama 3 8B on 16 H100s fits under ZeRO-1 as it is at many layouts: their ZeRO-2 twins are not probed.
+  CHECK(found.stats.skipped.at("ZeRO-2 where ZeRO-1 fits as is (the same memory need met, only more traffic)") > 0);
   INFO(found.label);
   CHECK(is_layout_label(found.label));
   const TrainingReport again = run::run_scenario(load_scenario(kScenario, found.overrides)).report;

@@ -255,6 +255,8 @@ TEST_CASE("TP 2 x PP 2 x DP 2 Llama exported to Chakra and read back runs the sa
       {},
       {"parallelism.sharding=optimizer"},
       {"parallelism.sharding=full"},
+      {"parallelism.sharding=gradients", "model.micro_batches=4"},
+      {"parallelism.sharding=gradients", "parallelism.schedule=interleaved", "parallelism.virtual_stages=2"},
       {"parallelism.schedule=gpipe"},
       {"parallelism.schedule=interleaved", "parallelism.virtual_stages=2"},
       {"parallelism.activation_checkpointing=full", "model.micro_batches=4"},
@@ -329,5 +331,21 @@ TEST_CASE("a layout's trace read into another layout is refused, naming the node
                                   {"parallelism.tp_comm_overlap=true", "parallelism.activation_checkpointing=full"})));
              }),
              Catch::Contains("parallelism.tp_comm_overlap") && Catch::Contains("full activation checkpointing"));
+  std::filesystem::remove_all(rank0.parent_path());
+}
+
+TEST_CASE("a layout's traces read under another sharding level are refused, saying how the traces reduce") {
+  const std::vector<std::string> zero2 =
+      with_overrides(kTp2Pp2Dp2, {"parallelism.sharding=gradients", "model.micro_batches=2"});
+  const std::filesystem::path rank0 =
+      export_layout_ranks("llama3-8b-tp-across-nodes.yaml", "syncsim-chakra-layout-zero2", zero2);
+  const std::string error = chakra_error_of([&] {
+    run_layout_example("llama3-8b-tp-across-nodes.yaml",
+                       with_overrides(kTp2Pp2Dp2, {"parallelism.sharding=optimizer", "model.micro_batches=2",
+                                                   "model.chakra=" + rank0.string()}));
+  });
+  CHECK_THAT(error, Catch::Contains("model.chakra: ") && Catch::Contains("chakra.0.et") &&
+                        Catch::Contains("the traces' buckets are reduce-scattered after every micro-batch (ZeRO-2), "
+                                        "parallelism.sharding is optimizer"));
   std::filesystem::remove_all(rank0.parent_path());
 }

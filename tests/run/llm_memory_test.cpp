@@ -50,11 +50,13 @@ TEST_CASE("torchtitan Llama 3.1 8B FSDP on 8 and 128 H100s: predicted reserved m
   }
 }
 
-TEST_CASE("Llama 3 405B as Meta laid it out: the fullest stage's terms as Megatron lays them out", "[llm_memory]") {
-  // TP 8 x PP 16, DP 128, 16 micro-batches of 8,192 tokens, interleaved over v = 2 chunks, ZeRO-1, with the paper's
-  // balanced split as Megatron's accounted one (docs/compute.md, "Balanced pipeline splits"): stage 0 holds the
-  // embedding and 3 + 4 blocks, stages 1-14 4 + 4, stage 15 4 + 3 and the head.
-  const MemoryReport m = run::scenario_memory(load_scenario(kMemoryMfuScenarios / "llama3-405b-16k.yaml"));
+TEST_CASE("Llama 3 405B as Meta laid it out: the fullest stage's terms, and it fits in 80 GB", "[llm_memory]") {
+  // TP 8 x PP 16, DP 128, 16 micro-batches of 8,192 tokens, interleaved over v = 2 chunks, Meta's FSDP (ZeRO-2:
+  // optimizer state and gradients sharded over data), with the paper's balanced split as Megatron's accounted one
+  // (docs/compute.md, "Balanced pipeline splits"): stage 0 holds the embedding and 3 + 4 blocks, stages 1-14 4 + 4,
+  // stage 15 4 + 3 and the head.
+  const Scenario s = load_scenario(kMemoryMfuScenarios / "llama3-405b-16k.yaml");
+  const MemoryReport m = run::scenario_memory(s);
   CHECK(m.framework == MemoryFramework::megatron);
   // Stage 1's warm-up, 2 (p - 2) + (v - 1) p = 44, is past m v = 32 as stage 0's is: both keep every chunk pass in
   // flight, and stage 1's are of 8 blocks, stage 0's of 7. Stages 2-7 tie with stage 1; the first is reported.
@@ -65,17 +67,25 @@ TEST_CASE("Llama 3 405B as Meta laid it out: the fullest stage's terms as Megatr
   // PyTorch's product would also keep silu(gate), 2f more), plus flash attention's FP32 row statistics, 8 x 128 heads
   // x 8,192 / 8 = 1,048,576 B.
   CHECK(m.activations.value == 128 * (1'024LL * 520'192 + 1'048'576));
-  // 8 blocks of 2h^2 + 2 h h_kv + 3hf + 2h = 3,187,703,808 parameters, split 8 ways: bf16 weights, FP32 main grads
-  // beside them, the distributed optimizer's 12 bytes over the 128 data-parallel ranks.
+  // 8 blocks of 2h^2 + 2 h h_kv + 3hf + 2h = 3,187,703,808 parameters, split 8 ways: bf16 weights, kept whole (FSDP
+  // does not reshard them after forward); the FP32 gradients and the 12 optimizer bytes sharded over the 128
+  // data-parallel ranks.
   CHECK(m.weights.value == 2 * 3'187'703'808LL);
-  CHECK(m.gradients.value == 2 * m.weights.value);
+  CHECK(m.gradients.value == 4 * (3'187'703'808LL / 128));
   CHECK(static_cast<double>(m.optimizer_state.value) ==
         Approx(12.0 * static_cast<double>(m.weights.value / 2) / 128).epsilon(1e-5));
   // The logits are the last stage's: no loss buffers here. Nothing is recomputed: reserved is allocated.
   CHECK(m.loss_buffers.value == 0);
   CHECK(m.reserved == m.allocated);
   CHECK(m.communicators == 3);  // tensor, pipeline, data
-  // Laid out as Megatron lays it out, the stage needs 83.4 GiB of the 80 (docs/compute.md says which term Meta's
-  // own framework lays out otherwise).
-  CHECK_FALSE(m.fits);
+  CHECK(m.fits);
+  CHECK(static_cast<double>(m.total.value) / (1LL << 30) == Approx(71.66).margin(0.01));
+  // Megatron's distributed optimizer (ZeRO-1) keeps the whole FP32 main-grad buffer, 4 B a parameter: 11.8 GiB
+  // more, and the same layout does not fit.
+  Scenario zero1 = s;
+  zero1.parallelism.sharding.value = ShardingLevel::optimizer;
+  const MemoryReport megatron = run::scenario_memory(zero1);
+  CHECK(megatron.gradients.value == 4 * 3'187'703'808LL);
+  CHECK(megatron.total - m.total == megatron.gradients - m.gradients);
+  CHECK_FALSE(megatron.fits);
 }

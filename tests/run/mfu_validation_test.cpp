@@ -1,7 +1,7 @@
 // Predicted FLOP utilisation against published large-scale runs (validation/scenarios/mfu, docs/accuracy.md):
 // Megatron-LM's GPT runs on A100 (hardware FLOPs, recomputation counted) and Llama 3 405B on 16K H100s (model
 // FLOPs). Each prediction must stay within the largest error measured when the table in docs/accuracy.md was made
-// (6.5 points), so that a change that moves them is seen and the table redone.
+// (7.4 points), so that a change that moves them is seen and the table redone.
 #include <catch2/catch.hpp>
 
 #include <filesystem>

@@ -27,15 +27,33 @@ ModelParallelSetup one_stage(ShardingLevel sharding, std::int64_t data, SimTime 
 }
 }  // namespace
 
-TEST_CASE("data-parallel bytes per GPU: 2 (d - 1)/d x G replicated and under ZeRO-1", "[model_parallel]") {
+TEST_CASE("data-parallel bytes per GPU: 2 (d - 1)/d x G replicated and under ZeRO-1, (m + 1) under ZeRO-2",
+          "[model_parallel]") {
   const double g = 150.0 * kMB;
   for (const std::int64_t d : {2, 4, 64}) {
     const double share = static_cast<double>(d - 1) / static_cast<double>(d);
-    for (const ShardingLevel level : {ShardingLevel::none, ShardingLevel::optimizer, ShardingLevel::gradients}) {
+    for (const ShardingLevel level : {ShardingLevel::none, ShardingLevel::optimizer}) {
       const ModelParallelResult r = run_model_parallel(one_stage(level, d, SimTime::zero()));
       CHECK(r.stages[0].data_bytes_per_iteration == Approx(2 * share * g).epsilon(1e-12));
     }
+    // ZeRO-2 keeps only its shard of the gradients: a reduce-scatter after each of the m = 2 micro-batches' backward,
+    // one gather after the step (DeepSpeed's (m + 1)(d - 1)/d x G).
+    const ModelParallelResult zero2 = run_model_parallel(one_stage(ShardingLevel::gradients, d, SimTime::zero()));
+    CHECK(zero2.stages[0].data_bytes_per_iteration == Approx(3 * share * g).epsilon(1e-12));
   }
+}
+
+TEST_CASE("ZeRO-2's reduce-scatters after the first micro-batch hide behind the second", "[model_parallel]") {
+  // 5 ms a collective: the first micro-batch's two buckets run beside the second's 30 ms, the last bucket of the
+  // second is exposed as under ZeRO-1, then the step (2 ms) and the gathers (2 x 5 ms) before the next forward.
+  const ModelParallelResult zero1 = run_model_parallel(one_stage(ShardingLevel::optimizer, 4, SimTime::from_ms(5)));
+  const ModelParallelResult zero2 = run_model_parallel(one_stage(ShardingLevel::gradients, 4, SimTime::from_ms(5)));
+  CHECK(zero2.iteration_times[2] == zero1.iteration_times[2]);
+  CHECK(zero2.iteration_times[2] == SimTime::from_ms(60 + 5 + 2 + 10));
+  // Slower than a micro-batch can hide (25 ms each, 4 of them before the step): the stream sets the pace.
+  const ModelParallelResult slow = run_model_parallel(one_stage(ShardingLevel::gradients, 4, SimTime::from_ms(25)));
+  const ModelParallelResult slow1 = run_model_parallel(one_stage(ShardingLevel::optimizer, 4, SimTime::from_ms(25)));
+  CHECK(slow.iteration_times[2] > slow1.iteration_times[2]);
 }
 
 TEST_CASE("with free collectives an iteration is the micro-batches' compute and the step", "[model_parallel]") {

@@ -39,22 +39,33 @@ class RankWriter {
     }
     std::vector<std::vector<std::uint64_t>> segments(stage.chunks.size());  // of each chunk's latest backward
     std::vector<std::size_t> completed;                                     // chunks, as their last backward ends
+    std::vector<std::uint64_t> step_deps;
+    // The chunk's buckets reduced after its latest backward, on the data-parallel stream.
+    const auto reduce = [&](std::size_t c, bool before_step) {
+      for (const LayoutUnit& u : stage.chunks[c].units) {
+        stream_ = add(collective(fmt::format("chunk {} bucket {}", c, to_string(u.collective.op)), u.collective),
+                      {segments[c].at(u.segment)}, stream_);
+        if (before_step) step_deps.push_back(*stream_);
+      }
+    };
+    // ZeRO-2 keeps only its shard of the gradients: every backward pass's buckets are reduce-scattered.
+    const bool every_backward = w_.sharding == ShardingLevel::gradients;
     for (const PipelinePass& pass :
          pipeline_order(w_.schedule, at_.pipeline, w_.sizes.pipeline, w_.micro_batches, w_.chunks)) {
       const auto c = static_cast<std::size_t>(pass.chunk);
       std::vector<std::uint64_t> deps = chain_;
       if (!pass.backward && gathered[c]) deps.push_back(*std::exchange(gathered[c], std::nullopt));
       segments[c] = run_pass(pass, pass.backward ? stage.chunks[c].backward : stage.chunks[c].forward, deps);
-      if (pass.backward && pass.micro_batch + 1 == w_.micro_batches) completed.push_back(c);
-    }
-    std::vector<std::uint64_t> step_deps = chain_;
-    for (const std::size_t c : completed) {
-      for (const LayoutUnit& u : stage.chunks[c].units) {
-        stream_ = add(collective(fmt::format("chunk {} bucket {}", c, to_string(u.collective.op)), u.collective),
-                      {segments[c].at(u.segment)}, stream_);
-        step_deps.push_back(*stream_);
+      if (!pass.backward) continue;
+      const bool last = pass.micro_batch + 1 == w_.micro_batches;
+      if (every_backward) {
+        reduce(c, last);
+      } else if (last) {
+        completed.push_back(c);
       }
     }
+    for (const std::size_t c : completed) reduce(c, true);
+    step_deps.insert(step_deps.begin(), chain_.begin(), chain_.end());
     ExecutionNode step = compute_node(0, "optimizer step", stage.step, {});
     step.num_ops = stage.step_work.ops;
     step.tensor_size = stage.step_work.bytes;

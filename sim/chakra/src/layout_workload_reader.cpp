@@ -61,6 +61,7 @@ class StageReader {
       }
     }
     check_micro_batches();
+    collect_buckets();
     if (!out_.sharding) out_.sharding = ShardingLevel::none;
     return std::move(out_);
   }
@@ -201,13 +202,56 @@ class StageReader {
     }
     if (!from) throw graph_.error(n, "a bucket's reduction that depends on no backward compute");
     const ExecutionNode& segment = trace_.nodes[*from];
-    LayoutChunk& chunk = out_.stage.chunks[static_cast<std::size_t>(*segment.chunk)];
     const bool expert = c.role == GroupRole::expert_data;
     if (c.role != GroupRole::data && !expert) {
       throw graph_.error(n,
                          fmt::format("a bucket's reduction on a {} group, not a data-parallel one", to_string(c.role)));
     }
-    chunk.units.push_back({.collective = std::move(c), .segment = *segment_of_[*from], .expert = expert});
+    reductions_[{*segment.chunk, *segment.micro_batch}].push_back(
+        {.collective = std::move(c), .segment = *segment_of_[*from], .expert = expert});
+  }
+
+  // Each chunk's buckets: reduced after one micro-batch's backward (the last), or under ZeRO-2, which keeps only its
+  // shard of the gradients, reduce-scattered alike after every one.
+  void collect_buckets() {
+    std::map<std::int64_t, std::int64_t> reduced_after;  // chunk: micro-batches whose backward its buckets follow
+    for (const auto& [key, units] : reductions_) ++reduced_after[key.first];
+    for (const auto& [key, units] : reductions_) {
+      const auto& [chunk, micro_batch] = key;
+      const std::int64_t times = reduced_after[chunk];
+      const auto fail = [&](const std::string& what) {
+        return InputError(fmt::format("chunk {}'s buckets after micro-batch {}: {}", chunk, micro_batch, what),
+                          SourceLocation{source_, 0, 0});
+      };
+      if (times > 1) {
+        if (times != out_.micro_batches) {
+          throw fail(
+              fmt::format("reduced after {} of the {} micro-batches: once, after the last, or after every one "
+                          "(ZeRO-2)",
+                          times, out_.micro_batches));
+        }
+        const bool scattered = std::all_of(units.begin(), units.end(), [](const LayoutUnit& u) {
+          return u.collective.op == CollectiveKind::reduce_scatter;
+        });
+        if (!scattered || out_.sharding == ShardingLevel::full) {
+          throw fail(
+              "reduced after every micro-batch by other than ZeRO-2's REDUCE_SCATTERs with the parameters "
+              "gathered after the step");
+        }
+        if (!same_units(units, reductions_.at({chunk, 0}))) throw fail("not micro-batch 0's buckets");
+        out_.sharding = ShardingLevel::gradients;
+      }
+      if (micro_batch + 1 == out_.micro_batches || times == 1) {
+        out_.stage.chunks.at(static_cast<std::size_t>(chunk)).units = units;
+      }
+    }
+  }
+
+  static bool same_units(const std::vector<LayoutUnit>& a, const std::vector<LayoutUnit>& b) {
+    return std::equal(a.begin(), a.end(), b.begin(), b.end(), [](const LayoutUnit& x, const LayoutUnit& y) {
+      return x.segment == y.segment && x.expert == y.expert && x.collective.op == y.collective.op &&
+             x.collective.bytes == y.collective.bytes && x.collective.role == y.collective.role;
+    });
   }
 
   // Every micro-batch's pass must be the first one's: syncsim runs identical micro-batches.
@@ -240,6 +284,7 @@ class StageReader {
   std::int64_t expert_;
   StageReading out_;
   std::map<PassKey, Totals> seen_;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<LayoutUnit>> reductions_;  // [chunk, micro-batch]
   std::vector<std::optional<std::size_t>> segment_of_;  // per node: its index among its backward pass's segments
   std::vector<std::optional<std::size_t>> overlap_of_;  // per chunk node: its index among its pass's overlaps
   bool stepped_ = false;

@@ -77,6 +77,15 @@ TrainingReport simulate(const std::filesystem::path& scenario, const SweepPoint&
   return run::run_scenario(load_scenario(scenario, overrides), workspace).report;
 }
 
+// Whether `zero2` is `zero1`'s layout with ZeRO-2 for ZeRO-1: the same memory and compute but the gradients, and
+// only more traffic (a reduce-scatter after every micro-batch), so never faster where ZeRO-1 fits as is.
+bool zero1_twin(const LayoutChoice& zero1, const LayoutChoice& zero2) {
+  return zero2.tensor == zero1.tensor && zero2.context == zero1.context && zero2.pipeline == zero1.pipeline &&
+         zero2.virtual_stages == zero1.virtual_stages && zero2.expert == zero1.expert && zero2.data == zero1.data &&
+         zero2.batch_per_gpu == zero1.batch_per_gpu && zero2.micro_batches == zero1.micro_batches &&
+         zero2.tp_comm_overlap == zero1.tp_comm_overlap && zero2.fp8_all_gather == zero1.fp8_all_gather;
+}
+
 std::string skip_summary(const SkipCounts& skipped) {
   std::string out;
   for (const auto& [reason, count] : skipped) out += fmt::format("{}{} ({})", out.empty() ? "" : "; ", reason, count);
@@ -108,9 +117,18 @@ SearchedPoint search_layouts(const std::filesystem::path& scenario, const SweepP
   SearchedPoint out;
   std::vector<Probed> fitting;
   std::optional<Probed> closest;
+  std::optional<LayoutChoice> zero1_fits;  // the last ZeRO-1 candidate that fitted with nothing recomputed
   for (const LayoutChoice& choice : layout_choices(options.space, gpus, global_batch, out.stats.skipped)) {
+    if (choice.sharding == ShardingLevel::gradients && zero1_fits && zero1_twin(*zero1_fits, choice)) {
+      ++out.stats.skipped["ZeRO-2 where ZeRO-1 fits as is (the same memory need met, only more traffic)"];
+      continue;
+    }
     ++out.stats.candidates;
     const std::optional<Probed> p = probe(prober, choice, options.memory_headroom, out.stats);
+    if (p && choice.sharding == ShardingLevel::optimizer && p->excess <= 0 &&
+        p->choice.checkpointing == ActivationCheckpointing::none) {
+      zero1_fits = choice;
+    }
     if (!p) continue;  // refused by the model, counted
     if (p->excess <= 0) {
       fitting.push_back(*p);

@@ -16,7 +16,9 @@ constexpr std::int64_t kMaxPipeline = 64;
 constexpr std::int64_t kMaxVirtualStages = 8;
 constexpr std::int64_t kMicroBatchSizes[] = {1, 2, 4};
 constexpr std::int64_t kMinContextChunk = 512;  // tokens per chunk of Megatron's 2c-way causal split
-constexpr ShardingLevel kShardings[] = {ShardingLevel::none, ShardingLevel::optimizer, ShardingLevel::full};
+// ZeRO-2 right after ZeRO-1: the search skips it where its ZeRO-1 twin fits as is (layout_search.cpp).
+constexpr ShardingLevel kShardings[] = {ShardingLevel::none, ShardingLevel::optimizer, ShardingLevel::gradients,
+                                        ShardingLevel::full};
 
 // Powers of two, and the divisors of the blocks (a 126-block model cuts evenly into 9 or 18 stages) and of the
 // stage slots (126 blocks with the embedding and the loss accounted as layers: 128 slots).

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <string_view>
 
 #include "chakra_layer_work.hpp"
 #include "layout_communication.hpp"
@@ -40,6 +41,21 @@ CollectiveOp engine_op(chakra::CollectiveKind kind) {
 void add_collectives(std::vector<chakra::LayoutCollective>& out, std::int64_t count, chakra::CollectiveKind op,
                      Bytes bytes, chakra::GroupRole role) {
   for (std::int64_t i = 0; i < count; ++i) out.push_back({.op = op, .bytes = bytes.value, .role = role});
+}
+
+// How a layout's traces reduce their buckets, in the words of the sharding they imply.
+std::string_view traced_sharding(ShardingLevel level) {
+  switch (level) {
+    case ShardingLevel::none:
+      return "AllReduced (no sharding)";
+    case ShardingLevel::optimizer:
+      return "reduce-scattered after the last micro-batch and gathered after the step (ZeRO-1)";
+    case ShardingLevel::gradients:
+      return "reduce-scattered after every micro-batch (ZeRO-2)";
+    case ShardingLevel::full:
+      return "gathered before the first forward (full sharding)";
+  }
+  return "";
 }
 
 // model.chakra's traces of one rank per stage (the files beside the one named, <prefix>.<rank>.et) as the layout's
@@ -78,6 +94,14 @@ chakra::LayoutWorkload read_layout_traces(const Scenario& s, const RankLayout& l
       throw InputError(fmt::format("the traces hold {} micro-batches per iteration, model.micro_batches {} (set it "
                                    "to the traces')",
                                    read.micro_batches, s.model.micro_batches),
+                       SourceLocation{sources.front(), 0, 0});
+    }
+    // With one micro-batch ZeRO-2 reduces as ZeRO-1 does, and without data parallelism nothing is sharded.
+    ShardingLevel expected = n.data > 1 ? s.parallelism.sharding.value : ShardingLevel::none;
+    if (expected == ShardingLevel::gradients && read.micro_batches == 1) expected = ShardingLevel::optimizer;
+    if (read.sharding != expected) {
+      throw InputError(fmt::format("the traces' buckets are {}, parallelism.sharding is {}",
+                                   traced_sharding(read.sharding), to_string(s.parallelism.sharding.value)),
                        SourceLocation{sources.front(), 0, 0});
     }
     return read;

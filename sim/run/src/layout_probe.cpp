@@ -169,8 +169,9 @@ Stream stream_of(const ModelParallelSetup& setup, const std::vector<ChunkWork>& 
   const CollectiveOp reduce = sharded ? CollectiveOp::reduce_scatter : CollectiveOp::allreduce;
   const bool full = setup.sharding == ShardingLevel::full;
   const std::int64_t m = setup.micro_batches;
-  // ZeRO-1 reduces after the last micro-batch; ZeRO-2 and -3 without a pipeline after every one.
-  const std::int64_t reductions = rule.reshards && setup.sharding != ShardingLevel::optimizer ? m : 1;
+  // ZeRO-1 reduces after the last micro-batch; ZeRO-2 after every one, and ZeRO-3 when it reshards.
+  const bool every_micro_batch = setup.sharding == ShardingLevel::gradients || (rule.reshards && full);
+  const std::int64_t reductions = every_micro_batch ? m : 1;
   const std::int64_t gathers = !full ? 0 : rule.reshards ? 2 * m : 1;
   Stream out;
   std::optional<SimTime> tail;

@@ -115,6 +115,8 @@ LayoutExposure exposure_of(const ModelParallelResult& result, const Scenario& s)
     collectives =
         "all_gather per bucket before its chunk's first forward, kept through the iteration + "
         "reduce_scatter per bucket";
+  } else if (s.parallelism.sharding.value == ShardingLevel::gradients) {
+    collectives = "reduce_scatter per bucket after every micro-batch + all_gather per bucket";
   } else if (s.parallelism.sharding.value != ShardingLevel::none) {
     collectives = "reduce_scatter + all_gather per bucket";
   }

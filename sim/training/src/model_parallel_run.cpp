@@ -125,30 +125,54 @@ class Timeline {
     return stream_[d];
   }
 
-  // Stage d after its passes in every replica class: its gradients reduced (each bucket once the last replica has
-  // it), its step, its parameters gathered; returns the step's end.
-  SimTime finish_stage(std::int64_t it, std::size_t d, const std::vector<PipelineTiming>& timings) {
-    const bool sharded = this->sharded();
-    const auto bucket_ready = [&](std::size_t c, double share) {
-      SimTime ready;
-      for (const PipelineTiming& t : timings) {
-        const PipelineTiming::Span& last = t.last_backward[d][c];
-        ready = std::max(ready, last.start + (last.end - last.start).scaled(std::clamp(share, 0.0, 1.0)));
+  // When `share` of a backward pass has run in every replica class: the span picked from each by `span_of`.
+  template <typename SpanOf>
+  static SimTime when_done(const std::vector<PipelineTiming>& timings, SpanOf span_of, double share) {
+    SimTime ready;
+    for (const PipelineTiming& t : timings) {
+      const PipelineTiming::Span& span = span_of(t);
+      ready = std::max(ready, span.start + (span.end - span.start).scaled(std::clamp(share, 0.0, 1.0)));
+    }
+    return ready;
+  }
+
+  // Stage d's gradient buckets reduced: after each chunk's last backward, or under ZeRO-2, which keeps only its shard
+  // of them, after every backward pass (each bucket once the last replica has it).
+  void reduce_gradients(std::int64_t it, std::size_t d, const std::vector<PipelineTiming>& timings) {
+    const CollectiveOp op = sharded() ? CollectiveOp::reduce_scatter : CollectiveOp::allreduce;
+    if (sharded() && s_.sharding == ShardingLevel::gradients) {
+      const std::vector<PipelineTiming::Span>& passes = timings.front().passes[d];
+      for (std::size_t i = 0; i < passes.size(); ++i) {
+        if (!passes[i].pass.backward) continue;
+        const auto c = static_cast<std::size_t>(passes[i].pass.chunk);
+        for (const ChunkWork::Unit& unit : s_.work[d][c].units) {
+          place(it, d, op, c, unit,
+                when_done(
+                    timings, [&](const PipelineTiming& t) { return t.passes[d][i]; }, unit.ready));
+        }
       }
-      return ready;
+      return;
+    }
+    const auto bucket_ready = [&](std::size_t c, double share) {
+      return when_done(
+          timings, [&](const PipelineTiming& t) { return t.last_backward[d][c]; }, share);
     };
-    SimTime last_end;
-    for (const PipelineTiming& t : timings) last_end = std::max(last_end, t.last_end[d]);
     std::vector<std::size_t> chunks(static_cast<std::size_t>(s_.chunks));
     std::iota(chunks.begin(), chunks.end(), std::size_t{0});
     std::sort(chunks.begin(), chunks.end(),
               [&](std::size_t a, std::size_t b) { return bucket_ready(a, 1) < bucket_ready(b, 1); });
     for (const std::size_t c : chunks) {
-      for (const ChunkWork::Unit& unit : s_.work[d][c].units) {
-        place(it, d, sharded ? CollectiveOp::reduce_scatter : CollectiveOp::allreduce, c, unit,
-              bucket_ready(c, unit.ready));
-      }
+      for (const ChunkWork::Unit& unit : s_.work[d][c].units) place(it, d, op, c, unit, bucket_ready(c, unit.ready));
     }
+  }
+
+  // Stage d after its passes in every replica class: its gradients reduced, its step, its parameters gathered;
+  // returns the step's end.
+  SimTime finish_stage(std::int64_t it, std::size_t d, const std::vector<PipelineTiming>& timings) {
+    const bool sharded = this->sharded();
+    SimTime last_end;
+    for (const PipelineTiming& t : timings) last_end = std::max(last_end, t.last_end[d]);
+    reduce_gradients(it, d, timings);
     ModelParallelResult::Stage& st = out_.stages[d];
     const SimTime step_start = std::max(last_end, stream_[d]);
     st.data_wait += step_start - last_end;

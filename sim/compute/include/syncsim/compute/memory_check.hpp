@@ -43,13 +43,16 @@
 // The framework (MemoryLayout::framework) decides three terms, each as its code does (docs/compute.md, "Memory as
 // the allocator reports it"):
 //
-//   megatron     tensor, pipeline, context and expert layouts, ZeRO-1 as its distributed optimizer: gradients are
-//                accumulated in an FP32 main-grad buffer (4 bytes a parameter, whole on every rank: Megatron's
-//                arguments.py turns accumulate_allreduce_grads_in_fp32 on for bf16), the distributed optimizer
+//   megatron     tensor, pipeline, context and expert layouts, ZeRO-1 as its distributed optimizer and ZeRO-2 as
+//                Megatron-FSDP's optim_grads: gradients are accumulated in an FP32 main-grad buffer (4 bytes a
+//                parameter, whole on every rank under ZeRO-1: Megatron's arguments.py turns
+//                accumulate_allreduce_grads_in_fp32 on for bf16; sharded with the optimizer state under ZeRO-2,
+//                reduce-scattered after every micro-batch), the distributed optimizer
 //                shards the FP32 master weights and moments over data x context ranks (intra_dp_cp_group), and the
 //                vocabulary-parallel cross entropy upcasts the 16-bit logits to FP32 in place of a softmax
 //                (cross_entropy.py): beside the kept FP32 copy only the 16-bit logits, 2 bytes a logit
-//   pytorch      DDP, ZeRO and FSDP: gradients in the working precision; the loss upcasts the logits and calls
+//   pytorch      DDP, ZeRO and FSDP without a layout, FSDP (ZeRO-3) beside one as torchtitan runs it: gradients in the
+//   working precision; the loss upcasts the logits and calls
 //                cross_entropy, whose backward holds two more FP32 tensors of the logits' size beside the kept
 //                log-softmax (8 bytes a logit; torchtitan's train.py)
 //
