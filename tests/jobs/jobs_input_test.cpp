@@ -68,6 +68,13 @@ TEST_CASE("jobs input: what the co-simulation does not model yet is refused at i
               "jobs[0].parallelism.expert", "not co-simulated");
   check_error(jobs_test::two_tier_cluster() + "jobs:\n" + jobs_test::wire_job("a", 4) + "stragglers: {}\n",
               "stragglers", "not modelled");
+  // Overheads a job's iteration (its compute, then its AllReduce) does not run: refused, never left out in silence.
+  check_error(jobs_test::two_tier_cluster() + "jobs:\n" +
+                  jobs_test::wire_job("a", 4, ", training: {strategy: sync, framework_overhead: 2ms}"),
+              "jobs[0].training.framework_overhead", "not co-simulated");
+  check_error(jobs_test::two_tier_cluster() + "jobs:\n" +
+                  jobs_test::wire_job("a", 4, ", training: {strategy: sync, overlap_slowdown: 0.1}"),
+              "jobs[0].training.overlap_slowdown", "not co-simulated");
   check_error(jobs_test::two_tier_cluster() + "model: {name: resnet50}\njobs:\n" + jobs_test::wire_job("a", 4), "model",
               "each job");
 }

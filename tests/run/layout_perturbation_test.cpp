@@ -104,3 +104,20 @@ TEST_CASE("what layouts and sharding still refuse among the perturbations is ref
   CHECK_THROWS_WITH(run_perturbed(kSharded, {"degraded_links=[{between: [gpu0, sw0], factor: 0.5, from: 1ms}]"}),
                     Catch::Contains("degraded_links[0]: a degradation window is not simulated yet with sharding"));
 }
+
+TEST_CASE("overheads an engine does not run are refused at their keys, never left out in silence") {
+  // DDP's bookkeeping is the DDP engine's alone; the slowdown beside the gradient collectives is the DDP and sharded
+  // engines', not the model-parallel one's.
+  CHECK_THROWS_WITH(run_perturbed(kLayout, {"training.framework_overhead=2ms"}),
+                    Catch::Contains("training.framework_overhead: DDP's per-iteration bookkeeping is simulated for "
+                                    "plain data parallelism, not with a tensor, pipeline, context or expert layout"));
+  CHECK_THROWS_WITH(run_perturbed(kLayout, {"training.overlap_slowdown=0.1"}),
+                    Catch::Contains("training.overlap_slowdown: the slowdown of compute beside gradient collectives "
+                                    "is not simulated yet with a tensor, pipeline, context or expert layout"));
+  CHECK_THROWS_WITH(run_perturbed(kSharded, {"training.framework_overhead=2ms"}),
+                    Catch::Contains("training.framework_overhead: ") && Catch::Contains("not with sharding"));
+  // The sharded engine slows backward beside its reduce-scatters: the key counts there.
+  const TrainingReport none = run_perturbed(kSharded, {"training.overlap_slowdown=0"});
+  const TrainingReport half = run_perturbed(kSharded, {"training.overlap_slowdown=0.5"});
+  CHECK(half.iteration_mean > none.iteration_mean);
+}

@@ -22,6 +22,7 @@ namespace {
 // What a sequence's step is not: a layout, sharding, a straggler model or faults of the scenario's own.
 void check_collectives_replay_supported(const Scenario& s) {
   refuse_what_layouts_lack(s, "with model.collectives");
+  refuse_unsimulated_overheads(s, "with model.collectives", false);
   const ParallelismConfig& p = s.parallelism;
   for (const Located<std::int64_t>* degree : {&p.tensor, &p.pipeline, &p.context, &p.expert}) {
     if (degree->value > 1) {

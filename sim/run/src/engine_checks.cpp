@@ -48,6 +48,20 @@ void refuse_what_layouts_lack(const Scenario& s, std::string_view with) {
   }
 }
 
+void refuse_unsimulated_overheads(const Scenario& s, std::string_view with, bool slows_backward) {
+  const TrainingConfig& t = s.training;
+  if (t.framework_overhead) {
+    throw t.framework_overhead->error(fmt::format(
+        "DDP's per-iteration bookkeeping is simulated for plain data parallelism, not {} (leave the key out)", with));
+  }
+  if (!slows_backward && t.overlap_slowdown) {
+    throw t.overlap_slowdown->error(
+        fmt::format("the slowdown of compute beside gradient collectives is not simulated yet {} (leave the key "
+                    "out)",
+                    with));
+  }
+}
+
 void degrade_for_whole_run(ResolvedScenario& context) {
   std::map<LinkId, double> factors;
   for (const LinkDegradation& d : context.scenario().degraded_links) {

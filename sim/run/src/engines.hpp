@@ -21,6 +21,11 @@ void refuse_what_identical_ranks_lack(const Scenario& scenario, std::string_view
 // run (each collective is simulated once).
 void refuse_what_layouts_lack(const Scenario& scenario, std::string_view with);
 
+// The overheads a scenario states that the engine named by `with` does not run, refused at their keys rather than
+// left out in silence: training.framework_overhead (DDP's engine only), and training.overlap_slowdown unless the
+// engine slows backward beside its gradient collectives (`slows_backward`: the DDP and sharded engines).
+void refuse_unsimulated_overheads(const Scenario& scenario, std::string_view with, bool slows_backward);
+
 // The scenario's degraded_links applied to the context's network for the whole run (ResolvedScenario::change_network):
 // every collective simulated after it crosses the degraded links at their reduced bandwidth. InputError at a link's
 // names when the topology lacks them.

@@ -23,6 +23,7 @@ namespace {
 
 void check_model_parallel_supported(const Scenario& s) {
   refuse_what_layouts_lack(s, "with a model-parallel layout");
+  refuse_unsimulated_overheads(s, "with a tensor, pipeline, context or expert layout", false);
   const ParallelismConfig& p = s.parallelism;
   if (p.shard_group) {
     throw p.shard_group->error("HSDP's shard groups are not simulated yet with a model-parallel layout");

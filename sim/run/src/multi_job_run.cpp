@@ -59,6 +59,9 @@ void refuse_what_jobs_lack(const Scenario& job, std::size_t index) {
   if (recommendation_shape(job)) {
     throw job_error(job.model.name, index, "a recommendation model" + why);
   }
+  // A job's iteration is its compute then its AllReduce (JobIteration): no DDP bookkeeping, no slowed backward.
+  if (t.framework_overhead) throw job_error(*t.framework_overhead, index, "training.framework_overhead" + why);
+  if (t.overlap_slowdown) throw job_error(*t.overlap_slowdown, index, "training.overlap_slowdown" + why);
 }
 
 // A job's iteration as the co-simulation runs it: the compute before its AllReduce, the AllReduce's size per rank,

@@ -42,6 +42,7 @@ void check_ps_supported(const Scenario& s) {
   if (!s.degraded_links.empty()) {
     throw InputError(fmt::format("degraded links are {}", kNotYet), s.degraded_links[0].where, s.degraded_links[0].key);
   }
+  refuse_unsimulated_overheads(s, "over parameter servers", false);
   // A recommendation model's keys (recommendation_servers_run.cpp); given, they have a position.
   const ParameterServerConfig& ps = s.training.parameter_servers;
   const std::string_view tables = "places a recommendation model's tables on the servers: the model has none";

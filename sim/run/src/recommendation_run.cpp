@@ -35,6 +35,7 @@ namespace {
 
 void check_recommendation_supported(const Scenario& s) {
   refuse_what_identical_ranks_lack(s, "with a recommendation model");
+  refuse_unsimulated_overheads(s, "with a recommendation model", false);
   refuse_layer_parallelism(s);
 }
 

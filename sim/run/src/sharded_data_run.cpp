@@ -23,6 +23,7 @@ namespace {
 
 void check_sharded_data_supported(const Scenario& s) {
   refuse_what_layouts_lack(s, "with sharding");
+  refuse_unsimulated_overheads(s, "with sharding", true);
 }
 
 std::string collectives_text(ShardingLevel level, bool hybrid) {

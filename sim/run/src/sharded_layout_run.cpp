@@ -35,6 +35,7 @@ constexpr std::int64_t kCausalIterations = 4;
 
 void check_sharded_layout_supported(const Scenario& s) {
   refuse_what_layouts_lack(s, "with a model-parallel layout");
+  refuse_unsimulated_overheads(s, "with sharding", true);
   const ParallelismConfig& p = s.parallelism;
   if (p.shard_group) {
     throw p.shard_group->error("HSDP's shard groups are not simulated yet with a model-parallel layout");
