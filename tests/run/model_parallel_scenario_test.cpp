@@ -56,6 +56,27 @@ TEST_CASE("data-parallel bytes per GPU: 2 (d - 1)/d x G, G the rank's gradients 
   }
 }
 
+TEST_CASE("without overlap every bucket waits for its chunk's whole backward: the same bytes, more exposed") {
+  // The model-parallel engine under each sharding level, then the sharded engines: ZeRO-1 without a layout, and
+  // FSDP beside tensor parallelism.
+  const std::vector<std::vector<std::string>> layouts = {
+      {"parallelism.tensor=4", "parallelism.pipeline=2", "parallelism.sharding=none"},
+      {"parallelism.tensor=4", "parallelism.pipeline=2", "parallelism.sharding=optimizer"},
+      {"parallelism.tensor=4", "parallelism.pipeline=2", "parallelism.sharding=gradients"},
+      {"parallelism.sharding=optimizer"},
+      {"parallelism.tensor=4", "parallelism.sharding=full"}};
+  for (const std::vector<std::string>& layout : layouts) {
+    INFO(layout.back());
+    const TrainingReport overlapped = run_layout(layout);
+    std::vector<std::string> serial = layout;
+    serial.emplace_back("training.overlap=false");
+    const TrainingReport after = run_layout(serial);
+    CHECK(group(after, "data").bytes_per_gpu == group(overlapped, "data").bytes_per_gpu);
+    CHECK(group(after, "data").exposed > group(overlapped, "data").exposed);
+    CHECK(after.iteration_mean > overlapped.iteration_mean);
+  }
+}
+
 TEST_CASE("tensor groups of 8 stay on each node's NVLink, of 16 they cross the network and name it") {
   // 100 Gb/s rails: a node's network is a ninth of its NVLink (with 400 Gb/s rails, nearly as fast as NCCL's NVLink
   // rings, a 16-way tensor group across two nodes costs about what an 8-way one does inside one).

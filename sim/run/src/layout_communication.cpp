@@ -125,6 +125,8 @@ std::vector<ChunkWork::Unit> LayoutCommunication::units(std::pair<std::size_t, s
   std::vector<ChunkWork::Unit> out;
   SimTime done;
   SimTime cut;  // where the last segment ended
+  // Without overlap (Megatron's overlap_grad_reduce off) every bucket waits for the chunk's whole backward.
+  const bool overlap = s.training.overlap;
   for (std::size_t l = range.second; l-- > range.first;) {
     const bool expert = is_expert(l);
     const std::int64_t parts = layout_.sizes().tensor * (expert ? expert_ : 1);
@@ -133,9 +135,10 @@ std::vector<ChunkWork::Unit> LayoutCommunication::units(std::pair<std::size_t, s
     held += (whole + parts - 1) / parts;
     done += layers_.backward[l];
     if (held >= s.training.bucket_size.value) {
-      out.push_back({Bytes{held}, total > SimTime::zero() ? done.seconds() / total.seconds() : 1.0, expert});
+      const double ready = overlap && total > SimTime::zero() ? done.seconds() / total.seconds() : 1.0;
+      out.push_back({Bytes{held}, ready, expert});
       held = 0;
-      if (segments != nullptr) segments->push_back(done - std::exchange(cut, done));
+      if (segments != nullptr && overlap) segments->push_back(done - std::exchange(cut, done));
     }
   }
   // The rest of the backward after the last complete bucket (all of it when none completes early).

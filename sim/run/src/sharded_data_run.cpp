@@ -63,6 +63,7 @@ RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedul
   setup.iterations = s.training.iterations;
   setup.micro_batches = s.model.micro_batches;
   setup.overlap_slowdown = s.training.overlap_slowdown_or_default();
+  setup.overlap = s.training.overlap;
   // HSDP: shard groups of consecutive ranks (a node's GPUs first), all at once; replicas across them.
   std::vector<std::vector<std::size_t>> shard_groups(static_cast<std::size_t>(setup.replicas));
   std::vector<std::vector<std::size_t>> replica_groups(static_cast<std::size_t>(shard_group));

@@ -210,6 +210,7 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
   setup.iterations = s.training.iterations;
   setup.micro_batches = m;
   setup.overlap_slowdown = s.training.overlap_slowdown_or_default();
+  setup.overlap = s.training.overlap;
   // Per unit and micro-batch: two gathers (forward, backward) and a reduce-scatter.
   std::map<std::pair<CollectiveOp, std::int64_t>, SimTime> times;
   for (const GradientBucket& b : setup.units.buckets) {

@@ -177,10 +177,12 @@ class ShardedTimeline {
       std::size_t next = 0;
       for (std::size_t l = s_.layers.backward.size(); l-- > 0;) {
         now += backward(l, reduces && next > 0, out);
-        for (; reduces && next < s_.units.buckets.size() && s_.units.buckets[next].ready_after_layer == l; ++next) {
+        for (; reduces && s_.overlap && next < s_.units.buckets.size() && s_.units.buckets[next].ready_after_layer == l;
+             ++next) {
           place(it, CollectiveOp::reduce_scatter, next, now, out);
         }
       }
+      for (; reduces && next < s_.units.buckets.size(); ++next) place(it, CollectiveOp::reduce_scatter, next, now, out);
       out.compute += compute_;
       if (it >= traced_from_) out.compute_spans.push_back({it, true, false, backward_begin, now});
     }
@@ -212,10 +214,11 @@ class ShardedTimeline {
         ++entering;
       }
       now += backward(l, true, out);
-      for (; next_rs < units && s_.units.buckets[next_rs].ready_after_layer == l; ++next_rs) {
+      for (; s_.overlap && next_rs < units && s_.units.buckets[next_rs].ready_after_layer == l; ++next_rs) {
         place(it, CollectiveOp::reduce_scatter, next_rs, now, out);
       }
     }
+    for (; next_rs < units; ++next_rs) place(it, CollectiveOp::reduce_scatter, next_rs, now, out);
     if (it >= traced_from_) out.compute_spans.push_back({it, true, false, backward_begin, now});
     out.compute += compute_;
     return now;

@@ -58,6 +58,9 @@ struct ShardedRunSetup {
   // training.overlap_slowdown): in ZeRO-1/2 from the first reduce-scatter, in ZeRO-3 all of it (gathers from its
   // start). Forward is not slowed.
   double overlap_slowdown = 0;
+  // training.overlap: false holds every reduce-scatter of a micro-batch until its whole backward has run (the DDP
+  // engine's rule); the gathers, which the next layers need, run as they do.
+  bool overlap = true;
   // Per unit, the bytes its weight all-gather moves (weight_gather_bytes: fewer under FP8 all-gather); empty: the
   // unit's bytes, as its reduce-scatter.
   std::vector<Bytes> gather_bytes;
