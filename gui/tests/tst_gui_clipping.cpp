@@ -1,12 +1,17 @@
 // Nothing the views draw is cut by their edges: the timeline's tick labels are moved in from an axis edge they would
-// run past (or dropped where they would then overlap a neighbour, axis_labels.h), and the ring view's title box grows
-// with the lines it wraps to and pushes the drawing down.
+// run past (or dropped where they would then overlap a neighbour, axis_labels.h), and the ring view's title and footer
+// boxes grow with the lines they wrap to and push the drawing in.
 #include <QRandomGenerator>
+#include <QTextLayout>
+#include <QTranslator>
 #include <QtTest>
 
 #include "models/axis_labels.h"
+#include "models/collective_traffic.h"
 #include "models/ring_step_model.h"
 #include "models/timeline_data.h"
+#include "models/topology_layout.h"
+#include "syncsim/topology/topology_spec.hpp"
 #include "widgets/ring_view.h"
 #include "widgets/timeline_view.h"
 
@@ -29,6 +34,66 @@ void verifyPlaced(const std::vector<AxisLabelPlace>& placed, const std::vector<i
 
 bool isBlank(QRgb pixel) {
   return qGray(pixel) > 250;
+}
+
+// The lines `text` wraps to in `font` at `width`, as a painter lays out Qt::TextWordWrap (QTextOption::WordWrap), each
+// at its offset from the top of the text; laid out here with QTextLayout, not with the view's own measure.
+std::vector<QRectF> wrappedLines(const QString& text, const QFont& font, int width) {
+  QTextLayout layout(text, font);
+  QTextOption option;
+  option.setWrapMode(QTextOption::WordWrap);
+  layout.setTextOption(option);
+  std::vector<QRectF> lines;
+  const qreal leading = std::max<qreal>(0, QFontMetricsF(font).leading());
+  qreal y = 0;
+  layout.beginLayout();
+  for (QTextLine line = layout.createLine(); line.isValid(); line = layout.createLine()) {
+    line.setLineWidth(width);
+    if (!lines.empty()) y += leading;
+    lines.emplace_back(0, y, line.naturalTextWidth(), line.height());
+    y += line.height();
+  }
+  layout.endLayout();
+  return lines;
+}
+
+// The view's footer at each width: every line of its text, centred in the footer's box as the view draws it, lies
+// inside the widget and below the drawing area; no ink below the drawing area falls outside the box, and the last
+// line's ink is there. `mostLines`: the most lines the footer wrapped to.
+void verifyFooterLines(RingView& view, const QString& what, int& mostLines) {
+  mostLines = 0;
+  for (const int width : {320, 480, 900}) {
+    view.resize(width, 700);
+    const QString where = QStringLiteral("%1 at width %2").arg(what).arg(width);
+    const QRect footer = view.footerRect();
+    const QRectF area = view.drawingArea();
+    const std::vector<QRectF> lines = wrappedLines(view.footerText(), view.footerFont(), footer.width());
+    QVERIFY(!lines.empty());
+    mostLines = std::max(mostLines, static_cast<int>(lines.size()));
+    const qreal top = footer.top() + (footer.height() - lines.back().bottom()) / 2;
+    for (const QRectF& line : lines) {
+      const QRectF placed = line.translated(footer.left(), top);
+      QVERIFY2(QRectF(view.rect()).contains(placed) && placed.top() >= area.bottom(),
+               qPrintable(QStringLiteral("%1: a line at y %2 to %3 leaves the footer (%4 to %5, drawing ends at %6)")
+                              .arg(where)
+                              .arg(placed.top())
+                              .arg(placed.bottom())
+                              .arg(footer.top())
+                              .arg(footer.bottom())
+                              .arg(area.bottom())));
+    }
+    const QImage image = view.grab().toImage();
+    int lowestInk = -1;
+    for (int y = static_cast<int>(area.bottom()); y < image.height(); ++y) {
+      for (int x = 0; x < image.width(); ++x) {
+        if (isBlank(image.pixel(x, y))) continue;
+        QVERIFY2(footer.contains(x, y),
+                 qPrintable(QStringLiteral("%1: ink at (%2, %3) outside the footer").arg(where).arg(x).arg(y)));
+        lowestInk = y;
+      }
+    }
+    QVERIFY2(lowestInk >= top + lines.back().top(), qPrintable(where + QStringLiteral(": the last line is missing")));
+  }
 }
 
 }  // namespace
@@ -136,6 +201,63 @@ class TestGuiClipping : public QObject {
       QVERIFY2(lowestInk > title.bottom() - lineSpacing,
                qPrintable(QStringLiteral("width %1: the title's last line is missing").arg(width)));
     }
+  }
+
+  // The footer on a circle and on a machine (two DGX servers, 8 channels, with the busiest links' rates), in English
+  // and in Chinese, at widths where it wraps to more lines than its smallest box holds: the box grows to hold them.
+  void ringFooterGrowsWithItsLines() {
+    RingStepModel circleModel(8);
+    RingView circle(&circleModel);
+    const auto layout =
+        std::make_shared<const TopologyLayout>(syncsim::build_topology("dgx:nodes=2,gpus=8,nic_bw=200Gbps"), 16);
+    CollectiveTraffic::Spec spec;
+    spec.ranks = 16;
+    spec.channels = 8;
+    spec.protocol = QStringLiteral("simple");
+    const auto traffic = std::make_shared<const CollectiveTraffic>(layout, spec);
+    RingStepModel machineModel(16);
+    machineModel.setSchedule(traffic->schedule(0));
+    RingView machine(&machineModel);
+    machine.setTopology(layout);
+    machine.setTraffic(traffic);
+    TimelineSpan bucket;
+    bucket.bytes = 24'160'256;
+    bucket.durationPs = 400'000'000;
+    bucket.flags = TimelineSpan::HasBytes;
+    machine.setBucket(bucket);
+    QVERIFY(machine.drawsTopology());
+    QVERIFY(!machine.linkRates().empty());
+    // The smallest box (where the footer wraps to few lines) holds four lines; at 320 pixels both footers need more.
+    machine.resize(4000, 700);
+    const int boxLines = machine.footerRect().height() / QFontMetrics(machine.footerFont()).lineSpacing();
+    QCOMPARE(boxLines, 4);
+    int lines = 0;
+    for (RingView* view : {&circle, &machine}) {
+      const QString what = view == &circle ? QStringLiteral("circle") : QStringLiteral("machine");
+      verifyFooterLines(*view, what, lines);
+      if (QTest::currentTestFailed()) return;
+      QVERIFY2(lines > boxLines, qPrintable(QStringLiteral("%1: %2 lines").arg(what).arg(lines)));
+    }
+#ifdef SYNCSIM_GUI_QM_DIR
+    // In Chinese (the view takes the new language's text when the application tells it of the change).
+    const QString english = machine.footerText();
+    QTranslator chinese;
+    QVERIFY(chinese.load(QStringLiteral("syncsim_gui_zh_CN"), QStringLiteral(SYNCSIM_GUI_QM_DIR)));
+    QCoreApplication::installTranslator(&chinese);
+    QCoreApplication::processEvents();
+    QVERIFY(machine.footerText() != english);
+    // Chinese is terser: on the circle its footer fits four lines at 320 pixels, on the machine it needs more.
+    verifyFooterLines(circle, QStringLiteral("circle in Chinese"), lines);
+    if (QTest::currentTestFailed()) return;
+    verifyFooterLines(machine, QStringLiteral("machine in Chinese"), lines);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY2(lines > boxLines, qPrintable(QStringLiteral("machine in Chinese: %1 lines").arg(lines)));
+    // The footer was measured anew: as a view made in Chinese measures it (four lines; in English, more).
+    RingView fresh(&circleModel);
+    for (RingView* view : {&circle, &fresh}) view->resize(320, 700);
+    QCOMPARE(circle.footerRect(), fresh.footerRect());
+    QCoreApplication::removeTranslator(&chinese);
+#endif
   }
 };
 

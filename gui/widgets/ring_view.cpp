@@ -18,13 +18,7 @@
 
 namespace {
 
-// The title's box: kTitleMargin from the sides, kTitleTop from the top, at least kHeaderHeight - kTitleTop - 2 tall
-// (two lines), taller when it wraps to more.
-constexpr int kHeaderHeight = 48;
-constexpr int kTitleMargin = 12;
-constexpr int kTitleTop = 4;
-constexpr int kFooterHeight = 64;
-// Pixels around the machine's drawing inside the area between title and footer.
+// Pixels around the machine's drawing inside the area between title and footer (ring_view_captions.cpp).
 constexpr double kTopologyMargin = 12;
 // Above this many ranks the piece strips would be thinner than a pixel: nodes show the reduced share instead.
 constexpr int kMaxRanksWithStrips = 32;
@@ -56,7 +50,10 @@ RingView::RingView(RingStepModel* model, QWidget* parent) : QWidget(parent), m_m
   setMinimumSize(300, 300);
   useWhiteCanvas(this);
   connect(m_model, &RingStepModel::stepChanged, this, qOverload<>(&QWidget::update));
-  connect(m_model, &RingStepModel::modelReset, this, qOverload<>(&QWidget::update));
+  connect(m_model, &RingStepModel::modelReset, this, [this] {
+    m_footerText.reset();  // the channel shown, and whether the machine holds the new ranks
+    update();
+  });
 }
 
 RingView::~RingView() = default;
@@ -96,6 +93,7 @@ void RingView::setNote(const QString& note) {
 // The simulator's bytes per link over the AllReduce's duration (collective_traffic.h).
 void RingView::updateRates() {
   m_rates.clear();
+  m_footerText.reset();  // it names the busiest links
   if (!m_bucket || !m_traffic || !m_traffic->layout() || !m_bucket->has(TimelineSpan::HasBytes) ||
       m_bucket->durationPs <= 0) {
     return;
@@ -175,6 +173,10 @@ void RingView::mousePressEvent(QMouseEvent* event) {
 }
 
 bool RingView::event(QEvent* event) {
+  if (event->type() == QEvent::FontChange || event->type() == QEvent::LanguageChange) {
+    m_measuredTitleWidth = -1;  // the captions' lines wrap anew
+    m_footerText.reset();
+  }
   if (event->type() != QEvent::ToolTip) return QWidget::event(event);
   auto* help = static_cast<QHelpEvent*>(event);
   const TopologyPlacement* placed = placement();
@@ -228,30 +230,10 @@ QColor RingView::chunkColor(int chunk, int chunks) {
   return QColor::fromHsvF(static_cast<float>(chunk) / static_cast<float>(std::max(chunks, 1)), 0.75F, 0.85F);
 }
 
-QFont RingView::titleFont() const {
-  QFont f = font();
-  f.setPointSizeF(f.pointSizeF() * 1.2);
-  f.setBold(true);
-  return f;
-}
-
-QRect RingView::titleRect() const {
-  const QString text = titleText();
-  const int width = std::max(1, this->width() - 2 * kTitleMargin);
-  // Measuring wrapped text is the costly part, and the drawing asks for this once per rank: measure once per title.
-  if (text != m_measuredTitle || width != m_measuredTitleWidth) {
-    const QRect wrapped =
-        QFontMetrics(titleFont()).boundingRect(QRect(0, 0, width, 1 << 20), Qt::AlignLeft | Qt::TextWordWrap, text);
-    m_measuredTitle = text;
-    m_measuredTitleWidth = width;
-    m_measuredTitleHeight = wrapped.height();
-  }
-  return QRect(kTitleMargin, kTitleTop, width, std::max(kHeaderHeight - kTitleTop - 2, m_measuredTitleHeight));
-}
-
 QRectF RingView::drawingArea() const {
-  const int top = titleRect().bottom() + 3;
-  return QRectF(0, top, width(), std::max(1, height() - top - kFooterHeight));
+  const QRect title = titleRect();
+  const int top = title.bottom() + 3;
+  return QRectF(0, top, width(), std::max(1, footerBelow(title).top() - top));
 }
 
 double RingView::ringRadius() const {
@@ -272,82 +254,6 @@ QPointF RingView::rankCentre(int rank) const {
   // Rank 0 at the top, then clockwise: the direction a ring's data moves.
   const double angle = -std::numbers::pi / 2 + 2 * std::numbers::pi * rank / n;
   return drawingArea().center() + unit(angle) * ringRadius();
-}
-
-QString RingView::titleText() const {
-  const CollectiveSchedule& s = m_model->schedule();
-  const int step = m_model->step();
-  QString head = collectiveName(s);
-  if (!m_group.isEmpty()) head = tr("%1 — %2").arg(m_group, head);
-  if (m_bucket && m_bucket->has(TimelineSpan::HasBucket)) {
-    head += tr(" of bucket %1").arg(m_bucket->bucket);
-    if (m_bucket->has(TimelineSpan::HasBytes))
-      head += tr(" (%1 MB)").arg(static_cast<double>(m_bucket->bytes) / 1e6, 0, 'f', 1);
-  }
-  head += tr(" on %1 ranks").arg(s.rankCount());
-  if (drawsTopology() && !m_topology->description().isEmpty()) head += tr(" (%1)").arg(m_topology->description());
-  const int channels = m_traffic ? m_traffic->channelCount() : 1;
-  if (channels > 1) {
-    head += m_channel ? tr(", channel %1 of %2").arg(*m_channel).arg(channels) : tr(", %1 channels").arg(channels);
-  }
-  if (m_bucket && m_traffic && !m_traffic->spec().protocol.isEmpty()) {
-    head += tr(", %1").arg(m_traffic->spec().protocol.toUpper());
-  }
-  if (!m_note.isEmpty()) head += tr(" [%1]").arg(m_note);
-  if (step >= s.stepCount()) {
-    return head + (s.op() == syncsim::CollectiveOp::allreduce
-                       ? tr(": done after %1 steps, every rank holds every piece fully reduced").arg(s.stepCount())
-                       : tr(": done after %1 steps, every rank holds every piece").arg(s.stepCount()));
-  }
-  head += tr(": step %1 of %2, %3").arg(step + 1).arg(s.stepCount()).arg(s.phaseText(step));
-  // On the circle the step's transfers all move the same share of the buffer (a fold aside): one rate says it.
-  if (drawsTopology()) return head;
-  if (const auto rate = transferRate(s.transfers(step).front().chunks)) {
-    head += tr("; %1 GB/s per transfer").arg(formatRateGbps(*rate));
-  }
-  return head;
-}
-
-// The legend, and on a machine the busiest link of each class: what the channels shown put on it over the
-// AllReduce against what it can carry, per direction.
-QString RingView::footerText() const {
-  const QString strips = tr("Strips: a rank's pieces of the buffer (channel %1), coloured per piece, filled by the "
-                            "share of ranks summed in; black frame: fully reduced. ▲ sends, ▼ receives this step.")
-                             .arg(m_model->schedule().channel());
-  if (!drawsTopology()) {
-    return strips + tr(" Coloured arrows: this step's transfers, with their rate.");
-  }
-  QString links = tr("Lit links: this step's transfers. ");
-  if (!m_rates.empty()) {
-    const QString whose = m_traffic->channelCount() == 1 ? QString()
-                          : m_channel                    ? tr(", channel %1 alone").arg(*m_channel)
-                                                         : tr(", all %1 channels").arg(m_traffic->channelCount());
-    links += tr("Rates (GB/s per direction%1): the bytes the simulator put on a link over the AllReduce's "
-                "%2 µs, against its capacity. Busiest:")
-                 .arg(whose)
-                 .arg(static_cast<double>(m_bucket->durationPs) / 1e6, 0, 'f', 1);
-    const std::pair<TopologyEdge::Kind, QString> kinds[] = {{TopologyEdge::Kind::Network, tr("network")},
-                                                            {TopologyEdge::Kind::NvLink, tr("NVLink")},
-                                                            {TopologyEdge::Kind::Pcie, tr("PCIe")}};
-    for (const auto& [kind, name] : kinds) {
-      double best = 0;
-      double capacity = 0;
-      for (std::size_t d = 0; d < m_rates.size(); ++d) {
-        const TopologyEdge& e = m_topology->edges()[d / 2];
-        if (e.kind == kind && m_rates[d] > best) {
-          best = m_rates[d];
-          capacity = e.bytesPerSecond;
-        }
-      }
-      if (best > 0) links += tr(" %1 %2 / %3").arg(name, formatRateGbps(best), formatRateGbps(capacity));
-    }
-    links += tr(". ");
-    if (!m_channel && m_traffic->channelCount() > 1) {
-      links += tr("Colour and width: the share of the link's capacity in use (blue: little, red: all). ");
-    }
-  }
-  if (!m_topology->hostBoxes().empty()) links += tr("Click a server to show or hide its GPUs. ");
-  return links + strips;
 }
 
 void RingView::drawStrip(QPainter& p, const QRectF& strip, int r) const {
@@ -408,12 +314,10 @@ void RingView::paintEvent(QPaintEvent*) {
     paintCircle(p);
   }
 
-  QFont footerFont = font();
-  footerFont.setPointSizeF(footerFont.pointSizeF() * 0.9);
-  p.setFont(footerFont);
+  p.setFont(footerFont());
   p.setPen(QColor(0x40, 0x40, 0x40));
-  p.drawText(QRect(kTitleMargin, height() - kFooterHeight, width() - 2 * kTitleMargin, kFooterHeight - 4),
-             Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, footerText());
+  const QRect footer = footerRect();  // builds m_footerText
+  p.drawText(footer, Qt::AlignLeft | Qt::AlignVCenter | Qt::TextWordWrap, *m_footerText);
 }
 
 void RingView::paintCircle(QPainter& p) {

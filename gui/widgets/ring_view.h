@@ -57,6 +57,13 @@ class RingView : public QWidget {
   // starts below it, so a long title pushes the drawing down instead of being clipped.
   QRect titleRect() const;
   QFont titleFont() const;
+  // The footer's box at the bottom (the legend, and on a machine the busiest links), as tall as its text wraps to at
+  // this width (at least four lines); the drawing area ends above it. Only a widget too short for title and footer
+  // together clips it (keeping clear of the title).
+  QRect footerRect() const;
+  QFont footerFont() const;
+  // The footer's text (for tests: its box must hold every line of it).
+  QString footerText() const;
   // Centre of rank r in widget coordinates (for tests: the ranks must be there).
   QPointF rankCentre(int rank) const;
   // Bytes per second of one transfer of the current step on the circle; none without a bucket.
@@ -85,7 +92,7 @@ class RingView : public QWidget {
   double ringRadius() const;
   double nodeRadius() const;
   QString titleText() const;
-  QString footerText() const;
+  QRect footerBelow(const QRect& title) const;  // footerRect() below that title box
   void paintCircle(QPainter& p);
   void updateRates();
   int serverAt(QPointF point) const;
@@ -105,4 +112,7 @@ class RingView : public QWidget {
   mutable QString m_measuredTitle;
   mutable int m_measuredTitleWidth = -1;
   mutable int m_measuredTitleHeight = 0;
+  mutable std::optional<QString> m_footerText;  // none: to build again (inputs changed)
+  mutable int m_measuredFooterWidth = -1;
+  mutable int m_measuredFooterHeight = 0;
 };
