@@ -16,6 +16,7 @@ namespace syncsim::planner {
 
 namespace {
 
+// Lightest first (layout_space.hpp): the first that fits is the one the candidate runs with.
 constexpr ActivationCheckpointing kCheckpointing[] = {ActivationCheckpointing::none, ActivationCheckpointing::selective,
                                                       ActivationCheckpointing::full};
 
@@ -40,11 +41,13 @@ run::ProbeLayout probe_layout(const LayoutChoice& c) {
 }
 
 // The lightest checkpointing under which `choice` fits (with its bound), or the excess of the best try; nullopt
-// when the model refuses the layout (counted by the key it names).
-std::optional<Probed> probe(run::LayoutProbe& probe, LayoutChoice choice, double headroom, LayoutSearchStats& stats) {
+// when the model refuses the layout (counted by the key it names). Only the first `levels` of kCheckpointing.
+std::optional<Probed> probe(run::LayoutProbe& probe, LayoutChoice choice, double headroom, LayoutSearchStats& stats,
+                            std::size_t levels = std::size(kCheckpointing)) {
   Probed best{choice, SimTime::zero(), 0};
   bool tried = false;
-  for (const ActivationCheckpointing checkpointing : kCheckpointing) {
+  for (std::size_t level = 0; level < levels; ++level) {
+    const ActivationCheckpointing checkpointing = kCheckpointing[level];
     choice.checkpointing = checkpointing;
     MemoryReport m;
     try {
@@ -117,17 +120,29 @@ SearchedPoint search_layouts(const std::filesystem::path& scenario, const SweepP
   SearchedPoint out;
   std::vector<Probed> fitting;
   std::optional<Probed> closest;
-  std::optional<LayoutChoice> zero1_fits;  // the last ZeRO-1 candidate that fitted with nothing recomputed
+  // The last ZeRO-1 candidate that fitted, with the index of its checkpointing in kCheckpointing. Its ZeRO-2 twin
+  // has the same compute and more traffic, so it can only win by fitting with less recomputation: only those
+  // lighter levels are tried for it.
+  std::optional<std::pair<LayoutChoice, std::size_t>> zero1_fits;
   for (const LayoutChoice& choice : layout_choices(options.space, gpus, global_batch, out.stats.skipped)) {
-    if (choice.sharding == ShardingLevel::gradients && zero1_fits && zero1_twin(*zero1_fits, choice)) {
-      ++out.stats.skipped["ZeRO-2 where ZeRO-1 fits as is (the same memory need met, only more traffic)"];
+    std::size_t levels = std::size(kCheckpointing);
+    if (choice.sharding == ShardingLevel::gradients && zero1_fits && zero1_twin(zero1_fits->first, choice)) {
+      levels = zero1_fits->second;
+      if (levels == 0) {
+        ++out.stats.skipped["ZeRO-2 where ZeRO-1 fits as is (the same memory need met, only more traffic)"];
+        continue;
+      }
+    }
+    const std::optional<Probed> p = probe(prober, choice, options.memory_headroom, out.stats, levels);
+    if (p && levels < std::size(kCheckpointing) && p->excess > 0) {
+      // No lighter recomputation fits: ZeRO-1's layout is as light and moves less.
+      ++out.stats.skipped["ZeRO-2 needing as much recomputation as ZeRO-1 (only more traffic)"];
       continue;
     }
     ++out.stats.candidates;
-    const std::optional<Probed> p = probe(prober, choice, options.memory_headroom, out.stats);
-    if (p && choice.sharding == ShardingLevel::optimizer && p->excess <= 0 &&
-        p->choice.checkpointing == ActivationCheckpointing::none) {
-      zero1_fits = choice;
+    if (p && choice.sharding == ShardingLevel::optimizer && p->excess <= 0) {
+      const auto* at = std::find(std::begin(kCheckpointing), std::end(kCheckpointing), p->choice.checkpointing);
+      zero1_fits = {choice, static_cast<std::size_t>(at - std::begin(kCheckpointing))};
     }
     if (!p) continue;  // refused by the model, counted
     if (p->excess <= 0) {

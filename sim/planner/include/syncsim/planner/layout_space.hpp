@@ -13,8 +13,10 @@
 //   micro-batch b   1, 2, 4 samples for a transformer (the scenario's batch_per_gpu otherwise)
 //   global batch    held at every candidate of a count (layouts compared on the same work per iteration)
 //   micro-batches   m = global batch / (d x b): a global batch d x b does not divide is skipped with that reason
-//   sharding        none, optimizer (ZeRO-1, Megatron's distributed optimizer), full (FSDP) when d > 1
-//   checkpointing   none, then selective, selective_op, full: the first that fits (layout_search.cpp)
+//   sharding        none, optimizer (ZeRO-1, Megatron's distributed optimizer), gradients (ZeRO-2, where ZeRO-1
+//                   needs recomputation or does not fit), full (FSDP) when d > 1
+//   checkpointing   none, then selective, full: the first that fits (layout_search.cpp; op-level selective is
+//                   not tried: it took the frontier question from 43 s to 57 s, docs/planner.md)
 //
 // tp_comm_overlap follows the scenario's when t > 1. So do the scenario's other parallelism keys, where they apply:
 //   account_for_embedding/loss_in_pipeline_split  every candidate with p > 1; a (p, v) whose blocks and accounted
