@@ -39,13 +39,13 @@ class RankWriter {
     }
     std::vector<std::vector<std::uint64_t>> segments(stage.chunks.size());  // of each chunk's latest backward
     std::vector<std::size_t> completed;                                     // chunks, as their last backward ends
-    std::vector<std::uint64_t> step_deps;
+    std::vector<std::uint64_t> last_reductions;  // the buckets' reductions after the last micro-batch
     // The chunk's buckets reduced after its latest backward, on the data-parallel stream.
-    const auto reduce = [&](std::size_t c, bool before_step) {
+    const auto reduce = [&](std::size_t c, bool last) {
       for (const LayoutUnit& u : stage.chunks[c].units) {
         stream_ = add(collective(fmt::format("chunk {} bucket {}", c, to_string(u.collective.op)), u.collective),
                       {segments[c].at(u.segment)}, stream_);
-        if (before_step) step_deps.push_back(*stream_);
+        if (last) last_reductions.push_back(*stream_);
       }
     };
     // ZeRO-2 keeps only its shard of the gradients: every backward pass's buckets are reduce-scattered.
@@ -65,7 +65,8 @@ class RankWriter {
       }
     }
     for (const std::size_t c : completed) reduce(c, true);
-    step_deps.insert(step_deps.begin(), chain_.begin(), chain_.end());
+    std::vector<std::uint64_t> step_deps = chain_;
+    step_deps.insert(step_deps.end(), last_reductions.begin(), last_reductions.end());
     ExecutionNode step = compute_node(0, "optimizer step", stage.step, {});
     step.num_ops = stage.step_work.ops;
     step.tensor_size = stage.step_work.bytes;

@@ -139,8 +139,9 @@ class Timeline {
   // Stage d's gradient buckets reduced: after each chunk's last backward, or under ZeRO-2, which keeps only its shard
   // of them, after every backward pass (each bucket once the last replica has it).
   void reduce_gradients(std::int64_t it, std::size_t d, const std::vector<PipelineTiming>& timings) {
-    const CollectiveOp op = sharded() ? CollectiveOp::reduce_scatter : CollectiveOp::allreduce;
-    if (sharded() && s_.sharding == ShardingLevel::gradients) {
+    const bool sharded = this->sharded();
+    const CollectiveOp op = sharded ? CollectiveOp::reduce_scatter : CollectiveOp::allreduce;
+    if (sharded && s_.sharding == ShardingLevel::gradients) {
       const std::vector<PipelineTiming::Span>& passes = timings.front().passes[d];
       for (std::size_t i = 0; i < passes.size(); ++i) {
         if (!passes[i].pass.backward) continue;
@@ -148,14 +149,16 @@ class Timeline {
         for (const ChunkWork::Unit& unit : s_.work[d][c].units) {
           place(it, d, op, c, unit,
                 when_done(
-                    timings, [&](const PipelineTiming& t) { return t.passes[d][i]; }, unit.ready));
+                    timings, [&](const PipelineTiming& t) -> const PipelineTiming::Span& { return t.passes[d][i]; },
+                    unit.ready));
         }
       }
       return;
     }
     const auto bucket_ready = [&](std::size_t c, double share) {
       return when_done(
-          timings, [&](const PipelineTiming& t) { return t.last_backward[d][c]; }, share);
+          timings, [&](const PipelineTiming& t) -> const PipelineTiming::Span& { return t.last_backward[d][c]; },
+          share);
     };
     std::vector<std::size_t> chunks(static_cast<std::size_t>(s_.chunks));
     std::iota(chunks.begin(), chunks.end(), std::size_t{0});
