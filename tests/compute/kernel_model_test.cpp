@@ -140,6 +140,39 @@ TEST_CASE("eager PyTorch runs the memory-bound layers as more kernels moving mor
   CHECK(eager.forward(*find_layer(llama, "layers.0.mlp.silu"), 1) > SimTime::zero());
 }
 
+TEST_CASE("compiled blocks run their own layers fused, the layers between them eager, attention as PyTorch's",
+          "[kernel_model]") {
+  const ModelSpec llama = find_model("llama3-8b");
+  const GpuSpec h100 = find_gpu("H100-SXM-80GB");
+  const ComputeModel fused(h100, Precision::bf16, {.kernels = KernelStyle::fused});
+  const ComputeModel eager(h100, Precision::bf16, {.kernels = KernelStyle::eager});
+  const ComputeModel compiled(h100, Precision::bf16, {.kernels = KernelStyle::compiled});
+  // Inside a block (torchtitan compiles each TransformerBlock): the norm, SwiGLU's silu and rotary as fused.
+  for (const char* name : {"layers.0.input_layernorm", "layers.0.mlp.silu", "layers.31.post_attention_layernorm"}) {
+    const Layer& layer = *find_layer(llama, name);
+    INFO(name);
+    CHECK(layer.shape.in_block);
+    CHECK(compiled.forward(layer, 1) == fused.forward(layer, 1));
+    CHECK(compiled.backward(layer, 1) == fused.backward(layer, 1));
+  }
+  // Between blocks (the final norm, the loss): not compiled, eager's kernels and bytes.
+  for (const char* name : {"norm", "loss"}) {
+    const Layer& layer = *find_layer(llama, name);
+    INFO(name);
+    CHECK_FALSE(layer.shape.in_block);
+    CHECK(compiled.forward(layer, 1) == eager.forward(layer, 1));
+    CHECK(compiled.forward(layer, 1) > fused.forward(layer, 1));
+  }
+  // Inductor calls scaled_dot_product_attention as eager PyTorch does: FlashAttention-2's rate, not cuDNN's.
+  const Layer& attention = *find_layer(llama, "layers.0.self_attn.flash_attention");
+  CHECK(compiled.forward(attention, 1) == eager.forward(attention, 1));
+  CHECK(compiled.forward(attention, 1) > fused.forward(attention, 1));
+  CHECK(*KernelModel(h100, KernelStyle::compiled).attention(128, 16384, false) == Approx(338 / 989.4));
+  // GEMMs are cuBLAS's whoever calls them.
+  const Layer& up = *find_layer(llama, "layers.0.mlp.up_proj");
+  CHECK(compiled.forward(up, 1) == fused.forward(up, 1));
+}
+
 TEST_CASE("a power cap slows compute-bound kernels by the cube root of the cap", "[kernel_model]") {
   const GpuSpec h100 = find_gpu("H100-SXM-80GB");
   CHECK(power_clock_factor(h100, 500) == Approx(std::cbrt(500.0 / 700)));

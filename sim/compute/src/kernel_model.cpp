@@ -55,7 +55,8 @@ KernelModel::KernelModel(const GpuSpec& gpu, KernelStyle style)
     core_ = b.fraction / at_best.efficiency;
   }
   const FlashAttentionRates& r = gpu.flash_attention;
-  attention_rate_ = style == KernelStyle::eager && r.eager ? r.eager : r.fused;
+  const bool pytorch_attention = style == KernelStyle::eager || style == KernelStyle::compiled;
+  attention_rate_ = pytorch_attention && r.eager ? r.eager : r.fused;
 }
 
 TileChoice KernelModel::shape_factors(const GemmShape& shape, double k_scale) const {

@@ -37,6 +37,7 @@ constexpr KernelShape kFoldedWhenFused{.fused_traffic = 0};
 
 Layer& TransformerBuilder::push(Layer layer, KernelShape shape) {
   shape.tokens = tokens_;
+  shape.in_block = in_block_;
   layer.shape = shape;
   layers_.push_back(std::move(layer));
   return layers_.back();

@@ -82,8 +82,8 @@ inline constexpr NameTable<LayerKind, 6> kLayerKindNames{{{"other", LayerKind::o
                                                           {"attention", LayerKind::attention},
                                                           {"convolution", LayerKind::convolution},
                                                           {"embedding", LayerKind::embedding}}};
-inline constexpr NameTable<KernelStyle, 2> kKernelStyleNames{
-    {{"fused", KernelStyle::fused}, {"eager", KernelStyle::eager}}};
+inline constexpr NameTable<KernelStyle, 3> kKernelStyleNames{
+    {{"fused", KernelStyle::fused}, {"eager", KernelStyle::eager}, {"compiled", KernelStyle::compiled}}};
 inline constexpr NameTable<AttentionKernel, 2> kAttentionNames{
     {{"flash", AttentionKernel::flash}, {"eager", AttentionKernel::eager}}};
 // adamw keeps the same state and moves the same bytes as adam (optimizer.hpp); it is written back as adam.

@@ -22,11 +22,10 @@
 //       products each need one); backward's factor covers the output gradient's quantization likewise
 //   optimizer step + params x 2 x operand_bytes(p) / (mem_bw x eff): the new weights' low-precision copies
 //
-// Kernels by shape (kernel_model.hpp), with options.kernels set (model.kernels: fused | eager) and no efficiency: a
-// layer that carries its kernel shape (a catalog or Hugging Face transformer's) runs as its kernel does on one rank
-// of the layout (RankSplit: tensor parallelism splits a
-// column-parallel GEMM's N, a row-parallel one's K and the attention heads; context parallelism the tokens; expert
-// parallelism the experts):
+// Kernels by shape (kernel_model.hpp), with options.kernels set (model.kernels: fused | eager | compiled) and no
+// efficiency: a layer that carries its kernel shape (a catalog or Hugging Face transformer's) runs as its kernel does
+// on one rank of the layout (RankSplit: tensor parallelism splits a column-parallel GEMM's N, a row-parallel one's K
+// and the attention heads; context parallelism the tokens; expert parallelism the experts):
 //
 //   GEMM       forward: 2·M·N·K per group at peak x the tile model's efficiency (M = batch x tokens / context);
 //              backward: the input gradient (M x K over N) and the weight gradient (N x K over M), each its own shape

@@ -31,9 +31,13 @@
 
 namespace syncsim {
 
-// How the framework runs the memory-bound layers and which attention kernel it calls: `fused` as Transformer Engine,
-// Megatron's fusions and compiled graphs run them, `eager` as PyTorch without torch.compile (model.kernels).
-enum class KernelStyle { fused, eager };
+// How the framework runs the memory-bound layers and which attention kernel it calls (model.kernels):
+//   fused     Transformer Engine and Megatron's fusions: fused memory-bound layers, cuDNN's attention
+//   eager     PyTorch without torch.compile: every elementwise op its own kernel, scaled_dot_product_attention
+//   compiled  PyTorch with each transformer block compiled (torchtitan's torch.compile): the blocks' memory-bound
+//             layers fused, the final norm and the loss eager, attention still scaled_dot_product_attention (Inductor
+//             calls the same SDPA kernel; it does not replace it)
+enum class KernelStyle { fused, eager, compiled };
 
 struct GemmShape {
   double m = 0;

@@ -54,6 +54,9 @@ struct KernelShape {
   std::int64_t eager_kernels = 1;
   double eager_traffic = 1;
   double fused_traffic = 1;
+  // Inside a transformer block: compiled per block (model.kernels: compiled, torchtitan's torch.compile of each
+  // TransformerBlock) the layer runs fused; outside (the final norm, the loss) it stays eager.
+  bool in_block = false;
   // Per sample: what Megatron's fused kernel keeps for backward in place of saved_elements (-1: the same). Its
   // bias-SwiGLU keeps only its input (gate and up) and recomputes silu(gate), where eager PyTorch's product also keeps
   // silu(gate).

@@ -1,0 +1,59 @@
+// Predicted against torchtitan's Llama 3.1 8B FSDP tables (validation/scenarios/llm/published-torchtitan.csv;
+// docs/accuracy.md, "torchtitan: eager, compiled, Float8"): the same FSDP run eager, with each block compiled, and
+// compiled in Float8, on 8 and 128 H100s. What the kernel model gets right is the steps between the rows — what
+// compiling the blocks and FP8 GEMMs buy — and those are held within 8 %; each row's own throughput carries the
+// kernel model's anchor (issue 39: 19-29 % fast on these rows) and is held within the largest error measured, so a
+// change that moves it is seen and the table redone.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "published_csv.hpp"
+#include "syncsim/run/run_scenario.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
+
+using namespace syncsim;
+
+namespace {
+const std::filesystem::path kScenarios = SYNCSIM_LLM_SCENARIOS;
+constexpr double kLargestError = 0.30;  // 29.0 %: 128 GPUs compiled, 8,400 against 6,514 tokens/s/GPU
+constexpr double kStepBound = 0.08;     // a speed-up between two rows against the published one
+
+struct Row {
+  double published = 0;
+  double predicted = 0;
+};
+}  // namespace
+
+TEST_CASE(
+    "torchtitan Llama 3.1 8B FSDP eager, compiled and in Float8: each row within the measured error, the "
+    "speed-ups between them within 8 %",
+    "[llm_validation]") {
+  std::map<std::string, Row> rows;
+  for (const auto& cells : test::published_csv(kScenarios / "published-torchtitan.csv", 3)) {
+    const TrainingReport r = run::run_scenario(load_scenario(kScenarios / cells[0])).report;
+    const Row row{std::stod(cells[1]), r.utilization.tokens_per_second_per_gpu};
+    INFO(cells[0] << ": " << row.predicted << " tokens/s/GPU against " << row.published);
+    CHECK(std::abs(std::log(row.predicted / row.published)) <= std::log1p(kLargestError));
+    rows[cells[0].substr(0, cells[0].size() - 5)] = row;
+  }
+  REQUIRE(rows.size() == 6);
+  const auto speed_up = [&](const std::string& from, const std::string& to) {
+    REQUIRE(rows.contains(from));
+    REQUIRE(rows.contains(to));
+    const Row& a = rows.at(from);
+    const Row& b = rows.at(to);
+    INFO(from << " -> " << to << ": predicted x" << b.predicted / a.predicted << ", published x"
+              << b.published / a.published);
+    CHECK(std::abs((b.predicted / a.predicted) / (b.published / a.published) - 1) <= kStepBound);
+    CHECK(b.predicted > a.predicted);
+  };
+  for (const std::string gpus : {"8gpu", "128gpu"}) {
+    const std::string eager = "torchtitan-llama31-8b-" + gpus;
+    speed_up(eager, eager + "-compile");                      // published x1.157 and x1.162
+    speed_up(eager + "-compile", eager + "-compile-float8");  // x1.280 and x1.286
+  }
+}
