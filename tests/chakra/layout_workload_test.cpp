@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "syncsim/chakra/layout_groups.hpp"
 #include "syncsim/chakra/layout_workload.hpp"
 #include "syncsim/chakra/process_groups.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -343,4 +344,23 @@ TEST_CASE("tp_comm_overlap: each chunked tensor collective hangs beside its GEMM
       CHECK(read[0].beside == written[0].beside);
     }
   }
+}
+
+TEST_CASE("under context parallelism the gradients' group is Megatron's DATA_PARALLEL_GROUP_WITH_CP, data x context") {
+  // TP 2 x CP 2 x DP 2: rank 1's gradients are reduced with the other tensor-index-1 ranks of both context and both
+  // data coordinates.
+  const RankLayout layout({.tensor = 2, .context = 2, .data = 2, .pipeline = 1});
+  std::map<chakra::GroupRole, std::string> names;
+  const std::vector<chakra::ProcessGroup> groups = chakra::layout_process_groups(layout, 1, 1, &names);
+  const auto named = [&](chakra::GroupRole role) -> const chakra::ProcessGroup& {
+    const std::string& name = names.at(role);
+    for (const chakra::ProcessGroup& g : groups) {
+      if (g.name == name) return g;
+    }
+    FAIL("no group " << name);
+    return groups.front();
+  };
+  CHECK(named(chakra::GroupRole::data).desc == "DATA_PARALLEL_GROUP_WITH_CP");
+  CHECK(named(chakra::GroupRole::data).ranks == std::vector<std::int64_t>{1, 3, 5, 7});
+  CHECK(named(chakra::GroupRole::context).ranks == std::vector<std::int64_t>{1, 3});
 }

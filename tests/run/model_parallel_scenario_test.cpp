@@ -221,8 +221,37 @@ TEST_CASE("what full sharding beside a layout does not simulate yet is refused a
                     Catch::Contains("parallelism.shard_group: HSDP's shard groups are not simulated yet"));
   CHECK_THROWS_WITH(run_layout({"parallelism.tensor=4", "parallelism.expert=2", "parallelism.sharding=full"}),
                     Catch::Contains("parallelism.expert: expert parallelism with full sharding and no pipeline"));
-  CHECK_THROWS_WITH(run_layout({"parallelism.tensor=8", "parallelism.context=4", "parallelism.sharding=full"}),
-                    Catch::Contains("at least 2 data-parallel ranks"));
+  // FSDP shards over data x context: nothing to shard over only when both are 1.
+  CHECK_THROWS_WITH(
+      run_layout({"parallelism.tensor=32", "parallelism.sharding=full"}),
+      Catch::Contains("parallelism.sharding") && Catch::Contains("at least 2 ranks to shard over (data x context)"));
+}
+
+TEST_CASE("a replica's context ranks reduce their gradients together: the data-parallel groups are data x context") {
+  // Megatron's gradient buffers reduce over DATA_PARALLEL_GROUP_WITH_CP and torchtitan's FSDP shards over its
+  // dp_shard_cp mesh: the c context ranks of a replica hold the same weights and compute their gradients on different
+  // tokens. TP 8 x CP 2 over 32 GPUs leaves d = 2, so each gradient is reduced over d x c = 4 ranks: 2 (4 - 1)/4 G.
+  for (const char* sharding : {"none", "optimizer", "full"}) {
+    INFO(sharding);
+    const TrainingReport r =
+        run_layout({"parallelism.tensor=8", "parallelism.context=2", fmt::format("parallelism.sharding={}", sharding)});
+    const double g = 2 * kLlama3_8bParams / 8;
+    // FSDP gathers each unit twice per micro-batch besides its reduce-scatter: (2 + 1) of the half-allreduce's bytes
+    // each micro-batch, against ZeRO's one reduce-scatter and one gather per iteration.
+    const double per_iteration = std::string(sharding) == "full" ? 8 * 3.0 / 2 : 1;
+    CHECK(group(r, "data").bytes_per_gpu == Approx(per_iteration * 2 * 3 / 4 * g).epsilon(1e-6));
+    CHECK(r.layout->data == 2);
+    CHECK(r.global_batch == 2 * 8);  // the context ranks share their samples
+  }
+  // With no data parallelism at all (TP 8 x CP 4), the context ranks still reduce, and ZeRO and FSDP shard over them.
+  for (const char* sharding : {"optimizer", "full"}) {
+    INFO(sharding);
+    const TrainingReport r =
+        run_layout({"parallelism.tensor=8", "parallelism.context=4", fmt::format("parallelism.sharding={}", sharding)});
+    CHECK(group(r, "data").bytes_per_gpu > 0);
+    // Adam's 12 bytes a parameter, over tensor x context ranks.
+    CHECK(static_cast<double>(r.memory.optimizer_state.value) == Approx(12 * kLlama3_8bParams / 8 / 4).epsilon(1e-3));
+  }
 }
 
 TEST_CASE("TP communication overlap hides tensor collectives behind the GEMMs and moves the same bytes") {

@@ -21,6 +21,17 @@ TEST_CASE("groups follow Megatron's order: tensor, context, data, pipeline", "[l
   CHECK(with_context.groups(GroupKind::context) == Groups{{0, 2}, {1, 3}});
 }
 
+TEST_CASE("gradients are reduced over data x context: the ranks of one tensor index and stage", "[layout]") {
+  // rank = t + 2 (c + 2 (d + 2 p)): the group of t = 0, p = 0 is c = 0, 1 of d = 0, then of d = 1.
+  const RankLayout layout({.tensor = 2, .context = 2, .data = 2, .pipeline = 2});
+  CHECK(layout.gradient_groups() == Groups{{0, 2, 4, 6}, {1, 3, 5, 7}, {8, 10, 12, 14}, {9, 11, 13, 15}});
+  // Without context parallelism they are the data-parallel groups, and without data the context ones.
+  const RankLayout no_context({.tensor = 2, .context = 1, .data = 2, .pipeline = 2});
+  CHECK(no_context.gradient_groups() == no_context.groups(GroupKind::data));
+  const RankLayout no_data({.tensor = 2, .context = 4, .data = 1, .pipeline = 1});
+  CHECK(no_data.gradient_groups() == no_data.groups(GroupKind::context));
+}
+
 TEST_CASE("every rank is in exactly one group of each kind, and coordinates round-trip", "[layout]") {
   const RankLayout layout({.tensor = 4, .context = 2, .data = 3, .pipeline = 5});
   for (const GroupKind kind : {GroupKind::tensor, GroupKind::context, GroupKind::data, GroupKind::pipeline}) {

@@ -35,9 +35,10 @@ std::vector<std::vector<std::size_t>> role_groups(const RankLayout& layout, Grou
   const LayoutSizes& n = layout.sizes();
   if (role == GroupRole::tensor && n.tensor > 1) return layout.groups(GroupKind::tensor);
   if (role == GroupRole::context && n.context > 1) return layout.groups(GroupKind::context);
-  // A layout without data parallelism keeps data-parallel groups of one rank each, as Megatron does
-  // (DATA_PARALLEL_GROUP of size 1): its buckets are reduced over them, moving nothing.
-  if (role == GroupRole::data) return layout.groups(GroupKind::data);
+  // The gradients' groups, data x context (Megatron's DATA_PARALLEL_GROUP_WITH_CP under context parallelism). A
+  // layout without either keeps groups of one rank each, as Megatron does (DATA_PARALLEL_GROUP of size 1): its
+  // buckets are reduced over them, moving nothing.
+  if (role == GroupRole::data) return layout.gradient_groups();
   if (role == GroupRole::expert && expert > 1) return layout.expert_groups(expert);
   // Expert parallelism over whole data-parallel groups leaves expert data-parallel groups of one rank each: Megatron
   // keeps them (its EXPERT_DATA_PARALLEL_GROUP), and its buckets of routed experts' gradients are reduced over them,
@@ -56,7 +57,9 @@ std::vector<ProcessGroup> layout_process_groups(const RankLayout& layout, std::i
     for (const auto& group : role_groups(layout, role, expert)) {
       const std::string name = std::to_string(next++);
       if (std::find(group.begin(), group.end(), static_cast<std::size_t>(rank)) == group.end()) continue;
-      mine.push_back({name, role_desc(role), std::vector<std::int64_t>(group.begin(), group.end())});
+      const bool with_context = role == GroupRole::data && layout.sizes().context > 1;
+      mine.push_back({name, with_context ? "DATA_PARALLEL_GROUP_WITH_CP" : role_desc(role),
+                      std::vector<std::int64_t>(group.begin(), group.end())});
       if (names != nullptr) (*names)[role] = name;
     }
   }

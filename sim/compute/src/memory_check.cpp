@@ -193,8 +193,9 @@ ChunkMemory stage_memory(const ModelSpec& model, std::pair<std::size_t, std::siz
   }
   const std::int64_t w = element_bytes(precision);
   const bool megatron = layout.framework == MemoryFramework::megatron;
-  // Megatron's distributed optimizer shards over the data-parallel group with context parallelism (intra_dp_cp).
-  const std::int64_t shards = megatron ? times(layout.shards, layout.context) : layout.shards;
+  // Both frameworks shard over the data-parallel group with context parallelism: Megatron's distributed optimizer
+  // over intra_dp_cp, torchtitan's FSDP over its dp_shard_cp mesh (the context ranks hold the same weights).
+  const std::int64_t shards = times(layout.shards, layout.context);
   const std::int64_t local = share(dense, layout.tensor) + share(experts, layout.tensor);
   const std::int64_t sharded = share(share(dense, layout.tensor), shards) +
                                share(share(experts, layout.tensor), std::max<std::int64_t>(1, shards / layout.expert));

@@ -96,8 +96,9 @@ chakra::LayoutWorkload read_layout_traces(const Scenario& s, const RankLayout& l
                                    read.micro_batches, s.model.micro_batches),
                        SourceLocation{sources.front(), 0, 0});
     }
-    // With one micro-batch ZeRO-2 reduces as ZeRO-1 does, and without data parallelism nothing is sharded.
-    ShardingLevel expected = n.data > 1 ? s.parallelism.sharding.value : ShardingLevel::none;
+    // With one micro-batch ZeRO-2 reduces as ZeRO-1 does, and with no rank to shard over (data x context) nothing is
+    // sharded.
+    ShardingLevel expected = n.data * n.context > 1 ? s.parallelism.sharding.value : ShardingLevel::none;
     if (expected == ShardingLevel::gradients && read.micro_batches == 1) expected = ShardingLevel::optimizer;
     if (read.sharding != expected) {
       throw InputError(fmt::format("the traces' buckets are {}, parallelism.sharding is {}",
@@ -178,7 +179,7 @@ chakra::LayoutWorkload LayoutCommunication::chakra_workload() const {
   w.schedule = p.schedule.value;
   w.micro_batches = s.model.micro_batches;
   w.chunks = chunks_;
-  w.sharding = n.data > 1 ? p.sharding.value : ShardingLevel::none;
+  w.sharding = n.data * n.context > 1 ? p.sharding.value : ShardingLevel::none;
   w.transfer_bytes = n.pipeline > 1 ? (activation_.value + n.tensor - 1) / n.tensor : 0;
   const std::vector<SimTime> steps = optimizer_steps();
   const std::int64_t step_bytes = optimizer_step_bytes(s.model.optimizer.value);
@@ -188,9 +189,10 @@ chakra::LayoutWorkload LayoutCommunication::chakra_workload() const {
     // The engine's step of a rank: its shard's when sharded (model_parallel_run.cpp, finish_stage).
     const SimTime full = steps[static_cast<std::size_t>(d)];
     const bool sharded = w.sharding != ShardingLevel::none;
-    stage.step = sharded ? SimTime::from_ps((full.ps() + n.data - 1) / n.data) : full;
+    const std::int64_t shards = sharded ? n.data * n.context : 1;
+    stage.step = SimTime::from_ps((full.ps() + shards - 1) / shards);
     // One operation per parameter of the rank's share, its step bytes each (memory-bound, as the DDP export's).
-    const std::int64_t mine = stage_params(d) / n.tensor / (sharded ? n.data : 1);
+    const std::int64_t mine = stage_params(d) / n.tensor / shards;
     stage.step_work = {mine, static_cast<std::uint64_t>(mine * step_bytes)};
   }
   return w;
@@ -263,8 +265,9 @@ ModelParallelSetup LayoutCommunication::imported_setup() {
   out.micro_batches = w.micro_batches;
   out.sharding = w.sharding;
   out.data = n.data;
+  out.context = n.context;
   out.iterations = s.training.iterations;
-  const bool sharded = w.sharding != ShardingLevel::none && n.data > 1;
+  const bool sharded = w.sharding != ShardingLevel::none && n.data * n.context > 1;
   const double per_pass = static_cast<double>(w.micro_batches) / static_cast<double>(n.pipeline);
   for (const chakra::LayoutStage& stage : w.stages) {
     auto& row = out.work.emplace_back();
@@ -295,8 +298,8 @@ ModelParallelSetup LayoutCommunication::imported_setup() {
             {Bytes{u.collective.bytes}, total > SimTime::zero() ? done.seconds() / total.seconds() : 1.0, u.expert});
       }
     }
-    // The engine divides the step by d when sharded: the trace's is the rank's share.
-    out.optimizer_step.push_back(sharded ? stage.step * n.data : stage.step);
+    // The engine divides the step by d x c when sharded: the trace's is the rank's share.
+    out.optimizer_step.push_back(sharded ? stage.step * (n.data * n.context) : stage.step);
   }
   add_communication(out, Bytes{w.transfer_bytes});
   return out;

@@ -220,6 +220,7 @@ ModelParallelSetup LayoutCommunication::setup() {
   out.micro_batches = s.model.micro_batches;
   out.sharding = s.parallelism.sharding.value;
   out.data = n.data;
+  out.context = n.context;
   out.iterations = s.training.iterations;
   for (std::int64_t d = 0; d < n.pipeline; ++d) {
     auto& row = out.work.emplace_back();
@@ -260,8 +261,8 @@ void LayoutCommunication::add_communication(ModelParallelSetup& out, Bytes trans
     out.transfer = timed("pipeline", CollectiveOp::broadcast, transfer, transfer_pairs(layout_),
                          crossings / static_cast<double>(n.pipeline / 2));
   }
-  if (n.data > 1) {
-    const auto groups = layout_.groups(GroupKind::data);
+  if (n.data * n.context > 1) {
+    const auto groups = layout_.gradient_groups();
     const auto expert_groups = expert_ > 1 ? layout_.expert_data_groups(expert_) : groups;
     out.expert_data = expert_ > 1 ? n.data / expert_ : n.data;
     const bool sharded = out.sharding != ShardingLevel::none;
@@ -320,7 +321,7 @@ LayerTimes LayoutCommunication::rank_layer_times(bool tensor, bool context) cons
 }
 
 SimTime LayoutCommunication::data_collective(CollectiveOp op, Bytes bytes, double per_iteration) {
-  return timed("data", op, bytes, layout_.groups(GroupKind::data), per_iteration);
+  return timed("data", op, bytes, layout_.gradient_groups(), per_iteration);
 }
 
 LayoutReport LayoutCommunication::layout_report(const TrainingReport& r, double bubble_fraction) const {
@@ -343,7 +344,7 @@ LayoutReport LayoutCommunication::layout_report(const TrainingReport& r, double 
 std::vector<GroupCommunication> LayoutCommunication::group_reports(const LayoutExposure& exposure) const {
   const LayoutSizes& n = layout_.sizes();
   std::vector<GroupCommunication> out;
-  if (n.data > 1) {
+  if (n.data * n.context > 1) {
     out.push_back({.group = "data",
                    .collectives = exposure.data_collectives,
                    .bytes_per_gpu = exposure.data_bytes_per_gpu,

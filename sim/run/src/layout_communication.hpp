@@ -21,8 +21,9 @@
 //               (b x s x k x h / (tensor x context)) forward and their gradients backward, in the expert groups
 //               (expert consecutive data-parallel ranks, rank_layout.hpp); the routed experts' weights / expert
 //   data        the stage's gradient buckets (training.bucket_size, the layers' gradients / tensor, the last layers
-//               first), over all data-parallel groups at once; the routed experts' in buckets of their own, over
-//               the expert data-parallel groups
+//               first), over all data x context groups at once (RankLayout::gradient_groups: a replica's context
+//               ranks reduce theirs too); the routed experts' in buckets of their own, over the expert
+//               data-parallel groups
 //   step        the model's optimizer step x the stage's share of the parameters / tensor
 //   recompute   under full activation checkpointing each block's backward runs its forward again first, with its
 //               tensor AllReduces and context gathers (the layer times already hold the compute)

@@ -197,10 +197,11 @@ Stream stream_of(const ModelParallelSetup& setup, const std::vector<ChunkWork>& 
 
 // The critical paths through each stage and the stage's data-parallel stream (layout_probe.hpp).
 SimTime pipeline_bound(const ModelParallelSetup& setup, std::int64_t shards, StreamRule rule) {
-  const bool pipeline_gathers = setup.sharding == ShardingLevel::full && rule.own_buckets && setup.data > 1;
+  const bool gradients_reduced = setup.data * setup.context > 1;
+  const bool pipeline_gathers = setup.sharding == ShardingLevel::full && rule.own_buckets && gradients_reduced;
   std::vector<Stream> streams;
   for (const std::vector<ChunkWork>& chunks : setup.work) {
-    streams.push_back(setup.data > 1 ? stream_of(setup, chunks, rule) : Stream{});
+    streams.push_back(gradients_reduced ? stream_of(setup, chunks, rule) : Stream{});
   }
   const auto step_of = [&](std::size_t s) { return SimTime::from_ps(setup.optimizer_step[s].ps() / shards); };
   // The first iteration's bound, where fully sharded parameters are gathered before the first forward, and a later
@@ -261,7 +262,9 @@ SimTime LayoutProbe::lower_bound(const ProbeLayout& layout) {
   if (s.stragglers.jitter.distribution != JitterKind::none || !s.stragglers.slow.empty()) return SimTime::zero();
   const ParallelismConfig& p = s.parallelism;
   const std::int64_t data = impl_->context.workers() / (p.tensor.value * p.pipeline.value * p.context.value);
-  const std::int64_t shards = p.sharding.value == ShardingLevel::none ? 1 : std::max<std::int64_t>(data, 1);
+  // ZeRO and FSDP shard over data x context (RankLayout::gradient_groups).
+  const std::int64_t shards =
+      p.sharding.value == ShardingLevel::none ? 1 : std::max<std::int64_t>(data * p.context.value, 1);
   if (!impl_->context.model().transformer()) {
     // A model without blocks has no layout: every micro-batch's layers, then the step.
     const LayerTimes layers = impl_->context.layer_times();

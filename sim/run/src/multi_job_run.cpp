@@ -109,7 +109,7 @@ JobIteration layout_iteration(const Scenario& job, std::size_t index) {
   const std::int64_t model_parallel = p.tensor.value * p.context.value * p.pipeline.value;
   out.groups =
       RankLayout({p.tensor.value, p.context.value, job.cluster.workers->value / model_parallel, p.pipeline.value})
-          .groups(GroupKind::data);
+          .gradient_groups();
   out.shared_traffic =
       "the data-parallel AllReduce of each group (the stages' mean gradient); tensor, context and pipeline traffic "
       "is in the single-job engine's time, not on the shared fabric";

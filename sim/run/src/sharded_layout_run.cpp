@@ -47,6 +47,17 @@ void check_sharded_layout_supported(const Scenario& s) {
   }
 }
 
+// The ranks FSDP shards over, data x context (torchtitan's dp_shard_cp mesh, RankLayout::gradient_groups); InputError
+// at parallelism.sharding when that is one rank.
+std::int64_t shard_ranks(const Scenario& s, const RankLayout& layout) {
+  const std::int64_t shards = layout.sizes().data * layout.sizes().context;
+  if (shards < 2) {
+    throw s.parallelism.sharding.error(
+        "full sharding needs at least 2 ranks to shard over (data x context); this layout leaves 1");
+  }
+  return shards;
+}
+
 // The units: the whole model's gradient buckets (training.bucket_size, as without a layout), each rank holding
 // 1/tensor of every layer's.
 BucketPlan rank_units(const ResolvedScenario& context, std::int64_t tensor) {
@@ -157,10 +168,7 @@ chakra::DdpWorkload sharded_layout_chakra_workload(ResolvedScenario& context) {
   const LayoutCommunication comm(
       context, [](CollectiveOp, Bytes, const std::vector<std::vector<std::size_t>>&) { return SimTime::zero(); });
   const RankLayout& layout = comm.layout();
-  if (layout.sizes().data < 2) {
-    throw s.parallelism.sharding.error(
-        fmt::format("full sharding needs at least 2 data-parallel ranks; this layout leaves {}", layout.sizes().data));
-  }
+  const std::int64_t shards = shard_ranks(s, layout);
   const std::int64_t tensor = layout.sizes().tensor;
   chakra::DdpWorkload w;
   w.name = s.name;
@@ -176,7 +184,7 @@ chakra::DdpWorkload sharded_layout_chakra_workload(ResolvedScenario& context) {
   }
   w.buckets = rank_units(context, tensor);
   w.optimizer = context.optimizer_step().scaled(1.0 / static_cast<double>(tensor));
-  const std::int64_t params = context.model().params() / tensor / layout.sizes().data;
+  const std::int64_t params = context.model().params() / tensor / shards;
   w.optimizer_work =
       chakra::NodeWork{params, static_cast<std::uint64_t>(params * optimizer_step_bytes(s.model.optimizer.value))};
   w.micro_batches = s.model.micro_batches;
@@ -191,10 +199,7 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
   LayoutCommunication comm(context);
   const RankLayout& layout = comm.layout();
   const std::int64_t data = layout.sizes().data;
-  if (data < 2) {
-    throw s.parallelism.sharding.error(
-        fmt::format("full sharding needs at least 2 data-parallel ranks; this layout leaves {}", data));
-  }
+  const std::int64_t shards = shard_ranks(s, layout);
   const std::int64_t tensor = layout.sizes().tensor;
   const std::int64_t m = s.model.micro_batches;
   std::optional<chakra::DdpWorkload> imported;
@@ -204,7 +209,7 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
   set_layers(setup, rank_layer_times(true, true), bare);
   setup.units = imported ? imported->buckets : rank_units(context, tensor);
   setup.level = ShardingLevel::full;
-  setup.ranks = data;
+  setup.ranks = shards;
   setup.optimizer_step =
       imported ? imported->optimizer : context.optimizer_step().scaled(1.0 / static_cast<double>(tensor));
   setup.iterations = s.training.iterations;

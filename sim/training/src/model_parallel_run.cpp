@@ -18,14 +18,16 @@ constexpr std::int64_t kTracedPasses = 1024;
 constexpr std::int64_t kCausalIterations = 4;
 
 void check_setup(const ModelParallelSetup& s) {
-  if (s.stages < 1 || s.chunks < 1 || s.micro_batches < 1 || s.data < 1 || s.iterations < 1) {
+  if (s.stages < 1 || s.chunks < 1 || s.micro_batches < 1 || s.data < 1 || s.context < 1 || s.iterations < 1) {
     throw InputError("model-parallel run: sizes and iterations must be positive");
   }
   bool ok = s.work.size() == static_cast<std::size_t>(s.stages) &&
             s.optimizer_step.size() == static_cast<std::size_t>(s.stages);
   for (const auto& row : s.work) ok = ok && row.size() == static_cast<std::size_t>(s.chunks);
   if (!ok) throw InputError("model-parallel run: work and steps must be given per stage and chunk");
-  if (s.data > 1 && !s.data_collective) throw InputError("model-parallel run: no data-parallel collective time");
+  if (s.data * s.context > 1 && !s.data_collective) {
+    throw InputError("model-parallel run: no data-parallel collective time");
+  }
   if (s.group < 1) throw InputError("model-parallel run: the tensor x context group must be positive");
   if (s.stragglers.max_slow_rank() >= s.group * s.data * s.stages) {
     throw InputError(fmt::format("model-parallel run: slow rank {} is beyond the layout's {} ranks",
@@ -55,7 +57,9 @@ class Timeline {
     traced_from_ = std::max<std::int64_t>(0, iterations_ - std::max<std::int64_t>(1, kTracedPasses / per_iteration));
   }
 
-  bool sharded() const { return s_.sharding != ShardingLevel::none && s_.data > 1; }
+  // The ranks a dense gradient is reduced over: data x context.
+  std::int64_t gradient_ranks() const { return s_.data * s_.context; }
+  bool sharded() const { return s_.sharding != ShardingLevel::none && gradient_ranks() > 1; }
 
   ModelParallelResult run() {
     SimTime last_end;
@@ -110,7 +114,7 @@ class Timeline {
   SimTime place(std::int64_t it, std::size_t d, CollectiveOp op, std::size_t chunk, const ChunkWork::Unit& unit,
                 SimTime ready) {
     const Bytes bytes = unit.bytes;
-    const std::int64_t ranks = unit.expert ? s_.expert_data : s_.data;
+    const std::int64_t ranks = unit.expert ? s_.expert_data : gradient_ranks();
     const SimTime begin = std::max(ready, stream_[d]);
     const SimTime length = free_kinds_.data || ranks < 2 ? SimTime::zero() : s_.data_collective(op, bytes, unit.expert);
     if (length < SimTime::zero()) throw InputError("model-parallel run: negative collective time");
@@ -180,7 +184,8 @@ class Timeline {
     const SimTime step_start = std::max(last_end, stream_[d]);
     st.data_wait += step_start - last_end;
     const SimTime full_step = s_.optimizer_step[d];
-    const SimTime step = sharded ? SimTime::from_ps((full_step.ps() + s_.data - 1) / s_.data) : full_step;
+    const std::int64_t shards = gradient_ranks();
+    const SimTime step = sharded ? SimTime::from_ps((full_step.ps() + shards - 1) / shards) : full_step;
     const SimTime step_end = step_start + step;
     st.optimizer += step;
     if (record_ && it >= traced_from_) out_.steps.push_back({it, static_cast<std::int64_t>(d), step_start, step_end});

@@ -87,6 +87,19 @@ std::vector<std::vector<std::size_t>> RankLayout::groups(GroupKind kind) const {
   return out;
 }
 
+std::vector<std::vector<std::size_t>> RankLayout::gradient_groups() const {
+  std::vector<std::vector<std::size_t>> out;
+  for (std::int64_t r = 0; r < ranks(); ++r) {
+    RankCoordinates c = coordinates(r);
+    if (c.context != 0 || c.data != 0) continue;  // each group once, from its first member
+    std::vector<std::size_t>& group = out.emplace_back();
+    for (c.data = 0; c.data < sizes_.data; ++c.data) {
+      for (c.context = 0; c.context < sizes_.context; ++c.context) group.push_back(static_cast<std::size_t>(rank(c)));
+    }
+  }
+  return out;
+}
+
 std::vector<std::vector<std::size_t>> RankLayout::expert_groups(std::int64_t e) const {
   if (e < 1 || sizes_.data % e != 0) {
     throw InputError(fmt::format("expert groups of {} do not divide the {} data-parallel ranks", e, sizes_.data));

@@ -18,8 +18,9 @@ namespace syncsim::chakra {
 enum class GroupRole { tensor, context, expert, data, expert_data };
 std::string to_string(GroupRole role);
 
-// Every group of `role` in `layout` with expert parallelism `expert`, in Megatron's order; none when the role's size
-// is 1 (no collective runs on it), except the data-parallel groups of a layout without data parallelism and the
+// Every group of `role` in `layout` with expert parallelism `expert`, in Megatron's order, the data role's over data
+// x context (RankLayout::gradient_groups); none when the role's size is 1 (no collective runs on it), except the
+// data-parallel groups of a layout without data or context parallelism and the
 // expert data-parallel groups of expert parallelism over whole data-parallel groups: one rank each, as Megatron
 // keeps them, the buckets reduced over them.
 std::vector<std::vector<std::size_t>> role_groups(const RankLayout& layout, GroupRole role, std::int64_t expert);

@@ -51,8 +51,9 @@
 //                shards the FP32 master weights and moments over data x context ranks (intra_dp_cp_group), and the
 //                vocabulary-parallel cross entropy upcasts the 16-bit logits to FP32 in place of a softmax
 //                (cross_entropy.py): beside the kept FP32 copy only the 16-bit logits, 2 bytes a logit
-//   pytorch      DDP, ZeRO and FSDP without a layout, FSDP (ZeRO-3) beside one as torchtitan runs it: gradients in the
-//   working precision; the loss upcasts the logits and calls
+//   pytorch      DDP, ZeRO and FSDP without a layout, FSDP (ZeRO-3) beside one as torchtitan runs it (sharded over
+//                data x context, its dp_shard_cp mesh): gradients in the working precision; the loss upcasts the
+//                logits and calls
 //                cross_entropy, whose backward holds two more FP32 tensors of the logits' size beside the kept
 //                log-softmax (8 bytes a logit; torchtitan's train.py)
 //

@@ -75,7 +75,10 @@ struct ModelParallelSetup {
   std::vector<std::vector<ChunkWork>> work;  // [stage][chunk]
   SimTime transfer;                          // one micro-batch's activation between adjacent stages
   ShardingLevel sharding = ShardingLevel::none;
-  std::int64_t data = 1;                // d, the data-parallel size
+  std::int64_t data = 1;  // d, the data-parallel size
+  // c, the context-parallel size: a replica's c context ranks compute the same weights' gradients on different
+  // tokens, so the dense gradients are reduced, and ZeRO shards, over d x c ranks (RankLayout::gradient_groups)
+  std::int64_t context = 1;
   std::int64_t expert_data = 1;         // the expert data-parallel size: d / expert parallelism
   std::vector<SimTime> optimizer_step;  // per stage: the rank's parameters' step without sharding
   std::int64_t iterations = 1;

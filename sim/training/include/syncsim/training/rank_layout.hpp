@@ -48,6 +48,12 @@ class RankLayout {
   // Every group of `kind`, each listing its ranks by increasing coordinate of that kind (a pipeline group: stage 0
   // first); the groups in increasing order of their first rank. Groups of size 1 are listed too.
   std::vector<std::vector<std::size_t>> groups(GroupKind kind) const;
+  // The groups a dense gradient is reduced over, and ZeRO and FSDP shard over: the data-parallel groups with context
+  // parallelism (Megatron's DATA_PARALLEL_GROUP_WITH_CP, whose gradient buffers reduce over dp x cp; torchtitan's
+  // dp_shard_cp mesh): the ranks of one tensor index and stage, context fastest, then data. The context ranks of a
+  // replica compute the same weights' gradients on different tokens, so theirs are summed too. Without context
+  // parallelism these are groups(GroupKind::data).
+  std::vector<std::vector<std::size_t>> gradient_groups() const;
   // Expert parallelism of e (dividing the data-parallel size) inside each data-parallel group: the expert groups of
   // e consecutive members (Megatron's expert ranks next to one another), and the expert data-parallel groups of the
   // members with the same index in their expert group, which hold the same experts. Throws InputError when e does
