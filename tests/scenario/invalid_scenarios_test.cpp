@@ -89,6 +89,10 @@ const std::vector<Row>& rows() {
       {"FP8 all-gather without FSDP", kInvalidBase + "parallelism: {fp8_all_gather: true}\n",
        "bad.yaml:3:31: parallelism.fp8_all_gather: sends FSDP's weight all-gathers in FP8: it needs "
        "parallelism.sharding: full"},
+      {"FP8 all-gather with a pipeline",
+       kInvalidBase + "parallelism: {sharding: full, pipeline: 2, fp8_all_gather: true}\n",
+       "bad.yaml:3:60: parallelism.fp8_all_gather: FP8 all-gathers are simulated for FSDP alone or beside tensor and "
+       "context parallelism, not with a pipeline or expert parallelism"},
       {"FP8 all-gather without FP8", kInvalidBase + "parallelism: {sharding: full, fp8_all_gather: true}\n",
        "bad.yaml:3:47: parallelism.fp8_all_gather: FP8 all-gathers need model.precision: fp8 (torchao's tensorwise "
        "float8), got fp32"},

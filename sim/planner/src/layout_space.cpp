@@ -67,8 +67,7 @@ bool context_splits(const LayoutSpace& space, std::int64_t c) {
 }
 
 bool fp8_gather_applies(const LayoutSpace& space, const LayoutChoice& c) {
-  return space.written.fp8_all_gather.value && c.sharding == ShardingLevel::full &&
-         c.tensor * c.context * c.pipeline * c.expert == 1;
+  return space.written.fp8_all_gather.value && c.sharding == ShardingLevel::full && c.pipeline * c.expert == 1;
 }
 
 // The choices of one (t, c, p, v, e) shape over every batch split and sharding.

@@ -135,6 +135,9 @@ struct StreamRule {
   bool reshards = false;  // the sharded engine: FSDP without a pipeline, or sharding alone
   // The pipeline engine's buckets are this setup's (the others cut their own): only then are their ready times known.
   bool own_buckets = false;
+  // FP8 all-gathers (parallelism.fp8_all_gather) move fewer bytes than the units here hold: counting no gathers
+  // keeps the bound below the run.
+  bool free_gathers = false;
 };
 
 struct Stream {
@@ -172,7 +175,7 @@ Stream stream_of(const ModelParallelSetup& setup, const std::vector<ChunkWork>& 
   // ZeRO-1 reduces after the last micro-batch; ZeRO-2 after every one, and ZeRO-3 when it reshards.
   const bool every_micro_batch = setup.sharding == ShardingLevel::gradients || (rule.reshards && full);
   const std::int64_t reductions = every_micro_batch ? m : 1;
-  const std::int64_t gathers = !full ? 0 : rule.reshards ? 2 * m : 1;
+  const std::int64_t gathers = !full || rule.free_gathers ? 0 : rule.reshards ? 2 * m : 1;
   Stream out;
   std::optional<SimTime> tail;
   for (std::size_t c = 0; c < chunks.size(); ++c) {
@@ -276,7 +279,9 @@ SimTime LayoutProbe::lower_bound(const ProbeLayout& layout) {
   const bool model_split = p.tensor.value * p.pipeline.value * p.context.value * p.expert.value > 1;
   const bool reshards = model_split ? p.sharding.value == ShardingLevel::full && p.pipeline.value == 1
                                     : p.sharding.value != ShardingLevel::none;
-  const StreamRule rule{.reshards = reshards, .own_buckets = model_split && !reshards};
+  const StreamRule rule{.reshards = reshards,
+                        .own_buckets = model_split && !reshards,
+                        .free_gathers = p.fp8_all_gather.value && p.sharding.value == ShardingLevel::full};
   LayoutCommunication floors(
       impl_->context, [this](CollectiveOp op, Bytes bytes, const std::vector<std::vector<std::size_t>>& groups) {
         return collective_floor(impl_->context, impl_->capacity, impl_->crossings, op, bytes, groups);

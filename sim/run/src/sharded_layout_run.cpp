@@ -66,6 +66,20 @@ BucketPlan rank_units(const ResolvedScenario& context, std::int64_t tensor) {
   return plan;
 }
 
+// Under parallelism.fp8_all_gather, what each unit's weight all-gather moves on one rank: its layers' weights with
+// the blocks' GEMM weights in FP8 (weight_gather_bytes), 1/tensor of each as the units hold.
+std::vector<Bytes> fp8_gathers(const ResolvedScenario& context, const BucketPlan& units, std::int64_t tensor) {
+  std::vector<Bytes> out;
+  for (const GradientBucket& unit : units.buckets) {
+    std::int64_t bytes = 0;
+    for (const std::size_t l : unit.layers) {
+      bytes += weight_gather_bytes(context.model().layers()[l], context.precision(), true).value;
+    }
+    out.push_back(Bytes{(bytes + tensor - 1) / tensor});
+  }
+  return out;
+}
+
 // The time the layers' tensor and context collectives add to `iterations` iterations of one rank's passes.
 SimTime inline_communication(const LayerTimes& with, const LayerTimes& without, std::int64_t passes) {
   SimTime t;
@@ -208,6 +222,7 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
   const LayerTimes bare = rank_layer_times(false, false);
   set_layers(setup, rank_layer_times(true, true), bare);
   setup.units = imported ? imported->buckets : rank_units(context, tensor);
+  if (s.parallelism.fp8_all_gather.value && !imported) setup.gather_bytes = fp8_gathers(context, setup.units, tensor);
   setup.level = ShardingLevel::full;
   setup.ranks = shards;
   setup.optimizer_step =
@@ -218,11 +233,13 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
   setup.overlap = s.training.overlap;
   // Per unit and micro-batch: two gathers (forward, backward) and a reduce-scatter.
   std::map<std::pair<CollectiveOp, std::int64_t>, SimTime> times;
-  for (const GradientBucket& b : setup.units.buckets) {
-    for (const CollectiveOp op : {CollectiveOp::all_gather, CollectiveOp::reduce_scatter}) {
-      const auto per_iteration = static_cast<double>(op == CollectiveOp::all_gather ? 2 * m : m);
-      times[{op, b.bytes.value}] = comm.data_collective(op, b.bytes, per_iteration);
-    }
+  for (std::size_t u = 0; u < setup.units.buckets.size(); ++u) {
+    const Bytes reduced = setup.units.buckets[u].bytes;
+    const Bytes gathered = setup.gather_bytes.empty() ? reduced : setup.gather_bytes[u];
+    times[{CollectiveOp::reduce_scatter, reduced.value}] =
+        comm.data_collective(CollectiveOp::reduce_scatter, reduced, static_cast<double>(m));
+    times[{CollectiveOp::all_gather, gathered.value}] =
+        comm.data_collective(CollectiveOp::all_gather, gathered, static_cast<double>(2 * m));
   }
   setup.collective_time = [&times](CollectiveOp op, Bytes bytes) { return times.at({op, bytes.value}); };
   const StragglerModel stragglers = context.stragglers();

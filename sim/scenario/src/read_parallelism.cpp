@@ -129,9 +129,10 @@ ParallelismConfig read_parallelism(const ConfigNode& node) {
     if (p.fp8_all_gather.value && p.sharding.value != ShardingLevel::full) {
       throw p.fp8_all_gather.error("sends FSDP's weight all-gathers in FP8: it needs parallelism.sharding: full");
     }
-    if (p.fp8_all_gather.value && p.tensor.value * p.pipeline.value * p.context.value * p.expert.value > 1) {
+    if (p.fp8_all_gather.value && p.pipeline.value * p.expert.value > 1) {
       throw p.fp8_all_gather.error(
-          "FP8 all-gathers are simulated for FSDP without tensor, pipeline, context or expert parallelism");
+          "FP8 all-gathers are simulated for FSDP alone or beside tensor and context parallelism, not with a "
+          "pipeline or expert parallelism");
     }
   }
   read_pipeline_split(reader, p);
