@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -262,8 +261,9 @@ void LayoutCommunication::add_communication(ModelParallelSetup& out, Bytes trans
                          crossings / static_cast<double>(n.pipeline / 2));
   }
   if (n.data * n.context > 1) {
-    const auto groups = layout_.gradient_groups();
-    const auto expert_groups = expert_ > 1 ? layout_.expert_data_groups(expert_) : groups;
+    // Routed experts' units exist only with expert parallelism.
+    const auto expert_groups =
+        expert_ > 1 ? layout_.expert_data_groups(expert_) : std::vector<std::vector<std::size_t>>{};
     out.expert_data = expert_ > 1 ? n.data / expert_ : n.data;
     const bool sharded = out.sharding != ShardingLevel::none;
     struct Asked {
@@ -286,7 +286,9 @@ void LayoutCommunication::add_communication(ModelParallelSetup& out, Bytes trans
               continue;
             }
             const std::size_t use = uses_.size();
-            asked[key] = {timed("data", op, u.bytes, u.expert ? expert_groups : groups, per_iteration), use};
+            asked[key] = {u.expert ? timed("data", op, u.bytes, expert_groups, per_iteration)
+                                   : gradient_collective(op, u.bytes, per_iteration),
+                          use};
           }
         }
       }
@@ -321,7 +323,23 @@ LayerTimes LayoutCommunication::rank_layer_times(bool tensor, bool context) cons
 }
 
 SimTime LayoutCommunication::data_collective(CollectiveOp op, Bytes bytes, double per_iteration) {
-  return timed("data", op, bytes, layout_.gradient_groups(), per_iteration);
+  return gradient_collective(op, bytes, per_iteration);
+}
+
+SimTime LayoutCommunication::gradient_collective(CollectiveOp op, Bytes bytes, double per_iteration) {
+  const LayoutSizes& n = layout_.sizes();
+  if (gradient_timing_groups_.empty()) {
+    gradient_timing_groups_ = layout_.groups(n.data == 1 ? GroupKind::context : GroupKind::data);
+  }
+  if (n.context == 1 || n.data == 1) return timed("data", op, bytes, gradient_timing_groups_, per_iteration);
+  // Over d x c ranks each GPU sends (dc - 1)/dc of the buffer per pass where a d-rank ring sends (d - 1)/d: the same
+  // rails carry it, so the context ranks' data-parallel groups time the buffer and both the time and the links'
+  // bytes grow by the ratio (the buffer itself is not resized: a size the ranks do not divide evenly would take the
+  // collective off the simulator's uniform fast path).
+  const auto d = static_cast<double>(n.data);
+  const auto dc = d * static_cast<double>(n.context);
+  const double scale = ((dc - 1) / dc) / ((d - 1) / d);
+  return timed("data", op, bytes, gradient_timing_groups_, per_iteration * scale).scaled(scale);
 }
 
 LayoutReport LayoutCommunication::layout_report(const TrainingReport& r, double bubble_fraction) const {

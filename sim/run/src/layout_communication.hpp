@@ -97,6 +97,13 @@ class LayoutCommunication {
   void fill_links(TrainingReport& report, std::int64_t iterations) const;
 
  private:
+  // A dense gradient collective over the data x context groups (RankLayout::gradient_groups). NCCL keeps a dp x cp
+  // ring's inter-node hops on one rail each (its graph search; PXN), so on the network it moves what the context
+  // ranks' own data-parallel rings would with each GPU's share (dc - 1)/dc in place of (d - 1)/d: timed so, on
+  // those rail-aligned groups, which the collective simulator runs on its fast path (a ring with several members
+  // per node and cross-rail hops falls to flow-by-flow simulation, 10-30x slower at frontier counts), time and link
+  // bytes x ((dc - 1)/dc) / ((d - 1)/d). Exact when either size is 1: the data groups, or the context groups.
+  SimTime gradient_collective(CollectiveOp op, Bytes bytes, double per_iteration);
   SimTime timed(std::string_view kind, CollectiveOp op, Bytes bytes,
                 const std::vector<std::vector<std::size_t>>& groups, double per_iteration);
   ChunkWork chunk_work(std::int64_t stage, std::int64_t chunk);
@@ -134,6 +141,9 @@ class LayoutCommunication {
   double context_ops_per_iteration_ = 0;  // per rank: AllGathers and ReduceScatters of kv_
   std::int64_t expert_ = 1;               // expert parallelism
   std::vector<std::vector<std::size_t>> expert_groups_;
+  // The groups gradient_collective times on (the data groups, or the context groups without data parallelism),
+  // made on its first call: a layout asks for one per bucket size.
+  std::vector<std::vector<std::size_t>> gradient_timing_groups_;
   Bytes routed_;  // b x s x k x h / (tensor x context): a rank's routed token copies, each all-to-all's buffer
   SimTime expert_alltoall_;
   double expert_ops_per_iteration_ = 0;  // per rank: all-to-alls of routed_
