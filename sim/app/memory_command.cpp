@@ -50,8 +50,8 @@ int print_memory(const MemoryOptions& options) {
   fmt::print(o, "sharded          {}{}{}\n", sharding_name(p.sharding.value),
              p.sharding.value == ShardingLevel::none
                  ? ""
-                 : fmt::format(" over {} ranks", (p.shard_group ? p.shard_group->value : data) *
-                                                     (m.framework == MemoryFramework::megatron ? p.context.value : 1)),
+                 // over data x context, as both frameworks shard (memory_check.hpp)
+                 : fmt::format(" over {} ranks", (p.shard_group ? p.shard_group->value : data) * p.context.value),
              p.sharding.value == ShardingLevel::full && p.pipeline.value > 1
                  ? "; under the pipeline each chunk stays gathered through the iteration"
                  : "");
