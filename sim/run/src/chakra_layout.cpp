@@ -98,7 +98,7 @@ chakra::LayoutWorkload read_layout_traces(const Scenario& s, const RankLayout& l
     }
     // With one micro-batch ZeRO-2 reduces as ZeRO-1 does, and with no rank to shard over (data x context) nothing is
     // sharded.
-    ShardingLevel expected = n.data * n.context > 1 ? s.parallelism.sharding.value : ShardingLevel::none;
+    ShardingLevel expected = n.gradient_ranks() > 1 ? s.parallelism.sharding.value : ShardingLevel::none;
     if (expected == ShardingLevel::gradients && read.micro_batches == 1) expected = ShardingLevel::optimizer;
     if (read.sharding != expected) {
       throw InputError(fmt::format("the traces' buckets are {}, parallelism.sharding is {}",
@@ -179,7 +179,7 @@ chakra::LayoutWorkload LayoutCommunication::chakra_workload() const {
   w.schedule = p.schedule.value;
   w.micro_batches = s.model.micro_batches;
   w.chunks = chunks_;
-  w.sharding = n.data * n.context > 1 ? p.sharding.value : ShardingLevel::none;
+  w.sharding = n.gradient_ranks() > 1 ? p.sharding.value : ShardingLevel::none;
   w.transfer_bytes = n.pipeline > 1 ? (activation_.value + n.tensor - 1) / n.tensor : 0;
   const std::vector<SimTime> steps = optimizer_steps();
   const std::int64_t step_bytes = optimizer_step_bytes(s.model.optimizer.value);
@@ -189,7 +189,7 @@ chakra::LayoutWorkload LayoutCommunication::chakra_workload() const {
     // The engine's step of a rank: its shard's when sharded (model_parallel_run.cpp, finish_stage).
     const SimTime full = steps[static_cast<std::size_t>(d)];
     const bool sharded = w.sharding != ShardingLevel::none;
-    const std::int64_t shards = sharded ? n.data * n.context : 1;
+    const std::int64_t shards = sharded ? n.gradient_ranks() : 1;
     stage.step = SimTime::from_ps((full.ps() + shards - 1) / shards);
     // One operation per parameter of the rank's share, its step bytes each (memory-bound, as the DDP export's).
     const std::int64_t mine = stage_params(d) / n.tensor / shards;
@@ -267,7 +267,7 @@ ModelParallelSetup LayoutCommunication::imported_setup() {
   out.data = n.data;
   out.context = n.context;
   out.iterations = s.training.iterations;
-  const bool sharded = w.sharding != ShardingLevel::none && n.data * n.context > 1;
+  const bool sharded = w.sharding != ShardingLevel::none && n.gradient_ranks() > 1;
   const double per_pass = static_cast<double>(w.micro_batches) / static_cast<double>(n.pipeline);
   for (const chakra::LayoutStage& stage : w.stages) {
     auto& row = out.work.emplace_back();
@@ -299,7 +299,7 @@ ModelParallelSetup LayoutCommunication::imported_setup() {
       }
     }
     // The engine divides the step by d x c when sharded: the trace's is the rank's share.
-    out.optimizer_step.push_back(sharded ? stage.step * (n.data * n.context) : stage.step);
+    out.optimizer_step.push_back(sharded ? stage.step * n.gradient_ranks() : stage.step);
   }
   add_communication(out, Bytes{w.transfer_bytes});
   return out;

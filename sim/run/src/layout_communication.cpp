@@ -260,7 +260,7 @@ void LayoutCommunication::add_communication(ModelParallelSetup& out, Bytes trans
     out.transfer = timed("pipeline", CollectiveOp::broadcast, transfer, transfer_pairs(layout_),
                          crossings / static_cast<double>(n.pipeline / 2));
   }
-  if (n.data * n.context > 1) {
+  if (n.gradient_ranks() > 1) {
     // Routed experts' units exist only with expert parallelism.
     const auto expert_groups =
         expert_ > 1 ? layout_.expert_data_groups(expert_) : std::vector<std::vector<std::size_t>>{};
@@ -328,9 +328,7 @@ SimTime LayoutCommunication::data_collective(CollectiveOp op, Bytes bytes, doubl
 
 SimTime LayoutCommunication::gradient_collective(CollectiveOp op, Bytes bytes, double per_iteration) {
   const LayoutSizes& n = layout_.sizes();
-  if (gradient_timing_groups_.empty()) {
-    gradient_timing_groups_ = layout_.groups(n.data == 1 ? GroupKind::context : GroupKind::data);
-  }
+  if (gradient_timing_groups_.empty()) gradient_timing_groups_ = layout_.gradient_timing_groups();
   if (n.context == 1 || n.data == 1) return timed("data", op, bytes, gradient_timing_groups_, per_iteration);
   // Over d x c ranks each GPU sends (dc - 1)/dc of the buffer per pass where a d-rank ring sends (d - 1)/d: the same
   // rails carry it, so the context ranks' data-parallel groups time the buffer and both the time and the links'
@@ -362,7 +360,7 @@ LayoutReport LayoutCommunication::layout_report(const TrainingReport& r, double 
 std::vector<GroupCommunication> LayoutCommunication::group_reports(const LayoutExposure& exposure) const {
   const LayoutSizes& n = layout_.sizes();
   std::vector<GroupCommunication> out;
-  if (n.data * n.context > 1) {
+  if (n.gradient_ranks() > 1) {
     out.push_back({.group = "data",
                    .collectives = exposure.data_collectives,
                    .bytes_per_gpu = exposure.data_bytes_per_gpu,

@@ -108,10 +108,8 @@ JobIteration layout_iteration(const Scenario& job, std::size_t index) {
   const ParallelismConfig& p = job.parallelism;
   const std::int64_t model_parallel = p.tensor.value * p.context.value * p.pipeline.value;
   const std::int64_t data = job.cluster.workers->value / model_parallel;
-  // The rail-aligned groups the single-job engine times the data x context reduction on
-  // (LayoutCommunication::gradient_collective): the data-parallel groups, or the context ones without data.
-  out.groups = RankLayout({p.tensor.value, p.context.value, data, p.pipeline.value})
-                   .groups(data == 1 ? GroupKind::context : GroupKind::data);
+  // The groups the single-job engine times the data x context reduction on.
+  out.groups = RankLayout({p.tensor.value, p.context.value, data, p.pipeline.value}).gradient_timing_groups();
   out.shared_traffic =
       "the data-parallel AllReduce of each group (the stages' mean gradient); tensor, context and pipeline traffic "
       "is in the single-job engine's time, not on the shared fabric";

@@ -46,13 +46,7 @@ RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedul
   setup.units = context.bucket_plan();  // the model's buckets, or model.chakra's
   setup.level = s.parallelism.sharding.value;
   if (s.parallelism.fp8_all_gather.value) {
-    for (const GradientBucket& unit : setup.units.buckets) {
-      Bytes bytes;
-      for (const std::size_t l : unit.layers) {
-        bytes += weight_gather_bytes(context.model().layers()[l], context.precision(), true);
-      }
-      setup.gather_bytes.push_back(bytes);
-    }
+    setup.gather_bytes = fp8_gather_bytes(context.model(), setup.units, context.precision());
   }
   const std::int64_t shard_group = s.parallelism.shard_group ? s.parallelism.shard_group->value : ranks;
   if (shard_group < 2)

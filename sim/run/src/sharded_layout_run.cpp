@@ -50,7 +50,7 @@ void check_sharded_layout_supported(const Scenario& s) {
 // The ranks FSDP shards over, data x context (torchtitan's dp_shard_cp mesh, RankLayout::gradient_groups); InputError
 // at parallelism.sharding when that is one rank.
 std::int64_t shard_ranks(const Scenario& s, const RankLayout& layout) {
-  const std::int64_t shards = layout.sizes().data * layout.sizes().context;
+  const std::int64_t shards = layout.sizes().gradient_ranks();
   if (shards < 2) {
     throw s.parallelism.sharding.error(
         "full sharding needs at least 2 ranks to shard over (data x context); this layout leaves 1");
@@ -64,20 +64,6 @@ BucketPlan rank_units(const ResolvedScenario& context, std::int64_t tensor) {
   BucketPlan plan = make_buckets(context.model(), context.scenario().training.bucket_size, context.precision());
   for (GradientBucket& b : plan.buckets) b.bytes = Bytes{(b.bytes.value + tensor - 1) / tensor};
   return plan;
-}
-
-// Under parallelism.fp8_all_gather, what each unit's weight all-gather moves on one rank: its layers' weights with
-// the blocks' GEMM weights in FP8 (weight_gather_bytes), 1/tensor of each as the units hold.
-std::vector<Bytes> fp8_gathers(const ResolvedScenario& context, const BucketPlan& units, std::int64_t tensor) {
-  std::vector<Bytes> out;
-  for (const GradientBucket& unit : units.buckets) {
-    std::int64_t bytes = 0;
-    for (const std::size_t l : unit.layers) {
-      bytes += weight_gather_bytes(context.model().layers()[l], context.precision(), true).value;
-    }
-    out.push_back(Bytes{(bytes + tensor - 1) / tensor});
-  }
-  return out;
 }
 
 // The time the layers' tensor and context collectives add to `iterations` iterations of one rank's passes.
@@ -222,7 +208,10 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
   const LayerTimes bare = rank_layer_times(false, false);
   set_layers(setup, rank_layer_times(true, true), bare);
   setup.units = imported ? imported->buckets : rank_units(context, tensor);
-  if (s.parallelism.fp8_all_gather.value && !imported) setup.gather_bytes = fp8_gathers(context, setup.units, tensor);
+  // Under FP8 all-gather each rank gathers 1/tensor of each unit's layers, as the units hold.
+  if (s.parallelism.fp8_all_gather.value && !imported) {
+    setup.gather_bytes = fp8_gather_bytes(context.model(), setup.units, context.precision(), tensor);
+  }
   setup.level = ShardingLevel::full;
   setup.ranks = shards;
   setup.optimizer_step =

@@ -24,6 +24,17 @@ Bytes weight_gather_bytes(const Layer& layer, Precision precision, bool fp8_all_
   return Bytes{layer.params + kScaleBytes * std::max<std::int64_t>(1, layer.weight_matrices)};
 }
 
+std::vector<Bytes> fp8_gather_bytes(const ModelSpec& model, const BucketPlan& units, Precision precision,
+                                    std::int64_t parts) {
+  std::vector<Bytes> out;
+  for (const GradientBucket& unit : units.buckets) {
+    std::int64_t bytes = 0;
+    for (const std::size_t l : unit.layers) bytes += weight_gather_bytes(model.layers()[l], precision, true).value;
+    out.push_back(Bytes{(bytes + parts - 1) / parts});
+  }
+  return out;
+}
+
 BucketPlan make_buckets(const ModelSpec& model, Bytes cap, Precision precision, Bytes first_bucket_cap) {
   if (cap.value < 1) throw InputError("bucket cap must be at least 1 byte, got " + std::to_string(cap.value));
   if (first_bucket_cap.value < 1) {

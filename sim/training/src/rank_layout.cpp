@@ -100,6 +100,10 @@ std::vector<std::vector<std::size_t>> RankLayout::gradient_groups() const {
   return out;
 }
 
+std::vector<std::vector<std::size_t>> RankLayout::gradient_timing_groups() const {
+  return groups(sizes_.data == 1 ? GroupKind::context : GroupKind::data);
+}
+
 std::vector<std::vector<std::size_t>> RankLayout::expert_groups(std::int64_t e) const {
   if (e < 1 || sizes_.data % e != 0) {
     throw InputError(fmt::format("expert groups of {} do not divide the {} data-parallel ranks", e, sizes_.data));

@@ -60,6 +60,12 @@ Bytes gradient_bytes(const Layer& layer, Precision precision);
 // precompute_float8_dynamic_scale_for_fsdp).
 Bytes weight_gather_bytes(const Layer& layer, Precision precision, bool fp8_all_gather);
 
+// Per unit of `units` (FSDP's units are gradient buckets of `model`), what its FP8 weight all-gather moves: the sum
+// of its layers' weight_gather_bytes, split `parts` ways (rounded up) when each rank holds 1/parts of every layer
+// (tensor parallelism).
+std::vector<Bytes> fp8_gather_bytes(const ModelSpec& model, const BucketPlan& units, Precision precision,
+                                    std::int64_t parts = 1);
+
 // Throws InputError for a cap or first cap below one byte.
 BucketPlan make_buckets(const ModelSpec& model, Bytes cap, Precision precision,
                         Bytes first_bucket_cap = kDdpDefaultFirstBucketCap);

@@ -24,6 +24,9 @@ struct LayoutSizes {
   std::int64_t context = 1;
   std::int64_t data = 1;
   std::int64_t pipeline = 1;
+
+  // The ranks a dense gradient is reduced over, and ZeRO and FSDP shard over (RankLayout::gradient_groups).
+  std::int64_t gradient_ranks() const { return data * context; }
 };
 
 struct RankCoordinates {
@@ -54,6 +57,9 @@ class RankLayout {
   // replica compute the same weights' gradients on different tokens, so theirs are summed too. Without context
   // parallelism these are groups(GroupKind::data).
   std::vector<std::vector<std::size_t>> gradient_groups() const;
+  // The rail-aligned groups such a reduction is timed on (LayoutCommunication::gradient_collective): the data groups,
+  // or without data parallelism the context groups (each then gradient_groups itself when the other size is 1).
+  std::vector<std::vector<std::size_t>> gradient_timing_groups() const;
   // Expert parallelism of e (dividing the data-parallel size) inside each data-parallel group: the expert groups of
   // e consecutive members (Megatron's expert ranks next to one another), and the expert data-parallel groups of the
   // members with the same index in their expert group, which hold the same experts. Throws InputError when e does
