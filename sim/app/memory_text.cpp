@@ -15,7 +15,8 @@ std::string memory_verdict(const MemoryReport& m) {
                      m.fits ? "" : fmt::format(" (short by {})", gib_text(m.shortfall)));
 }
 
-void print_allocator_lines(std::ostream& out, const MemoryReport& m, ShardingLevel sharding) {
+void print_allocator_lines(std::ostream& out, const MemoryReport& m, ShardingLevel sharding, std::int64_t tensor,
+                           std::int64_t pipeline) {
   fmt::print(out, "transient        loss buffers {}  workspaces {}\n", gib_text(m.loss_buffers),
              gib_text(m.workspaces));
   fmt::print(out, "peak             allocated {}  reserved {} (fragmentation {})\n", gib_text(m.allocated),
@@ -27,10 +28,15 @@ void print_allocator_lines(std::ostream& out, const MemoryReport& m, ShardingLev
                                "(Megatron-FSDP's optim_grads), vocabulary-parallel loss"
                              : "Megatron: FP32 main grads, distributed optimizer over data x context, "
                                "vocabulary-parallel loss";
-  fmt::print(out, "laid out as      {}\n",
-             m.framework == MemoryFramework::megatron
-                 ? megatron
-                 : "PyTorch: gradients in the working precision, cross_entropy over FP32 logits");
+  // memory_check.hpp: FSDP under a pipeline accumulates whole FP32 gradients; under tensor parallelism the loss is
+  // loss_parallel and ColwiseParallel keeps its gathered inputs whole.
+  const std::string pytorch = fmt::format(
+      "PyTorch: {}, {}",
+      sharding == ShardingLevel::full && pipeline > 1 ? "whole FP32 gradients accumulated over the micro-batches"
+                                                      : "gradients in the working precision",
+      tensor > 1 ? "loss_parallel over FP32 logits, column-parallel inputs gathered whole"
+                 : "cross_entropy over FP32 logits");
+  fmt::print(out, "laid out as      {}\n", m.framework == MemoryFramework::megatron ? megatron : pytorch);
 }
 
 }  // namespace syncsim::app

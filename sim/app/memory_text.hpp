@@ -1,5 +1,6 @@
 #pragma once
 // How `syncsim run` and `syncsim memory` print a memory verdict: one line, sizes in GiB.
+#include <cstdint>
 #include <ostream>
 #include <string>
 
@@ -11,7 +12,8 @@ std::string gib_text(Bytes bytes);
 // "fits: 41.82 GiB of 80.00 GiB", or "DOES NOT FIT: ... (short by ...)".
 std::string memory_verdict(const MemoryReport& memory);
 // The allocator's lines of `syncsim memory`: the peak allocated and reserved, what lies outside the allocator, and
-// whose layout (Megatron's or PyTorch's, with `sharding`) the terms follow.
-void print_allocator_lines(std::ostream& out, const MemoryReport& memory, ShardingLevel sharding);
+// whose layout (Megatron's or PyTorch's, with `sharding`, `tensor` and `pipeline`) the terms follow.
+void print_allocator_lines(std::ostream& out, const MemoryReport& memory, ShardingLevel sharding, std::int64_t tensor,
+                           std::int64_t pipeline);
 
 }  // namespace syncsim::app

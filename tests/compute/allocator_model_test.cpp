@@ -120,7 +120,8 @@ TEST_CASE("Megatron's layout: FP32 main grads, the distributed optimizer over da
   //     FP32 copy 2 x 1,000 / 2 = 1,000; workspaces PyTorch's 32 MiB + Transformer Engine's 32 MiB + 1 KiB =
   //     67,109,888; allocated 10,800 + 21,600 + 16,200 + 2,080 + 1,000 + 67,109,888 = 67,161,568 = reserved;
   //     2 communicators (tensor, data): total 67,161,568 + 400,000,000 + 924,844,032 = 1,392,005,600
-  //   PyTorch: gradients 2 x 5,400 = 10,800; the loss's two FP32 gradients 8 x 1,000 / 2 = 4,000; one workspace
+  //   PyTorch: gradients 2 x 5,400 = 10,800; loss_parallel's three FP32 tensors beside the kept log-softmax,
+  //     12 x 1,000 / 2 = 6,000; one workspace
   const ModelSpec model = blocks(10, true);
   const MemoryLayout layout{.tensor = 2,
                             .sharding = ShardingLevel::optimizer,
@@ -145,7 +146,7 @@ TEST_CASE("Megatron's layout: FP32 main grads, the distributed optimizer over da
   const MemoryReport pytorch = memory_check(model, h100(), 1, Precision::bf16, Optimizer::adam, pytorch_layout);
   CHECK(pytorch.gradients.value == 10'800);
   CHECK(pytorch.optimizer_state.value == 16'200);
-  CHECK(pytorch.loss_buffers.value == 4'000);
+  CHECK(pytorch.loss_buffers.value == 6'000);
   CHECK(pytorch.workspaces.value == kCublasSm90);
 
   // Context parallelism of 2 (4 tokens, 2 x 2 chunks): Megatron's optimizer shards over data x context = 8 ranks,
@@ -157,6 +158,75 @@ TEST_CASE("Megatron's layout: FP32 main grads, the distributed optimizer over da
   CHECK(cp2.optimizer_state.value == 8'100);
   CHECK(cp2.gradients.value == 21'600);
   CHECK(cp2.communicators == 4);  // tensor, context, data, data x context
+}
+
+TEST_CASE("PyTorch's tensor parallelism keeps a column-parallel product's gathered input whole") {
+  // System: one block of a column-parallel GEMM and a row-parallel one, each keeping 10 elements of its input per
+  // sample, TP 2, batch 1, no checkpointing.
+  //   Megatron saves both inputs sharded: (10 x 2 + 10 x 2) / 2 = 20 B.
+  //   PyTorch's ColwiseParallel saves the all-gathered input, 10 x 2 = 20 B whole, the row-parallel one its shard,
+  //     10 x 2 / 2 = 10 B: 30 B.
+  //   Under fp8 torchao's Float8ColwiseParallel gathers, and keeps, the input in FP8: 10 x 1 = 10 B whole, + 10 B.
+  TransformerStructure t;
+  t.hidden = 1;
+  t.sequence = 1;
+  t.kv_width = 1;
+  t.blocks.emplace_back(0, 2);
+  const std::vector<Layer> layers = {{.name = "column",
+                                      .params = 100,
+                                      .forward_flops = 100,
+                                      .saved_elements = 10,
+                                      .kind = LayerKind::gemm,
+                                      .shape = {.split = TensorSplit::outputs}},
+                                     {.name = "row",
+                                      .params = 100,
+                                      .forward_flops = 100,
+                                      .saved_elements = 10,
+                                      .kind = LayerKind::gemm,
+                                      .shape = {.split = TensorSplit::inputs}}};
+  const ModelSpec model("tp-block", layers, t);
+  const auto activations = [&](MemoryFramework framework, Precision precision) {
+    const MemoryLayout layout{.tensor = 2, .framework = framework};
+    return memory_check(model, h100(), 1, precision, Optimizer::adam, layout).activations.value;
+  };
+  CHECK(activations(MemoryFramework::megatron, Precision::bf16) == 20);
+  CHECK(activations(MemoryFramework::pytorch, Precision::bf16) == 30);
+  CHECK(activations(MemoryFramework::pytorch, Precision::fp8) == 20);
+  CHECK(activations(MemoryFramework::megatron, Precision::fp8) == 20);
+}
+
+TEST_CASE("torchtitan's FSDP under a pipeline accumulates whole FP32 gradients and its Float8 keeps no weight copy") {
+  // System: 2 blocks of one 100-parameter GEMM each, pipeline 2 (a block a stage), batch 1, Adam.
+  //   FSDP over 4 ranks, bf16: the stage's chunk stays gathered, 2 x 100 = 200 B of weights; its gradients whole
+  //     and accumulated in FSDP2's FP32 reduce dtype, 4 x 100 = 400 B; the optimizer state 12 x 100 / 4 = 300 B.
+  //   The same in fp8: torchao casts the weights in each forward, so the weights stay 200 B.
+  //   Megatron's ZeRO-1 in fp8: Transformer Engine caches the FP8 weight and its transpose, 200 + 2 x 1 x 100 = 400 B.
+  TransformerStructure t;
+  t.hidden = 1;
+  t.sequence = 1;
+  t.kv_width = 1;
+  std::vector<Layer> layers;
+  for (int b = 0; b < 2; ++b) {
+    layers.push_back({.name = fmt::format("block{}", b),
+                      .params = 100,
+                      .forward_flops = 100,
+                      .saved_elements = 10,
+                      .kind = LayerKind::gemm});
+    t.blocks.emplace_back(b, b + 1);
+  }
+  const ModelSpec model("gemm-blocks", layers, t);
+  const MemoryLayout fsdp{.pipeline = 2, .sharding = ShardingLevel::full, .shards = 4, .data = 4};
+  const MemoryReport bf16 = memory_check(model, h100(), 1, Precision::bf16, Optimizer::adam, fsdp);
+  CHECK(bf16.weights.value == 200);
+  CHECK(bf16.gradients.value == 400);
+  CHECK(bf16.optimizer_state.value == 300);
+  CHECK(memory_check(model, h100(), 1, Precision::fp8, Optimizer::adam, fsdp).weights.value == 200);
+  const MemoryLayout megatron{.pipeline = 2,
+                              .sharding = ShardingLevel::optimizer,
+                              .shards = 4,
+                              .data = 4,
+                              .framework = MemoryFramework::megatron};
+  CHECK(memory_check(model, h100(), 1, Precision::fp8, Optimizer::adam, megatron).weights.value == 400);
 }
 
 TEST_CASE("recomputation fragments the cache: GMLake's 15 % of what a step allocates and frees is reserved too") {

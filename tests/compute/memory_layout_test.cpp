@@ -61,12 +61,20 @@ TEST_CASE("ZeRO's accounting: bf16 + Adam is 2 + 2 + 12 bytes per parameter, sha
 }
 
 TEST_CASE("tensor and context parallelism divide what they split") {
-  const MemoryReport one = llama({}, 4);
-  const MemoryReport tp8 = llama({.tensor = 8}, 4);
+  // Megatron's tensor parallelism with sequence parallelism splits every saved activation.
+  const MemoryReport one = llama({.framework = MemoryFramework::megatron}, 4);
+  const MemoryReport tp8 = llama({.tensor = 8, .framework = MemoryFramework::megatron}, 4);
   CHECK(tp8.weights.value == 2 * ceil_div(P, 8));
   CHECK(tp8.optimizer_state.value == 12 * ceil_div(P, 8));
   CHECK(tp8.activations.value == 4 * ceil_div(one.activations.value / 4, 8));
-  const MemoryReport cp2 = llama({.context = 2}, 4);
+  // PyTorch's ColwiseParallel keeps its all-gathered input whole: the QKV and gate inputs of the 32 blocks and the
+  // LM head's, 65 x s x h x 2 bytes per sample, are not split.
+  const ModelSpec model = find_model("llama-7b");
+  const std::int64_t whole = 65 * model.transformer()->sequence * model.transformer()->hidden * 2;
+  const MemoryReport pytorch_one = llama({}, 4);
+  const MemoryReport pytorch_tp8 = llama({.tensor = 8}, 4);
+  CHECK(pytorch_tp8.activations.value == 4 * (ceil_div(pytorch_one.activations.value / 4 - whole, 8) + whole));
+  const MemoryReport cp2 = llama({.context = 2, .framework = MemoryFramework::megatron}, 4);
   CHECK(cp2.weights == one.weights);  // context parallelism replicates the weights
   CHECK(cp2.activations.value == 4 * ceil_div(one.activations.value / 4, 2));
 }
@@ -153,14 +161,18 @@ TEST_CASE("full checkpointing keeps each block's input: 2 s b h L / t bytes, plu
     const std::int64_t bytes = 2 * l.saved_elements + l.saved_mask_bytes;
     if (!in_block[i]) outside += bytes;
   }
+  // Megatron's layout (its fused SwiGLU keeps its input only), whose sequence parallelism splits every tensor.
   for (std::size_t i = t.blocks[0].first; i < t.blocks[0].second; ++i) {
-    block += 2 * model.layers()[i].saved_elements + model.layers()[i].saved_mask_bytes;
+    const Layer& l = model.layers()[i];
+    block +=
+        2 * (l.shape.fused_saved_elements >= 0 ? l.shape.fused_saved_elements : l.saved_elements) + l.saved_mask_bytes;
   }
   for (const std::int64_t tp : {1, 2, 8}) {
-    const MemoryReport full = llama({.tensor = tp, .checkpointing = ActivationCheckpointing::full}, 2);
+    const MemoryReport full = llama(
+        {.tensor = tp, .checkpointing = ActivationCheckpointing::full, .framework = MemoryFramework::megatron}, 2);
     const std::int64_t inputs = 2 * t.sequence * t.hidden * 32;  // 2 s h L bytes per sample
     CHECK(full.activations.value == 2 * (ceil_div(inputs + outside, tp) + ceil_div(block, tp)));
-    const MemoryReport none = llama({.tensor = tp}, 2);
+    const MemoryReport none = llama({.tensor = tp, .framework = MemoryFramework::megatron}, 2);
     CHECK(full.activations < none.activations);
     CHECK(full.weights == none.weights);
   }

@@ -1,11 +1,11 @@
-// Predicted against torchtitan's Llama 3.1 8B FSDP tables (validation/scenarios/llm/published-torchtitan.csv;
-// docs/accuracy.md, "torchtitan: eager, compiled, Float8"): the same FSDP run eager, with each block compiled, and
-// compiled in Float8, on 8 and 128 H100s (tables 1 and 3), and compiled in Float8 with context parallelism at 32k to
-// 256k tokens (table 2, the `-cp` rows). What the kernel model gets right is the steps between the first tables'
-// rows — what compiling the blocks and FP8 GEMMs buy — and those are held within 8 %; each row's own throughput
-// carries the kernel model's anchor (issue 39: 19-29 % fast on tables 1 and 3) and the long-sequence rows more (ring
-// attention's cost beyond its FLOPs is not modelled), each held within the largest error measured for its table, so
-// a change that moves it is seen and the table redone.
+// Predicted against torchtitan's Llama 3.1 FSDP tables (validation/scenarios/llm/published-torchtitan.csv;
+// docs/accuracy.md, "torchtitan: eager, compiled, Float8"): the same 8B FSDP run eager, with each block compiled, and
+// compiled in Float8, on 8 and 128 H100s (tables 1 and 3), compiled in Float8 with context parallelism at 32k to
+// 256k tokens (table 2, the `-cp` rows), and the 70B on FSDP 32 x TP 8 with and without async TP (table 4, `-2d`). What
+// the kernel model gets right is the steps between the first tables' rows — what compiling the blocks and FP8 GEMMs buy
+// — and those are held within 8 %; each row's own throughput carries the kernel model's anchor (issue 39: 19-29 % fast
+// on tables 1 and 3) and the long-sequence rows more (ring attention's cost beyond its FLOPs is not modelled), each
+// held within the largest error measured for its table, so a change that moves it is seen and the table redone.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -23,7 +23,10 @@ namespace {
 const std::filesystem::path kScenarios = SYNCSIM_LLM_SCENARIOS;
 constexpr double kLargestError = 0.30;    // 29.0 %: 128 GPUs compiled, 8,400 against 6,514 tokens/s/GPU
 constexpr double kLargestCpError = 0.47;  // 46.4 %: CP 8 at 262,144 tokens, 802 against 548
-constexpr double kStepBound = 0.08;       // a speed-up between two rows against the published one
+// 35.4 %: Llama 3.1 70B FSDP 32 x TP 8 with async TP, 1,186 against 876 (table 4): tp_comm_overlap, Transformer
+// Engine's userbuffers, hides more than torchtitan's async TP did; the row without it is +19.1 %, 987 against 829.
+constexpr double kLargest2dError = 0.36;
+constexpr double kStepBound = 0.08;  // a speed-up between two rows against the published one
 
 struct Row {
   double published = 0;
@@ -41,11 +44,13 @@ TEST_CASE(
     const Row row{std::stod(cells[1]), r.utilization.tokens_per_second_per_gpu};
     INFO(cells[0] << ": " << row.predicted << " tokens/s/GPU against " << row.published);
     const bool context_rows = cells[0].find("-cp") != std::string::npos;
-    CHECK(std::abs(std::log(row.predicted / row.published)) <=
-          std::log1p(context_rows ? kLargestCpError : kLargestError));
+    const bool two_d_rows = cells[0].find("-2d") != std::string::npos;
+    CHECK(std::abs(std::log(row.predicted / row.published)) <= std::log1p(context_rows ? kLargestCpError
+                                                                          : two_d_rows ? kLargest2dError
+                                                                                       : kLargestError));
     rows[cells[0].substr(0, cells[0].size() - 5)] = row;
   }
-  REQUIRE(rows.size() == 10);
+  REQUIRE(rows.size() == 12);
   const auto speed_up = [&](const std::string& from, const std::string& to) {
     REQUIRE(rows.contains(from));
     REQUIRE(rows.contains(to));
@@ -61,6 +66,9 @@ TEST_CASE(
     speed_up(eager, eager + "-compile");                      // published x1.157 and x1.162
     speed_up(eager + "-compile", eager + "-compile-float8");  // x1.280 and x1.286
   }
+  // Async TP only ever helps: the 70B rows' published step is x1.057, the predicted one larger (above).
+  const std::string two_d = "torchtitan-llama31-70b-256gpu-2d";
+  CHECK(rows.at(two_d + "-asynctp").predicted > rows.at(two_d).predicted);
   // Each doubling of the sequence over twice the context ranks costs tokens/s: attention grows with it.
   for (const auto& [from, to] : {std::pair{"cp1", "cp2"}, std::pair{"cp2", "cp4"}, std::pair{"cp4", "cp8"}}) {
     const std::string prefix = "torchtitan-llama31-8b-8gpu-";

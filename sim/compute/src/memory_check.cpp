@@ -22,6 +22,10 @@ constexpr std::int64_t kFp32Bytes = 4;
 // vocab_parallel_logits.float(), the rest in place); PyTorch's cross_entropy backward holds the loss's gradient and
 // the log-softmax input's gradient, two FP32 tensors (torchtitan's train.py deletes the 16-bit logits first).
 constexpr std::int64_t kPytorchLossBytesPerLogit = 2 * kFp32Bytes;
+// Under tensor parallelism torchtitan's loss is PyTorch's loss_parallel (torch/distributed/tensor/parallel/loss.py),
+// whose backward over the vocabulary-sharded logits runs as separate ops, (zeros + exp(x)) x grad: beside the kept
+// log-softmax x it holds the zeros, exp(x) and their sum, then the product in place of exp(x); three FP32 tensors.
+constexpr std::int64_t kLossParallelBytesPerLogit = 3 * kFp32Bytes;
 
 void check_layout(std::int64_t batch, const MemoryLayout& layout) {
   if (batch < 1) throw InputError(fmt::format("batch size must be positive, got {}", batch));
@@ -68,6 +72,12 @@ std::int64_t plus(std::int64_t a, std::int64_t b) {
   return __builtin_add_overflow(a, b, &out) ? std::numeric_limits<std::int64_t>::max() : out;
 }
 
+// Bytes counted in a fractional size per element (FP8's and FP4's operands), rounded up and clamped as times() is.
+std::int64_t ceil_bytes(double bytes) {
+  constexpr double kPastInt64 = 9.2e18;  // below 2^63: the cast back is defined
+  return bytes >= kPastInt64 ? std::numeric_limits<std::int64_t>::max() : static_cast<std::int64_t>(std::ceil(bytes));
+}
+
 // Ceiling division: a rank holds the larger share when the count does not divide.
 std::int64_t share(std::int64_t value, std::int64_t parts) {
   return (value + parts - 1) / parts;
@@ -109,19 +119,33 @@ std::int64_t logit_elements(const ModelSpec& model, std::pair<std::size_t, std::
   return 0;
 }
 
-std::int64_t loss_bytes_per_logit(MemoryFramework framework, std::int64_t w) {
-  if (framework == MemoryFramework::pytorch) return kPytorchLossBytesPerLogit;
+std::int64_t loss_bytes_per_logit(const MemoryLayout& layout, std::int64_t w) {
+  if (layout.framework == MemoryFramework::pytorch) {
+    return layout.tensor > 1 ? kLossParallelBytesPerLogit : kPytorchLossBytesPerLogit;
+  }
   return w < kFp32Bytes ? w : 0;  // FP32 logits need no copy
 }
 
 // `recomputed`: recomputed_layers for the layout's checkpointing, made once per check.
-SavedBytes saved_bytes(const ModelSpec& model, std::pair<std::size_t, std::size_t> range, std::int64_t w,
+SavedBytes saved_bytes(const ModelSpec& model, std::pair<std::size_t, std::size_t> range, Precision precision,
                        const MemoryLayout& layout, const std::vector<bool>& recomputed) {
   const ActivationCheckpointing checkpointing = layout.checkpointing;
+  const std::int64_t w = element_bytes(precision);
   // Megatron's fused kernels keep what they keep (KernelShape::fused_saved_elements: the bias-SwiGLU its input only).
   const bool fused = layout.framework == MemoryFramework::megatron;
+  // PyTorch's ColwiseParallel all-gathers its sequence-sharded input and the product saves the gathered, whole
+  // sequence (Megatron saves its shard and gathers it again in backward): such a layer's bytes count t times here,
+  // so that the tensor split below leaves them whole. torchao's Float8ColwiseParallel gathers, and so keeps, the
+  // input in FP8 (PrepareFloat8ModuleInput).
+  const bool gathers_whole = layout.framework == MemoryFramework::pytorch && layout.tensor > 1;
   const auto layer_bytes = [&](std::size_t i) {
     const Layer& l = model.layers()[i];
+    if (gathers_whole && l.shape.split == TensorSplit::outputs && l.saved_elements > 0) {
+      const bool low = l.kind == LayerKind::gemm && is_scaled(precision);
+      const double element = low ? operand_bytes(precision) : static_cast<double>(w);
+      const std::int64_t bytes = ceil_bytes(static_cast<double>(l.saved_elements) * element);
+      return plus(times(bytes, layout.tensor), l.saved_mask_bytes);
+    }
     const std::int64_t kept =
         fused && l.shape.fused_saved_elements >= 0 ? l.shape.fused_saved_elements : l.saved_elements;
     return plus(times(kept, w), l.saved_mask_bytes);
@@ -150,7 +174,7 @@ SavedBytes saved_bytes(const ModelSpec& model, std::pair<std::size_t, std::size_
   for (std::size_t i = range.first; i < range.second; ++i) {
     if (!in_block[i]) out.kept = plus(out.kept, layer_bytes(i));
   }
-  out.loss = times(logit_elements(model, range), loss_bytes_per_logit(layout.framework, w));
+  out.loss = times(logit_elements(model, range), loss_bytes_per_logit(layout, w));
   return out;
 }
 
@@ -208,16 +232,21 @@ ChunkMemory stage_memory(const ModelSpec& model, std::pair<std::size_t, std::siz
   if (per_layer) out.gathered = Bytes{(share(largest, layout.tensor) + share(second, layout.tensor)) * w};
   r.weights = Bytes{per_layer ? sharded * w + out.gathered.value : local * w};
   // A scaled recipe keeps each of its GEMMs' weights in the low format too, as is and transposed (Transformer
-  // Engine's cached copies); fully sharded per layer, the gathered layers' copies are made and dropped with them.
-  if (is_scaled(precision) && !per_layer) {
+  // Engine's cached copies). Full sharding is torchtitan's FSDP with torchao's Float8Linear, which casts the weights
+  // in each forward and keeps no copy (torchao float8_linear.py, tensor-wise dynamic scaling).
+  if (is_scaled(precision) && layout.sharding != ShardingLevel::full) {
     const double copies = 2 * operand_bytes(precision) * static_cast<double>(share(scaled, layout.tensor));
-    r.weights = Bytes{plus(r.weights.value, static_cast<std::int64_t>(std::ceil(copies)))};
+    r.weights = Bytes{plus(r.weights.value, ceil_bytes(copies))};
   }
-  // Megatron accumulates the gradients in its FP32 main-grad buffer (param_and_grad_buffer.py).
-  r.gradients = Bytes{(grads_sharded ? sharded : local) * (megatron ? std::max(w, kFp32Bytes) : w)};
+  // Megatron accumulates the gradients in its FP32 main-grad buffer (param_and_grad_buffer.py). So does FSDP under
+  // a pipeline: PyTorch's schedules turn its gradient sync off until a stage's last micro-batch
+  // (pipelining/stage.py, backward_maybe_with_nosync), and FSDP2 accumulates the unsynced whole gradients in its
+  // reduce dtype, FP32 in torchtitan (fsdp_param.py, to_accumulated_grad_if_needed).
+  const bool fp32_grads = megatron || (layout.sharding == ShardingLevel::full && layout.pipeline > 1);
+  r.gradients = Bytes{(grads_sharded ? sharded : local) * (fp32_grads ? std::max(w, kFp32Bytes) : w)};
   r.optimizer_state =
       Bytes{(layout.sharding == ShardingLevel::none ? local : sharded) * optimizer_state_bytes(optimizer, precision)};
-  const SavedBytes saved = saved_bytes(model, range, element_bytes(precision), layout, recomputed);
+  const SavedBytes saved = saved_bytes(model, range, precision, layout, recomputed);
   const auto split = [&](std::int64_t bytes) {
     return times(batch, share(share(bytes, layout.tensor), layout.context));
   };

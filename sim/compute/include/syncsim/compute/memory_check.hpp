@@ -5,7 +5,8 @@
 //
 //   weights      = P x w        w: 4 bytes (fp32, tf32) or 2 (fp16, bf16 and the scaled precisions: the 16-bit
 //                               working copy); a scaled precision (fp8, ...) adds its GEMM weights' low-precision
-//                               copies, as is and transposed: 2 x operand_bytes per such parameter
+//                               copies, as is and transposed: 2 x operand_bytes per such parameter (not under full
+//                               sharding: torchao's Float8Linear casts the weights in each forward)
 //   gradients    = P x w
 //   optimizer    = P x k        k: optimizer_state_bytes (optimizer.hpp) — FP32 master weights under mixed
 //                               precision plus the moments; Adam: 8 (fp32) or 12 (mixed)
@@ -52,10 +53,12 @@
 //                vocabulary-parallel cross entropy upcasts the 16-bit logits to FP32 in place of a softmax
 //                (cross_entropy.py): beside the kept FP32 copy only the 16-bit logits, 2 bytes a logit
 //   pytorch      DDP, ZeRO and FSDP without a layout, FSDP (ZeRO-3) beside one as torchtitan runs it (sharded over
-//                data x context, its dp_shard_cp mesh): gradients in the working precision; the loss upcasts the
-//                logits and calls
-//                cross_entropy, whose backward holds two more FP32 tensors of the logits' size beside the kept
-//                log-softmax (8 bytes a logit; torchtitan's train.py)
+//                data x context, its dp_shard_cp mesh): gradients in the working precision (under a pipeline whole
+//                and in FP32: FSDP2 accumulates the micro-batches' unsynced gradients in its reduce dtype); the loss
+//                upcasts the logits and calls cross_entropy, whose backward holds two more FP32 tensors of the
+//                logits' size beside the kept log-softmax (8 bytes a logit; torchtitan's train.py), or under tensor
+//                parallelism loss_parallel, whose op-by-op backward holds three (12 bytes); and ColwiseParallel keeps
+//                its all-gathered input whole (in FP8 under torchao's Float8ColwiseParallel)
 //
 // The loss's buffers live only at the loss; backward's recomputation of a checkpointed block comes later, so the
 // peak holds the larger of the two. To the tensors the allocator model (allocator_model.hpp) adds the cuBLAS
