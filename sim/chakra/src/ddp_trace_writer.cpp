@@ -57,7 +57,7 @@ class DdpWriter {
     if (stream_) n.data_deps.push_back(*stream_);
     n.collective = op;
     const std::int64_t bytes = w_.buckets.buckets[unit].bytes.value;
-    n.comm_size = bytes;
+    n.comm_size = op == CollectiveKind::all_gather && !w_.gather_bytes.empty() ? w_.gather_bytes[unit].value : bytes;
     // The rank's data-parallel group (FSDP + TP), its shard group (HSDP), or the default one.
     n.pg_name = w_.layout ? roles_.at(GroupRole::data) : groups_.back().name;
     n.micro_batch = micro_batch;

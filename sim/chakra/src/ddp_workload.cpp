@@ -362,15 +362,29 @@ DdpWorkload ddp_workload(const ExecutionTrace& trace, const std::string& source,
     std::sort(bucket.layers.rbegin(), bucket.layers.rend());
     if (bucket.layers.empty()) bucket.layers.push_back(bucket.ready_after_layer);
   }
-  // Fully sharded parameters are gathered before the forwards that need them.
+  // Fully sharded parameters are gathered before the forwards that need them; a named bucket's gather moves what
+  // its first ALL_GATHER says.
+  std::vector<Bytes> gathers(w.buckets.buckets.size());
   for (const std::size_t k : stream) {
     for (const std::size_t d : graph.deps(k)) {
       const ExecutionNode& dep = trace.nodes[d];
-      if (dep.kind == NodeKind::collective && dep.collective == CollectiveKind::all_gather && !graph.inline_role(d)) {
-        w.sharding = ShardingLevel::full;
+      if (dep.kind != NodeKind::collective || dep.collective != CollectiveKind::all_gather || graph.inline_role(d)) {
+        continue;
+      }
+      w.sharding = ShardingLevel::full;
+      const std::optional<std::int64_t> b = trace.nodes[k].bucket;
+      if (b && *b >= 0 && static_cast<std::size_t>(*b) < gathers.size()) {
+        Bytes& gathered = gathers[static_cast<std::size_t>(*b)];
+        if (gathered.value == 0) gathered = Bytes{*dep.comm_size};
       }
     }
   }
+  bool resized = false;
+  for (std::size_t b = 0; b < gathers.size(); ++b) {
+    if (gathers[b].value == 0) gathers[b] = w.buckets.buckets[b].bytes;
+    resized = resized || gathers[b] != w.buckets.buckets[b].bytes;
+  }
+  if (resized) w.gather_bytes = std::move(gathers);
   // A sharded trace's step is the rank's shard of it; the engines take the whole model's.
   if (const std::optional<std::int64_t> s = graph.shard_group()) {
     if (w.sharding == ShardingLevel::none) throw graph.subgroup_error(*graph.first_subgroup());

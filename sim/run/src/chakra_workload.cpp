@@ -91,6 +91,7 @@ chakra::DdpWorkload scenario_chakra_workload(const Scenario& s) {
   w.times = context.layer_times();
   w.optimizer = context.optimizer_step();
   w.buckets = context.bucket_plan();
+  w.gather_bytes = context.gather_bytes();
   w.micro_batches = s.model.micro_batches;
   w.sharding = s.parallelism.sharding.value;
   if (s.parallelism.shard_group) w.shard_group = s.parallelism.shard_group->value;
@@ -99,7 +100,10 @@ chakra::DdpWorkload scenario_chakra_workload(const Scenario& s) {
     // Without overlap every AllReduce waits for the whole backward, whose last layer is layer 0.
     for (GradientBucket& bucket : w.buckets.buckets) bucket.ready_after_layer = 0;
   }
-  if (w.ranks == 1) w.buckets.buckets.clear();  // one worker reduces nothing (the engine's single-GPU baseline)
+  if (w.ranks == 1) {  // one worker reduces nothing (the engine's single-GPU baseline)
+    w.buckets.buckets.clear();
+    w.gather_bytes.clear();
+  }
   return w;
 }
 
@@ -138,6 +142,12 @@ std::optional<chakra::DdpWorkload> imported_chakra_workload(const Scenario& s) {
   if (std::optional<InputError> mismatch = chakra_mismatch(s)) {
     throw s.model.chakra->error(fmt::format("an execution trace is imported into the runs a trace holds: {} ({})",
                                             mismatch->message(), mismatch->key()));
+  }
+  // What the trace's gathers move is what its ALL_GATHER nodes say (an FP8 all-gather's trace holds the FP8 sizes).
+  if (s.parallelism.fp8_all_gather.value) {
+    throw s.parallelism.fp8_all_gather.error(
+        "an imported trace's weight gathers move what its ALL_GATHER nodes hold (comm_size): set it false with "
+        "model.chakra");
   }
   // A layout's traces are the model-parallel engine's to read (LayoutCommunication::imported_setup).
   if (chakra_layout(s)) return std::nullopt;

@@ -209,6 +209,12 @@ BucketPlan ResolvedScenario::bucket_plan() const {
   return make_buckets(model_, scenario_->training.bucket_size, precision());
 }
 
+std::vector<Bytes> ResolvedScenario::gather_bytes() const {
+  if (chakra_) return chakra_->gather_bytes;
+  if (!scenario_->parallelism.fp8_all_gather.value) return {};
+  return fp8_gather_bytes(model_, bucket_plan(), precision());
+}
+
 StragglerModel ResolvedScenario::stragglers() const {
   const Scenario& s = *scenario_;
   StragglerSpec spec;

@@ -45,9 +45,7 @@ RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedul
   setup.layers = context.layer_times();
   setup.units = context.bucket_plan();  // the model's buckets, or model.chakra's
   setup.level = s.parallelism.sharding.value;
-  if (s.parallelism.fp8_all_gather.value) {
-    setup.gather_bytes = fp8_gather_bytes(context.model(), setup.units, context.precision());
-  }
+  setup.gather_bytes = context.gather_bytes();
   const std::int64_t shard_group = s.parallelism.shard_group ? s.parallelism.shard_group->value : ranks;
   if (shard_group < 2)
     throw s.parallelism.shard_group->error("a shard group of 1 shards nothing (sharding: none does that)");

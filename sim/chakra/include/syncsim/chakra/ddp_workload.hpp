@@ -83,6 +83,10 @@ struct DdpWorkload {
   // waits for; the step is ceil(step / s). The groups are those of PyTorch's DeviceMesh (replicas, s)
   // (ddp_process_groups). The import reads s from the reductions' group.
   std::int64_t shard_group = 0;
+  // Per bucket, what its ALL_GATHER moves when that is not the bucket's bytes (FSDP's FP8 all-gather gathers FP8
+  // weights and reduces 16-bit gradients); empty: the bucket's. The export writes them as the gathers' comm_size; the
+  // import reads them back from a trace that names each layer's bucket (syncsim_bucket).
+  std::vector<Bytes> gather_bytes = {};
   // Full sharding beside tensor or context parallelism without a pipeline (torchtitan's FSDP + TP, the sharded engine
   // over a layout's ranks): the layout, whose data-parallel groups the buckets' collectives run on (`ranks` is every
   // rank; the step is ceil(step / data)), and per layer the collectives its forward and its backward run on the
