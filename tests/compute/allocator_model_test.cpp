@@ -48,7 +48,8 @@ ModelSpec blocks(std::int64_t saved, bool head, std::int64_t sequence = 1) {
     layers.push_back({.name = "loss",
                       .forward_flops = 100,
                       .activation_elements_moved = sequence * 2 * 1'000,
-                      .saved_mask_bytes = sequence * 4 * 1'000});
+                      .saved_mask_bytes = sequence * 4 * 1'000,
+                      .shape = {.loss = true}});
   }
   return ModelSpec("blocks", layers, t);
 }
@@ -227,6 +228,27 @@ TEST_CASE("torchtitan's FSDP under a pipeline accumulates whole FP32 gradients a
                               .data = 4,
                               .framework = MemoryFramework::megatron};
   CHECK(memory_check(model, h100(), 1, Precision::fp8, Optimizer::adam, megatron).weights.value == 400);
+}
+
+TEST_CASE("PyTorch's compiled loss keeps the 16-bit logits and writes a 16-bit gradient") {
+  // System: the 8 blocks (10 elements kept each) and the head over 1,000 logits, one token, one GPU, bf16, batch 1.
+  //   Eager: activations 8 x 10 x 2 + the FP32 log-softmax 4 x 1,000 = 4,160 B; cross_entropy's backward 8 x 1,000
+  //     = 8,000 B.
+  //   Compiled: the 16-bit logits 2 x 1,000 in place of the log-softmax: 2,160 B; the 16-bit gradient 2,000 B.
+  const ModelSpec model = blocks(10, true);
+  const MemoryReport eager = memory_check(model, h100(), 1, Precision::bf16, Optimizer::adam, {});
+  CHECK(eager.activations.value == 4'160);
+  CHECK(eager.loss_buffers.value == 8'000);
+  const MemoryReport compiled =
+      memory_check(model, h100(), 1, Precision::bf16, Optimizer::adam, {.compiled_loss = true});
+  CHECK(compiled.activations.value == 2'160);
+  CHECK(compiled.loss_buffers.value == 2'000);
+  // Megatron's layout has its own loss, which the key does not touch.
+  const MemoryLayout megatron{.framework = MemoryFramework::megatron};
+  MemoryLayout megatron_compiled = megatron;
+  megatron_compiled.compiled_loss = true;
+  CHECK(memory_check(model, h100(), 1, Precision::bf16, Optimizer::adam, megatron_compiled).allocated ==
+        memory_check(model, h100(), 1, Precision::bf16, Optimizer::adam, megatron).allocated);
 }
 
 TEST_CASE("recomputation fragments the cache: GMLake's 15 % of what a step allocates and frees is reserved too") {

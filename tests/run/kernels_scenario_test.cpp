@@ -1,9 +1,10 @@
-// model.kernels and cluster.gpu.power_limit end to end: the keys turn on the kernel model (compute_model.hpp), write
-// back and read back the same, and refuse what they cannot mean at their key.
+// model.kernels, model.compile_loss and cluster.gpu.power_limit end to end: the keys turn on the kernel model
+// (compute_model.hpp), write back and read back the same, and refuse what they cannot mean at their key.
 #include <catch2/catch.hpp>
 
 #include <string>
 
+#include "syncsim/compute/memory_check.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
@@ -60,9 +61,32 @@ TEST_CASE("a power limit slows the run and reads back", "[kernels]") {
   CHECK(compiled_again.model.kernels->value == KernelStyle::compiled);
 }
 
+TEST_CASE("model.compile_loss fuses the loss, keeps its 16-bit logits, and reads back", "[kernels]") {
+  // Llama 3 8B at 8,192 tokens (its catalog sequence), batch 1: 8,192 x 128,256 logits. Eager keeps their FP32
+  // log-softmax (4 B a logit) and its backward holds two more FP32 tensors (8 B); compiled, the loss keeps the
+  // 16-bit logits (2 B) and writes the 16-bit gradient (2 B): 12 - 4 = 8 B a logit less at the loss's peak.
+  const std::string eager_text = kernels_yaml("H100-SXM-80GB", ", kernels: compiled");
+  const std::string compiled_text = kernels_yaml("H100-SXM-80GB", ", kernels: compiled, compile_loss: true");
+  CHECK(single_gpu(compiled_text) > single_gpu(eager_text));
+  const MemoryReport eager = run::scenario_memory(parse_scenario(eager_text, "k.yaml"));
+  const MemoryReport compiled = run::scenario_memory(parse_scenario(compiled_text, "k.yaml"));
+  const std::int64_t logits = 8'192LL * 128'256;
+  CHECK(eager.activations.value - compiled.activations.value == 2 * logits);
+  CHECK(eager.loss_buffers.value + eager.activations.value - compiled.loss_buffers.value - compiled.activations.value ==
+        8 * logits);
+  const Scenario again = parse_scenario(to_yaml(parse_scenario(compiled_text, "k.yaml")), "again.yaml");
+  CHECK(again.model.compile_loss.value);
+}
+
 TEST_CASE("bad kernels and power limits fail at their key", "[kernels]") {
   CHECK_THROWS_WITH(parse_scenario(kernels_yaml("H100-SXM-80GB", ", kernels: inductor"), "bad.yaml"),
                     Catch::Contains("model.kernels") && Catch::Contains("compiled"));
+  CHECK_THROWS_WITH(parse_scenario(kernels_yaml("H100-SXM-80GB", ", kernels: fused, compile_loss: true"), "bad.yaml"),
+                    Catch::Contains("model.compile_loss") && Catch::Contains("eager or compiled"));
+  CHECK_THROWS_WITH(parse_scenario(kernels_yaml("H100-SXM-80GB", ", compile_loss: true"), "bad.yaml"),
+                    Catch::Contains("model.compile_loss"));
+  CHECK_THROWS_WITH(parse_scenario(kernels_yaml("H100-SXM-80GB", ", kernels: eager, compile_loss: maybe"), "b.yaml"),
+                    Catch::Contains("model.compile_loss"));
   CHECK_THROWS_WITH(parse_scenario(kernels_yaml("{name: H100-SXM-80GB, power_limit: lots}"), "bad.yaml"),
                     Catch::Contains("cluster.gpu.power_limit"));
   CHECK_THROWS_WITH(parse_scenario(kernels_yaml("{name: H100-SXM-80GB, power_limit: -5W}"), "bad.yaml"),

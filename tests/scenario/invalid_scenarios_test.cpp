@@ -86,6 +86,11 @@ const std::vector<Row>& rows() {
       {"TP communication overlap without tensor parallelism", kInvalidBase + "parallelism: {tp_comm_overlap: true}\n",
        "bad.yaml:3:32: parallelism.tp_comm_overlap: overlaps tensor-parallel collectives with GEMMs: it needs "
        "parallelism.tensor above 1"},
+      {"a compiled loss without PyTorch's kernels",
+       "cluster: {gpu: A100, topology: \"switch:n=8,bw=100Gbps,lat=5us\"}\n"
+       "model: {name: resnet50, batch_per_gpu: 32, compile_loss: true}\n",
+       "bad.yaml:2:58: model.compile_loss: compiles PyTorch's loss function: it needs model.kernels: eager or "
+       "compiled"},
       {"FP8 all-gather without FSDP", kInvalidBase + "parallelism: {fp8_all_gather: true}\n",
        "bad.yaml:3:31: parallelism.fp8_all_gather: sends FSDP's weight all-gathers in FP8: it needs "
        "parallelism.sharding: full"},

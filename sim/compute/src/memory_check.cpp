@@ -120,6 +120,7 @@ std::int64_t logit_elements(const ModelSpec& model, std::pair<std::size_t, std::
 }
 
 std::int64_t loss_bytes_per_logit(const MemoryLayout& layout, std::int64_t w) {
+  if (layout.framework == MemoryFramework::pytorch && layout.compiled_loss) return w;  // the 16-bit gradient
   if (layout.framework == MemoryFramework::pytorch) {
     return layout.tensor > 1 ? kLossParallelBytesPerLogit : kPytorchLossBytesPerLogit;
   }
@@ -138,8 +139,12 @@ SavedBytes saved_bytes(const ModelSpec& model, std::pair<std::size_t, std::size_
   // so that the tensor split below leaves them whole. torchao's Float8ColwiseParallel gathers, and so keeps, the
   // input in FP8 (PrepareFloat8ModuleInput).
   const bool gathers_whole = layout.framework == MemoryFramework::pytorch && layout.tensor > 1;
+  // Inductor's compiled loss keeps its 16-bit input, the logits, where eager keeps their FP32 log-softmax
+  // (saved_mask_bytes, 4 B a logit), and recomputes the softmax in backward.
+  const bool compiled_loss = layout.framework == MemoryFramework::pytorch && layout.compiled_loss;
   const auto layer_bytes = [&](std::size_t i) {
     const Layer& l = model.layers()[i];
+    if (compiled_loss && l.shape.loss) return times(l.saved_mask_bytes / kFp32Bytes, w);
     if (gathers_whole && l.shape.split == TensorSplit::outputs && l.saved_elements > 0) {
       const bool low = l.kind == LayerKind::gemm && is_scaled(precision);
       const double element = low ? operand_bytes(precision) : static_cast<double>(w);

@@ -30,7 +30,7 @@ constexpr std::int64_t kFp32LossBytes = 4;
 //     with the loss's gather.
 constexpr KernelShape kEagerRmsNorm{.eager_kernels = 7, .eager_traffic = 9};
 constexpr KernelShape kEagerRotary{.eager_kernels = 6, .eager_traffic = 5};
-constexpr KernelShape kEagerCrossEntropy{.eager_kernels = 3, .eager_traffic = 3.5};
+constexpr KernelShape kEagerCrossEntropy{.eager_kernels = 3, .eager_traffic = 3.5, .loss = true};
 // Fused runs (Megatron's bias-SwiGLU and bias-dropout-add fusions) fold these layers into the next kernel.
 constexpr KernelShape kFoldedWhenFused{.fused_traffic = 0};
 }  // namespace

@@ -286,6 +286,7 @@ ModelConfig read_model(const ConfigNode& node, const std::filesystem::path& base
                           "backward_factor",
                           "efficiency",
                           "kernels",
+                          "compile_loss",
                           "kernel_overhead",
                           "step_time",
                           "profile",
@@ -350,6 +351,15 @@ ModelConfig read_model(const ConfigNode& node, const std::filesystem::path& base
   if (const ConfigNode* kernels = reader.get("kernels")) {
     model.kernels =
         located(read_choice(*kernels, reader.path("kernels"), kKernelStyleNames), *kernels, reader.path("kernels"));
+  }
+  if (const ConfigNode* compile_loss = reader.get("compile_loss")) {
+    model.compile_loss =
+        located(read_bool(*compile_loss, reader.path("compile_loss")), *compile_loss, reader.path("compile_loss"));
+    if (model.compile_loss.value && (!model.kernels || model.kernels->value == KernelStyle::fused)) {
+      throw model.compile_loss.error(
+          "compiles PyTorch's loss function: it needs model.kernels: eager or compiled (fused runs the loss as "
+          "Megatron's fused cross entropy)");
+    }
   }
   if (const ConfigNode* efficiency = reader.get("efficiency")) {
     model.efficiency = read_number_in(*efficiency, reader.path("efficiency"), kMinEfficiency, 1, false,

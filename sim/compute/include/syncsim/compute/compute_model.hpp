@@ -86,6 +86,9 @@ struct ComputeOptions {
   // How the framework runs its kernels; set, it turns on kernels by shape (without an efficiency). nullopt: the
   // constant roofline for every layer.
   std::optional<KernelStyle> kernels = std::nullopt;
+  // The loss under torch.compile too (model.compile_loss, torchtitan's compile of its loss function): one fused
+  // kernel each way in place of eager's upcast, log-softmax and gather.
+  bool compiled_loss = false;
   std::optional<double> power_limit_watts = std::nullopt;  // a board-power cap below the GPU's board power
 };
 

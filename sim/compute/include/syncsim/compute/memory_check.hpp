@@ -110,6 +110,9 @@ struct MemoryLayout {
   std::int64_t data = 1;    // data-parallel ranks (for the communicators; `shards` divides the state)
   MemoryFramework framework = MemoryFramework::pytorch;
   PipelineSplit split{};  // which blocks each stage holds; unset: cut by forward FLOPs
+  // PyTorch's loss under torch.compile (model.compile_loss): it keeps the 16-bit logits, not their FP32 log-softmax,
+  // and its backward writes the 16-bit gradient in one kernel (w bytes a logit each way).
+  bool compiled_loss = false;
 };
 
 // One GPU at its peak. allocated = weights + gradients + optimizer_state + activations + loss_buffers + workspaces

@@ -61,6 +61,8 @@ struct KernelShape {
   // bias-SwiGLU keeps only its input (gate and up) and recomputes silu(gate), where eager PyTorch's product also keeps
   // silu(gate).
   std::int64_t fused_saved_elements = -1;
+  // The loss (cross entropy over the logits): compiled on its own under ComputeOptions::compiled_loss.
+  bool loss = false;
 };
 
 struct Layer {

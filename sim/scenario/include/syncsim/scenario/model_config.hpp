@@ -63,6 +63,10 @@ struct ModelConfig {
   // eager (PyTorch without torch.compile). Given (and no efficiency), a transformer's layers run by shape
   // (compute_model.hpp); nullopt: the constant-efficiency roofline.
   std::optional<Located<KernelStyle>> kernels;
+  // The loss under torch.compile too (torchtitan compiles its loss function with the model since April 2025,
+  // compile.components "loss"): its kernel fused, the 16-bit logits kept in place of their FP32 log-softmax. Needs
+  // kernels eager or compiled.
+  Located<bool> compile_loss{false, {}, {}};
   // Fraction of peak reached, [1e-6, 1], the same for every kernel; nullopt: kernels by shape (compute_model.hpp).
   std::optional<double> efficiency;
   // A measured single-GPU iteration at this batch and precision (above zero, at most a day): the efficiency is

@@ -1,0 +1,40 @@
+// ResolvedScenario::memory: the scenario's parallelism as the memory check's layout, in the framework whose buffers
+// it follows (memory_check.hpp).
+#include "resolved_scenario.hpp"
+#include "syncsim/compute/memory_check.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
+
+namespace syncsim::run {
+
+MemoryReport ResolvedScenario::memory() const {
+  const Scenario& s = *scenario_;
+  const ParallelismConfig& p = s.parallelism;
+  at_value(p.expert, [&] { check_experts(model_, p.expert.value); });
+  at_value(p.tensor, [&] { check_model_split(model_, p.tensor.value, 1); });
+  at_value(p.context, [&] { check_model_split(model_, 1, p.context.value); });
+  MemoryLayout layout{.tensor = p.tensor.value,
+                      .pipeline = p.pipeline.value,
+                      .context = p.context.value,
+                      .sharding = p.sharding.value,
+                      .micro_batches = s.model.micro_batches,
+                      .schedule = p.schedule.value,
+                      .virtual_stages = p.virtual_stages ? p.virtual_stages->value : 1,
+                      .checkpointing = p.activation_checkpointing.value,
+                      .expert = p.expert.value};
+  at_value(p.activation_checkpointing, [&] { check_checkpointing(model_, p.activation_checkpointing.value); });
+  const std::int64_t data = workers_ / (p.tensor.value * p.pipeline.value * p.context.value);
+  layout.shards = p.shard_group ? p.shard_group->value : data;
+  layout.data = data;
+  // Tensor, pipeline, context and expert layouts are Megatron's, with ZeRO-1 as its distributed optimizer and ZeRO-2
+  // as Megatron-FSDP's optim_grads; data parallelism alone and ZeRO-3 (FSDP, as torchtitan runs it beside a
+  // layout) are PyTorch's (memory_check.hpp).
+  const bool layout_split = p.tensor.value * p.pipeline.value * p.context.value * p.expert.value > 1;
+  const bool megatron_sharding = p.sharding.value != ShardingLevel::full;
+  layout.framework = layout_split && megatron_sharding ? MemoryFramework::megatron : MemoryFramework::pytorch;
+  layout.split = p.pipeline_split();
+  layout.compiled_loss = s.model.compile_loss.value;
+  return at_pipeline_split(
+      p, [&] { return memory_check(model_, gpu_, batch(), precision(), s.model.optimizer.value, layout); });
+}
+
+}  // namespace syncsim::run
