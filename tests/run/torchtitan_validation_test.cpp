@@ -24,9 +24,9 @@ namespace {
 const std::filesystem::path kScenarios = SYNCSIM_LLM_SCENARIOS;
 constexpr double kLargestError = 0.30;    // 29.0 %: 128 GPUs compiled, 8,400 against 6,514 tokens/s/GPU
 constexpr double kLargestCpError = 0.47;  // 46.4 %: CP 8 at 262,144 tokens, 802 against 548
-// 35.4 %: Llama 3.1 70B FSDP 32 x TP 8 with async TP, 1,186 against 876 (table 4): tp_comm_overlap, Transformer
-// Engine's userbuffers, hides more than torchtitan's async TP did; the row without it is +19.1 %, 987 against 829.
-constexpr double kLargest2dError = 0.36;
+// 19.1 %: Llama 3.1 70B FSDP 32 x TP 8 with async TP, 1,043 against 876 (table 4): tp_comm_overlap, Transformer
+// Engine's userbuffers, hides more than torchtitan's async TP did; the row without it is +5.9 %, 878 against 829.
+constexpr double kLargest2dError = 0.20;
 constexpr double kStepBound = 0.08;  // a speed-up between two rows against the published one
 
 struct Row {

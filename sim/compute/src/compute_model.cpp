@@ -113,6 +113,11 @@ SimTime ComputeModel::kernel_time(double flops, double bytes) const {
   return time_of(kernel_roofline(flops, bytes));
 }
 
+SimTime ComputeModel::streaming_time(double bytes) const {
+  const double rate = options_.kernels && !options_.efficiency ? streaming_fraction() : efficiency();
+  return SimTime::from_seconds(bytes / (gpu_.memory_bandwidth.bytes_per_second * rate)) + options_.kernel_overhead;
+}
+
 SimTime rank_share(SimTime whole, RankSplit split) {
   return SimTime::from_ps(whole.ps() / (split.tensor * split.context));
 }

@@ -101,6 +101,8 @@ class ResolvedScenario {
   SimTime optimizer_step() const;
   // DDP's buckets of the model's gradients at training.bucket_size (bucket_plan.hpp), or the execution trace's.
   BucketPlan bucket_plan() const;
+  // `times` with the copies PyTorch's tensor parallelism adds beside its collectives (dtensor_copies.cpp).
+  LayerTimes with_dtensor_copies(LayerTimes times, std::int64_t samples, RankSplit split) const;
   // Per bucket of bucket_plan(), what its weight all-gather moves when that is not the bucket's bytes: the execution
   // trace's ALL_GATHER sizes, or the FP8 all-gather's (parallelism.fp8_all_gather); empty otherwise.
   std::vector<Bytes> gather_bytes() const;
