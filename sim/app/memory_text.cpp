@@ -16,7 +16,7 @@ std::string memory_verdict(const MemoryReport& m) {
 }
 
 void print_allocator_lines(std::ostream& out, const MemoryReport& m, ShardingLevel sharding, std::int64_t tensor,
-                           std::int64_t pipeline) {
+                           std::int64_t pipeline, bool compiled_loss) {
   fmt::print(out, "transient        loss buffers {}  workspaces {}\n", gib_text(m.loss_buffers),
              gib_text(m.workspaces));
   fmt::print(out, "peak             allocated {}  reserved {} (fragmentation {})\n", gib_text(m.allocated),
@@ -34,8 +34,10 @@ void print_allocator_lines(std::ostream& out, const MemoryReport& m, ShardingLev
       "PyTorch: {}, {}",
       sharding == ShardingLevel::full && pipeline > 1 ? "whole FP32 gradients accumulated over the micro-batches"
                                                       : "gradients in the working precision",
-      tensor > 1 ? "loss_parallel over FP32 logits, column-parallel inputs gathered whole"
-                 : "cross_entropy over FP32 logits");
+      compiled_loss ? (tensor > 1 ? "compiled loss over 16-bit logits, column-parallel inputs gathered whole"
+                                  : "compiled loss over 16-bit logits")
+      : tensor > 1  ? "loss_parallel over FP32 logits, column-parallel inputs gathered whole"
+                    : "cross_entropy over FP32 logits");
   fmt::print(out, "laid out as      {}\n", m.framework == MemoryFramework::megatron ? megatron : pytorch);
 }
 

@@ -12,8 +12,9 @@ std::string gib_text(Bytes bytes);
 // "fits: 41.82 GiB of 80.00 GiB", or "DOES NOT FIT: ... (short by ...)".
 std::string memory_verdict(const MemoryReport& memory);
 // The allocator's lines of `syncsim memory`: the peak allocated and reserved, what lies outside the allocator, and
-// whose layout (Megatron's or PyTorch's, with `sharding`, `tensor` and `pipeline`) the terms follow.
+// whose layout (Megatron's or PyTorch's, with `sharding`, `tensor`, `pipeline` and a compiled loss) the terms
+// follow.
 void print_allocator_lines(std::ostream& out, const MemoryReport& memory, ShardingLevel sharding, std::int64_t tensor,
-                           std::int64_t pipeline);
+                           std::int64_t pipeline, bool compiled_loss);
 
 }  // namespace syncsim::app
