@@ -260,6 +260,7 @@ TEST_CASE("TP 2 x PP 2 x DP 2 Llama exported to Chakra and read back runs the sa
       {"parallelism.schedule=gpipe"},
       {"parallelism.schedule=interleaved", "parallelism.virtual_stages=2"},
       {"parallelism.activation_checkpointing=full", "model.micro_batches=4"},
+      {"parallelism.activation_checkpointing=selective_op"},  // each block's tensor all-gathers again in backward
       {"parallelism.tp_comm_overlap=true"},
       {"parallelism.tensor=4"},  // no data parallelism: the buckets on Megatron's one-rank data-parallel groups
       {"parallelism.tp_comm_overlap=true", "parallelism.schedule=interleaved", "parallelism.virtual_stages=2"}};
@@ -276,7 +277,8 @@ TEST_CASE("FSDP + TP (full sharding, no pipeline) exported to Chakra and read ba
   const std::vector<std::vector<std::string>> variants = {
       {"parallelism.tensor=2"},
       {"parallelism.tensor=2", "model.micro_batches=2"},
-      {"parallelism.tensor=2", "parallelism.context=2", "parallelism.activation_checkpointing=full"}};
+      {"parallelism.tensor=2", "parallelism.context=2", "parallelism.activation_checkpointing=full"},
+      {"parallelism.tensor=2", "parallelism.activation_checkpointing=selective_op"}};
   for (std::size_t i = 0; i < variants.size(); ++i) {
     INFO("variant " << i);
     check_layout_round_trip(
@@ -377,7 +379,15 @@ TEST_CASE("a layout's trace read into another layout is refused, naming the node
                    with_overrides(kTp2Pp2Dp2,
                                   {"parallelism.tp_comm_overlap=true", "parallelism.activation_checkpointing=full"})));
              }),
-             Catch::Contains("parallelism.tp_comm_overlap") && Catch::Contains("full activation checkpointing"));
+             Catch::Contains("parallelism.tp_comm_overlap") && Catch::Contains("full or selective_op activation"));
+  // selective_op's recomputed all-gathers beside the backward likewise.
+  CHECK_THAT(chakra_error_of([] {
+               run::scenario_chakra_export(
+                   load_scenario(kLayoutExamples / "llama3-8b-tp-across-nodes.yaml",
+                                 with_overrides(kTp2Pp2Dp2, {"parallelism.tp_comm_overlap=true",
+                                                             "parallelism.activation_checkpointing=selective_op"})));
+             }),
+             Catch::Contains("parallelism.tp_comm_overlap") && Catch::Contains("is not written yet"));
   std::filesystem::remove_all(rank0.parent_path());
 }
 

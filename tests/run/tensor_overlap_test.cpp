@@ -56,6 +56,22 @@ TEST_CASE("overlapped, a collective longer than its GEMM shows the difference", 
   CHECK(t.forward >= us(25 + 50 + 25 + 50));
 }
 
+TEST_CASE("selective_op gathers the block's two inputs again in backward", "[tensor_overlap]") {
+  // Exposed: the two all-gathers are one allreduce's worth, 100 us, on top of the backward's 200 us.
+  const BlockTensorTime exposed =
+      block_tensor_time({.allreduce = us(100), .tensor = 4, .gemm_runs = {}, .gathers_again = 1});
+  CHECK(exposed.forward == us(200));
+  CHECK(exposed.backward == us(300));
+  // Overlapped (the system of the case above): beside the forward's GEMM runs, the gathers show
+  // max(25, 200 - 100) = 100 and max(25, 200 - 150) = 50 again, and take no SMs.
+  const BlockTensorInput in{
+      .allreduce = us(400), .tensor = 8, .gemm_runs = {us(100), us(50), us(150), us(80)}, .overlap = true};
+  BlockTensorInput again = in;
+  again.gathers_again = 1;
+  CHECK((block_tensor_time(again).backward - block_tensor_time(in).backward).ps() ==
+        Approx(us(100 + 50).ps()).margin(2));
+}
+
 TEST_CASE("GEMMs that do not form the four runs are shared evenly by the collectives", "[tensor_overlap]") {
   // System: allreduce 80 us, tensor 2, six runs of 40 us (240 us in all, 60 per collective).
   //   gathers max(20, 40 - 60) = 20; scatters max(10, -20) = 10; slowdowns 2 x 40 x 20/112

@@ -47,10 +47,10 @@ std::vector<SimTime> backward_pieces(const LayerTimes& layers, std::pair<std::si
 
 void LayoutCommunication::chakra_overlaps(std::pair<std::size_t, std::size_t> range, chakra::LayoutChunk& out) const {
   const ParallelismConfig& p = context_.scenario().parallelism;
-  if (forward_again_ > 0) {
+  if (forward_again_ > 0 || gathers_again_ > 0) {
     throw p.tp_comm_overlap.error(
-        "a Chakra execution trace of tp_comm_overlap under full activation checkpointing (the recomputed forward's "
-        "collectives beside the backward) is not written yet");
+        "a Chakra execution trace of tp_comm_overlap under full or selective_op activation checkpointing (the "
+        "recomputed forward's collectives beside the backward) is not written yet");
   }
   const std::vector<Layer>& layers = context_.model().layers();
   std::vector<std::optional<std::size_t>> run_of(layers.size());

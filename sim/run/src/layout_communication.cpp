@@ -77,9 +77,13 @@ LayoutCommunication::LayoutCommunication(ResolvedScenario& context, CollectiveFl
   const auto m = static_cast<double>(s.model.micro_batches);
   const auto stages = static_cast<double>(n.pipeline);
   forward_again_ = p.activation_checkpointing.value == ActivationCheckpointing::full ? 1 : 0;
+  gathers_again_ = p.activation_checkpointing.value == ActivationCheckpointing::selective_op ? 1 : 0;
   const auto again = static_cast<double>(forward_again_);
   if (n.tensor > 1) {
-    tensor_ops_per_iteration_ = m * (2 * blocks * (2 + again) + 2) / stages;
+    // Per block 2 allreduces' worth forward, 2 (1 + again) backward, and under selective_op the two all-gathers again
+    // (one allreduce's worth); the embedding's and the head's.
+    tensor_ops_per_iteration_ =
+        m * (2 * blocks * (2 + again) + blocks * static_cast<double>(gathers_again_) + 2) / stages;
     tensor_allreduce_ = timed("tensor", CollectiveOp::allreduce, activation_, layout_.groups(GroupKind::tensor),
                               tensor_ops_per_iteration_);
     for (const auto& block : t.blocks) block_tensor_.push_back(block_tensor(block));
@@ -155,7 +159,8 @@ BlockTensorTime LayoutCommunication::block_tensor(std::pair<std::size_t, std::si
                       .tensor = n.tensor,
                       .gemm_runs = {},
                       .overlap = context_.scenario().parallelism.tp_comm_overlap.value,
-                      .forward_again = forward_again_};
+                      .forward_again = forward_again_,
+                      .gathers_again = gathers_again_};
   bool in_run = false;
   for (std::size_t l = block.first; l < block.second; ++l) {
     const bool gemm = layers[l].kind == LayerKind::gemm;

@@ -31,8 +31,9 @@ SimTime overlapped_collective(SimTime half, SimTime gemm, std::int64_t chunks, b
 
 namespace {
 
-// One pass's four collectives beside GEMMs of `gemm_scale` times the forward's (2 in backward).
-SimTime overlapped_pass(const BlockTensorInput& in, SimTime half, double gemm_scale) {
+// One pass's four collectives beside GEMMs of `gemm_scale` times the forward's (2 in backward); with `gathers_only`
+// its two all-gathers alone.
+SimTime overlapped_pass(const BlockTensorInput& in, SimTime half, double gemm_scale, bool gathers_only = false) {
   std::vector<SimTime> paired(kCollectivesPerPass);
   if (in.gemm_runs.size() == kCollectivesPerPass) {
     paired = in.gemm_runs;
@@ -45,17 +46,22 @@ SimTime overlapped_pass(const BlockTensorInput& in, SimTime half, double gemm_sc
   for (int i = 0; i < kCollectivesPerPass; ++i) {
     const SimTime gemm = paired[static_cast<std::size_t>(i)].scaled(gemm_scale);
     const bool gather = i % 2 == 0;
-    out += overlapped_collective(half, gemm, overlap_chunks(in.tensor, gather), gather);
+    if (gather || !gathers_only) out += overlapped_collective(half, gemm, overlap_chunks(in.tensor, gather), gather);
   }
   return out;
 }
 }  // namespace
 
 BlockTensorTime block_tensor_time(const BlockTensorInput& in) {
-  if (!in.overlap) return {.forward = in.allreduce * 2, .backward = in.allreduce * (2 * (1 + in.forward_again))};
+  // Two all-gathers move what one allreduce moves.
+  if (!in.overlap) {
+    return {.forward = in.allreduce * 2, .backward = in.allreduce * (2 * (1 + in.forward_again) + in.gathers_again)};
+  }
   const SimTime half = SimTime::from_ps(in.allreduce.ps() / 2);
   const SimTime forward = overlapped_pass(in, half, 1);
-  return {.forward = forward, .backward = overlapped_pass(in, half, 2) + forward * in.forward_again};
+  return {.forward = forward,
+          .backward = overlapped_pass(in, half, 2) + forward * in.forward_again +
+                      overlapped_pass(in, half, 1, true) * in.gathers_again};
 }
 
 }  // namespace syncsim::run

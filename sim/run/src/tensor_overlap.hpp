@@ -22,7 +22,10 @@
 // The GEMMs pair with the block's runs of consecutive GEMM layers (LayerKind::gemm), which alternate column- and
 // row-parallel: QKV, projection, FC1 (gate and up), FC2. A block whose GEMMs do not form those four runs (a MoE
 // block's experts and shared experts) spreads its GEMM time evenly over the four collectives. Full recomputation
-// runs the forward's collectives again in backward. Source of the configuration figures:
+// runs the forward's collectives again in backward; torchtitan's op-level selective recomputation (selective_op) runs
+// the forward's two all-gathers again, beside the same GEMM runs: its policy saves the reduce-scatters' outputs but
+// not the gathered inputs the recomputed products need (_save_list in parallelize_llama.py). Source of the
+// configuration figures:
 // validation/sources/llm-runs.md, "Userbuffers TP-overlap layer names".
 #include <cstdint>
 #include <vector>
@@ -42,6 +45,7 @@ struct BlockTensorInput {
   std::vector<SimTime> gemm_runs;  // the block's runs of consecutive GEMM layers, one rank's forward time each
   bool overlap = false;            // parallelism.tp_comm_overlap
   std::int64_t forward_again = 0;  // 1 under full checkpointing
+  std::int64_t gathers_again = 0;  // 1 under selective_op: the forward's all-gathers again in backward
 };
 
 BlockTensorTime block_tensor_time(const BlockTensorInput& in);
