@@ -57,7 +57,7 @@ int print_memory(const MemoryOptions& options) {
                  : "");
   fmt::print(o, "per GPU          weights {}  gradients {}  optimizer state {}  activations {}\n", gib_text(m.weights),
              gib_text(m.gradients), gib_text(m.optimizer_state), gib_text(m.activations));
-  print_allocator_lines(o, m, p.sharding.value, p.tensor.value, p.pipeline.value, s.model.compile_loss.value);
+  print_allocator_lines(o, m, s);
   if (const auto tables = run::scenario_recommendation_memory(s)) print_embedding_lines(o, *tables, gpus);
   if (p.pipeline.value > 1 && p.schedule.value == PipelineSchedule::interleaved) {
     const std::int64_t chunks = p.virtual_stages->value;

@@ -15,8 +15,9 @@ std::string memory_verdict(const MemoryReport& m) {
                      m.fits ? "" : fmt::format(" (short by {})", gib_text(m.shortfall)));
 }
 
-void print_allocator_lines(std::ostream& out, const MemoryReport& m, ShardingLevel sharding, std::int64_t tensor,
-                           std::int64_t pipeline, bool compiled_loss) {
+void print_allocator_lines(std::ostream& out, const MemoryReport& m, const Scenario& s) {
+  const ParallelismConfig& p = s.parallelism;
+  const ShardingLevel sharding = p.sharding.value;
   fmt::print(out, "transient        loss buffers {}  workspaces {}\n", gib_text(m.loss_buffers),
              gib_text(m.workspaces));
   fmt::print(out, "peak             allocated {}  reserved {} (fragmentation {})\n", gib_text(m.allocated),
@@ -30,14 +31,15 @@ void print_allocator_lines(std::ostream& out, const MemoryReport& m, ShardingLev
                                "vocabulary-parallel loss";
   // memory_check.hpp: FSDP under a pipeline accumulates whole FP32 gradients; under tensor parallelism the loss is
   // loss_parallel and ColwiseParallel keeps its gathered inputs whole.
-  const std::string pytorch = fmt::format(
-      "PyTorch: {}, {}",
-      sharding == ShardingLevel::full && pipeline > 1 ? "whole FP32 gradients accumulated over the micro-batches"
-                                                      : "gradients in the working precision",
-      compiled_loss ? (tensor > 1 ? "compiled loss over 16-bit logits, column-parallel inputs gathered whole"
-                                  : "compiled loss over 16-bit logits")
-      : tensor > 1  ? "loss_parallel over FP32 logits, column-parallel inputs gathered whole"
-                    : "cross_entropy over FP32 logits");
+  const bool tensor = p.tensor.value > 1;
+  const std::string pytorch = fmt::format("PyTorch: {}, {}{}",
+                                          sharding == ShardingLevel::full && p.pipeline.value > 1
+                                              ? "whole FP32 gradients accumulated over the micro-batches"
+                                              : "gradients in the working precision",
+                                          s.model.compile_loss.value ? "compiled loss over 16-bit logits"
+                                          : tensor                   ? "loss_parallel over FP32 logits"
+                                                                     : "cross_entropy over FP32 logits",
+                                          tensor ? ", column-parallel inputs gathered whole" : "");
   fmt::print(out, "laid out as      {}\n", m.framework == MemoryFramework::megatron ? megatron : pytorch);
 }
 

@@ -1,10 +1,10 @@
 #pragma once
 // How `syncsim run` and `syncsim memory` print a memory verdict: one line, sizes in GiB.
-#include <cstdint>
 #include <ostream>
 #include <string>
 
 #include "syncsim/compute/memory_check.hpp"
+#include "syncsim/scenario/scenario.hpp"
 
 namespace syncsim::app {
 
@@ -12,9 +12,7 @@ std::string gib_text(Bytes bytes);
 // "fits: 41.82 GiB of 80.00 GiB", or "DOES NOT FIT: ... (short by ...)".
 std::string memory_verdict(const MemoryReport& memory);
 // The allocator's lines of `syncsim memory`: the peak allocated and reserved, what lies outside the allocator, and
-// whose layout (Megatron's or PyTorch's, with `sharding`, `tensor`, `pipeline` and a compiled loss) the terms
-// follow.
-void print_allocator_lines(std::ostream& out, const MemoryReport& memory, ShardingLevel sharding, std::int64_t tensor,
-                           std::int64_t pipeline, bool compiled_loss);
+// whose layout (Megatron's or PyTorch's, as the scenario's parallelism and loss make it) the terms follow.
+void print_allocator_lines(std::ostream& out, const MemoryReport& memory, const Scenario& scenario);
 
 }  // namespace syncsim::app

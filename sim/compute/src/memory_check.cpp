@@ -145,7 +145,7 @@ SavedBytes saved_bytes(const ModelSpec& model, std::pair<std::size_t, std::size_
   const auto layer_bytes = [&](std::size_t i) {
     const Layer& l = model.layers()[i];
     if (compiled_loss && l.shape.loss) return times(l.saved_mask_bytes / kFp32Bytes, w);
-    if (gathers_whole && l.shape.split == TensorSplit::outputs && l.saved_elements > 0) {
+    if (gathers_whole && takes_gathered_input(l)) {
       const bool low = l.kind == LayerKind::gemm && is_scaled(precision);
       const double element = low ? operand_bytes(precision) : static_cast<double>(w);
       const std::int64_t bytes = ceil_bytes(static_cast<double>(l.saved_elements) * element);

@@ -91,7 +91,7 @@ chakra::DdpWorkload scenario_chakra_workload(const Scenario& s) {
   w.times = context.layer_times();
   w.optimizer = context.optimizer_step();
   w.buckets = context.bucket_plan();
-  w.gather_bytes = context.gather_bytes();
+  w.gather_bytes = context.gather_bytes(w.buckets);
   w.micro_batches = s.model.micro_batches;
   w.sharding = s.parallelism.sharding.value;
   if (s.parallelism.shard_group) w.shard_group = s.parallelism.shard_group->value;

@@ -30,7 +30,7 @@ LayerTimes ResolvedScenario::with_dtensor_copies(LayerTimes times, std::int64_t 
   for (std::size_t l = 0; l < layers.size() && l < times.forward.size(); ++l) {
     const Layer& layer = layers[l];
     const bool gemm = layer.kind == LayerKind::gemm || layer.kind == LayerKind::gemm_kept;
-    const bool column = gemm && layer.shape.split == TensorSplit::outputs && layer.saved_elements > 0;
+    const bool column = gemm && takes_gathered_input(layer);
     const bool row = gemm && layer.shape.split == TensorSplit::inputs;
     if (!column && !row && layer.kind != LayerKind::embedding) continue;
     times.forward[l] += copy;

@@ -210,10 +210,10 @@ BucketPlan ResolvedScenario::bucket_plan() const {
   return make_buckets(model_, scenario_->training.bucket_size, precision());
 }
 
-std::vector<Bytes> ResolvedScenario::gather_bytes() const {
+std::vector<Bytes> ResolvedScenario::gather_bytes(const BucketPlan& units, std::int64_t parts) const {
   if (chakra_) return chakra_->gather_bytes;
   if (!scenario_->parallelism.fp8_all_gather.value) return {};
-  return fp8_gather_bytes(model_, bucket_plan(), precision());
+  return fp8_gather_bytes(model_, units, precision(), parts);
 }
 
 StragglerModel ResolvedScenario::stragglers() const {

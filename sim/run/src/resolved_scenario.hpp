@@ -103,9 +103,10 @@ class ResolvedScenario {
   BucketPlan bucket_plan() const;
   // `times` with the copies PyTorch's tensor parallelism adds beside its collectives (dtensor_copies.cpp).
   LayerTimes with_dtensor_copies(LayerTimes times, std::int64_t samples, RankSplit split) const;
-  // Per bucket of bucket_plan(), what its weight all-gather moves when that is not the bucket's bytes: the execution
-  // trace's ALL_GATHER sizes, or the FP8 all-gather's (parallelism.fp8_all_gather); empty otherwise.
-  std::vector<Bytes> gather_bytes() const;
+  // Per unit of `units` (bucket_plan(), or a layout rank's 1/parts of it), what its weight all-gather moves when that
+  // is not the unit's bytes: the execution trace's ALL_GATHER sizes, or the FP8 all-gather's
+  // (parallelism.fp8_all_gather); empty otherwise.
+  std::vector<Bytes> gather_bytes(const BucketPlan& units, std::int64_t parts = 1) const;
   // Seeded per-rank, per-iteration compute multipliers; slow ranks checked against the worker count.
   StragglerModel stragglers() const;
 

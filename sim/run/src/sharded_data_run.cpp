@@ -45,7 +45,7 @@ RunOutput run_sharded_data(ResolvedScenario& context, convergence::UpdateSchedul
   setup.layers = context.layer_times();
   setup.units = context.bucket_plan();  // the model's buckets, or model.chakra's
   setup.level = s.parallelism.sharding.value;
-  setup.gather_bytes = context.gather_bytes();
+  setup.gather_bytes = context.gather_bytes(setup.units);
   const std::int64_t shard_group = s.parallelism.shard_group ? s.parallelism.shard_group->value : ranks;
   if (shard_group < 2)
     throw s.parallelism.shard_group->error("a shard group of 1 shards nothing (sharding: none does that)");

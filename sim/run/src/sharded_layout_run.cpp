@@ -66,13 +66,6 @@ BucketPlan rank_units(const ResolvedScenario& context, std::int64_t tensor) {
   return plan;
 }
 
-// Per unit, what a rank's weight gather moves under FP8 all-gather (parallelism.fp8_all_gather): 1/tensor of the
-// unit's layers' FP8 weights; empty without it (the units' bytes).
-std::vector<Bytes> rank_gather_bytes(const ResolvedScenario& context, const BucketPlan& units, std::int64_t tensor) {
-  if (!context.scenario().parallelism.fp8_all_gather.value) return {};
-  return fp8_gather_bytes(context.model(), units, context.precision(), tensor);
-}
-
 // The time the layers' tensor and context collectives add to `iterations` iterations of one rank's passes.
 SimTime inline_communication(const LayerTimes& with, const LayerTimes& without, std::int64_t passes) {
   SimTime t;
@@ -190,7 +183,7 @@ chakra::DdpWorkload sharded_layout_chakra_workload(ResolvedScenario& context) {
     w.backward_work.push_back(backward);
   }
   w.buckets = rank_units(context, tensor);
-  w.gather_bytes = rank_gather_bytes(context, w.buckets, tensor);
+  w.gather_bytes = context.gather_bytes(w.buckets, tensor);
   w.optimizer = context.optimizer_step().scaled(1.0 / static_cast<double>(tensor));
   const std::int64_t params = context.model().params() / tensor / shards;
   w.optimizer_work =
@@ -216,7 +209,8 @@ RunOutput run_sharded_layout(ResolvedScenario& context, convergence::UpdateSched
   const LayerTimes bare = rank_layer_times(false, false);
   set_layers(setup, rank_layer_times(true, true), bare);
   setup.units = imported ? imported->buckets : rank_units(context, tensor);
-  setup.gather_bytes = imported ? imported->gather_bytes : rank_gather_bytes(context, setup.units, tensor);
+  // Each rank gathers 1/tensor of each unit's layers, as the units hold.
+  setup.gather_bytes = imported ? imported->gather_bytes : context.gather_bytes(setup.units, tensor);
   setup.level = ShardingLevel::full;
   setup.ranks = shards;
   setup.optimizer_step =

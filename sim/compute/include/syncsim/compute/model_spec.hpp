@@ -86,6 +86,12 @@ struct Layer {
   KernelShape shape = {};
 };
 
+// Whether `layer` is a column-parallel product that takes the tensor group's gathered input (QKV, FC1, the LM head):
+// the first of its siblings, which keeps the input they share (sibling products keep none).
+inline bool takes_gathered_input(const Layer& layer) {
+  return layer.shape.split == TensorSplit::outputs && layer.saved_elements > 0;
+}
+
 // A transformer's blocks and the widths its model-parallel communication moves, for the catalog's and the shape
 // keys' transformers (a model given as a layer list has none, so tensor and context parallelism refuse it):
 // Megatron's tensor parallelism reduces the s x h block output twice per block and direction, context parallelism
