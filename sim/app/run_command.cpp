@@ -203,10 +203,10 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir,
                              : std::string("published (the profile timed no BF16 shape)");
     fmt::print(o,
                "gpu profile      GEMM constant {:.3f} {}{}, memory-bound kernels at {:.3f} of the bandwidth, "
-               "sustained {:.1f}% of the quiet GEMM rate\n",
+               "sustained {:.1f}% of the quiet GEMM rate ({})\n",
                a->gemm_core, fitted,
                a->scaled_gemm_ratio ? fmt::format(", fp8/bf16 {:.3f}", *a->scaled_gemm_ratio) : std::string(),
-               a->streaming_fraction, 100 * a->sustained);
+               a->streaming_fraction, 100 * a->sustained, a->sustained_measured ? "measured" : "published");
   }
   if (r.compute_profile) {
     const auto& p = *r.compute_profile;

@@ -4,9 +4,10 @@
 // 256k tokens (table 2, the `-cp` rows), and the 70B on FSDP 32 x TP 8 with and without async TP (table 4, `-2d`);
 // and Trainy's June 2025 runs of the compiled Float8 8B on 32 and 64 H200s (`-trainy`, the loss compiled too). What
 // the kernel model gets right is the steps between the first tables' rows — what compiling the blocks and FP8 GEMMs buy
-// — and those are held within 8 %; each row's own throughput carries the kernel model's anchor (issue 39: 19-29 % fast
-// on tables 1 and 3) and the long-sequence rows more (ring attention's cost beyond its FLOPs is not modelled), each
-// held within the largest error measured for its table, so a change that moves it is seen and the table redone.
+// — and those are held within 8 %; each row's own throughput carries what is left of the kernel model's optimism
+// (11-18 % fast on tables 1 and 3, the eager rows within issue 39's 15 %) and the long-sequence rows more (ring
+// attention's cost beyond its FLOPs is not modelled), each held within the largest error measured for its table, so a
+// change that moves it is seen and the table redone.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -22,11 +23,12 @@ using namespace syncsim;
 
 namespace {
 const std::filesystem::path kScenarios = SYNCSIM_LLM_SCENARIOS;
-constexpr double kLargestError = 0.30;    // 29.0 %: 128 GPUs compiled, 8,400 against 6,514 tokens/s/GPU
-constexpr double kLargestCpError = 0.47;  // 46.4 %: CP 8 at 262,144 tokens, 802 against 548
-// 19.1 %: Llama 3.1 70B FSDP 32 x TP 8 with async TP, 1,043 against 876 (table 4): tp_comm_overlap, Transformer
-// Engine's userbuffers, hides more than torchtitan's async TP did; the row without it is +5.9 %, 878 against 829.
-constexpr double kLargest2dError = 0.20;
+constexpr double kLargestError = 0.19;    // 18.3 %: 128 GPUs compiled, 7,703 against 6,514 tokens/s/GPU
+constexpr double kEagerError = 0.15;      // issue 39: the eager rows (+10.7 % and +14.4 %)
+constexpr double kLargestCpError = 0.33;  // 32.8 %: CP 8 at 262,144 tokens, 728 against 548
+// 11.1 %: Llama 3.1 70B FSDP 32 x TP 8 with async TP, 973 against 876 (table 4): tp_comm_overlap, Transformer
+// Engine's userbuffers, hides more than torchtitan's async TP did; the row without it is -0.1 %, 828 against 829.
+constexpr double kLargest2dError = 0.12;
 constexpr double kStepBound = 0.08;  // a speed-up between two rows against the published one
 
 struct Row {
@@ -46,8 +48,10 @@ TEST_CASE(
     INFO(cells[0] << ": " << row.predicted << " tokens/s/GPU against " << row.published);
     const bool context_rows = cells[0].find("-cp") != std::string::npos;
     const bool two_d_rows = cells[0].find("-2d") != std::string::npos;
+    const bool eager_rows = cells[0].ends_with("gpu.yaml");  // 8gpu.yaml, 128gpu.yaml
     CHECK(std::abs(std::log(row.predicted / row.published)) <= std::log1p(context_rows ? kLargestCpError
                                                                           : two_d_rows ? kLargest2dError
+                                                                          : eager_rows ? kEagerError
                                                                                        : kLargestError));
     rows[cells[0].substr(0, cells[0].size() - 5)] = row;
   }

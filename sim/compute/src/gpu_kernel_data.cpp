@@ -1,5 +1,7 @@
 #include "gpu_kernel_data.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <optional>
 #include <string_view>
@@ -101,6 +103,29 @@ constexpr AttentionOf kAttention[] = {
     {"GB200-186GB", kBlackwell},
 };
 
+// What a matmul that saturates the board keeps of its burst rate (GpuSpec::sustained_matmul; kernels.md, 1b): S.
+// Bekman's maximum sustainable matmul FLOPS (MSMF: the rate a shape holds over a window once the board sits at its
+// power limit) over his maximum achievable (MAMF: a short burst at the boost clock), ml-engineering
+// compute/accelerator/README.md, "Maximum Achievable and Sustainable Matmul FLOPS" (mamf-finder.py v4, 2026): H200
+// BF16 755 of 834 TFLOP/s; B200 1,429 of 1,745 (its clock settling near 1,450 MHz from a 1,965 MHz boost at
+// 1,000 W). A part with the same die on another board takes its sibling's fraction carried to its own board power by
+// the clock's cube-root law (power_clock_factor), at most 1: the H100 SXM (700 W, the H200's board) 0.905, the
+// H100 NVL (400 W) 0.757, the H100 PCIe (350 W) 0.718, the GB200 (1,200 W) 0.870. Blackwell Ultra, the A100 and
+// AMD's parts have no published MSMF and keep their burst rates.
+struct SustainedOf {
+  std::string_view gpu;
+  double fraction;
+  double at_watts;  // the board power it was measured at
+};
+constexpr double kHopperSustained = 755.0 / 834;
+constexpr double kBlackwellSustained = 1429.0 / 1745;
+constexpr SustainedOf kSustained[] = {
+    {"H100-SXM-80GB", kHopperSustained, 700},   {"H100-SXM-96GB", kHopperSustained, 700},
+    {"H100-PCIe-80GB", kHopperSustained, 700},  {"H100-NVL-94GB", kHopperSustained, 700},
+    {"H200-SXM-141GB", kHopperSustained, 700},  {"B200-SXM-180GB", kBlackwellSustained, 1000},
+    {"GB200-186GB", kBlackwellSustained, 1000},
+};
+
 // The row of `table` for the GPU named `gpu`, or nullptr.
 template <typename Row, std::size_t N>
 const Row* row_of(const Row (&table)[N], std::string_view gpu) {
@@ -121,6 +146,11 @@ void add_kernel_data(std::vector<GpuCatalogEntry>& catalog) {
     }
     if (const BestGemmOf* b = row_of(kBestGemms, gpu.name)) gpu.best_gemm = b->best;
     if (const AttentionOf* a = row_of(kAttention, gpu.name)) gpu.flash_attention = a->rates;
+    const SustainedOf* sustained = row_of(kSustained, gpu.name);
+    if (sustained && gpu.board_power_watts) {
+      gpu.sustained_matmul =
+          std::min(1.0, sustained->fraction * std::cbrt(*gpu.board_power_watts / sustained->at_watts));
+    }
   }
 }
 

@@ -133,8 +133,8 @@ GpuSpec parse_gpu_profile(std::string_view json, const std::string& source, std:
     }
   }
   const auto at = [&](Precision p) { return best[static_cast<std::size_t>(p)]; };
-  measured.sustained =
-      compute.contains("sustained") ? sustained_fraction(compute["sustained"], measured.gemms, file) : 1;
+  if (compute.contains("sustained"))
+    measured.sustained = sustained_fraction(compute["sustained"], measured.gemms, file);
   PrecisionPeaks peaks;
   peaks.fp32 = at(Precision::fp32).value_or(0);
   // A GPU without TF32 tensor cores runs "tf32" as FP32 (gpu_spec.hpp), which is what the benchmark measures too.
@@ -148,9 +148,9 @@ GpuSpec parse_gpu_profile(std::string_view json, const std::string& source, std:
   // The tensor cores' rates as the sustained loop kept them (the FP32 pipes' too: the clock is the chip's).
   for (std::optional<double>* p :
        {&peaks.tf32, &peaks.fp16, &peaks.bf16, &peaks.fp8, &peaks.mxfp8, &peaks.nvfp4, &peaks.mxfp4}) {
-    if (*p) **p *= measured.sustained;
+    if (*p) **p *= measured.sustained.value_or(1);
   }
-  peaks.fp32 *= measured.sustained;
+  peaks.fp32 *= measured.sustained.value_or(1);
   if (peaks.fp32 <= 0) throw InputError("GPU profile: no fp32 GEMM measured", file);
   // A GPU without TF32 tensor cores runs "tf32" as FP32 (gpu_spec.hpp), which is what the benchmark measures too.
   if (!compute.contains("memory") || !compute["memory"].is_object() ||
@@ -216,12 +216,17 @@ GpuSpec measured_kernel_gpu(const GpuSpec& profiled) {
           to_string(g.precision), g.m, g.n, g.k, g.flops_per_second / kTeraFlops, *peak / kTeraFlops, spec.name));
     }
   }
-  const KernelModel shapes(spec, KernelStyle::fused);
+  // The profile's GEMMs ran quiet, as the published anchor did: fit them without the sustained clock, which the
+  // kernel model applies (kernel_model.cpp) from the profile's own loop where it ran, else from the catalog.
+  if (measured.sustained) spec.sustained_matmul = measured.sustained;
+  GpuSpec quiet = spec;
+  quiet.sustained_matmul.reset();
+  const KernelModel shapes(quiet, KernelStyle::fused);
   const double bf16 = *spec.peaks.bf16;
   const std::optional<GemmFit> fit = fit_gemm_core(shapes, measured.gemms, Precision::bf16, bf16, 1);
-  // Without BF16 shapes the published anchor stays; the sustained loop's clock applies to it all the same.
+  // Without BF16 shapes the published anchor stays.
   const std::optional<double> core = fit ? std::optional(fit->core) : shapes.core();
-  if (core) spec.gemm_core = *core * measured.sustained;
+  if (core) spec.gemm_core = *core;
   if (fit && spec.peaks.fp8) {
     const std::optional<GemmFit> fp8 =
         fit_gemm_core(shapes, measured.gemms, Precision::fp8, *spec.peaks.fp8, *spec.peaks.fp8 / bf16);
@@ -237,9 +242,6 @@ GpuSpec measured_kernel_gpu(const GpuSpec& profiled) {
                     measured.copy.gb_per_s(), spec.memory_bandwidth.gb_per_s(), spec.name));
   }
   spec.streaming_fraction = measured.copy.bytes_per_second / spec.memory_bandwidth.bytes_per_second;
-  for (std::optional<double>* rate : {&spec.flash_attention.fused, &spec.flash_attention.eager}) {
-    if (*rate) **rate *= measured.sustained;
-  }
   if (fit) {
     measured.fitted_shapes = fit->shapes;
     measured.fit_rms_error = fit->rms_error;

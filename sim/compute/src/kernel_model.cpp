@@ -46,17 +46,20 @@ double head_factor(std::int64_t head_dim) {
 
 KernelModel::KernelModel(const GpuSpec& gpu, KernelStyle style)
     : multiprocessors_(gpu.multiprocessors.value_or(0)), amd_(!gpu.compute_capability.has_value()) {
+  // Both anchors are bursts on a quiet GPU; a training step holds the board at its power limit.
+  const double sustained = gpu.sustained_matmul.value_or(1);
   if (multiprocessors_ > 0 && gpu.gemm_core) {
-    core_ = *gpu.gemm_core;  // a profile's fit to its own shapes (gemm_fit.hpp)
+    core_ = *gpu.gemm_core * sustained;  // a profile's fit to its own shapes (gemm_fit.hpp)
   } else if (multiprocessors_ > 0 && gpu.best_gemm) {
     const BestGemm& b = *gpu.best_gemm;
     const TileChoice at_best =
         shape_factors({.m = static_cast<double>(b.m), .n = static_cast<double>(b.n), .k = static_cast<double>(b.k)}, 1);
-    core_ = b.fraction / at_best.efficiency;
+    core_ = b.fraction / at_best.efficiency * sustained;
   }
   const FlashAttentionRates& r = gpu.flash_attention;
   const bool pytorch_attention = style == KernelStyle::eager || style == KernelStyle::compiled;
   attention_rate_ = pytorch_attention && r.eager ? r.eager : r.fused;
+  if (attention_rate_) *attention_rate_ *= sustained;
 }
 
 TileChoice KernelModel::shape_factors(const GemmShape& shape, double k_scale) const {

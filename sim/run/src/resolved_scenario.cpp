@@ -386,13 +386,14 @@ TrainingReport ResolvedScenario::base_report() const {
   if (profile_) r.compute_profile = profile_report();
   if (gpu_.measured && gpu_.gemm_core && gpu_.streaming_fraction) {
     const GpuMeasurements& m = *gpu_.measured;
-    r.kernel_anchors = TrainingReport::KernelAnchors{.gemm_core = *gpu_.gemm_core,
+    r.kernel_anchors = TrainingReport::KernelAnchors{.gemm_core = *gpu_.gemm_core * gpu_.sustained_matmul.value_or(1),
                                                      .fitted_shapes = m.fitted_shapes,
                                                      .fit_rms_error = m.fit_rms_error,
                                                      .fixed = SimTime::from_seconds(m.fixed_seconds),
                                                      .scaled_gemm_ratio = m.fitted_scaled_ratio,
                                                      .streaming_fraction = *gpu_.streaming_fraction,
-                                                     .sustained = m.sustained};
+                                                     .sustained = gpu_.sustained_matmul.value_or(1),
+                                                     .sustained_measured = m.sustained.has_value()};
   }
   r.single_gpu_samples_per_second =
       static_cast<double>(batch() * s.model.micro_batches) / r.single_gpu_iteration.seconds();

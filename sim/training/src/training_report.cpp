@@ -282,7 +282,8 @@ nlohmann::ordered_json kernel_anchors_json(const TrainingReport::KernelAnchors& 
           {"scaled_gemm_ratio", a.scaled_gemm_ratio ? nlohmann::ordered_json(rounded_ratio(*a.scaled_gemm_ratio))
                                                     : nlohmann::ordered_json()},
           {"streaming_fraction", rounded_ratio(a.streaming_fraction)},
-          {"sustained", rounded_ratio(a.sustained)}};
+          {"sustained", rounded_ratio(a.sustained)},
+          {"sustained_measured", a.sustained_measured}};
 }
 
 }  // namespace

@@ -18,10 +18,11 @@
 // catalog's GPU of that name (datasheet peaks, SM count, attention rates, board power), its kernel model anchored on
 // the profile's own measurements in place of the published ones:
 //
-//   gemm_core           fitted to the measured BF16 shapes (gemm_fit.hpp), x the sustained fraction
+//   gemm_core           fitted to the measured BF16 shapes (gemm_fit.hpp), quiet as they were timed
 //   scaled_gemm_ratio   the measured FP8 shapes' fitted constant over BF16's (FP8's achievable fraction over BF16's)
 //   streaming_fraction  the copy kernel's rate over the datasheet bandwidth (memory-bound kernels)
-//   flash attention     the published rates x the sustained fraction (compute-bound, on the same clock)
+//   sustained_matmul    the sustained loop's fraction; without the loop, the catalog's published one: the kernel
+//                       model scales the GEMMs and flash attention by it (compute-bound, on the same clock)
 //
 //   GpuSpec h200 = read_gpu_profile("validation/measurements/2026-11-29-1xH200/results.json", std::nullopt);
 #include <filesystem>

@@ -66,11 +66,11 @@ struct MeasuredGemm {
 };
 
 // What a GPU profile measured beyond its peaks: the GEMMs of every shape, the copy kernel's rate, and how much of
-// its quiet rate a GEMM keeps in the benchmark's sustained, training-like loop (1 when that loop did not run).
+// its quiet rate a GEMM keeps in the benchmark's sustained, training-like loop (nullopt when that loop did not run).
 struct GpuMeasurements {
   std::vector<MeasuredGemm> gemms;
   Bandwidth copy;
-  double sustained = 1;
+  std::optional<double> sustained = std::nullopt;
   // Set by measured_kernel_gpu: how well the fitted GEMM constant explains the BF16 shapes (gemm_fit.hpp).
   std::size_t fitted_shapes = 0;
   double fit_rms_error = 0;
@@ -113,6 +113,11 @@ struct GpuSpec {
   std::optional<BestGemm> best_gemm = std::nullopt;
   FlashAttentionRates flash_attention = {};
   std::optional<double> board_power_watts = std::nullopt;
+  // What a matmul that saturates the board keeps of its burst rate: best_gemm and the flash-attention rates are
+  // short bursts at the boost clock, and a training step is one long saturated run, whose clock settles lower to
+  // stay inside the board power (the maximum sustainable over the maximum achievable matmul FLOPS). The kernel
+  // model runs every tensor-core kernel at it; nullopt where not published (the burst rates then stand).
+  std::optional<double> sustained_matmul = std::nullopt;
   // A profiled GPU's own anchors for the kernel model (gpu_profile.hpp, measured_kernel_gpu), in place of the
   // published ones: the GEMM constant fitted to the measured shapes (best_gemm's role) and the fraction of the
   // datasheet bandwidth the copy kernel reached (kStreamingFraction's). nullopt: the published anchors.

@@ -15,7 +15,8 @@
 // NVIDIA's "Matrix Multiplication Background User's Guide" (2023, 2.3, 3.1, 3.2) describes the tiles and both
 // quantizations. `core` is set per GPU so that the model reproduces the GPU's one published best-shape measurement
 // (GpuSpec::best_gemm), or, on a profiled GPU, fitted to the shapes the profile timed (GpuSpec::gemm_core,
-// gemm_fit.hpp): nothing is fitted to a training run.
+// gemm_fit.hpp): nothing is fitted to a training run. Both are bursts on a quiet GPU; core and the attention rates
+// below run at the share of them a saturated board sustains (GpuSpec::sustained_matmul).
 //
 // Flash attention runs at the GPU's published rate for its kernel (GpuSpec::flash_attention: fused = cuDNN, eager =
 // PyTorch's FlashAttention-2) scaled by head dimension and sequence length as FlashAttention-3's H100 charts scale:

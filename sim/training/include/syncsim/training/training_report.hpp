@@ -291,7 +291,8 @@ struct TrainingReport {
     SimTime fixed = {};                            // the fit's start and drain per GEMM (not added to layers)
     std::optional<double> scaled_gemm_ratio = {};  // FP8's fitted constant over BF16's
     double streaming_fraction = 0;                 // the copy kernel's rate over the datasheet bandwidth
-    double sustained = 1;                          // of a GEMM's quiet rate, in the training-like loop
+    double sustained = 1;                          // of a GEMM's quiet rate, under a whole step's power
+    bool sustained_measured = false;               // by the profile's training-like loop (else published)
   };
   std::optional<KernelAnchors> kernel_anchors = std::nullopt;
   // With model.collectives: the job's collective sequence the run replayed (its first log's file name; the step's
