@@ -84,9 +84,11 @@ TEST_CASE("a saturated matmul keeps the published share of its burst, carried to
   CHECK(*find_gpu("H100-NVL-94GB").sustained_matmul == Approx(755.0 / 834 * std::cbrt(400.0 / 700)).epsilon(1e-12));
   CHECK(*find_gpu("H100-PCIe-80GB").sustained_matmul == Approx(755.0 / 834 * std::cbrt(350.0 / 700)).epsilon(1e-12));
   CHECK(*find_gpu("GB200-186GB").sustained_matmul == Approx(1429.0 / 1745 * std::cbrt(1200.0 / 1000)).epsilon(1e-12));
-  // Unpublished parts keep their burst rates.
+  CHECK(*find_gpu("B300-SXM-288GB").sustained_matmul ==
+        Approx(1429.0 / 1745 * std::cbrt(1100.0 / 1000)).epsilon(1e-12));
+  CHECK(*find_gpu("GB300-288GB").sustained_matmul == Approx(1429.0 / 1745 * std::cbrt(1400.0 / 1000)).epsilon(1e-12));
+  // The A100 has no published MSMF and keeps its burst rate; the MI300X's anchor was timed sustained already.
   CHECK_FALSE(find_gpu("A100-SXM4-80GB").sustained_matmul);
-  CHECK_FALSE(find_gpu("B300-SXM-288GB").sustained_matmul);
   CHECK_FALSE(find_gpu("MI300X-192GB").sustained_matmul);
   // The constant-efficiency roofline does not take it: its 0.7 is already a training step's rate.
   const ModelSpec llama = find_model("llama3-8b");

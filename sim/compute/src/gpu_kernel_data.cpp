@@ -110,8 +110,10 @@ constexpr AttentionOf kAttention[] = {
 // BF16 755 of 834 TFLOP/s; B200 1,429 of 1,745 (its clock settling near 1,450 MHz from a 1,965 MHz boost at
 // 1,000 W). A part with the same die on another board takes its sibling's fraction carried to its own board power by
 // the clock's cube-root law (power_clock_factor), at most 1: the H100 SXM (700 W, the H200's board) 0.905, the
-// H100 NVL (400 W) 0.757, the H100 PCIe (350 W) 0.718, the GB200 (1,200 W) 0.870. Blackwell Ultra, the A100 and
-// AMD's parts have no published MSMF and keep their burst rates.
+// H100 NVL (400 W) 0.757, the H100 PCIe (350 W) 0.718, the GB200 (1,200 W) 0.870; and Blackwell Ultra, whose BF16
+// and FP8 tensor cores are the B200's (the same peaks at the same process), the B300 (1,100 W) 0.845 and the GB300
+// (1,400 W) 0.916. The A100 has no published MSMF and keeps its burst rate; AMD's MI300X anchor is already a
+// sustained one (hipBLASLt timed at the clock the GEMM held, 1,207 of 2,100 MHz).
 struct SustainedOf {
   std::string_view gpu;
   double fraction;
@@ -123,7 +125,8 @@ constexpr SustainedOf kSustained[] = {
     {"H100-SXM-80GB", kHopperSustained, 700},   {"H100-SXM-96GB", kHopperSustained, 700},
     {"H100-PCIe-80GB", kHopperSustained, 700},  {"H100-NVL-94GB", kHopperSustained, 700},
     {"H200-SXM-141GB", kHopperSustained, 700},  {"B200-SXM-180GB", kBlackwellSustained, 1000},
-    {"GB200-186GB", kBlackwellSustained, 1000},
+    {"GB200-186GB", kBlackwellSustained, 1000}, {"B300-SXM-288GB", kBlackwellSustained, 1000},
+    {"GB300-288GB", kBlackwellSustained, 1000},
 };
 
 // The row of `table` for the GPU named `gpu`, or nullptr.
