@@ -103,6 +103,18 @@ TEST_CASE("the SVG is well-formed XML with the labels as text") {
   CHECK_THAT(svg, Catch::Contains("stroke-dasharray"));
 }
 
+TEST_CASE("a legend entry longer than the right margin wraps at spaces onto lines that fit") {
+  Chart c = sample_chart();
+  c.reference_label = "ideal: linear from the smallest count";
+  const std::string svg = render_svg(c);
+  // The margin holds about 26 characters: the words up to that length on the first line, the rest below.
+  CHECK_THAT(svg, Catch::Contains(">ideal: linear from the</text>") && Catch::Contains(">smallest count</text>"));
+  CHECK_THAT(svg, !Catch::Contains(">ideal: linear from the smallest"));
+  // A single word longer than a line is left whole rather than cut.
+  c.reference_label = std::string(40, 'x');
+  CHECK_THAT(render_svg(c), Catch::Contains(">" + std::string(40, 'x') + "</text>"));
+}
+
 TEST_CASE("the PDF is one PDF document with the chart's title") {
   const auto pdf = render_pdf(sample_chart());
   const std::string text(pdf.begin(), pdf.end());

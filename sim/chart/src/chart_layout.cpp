@@ -74,6 +74,24 @@ void place_label(Canvas& canvas, std::vector<LabelBox>& placed, double x, double
   }
 }
 
+// A legend entry's text beside its key, wrapped at spaces so that it stays inside the right margin (a line of about
+// 26 characters at 7 px); returns how far down the next entry goes.
+constexpr double kLegendLine = 20, kLegendWrap = 14;
+double legend_text(Canvas& canvas, double x, double y, const std::string& text) {
+  const auto fits = static_cast<std::size_t>((kRight - 46) / 7.0);
+  std::size_t start = 0;
+  double dy = 0;
+  while (text.size() - start > fits) {
+    const std::size_t cut = text.rfind(' ', start + fits);
+    if (cut == std::string::npos || cut <= start) break;  // one word longer than a line: let it run
+    canvas.text(x, y + dy, text.substr(start, cut - start), TextAnchor::start, kInk);
+    start = cut + 1;
+    dy += kLegendWrap;
+  }
+  canvas.text(x, y + dy, text.substr(start), TextAnchor::start, kInk);
+  return kLegendLine + dy;
+}
+
 }  // namespace
 
 void draw_chart(const Chart& chart, Canvas& canvas) {
@@ -148,14 +166,12 @@ void draw_chart(const Chart& chart, Canvas& canvas) {
   if (chart.y_rule) {
     canvas.line(kLeft, sy(*chart.y_rule), kLeft + w, sy(*chart.y_rule), kRule, 1.5, true);
     canvas.line(legend_x, legend_y, legend_x + 20, legend_y, kRule, 1.5, true);
-    canvas.text(legend_x + 26, legend_y + 4, chart.y_rule_label, TextAnchor::start, kInk);
-    legend_y += 20;
+    legend_y += legend_text(canvas, legend_x + 26, legend_y + 4, chart.y_rule_label);
   }
   if (chart.x_rule) {
     canvas.line(sx(*chart.x_rule), kTop, sx(*chart.x_rule), kTop + h, kRule, 1.5, true);
     canvas.line(legend_x, legend_y, legend_x + 20, legend_y, kRule, 1.5, true);
-    canvas.text(legend_x + 26, legend_y + 4, chart.x_rule_label, TextAnchor::start, kInk);
-    legend_y += 20;
+    legend_y += legend_text(canvas, legend_x + 26, legend_y + 4, chart.x_rule_label);
   }
   if (chart.front.size() > 1) {
     for (std::size_t i = 1; i < chart.front.size(); ++i) {
@@ -165,8 +181,7 @@ void draw_chart(const Chart& chart, Canvas& canvas) {
   }
   if (!chart.front.empty()) {
     canvas.line(legend_x, legend_y, legend_x + 20, legend_y, {0, 0, 0}, 3, false);
-    canvas.text(legend_x + 26, legend_y + 4, chart.front_label, TextAnchor::start, kInk);
-    legend_y += 20;
+    legend_y += legend_text(canvas, legend_x + 26, legend_y + 4, chart.front_label);
   }
   std::vector<LabelBox> labels;
   for (std::size_t i = 0; i < chart.series.size(); ++i) {
@@ -187,13 +202,11 @@ void draw_chart(const Chart& chart, Canvas& canvas) {
     } else {
       canvas.circle(legend_x + 10, legend_y, 4, color);
     }
-    canvas.text(legend_x + 26, legend_y + 4, s.name, TextAnchor::start, kInk);
-    legend_y += 20;
+    legend_y += legend_text(canvas, legend_x + 26, legend_y + 4, s.name);
   }
   if (!chart.reference_label.empty()) {
     canvas.line(legend_x, legend_y, legend_x + 20, legend_y, kInk, 1.5, true);
-    canvas.text(legend_x + 26, legend_y + 4, chart.reference_label, TextAnchor::start, kInk);
-    legend_y += 20;
+    legend_y += legend_text(canvas, legend_x + 26, legend_y + 4, chart.reference_label);
   }
   for (const MissingPoint& m : chart.missing) {
     const Rgb color = series_color(chart, m.series);
@@ -206,7 +219,7 @@ void draw_chart(const Chart& chart, Canvas& canvas) {
   if (!chart.missing.empty()) {
     canvas.line(legend_x + 5, legend_y - 5, legend_x + 15, legend_y + 5, kInk, 2, false);
     canvas.line(legend_x + 5, legend_y + 5, legend_x + 15, legend_y - 5, kInk, 2, false);
-    canvas.text(legend_x + 26, legend_y + 4, chart.missing_label, TextAnchor::start, kInk);
+    legend_text(canvas, legend_x + 26, legend_y + 4, chart.missing_label);
   }
 }
 
