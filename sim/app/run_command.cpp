@@ -196,6 +196,20 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir,
                r.compute_fit->measured_step.us() / 1e3, r.compute_fit->implied_efficiency,
                r.compute_fit->implied_efficiency > 1 ? " (the run beat the layers' FLOP count)" : "");
   }
+  if (const auto& k = r.kernel_model) {
+    const std::string gemms = k->gemm_core ? fmt::format("GEMMs at {:.3f} x tile and wave", *k->gemm_core)
+                                           : std::string("GEMMs on the constant roofline (no SM count or best GEMM)");
+    const std::string attention = k->attention ? fmt::format("flash attention at {:.3f} of peak", *k->attention)
+                                               : std::string("attention on the constant roofline");
+    const std::string sustained =
+        k->sustained_source == "none"
+            ? std::string("the anchors as published (no sustained share known for this GPU)")
+            : fmt::format("{:.1f}% of the burst anchors sustained ({})", 100 * k->sustained, k->sustained_source);
+    fmt::print(
+        o, "kernels          {} by shape: {}, {}, memory-bound at {:.3f} of the bandwidth; {}{}\n", k->style, gemms,
+        attention, k->streaming_fraction, sustained,
+        k->clock_factor < 1 ? fmt::format(", clock {:.3f} under the power limit", k->clock_factor) : std::string());
+  }
   if (const auto& a = r.kernel_anchors) {
     const std::string fitted =
         a->fitted_shapes > 0 ? fmt::format("fitted to {} BF16 GEMMs ({:.1f}% rms, {:.1f} us start and drain each)",

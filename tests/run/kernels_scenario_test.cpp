@@ -2,8 +2,12 @@
 // (compute_model.hpp), write back and read back the same, and refuse what they cannot mean at their key.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <string>
 
+#include "syncsim/compute/compute_model.hpp"
+#include "syncsim/compute/gpu_spec.hpp"
+#include "syncsim/compute/kernel_model.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/run/run_scenario.hpp"
@@ -42,6 +46,32 @@ TEST_CASE("model.kernels turns on kernels by shape, and eager runs slower than c
   CHECK(compiled < fused);
   // An efficiency fixes the constant roofline whatever the kernels say.
   CHECK(single_gpu(kernels_yaml("H100-SXM-80GB", ", kernels: eager, efficiency: 0.7")) == constant);
+}
+
+TEST_CASE("the report says what the kernel model ran at, and only when it ran", "[kernels]") {
+  const auto report = [](const std::string& text) {
+    return run::run_scenario(parse_scenario(text, "k.yaml")).report.kernel_model;
+  };
+  const auto capped = report(kernels_yaml("{name: H100-SXM-80GB, power_limit: 500W}", ", kernels: eager"));
+  REQUIRE(capped);
+  CHECK(capped->style == "eager");
+  const GpuSpec h100 = find_gpu("H100-SXM-80GB");
+  const KernelModel eager(h100, KernelStyle::eager);
+  CHECK(*capped->gemm_core == *eager.core());
+  CHECK(*capped->attention == Approx(*eager.attention(128, 16384, false)));
+  CHECK(capped->streaming_fraction == kStreamingFraction);
+  CHECK(capped->sustained == *h100.sustained_matmul);
+  CHECK(capped->sustained_source == "published");
+  CHECK(capped->clock_factor == Approx(std::cbrt(500.0 / 700)));
+  // A GPU with no SM count or best GEMM runs its GEMMs on the constant roofline, and says so.
+  const auto l40s = report(kernels_yaml("L40S", ", kernels: fused"));
+  REQUIRE(l40s);
+  CHECK_FALSE(l40s->gemm_core);
+  CHECK(l40s->sustained_source == "none");
+  CHECK(l40s->clock_factor == 1);
+  // Without model.kernels, or with an efficiency that fixes the roofline, no kernel model ran.
+  CHECK_FALSE(report(kernels_yaml("H100-SXM-80GB")));
+  CHECK_FALSE(report(kernels_yaml("H100-SXM-80GB", ", kernels: eager, efficiency: 0.7")));
 }
 
 TEST_CASE("a power limit slows the run and reads back", "[kernels]") {

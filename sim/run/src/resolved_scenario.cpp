@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kernel_model_report.hpp"
 #include "syncsim/collectives/calibration.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/compute/model_catalog.hpp"
@@ -384,6 +385,7 @@ TrainingReport ResolvedScenario::base_report() const {
         TrainingReport::ComputeFit{s.model.step_time->value, step_time_fit_->efficiency, step_time_fit_->fixed};
   }
   if (profile_) r.compute_profile = profile_report();
+  r.kernel_model = kernel_model_report(*compute_);
   if (gpu_.measured && gpu_.gemm_core && gpu_.streaming_fraction) {
     const GpuMeasurements& m = *gpu_.measured;
     r.kernel_anchors = TrainingReport::KernelAnchors{.gemm_core = *gpu_.gemm_core * gpu_.sustained_matmul.value_or(1),

@@ -30,6 +30,10 @@ std::string_view to_string(JitterKind distribution) {
   return name_of(scenario_detail::kJitterNames, distribution);
 }
 
+std::string_view to_string(KernelStyle style) {
+  return name_of(scenario_detail::kKernelStyleNames, style);
+}
+
 std::string_view to_string(ShardingLevel level) {
   return name_of(scenario_detail::kShardingNames, level);
 }

@@ -244,7 +244,7 @@ void write_model(Writer& w, const ModelConfig& model) {
   }
   w.text("optimizer", name_of(kOptimizerNames, model.optimizer.value));
   if (!model.profile) w.text("backward_factor", number_text(model.backward_factor));  // the profile has backward
-  if (model.kernels) w.text("kernels", name_of(kKernelStyleNames, model.kernels->value));
+  if (model.kernels) w.text("kernels", to_string(model.kernels->value));
   if (model.compile_loss.value) w.field("compile_loss", true);
   w.text("kernel_overhead", duration_text(model.kernel_overhead));
   if (model.efficiency) w.text("efficiency", number_text(*model.efficiency));

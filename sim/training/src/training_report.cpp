@@ -286,6 +286,19 @@ nlohmann::ordered_json kernel_anchors_json(const TrainingReport::KernelAnchors& 
           {"sustained_measured", a.sustained_measured}};
 }
 
+nlohmann::ordered_json kernel_model_json(const TrainingReport::KernelModelReport& k) {
+  const auto maybe = [](std::optional<double> v) {
+    return v ? nlohmann::ordered_json(rounded_ratio(*v)) : nlohmann::ordered_json();
+  };
+  return {{"style", k.style},
+          {"gemm_core", maybe(k.gemm_core)},
+          {"attention", maybe(k.attention)},
+          {"streaming_fraction", rounded_ratio(k.streaming_fraction)},
+          {"sustained", rounded_ratio(k.sustained)},
+          {"sustained_source", k.sustained_source},
+          {"clock_factor", rounded_ratio(k.clock_factor)}};
+}
+
 }  // namespace
 
 std::vector<std::pair<std::string, double>> time_shares(const TrainingReport& report) {
@@ -375,6 +388,7 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
                           {"kernel_overheads_us", us(r.compute_fit->kernel_overheads)}};
   }
   if (r.compute_profile) out["compute_profile"] = compute_profile_json(*r.compute_profile);
+  if (r.kernel_model) out["kernel_model"] = kernel_model_json(*r.kernel_model);
   if (r.kernel_anchors) out["kernel_anchors"] = kernel_anchors_json(*r.kernel_anchors);
   if (r.collective_sequence) out["collective_sequence"] = collective_sequence_json(*r.collective_sequence);
   out["single_gpu_samples_per_s"] = rounded_ratio(r.single_gpu_samples_per_second);

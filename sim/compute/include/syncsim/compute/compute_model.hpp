@@ -155,14 +155,16 @@ class ComputeModel {
   // True when `layer` runs its matrix product in the scaled low-precision format (a block's GEMM under fp8, mxfp8,
   // nvfp4 or mxfp4).
   bool runs_scaled(const Layer& layer) const;
+  // The kernel model the shaped layers run on, and the share of the bandwidth their memory-bound kernels reach.
+  const KernelModel& kernels() const { return kernels_; }
+  // Of the bandwidth, what a memory-bound kernel reaches: a profile's measured copy, or kStreamingFraction.
+  double streaming_fraction() const { return gpu_.streaming_fraction.value_or(kStreamingFraction); }
 
  private:
   Roofline kernel_roofline(double flops, double bytes) const;
   Roofline scaled_gemm_roofline(const Layer& layer, double batch) const;
   SimTime time_of(const Roofline& roofline) const;  // the larger roof plus the kernel overhead
   double efficiency() const { return options_.efficiency.value_or(kDefaultEfficiency); }
-  // Of the bandwidth, what a memory-bound kernel reaches: a profile's measured copy, or kStreamingFraction.
-  double streaming_fraction() const { return gpu_.streaming_fraction.value_or(kStreamingFraction); }
   SimTime pass_time(const Layer& layer, std::int64_t batch, RankSplit split, bool backward) const;
   GemmShape gemm_shape(const Layer& layer, double batch, RankSplit split) const;
   SimTime shaped_gemm(const Layer& layer, std::int64_t batch, RankSplit split, bool backward) const;

@@ -29,6 +29,8 @@
 
 namespace syncsim {
 
+std::string_view to_string(KernelStyle style);  // as model.kernels spells it
+
 struct ModelConfig {
   // A catalog model name (resolved by the compute model's catalog, not here), or the inline model's label.
   Located<std::string> name;

@@ -295,6 +295,19 @@ struct TrainingReport {
     bool sustained_measured = false;               // by the profile's training-like loop (else published)
   };
   std::optional<KernelAnchors> kernel_anchors = std::nullopt;
+  // With model.kernels (and no model.efficiency): what the kernel model ran the shaped layers at (docs/compute.md,
+  // "Kernels by shape"), each rate of the dense peak or the bandwidth.
+  struct KernelModelReport {
+    std::string style;                      // fused, eager or compiled
+    std::optional<double> gemm_core = {};   // GEMM efficiency = this x the tile and wave factors; nullopt: the
+                                            // GPU has no SM count or best GEMM, its GEMMs on the constant roofline
+    std::optional<double> attention = {};   // flash attention, head dimension 128, 16k tokens, no mask
+    double streaming_fraction = 0;          // memory-bound kernels
+    double sustained = 1;                   // what the burst anchors keep at the board's power limit
+    std::string sustained_source = "none";  // published, measured (a profile's loop) or none (burst rates)
+    double clock_factor = 1;                // a cluster.gpu.power_limit's
+  };
+  std::optional<KernelModelReport> kernel_model = std::nullopt;
   // With model.collectives: the job's collective sequence the run replayed (its first log's file name; the step's
   // collective calls, each communicator's counted once; rank 0's gaps, its compute a step).
   struct CollectiveSequenceReport {
