@@ -14,8 +14,8 @@ using namespace syncsim;
 
 namespace {
 const std::filesystem::path kMfuScenarios = SYNCSIM_MFU_SCENARIOS;
-// Megatron's 145.6B GPT: +7.4 points (+6.5 before the rail planes spread its data-parallel rings over the spines).
-constexpr double kLargestMfuError = 0.075;
+// Megatron's 145.6B GPT: +6.4 points (+7.4 before its sequence parallelism's backward all-gathers were counted).
+constexpr double kLargestMfuError = 0.065;
 
 LayoutReport layout_of(const std::string& file) {
   const TrainingReport r = run::run_scenario(load_scenario(kMfuScenarios / file)).report;

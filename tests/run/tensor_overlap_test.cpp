@@ -79,3 +79,38 @@ TEST_CASE("GEMMs that do not form the four runs are shared evenly by the collect
       {.allreduce = us(80), .tensor = 2, .gemm_runs = std::vector<SimTime>(6, us(40)), .overlap = true});
   CHECK(t.forward.ps() == Approx(us(2 * 20 + 2 * 10 + 80 * kSlow).ps()).margin(2));
 }
+
+TEST_CASE("Megatron's backward gathers the column-parallel inputs again: six collectives", "[tensor_overlap]") {
+  // Exposed: the two all-gathers again are one allreduce's worth, 100 us, on top of the backward's 200 us.
+  const BlockTensorTime exposed =
+      block_tensor_time({.allreduce = us(100), .tensor = 4, .gemm_runs = {}, .keeps_shard = true});
+  CHECK(exposed.forward == us(200));
+  CHECK(exposed.backward == us(300));
+  // Overlapped, short GEMMs: allreduce 400 us (200 each), tensor 8 (gathers in 8 chunks of 25 us, scatters in 4 of
+  // 50), GEMM runs QKV 100, projection 50, FC1 150, FC2 80 us. Each column-parallel run's all-gather beside its
+  // data-gradient product (g) and its reduce-scatter beside its weight-gradient product (g); each row-parallel run's
+  // all-gather beside both (2 g):
+  //   QKV   gather max(25, 200 - 100) = 100, scatter max(50, 100) = 100 + 100 x 20/112
+  //   proj  gather beside 100: max(25, 100) = 100
+  //   FC1   gather max(25, 50) = 50, scatter max(50, 50) = 50 + 150 x 20/112
+  //   FC2   gather beside 160: max(25, 40) = 40
+  const BlockTensorInput in{.allreduce = us(400),
+                            .tensor = 8,
+                            .gemm_runs = {us(100), us(50), us(150), us(80)},
+                            .overlap = true,
+                            .keeps_shard = true};
+  const BlockTensorTime t = block_tensor_time(in);
+  CHECK(t.backward.ps() == Approx(us(100 + 100 + 100 + 50 + 50 + 40 + 250 * kSlow).ps()).margin(2));
+  // The forward is PyTorch's and Megatron's alike.
+  BlockTensorInput pytorch = in;
+  pytorch.keeps_shard = false;
+  CHECK(t.forward == block_tensor_time(pytorch).forward);
+  // Long GEMMs (allreduce 80 us, tensor 4, runs 100, 60, 200, 120 us) hide all but first chunks: six of 10 us and
+  // the two scatters' SMs, 2 x 40 x 20/112; against PyTorch's four chunks.
+  const BlockTensorInput hidden{.allreduce = us(80),
+                                .tensor = 4,
+                                .gemm_runs = {us(100), us(60), us(200), us(120)},
+                                .overlap = true,
+                                .keeps_shard = true};
+  CHECK(block_tensor_time(hidden).backward.ps() == Approx(us(60 + 80 * kSlow).ps()).margin(2));
+}

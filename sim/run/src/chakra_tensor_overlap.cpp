@@ -1,11 +1,16 @@
 // tp_comm_overlap's tensor collectives in a layout's Chakra traces (chakra/layout_workload.hpp's LayoutOverlap), as
 // block_tensor_time (tensor_overlap.hpp) times them: per block, collective i (all-gather, reduce-scatter,
 // all-gather, reduce-scatter, each of the b x s x h activation, in overlap_chunks chunks) beside the block's GEMM
-// run i (QKV, projection, FC1, FC2), forward and backward. The passes' compute is cut so that each run's GEMMs are
-// segments of their own, at the same bucket cuts, and the export's read back costs each one as the engine does.
+// run i (QKV, projection, FC1, FC2), forward and backward; under Megatron's re-gathers (keeps_shard) the backward's
+// six, two at each column-parallel run, each beside half of its GEMM time. The passes' compute is cut so that each
+// run's GEMMs (or halves) are segments of their own, at the same bucket cuts, and the export's read back costs each
+// one as the engine does.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <optional>
+#include <vector>
 
 #include "layout_communication.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -41,6 +46,43 @@ std::vector<SimTime> backward_pieces(const LayerTimes& layers, std::pair<std::si
   }
   for (; segment < segments.size(); ++segment) last_of[segment] = pieces.empty() ? 0 : pieces.size() - 1;
   return pieces;
+}
+
+// Under Megatron's re-gathers (keeps_shard), each column-parallel run's backward pieces cut where half its time has
+// run: its data-gradient product beside the input's all-gather, then its weight-gradient product beside the data
+// gradient's reduce-scatter. Returns per run the first piece of its second half; `last_of` follows the cut.
+std::vector<std::size_t> halve_column_runs(std::vector<SimTime>& pieces,
+                                           std::vector<std::optional<std::size_t>>& piece_run,
+                                           std::vector<std::size_t>& last_of, const std::vector<bool>& column) {
+  std::vector<std::size_t> second(column.size(), 0);
+  // Backward runs the last run first: from the last run down, a cut moves only the pieces of runs not yet cut.
+  for (std::size_t r = column.size(); r-- > 0;) {
+    if (!column[r]) continue;
+    SimTime total;
+    for (std::size_t k = 0; k < pieces.size(); ++k) total += piece_run[k] == r ? pieces[k] : SimTime::zero();
+    const SimTime half = SimTime::from_ps(total.ps() / 2);
+    SimTime done;
+    for (std::size_t k = 0; k < pieces.size(); ++k) {
+      if (piece_run[k] != r) continue;
+      if (done + pieces[k] <= half) {
+        done += pieces[k];
+        second[r] = k + 1;
+        continue;
+      }
+      const SimTime first = half - done;
+      if (first > SimTime::zero()) {
+        pieces[k] -= first;
+        pieces.insert(pieces.begin() + static_cast<std::ptrdiff_t>(k), first);
+        piece_run.insert(piece_run.begin() + static_cast<std::ptrdiff_t>(k), r);
+        for (std::size_t& l : last_of) l += l >= k ? 1 : 0;
+        second[r] = k + 1;
+      } else {
+        second[r] = k;
+      }
+      break;
+    }
+  }
+  return second;
 }
 
 }  // namespace
@@ -80,8 +122,7 @@ void LayoutCommunication::chakra_overlaps(std::pair<std::size_t, std::size_t> ra
                       layers[block.first].name, count));
     }
   }
-  const auto overlap = [&](std::size_t run, SimTime beside, std::vector<std::size_t> gemm) {
-    const bool gather = run_gathers[run];
+  const auto overlap = [&](bool gather, SimTime beside, std::vector<std::size_t> gemm) {
     return chakra::LayoutOverlap{
         .op = gather ? chakra::CollectiveKind::all_gather : chakra::CollectiveKind::reduce_scatter,
         .bytes = activation_.value,
@@ -94,20 +135,33 @@ void LayoutCommunication::chakra_overlaps(std::pair<std::size_t, std::size_t> ra
   for (const SimTime g : run_forward) rest -= g;
   out.forward.segments = {rest};
   for (std::size_t r = 0; r < run_forward.size(); ++r) {
-    out.forward.overlaps.push_back(overlap(r, run_forward[r], {out.forward.segments.size()}));
+    out.forward.overlaps.push_back(overlap(run_gathers[r], run_forward[r], {out.forward.segments.size()}));
     out.forward.segments.push_back(run_forward[r]);
   }
-  // Backward: each run's pieces beside its collective, which syncsim's model overlaps with twice the forward GEMMs.
+  // Backward: each run's pieces beside its collective, which syncsim's model overlaps with twice the forward GEMMs;
+  // under Megatron's re-gathers, each run's backward collectives beside the GEMMs backward_overlaps pairs them with.
   std::vector<std::size_t> last_of;
   std::vector<std::optional<std::size_t>> piece_run;
   out.backward.segments = backward_pieces(layers_, range, run_of, out.backward.segments, last_of, piece_run);
+  const std::vector<std::size_t> second =
+      keeps_shard_ ? halve_column_runs(out.backward.segments, piece_run, last_of, run_gathers)
+                   : std::vector<std::size_t>(run_forward.size(), 0);
   for (chakra::LayoutUnit& u : out.units) u.segment = last_of.at(u.segment);
   for (std::size_t r = 0; r < run_forward.size(); ++r) {
-    std::vector<std::size_t> gemm;
-    for (std::size_t k = 0; k < piece_run.size(); ++k) {
-      if (piece_run[k] == r) gemm.push_back(k);
+    const std::vector<BackwardOverlap> pairs =
+        keeps_shard_ ? backward_overlaps(run_gathers[r], layout_.sizes().tensor)
+                     : std::vector<BackwardOverlap>{{.gather = run_gathers[r], .gemm_scale = 2}};
+    for (std::size_t j = 0; j < pairs.size(); ++j) {
+      // Of two, the first beside the run's first half, the second beside the rest.
+      const std::size_t from = j > 0 ? second[r] : 0;
+      const std::size_t to = pairs.size() > 1 && j == 0 ? second[r] : piece_run.size();
+      std::vector<std::size_t> gemm;
+      for (std::size_t k = from; k < to; ++k) {
+        if (piece_run[k] == r) gemm.push_back(k);
+      }
+      out.backward.overlaps.push_back(
+          overlap(pairs[j].gather, run_forward[r].scaled(pairs[j].gemm_scale), std::move(gemm)));
     }
-    out.backward.overlaps.push_back(overlap(r, run_forward[r].scaled(2), std::move(gemm)));
   }
 }
 

@@ -79,11 +79,13 @@ LayoutCommunication::LayoutCommunication(ResolvedScenario& context, CollectiveFl
   forward_again_ = p.activation_checkpointing.value == ActivationCheckpointing::full ? 1 : 0;
   gathers_again_ = p.activation_checkpointing.value == ActivationCheckpointing::selective_op ? 1 : 0;
   const auto again = static_cast<double>(forward_again_);
+  keeps_shard_ = n.tensor > 1 && context.megatron_layout();
   if (n.tensor > 1) {
-    // Per block 2 allreduces' worth forward, 2 (1 + again) backward, and under selective_op the two all-gathers again
-    // (one allreduce's worth); the embedding's and the head's.
+    // Per block 2 allreduces' worth forward, 2 (1 + again) backward, one more under selective_op (its two all-gathers
+    // again) and one more for Megatron's wgrad re-gathers (tensor_overlap.hpp); the embedding's and the head's.
+    const double regathers = keeps_shard_ ? 1 : 0;
     tensor_ops_per_iteration_ =
-        m * (2 * blocks * (2 + again) + blocks * static_cast<double>(gathers_again_) + 2) / stages;
+        m * (2 * blocks * (2 + again) + blocks * (static_cast<double>(gathers_again_) + regathers) + 2) / stages;
     tensor_allreduce_ = timed("tensor", CollectiveOp::allreduce, activation_, layout_.groups(GroupKind::tensor),
                               tensor_ops_per_iteration_);
     for (const auto& block : t.blocks) block_tensor_.push_back(block_tensor(block));
@@ -160,7 +162,8 @@ BlockTensorTime LayoutCommunication::block_tensor(std::pair<std::size_t, std::si
                       .gemm_runs = {},
                       .overlap = context_.scenario().parallelism.tp_comm_overlap.value,
                       .forward_again = forward_again_,
-                      .gathers_again = gathers_again_};
+                      .gathers_again = gathers_again_,
+                      .keeps_shard = keeps_shard_};
   bool in_run = false;
   for (std::size_t l = block.first; l < block.second; ++l) {
     const bool gemm = layers[l].kind == LayerKind::gemm;
@@ -372,11 +375,15 @@ std::vector<GroupCommunication> LayoutCommunication::group_reports(const LayoutE
                    .exposed = exposure.data});
   }
   if (n.tensor > 1) {
+    // Megatron's backward gathers the column-parallel inputs again (keeps_shard_): one allreduce's worth more.
+    const std::string pairs = context_.scenario().parallelism.tp_comm_overlap.value
+                                  ? "all_gather + reduce_scatter x 2 per block, micro-batch and direction"
+                                  : "allreduce x 2 per block, micro-batch and direction";
+    const std::string again = keeps_shard_ ? ", the backward's inputs all-gathered again" : "";
+    const std::string beside =
+        context_.scenario().parallelism.tp_comm_overlap.value ? ", beside the GEMMs (tp_comm_overlap)" : "";
     out.push_back({.group = "tensor",
-                   .collectives = context_.scenario().parallelism.tp_comm_overlap.value
-                                      ? "all_gather + reduce_scatter x 2 per block, micro-batch and direction, "
-                                        "beside the GEMMs (tp_comm_overlap)"
-                                      : "allreduce x 2 per block, micro-batch and direction",
+                   .collectives = pairs + again + beside,
                    .bytes_per_gpu = tensor_ops_per_iteration_ * static_cast<double>(activation_.value) *
                                     bus_factor(CollectiveOp::allreduce, static_cast<std::size_t>(n.tensor)),
                    .exposed = exposure.tensor});

@@ -25,16 +25,17 @@ MemoryReport ResolvedScenario::memory() const {
   const std::int64_t data = workers_ / (p.tensor.value * p.pipeline.value * p.context.value);
   layout.shards = p.shard_group ? p.shard_group->value : data;
   layout.data = data;
-  // Tensor, pipeline, context and expert layouts are Megatron's, with ZeRO-1 as its distributed optimizer and ZeRO-2
-  // as Megatron-FSDP's optim_grads; data parallelism alone and ZeRO-3 (FSDP, as torchtitan runs it beside a
-  // layout) are PyTorch's (memory_check.hpp).
-  const bool layout_split = p.tensor.value * p.pipeline.value * p.context.value * p.expert.value > 1;
-  const bool megatron_sharding = p.sharding.value != ShardingLevel::full;
-  layout.framework = layout_split && megatron_sharding ? MemoryFramework::megatron : MemoryFramework::pytorch;
+  layout.framework = megatron_layout() ? MemoryFramework::megatron : MemoryFramework::pytorch;  // memory_check.hpp
   layout.split = p.pipeline_split();
   layout.compiled_loss = s.model.compile_loss.value;
   return at_pipeline_split(
       p, [&] { return memory_check(model_, gpu_, batch(), precision(), s.model.optimizer.value, layout); });
+}
+
+bool ResolvedScenario::megatron_layout() const {
+  const ParallelismConfig& p = scenario_->parallelism;
+  const bool layout_split = p.tensor.value * p.pipeline.value * p.context.value * p.expert.value > 1;
+  return layout_split && p.sharding.value != ShardingLevel::full;
 }
 
 }  // namespace syncsim::run

@@ -154,6 +154,10 @@ class ResolvedScenario {
   TrainingReport base_report() const;
   // One GPU's memory under the scenario's parallelism (the fullest pipeline stage).
   MemoryReport memory() const;
+  // Whether the layout is Megatron's (tensor, pipeline, context or expert parallelism without full sharding, ZeRO-1
+  // as its distributed optimizer, ZeRO-2 as Megatron-FSDP's optim_grads) rather than PyTorch's (data parallelism
+  // alone, or FSDP beside a layout, as torchtitan runs it): whose memory layout and whose tensor-parallel backward.
+  bool megatron_layout() const;
 
  private:
   // layer_times at `samples` per GPU; SimTimeOverflow is left to the caller.

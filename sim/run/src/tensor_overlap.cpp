@@ -29,19 +29,26 @@ SimTime overlapped_collective(SimTime half, SimTime gemm, std::int64_t chunks, b
   return exposed(half, gemm, chunks) + (gather ? SimTime::zero() : slowdown(half, gemm));
 }
 
+std::vector<BackwardOverlap> backward_overlaps(bool column, std::int64_t tensor) {
+  if (!column) return {{.gather = true, .chunks = overlap_chunks(tensor, true), .gemm_scale = 2}};
+  return {{.gather = true, .chunks = overlap_chunks(tensor, true), .gemm_scale = 1},
+          {.gather = false, .chunks = overlap_chunks(tensor, false), .gemm_scale = 1}};
+}
+
 namespace {
+
+// The forward GEMM time beside each of the four collectives: the block's four runs, or its GEMM time in quarters.
+std::vector<SimTime> paired_runs(const BlockTensorInput& in) {
+  if (in.gemm_runs.size() == kCollectivesPerPass) return in.gemm_runs;
+  SimTime total;
+  for (const SimTime run : in.gemm_runs) total += run;
+  return std::vector<SimTime>(kCollectivesPerPass, SimTime::from_ps(total.ps() / kCollectivesPerPass));
+}
 
 // One pass's four collectives beside GEMMs of `gemm_scale` times the forward's (2 in backward); with `gathers_only`
 // its two all-gathers alone.
 SimTime overlapped_pass(const BlockTensorInput& in, SimTime half, double gemm_scale, bool gathers_only = false) {
-  std::vector<SimTime> paired(kCollectivesPerPass);
-  if (in.gemm_runs.size() == kCollectivesPerPass) {
-    paired = in.gemm_runs;
-  } else {
-    SimTime total;
-    for (const SimTime run : in.gemm_runs) total += run;
-    std::fill(paired.begin(), paired.end(), SimTime::from_ps(total.ps() / kCollectivesPerPass));
-  }
+  const std::vector<SimTime> paired = paired_runs(in);
   SimTime out;
   for (int i = 0; i < kCollectivesPerPass; ++i) {
     const SimTime gemm = paired[static_cast<std::size_t>(i)].scaled(gemm_scale);
@@ -50,18 +57,35 @@ SimTime overlapped_pass(const BlockTensorInput& in, SimTime half, double gemm_sc
   }
   return out;
 }
+
+// Megatron's backward (above): per column-parallel run an all-gather and a reduce-scatter beside one GEMM each, per
+// row-parallel run an all-gather beside both.
+SimTime keeps_shard_backward(const BlockTensorInput& in, SimTime half) {
+  const std::vector<SimTime> paired = paired_runs(in);
+  SimTime out;
+  for (int i = 0; i < kCollectivesPerPass; ++i) {
+    const SimTime g = paired[static_cast<std::size_t>(i)];
+    const bool column = i % 2 == 0;
+    for (const BackwardOverlap& o : backward_overlaps(column, in.tensor)) {
+      out += overlapped_collective(half, g.scaled(o.gemm_scale), o.chunks, o.gather);
+    }
+  }
+  return out;
+}
 }  // namespace
 
 BlockTensorTime block_tensor_time(const BlockTensorInput& in) {
   // Two all-gathers move what one allreduce moves.
+  const std::int64_t regathers = in.keeps_shard ? 1 : 0;
   if (!in.overlap) {
-    return {.forward = in.allreduce * 2, .backward = in.allreduce * (2 * (1 + in.forward_again) + in.gathers_again)};
+    return {.forward = in.allreduce * 2,
+            .backward = in.allreduce * (2 * (1 + in.forward_again) + in.gathers_again + regathers)};
   }
   const SimTime half = SimTime::from_ps(in.allreduce.ps() / 2);
   const SimTime forward = overlapped_pass(in, half, 1);
+  const SimTime own = in.keeps_shard ? keeps_shard_backward(in, half) : overlapped_pass(in, half, 2);
   return {.forward = forward,
-          .backward = overlapped_pass(in, half, 2) + forward * in.forward_again +
-                      overlapped_pass(in, half, 1, true) * in.gathers_again};
+          .backward = own + forward * in.forward_again + overlapped_pass(in, half, 1, true) * in.gathers_again};
 }
 
 }  // namespace syncsim::run

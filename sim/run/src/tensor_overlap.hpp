@@ -19,6 +19,15 @@
 //
 //                     slowdown_i = min(a / 2, g_i) x 20 / 132 / (1 - 20 / 132)
 //
+// Megatron's sequence parallelism keeps only the shard of a column-parallel product's input and all-gathers it again
+// in backward for the weight gradient (Korthikanti et al. 2022; Megatron-LM's linear layers; Transformer Engine's
+// qkv_dgrad and fc1_dgrad userbuffers overlaps), so its backward runs six collectives where the forward runs four:
+// one allreduce's worth more, exposed without overlap. With tp_comm_overlap they run as Transformer Engine pairs
+// them, each beside one backward GEMM of g_i: at a column-parallel run the input's all-gather beside the data-gradient
+// product and the data gradient's reduce-scatter beside the weight-gradient product; at a row-parallel run the output
+// gradient's all-gather (a ring exchange) beside both, 2 g_i. PyTorch's tensor parallelism keeps the gathered input
+// (keeps_shard false) and pairs each of its four backward collectives with its run's 2 g_i.
+//
 // The GEMMs pair with the block's runs of consecutive GEMM layers (LayerKind::gemm), which alternate column- and
 // row-parallel: QKV, projection, FC1 (gate and up), FC2. A block whose GEMMs do not form those four runs (a MoE
 // block's experts and shared experts) spreads its GEMM time evenly over the four collectives. Full recomputation
@@ -46,6 +55,7 @@ struct BlockTensorInput {
   bool overlap = false;            // parallelism.tp_comm_overlap
   std::int64_t forward_again = 0;  // 1 under full checkpointing
   std::int64_t gathers_again = 0;  // 1 under selective_op: the forward's all-gathers again in backward
+  bool keeps_shard = false;        // Megatron's sequence parallelism: the inputs all-gathered again for wgrad
 };
 
 BlockTensorTime block_tensor_time(const BlockTensorInput& in);
@@ -55,5 +65,15 @@ BlockTensorTime block_tensor_time(const BlockTensorInput& in);
 // beside a GEMM of `gemm`: exposed_i, plus slowdown_i for a reduce-scatter.
 std::int64_t overlap_chunks(std::int64_t tensor, bool gather);
 SimTime overlapped_collective(SimTime half, SimTime gemm, std::int64_t chunks, bool gather);
+
+// Under keeps_shard, the backward collectives of one GEMM run, in the order they run: a column-parallel run's
+// all-gather (beside its data-gradient product, g) then reduce-scatter (beside its weight-gradient product, g); a
+// row-parallel run's all-gather beside both (2 g). gemm_scale: the GEMM time beside it over the run's forward.
+struct BackwardOverlap {
+  bool gather = true;
+  std::int64_t chunks = 1;
+  double gemm_scale = 1;
+};
+std::vector<BackwardOverlap> backward_overlaps(bool column, std::int64_t tensor);
 
 }  // namespace syncsim::run
