@@ -7,7 +7,6 @@
 // one as the engine does.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <vector>

@@ -3,6 +3,8 @@
 #include <cstdint>
 #include <string>
 
+#include "syncsim/scenario/model_config.hpp"
+
 namespace syncsim::run {
 
 namespace {
