@@ -87,8 +87,10 @@ namespace {
 
 // An H200 profile whose measurements are the catalog's own anchors: its GEMMs of several shapes timed as the kernel
 // model runs them at the catalog H200's constant (FP8 at the catalog's FP8-to-BF16 ratio), its copy kernel at
-// kStreamingFraction of the datasheet bandwidth, no sustained loop (its GEMMs quiet, as the published anchor's).
-std::filesystem::path catalog_like_profile() {
+// kStreamingFraction of the datasheet bandwidth, no sustained loop (its GEMMs quiet, as the published anchor's) unless
+// `loop` gives one (the JSON of a "sustained" section); written to the temporary folder as `file` (one per test case:
+// ctest runs them side by side).
+std::filesystem::path catalog_like_profile(const std::string& file, const std::string& loop = "") {
   GpuSpec h200 = find_gpu("H200");
   h200.sustained_matmul.reset();
   const KernelModel model(h200, KernelStyle::fused);
@@ -104,11 +106,11 @@ std::filesystem::path catalog_like_profile() {
                           s[2], rate / 1e12);
     }
   }
-  const std::filesystem::path path = std::filesystem::temp_directory_path() / "syncsim-catalog-like-h200.json";
+  const std::filesystem::path path = std::filesystem::temp_directory_path() / file;
   std::ofstream(path, std::ios::binary | std::ios::trunc)
       << R"({"compute": {"device_name": "NVIDIA H200", "gemm": [)" << gemm
-      << fmt::format(R"(], "memory": {{"copy_kernel_gbps": {:.17g}}}}}}})",
-                     kStreamingFraction * h200.memory_bandwidth.gb_per_s());
+      << fmt::format(R"(], "memory": {{"copy_kernel_gbps": {:.17g}}}{}}}}})",
+                     kStreamingFraction * h200.memory_bandwidth.gb_per_s(), loop);
   return path;
 }
 
@@ -128,7 +130,7 @@ std::string llm_yaml(const std::string& gpu, const std::string& precision) {
 
 TEST_CASE("kernels by shape on a profile that measured the catalog's own anchors run as the catalog GPU does",
           "[gpu_profile]") {
-  const std::filesystem::path path = catalog_like_profile();
+  const std::filesystem::path path = catalog_like_profile("syncsim-catalog-like-h200.json");
   for (const char* precision : {"bf16", "fp8"}) {
     const TrainingReport catalog = run::run_scenario(parse_scenario(llm_yaml("H200", precision), "c.yaml")).report;
     const TrainingReport profiled =
@@ -139,6 +141,32 @@ TEST_CASE("kernels by shape on a profile that measured the catalog's own anchors
     CHECK(profiled.samples_per_second == Approx(catalog.samples_per_second).epsilon(1e-9));
   }
   std::filesystem::remove(path);
+}
+
+TEST_CASE("a profile's sustained loop replaces the published sustained share, and the report says which ran",
+          "[gpu_profile]") {
+  // The loop's windows keep 100, 80, 80 and 80 % of the first: its second half, 0.8, against the published 0.905.
+  const std::filesystem::path looped = catalog_like_profile(
+      "syncsim-looped-h200.json",
+      R"(, "sustained": {"windows": [{"gemm_tflops": 700}, {"gemm_tflops": 560}, {"gemm_tflops": 560},
+      {"gemm_tflops": 560}]})");
+  const std::filesystem::path quiet = catalog_like_profile("syncsim-quiet-h200.json");
+  const TrainingReport published =
+      run::run_scenario(parse_scenario(llm_yaml("{profile: \"" + quiet.string() + "\"}", "bf16"), "q.yaml")).report;
+  const TrainingReport measured =
+      run::run_scenario(parse_scenario(llm_yaml("{profile: \"" + looped.string() + "\"}", "bf16"), "l.yaml")).report;
+  REQUIRE(published.kernel_model);
+  REQUIRE(measured.kernel_model);
+  CHECK(published.kernel_model->sustained_source == "published");
+  CHECK(published.kernel_model->sustained == *find_gpu("H200").sustained_matmul);
+  CHECK(measured.kernel_model->sustained_source == "measured");
+  CHECK(measured.kernel_model->sustained == Approx(0.8));
+  CHECK(measured.kernel_anchors->sustained_measured);
+  CHECK(*measured.kernel_model->gemm_core ==
+        Approx(*published.kernel_model->gemm_core * 0.8 / *find_gpu("H200").sustained_matmul));
+  CHECK(measured.samples_per_second < published.samples_per_second);
+  std::filesystem::remove(looped);
+  std::filesystem::remove(quiet);
 }
 
 TEST_CASE("kernels by shape on the measured H200 run within 3 % of the catalog H200 anchored on that session",
