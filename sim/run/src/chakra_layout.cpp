@@ -151,11 +151,9 @@ chakra::LayoutChunk LayoutCommunication::chakra_chunk(std::int64_t stage, std::i
     const std::int64_t per_block = overlap ? 0 : 2;
     add_collectives(out.forward.collectives, per_block * blocks + (first ? 1 : 0), CollectiveKind::all_reduce,
                     activation_, GroupRole::tensor);
-    // Under selective_op the two all-gathers again, and Megatron's wgrad re-gathers, one allreduce's worth each, as
-    // block_tensor_time counts them.
-    const std::int64_t regathers = gathers_again_ + (keeps_shard_ ? 1 : 0);
+    // Under selective_op the two all-gathers again, and Megatron's wgrad re-gathers (regathers()).
     add_collectives(out.backward.collectives,
-                    per_block * blocks * (1 + again) + (overlap ? 0 : blocks * regathers) + (last ? 1 : 0),
+                    per_block * blocks * (1 + again) + (overlap ? 0 : blocks * regathers()) + (last ? 1 : 0),
                     CollectiveKind::all_reduce, activation_, GroupRole::tensor);
   }
   if (overlap) chakra_overlaps(range, out);
@@ -217,8 +215,8 @@ void LayoutCommunication::chakra_rank_collectives(std::vector<std::vector<chakra
     const std::size_t at = block.second - 1;
     if (n.tensor > 1) {
       add_collectives(forward[at], 2, CollectiveKind::all_reduce, activation_, GroupRole::tensor);
-      add_collectives(backward[at], 2 * (1 + again) + gathers_again_ + (keeps_shard_ ? 1 : 0),
-                      CollectiveKind::all_reduce, activation_, GroupRole::tensor);
+      add_collectives(backward[at], 2 * (1 + again) + regathers(), CollectiveKind::all_reduce, activation_,
+                      GroupRole::tensor);
     }
     if (n.context > 1) {
       add_collectives(forward[at], 1, CollectiveKind::all_gather, kv_, GroupRole::context);

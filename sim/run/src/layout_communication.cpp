@@ -83,9 +83,7 @@ LayoutCommunication::LayoutCommunication(ResolvedScenario& context, CollectiveFl
   if (n.tensor > 1) {
     // Per block 2 allreduces' worth forward, 2 (1 + again) backward, one more under selective_op (its two all-gathers
     // again) and one more for Megatron's wgrad re-gathers (tensor_overlap.hpp); the embedding's and the head's.
-    const double regathers = keeps_shard_ ? 1 : 0;
-    tensor_ops_per_iteration_ =
-        m * (2 * blocks * (2 + again) + blocks * (static_cast<double>(gathers_again_) + regathers) + 2) / stages;
+    tensor_ops_per_iteration_ = m * (2 * blocks * (2 + again) + blocks * static_cast<double>(regathers()) + 2) / stages;
     tensor_allreduce_ = timed("tensor", CollectiveOp::allreduce, activation_, layout_.groups(GroupKind::tensor),
                               tensor_ops_per_iteration_);
     for (const auto& block : t.blocks) block_tensor_.push_back(block_tensor(block));
@@ -376,14 +374,12 @@ std::vector<GroupCommunication> LayoutCommunication::group_reports(const LayoutE
   }
   if (n.tensor > 1) {
     // Megatron's backward gathers the column-parallel inputs again (keeps_shard_): one allreduce's worth more.
-    const std::string pairs = context_.scenario().parallelism.tp_comm_overlap.value
-                                  ? "all_gather + reduce_scatter x 2 per block, micro-batch and direction"
-                                  : "allreduce x 2 per block, micro-batch and direction";
+    const bool overlap = context_.scenario().parallelism.tp_comm_overlap.value;
+    const std::string pairs = overlap ? "all_gather + reduce_scatter x 2 per block, micro-batch and direction"
+                                      : "allreduce x 2 per block, micro-batch and direction";
     const std::string again = keeps_shard_ ? ", the backward's inputs all-gathered again" : "";
-    const std::string beside =
-        context_.scenario().parallelism.tp_comm_overlap.value ? ", beside the GEMMs (tp_comm_overlap)" : "";
     out.push_back({.group = "tensor",
-                   .collectives = pairs + again + beside,
+                   .collectives = pairs + again + (overlap ? ", beside the GEMMs (tp_comm_overlap)" : ""),
                    .bytes_per_gpu = tensor_ops_per_iteration_ * static_cast<double>(activation_.value) *
                                     bus_factor(CollectiveOp::allreduce, static_cast<std::size_t>(n.tensor)),
                    .exposed = exposure.tensor});

@@ -130,6 +130,9 @@ class LayoutCommunication {
   std::int64_t forward_again_ = 0;  // 1 under full checkpointing: each block's forward runs again in backward
   std::int64_t gathers_again_ = 0;  // 1 under selective_op: each block's tensor all-gathers run again in backward
   bool keeps_shard_ = false;        // Megatron's sequence parallelism: inputs all-gathered again for wgrad
+  // Per block and micro-batch, the allreduces' worth of all-gathers the backward runs beyond its own two:
+  // selective_op's and Megatron's re-gathers, as block_tensor_time counts them.
+  std::int64_t regathers() const { return gathers_again_ + (keeps_shard_ ? 1 : 0); }
   std::vector<std::pair<std::size_t, std::size_t>> ranges_;  // per global chunk
   LayerTimes layers_;
   std::vector<bool> recomputed_;  // per layer: its forward runs again in backward (ResolvedScenario::recomputed)
