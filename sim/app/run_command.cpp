@@ -190,6 +190,11 @@ void print_summary(const TrainingReport& r, const std::filesystem::path& outdir,
   fmt::print(o, "throughput       {:.1f} samples/s (one GPU: {:.1f} samples/s)\n", r.samples_per_second,
              r.single_gpu_samples_per_second);
   fmt::print(o, "scaling          {:.1f}% of {} x one GPU\n", 100 * r.scaling_efficiency, r.workers);
+  if (const auto& chip = r.slowest_chip) {
+    fmt::print(o,
+               "slowest chip     paces the {} GPUs: compute x{:.4f} at a {:.2g}% speed spread (cluster.speed_spread)\n",
+               chip->gpus, chip->factor, 100 * chip->speed_spread);
+  }
   print_utilization(r.utilization);
   if (r.compute_fit) {
     fmt::print(o, "compute          fitted to a measured step of {:.3f} ms: efficiency {:.3f} of the roofline{}\n",

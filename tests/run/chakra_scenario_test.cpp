@@ -59,6 +59,9 @@ TEST_CASE("the example exported to Chakra and read back gives the same iteration
     CHECK(imported.total.ps() == original.total.ps());
     CHECK(imported.buckets.size() == original.buckets.size());
     CHECK(imported.exposed_communication_share == original.exposed_communication_share);
+    // The export carries the run's compute at its slowest chip's pace; read back it is taken as recorded.
+    CHECK(original.slowest_chip);
+    CHECK_FALSE(imported.slowest_chip);
     std::filesystem::remove(trace);
   }
   // The buckets' readiness travels in the trace's dependencies: the trace exported without overlap (every AllReduce

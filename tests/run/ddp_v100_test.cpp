@@ -8,6 +8,7 @@
 
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
+#include "syncsim/scenario/training_config.hpp"
 
 using namespace syncsim;
 
@@ -25,7 +26,7 @@ constexpr PublishedModel kPublishedModels[] = {
     {"resnet50", 0.100, {0.103, 0.103, 0.104, 0.104}, 16},
     {"resnet101", 0.171, {0.176, 0.176, 0.179, 0.179}, 16},
     {"resnext50", 0.147, {0.153, 0.153, 0.157, 0.157}, 4},
-    {"resnext101", 0.425, {0.438, 0.439, 0.447, 0.450}, 8},
+    {"resnext101", 0.425, {0.438, 0.439, 0.447, 0.450}, 16},
 };
 constexpr int kGpus[] = {2, 4, 8, 16};
 
@@ -38,7 +39,7 @@ TrainingReport run_published(const PublishedModel& model, int gpus) {
 
 }  // namespace
 
-TEST_CASE("PyTorch DDP on DGX-1 V100: iteration times within 5%, efficiency within 2 points", "[ddp_v100]") {
+TEST_CASE("PyTorch DDP on DGX-1 V100: iteration times within 3%, efficiency within 2 points", "[ddp_v100]") {
   for (const PublishedModel& model : kPublishedModels) {
     for (std::size_t i = 0; i < std::size(kGpus); ++i) {
       const int gpus = kGpus[i];
@@ -46,7 +47,7 @@ TEST_CASE("PyTorch DDP on DGX-1 V100: iteration times within 5%, efficiency with
       const TrainingReport r = run_published(model, gpus);
       CHECK(r.workers == gpus);
       const double predicted = r.iteration_mean.seconds();
-      CHECK(std::abs(predicted - model.at[i]) / model.at[i] <= 0.05);
+      CHECK(std::abs(predicted - model.at[i]) / model.at[i] <= 0.03);  // 2.4%: ResNeXt-50 on 8 GPUs
       if (gpus <= model.efficient_upto) {
         CHECK(std::abs(model.one_gpu / predicted - model.one_gpu / model.at[i]) <= 0.02);
       }
@@ -62,7 +63,7 @@ TEST_CASE("the interference is the default's: none at one GPU, none without over
   const PublishedModel& resnet50 = kPublishedModels[0];
   const TrainingReport two = run_published(resnet50, 2);
   Scenario s = load_scenario(fmt::format("{}/ddp-v100/ddp-v100-2.yaml", SYNCSIM_RUN_DATA_DIR),
-                             {"training.overlap_slowdown=0.1"});
+                             {fmt::format("training.overlap_slowdown={}", 2 * kDefaultOverlapSlowdown)});
   const TrainingReport doubled = run::run_scenario(s).report;
   // Twice the slowdown, twice the extra time (the slowed part of backward is the same).
   CHECK(doubled.per_worker[0].overlap_interference.seconds() ==

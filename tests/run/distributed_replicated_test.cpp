@@ -58,10 +58,11 @@ TEST_CASE("TensorFlow distributed_replicated on p2.8xlarge: efficiency within 5 
       CHECK(std::abs(r.scaling_efficiency - measured) <= 0.05);
       CHECK(r.exposed_communication_share > 0.04);  // the servers' NICs, growing with the machines
     } else {
-      // One machine: the servers' traffic stays on it, and the 4.5-5.6 points the published runs lose there (the
-      // K80's two dies sharing a board, docs/accuracy.md) are not in the model.
+      // One machine: the servers' traffic stays on it, and of the 4.5-5.6 points the published runs lose there only
+      // the slowest die's pace (0.5-1.4) is in the model, not the K80's two dies sharing a board (docs/accuracy.md).
       CHECK(r.scaling_efficiency >= measured);
-      CHECK(r.scaling_efficiency - measured <= 0.06);
+      CHECK(r.scaling_efficiency - measured <= 0.045);
+      CHECK(r.scaling_efficiency < 1);
     }
   }
 }

@@ -21,9 +21,10 @@ const std::filesystem::path kExample =
 
 // One rank's forward and backward, summed over the layers, of Llama 3 8B on one node of 8 at TP 2.
 std::pair<SimTime, SimTime> rank_passes(const std::string& sharding, std::int64_t batch) {
-  const Scenario s = load_scenario(
-      kExample, {"cluster.topology.nodes=1", "parallelism.pipeline=1", "parallelism.tensor=2", "model.micro_batches=1",
-                 "parallelism.sharding=" + sharding, "model.batch_per_gpu=" + std::to_string(batch)});
+  const Scenario s =
+      load_scenario(kExample, {"cluster.speed_spread=0", "cluster.topology.nodes=1", "parallelism.pipeline=1",
+                               "parallelism.tensor=2", "model.micro_batches=1", "parallelism.sharding=" + sharding,
+                               "model.batch_per_gpu=" + std::to_string(batch)});
   run::Workspace workspace;
   const run::ResolvedScenario context(s, workspace);
   const LayerTimes times = context.layer_times();

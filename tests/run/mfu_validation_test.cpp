@@ -14,8 +14,9 @@ using namespace syncsim;
 
 namespace {
 const std::filesystem::path kMfuScenarios = SYNCSIM_MFU_SCENARIOS;
-// Megatron's 145.6B GPT: +6.4 points (+7.4 before its sequence parallelism's backward all-gathers were counted).
-constexpr double kLargestMfuError = 0.065;
+// Megatron's 145.6B GPT: +4.9 points (+7.4 before its sequence parallelism's backward all-gathers were counted,
+// +6.4 before its slowest chip's pace).
+constexpr double kLargestMfuError = 0.05;
 
 LayoutReport layout_of(const std::string& file) {
   const TrainingReport r = run::run_scenario(load_scenario(kMfuScenarios / file)).report;

@@ -121,7 +121,9 @@ TEST_CASE("link_down: the worker it cuts off fails, elastic goes on with 3, rest
 }
 
 TEST_CASE("local SGD: total = I x single-GPU iteration + floor(I / K) x the buckets' AllReduce", "[local_sgd]") {
-  const TrainingReport r = run_sync_yaml(sync_yaml(kSwitch), {"training.strategy=local_sgd", "training.sync_every=5"});
+  // Identical chips: with a speed spread every compute time is x the slowest chip's pace (slowest_chip_test.cpp).
+  const TrainingReport r = run_sync_yaml(
+      sync_yaml(kSwitch), {"training.strategy=local_sgd", "training.sync_every=5", "cluster.speed_spread=0"});
   CHECK(r.strategy == "local_sgd");
   SimTime averaging;
   for (const BucketReport& b : r.buckets) averaging += b.allreduce_time;

@@ -23,12 +23,12 @@ using namespace syncsim;
 
 namespace {
 const std::filesystem::path kScenarios = SYNCSIM_LLM_SCENARIOS;
-constexpr double kLargestError = 0.19;    // 18.3 %: 128 GPUs compiled, 7,703 against 6,514 tokens/s/GPU
-constexpr double kEagerError = 0.15;      // issue 39: the eager rows (+10.7 % and +14.4 %)
-constexpr double kLargestCpError = 0.33;  // 32.8 %: CP 8 at 262,144 tokens, 728 against 548
-// 11.1 %: Llama 3.1 70B FSDP 32 x TP 8 with async TP, 973 against 876 (table 4): tp_comm_overlap, Transformer
-// Engine's userbuffers, hides more than torchtitan's async TP did; the row without it is -0.1 %, 828 against 829.
-constexpr double kLargest2dError = 0.12;
+constexpr double kLargestError = 0.17;    // 16.1 %: 128 GPUs compiled, 7,561 against 6,514 tokens/s/GPU
+constexpr double kEagerError = 0.13;      // issue 39 asks 15 %: the eager rows (+9.9 % and +12.3 %)
+constexpr double kLargestCpError = 0.32;  // 31.9 %: CP 8 at 262,144 tokens, 723 against 548
+// 9.0 %: Llama 3.1 70B FSDP 32 x TP 8 with async TP, 955 against 876 (table 4): tp_comm_overlap, Transformer
+// Engine's userbuffers, hides more than torchtitan's async TP did; the row without it is -1.6 %, 816 against 829.
+constexpr double kLargest2dError = 0.10;
 constexpr double kStepBound = 0.08;  // a speed-up between two rows against the published one
 
 struct Row {

@@ -220,8 +220,10 @@ RunOutput run_recommendation(ResolvedScenario& context, const RecommendationShap
   r.memory = plan.memory.report;
   r.global_batch = w * context.batch() * s.model.micro_batches;
   // One GPU's reference is the job's own rule on one GPU: the tables' update fused into backward, the dense
-  // optimizer over the dense part (base_report's would step an optimizer over every table's parameters).
-  r.single_gpu_iteration = work.one_gpu * s.model.micro_batches + setup.optimizer_step.front();
+  // optimizer over the dense part (base_report's would step an optimizer over every table's parameters), on the
+  // median chip (the job's times are its slowest chip's, ResolvedScenario::pace).
+  r.single_gpu_iteration =
+      (work.one_gpu * s.model.micro_batches + setup.optimizer_step.front()).scaled(1 / context.pace());
   r.single_gpu_samples_per_second =
       static_cast<double>(context.batch() * s.model.micro_batches) / r.single_gpu_iteration.seconds();
   const SimTime mean = SimTime::from_ps(result.total.ps() / s.training.iterations);

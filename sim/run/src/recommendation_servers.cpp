@@ -91,7 +91,8 @@ void finish_servers_report(const ResolvedScenario& context, const Recommendation
   const LayerTimes times = context.layer_times();
   SimTime one_gpu;
   for (std::size_t l = 0; l < times.forward.size(); ++l) one_gpu += times.forward[l] + times.backward[l];
-  r.single_gpu_iteration = one_gpu * s.model.micro_batches + sparse.dense_step;
+  // On the median chip: the job's times are its slowest chip's (ResolvedScenario::pace).
+  r.single_gpu_iteration = (one_gpu * s.model.micro_batches + sparse.dense_step).scaled(1 / context.pace());
   r.single_gpu_samples_per_second =
       static_cast<double>(context.batch() * s.model.micro_batches) / r.single_gpu_iteration.seconds();
   r.scaling_efficiency = r.samples_per_second / (static_cast<double>(r.workers) * r.single_gpu_samples_per_second);

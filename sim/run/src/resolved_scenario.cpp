@@ -11,6 +11,7 @@
 
 #include "kernel_model_report.hpp"
 #include "syncsim/collectives/calibration.hpp"
+#include "syncsim/compute/chip_spread.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/compute/model_catalog.hpp"
 #include "syncsim/compute/recommendation_model.hpp"
@@ -113,6 +114,11 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
         at_value(*s.model.profile, [&] { return match_layers(model_, read_profile_trace(s.model.profile->value)); });
   }
   if (s.model.chakra) chakra_ = imported_chakra_workload(s);
+  if (!chakra_) {
+    paced_gpus_ = paced_gpus();
+    const auto slowest = [&] { return slowest_chip_factor(s.cluster.speed_spread_or_default(), paced_gpus_); };
+    pace_ = s.cluster.speed_spread ? at_value(*s.cluster.speed_spread, slowest) : slowest();
+  }
   if (s.training.latency_model.value == LatencySource::calibrated) {
     calibration_ = at_value(*s.calibration, [&] { return read_calibration(s.calibration->value); });
     calibrated_ = to_model(*calibration_);
@@ -184,17 +190,18 @@ LayerTimes ResolvedScenario::layer_times() const {
 }
 
 LayerTimes ResolvedScenario::layer_times(RankSplit split) const {
-  try {
-    return layer_times_at(batch(), split);
-  } catch (const SimTimeOverflow& e) {
-    throw compute_overflow(e, "a layer's compute time");
-  }
+  return layer_times(split, pace_);
 }
 
 SimTime ResolvedScenario::optimizer_step() const {
+  return optimizer_step(pace_);
+}
+
+SimTime ResolvedScenario::optimizer_step(double pace) const {
   if (chakra_) return chakra_->optimizer;
   try {
-    return compute_->optimizer_step(model_.params(), scenario_->model.optimizer.value);
+    const SimTime step = compute_->optimizer_step(model_.params(), scenario_->model.optimizer.value);
+    return pace != 1 ? step.scaled(pace) : step;
   } catch (const SimTimeOverflow& e) {
     // The step reads and writes every parameter at the GPU's memory bandwidth: a profile's rate, when one gives it.
     const std::optional<Located<std::string>>& gpu_profile = scenario_->cluster.gpu.profile;
@@ -332,7 +339,7 @@ void ResolvedScenario::report_progress(std::int64_t done, std::int64_t total) co
 
 SimTime ResolvedScenario::single_gpu_iteration() const {
   const Scenario& s = *scenario_;
-  const LayerTimes layers = layer_times(RankSplit{});  // the whole model on one GPU
+  const LayerTimes layers = layer_times(RankSplit{}, 1);  // the whole model on one median GPU
   SimTime forward_backward;
   try {
     for (std::size_t i = 0; i < layers.forward.size(); ++i) forward_backward += layers.forward[i] + layers.backward[i];
@@ -340,7 +347,7 @@ SimTime ResolvedScenario::single_gpu_iteration() const {
     throw compute_overflow(e, "a forward and backward pass");
   }
   try {
-    return forward_backward * s.model.micro_batches + optimizer_step();
+    return forward_backward * s.model.micro_batches + optimizer_step(1);
   } catch (const SimTimeOverflow& e) {
     throw InputError(fmt::format("{} ({} micro-batches of {} each)", e.message(), s.model.micro_batches,
                                  format_duration(forward_backward)),
@@ -386,6 +393,10 @@ TrainingReport ResolvedScenario::base_report() const {
   }
   if (profile_) r.compute_profile = profile_report();
   r.kernel_model = kernel_model_report(*compute_);
+  if (pace_ > 1) {
+    r.slowest_chip = TrainingReport::SlowestChip{
+        .speed_spread = s.cluster.speed_spread_or_default(), .gpus = paced_gpus_, .factor = pace_};
+  }
   if (gpu_.measured && gpu_.gemm_core && gpu_.streaming_fraction) {
     const GpuMeasurements& m = *gpu_.measured;
     r.kernel_anchors = TrainingReport::KernelAnchors{.gemm_core = *gpu_.gemm_core * gpu_.sustained_matmul.value_or(1),
@@ -406,7 +417,7 @@ TrainingReport ResolvedScenario::base_report() const {
 
 TrainingReport::ComputeProfile ResolvedScenario::profile_report() const {
   const LayerProfile& p = *profile_;
-  const LayerTimes measured = layer_times();
+  const LayerTimes measured = layer_times(rank_split(), 1);  // the trace's own times, on its one GPU
   TrainingReport::ComputeProfile r{.file = std::filesystem::path(p.source).filename().string(),
                                    .profile_batch = scenario_->model.profile_batch->value,
                                    .kernel_times = p.kernel_times,

@@ -90,6 +90,7 @@ class ResolvedScenario {
   // With model.chakra, the execution trace's layers and optimizer step as they are.
   // One rank's forward and backward per layer: its share of each under the layout's tensor, context and expert
   // parallelism.
+  // Both at the pace of the job's slowest chip (pace()); single_gpu_iteration's one GPU at the median chip's.
   LayerTimes layer_times() const;
   LayerTimes layer_times(RankSplit split) const;  // `split`'s share (RankSplit{}: the whole model on one GPU)
   RankSplit rank_split() const;
@@ -99,6 +100,10 @@ class ResolvedScenario {
   // The share of `times`' forward and backward (layer_times) that is forward run again: the time shares' recompute.
   double recompute_fraction(const LayerTimes& times) const;
   SimTime optimizer_step() const;
+  // The job's compute time over its median chip's: the pace of the slowest of the GPUs that wait for each other
+  // (all but async's, whose workers each go at their own, and hybrid's groups) at cluster.speed_spread
+  // (chip_spread.hpp); 1 for one GPU, and with model.chakra, whose trace's times are the job's as recorded.
+  double pace() const { return pace_; }
   // DDP's buckets of the model's gradients at training.bucket_size (bucket_plan.hpp), or the execution trace's.
   BucketPlan bucket_plan() const;
   // `times` with the copies PyTorch's tensor parallelism adds beside its collectives (dtensor_copies.cpp).
@@ -160,8 +165,13 @@ class ResolvedScenario {
   bool megatron_layout() const;
 
  private:
-  // layer_times at `samples` per GPU; SimTimeOverflow is left to the caller.
+  // layer_times at `samples` per GPU, at the median chip's pace; SimTimeOverflow is left to the caller.
   LayerTimes layer_times_at(std::int64_t samples, RankSplit split) const;
+  // layer_times and optimizer_step with every time x `pace`.
+  LayerTimes layer_times(RankSplit split, double pace) const;
+  SimTime optimizer_step(double pace) const;
+  // How many GPUs wait for each other's compute (pace()).
+  std::int64_t paced_gpus() const;
   // A compute time past the clock placed at what holds its cause: model.chakra (the trace's times), model.profile
   // or cluster.gpu.profile when one sample per GPU already passes the clock, else model.batch_per_gpu. `what` says
   // which time ("a layer's compute time").
@@ -197,6 +207,8 @@ class ResolvedScenario {
   std::optional<LayerProfile> profile_;        // with a profiler trace: every layer's measured times
   std::optional<chakra::DdpWorkload> chakra_;  // with model.chakra: the iteration's compute and buckets
   std::int64_t workers_ = 1;
+  double pace_ = 1;                         // pace()
+  std::int64_t paced_gpus_ = 1;             // paced_gpus()
   std::optional<Calibration> calibration_;  // the file read, for its error band
   std::optional<CalibratedModel> calibrated_;
   BandEdge band_edge_ = BandEdge::none;

@@ -1,4 +1,4 @@
-// The `cluster:` section: GPU (catalog name or inline), topology (spec string or mapping), workers.
+// The `cluster:` section: GPU (catalog name or inline), topology (spec string or mapping), workers, speed spread.
 #include <fmt/format.h>
 
 #include <filesystem>
@@ -212,7 +212,7 @@ ConfigNode topology_string_to_mapping(const ConfigNode& node, const std::string&
 }
 
 ClusterConfig read_cluster(const ConfigNode& node, const std::filesystem::path& base_dir) {
-  const MapReader reader(node, "cluster", {"gpu", "topology", "workers"});
+  const MapReader reader(node, "cluster", {"gpu", "topology", "workers", "speed_spread"});
   ClusterConfig cluster;
   cluster.gpu =
       read_gpu(reader.require("gpu", "a catalog name like A100-SXM4-80GB, or a mapping"), reader.path("gpu"), base_dir);
@@ -220,6 +220,12 @@ ClusterConfig read_cluster(const ConfigNode& node, const std::filesystem::path& 
                                    reader.path("topology"), base_dir);
   if (const ConfigNode* workers = reader.get("workers")) {
     cluster.workers = located(read_count(*workers, reader.path("workers"), 1), *workers, reader.path("workers"));
+  }
+  if (const ConfigNode* spread = reader.get("speed_spread")) {
+    cluster.speed_spread =
+        located(read_number_in(*spread, reader.path("speed_spread"), 0, kMaxSpeedSpread, false,
+                               fmt::format("a fraction of the median chip's speed from 0 to {}", kMaxSpeedSpread)),
+                *spread, reader.path("speed_spread"));
   }
   return cluster;
 }

@@ -113,6 +113,7 @@ void write_cluster(Writer& w, const ClusterConfig& cluster) {
   for (const auto& [key, value] : cluster.topology.params) w.text(key, value);
   w.raw() << YAML::EndMap;
   if (cluster.workers) w.field("workers", cluster.workers->value);
+  if (cluster.speed_spread) w.text("speed_spread", number_text(cluster.speed_spread->value));
   w.raw() << YAML::EndMap;
 }
 

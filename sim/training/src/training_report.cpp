@@ -286,6 +286,12 @@ nlohmann::ordered_json kernel_anchors_json(const TrainingReport::KernelAnchors& 
           {"sustained_measured", a.sustained_measured}};
 }
 
+nlohmann::ordered_json slowest_chip_json(const TrainingReport::SlowestChip& chip) {
+  return {{"speed_spread", rounded_ratio(chip.speed_spread)},
+          {"gpus", chip.gpus},
+          {"compute_factor", rounded_ratio(chip.factor)}};
+}
+
 nlohmann::ordered_json kernel_model_json(const TrainingReport::KernelModelReport& k) {
   const auto maybe = [](std::optional<double> v) {
     return v ? nlohmann::ordered_json(rounded_ratio(*v)) : nlohmann::ordered_json();
@@ -297,6 +303,19 @@ nlohmann::ordered_json kernel_model_json(const TrainingReport::KernelModelReport
           {"sustained", rounded_ratio(k.sustained)},
           {"sustained_source", k.sustained_source},
           {"clock_factor", rounded_ratio(k.clock_factor)}};
+}
+
+// Where the compute times came from: a fit, a profile, the kernel model, a GPU profile's anchors, the slowest chip.
+void add_compute_sources(nlohmann::ordered_json& out, const TrainingReport& r) {
+  if (r.compute_fit) {
+    out["compute_fit"] = {{"measured_step_us", us(r.compute_fit->measured_step)},
+                          {"implied_efficiency", rounded_ratio(r.compute_fit->implied_efficiency)},
+                          {"kernel_overheads_us", us(r.compute_fit->kernel_overheads)}};
+  }
+  if (r.compute_profile) out["compute_profile"] = compute_profile_json(*r.compute_profile);
+  if (r.kernel_model) out["kernel_model"] = kernel_model_json(*r.kernel_model);
+  if (r.slowest_chip) out["slowest_chip"] = slowest_chip_json(*r.slowest_chip);
+  if (r.kernel_anchors) out["kernel_anchors"] = kernel_anchors_json(*r.kernel_anchors);
 }
 
 }  // namespace
@@ -382,14 +401,7 @@ nlohmann::ordered_json to_json(const TrainingReport& r) {
           {"high", rounded_ratio(band->samples_per_second_high)}}}};
   }
   out["single_gpu_iteration_us"] = us(r.single_gpu_iteration);
-  if (r.compute_fit) {
-    out["compute_fit"] = {{"measured_step_us", us(r.compute_fit->measured_step)},
-                          {"implied_efficiency", rounded_ratio(r.compute_fit->implied_efficiency)},
-                          {"kernel_overheads_us", us(r.compute_fit->kernel_overheads)}};
-  }
-  if (r.compute_profile) out["compute_profile"] = compute_profile_json(*r.compute_profile);
-  if (r.kernel_model) out["kernel_model"] = kernel_model_json(*r.kernel_model);
-  if (r.kernel_anchors) out["kernel_anchors"] = kernel_anchors_json(*r.kernel_anchors);
+  add_compute_sources(out, r);
   if (r.collective_sequence) out["collective_sequence"] = collective_sequence_json(*r.collective_sequence);
   out["single_gpu_samples_per_s"] = rounded_ratio(r.single_gpu_samples_per_second);
   out["scaling_efficiency"] = rounded_ratio(r.scaling_efficiency);

@@ -7,11 +7,13 @@
 //     # gpu: {name: H100-SXM-80GB, power_limit: 500W}   # a catalog GPU under a board-power cap
 //     topology: {kind: dgx, nodes: 4, gpus: 8}  # or the spec string "dgx:nodes=4,gpus=8"
 //     workers: 16                               # optional: the first 16 GPUs; default all
+//     speed_spread: 0.01                        # optional: the chips' speed spread (chip_spread.hpp); 0: identical
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
 
+#include "syncsim/compute/chip_spread.hpp"
 #include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/scenario/located.hpp"
 #include "syncsim/topology/topology_spec.hpp"
@@ -46,6 +48,10 @@ struct ClusterConfig {
   TopologySpec topology;
   // How many GPUs train (ranks 0..workers-1 on GPUs 0..workers-1); nullopt: every GPU of the topology.
   std::optional<Located<std::int64_t>> workers;
+  // The standard deviation of the chips' compute speed, a fraction of the median chip's (chip_spread.hpp): the job
+  // computes at its slowest chip's pace. nullopt: kDefaultSpeedSpread.
+  std::optional<Located<double>> speed_spread;
+  double speed_spread_or_default() const { return speed_spread ? speed_spread->value : kDefaultSpeedSpread; }
   // The topology the loader built from `topology` and checked the scenario against. The run, the GUI and the
   // planner take it through scenario_topology() (scenario_loader.hpp) rather than build it again; null in a
   // scenario made in code. Immutable, so copies of the scenario share it, across threads too.

@@ -308,6 +308,14 @@ struct TrainingReport {
     double clock_factor = 1;                // a cluster.gpu.power_limit's
   };
   std::optional<KernelModelReport> kernel_model = std::nullopt;
+  // The job's slowest chip (compute/chip_spread.hpp): every compute time x factor = 1 + speed_spread x the expected
+  // maximum of `gpus` standard normals; nullopt where the factor is 1 (one GPU, no spread, an execution trace).
+  struct SlowestChip {
+    double speed_spread = 0;
+    std::int64_t gpus = 0;
+    double factor = 1;
+  };
+  std::optional<SlowestChip> slowest_chip = std::nullopt;
   // With model.collectives: the job's collective sequence the run replayed (its first log's file name; the step's
   // collective calls, each communicator's counted once; rank 0's gaps, its compute a step).
   struct CollectiveSequenceReport {
