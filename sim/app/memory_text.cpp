@@ -27,7 +27,10 @@ void print_allocator_lines(std::ostream& out, const MemoryReport& m, const Scena
   const char* megatron = sharding == ShardingLevel::gradients
                              ? "Megatron: FP32 main grads and optimizer state sharded over data x context "
                                "(Megatron-FSDP's optim_grads), vocabulary-parallel loss"
-                             : "Megatron: FP32 main grads, distributed optimizer over data x context, "
+                         : sharding == ShardingLevel::optimizer
+                             ? "Megatron: FP32 main grads, distributed optimizer over data x context, "
+                               "vocabulary-parallel loss"
+                             : "Megatron: FP32 main grads, the optimizer state whole on every data-parallel rank, "
                                "vocabulary-parallel loss";
   // memory_check.hpp: FSDP under a pipeline accumulates whole FP32 gradients; under tensor parallelism the loss is
   // loss_parallel and ColwiseParallel keeps its gathered inputs whole.
@@ -40,7 +43,10 @@ void print_allocator_lines(std::ostream& out, const MemoryReport& m, const Scena
                                           : tensor                   ? "loss_parallel over FP32 logits"
                                                                      : "cross_entropy over FP32 logits",
                                           tensor ? ", column-parallel inputs gathered whole" : "");
-  fmt::print(out, "laid out as      {}\n", m.framework == MemoryFramework::megatron ? megatron : pytorch);
+  const char* stream =
+      p.sequence_parallel.value || p.tensor.value == 1 ? "" : ", the residual stream whole (no sequence parallelism)";
+  fmt::print(out, "laid out as      {}\n",
+             m.framework == MemoryFramework::megatron ? std::string(megatron) + stream : pytorch);
 }
 
 }  // namespace syncsim::app

@@ -33,6 +33,7 @@ void check_round_trip(const LayoutChoice& c, const std::string& precision = "bf1
   CHECK(split.account_for_embedding == c.split.account_for_embedding);
   CHECK(split.account_for_loss == c.split.account_for_loss);
   CHECK(s.parallelism.fp8_all_gather.value == c.fp8_all_gather);
+  CHECK(s.parallelism.sequence_parallel.value == c.sequence_parallel);
 }
 
 }  // namespace
@@ -114,4 +115,23 @@ TEST_CASE("without the keys, no candidate carries a split or FP8 all-gathers") {
     CHECK_FALSE(c.fp8_all_gather);
   }
   CHECK(skipped.count("the scenario's pipeline split does not divide over these stages") == 0);
+}
+
+TEST_CASE("without sequence parallelism every candidate goes without it, and none shards fully beside TP") {
+  SkipCounts skipped;
+  const std::vector<LayoutChoice> choices = candidates_of("{tensor: 2, sequence_parallel: false}", 16, skipped);
+  int tensor_split = 0;
+  for (const LayoutChoice& c : choices) {
+    INFO(label_of(c));
+    CHECK_FALSE(c.sequence_parallel);
+    CHECK_FALSE(c.tp_comm_overlap);
+    if (c.tensor > 1) {
+      ++tensor_split;
+      CHECK(c.sharding != ShardingLevel::full);  // PyTorch's layout: its plan has SequenceParallel norms
+    }
+    check_round_trip(c);
+  }
+  CHECK(tensor_split > 0);
+  CHECK(skipped.at("full sharding beside tensor parallelism without sequence parallelism (PyTorch's layout has it)") >
+        0);
 }

@@ -266,7 +266,9 @@ TEST_CASE("TP 2 x PP 2 x DP 2 Llama exported to Chakra and read back runs the sa
       {"parallelism.activation_checkpointing=selective_op"},  // each block's tensor all-gathers again in backward
       {"parallelism.tp_comm_overlap=true"},
       {"parallelism.tensor=4"},  // no data parallelism: the buckets on Megatron's one-rank data-parallel groups
-      {"parallelism.tp_comm_overlap=true", "parallelism.schedule=interleaved", "parallelism.virtual_stages=2"}};
+      {"parallelism.tp_comm_overlap=true", "parallelism.schedule=interleaved", "parallelism.virtual_stages=2"},
+      {"parallelism.sequence_parallel=false"},  // AllReduces, nothing gathered again, the norms whole
+      {"parallelism.sequence_parallel=false", "parallelism.activation_checkpointing=full", "model.micro_batches=4"}};
   for (std::size_t i = 0; i < variants.size(); ++i) {
     INFO("variant " << i);
     check_layout_round_trip("llama3-8b-tp-across-nodes.yaml", with_overrides(kTp2Pp2Dp2, variants[i]),

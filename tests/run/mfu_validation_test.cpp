@@ -14,9 +14,10 @@ using namespace syncsim;
 
 namespace {
 const std::filesystem::path kMfuScenarios = SYNCSIM_MFU_SCENARIOS;
-// Megatron's 145.6B GPT: +4.9 points (+7.4 before its sequence parallelism's backward all-gathers were counted,
-// +6.4 before its slowest chip's pace).
-constexpr double kLargestMfuError = 0.05;
+// Llama 3 405B on 16,384 H100s: -2.8 points. Megatron's 145.6B GPT, +2.7, was the largest before the SC'21 runs were
+// laid out without sequence parallelism (+4.9; +6.4 before the slowest chip's pace, +7.4 before the sequence-parallel
+// backward's all-gathers were counted).
+constexpr double kLargestMfuError = 0.03;
 
 LayoutReport layout_of(const std::string& file) {
   const TrainingReport r = run::run_scenario(load_scenario(kMfuScenarios / file)).report;

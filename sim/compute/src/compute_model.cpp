@@ -118,6 +118,11 @@ SimTime ComputeModel::streaming_time(double bytes) const {
   return SimTime::from_seconds(bytes / (gpu_.memory_bandwidth.bytes_per_second * rate)) + options_.kernel_overhead;
 }
 
+RankSplit layer_split(const Layer& layer, RankSplit split) {
+  if (!split.sequence_parallel && layer.shape.sequence_region) split.tensor = 1;
+  return split;
+}
+
 SimTime rank_share(SimTime whole, RankSplit split) {
   return SimTime::from_ps(whole.ps() / (split.tensor * split.context));
 }
@@ -139,8 +144,9 @@ bool ComputeModel::shaped(const Layer& layer) const {
   return false;
 }
 
-SimTime ComputeModel::pass_time(const Layer& layer, std::int64_t batch, RankSplit split, bool backward) const {
+SimTime ComputeModel::pass_time(const Layer& layer, std::int64_t batch, RankSplit whole_split, bool backward) const {
   require_batch(batch);
+  const RankSplit split = layer_split(layer, whole_split);
   const double factor = backward ? options_.backward_factor : 1;
   if (!shaped(layer)) return rank_share(time_of(roofline(layer, batch)).scaled(factor), split);
   switch (layer.kind) {

@@ -142,9 +142,16 @@ SavedBytes saved_bytes(const ModelSpec& model, std::pair<std::size_t, std::size_
   // Inductor's compiled loss keeps its 16-bit input, the logits, where eager keeps their FP32 log-softmax
   // (saved_mask_bytes, 4 B a logit), and recomputes the softmax in backward.
   const bool compiled_loss = layout.framework == MemoryFramework::pytorch && layout.compiled_loss;
+  // Megatron without sequence parallelism: every tensor rank keeps the residual stream whole, the norms' inputs,
+  // the dropouts' masks and the column-parallel products' inputs (Korthikanti et al. 2022: 10 of a layer's 34 sbh
+  // bytes, 2 sbh a checkpointed block's input), counted t times here so that the split below leaves them whole.
+  const std::int64_t stream = fused && !layout.sequence_parallel ? layout.tensor : 1;
   const auto layer_bytes = [&](std::size_t i) {
     const Layer& l = model.layers()[i];
     if (compiled_loss && l.shape.loss) return times(l.saved_mask_bytes / kFp32Bytes, w);
+    if (stream > 1 && (l.shape.sequence_region || takes_gathered_input(l))) {
+      return times(plus(times(l.saved_elements, w), l.saved_mask_bytes), stream);
+    }
     if (gathers_whole && takes_gathered_input(l)) {
       const bool low = l.kind == LayerKind::gemm && is_scaled(precision);
       const double element = low ? operand_bytes(precision) : static_cast<double>(w);
@@ -164,7 +171,7 @@ SavedBytes saved_bytes(const ModelSpec& model, std::pair<std::size_t, std::size_
     for (const auto& [first, last] : t.blocks) {
       if (first < range.first || first >= range.second) continue;
       std::int64_t block = 0;
-      std::int64_t kept = times(times(t.hidden, t.sequence), w);  // the block's input
+      std::int64_t kept = times(times(times(t.hidden, t.sequence), w), stream);  // the block's input
       for (std::size_t i = first; i < last; ++i) {
         in_block[i] = true;
         block = plus(block, layer_bytes(i));

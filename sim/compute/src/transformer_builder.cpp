@@ -73,7 +73,8 @@ void TransformerBuilder::embedding(const std::string& name, std::int64_t rows) {
 
 void TransformerBuilder::sum(const std::string& name, std::int64_t inputs) {
   const std::int64_t n = tokens_ * hidden_;
-  push({.name = name, .forward_flops = (inputs - 1) * n, .activation_elements_moved = (inputs + 1) * n});
+  push({.name = name, .forward_flops = (inputs - 1) * n, .activation_elements_moved = (inputs + 1) * n},
+       {.sequence_region = true});
   saved_ = false;
 }
 
@@ -84,7 +85,8 @@ void TransformerBuilder::layer_norm(const std::string& name) {
         .forward_flops = kNormFlops * n,
         .weight_elements_read = 2 * width_,
         .activation_elements_moved = 2 * n,
-        .saved_elements = save_input()});
+        .saved_elements = save_input()},
+       {.sequence_region = true});
   saved_ = false;
 }
 
@@ -96,7 +98,8 @@ void TransformerBuilder::rms_norm(const std::string& name) {
         .weight_elements_read = width_,
         .activation_elements_moved = 2 * n,
         .saved_elements = save_input()},
-       kEagerRmsNorm);
+       kEagerRmsNorm)
+      .shape.sequence_region = true;
   saved_ = false;
 }
 
@@ -269,13 +272,15 @@ void TransformerBuilder::dropout(const std::string& name) {
   const std::int64_t n = elements();
   push(
       {.name = name, .forward_flops = kElementwiseFlops * n, .activation_elements_moved = 2 * n, .saved_mask_bytes = n},
-      in_block_ ? kFoldedWhenFused : KernelShape{});
+      in_block_ ? kFoldedWhenFused : KernelShape{})
+      .shape.sequence_region = true;
   saved_ = false;
 }
 
 void TransformerBuilder::residual_add(const std::string& name) {
   const std::int64_t n = elements();
-  push({.name = name, .forward_flops = kElementwiseFlops * n, .activation_elements_moved = 3 * n});
+  push({.name = name, .forward_flops = kElementwiseFlops * n, .activation_elements_moved = 3 * n},
+       {.sequence_region = true});
   saved_ = false;
 }
 

@@ -94,6 +94,10 @@ void add_batches(const LayoutSpace& space, std::int64_t global_batch, LayoutChoi
         ++skipped["expert parallelism with full sharding and no pipeline (not simulated)"];
         continue;
       }
+      if (sharding == ShardingLevel::full && shape.tensor > 1 && !shape.sequence_parallel) {
+        ++skipped["full sharding beside tensor parallelism without sequence parallelism (PyTorch's layout has it)"];
+        continue;
+      }
       shape.sharding = sharding;
       shape.fp8_all_gather = fp8_gather_applies(space, shape);
       out.push_back(shape);
@@ -131,6 +135,7 @@ std::vector<LayoutChoice> layout_choices(const LayoutSpace& space, std::int64_t 
                                .expert = e,
                                .data = data,
                                .tp_comm_overlap = space.tp_comm_overlap && t > 1,
+                               .sequence_parallel = space.written.sequence_parallel.value,
                                .split = split};
             add_batches(space, global_batch, shape, out, skipped);
           }
@@ -156,6 +161,7 @@ std::optional<LayoutChoice> own_layout(const LayoutSpace& space, std::int64_t gp
                  .sharding = p.sharding.value,
                  .checkpointing = p.activation_checkpointing.value,
                  .tp_comm_overlap = p.tp_comm_overlap.value,
+                 .sequence_parallel = p.sequence_parallel.value,
                  .split = p.pipeline_split(),
                  .fp8_all_gather = p.fp8_all_gather.value};
   const MicroBatchSplit micro = split_global_batch(global_batch, c.data, c.batch_per_gpu);
@@ -177,6 +183,7 @@ ParallelismConfig parallelism_of(const LayoutChoice& c) {
   }
   p.activation_checkpointing.value = c.checkpointing;
   p.tp_comm_overlap.value = c.tp_comm_overlap;
+  p.sequence_parallel.value = c.sequence_parallel;
   p.fp8_all_gather.value = c.fp8_all_gather;
   const auto count = [](std::int64_t blocks) {
     return blocks > 0 ? std::optional{Located<std::int64_t>{blocks, {}, {}}} : std::nullopt;
@@ -194,6 +201,7 @@ std::vector<std::string> overrides_of(const LayoutChoice& c, bool global_batch_k
   if (c.virtual_stages > 1) section += fmt::format(", schedule: interleaved, virtual_stages: {}", c.virtual_stages);
   section += fmt::format(", activation_checkpointing: {}", to_string(c.checkpointing));
   if (c.tp_comm_overlap) section += ", tp_comm_overlap: true";
+  if (!c.sequence_parallel) section += ", sequence_parallel: false";
   if (c.fp8_all_gather) section += ", fp8_all_gather: true";
   if (c.split.first_stage_blocks > 0) {
     section += fmt::format(", decoder_first_pipeline_num_layers: {}", c.split.first_stage_blocks);

@@ -79,7 +79,7 @@ LayoutCommunication::LayoutCommunication(ResolvedScenario& context, CollectiveFl
   forward_again_ = p.activation_checkpointing.value == ActivationCheckpointing::full ? 1 : 0;
   gathers_again_ = p.activation_checkpointing.value == ActivationCheckpointing::selective_op ? 1 : 0;
   const auto again = static_cast<double>(forward_again_);
-  keeps_shard_ = n.tensor > 1 && context.megatron_layout();
+  keeps_shard_ = n.tensor > 1 && context.megatron_layout() && context.scenario().parallelism.sequence_parallel.value;
   if (n.tensor > 1) {
     // Per block 2 allreduces' worth forward, 2 (1 + again) backward, one more under selective_op (its two all-gathers
     // again) and one more for Megatron's wgrad re-gathers (tensor_overlap.hpp); the embedding's and the head's.

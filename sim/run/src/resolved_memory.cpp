@@ -1,5 +1,5 @@
 // ResolvedScenario::memory: the scenario's parallelism as the memory check's layout, in the framework whose buffers
-// it follows (memory_check.hpp).
+// it follows (memory_check.hpp), and whose layout it is: Megatron's or PyTorch's (megatron_layout).
 #include "resolved_scenario.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
@@ -28,8 +28,17 @@ MemoryReport ResolvedScenario::memory() const {
   layout.framework = megatron_layout() ? MemoryFramework::megatron : MemoryFramework::pytorch;  // memory_check.hpp
   layout.split = p.pipeline_split();
   layout.compiled_loss = s.model.compile_loss.value;
+  layout.sequence_parallel = p.sequence_parallel.value;
   return at_pipeline_split(
       p, [&] { return memory_check(model_, gpu_, batch(), precision(), s.model.optimizer.value, layout); });
+}
+
+void ResolvedScenario::check_sequence_parallel() const {
+  const ParallelismConfig& p = scenario_->parallelism;
+  if (p.sequence_parallel.value || p.tensor.value == 1 || megatron_layout()) return;
+  throw p.sequence_parallel.error(
+      "full sharding beside tensor parallelism lays out PyTorch's (torchtitan's plan shards the norms' sequence with "
+      "SequenceParallel); sequence_parallel: false is Megatron's layout, with sharding none, optimizer or gradients");
 }
 
 bool ResolvedScenario::megatron_layout() const {

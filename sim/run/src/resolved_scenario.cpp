@@ -114,6 +114,7 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
         at_value(*s.model.profile, [&] { return match_layers(model_, read_profile_trace(s.model.profile->value)); });
   }
   if (s.model.chakra) chakra_ = imported_chakra_workload(s);
+  check_sequence_parallel();
   if (!chakra_) {
     paced_gpus_ = paced_gpus();
     const auto slowest = [&] { return slowest_chip_factor(s.cluster.speed_spread_or_default(), paced_gpus_); };
@@ -139,12 +140,19 @@ LayerTimes ResolvedScenario::with_recompute(LayerTimes times) const {
 
 RankSplit ResolvedScenario::rank_split() const {
   const ParallelismConfig& p = scenario_->parallelism;
-  return {.tensor = p.tensor.value, .context = p.context.value, .expert = p.expert.value};
+  return {.tensor = p.tensor.value,
+          .context = p.context.value,
+          .expert = p.expert.value,
+          .sequence_parallel = p.sequence_parallel.value};
 }
 
 LayerTimes ResolvedScenario::even_share(LayerTimes times, RankSplit rank) const {
-  for (SimTime& f : times.forward) f = rank_share(f, rank);
-  for (SimTime& b : times.backward) b = rank_share(b, rank);
+  const std::vector<Layer>& layers = model_.layers();
+  for (std::size_t l = 0; l < times.forward.size(); ++l) {
+    const RankSplit split = l < layers.size() ? layer_split(layers[l], rank) : rank;
+    times.forward[l] = rank_share(times.forward[l], split);
+    times.backward[l] = rank_share(times.backward[l], split);
+  }
   return times;
 }
 

@@ -163,6 +163,8 @@ class ResolvedScenario {
   // as its distributed optimizer, ZeRO-2 as Megatron-FSDP's optim_grads) rather than PyTorch's (data parallelism
   // alone, or FSDP beside a layout, as torchtitan runs it): whose memory layout and whose tensor-parallel backward.
   bool megatron_layout() const;
+  // InputError at parallelism.sequence_parallel when it is false beside a layout that is not Megatron's.
+  void check_sequence_parallel() const;
 
  private:
   // layer_times at `samples` per GPU, at the median chip's pace; SimTimeOverflow is left to the caller.

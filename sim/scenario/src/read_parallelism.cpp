@@ -65,11 +65,12 @@ void read_pipeline_split(const MapReader& reader, ParallelismConfig& p) {
 ParallelismConfig read_parallelism(const ConfigNode& node) {
   ParallelismConfig p;
   if (node.kind == ConfigNode::Kind::null) return p;
-  const MapReader reader(node, "parallelism",
-                         {"tensor", "pipeline", "data", "context", "expert", "sharding", "shard_group", "micro_batches",
-                          "schedule", "virtual_stages", "activation_checkpointing", "tp_comm_overlap", "fp8_all_gather",
-                          "decoder_first_pipeline_num_layers", "decoder_last_pipeline_num_layers",
-                          "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split"});
+  const MapReader reader(
+      node, "parallelism",
+      {"tensor", "pipeline", "data", "context", "expert", "sharding", "shard_group", "micro_batches", "schedule",
+       "virtual_stages", "activation_checkpointing", "tp_comm_overlap", "sequence_parallel", "fp8_all_gather",
+       "decoder_first_pipeline_num_layers", "decoder_last_pipeline_num_layers",
+       "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split"});
   p.tensor = read_size_key(reader, "tensor");
   p.pipeline = read_size_key(reader, "pipeline");
   p.context = read_size_key(reader, "context");
@@ -121,6 +122,16 @@ ParallelismConfig read_parallelism(const ConfigNode& node) {
     if (p.tp_comm_overlap.value && p.tensor.value < 2) {
       throw p.tp_comm_overlap.error(
           "overlaps tensor-parallel collectives with GEMMs: it needs parallelism.tensor above 1");
+    }
+  }
+  if (const ConfigNode* sequence = reader.get("sequence_parallel")) {
+    p.sequence_parallel =
+        located(read_bool(*sequence, reader.path("sequence_parallel")), *sequence, reader.path("sequence_parallel"));
+    if (!p.sequence_parallel.value && p.tp_comm_overlap.value) {
+      // Megatron-LM's arguments.py: the overlap pipelines the sequence-parallel all-gathers and reduce-scatters.
+      throw p.sequence_parallel.error(
+          "Megatron overlaps the sequence-parallel all-gathers and reduce-scatters with the GEMMs: "
+          "tp_comm_overlap needs sequence parallelism");
     }
   }
   if (const ConfigNode* gather = reader.get("fp8_all_gather")) {

@@ -315,6 +315,7 @@ void write_parallelism(Writer& w, const ParallelismConfig& p) {
   if (p.virtual_stages) w.field("virtual_stages", p.virtual_stages->value);
   w.text("activation_checkpointing", name_of(kCheckpointingNames, p.activation_checkpointing.value));
   if (p.tp_comm_overlap.value) w.field("tp_comm_overlap", true);
+  if (!p.sequence_parallel.value) w.field("sequence_parallel", false);
   if (p.fp8_all_gather.value) w.field("fp8_all_gather", true);
   if (p.first_stage_blocks) w.field("decoder_first_pipeline_num_layers", p.first_stage_blocks->value);
   if (p.last_stage_blocks) w.field("decoder_last_pipeline_num_layers", p.last_stage_blocks->value);

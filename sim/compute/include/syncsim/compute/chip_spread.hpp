@@ -15,7 +15,8 @@
 //     factor(N) = 1 + s E[max(Z_1 .. Z_N)],   E[max] = ∫ x N φ(x) Φ(x)^(N-1) dx
 //
 // E[max] is 0 for one GPU, 1.42 for 8, 2.59 for 128, 3.44 for 2,048, 3.97 for 16,384 and 4.86 for 1,000,000. The
-// default spread is the one whose expected range over Summit's 27,648 GPUs, 2 s E[max] = 8.2 s, is Sinha's 8%: s = 1%.
+// default spread is the one whose expected range over Summit's 27,648 GPUs, 2 E[max] s with E[max] = 4.09, is
+// Sinha's 8%: s = 0.98%, rounded to 1%.
 // For a pipeline it is an upper bound (a slow chip on a light stage can hide in the others' time), within
 // s (E[max over N] - E[max over N / stages]).
 #include <cstdint>

@@ -97,7 +97,14 @@ struct RankSplit {
   std::int64_t tensor = 1;
   std::int64_t context = 1;
   std::int64_t expert = 1;
+  // Megatron's sequence parallelism: the residual stream's norms, adds and dropouts (KernelShape::sequence_region)
+  // split over the tensor group too; without it every tensor rank runs them whole.
+  bool sequence_parallel = true;
 };
+
+// The share of `layer` one rank runs: `split`, with the tensor group's left out for a layer of the residual stream
+// without sequence parallelism.
+RankSplit layer_split(const Layer& layer, RankSplit split);
 
 // Which roof bounds a layer, and the two times it is the larger of (without the kernel overhead).
 struct Roofline {

@@ -113,6 +113,9 @@ struct MemoryLayout {
   // PyTorch's loss under torch.compile (model.compile_loss): it keeps the 16-bit logits, not their FP32 log-softmax,
   // and its backward writes the 16-bit gradient in one kernel (w bytes a logit each way).
   bool compiled_loss = false;
+  // Megatron's sequence parallelism (RankSplit::sequence_parallel); without it every tensor rank keeps the residual
+  // stream's activations whole.
+  bool sequence_parallel = true;
 };
 
 // One GPU at its peak. allocated = weights + gradients + optimizer_state + activations + loss_buffers + workspaces

@@ -24,6 +24,8 @@
 //   decoder_first/last_pipeline_num_layers         the candidates with the scenario's own p (the counts name blocks
 //                   of that many stages); other p cut their stages by forward FLOPs
 //   fp8_all_gather  the candidates with full sharding and no model split (where FSDP's all-gathers are)
+//   sequence_parallel: false  every candidate, and full sharding beside tensor parallelism (PyTorch's layout, which
+//                   shards the norms' sequence) is skipped with that reason
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -58,8 +60,9 @@ struct LayoutChoice {
   ShardingLevel sharding = ShardingLevel::none;
   ActivationCheckpointing checkpointing = ActivationCheckpointing::none;
   bool tp_comm_overlap = false;
-  PipelineSplit split{};        // the scenario's, where it applies (above)
-  bool fp8_all_gather = false;  // the scenario's, where it applies (above)
+  bool sequence_parallel = true;  // the scenario's (above)
+  PipelineSplit split{};          // the scenario's, where it applies (above)
+  bool fp8_all_gather = false;    // the scenario's, where it applies (above)
 };
 
 // Candidates left out, by reason ("the global batch does not divide over data x micro-batch size").

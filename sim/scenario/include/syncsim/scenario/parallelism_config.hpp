@@ -35,6 +35,12 @@ struct ParallelismConfig {
   // Megatron's tp_comm_overlap (Transformer Engine's userbuffers): the tensor- and sequence-parallel all-gathers and
   // reduce-scatters run in chunks beside the GEMMs they feed or follow (layout_communication.hpp).
   Located<bool> tp_comm_overlap{false, {}, {}};
+  // Megatron's sequence parallelism (--sequence-parallel, on in NeMo's and Megatron-Bridge's LLM recipes): the norms,
+  // residual adds and dropouts split the sequence over the tensor group, with an all-gather before each
+  // column-parallel run and a reduce-scatter after each row-parallel one. false: Megatron-LM's default without the
+  // flag, an AllReduce after each row-parallel run and the residual stream whole on every tensor rank (its time and
+  // its activations); Megatron's layouts only (FSDP beside tensor parallelism lays out PyTorch's SequenceParallel).
+  Located<bool> sequence_parallel{true, {}, {}};
   // torchao's float8 all-gather for FSDP (enable_fsdp_float8_all_gather): under model.precision fp8 and sharding
   // full, the weight all-gathers send the blocks' GEMM weights in FP8 (weight_gather_bytes, bucket_plan.hpp).
   Located<bool> fp8_all_gather{false, {}, {}};
