@@ -116,8 +116,7 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
   if (s.model.chakra) chakra_ = imported_chakra_workload(s);
   check_sequence_parallel();
   if (!chakra_) {
-    paced_gpus_ = paced_gpus();
-    const auto slowest = [&] { return slowest_chip_factor(s.cluster.speed_spread_or_default(), paced_gpus_); };
+    const auto slowest = [&] { return slowest_chip_factor(s.cluster.speed_spread_or_default(), paced_gpus()); };
     pace_ = s.cluster.speed_spread ? at_value(*s.cluster.speed_spread, slowest) : slowest();
   }
   if (s.training.latency_model.value == LatencySource::calibrated) {
@@ -403,7 +402,7 @@ TrainingReport ResolvedScenario::base_report() const {
   r.kernel_model = kernel_model_report(*compute_);
   if (pace_ > 1) {
     r.slowest_chip = TrainingReport::SlowestChip{
-        .speed_spread = s.cluster.speed_spread_or_default(), .gpus = paced_gpus_, .factor = pace_};
+        .speed_spread = s.cluster.speed_spread_or_default(), .gpus = paced_gpus(), .factor = pace_};
   }
   if (gpu_.measured && gpu_.gemm_core && gpu_.streaming_fraction) {
     const GpuMeasurements& m = *gpu_.measured;

@@ -163,10 +163,10 @@ class ResolvedScenario {
   // as its distributed optimizer, ZeRO-2 as Megatron-FSDP's optim_grads) rather than PyTorch's (data parallelism
   // alone, or FSDP beside a layout, as torchtitan runs it): whose memory layout and whose tensor-parallel backward.
   bool megatron_layout() const;
-  // InputError at parallelism.sequence_parallel when it is false beside a layout that is not Megatron's.
-  void check_sequence_parallel() const;
 
  private:
+  // InputError at parallelism.sequence_parallel when it is false beside a layout that is not Megatron's.
+  void check_sequence_parallel() const;
   // layer_times at `samples` per GPU, at the median chip's pace; SimTimeOverflow is left to the caller.
   LayerTimes layer_times_at(std::int64_t samples, RankSplit split) const;
   // layer_times and optimizer_step with every time x `pace`.
@@ -210,7 +210,6 @@ class ResolvedScenario {
   std::optional<chakra::DdpWorkload> chakra_;  // with model.chakra: the iteration's compute and buckets
   std::int64_t workers_ = 1;
   double pace_ = 1;                         // pace()
-  std::int64_t paced_gpus_ = 1;             // paced_gpus()
   std::optional<Calibration> calibration_;  // the file read, for its error band
   std::optional<CalibratedModel> calibrated_;
   BandEdge band_edge_ = BandEdge::none;
