@@ -20,7 +20,7 @@ using Ranges = std::vector<std::pair<std::size_t, std::size_t>>;
 
 // System: an embedding (500 parameters, keeps nothing), 30 blocks of one layer (100 parameters, 10 elements kept per
 // sample: 20 bytes in bf16) and a head (500 parameters, keeps nothing): layers 0, 1..30 and 31.
-ModelSpec thirty_blocks() {
+ModelSpec thirty_blocks(std::int64_t head_flops = 1) {
   std::vector<Layer> layers{{.name = "embed", .params = 500, .forward_flops = 1}};
   TransformerStructure t;
   t.hidden = t.sequence = t.kv_width = 1;
@@ -28,7 +28,7 @@ ModelSpec thirty_blocks() {
     layers.push_back({.name = fmt::format("block{}", b), .params = 100, .forward_flops = 100, .saved_elements = 10});
     t.blocks.emplace_back(b + 1, b + 2);
   }
-  layers.push_back({.name = "head", .params = 500, .forward_flops = 1});
+  layers.push_back({.name = "head", .params = 500, .forward_flops = head_flops});
   return ModelSpec("thirty", layers, t);
 }
 
@@ -102,7 +102,15 @@ TEST_CASE("splits Megatron refuses are refused, naming the key") {
 
 TEST_CASE("a split's chunks as layer ranges: the embedding with the first chunk, the head with the last") {
   const ModelSpec model = thirty_blocks();
-  // Without a split: the FLOP-balanced cut, unchanged.
+  // Without a split, blocks that divide over the chunks go as Megatron builds them, N / (p v) each: 5 over p 3, v 2,
+  // even where the head weighs 1.5 blocks and a cut by FLOPs would lighten the last chunk.
+  const Ranges even{{0, 6}, {6, 11}, {11, 16}, {16, 21}, {21, 26}, {26, 32}};
+  CHECK(pipeline_chunk_ranges(model, 3, 2, {}) == even);
+  const ModelSpec heavy_head = thirty_blocks(150);
+  CHECK(pipeline_chunk_ranges(heavy_head, 3, 2, {}) == even);
+  CHECK(pipeline_stage_ranges(heavy_head, 6) != even);
+  CHECK(pipeline_chunk_ranges(model, 5, 1, {}) == Ranges{{0, 7}, {7, 13}, {13, 19}, {19, 25}, {25, 32}});
+  // 30 blocks over 8 chunks, which Megatron refuses: the FLOP-balanced cut.
   CHECK(pipeline_chunk_ranges(model, 4, 2, {}) == pipeline_stage_ranges(model, 8));
   // Accounted, p 4, v 2: 32 slots, 4 a chunk (pipeline_split.hpp's picture).
   CHECK(pipeline_chunk_ranges(model, 4, 2, {.account_for_embedding = true, .account_for_loss = true}) ==

@@ -90,13 +90,18 @@ std::vector<std::int64_t> split_chunk_blocks(std::int64_t blocks, std::int64_t s
 std::vector<std::pair<std::size_t, std::size_t>> pipeline_chunk_ranges(const ModelSpec& model, std::int64_t stages,
                                                                        std::int64_t virtual_stages,
                                                                        const PipelineSplit& split) {
-  if (!split.set()) return pipeline_stage_ranges(model, stages * virtual_stages);
   const auto& t = model.transformer();
-  if (!t || t->blocks.empty()) {
+  const std::int64_t chunks = stages * virtual_stages;
+  const bool has_blocks = t && !t->blocks.empty();
+  const auto n = has_blocks ? static_cast<std::int64_t>(t->blocks.size()) : 0;
+  if (!split.set() && (!has_blocks || n % chunks != 0)) return pipeline_stage_ranges(model, chunks);
+  if (!has_blocks) {
     throw InputError(fmt::format("model '{}' has no transformer blocks for a pipeline split to count", model.name()));
   }
-  const auto n = static_cast<std::int64_t>(t->blocks.size());
-  const std::vector<std::int64_t> counts = split_chunk_blocks(n, stages, virtual_stages, split);
+  // Without a split, Megatron's own: every chunk the same count of blocks (get_num_layers_to_build).
+  const std::vector<std::int64_t> counts =
+      split.set() ? split_chunk_blocks(n, stages, virtual_stages, split)
+                  : std::vector<std::int64_t>(static_cast<std::size_t>(chunks), n / chunks);
   // Where chunk g ends: after its blocks, the embedding before the first block, the head after the last.
   const auto cut_after = [&](std::int64_t done) -> std::size_t {
     if (done == 0) return t->blocks.front().first;

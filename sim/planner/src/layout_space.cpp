@@ -40,8 +40,8 @@ PipelineSplit carried_split(const LayoutSpace& space, std::int64_t pipeline) {
   return pipeline == space.written.pipeline.value ? written : PipelineSplit{};
 }
 
-// Whether p stages of v chunks can be built: without a split the blocks divide over the chunks when interleaved (the
-// stages are cut by FLOPs); with one, as Megatron builds it (split_chunk_blocks, which throws what it refuses).
+// Whether p stages of v chunks can be built: without a split the blocks divide over the chunks when interleaved
+// (without interleaving blocks that do not divide are cut by FLOPs: pipeline_split.hpp); with one, as Megatron builds it (split_chunk_blocks, which throws what it refuses).
 bool stages_build(const LayoutSpace& space, std::int64_t p, std::int64_t v, const PipelineSplit& split) {
   if (!split.set()) return v == 1 || space.blocks % (p * v) == 0;
   try {

@@ -3,9 +3,9 @@
 // engine's setup (model_parallel_run.hpp), with every collective simulated once on the topology with all groups of
 // its kind at once (ResolvedScenario::group_collective), Megatron-LM's way:
 //
-//   stages      the model cut into pipeline x virtual_stages chunks of about equal FLOPs between transformer blocks
-//               (pipeline_stage_ranges), or as the scenario's Megatron split says (pipeline_split.hpp); stage d
-//               holds chunks d, d + p, ...
+//   stages      the model cut into pipeline x virtual_stages chunks as Megatron builds them (the blocks evenly, or
+//               as the scenario's split says; pipeline_split.hpp's pipeline_chunk_ranges); stage d holds chunks d,
+//               d + p, ...
 //   compute     a chunk's layers at the per-replica micro-batch b, divided by tensor x context
 //   tensor      per block and micro-batch, 2 AllReduces of the b x s x h activation (/ context) forward and 2
 //               backward (attention and MLP output; with sequence parallelism a ReduceScatter and an AllGather

@@ -15,9 +15,10 @@
 // With Adam this is ZeRO's 16 bytes per parameter in both cases (4 + 4 + 8, or 2 + 2 + 12; Rajbhandari et al.,
 // SC'20, §3.1). A MemoryLayout divides it as the frameworks do (docs/compute.md, "Memory by layout"):
 //
-//   pipeline p   the layers cut into p contiguous stages, the largest as small as it can be (pipeline_stage_ranges),
-//                or as MemoryLayout::split says (Megatron's uneven and accounted splits, pipeline_split.hpp); every
-//                stage is checked and the report is the fullest one (MemoryReport::stage)
+//   pipeline p   the layers cut into p contiguous stages as pipeline_chunk_ranges cuts them (pipeline_split.hpp: a
+//                transformer's blocks evenly, as Megatron builds them, or as MemoryLayout::split says; otherwise the
+//                largest stage as small as it can be); every stage is checked and the report is the fullest one
+//                (MemoryReport::stage)
 //   tensor t     a stage's parameters, gradients, optimizer state and activations / t (Megatron's tensor
 //                parallelism with sequence parallelism, which splits the activations the layer norms keep too;
 //                the norms' own few parameters are counted split as well)
@@ -109,7 +110,7 @@ struct MemoryLayout {
   std::int64_t expert = 1;  // expert parallelism: the routed experts' weights split this many ways
   std::int64_t data = 1;    // data-parallel ranks (for the communicators; `shards` divides the state)
   MemoryFramework framework = MemoryFramework::pytorch;
-  PipelineSplit split{};  // which blocks each stage holds; unset: cut by forward FLOPs
+  PipelineSplit split{};  // which blocks each stage holds; unset: evenly (pipeline_chunk_ranges)
   // PyTorch's loss under torch.compile (model.compile_loss): it keeps the 16-bit logits, not their FP32 log-softmax,
   // and its backward writes the 16-bit gradient in one kernel (w bytes a logit each way).
   bool compiled_loss = false;

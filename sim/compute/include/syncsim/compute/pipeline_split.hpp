@@ -3,8 +3,11 @@
 // scenario says so as Megatron-LM does (`parallelism.decoder_first_pipeline_num_layers`, ...; docs/compute.md,
 // "Balanced pipeline splits"). Memory (memory_check) and the timing's stage cuts (layout_communication) both follow it.
 //
-// Without a split the stages are cut by forward FLOPs (pipeline_stage_ranges). With one, N blocks go as Megatron's
-// transformer_block.py (get_num_layers_to_build) and transformer_layer.py (get_transformer_layer_offset) build them:
+// Without a split a transformer's N blocks go as Megatron-LM builds them when they divide over the p x v chunks: N /
+// (p v) blocks a chunk, the embedding with the first and the LM head and loss with the last (get_num_layers_to_build).
+// Megatron refuses blocks that do not divide; syncsim then cuts by forward FLOPs (pipeline_stage_ranges), as it cuts a
+// model without blocks. With a split, N blocks go as Megatron's transformer_block.py (get_num_layers_to_build) and
+// transformer_layer.py (get_transformer_layer_offset) build them:
 //
 //   uneven       decoder_first_pipeline_num_layers F and/or decoder_last_pipeline_num_layers L: the first (last)
 //                stage holds F (L) blocks, the m middle stages (those without a count) (N - F - L) / m each
@@ -48,10 +51,11 @@ std::vector<std::int64_t> split_chunk_blocks(std::int64_t blocks, std::int64_t s
                                              const PipelineSplit& split);
 
 // Layer ranges [first, last) of the stages x virtual_stages chunks in the same order, as pipeline_stage_ranges gives
-// them: without a split exactly pipeline_stage_ranges(model, stages x virtual_stages); with one, each chunk its
-// split_chunk_blocks' blocks, the embedding (the layers before the first block) with the first chunk and the LM head
-// and loss (the layers after the last) with the last. Throws InputError for a split of a model without blocks, or one
-// that leaves a chunk without a layer (an embedding-only chunk of a model whose embedding is not a layer).
+// them: each chunk its blocks (split_chunk_blocks' with a split, N / (p v) without one), the embedding (the layers
+// before the first block) with the first chunk and the LM head and loss (the layers after the last) with the last;
+// without a split of blocks that do not divide, or of a model without blocks, exactly pipeline_stage_ranges(model,
+// stages x virtual_stages). Throws InputError for a split of a model without blocks, or one that leaves a chunk
+// without a layer (an embedding-only chunk of a model whose embedding is not a layer).
 std::vector<std::pair<std::size_t, std::size_t>> pipeline_chunk_ranges(const ModelSpec& model, std::int64_t stages,
                                                                        std::int64_t virtual_stages,
                                                                        const PipelineSplit& split);

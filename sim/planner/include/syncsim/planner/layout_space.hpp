@@ -22,7 +22,8 @@
 //   account_for_embedding/loss_in_pipeline_split  every candidate with p > 1; a (p, v) whose blocks and accounted
 //                   layers do not divide over the stages and chunks is skipped with that reason (Megatron refuses it)
 //   decoder_first/last_pipeline_num_layers         the candidates with the scenario's own p (the counts name blocks
-//                   of that many stages); other p cut their stages by forward FLOPs
+//                   of that many stages); other p split their blocks evenly (by forward FLOPs where they do not
+//                   divide; pipeline_split.hpp)
 //   fp8_all_gather  the candidates with full sharding and no model split (where FSDP's all-gathers are)
 //   sequence_parallel: false  every candidate, and full sharding beside tensor parallelism (PyTorch's layout, which
 //                   shards the norms' sequence) is skipped with that reason

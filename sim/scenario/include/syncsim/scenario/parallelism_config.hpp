@@ -46,7 +46,7 @@ struct ParallelismConfig {
   Located<bool> fp8_all_gather{false, {}, {}};
   // Megatron's balanced pipeline splits, by its names (pipeline_split.hpp): blocks on the first and last stages
   // (decoder_first/last_pipeline_num_layers), or the embedding and the loss counted as layers
-  // (account_for_embedding/loss_in_pipeline_split). Unset: stages cut by forward FLOPs.
+  // (account_for_embedding/loss_in_pipeline_split). Unset: the blocks evenly (pipeline_split.hpp).
   std::optional<Located<std::int64_t>> first_stage_blocks;
   std::optional<Located<std::int64_t>> last_stage_blocks;
   Located<bool> account_for_embedding{false, {}, {}};
