@@ -74,9 +74,11 @@ class InterruptsHeld {
 
 int wait_for(pid_t pid) {
   // Waited for without reaping, then unregistered, then reaped: the interrupt handler never kills a reused pid.
+  // Before it is reaped its process group still has its number, and what the script started in it goes too.
   siginfo_t info{};
   while (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {
   }
+  kill(-pid, SIGKILL);
   stop_child_on_interrupt(0);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -84,6 +86,17 @@ int wait_for(pid_t pid) {
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return WEXITSTATUS(status);
 }
+
+// Whether the child has exited (not reaped: its group keeps its number).
+bool has_exited(pid_t pid) {
+  siginfo_t info{};
+  info.si_pid = 0;
+  return waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid;
+}
+
+// How often the read loop looks for the child's exit: a process the script started can hold the pipes open after
+// the script is done, and is stopped then.
+constexpr std::int64_t kExitCheckMs = 200;
 
 }  // namespace
 
@@ -101,19 +114,22 @@ ChildOutput run_python(const std::string& python, std::string_view script, const
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, out.fds[1], STDOUT_FILENO);
   posix_spawn_file_actions_adddup2(&actions, err.fds[1], STDERR_FILENO);
+  // Not the terminal: outside its process group a read from it would stop the child until the timeout.
+  posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
   std::vector<std::string> argv_text{python, "-c", std::string(script)};
   argv_text.insert(argv_text.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& arg : argv_text) argv.push_back(arg.data());
   argv.push_back(nullptr);
-  // The child starts with no signal held back (the mask would be inherited), and dies with this process on SIGINT
-  // and SIGTERM, whether or not they reach it too.
+  // The child starts with no signal held back (the mask would be inherited), in a process group of its own so that
+  // whatever the script starts can be stopped with it, and dies with this process on SIGINT and SIGTERM.
   posix_spawnattr_t attributes;
   posix_spawnattr_init(&attributes);
   sigset_t none;
   sigemptyset(&none);
   posix_spawnattr_setsigmask(&attributes, &none);
-  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK);
+  posix_spawnattr_setpgroup(&attributes, 0);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
   pid_t pid = 0;
   int spawned = 0;
   {
@@ -140,8 +156,10 @@ ChildOutput run_python(const std::string& python, std::string_view script, const
       too_long = true;
       break;
     }
+    // The script done, what it started goes with it, and the pipes it held close.
+    if (has_exited(pid)) kill(-pid, SIGKILL);
     const int ready =
-        poll(watched.data(), watched.size(), static_cast<int>(std::min<std::int64_t>(left.count(), 60'000)));
+        poll(watched.data(), watched.size(), static_cast<int>(std::min<std::int64_t>(left.count(), kExitCheckMs)));
     if (ready < 0) {
       if (errno == EINTR) continue;
       break;
@@ -160,7 +178,7 @@ ChildOutput run_python(const std::string& python, std::string_view script, const
       too_much = result.out.size() > max_output;
     }
   }
-  if (too_much || too_long) kill(pid, SIGKILL);
+  if (too_much || too_long) kill(-pid, SIGKILL);
   result.exit_code = wait_for(pid);
   if (too_much) {
     throw InputError(fmt::format("the tracing script printed more than {} MiB: stopped", max_output >> 20));

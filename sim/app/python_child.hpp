@@ -6,11 +6,12 @@
 //
 // The interpreter is $SYNCSIM_PYTHON, else the one found at configure time (Debian's /usr/bin/python3, for which
 // the tests and scripts/setup install python3-torch), so a pyenv or virtualenv python3 first on PATH does not
-// silently lack torch. The child inherits the terminal's process group, so Ctrl-C stops it too, and a SIGINT or
-// SIGTERM sent to syncsim alone kills it before syncsim exits (stop_child_on_interrupt, output_file.hpp): it never
-// outlives an interrupted syncsim. Its standard output is capped and so is its time (the child is killed past
-// either: a runaway script can neither fill the memory nor hang the command), and the last line of its standard
-// error is kept to say why it failed.
+// silently lack torch. The child leads a process group of its own, and a SIGINT (Ctrl-C) or SIGTERM to syncsim kills
+// that group before syncsim exits (stop_child_on_interrupt, output_file.hpp): neither it nor a process the traced
+// model started outlives syncsim. Its standard output is capped and so is its time (the group is killed past either:
+// a runaway script can neither fill the memory nor hang the command); once it exits, what it started and left
+// running is killed too, so a forked child holding the pipes cannot keep the command waiting (a process that left
+// the group with setsid escapes this). The last line of its standard error is kept to say why it failed.
 #include <chrono>
 #include <cstddef>
 #include <string>

@@ -38,6 +38,13 @@ TEST_CASE("bandwidth and time: a number without its unit is an error, not a gues
   CHECK_THROWS_AS(parse_duration("fast"), InputError);
 }
 
+TEST_CASE("a bandwidth past a yottabyte a second is too large, not infinite", "[units]") {
+  // 1e300GB/s is 1e309 B/s, infinite as a double: the flow model's rates and bytes would lose their meaning.
+  CHECK_THROWS_WITH(parse_bandwidth("1e300GB/s"), Catch::Contains("is too large"));
+  CHECK_THROWS_WITH(parse_bandwidth("2e15TB/s"), Catch::Contains("at most 1e24 B/s"));
+  CHECK(parse_bandwidth("1e12TB/s").bytes_per_second == Approx(1e24));  // the tests' instant GPU's 1e21 fits
+}
+
 TEST_CASE("durations land on whole picoseconds", "[units]") {
   CHECK(parse_duration("5us").ps() == 5'000'000);
   CHECK(parse_duration("1.5ms").ps() == 1'500'000'000);

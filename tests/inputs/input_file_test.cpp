@@ -20,6 +20,18 @@ TEST_CASE("read_input_file drops a UTF-8 byte-order mark and turns a lone CR int
   CHECK(read_input_file(files.write("bom-inside.txt", "a\xEF\xBB\xBF"), "file") == "a\xEF\xBB\xBF");
 }
 
+TEST_CASE("first_invalid_text_byte finds the first byte that is not UTF-8 text, or a NUL") {
+  CHECK_FALSE(first_invalid_text_byte("plain ascii\n").has_value());
+  CHECK_FALSE(first_invalid_text_byte("caf\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80").has_value());  // é € U+1F600
+  CHECK(first_invalid_text_byte("caf\xE9!") == std::optional<std::size_t>{3});                    // Latin-1 é
+  CHECK(first_invalid_text_byte("ab\xFF") == std::optional<std::size_t>{2});
+  CHECK(first_invalid_text_byte("x\xC0\x80") == std::optional<std::size_t>{1});          // overlong NUL
+  CHECK(first_invalid_text_byte("x\xED\xA0\x80") == std::optional<std::size_t>{1});      // a surrogate
+  CHECK(first_invalid_text_byte("x\xF4\x90\x80\x80") == std::optional<std::size_t>{1});  // past U+10FFFF
+  CHECK(first_invalid_text_byte("ok\xE2\x82") == std::optional<std::size_t>{2});         // cut short
+  CHECK(first_invalid_text_byte(std::string_view("a\0b", 3)) == std::optional<std::size_t>{1});
+}
+
 TEST_CASE("read_input_file refuses a file over its size limit, naming the limit") {
   const SpecialFiles files;
   const auto path = files.write("big.txt", std::string(2000, 'x'));

@@ -277,6 +277,10 @@ const std::vector<Row>& rows() {
        "bad.yaml:3:38: parallelism.schedule: schedule: interleaved needs virtual_stages"},
       {"a key that is not a string", kInvalidBase + "? [a, b]\n: 1\n",
        "bad.yaml:3:3: expected a plain key, got a list"},
+      // Found by fuzzing: a name in Latin-1 reached the report's JSON writer, which threw from inside the run.
+      {"a byte that is not UTF-8", kInvalidBase + "name: caf\xE9\n",
+       "bad.yaml:3:10: byte 0xE9 is not UTF-8 text (YAML files are UTF-8: save it as UTF-8)"},
+      {"a NUL byte", kInvalidBase + std::string("name: a\0b\n", 10), "bad.yaml:3:8: a NUL byte: YAML text has none"},
   };
   return table;
 }

@@ -113,4 +113,41 @@ std::string read_input_file(const std::filesystem::path& path, std::string_view 
   return text;
 }
 
+std::optional<std::size_t> first_invalid_text_byte(std::string_view text) {
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const unsigned char lead = byte(i);
+    if (lead == 0) return i;
+    if (lead < 0x80) {
+      ++i;
+      continue;
+    }
+    // The second byte's range depends on the lead (no overlong forms, no surrogates, nothing past U+10FFFF).
+    std::size_t continuation = 0;
+    unsigned char low = 0x80;
+    unsigned char high = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+      continuation = 1;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      continuation = 2;
+      if (lead == 0xE0) low = 0xA0;
+      if (lead == 0xED) high = 0x9F;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      continuation = 3;
+      if (lead == 0xF0) low = 0x90;
+      if (lead == 0xF4) high = 0x8F;
+    } else {
+      return i;
+    }
+    for (std::size_t k = 1; k <= continuation; ++k) {
+      if (i + k >= text.size()) return i;
+      const unsigned char next = byte(i + k);
+      if (k == 1 ? (next < low || next > high) : (next < 0x80 || next > 0xBF)) return i;
+    }
+    i += continuation + 1;
+  }
+  return std::nullopt;
+}
+
 }  // namespace syncsim

@@ -39,8 +39,9 @@ std::atomic<pid_t> g_child{0};
 static_assert(std::atomic<pid_t>::is_always_lock_free);
 
 void on_interrupt(int signal_number) {
-  // kill and waitpid are async-signal-safe: the child is gone, not a zombie, before this process is.
-  if (const pid_t child = g_child.load(); child > 0 && ::kill(child, SIGKILL) == 0) {
+  // kill and waitpid are async-signal-safe: the child is gone, not a zombie, before this process is. A child that
+  // leads its own process group takes what it started with it.
+  if (const pid_t child = g_child.load(); child > 0 && (::kill(-child, SIGKILL) == 0 || ::kill(child, SIGKILL) == 0)) {
     while (::waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
     }
   }

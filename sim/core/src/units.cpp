@@ -36,6 +36,7 @@ constexpr std::array kSizeUnits{UnitFactor{"B", 1},
                                 UnitFactor{"T", 1099511627776.0}};
 
 // Bandwidths in bytes per second: `bps` and `b/s` are bits, `Bps` and `B/s` bytes (prefixes are 1000s).
+constexpr double kMaxBytesPerSecond = 1e24;
 constexpr std::array kBandwidthUnits{UnitFactor{"bps", 1.0 / 8},
                                      UnitFactor{"Kbps", 1e3 / 8},
                                      UnitFactor{"Mbps", 1e6 / 8},
@@ -145,7 +146,13 @@ Bytes parse_bytes(std::string_view text) {
 }
 
 Bandwidth parse_bandwidth(std::string_view text) {
-  return Bandwidth{scaled(text, kBandwidthUnits, "a bandwidth like 100Gbps or 12.5GB/s", true)};
+  const double value = scaled(text, kBandwidthUnits, "a bandwidth like 100Gbps or 12.5GB/s", true);
+  // A rate past a yottabyte a second (10^12 times an NVLink 5 port) is no link's; past it the flow model's bytes
+  // and rates lose their meaning (1e300GB/s is infinite in a double).
+  if (!std::isfinite(value) || std::abs(value) > kMaxBytesPerSecond) {
+    throw InputError(fmt::format("bandwidth '{}' is too large (at most 1e24 B/s)", text));
+  }
+  return Bandwidth{value};
 }
 
 SimTime parse_duration(std::string_view text) {

@@ -20,6 +20,13 @@ constexpr double capacity_tolerance = 1e-9;
 constexpr double drain_rounding_seconds = 1e-12;
 constexpr double remaining_relative_tolerance = 1e-9;
 constexpr double remaining_absolute_tolerance = 1e-6;  // bytes
+// An event time computed in seconds as a double carries that double's rounding of the absolute time, 2^-52 of it
+// (256 ps at 21 days, near the clock's 106-day limit): two of those beside the picosecond.
+constexpr double absolute_time_rounding = 4.5e-16;
+
+double drain_slack_seconds(SimTime at) {
+  return drain_rounding_seconds + absolute_time_rounding * at.seconds();
+}
 
 // The payload of the per-instant resolve event: a slot number no flow can have (allocate_slot stops short of it).
 constexpr std::uint32_t resolve_slot = std::numeric_limits<std::uint32_t>::max();
@@ -218,8 +225,8 @@ void FlowModel::Impl::unregister(std::uint32_t slot, SimTime at) {
   // What the links' rate integrals missed (or counted twice) because drain_end was rounded; crediting it keeps
   // each link's bytes_carried equal to the bytes of the flows that crossed it.
   const double residual = f.remaining - f.rate * (at - f.updated).seconds();
-  SYNCSIM_INVARIANT(std::abs(residual) <= f.rate * drain_rounding_seconds + remaining_relative_tolerance * f.remaining +
-                                              remaining_absolute_tolerance,
+  SYNCSIM_INVARIANT(std::abs(residual) <= f.rate * drain_slack_seconds(at) +
+                                              remaining_relative_tolerance * f.remaining + remaining_absolute_tolerance,
                     "flow model: a flow left its links with bytes unsent or overdrawn");
   for (const FlowHop hop : f.hops) {
     LinkState& link = links_[hop.link];
@@ -304,7 +311,7 @@ void FlowModel::Impl::resolve() {
   for (const std::uint32_t slot : component_flows_) {
     FlowState& f = flows_[slot];
     f.remaining -= f.rate * (t - f.updated).seconds();
-    SYNCSIM_INVARIANT(f.remaining >= -(f.rate * drain_rounding_seconds + remaining_absolute_tolerance),
+    SYNCSIM_INVARIANT(f.remaining >= -(f.rate * drain_slack_seconds(t) + remaining_absolute_tolerance),
                       "flow model: a flow's remaining bytes went negative");
     f.remaining = std::max(0.0, f.remaining);
     f.updated = t;

@@ -142,6 +142,23 @@ std::optional<YAML::Mark> scan_documents(const std::string& yaml) {
   return std::nullopt;
 }
 
+// YAML is UTF-8 (the spec's character set; yaml-cpp passes other bytes through), and a NUL cuts every message
+// and file name made of the text short: refused at the first such byte, with its line and column.
+void refuse_invalid_text(std::string_view text, const std::string& source, const std::string& key_prefix,
+                         bool line_known) {
+  const std::optional<std::size_t> bad = first_invalid_text_byte(text);
+  if (!bad) return;
+  const std::string_view before = text.substr(0, *bad);
+  const auto line = static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1;
+  const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
+  const auto column = static_cast<int>(*bad - line_start) + 1;
+  const auto byte = static_cast<unsigned char>(text[*bad]);
+  throw InputError(byte == 0
+                       ? std::string("a NUL byte: YAML text has none")
+                       : fmt::format("byte 0x{:02X} is not UTF-8 text (YAML files are UTF-8: save it as UTF-8)", byte),
+                   line_known ? SourceLocation{source, line, column} : SourceLocation{source, 0, 0}, key_prefix);
+}
+
 // The key path of a runaway node, short enough to read: a self-containing alias is 256 `[0]`s deep.
 std::string shortened(const std::string& path) {
   constexpr std::size_t kShown = 60;
@@ -257,6 +274,7 @@ ConfigNode parse_config(std::string_view yaml, const std::string& source, const 
   try {
     // A byte-order mark and old Mac line endings, as read_input_file handles a file's (--set values too).
     const std::string text = needs_normalizing(yaml) ? normalized_input_text(yaml) : std::string(yaml);
+    refuse_invalid_text(text, source, key_prefix, line_known);
     if (const std::optional<YAML::Mark> stuck = scan_documents(text)) {
       const auto at = static_cast<std::size_t>(std::max(stuck->pos, 0));
       const char found = at < text.size() ? text[at] : ' ';

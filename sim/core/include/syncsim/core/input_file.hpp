@@ -16,6 +16,7 @@
 // for byte, so lines are counted the same way whatever wrote the file and columns stay where they were.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -36,6 +37,11 @@ std::string read_input_bytes(const std::filesystem::path& path, std::string_view
 // did not come from a file (a test, a fuzzer, a GUI buffer) reads the same; text that needs nothing is not copied.
 bool needs_normalizing(std::string_view text);
 std::string normalized_input_text(std::string_view text);
+
+// Where text stops being text a reader can show: the offset of its first byte that is not part of valid UTF-8 (a
+// Latin-1 'é', a stray 0xFF) or is NUL, which C strings and terminals cut messages at; nullopt when there is none.
+// YAML is UTF-8 by definition, so the scenario reader refuses such a file at that byte.
+std::optional<std::size_t> first_invalid_text_byte(std::string_view text);
 
 // What a path is when it is not a regular file ("a directory", "a FIFO (named pipe)", "a character device", ...),
 // or an empty string when it is one or does not exist. Used by outputs too, which write through to such targets.
