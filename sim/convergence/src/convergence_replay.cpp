@@ -302,10 +302,47 @@ class Replay {
   ConvergenceResult result_;
 };
 
+// What the proxy may hold and do. The keys' own limits (4,096 features, classes and hidden units; 4M samples) keep
+// each one sane, not their product: 4M samples of 4,096 features are 137 GB, and a 4,096-wide MLP evaluated on 512
+// samples a hundred times is 10^12 multiply-adds (found by fuzzing: it ran for minutes, then hours). The data set
+// is capped at 1 GiB of doubles; the work at about two minutes on a loaded 2-core machine, 2^36 multiply-adds (it
+// does about 1 G a second): the examples and tests use under 10^9.
+constexpr double kMaxDataValues = double(std::int64_t{1} << 27);
+constexpr double kMaxMultiplyAdds = double(std::int64_t{1} << 36);
+
+void check_proxy_cost(const ConvergenceConfig& config, const UpdateSchedule& schedule) {
+  const double data_values = double(config.train_samples + config.eval_samples) * double(config.features);
+  if (data_values > kMaxDataValues) {
+    throw InputError(
+        fmt::format("the proxy's data set would hold {:.3g} values ({} + {} samples of {} features), "
+                    "more than its {:.3g} (1 GiB): fewer samples or features",
+                    data_values, config.train_samples, config.eval_samples, config.features, kMaxDataValues),
+        config.where, "convergence");
+  }
+  const double parameters = double(make_proxy_model(config)->parameter_count());
+  std::int64_t widest = schedule.kind == ScheduleKind::local ? 1 : std::max<std::int64_t>(1, schedule.group_size);
+  for (const auto& members : schedule.member_sets) widest = std::max<std::int64_t>(widest, std::ssize(members));
+  const double updates = double(schedule.updates.size());
+  const double trained = updates * double(widest * config.batch_per_worker);
+  const double every = double(config.eval_every.value_or(
+      std::max<std::int64_t>(1, (std::ssize(schedule.updates) + kCurvePoints - 1) / kCurvePoints)));
+  const double evaluated = (std::floor(updates / every) + 2) * double(config.eval_samples);
+  const double work = parameters * (trained + evaluated + updates) + data_values;
+  if (work > kMaxMultiplyAdds) {
+    throw InputError(fmt::format("training the convergence proxy would take {:.3g} multiply-adds ({:.3g} parameters "
+                                 "x {:.3g} samples trained and evaluated), more than its budget of {:.3g} (about "
+                                 "two minutes): fewer features, classes or hidden units, fewer samples or a rarer "
+                                 "eval_every",
+                                 work, parameters, trained + evaluated, kMaxMultiplyAdds),
+                     config.where, "convergence");
+  }
+}
+
 }  // namespace
 
 ConvergenceResult replay_convergence(const ConvergenceConfig& config, std::uint64_t seed,
                                      const UpdateSchedule& schedule) {
+  check_proxy_cost(config, schedule);
   return Replay(config, seed, schedule).run();
 }
 
