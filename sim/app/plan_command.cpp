@@ -108,9 +108,10 @@ planner::PlanGoal read_goal(const PlanOptions& o) {
   if (!o.tokens.empty()) goal.samples = positive_number(o.tokens, "--tokens", kMaxSamples * kMaxSequence);
   if (o.target_throughput) {
     // inf would be a target no cluster meets, NaN one every comparison fails: both are refused, not planned for.
-    if (!(*o.target_throughput > 0 && std::isfinite(*o.target_throughput))) {
-      throw InputError(fmt::format("expected a finite number of samples/s > 0, got {}", *o.target_throughput),
-                       SourceLocation{"--target-throughput"});
+    if (!(*o.target_throughput > 0 && *o.target_throughput <= kMaxSamples)) {
+      throw InputError(
+          fmt::format("expected samples/s > 0 and at most {:g}, got {:g}", kMaxSamples, *o.target_throughput),
+          SourceLocation{"--target-throughput"});
     }
     goal.target_samples_per_s = *o.target_throughput;
   }

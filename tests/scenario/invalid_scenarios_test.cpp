@@ -277,6 +277,10 @@ const std::vector<Row>& rows() {
        "bad.yaml:3:38: parallelism.schedule: schedule: interleaved needs virtual_stages"},
       {"a key that is not a string", kInvalidBase + "? [a, b]\n: 1\n",
        "bad.yaml:3:3: expected a plain key, got a list"},
+      // Found by fuzzing: spares x GPUs per node overflowed, and the report printed inf%.
+      {"spares past any cluster",
+       kInvalidBase + "reliability: {failures: default, duration: 54d, spares: 9223372036854775807}\n",
+       "bad.yaml:3:57: reliability.spares: expected at most 1048576 spare nodes, got 9223372036854775807"},
       // Found by fuzzing: a name in Latin-1 reached the report's JSON writer, which threw from inside the run.
       {"a byte that is not UTF-8", kInvalidBase + "name: caf\xE9\n",
        "bad.yaml:3:10: byte 0xE9 is not UTF-8 text (YAML files are UTF-8: save it as UTF-8)"},

@@ -209,10 +209,11 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
       if (!points[i].meets_target || !points[i].fits || points[i].alternative) continue;
       if (!best || rank_key(points[i], goal) < rank_key(points[*best], goal)) best = i;
     }
-    why = goal.deadline_s
-              ? fmt::format("the {} that trains {:.3g} samples within the deadline",
-                            points.front().price_per_hour ? "lowest total cost" : "fewest GPU-hours", *goal.samples)
-              : fmt::format("the cheapest size that reaches {:.0f} samples/s", *goal.target_samples_per_s);
+    why =
+        goal.deadline_s
+            ? fmt::format("the {} that trains {:.3g} samples within the deadline",
+                          points.front().price_per_hour ? "lowest total cost" : "fewest GPU-hours", *goal.samples)
+            : fmt::format("the cheapest size that reaches {} samples/s", target_rate_text(*goal.target_samples_per_s));
   } else {
     for (const PlanConfiguration& c : configs) {
       if (!c.knee) continue;
@@ -332,6 +333,10 @@ Plan analyze_plan(std::vector<PlanPoint> points, const PlanGoal& goal, const std
         goal.min_efficiency, gpus_text(*most), 100 * most->scaling_efficiency, most->bottleneck_summary);
   }
   return plan;
+}
+
+std::string target_rate_text(double samples_per_s) {
+  return samples_per_s >= 1 ? fmt::format("{:.0f}", samples_per_s) : fmt::format("{:.3g}", samples_per_s);
 }
 
 }  // namespace syncsim::planner

@@ -69,7 +69,9 @@ std::string plan_text(const Plan& plan, const PlanContext& c) {
     out += c.goal.target_loss ? "# prices: none given (--prices FILE); ranked by time to the target loss\n"
                               : "# prices: none given (--prices FILE); ranked by throughput\n";
   }
-  if (c.goal.target_samples_per_s) out += fmt::format("# target: {:.0f} samples/s\n", *c.goal.target_samples_per_s);
+  if (c.goal.target_samples_per_s) {
+    out += fmt::format("# target: {} samples/s\n", target_rate_text(*c.goal.target_samples_per_s));
+  }
   if (c.goal.target_loss) {
     out += fmt::format("# objective: time to held-out loss {} in the convergence proxy (docs/convergence.md)\n",
                        *c.goal.target_loss);

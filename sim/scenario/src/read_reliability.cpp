@@ -87,7 +87,15 @@ ReliabilityConfig read_reliability(const ConfigNode& node) {
   }
   r.duration_seconds =
       read_span(reader.require("duration", "the job's wall-clock length, e.g. 54d"), reader.path("duration"));
-  if (const ConfigNode* spares = reader.get("spares")) r.spares = read_count(*spares, reader.path("spares"), 0);
+  if (const ConfigNode* spares = reader.get("spares")) {
+    // A pool past 2^20 nodes is no cluster's; beyond it spares x GPUs per node overflowed (found by fuzzing).
+    constexpr std::int64_t kMaxSpareNodes = std::int64_t{1} << 20;
+    r.spares = read_count(*spares, reader.path("spares"), 0);
+    if (r.spares > kMaxSpareNodes) {
+      fail(*spares, reader.path("spares"),
+           fmt::format("expected at most {} spare nodes, got {}", kMaxSpareNodes, r.spares));
+    }
+  }
   if (const ConfigNode* swap = reader.get("swap_time")) r.swap_time = read_duration(*swap, reader.path("swap_time"));
   if (const ConfigNode* repair = reader.get("repair_time")) {
     r.repair_time = read_duration(*repair, reader.path("repair_time"));

@@ -157,4 +157,8 @@ double price_per_million_samples(double price_per_hour, double samples_per_s);
 // samples/s x the share of the wall time that trains (1 without failures counted): what a point delivers.
 double effective_samples_per_s(const PlanPoint& p);
 
+// A target rate as the header and the recommendation print it: whole samples/s from 1 up ("3000"), three
+// significant digits below (a time-to-train target of 1.5 samples in 36 h is 1.16e-05 samples/s, not "0").
+std::string target_rate_text(double samples_per_s);
+
 }  // namespace syncsim::planner
