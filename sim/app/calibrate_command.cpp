@@ -16,6 +16,7 @@
 #include "syncsim/core/output_file.hpp"
 #include "syncsim/validation/calibration_fit.hpp"
 #include "syncsim/validation/inspector_job.hpp"
+#include "syncsim/validation/log_system.hpp"
 
 namespace syncsim::app {
 
@@ -120,7 +121,7 @@ int run_calibrate(const CalibrateOptions& options) {
 
   for (const std::string& warning : inspector_warnings) std::cerr << "syncsim: warning: " << warning << '\n';
   for (const NcclTestsLog& log : logs) {
-    for (const std::string& warning : log.warnings) std::cerr << "syncsim: warning: " << warning << '\n';
+    for (const std::string& warning : log_warnings(log)) std::cerr << "syncsim: warning: " << warning << '\n';
   }
   for (std::size_t l = 0; l < logs.size() && l < calibration.measurements.size(); ++l) {
     print_calibration_lines(implausible_time_warnings(

@@ -186,7 +186,7 @@ std::optional<nlohmann::ordered_json> validate_log(const ValidateOptions& option
     rows.push_back(row);
   }
   const ErrorSummary summary = summarize_errors(sizes, errors);
-  for (const std::string& warning : log.warnings) std::cerr << "syncsim: warning: " << warning << '\n';
+  for (const std::string& warning : log_warnings(log)) std::cerr << "syncsim: warning: " << warning << '\n';
   for (const Row& row : rows) {
     print_calibration_lines(implausible_time_warnings(log.source, {row.point}, {row.predicted_us}, "simulated",
                                                       "its error counts in the summary"));

@@ -162,6 +162,18 @@ std::optional<GpuSpec> catalog_gpu_of_device(const std::string& name) {
   }
 }
 
+std::vector<std::string> log_warnings(const NcclTestsLog& log) {
+  std::vector<std::string> out = log.warnings;
+  for (const std::string& device : log.gpu_names) {
+    if (catalog_gpu_of_device(device)) continue;
+    out.push_back(
+        fmt::format("device '{}' is not in the GPU catalog (docs/compute.md): its link rates are the "
+                    "topology's defaults; name them in --topology (nvlink_bw=...)",
+                    device));
+  }
+  return out;
+}
+
 namespace {
 
 // validate and calibrate simulate every size of a log at the log's own scale. The collective executor's cost grows

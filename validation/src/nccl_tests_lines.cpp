@@ -5,8 +5,10 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <optional>
 
 #include "syncsim/core/input_error.hpp"
+#include "syncsim/core/input_file.hpp"
 
 namespace syncsim::nccl_tests_detail {
 
@@ -33,6 +35,13 @@ NcclTestsPlacement parse_placement(const std::vector<Token>& tokens, std::size_t
   const auto key = [&](std::string_view name) { return fmt::format("{}.{}", placement, name); };
   NcclTestsPlacement p;
   p.time_us = parse_decimal(tokens[first], where, key("time"));
+  // No collective was timed past the simulated clock's 106 days (2^63 ps); validate could not simulate it, and
+  // calibrate would write it into a calibration (found by fuzzing: a row of 1e308 us).
+  constexpr double kMaxTimeUs = 9.2e12;
+  if (p.time_us > kMaxTimeUs) {
+    where.fail(tokens[first].column, key("time"),
+               fmt::format("{} us is past the 106 days a time may be (the simulated clock's)", tokens[first].text));
+  }
   p.algbw_gbps = parse_decimal(tokens[first + 1], where, key("algbw"));
   p.busbw_gbps = parse_decimal(tokens[first + 2], where, key("busbw"));
   if (tokens[first + 3].text != "N/A") p.wrong = parse_decimal(tokens[first + 3], where, key(check_name));
@@ -128,6 +137,11 @@ NcclTestsRank parse_rank_line(const std::vector<Token>& tokens, std::string_view
     if (device + 2 < tokens.size()) {
       std::string_view name = line.substr(static_cast<std::size_t>(tokens[device + 2].column - 1));
       while (!name.empty() && is_space(name.back())) name.remove_suffix(1);
+      // Written into calibration files and reports as it is: text, or refused here at its byte.
+      if (const std::optional<std::size_t> invalid = first_invalid_text_byte(name)) {
+        where.fail(tokens[device + 2].column + static_cast<int>(*invalid), "device",
+                   "the device name is not UTF-8 text");
+      }
       rank.device_name = std::string(name);
     }
   }

@@ -56,6 +56,11 @@ std::string scale_topology_spec(std::string_view family, int ranks, int hosts, s
 // find_gpu ignores the vendor words), or nullopt when the catalog does not know it.
 std::optional<GpuSpec> catalog_gpu_of_device(const std::string& name);
 
+// What validate and calibrate say about a log before its results: the reader's warnings, then one for each device
+// the catalog does not know, whose NVLink rate and NCCL ceiling are then the topology's defaults, not the GPU's
+// (found by fuzzing: a misspelt device silently changed a fit).
+std::vector<std::string> log_warnings(const NcclTestsLog& log);
+
 class LogSystem {
  public:
   // Builds the family scaled to the log; throws InputError when the topology has fewer GPUs than the log ranks.
