@@ -133,7 +133,8 @@ TEST_CASE("what model-parallel runs do not simulate yet is refused at its key") 
                     Catch::Contains("parameter servers are not simulated yet with a model-parallel layout"));
   CHECK_THROWS_WITH(run_layout({"parallelism.pipeline=4", "parallelism.schedule=interleaved",
                                 "parallelism.virtual_stages=2", "model.micro_batches=6"}),
-                    Catch::Contains("multiples of the 4 stages"));
+                    Catch::Contains("parallelism.schedule: the interleaved schedule needs model.micro_batches in "
+                                    "multiples of the 4 pipeline stages, got 6"));
 }
 
 TEST_CASE("full checkpointing runs each block's forward again in backward, its tensor AllReduces too") {

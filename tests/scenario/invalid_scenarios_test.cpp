@@ -277,6 +277,11 @@ const std::vector<Row>& rows() {
        "bad.yaml:3:38: parallelism.schedule: schedule: interleaved needs virtual_stages"},
       {"a key that is not a string", kInvalidBase + "? [a, b]\n: 1\n",
        "bad.yaml:3:3: expected a plain key, got a list"},
+      // Found by fuzzing: the engine said so, with no place.
+      {"interleaved micro-batches that are not groups of the stages",
+       kInvalidBase + "parallelism: {pipeline: 2, schedule: interleaved, virtual_stages: 2}\n",
+       "bad.yaml:3:38: parallelism.schedule: the interleaved schedule needs model.micro_batches in multiples of the 2 "
+       "pipeline stages, got 1"},
       // Found by fuzzing: spares x GPUs per node overflowed, and the report printed inf%.
       {"spares past any cluster",
        kInvalidBase + "reliability: {failures: default, duration: 54d, spares: 9223372036854775807}\n",

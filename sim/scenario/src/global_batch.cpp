@@ -20,9 +20,28 @@ MicroBatchSplit split_global_batch(std::int64_t global_batch, std::int64_t data,
   return {micro, std::nullopt};
 }
 
+namespace {
+
+// Megatron's interleaved schedule runs the micro-batches in groups of the pipeline's stages; found by fuzzing, the
+// engine's own check said so with no place to look.
+void check_interleaved_groups(const Scenario& scenario) {
+  const ParallelismConfig& p = scenario.parallelism;
+  const ModelConfig& m = scenario.model;
+  if (p.schedule.value != PipelineSchedule::interleaved || m.micro_batches % p.pipeline.value == 0) return;
+  throw p.schedule.error(
+      fmt::format("the interleaved schedule needs model.micro_batches in multiples of the {} "
+                  "pipeline stages, got {}{}",
+                  p.pipeline.value, m.micro_batches, m.global_batch ? " (from model.global_batch)" : ""));
+}
+
+}  // namespace
+
 void derive_micro_batches(Scenario& scenario, std::int64_t workers) {
   ModelConfig& m = scenario.model;
-  if (!m.global_batch) return;
+  if (!m.global_batch) {
+    check_interleaved_groups(scenario);
+    return;
+  }
   const ParallelismConfig& p = scenario.parallelism;
   const std::int64_t data = workers / (p.tensor.value * p.pipeline.value * p.context.value);
   const MicroBatchSplit split = split_global_batch(m.global_batch->value, data, m.batch_per_gpu.value);
@@ -34,6 +53,7 @@ void derive_micro_batches(Scenario& scenario, std::int64_t workers) {
                     m.global_batch->value, data, m.batch_per_gpu.value, split.micro_batches, m.micro_batches));
   }
   m.micro_batches = split.micro_batches;
+  check_interleaved_groups(scenario);
 }
 
 }  // namespace syncsim

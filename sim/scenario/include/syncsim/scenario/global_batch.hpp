@@ -27,7 +27,8 @@ struct MicroBatchSplit {
 MicroBatchSplit split_global_batch(std::int64_t global_batch, std::int64_t data, std::int64_t batch_per_gpu);
 
 // With model.global_batch: sets model.micro_batches for `workers` GPUs under the scenario's parallelism, or throws
-// InputError at model.global_batch. Without it: nothing.
+// InputError at model.global_batch. Either way, an interleaved schedule's micro-batches that are not a multiple of
+// its pipeline stages are an InputError at parallelism.schedule.
 void derive_micro_batches(Scenario& scenario, std::int64_t workers);
 
 }  // namespace syncsim
