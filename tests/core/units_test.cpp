@@ -43,6 +43,8 @@ TEST_CASE("a bandwidth past a yottabyte a second is too large, not infinite", "[
   CHECK_THROWS_WITH(parse_bandwidth("1e300GB/s"), Catch::Contains("is too large"));
   CHECK_THROWS_WITH(parse_bandwidth("2e15TB/s"), Catch::Contains("at most 1e24 B/s"));
   CHECK(parse_bandwidth("1e12TB/s").bytes_per_second == Approx(1e24));  // the tests' instant GPU's 1e21 fits
+  CHECK_THROWS_WITH(parse_bandwidth("1e-300GB/s"), Catch::Contains("is too small (at least 1bps)"));
+  CHECK(parse_bandwidth("1bps").bytes_per_second == Approx(0.125));
 }
 
 TEST_CASE("durations land on whole picoseconds", "[units]") {

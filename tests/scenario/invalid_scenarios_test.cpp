@@ -277,6 +277,16 @@ const std::vector<Row>& rows() {
        "bad.yaml:3:38: parallelism.schedule: schedule: interleaved needs virtual_stages"},
       {"a key that is not a string", kInvalidBase + "? [a, b]\n: 1\n",
        "bad.yaml:3:3: expected a plain key, got a list"},
+      // Found by fuzzing: each of these ran, or failed late without a key.
+      {"an unknown YAML tag", kInvalidBase + "training: {iterations: !custom 5}\n",
+       "bad.yaml:3:24: training.iterations: the YAML tag '!custom' means nothing to syncsim"},
+      {"a name of spaces", kInvalidBase + "name: \"  \"\n",
+       "bad.yaml:3:7: name: expected a plain name of at most 200 bytes, without spaces at either end"},
+      {"a count in a double's notation", kInvalidBase + "training: {iterations: 1e30}\n",
+       "bad.yaml:3:24: training.iterations: expected a whole number in digits (at most 9223372036854775807), got "
+       "'1e30'"},
+      {"a count past int64", kInvalidBase + "training: {iterations: 9223372036854775808}\n",
+       "bad.yaml:3:24: training.iterations: whole number '9223372036854775808' is too large"},
       // Found by fuzzing: the engine said so, with no place.
       {"interleaved micro-batches that are not groups of the stages",
        kInvalidBase + "parallelism: {pipeline: 2, schedule: interleaved, virtual_stages: 2}\n",

@@ -152,6 +152,10 @@ Bandwidth parse_bandwidth(std::string_view text) {
   if (!std::isfinite(value) || std::abs(value) > kMaxBytesPerSecond) {
     throw InputError(fmt::format("bandwidth '{}' is too large (at most 1e24 B/s)", text));
   }
+  // Nor below a bit a second: a link that slow is a typo, and the topology summary rounded it to 0 B/s.
+  if (value > 0 && value < 0.125) {
+    throw InputError(fmt::format("bandwidth '{}' is too small (at least 1bps)", text));
+  }
   return Bandwidth{value};
 }
 
@@ -171,7 +175,20 @@ std::int64_t parse_count(std::string_view raw) {
   const std::string_view text = trim(raw);
   std::int64_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec == std::errc::result_out_of_range) {
+    throw InputError(fmt::format("whole number '{}' is too large (at most {})", raw,
+                                 std::numeric_limits<std::int64_t>::max()));
+  }
   if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) {
+    // A whole number in a double's notation ('1e30', '5.0') is not a count, and says why (found by fuzzing: "not a
+    // whole number" read wrong for 1e30).
+    double as_double = 0;
+    const auto [double_end, double_ec] = std::from_chars(text.data(), text.data() + text.size(), as_double);
+    if (!text.empty() && double_ec == std::errc{} && double_end == text.data() + text.size() &&
+        std::isfinite(as_double) && as_double == std::floor(as_double)) {
+      throw InputError(fmt::format("expected a whole number in digits (at most {}), got '{}'",
+                                   std::numeric_limits<std::int64_t>::max(), raw));
+    }
     throw InputError(fmt::format("expected a whole number, got '{}'", raw));
   }
   return value;

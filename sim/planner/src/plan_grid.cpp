@@ -168,6 +168,10 @@ std::vector<PlanNetwork> parse_networks(const std::vector<std::string>& args) {
       const auto colon = item.find(':');
       const bool named = eq != std::string::npos && (colon == std::string::npos || eq < colon);
       const std::string label = named ? item.substr(0, eq) : item;
+      if (named && label.find_first_not_of(" \t") == std::string::npos) {
+        throw InputError(fmt::format("no network name before '=' in '{}' (NAME=SPEC, or the spec alone)", item),
+                         SourceLocation{"--networks"});
+      }
       TopologySpec spec = parse_topology_spec(named ? item.substr(eq + 1) : item, "--networks");
       if (spec.kind == "file") {
         // The scenario resolves relative paths against its own folder; a path on the command line is the shell's.

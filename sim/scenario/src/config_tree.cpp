@@ -159,6 +159,24 @@ void refuse_invalid_text(std::string_view text, const std::string& source, const
                    line_known ? SourceLocation{source, line, column} : SourceLocation{source, 0, 0}, key_prefix);
 }
 
+// A tag syncsim would silently ignore (`!custom 5`, found by fuzzing) is refused; the YAML core schema's own tags
+// (`!!str`, `!!int`, ...) and the untagged forms ('?' plain, '!' quoted) say nothing the reader does not check.
+void refuse_unknown_tag(const YAML::Node& node, const SourceLocation& where, const std::string& path) {
+  const std::string& tag = node.Tag();
+  constexpr std::string_view kCore = "tag:yaml.org,2002:";
+  if (tag.empty() || tag == "?" || tag == "!") return;
+  if (tag.starts_with(kCore)) {
+    const std::string_view type = std::string_view(tag).substr(kCore.size());
+    if (type == "str" || type == "int" || type == "float" || type == "bool" || type == "null" || type == "map" ||
+        type == "seq") {
+      return;
+    }
+  }
+  throw InputError(
+      fmt::format("the YAML tag '{}' means nothing to syncsim (it reads plain values; !!str marks text)", tag), where,
+      path);
+}
+
 // The key path of a runaway node, short enough to read: a self-containing alias is 256 `[0]`s deep.
 std::string shortened(const std::string& path) {
   constexpr std::size_t kShown = 60;
@@ -189,6 +207,7 @@ class Converter {
                        out.where, shortened(path));
     }
     ++depth_;
+    refuse_unknown_tag(node, out.where, path);
     switch (node.Type()) {
       case YAML::NodeType::Undefined:
       case YAML::NodeType::Null:
