@@ -66,7 +66,7 @@ TEST_CASE("files that are not GPU profiles are refused, saying why", "[gpu_profi
     FAIL("accepted: " << text);
     return std::string();
   };
-  CHECK(refused("# nThread 1") == "not a GPU profile: the file is not JSON");
+  CHECK(refused("# nThread 1").starts_with("not a GPU profile: the file is not JSON (syntax error"));
   CHECK(refused(R"({"results": []})").find("no \"compute\" section") != std::string::npos);
   CHECK(refused(profile("Acme", R"({"precision": "fp16", "tflops": 80})")).find("no fp32 GEMM") != std::string::npos);
   CHECK(refused(profile("Acme", R"({"precision": "fp32", "tflops": -1})")).find("positive number") !=

@@ -71,7 +71,12 @@ TEST_CASE("config.json errors name the file and the JSON key", "[hf_config]") {
   const auto fails = [](const std::string& json, const std::string& text) {
     CHECK_THROWS_WITH(parse_hf_config(json, "cfg.json"), Catch::StartsWith("cfg.json: ") && Catch::Contains(text));
   };
-  fails("{not json", "not JSON");
+  // Not JSON: where the parser stopped, line and column (found by fuzzing: the place was missing).
+  CHECK_THROWS_WITH(parse_hf_config("{\"architectures\": [\"LlamaForCausalLM\"],\n \"hidden_size\": NaN}", "cfg.json"),
+                    Catch::StartsWith("cfg.json:2:17: not a Hugging Face config: the file is not JSON (syntax error"));
+  CHECK_THROWS_WITH(parse_hf_config("{\"hidden_size\": 40\n", "cfg.json"),
+                    Catch::StartsWith("cfg.json:2:1: not a Hugging Face config: the file is not JSON") &&
+                        Catch::Contains("unexpected end of input"));
   fails("[1, 2]", "expected a JSON object");
   fails(R"({"architectures": ["BertModel"]})", "architectures: unknown architecture 'BertModel'");
   fails(R"({"hidden_size": 4096})", "architectures: expected a list of one architecture name");

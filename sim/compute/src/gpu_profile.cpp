@@ -15,6 +15,8 @@
 #include "syncsim/core/input_file.hpp"
 #include "syncsim/core/json_input.hpp"
 
+#include "json_document.hpp"
+
 namespace syncsim {
 
 namespace {
@@ -101,9 +103,7 @@ double sustained_fraction(const nlohmann::json& sustained, const std::vector<Mea
 
 GpuSpec parse_gpu_profile(std::string_view json, const std::string& source, std::optional<Bytes> memory) {
   const SourceLocation file{source, 0, 0};
-  check_json_nesting(json, source);
-  const nlohmann::json doc = nlohmann::json::parse(json, nullptr, false);
-  if (doc.is_discarded()) throw InputError("not a GPU profile: the file is not JSON", file);
+  const nlohmann::json doc = parse_json_document(json, source, "a GPU profile");
   if (!doc.is_object() || !doc.contains("compute") || !doc["compute"].is_object()) {
     throw InputError(
         "not a GPU profile: no \"compute\" section (syncsim-bench-nccl writes one with --compute or --compute-only)",

@@ -14,6 +14,8 @@
 #include "syncsim/core/input_file.hpp"
 #include "syncsim/core/json_input.hpp"
 
+#include "json_document.hpp"
+
 namespace syncsim {
 
 namespace {
@@ -109,9 +111,7 @@ void read_deepseek(const ConfigReader& config, LlamaShape& shape) {
 }  // namespace
 
 LlamaShape parse_hf_config(std::string_view json, const std::string& source) {
-  check_json_nesting(json, source);
-  const nlohmann::json doc = nlohmann::json::parse(json, nullptr, false);
-  if (doc.is_discarded()) throw InputError("not a Hugging Face config: the file is not JSON", SourceLocation{source});
+  const nlohmann::json doc = parse_json_document(json, source, "a Hugging Face config");
   if (!doc.is_object()) {
     throw InputError("not a Hugging Face config: expected a JSON object of settings", SourceLocation{source});
   }
