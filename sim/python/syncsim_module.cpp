@@ -81,8 +81,15 @@ ScenarioSource source_of(const py::object& scenario) {
     source.name = "<dict>";
     return source;
   }
-  const std::string text = py::str(scenario).cast<std::string>();
-  if (text.find('\n') != std::string::npos || (!text.empty() && text.front() == '{')) {
+  // Text or a path (str, pathlib): anything else is a caller's mistake, not a file named "None" (found by fuzzing).
+  const bool path_like = py::isinstance(scenario, py::module_::import("os").attr("PathLike"));
+  if (!py::isinstance<py::str>(scenario) && !path_like) {
+    throw py::type_error("scenario: expected a dict, YAML text or a path, got " +
+                         py::str(py::type::of(scenario).attr("__name__")).cast<std::string>());
+  }
+  const std::string text = path_like ? py::str(py::module_::import("os").attr("fspath")(scenario)).cast<std::string>()
+                                     : scenario.cast<std::string>();
+  if (!path_like && (text.find('\n') != std::string::npos || (!text.empty() && text.front() == '{'))) {
     source.text = text;
     source.name = "<string>";
   } else {

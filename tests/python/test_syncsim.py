@@ -79,6 +79,14 @@ def test_a_scenario_from_yaml_text_or_a_dict_runs_as_the_file_does():
         syncsim.run({**scenario, "training": {"strategy": "sync", "iterations": "many"}})
 
 
+def test_a_scenario_is_a_dict_text_or_a_path_and_nothing_else():
+    # Found by fuzzing: None and 42 were read as files named "None" and "42".
+    assert syncsim.load(pathlib.Path(RESNET)).name == syncsim.load(RESNET).name
+    for wrong in (None, 42, 1.5, [RESNET]):
+        with pytest.raises(TypeError, match="expected a dict, YAML text or a path"):
+            syncsim.load(wrong)
+
+
 def test_trace_events_and_write_trace(tmp_path):
     result = syncsim.simulate(RESNET, overrides=SHORT)
     events = result.trace_events()
