@@ -306,7 +306,7 @@ class Replay {
 // each one sane, not their product: 4M samples of 4,096 features are 137 GB, and a 4,096-wide MLP evaluated on 512
 // samples a hundred times is 10^12 multiply-adds (found by fuzzing: it ran for minutes, then hours). The data set
 // is capped at 1 GiB of doubles; the work at about two minutes on a loaded 2-core machine, 2^36 multiply-adds (it
-// does about 1 G a second): the examples and tests use under 10^9.
+// does about 1 G a second): the examples' proxies have the default sizes, tens to hundreds of parameters.
 constexpr double kMaxDataValues = double(std::int64_t{1} << 27);
 constexpr double kMaxMultiplyAdds = double(std::int64_t{1} << 36);
 

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -148,6 +149,14 @@ std::optional<std::size_t> first_invalid_text_byte(std::string_view text) {
     i += continuation + 1;
   }
   return std::nullopt;
+}
+
+SourceLocation location_of_byte(std::string_view text, std::size_t offset, const std::string& source) {
+  const std::string_view before = text.substr(0, std::min(offset, text.size()));
+  const std::size_t newline = before.rfind('\n');
+  const std::size_t line_start = newline == std::string_view::npos ? 0 : newline + 1;
+  return SourceLocation{source, static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1,
+                        static_cast<int>(before.size() - line_start) + 1};
 }
 
 }  // namespace syncsim

@@ -41,7 +41,8 @@ PipelineSplit carried_split(const LayoutSpace& space, std::int64_t pipeline) {
 }
 
 // Whether p stages of v chunks can be built: without a split the blocks divide over the chunks when interleaved
-// (without interleaving blocks that do not divide are cut by FLOPs: pipeline_split.hpp); with one, as Megatron builds it (split_chunk_blocks, which throws what it refuses).
+// (without interleaving blocks that do not divide are cut by FLOPs: pipeline_split.hpp); with one, as Megatron
+// builds it (split_chunk_blocks, which throws what it refuses).
 bool stages_build(const LayoutSpace& space, std::int64_t p, std::int64_t v, const PipelineSplit& split) {
   if (!split.set()) return v == 1 || space.blocks % (p * v) == 0;
   try {

@@ -148,15 +148,11 @@ void refuse_invalid_text(std::string_view text, const std::string& source, const
                          bool line_known) {
   const std::optional<std::size_t> bad = first_invalid_text_byte(text);
   if (!bad) return;
-  const std::string_view before = text.substr(0, *bad);
-  const auto line = static_cast<int>(std::count(before.begin(), before.end(), '\n')) + 1;
-  const std::size_t line_start = before.rfind('\n') == std::string_view::npos ? 0 : before.rfind('\n') + 1;
-  const auto column = static_cast<int>(*bad - line_start) + 1;
   const auto byte = static_cast<unsigned char>(text[*bad]);
   throw InputError(byte == 0
                        ? std::string("a NUL byte: YAML text has none")
                        : fmt::format("byte 0x{:02X} is not UTF-8 text (YAML files are UTF-8: save it as UTF-8)", byte),
-                   line_known ? SourceLocation{source, line, column} : SourceLocation{source, 0, 0}, key_prefix);
+                   line_known ? location_of_byte(text, *bad, source) : SourceLocation{source, 0, 0}, key_prefix);
 }
 
 // A tag syncsim would silently ignore (`!custom 5`, found by fuzzing) is refused; the YAML core schema's own tags

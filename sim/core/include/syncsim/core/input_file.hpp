@@ -20,6 +20,8 @@
 #include <string>
 #include <string_view>
 
+#include "syncsim/core/input_error.hpp"
+
 namespace syncsim {
 
 // 256 MiB: ten times the largest real input seen (a 1,000-rank nccl-tests log with every size), and little enough
@@ -42,6 +44,9 @@ std::string normalized_input_text(std::string_view text);
 // Latin-1 'é', a stray 0xFF) or is NUL, which C strings and terminals cut messages at; nullopt when there is none.
 // YAML is UTF-8 by definition, so the scenario reader refuses such a file at that byte.
 std::optional<std::size_t> first_invalid_text_byte(std::string_view text);
+
+// The 1-based line and column of byte `offset` (0-based) of `text`, as a reader's errors give a place in it.
+SourceLocation location_of_byte(std::string_view text, std::size_t offset, const std::string& source);
 
 // What a path is when it is not a regular file ("a directory", "a FIFO (named pipe)", "a character device", ...),
 // or an empty string when it is one or does not exist. Used by outputs too, which write through to such targets.

@@ -46,8 +46,9 @@ void exit_cleanly_on_interrupt();
 
 // The child process that SIGINT and SIGTERM end too (import-model's Python: a SIGTERM to syncsim alone, or a SIGINT
 // from outside the terminal's process group, used to leave it running): the interrupt handler kills it (SIGKILL)
-// and reaps it before syncsim exits, with its process group when it leads one. One child at a time; 0 clears it. Set it with the signals blocked from before
-// the child is started, and clear it before the child is reaped (its pid could then be reused).
+// and reaps it before syncsim exits, with its process group when it leads one. One child at a time; 0 clears it.
+// Set it with the signals blocked from before the child is started, and clear it before the child is reaped (its
+// pid could then be reused).
 void stop_child_on_interrupt(pid_t pid);
 
 }  // namespace syncsim
