@@ -38,6 +38,11 @@ TEST_CASE("bandwidth and time: a number without its unit is an error, not a gues
   CHECK_THROWS_AS(parse_duration("fast"), InputError);
 }
 
+TEST_CASE("a time may be written in days, as a step time's 'at most 1 day' reads", "[units]") {
+  CHECK(parse_duration("1d").seconds() == Approx(86400));
+  CHECK_THROWS_WITH(parse_duration("200d"), Catch::Contains("is too large"));  // past the 9e6 s a duration may be
+}
+
 TEST_CASE("a bandwidth past a yottabyte a second is too large, not infinite", "[units]") {
   // 1e300GB/s is 1e309 B/s, infinite as a double: the flow model's rates and bytes would lose their meaning.
   CHECK_THROWS_WITH(parse_bandwidth("1e300GB/s"), Catch::Contains("is too large"));

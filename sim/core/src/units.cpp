@@ -63,7 +63,7 @@ constexpr std::array kBandwidthUnits{UnitFactor{"bps", 1.0 / 8},
 
 constexpr std::array kTimeUnits{UnitFactor{"ps", 1e-12},     UnitFactor{"ns", 1e-9}, UnitFactor{"us", 1e-6},
                                 UnitFactor{"\u00b5s", 1e-6}, UnitFactor{"ms", 1e-3}, UnitFactor{"s", 1},
-                                UnitFactor{"min", 60},       UnitFactor{"h", 3600}};
+                                UnitFactor{"min", 60},       UnitFactor{"h", 3600},  UnitFactor{"d", 86400}};
 // Wall-clock spans a training run takes (a deadline), past the simulated clock's 106 days: days too.
 constexpr std::array kSpanUnits{UnitFactor{"s", 1}, UnitFactor{"min", 60}, UnitFactor{"h", 3600},
                                 UnitFactor{"d", 86400}};
@@ -176,8 +176,8 @@ std::int64_t parse_count(std::string_view raw) {
   std::int64_t value = 0;
   const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (ec == std::errc::result_out_of_range) {
-    throw InputError(fmt::format("whole number '{}' is too large (at most {})", raw,
-                                 std::numeric_limits<std::int64_t>::max()));
+    throw InputError(
+        fmt::format("whole number '{}' is too large (at most {})", raw, std::numeric_limits<std::int64_t>::max()));
   }
   if (ec != std::errc{} || end != text.data() + text.size() || text.empty()) {
     // A whole number in a double's notation ('1e30', '5.0') is not a count, and says why (found by fuzzing: "not a
