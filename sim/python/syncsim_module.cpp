@@ -17,6 +17,7 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <filesystem>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -89,7 +90,11 @@ ScenarioSource source_of(const py::object& scenario) {
   }
   const std::string text = path_like ? py::str(py::module_::import("os").attr("fspath")(scenario)).cast<std::string>()
                                      : scenario.cast<std::string>();
-  if (!path_like && (text.find('\n') != std::string::npos || (!text.empty() && text.front() == '{'))) {
+  // YAML text: several lines, a flow mapping, or one `key: value` line that names no file (found by fuzzing:
+  // "cluster: [" was opened as a file).
+  const bool one_mapping_line = text.find(": ") != std::string::npos && !std::filesystem::exists(text);
+  if (!path_like &&
+      (text.find('\n') != std::string::npos || (!text.empty() && text.front() == '{') || one_mapping_line)) {
     source.text = text;
     source.name = "<string>";
   } else {

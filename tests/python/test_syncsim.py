@@ -85,6 +85,9 @@ def test_a_scenario_is_a_dict_text_or_a_path_and_nothing_else():
     for wrong in (None, 42, 1.5, [RESNET]):
         with pytest.raises(TypeError, match="expected a dict, YAML text or a path"):
             syncsim.load(wrong)
+    # One `key: value` line that names no file is YAML text, with YAML's error (it was opened as a file).
+    with pytest.raises(syncsim.InputError, match="^<string>:1:1: invalid YAML"):
+        syncsim.load("cluster: [")
 
 
 def test_trace_events_and_write_trace(tmp_path):
