@@ -85,6 +85,8 @@ struct PlanFlags {
 // cost or a time computed from it could leave the range where doubles stay finite.
 constexpr double kMaxSamples = 1e18;
 constexpr double kMaxSequence = 1 << 24;  // tokens per sample, for --tokens' own bound
+// A throughput target past this is no cluster's, and printed whole it ran to hundreds of digits.
+constexpr double kMaxTargetSamplesPerSecond = 1e18;
 constexpr std::int64_t kMaxSimulationsPerPoint = 1 << 16;
 
 double positive_number(const std::string& text, const char* flag, double max) {
@@ -108,10 +110,10 @@ planner::PlanGoal read_goal(const PlanOptions& o) {
   if (!o.tokens.empty()) goal.samples = positive_number(o.tokens, "--tokens", kMaxSamples * kMaxSequence);
   if (o.target_throughput) {
     // inf would be a target no cluster meets, NaN one every comparison fails: both are refused, not planned for.
-    if (!(*o.target_throughput > 0 && *o.target_throughput <= kMaxSamples)) {
-      throw InputError(
-          fmt::format("expected samples/s > 0 and at most {:g}, got {:g}", kMaxSamples, *o.target_throughput),
-          SourceLocation{"--target-throughput"});
+    if (!(*o.target_throughput > 0 && *o.target_throughput <= kMaxTargetSamplesPerSecond)) {
+      throw InputError(fmt::format("expected samples/s > 0 and at most {:g}, got {:g}", kMaxTargetSamplesPerSecond,
+                                   *o.target_throughput),
+                       SourceLocation{"--target-throughput"});
     }
     goal.target_samples_per_s = *o.target_throughput;
   }

@@ -24,6 +24,12 @@ constexpr std::int64_t kCurvePoints = 100;   // default evaluations in a run
 constexpr std::int64_t kForgetEvery = 1024;  // updates between prunes of old epochs' sample orders
 constexpr double kExplodedLoss = 100;        // x the initial loss: the run has diverged
 
+// Updates between evaluations: the scenario's, or about kCurvePoints of them over the run.
+std::int64_t eval_interval(const ConvergenceConfig& config, const UpdateSchedule& schedule) {
+  return config.eval_every.value_or(
+      std::max<std::int64_t>(1, (std::ssize(schedule.updates) + kCurvePoints - 1) / kCurvePoints));
+}
+
 class Replay {
  public:
   Replay(const ConvergenceConfig& config, std::uint64_t seed, const UpdateSchedule& schedule)
@@ -35,9 +41,7 @@ class Replay {
         sum_(model_->parameter_count()),
         positions_(static_cast<std::size_t>(schedule.workers), 0),
         params_(model_->initial_parameters(seed)) {
-    const auto total = static_cast<std::int64_t>(schedule.updates.size());
-    result_.eval_every =
-        config.eval_every.value_or(std::max<std::int64_t>(1, (total + kCurvePoints - 1) / kCurvePoints));
+    result_.eval_every = eval_interval(config, schedule);
     check_batches();
     find_last_uses();
     if (schedule.sparse_staleness > 0) sparse_ = model_->tensors().front();
@@ -324,8 +328,7 @@ void check_proxy_cost(const ConvergenceConfig& config, const UpdateSchedule& sch
   for (const auto& members : schedule.member_sets) widest = std::max<std::int64_t>(widest, std::ssize(members));
   const double updates = double(schedule.updates.size());
   const double trained = updates * double(widest * config.batch_per_worker);
-  const double every = double(config.eval_every.value_or(
-      std::max<std::int64_t>(1, (std::ssize(schedule.updates) + kCurvePoints - 1) / kCurvePoints)));
+  const double every = double(eval_interval(config, schedule));
   const double evaluated = (std::floor(updates / every) + 2) * double(config.eval_samples);
   const double work = parameters * (trained + evaluated + updates) + data_values;
   if (work > kMaxMultiplyAdds) {
