@@ -89,6 +89,14 @@ TEST_CASE("a scaled precision runs the blocks' GEMMs in the low format and the r
   CHECK(c.runs_scaled(gemm));
   CHECK(c.roofline(gemm, 1000).memory_seconds == Approx((4096.0 * 4096 + 1000 * 4096 + 2 * 1000 * 4096) / 50e9));
   CHECK(c.forward(gemm, 1000) == SimTime::from_seconds(product + quantize) + SimTime::from_us(5));
+  // A product that reads the previous one's input (K beside Q, up beside gate: one fused GEMM in Megatron) finds it
+  // cast already.
+  Layer sibling = gemm;
+  sibling.shape.shares_input = true;
+  CHECK(c.forward(sibling, 1000) == SimTime::from_seconds(product) + SimTime::from_us(5));
+  // PyTorch's separate nn.Linear modules (torchao's Float8Linear) each cast their input.
+  const ComputeModel eager(gpu, Precision::fp8, {.efficiency = 0.5, .kernels = KernelStyle::eager});
+  CHECK(eager.forward(sibling, 1000) == eager.forward(gemm, 1000));
   // The same product kept in 16 bits (an LM head) runs at the bf16 peak, as does every layer under bf16.
   Layer kept = gemm;
   kept.kind = LayerKind::gemm_kept;

@@ -67,6 +67,31 @@ TEST_CASE("a DeepSeekMoE config gives the catalog's deepseek-moe-16b", "[hf_conf
                     Catch::StartsWith("ds.json: first_k_dense_replace: 29 dense"));
 }
 
+TEST_CASE("a Nemotron config is the squared-ReLU, LayerNorm decoder", "[hf_config]") {
+  // Nemotron-4 15B's shape (Parmar et al. 2024, table 1) as HF's NemotronConfig writes it.
+  const std::string nemotron = R"({"architectures": ["NemotronForCausalLM"], "num_hidden_layers": 32,
+      "hidden_size": 6144, "num_attention_heads": 48, "num_key_value_heads": 8, "intermediate_size": 24576,
+      "vocab_size": 256000, "max_position_embeddings": 4096, "hidden_act": "relu2", "partial_rotary_factor": 0.5,
+      "attention_bias": false, "mlp_bias": false, "tie_word_embeddings": false})";
+  const LlamaShape shape = parse_hf_config(nemotron, "nemotron.json");
+  CHECK(shape.mlp == MlpActivation::squared_relu);
+  CHECK(shape.norm == DecoderNorm::layernorm);
+  CHECK_FALSE(shape.bias);
+  // Per layer: q and o 2h², k and v 2·h·1024, up and down 2·h·ffn, two LayerNorms 4h; embeddings and head 2·V·h;
+  // the final LayerNorm 2h: 15.6 B, the report's 3.2 B embedding and 12.5 B other parameters.
+  const std::int64_t h = 6144;
+  const std::int64_t layer = 2 * h * h + 2 * h * 1024 + 2 * h * 24576 + 4 * h;
+  CHECK(llama("n", shape).params() == 32 * layer + 2 * 256000 * h + 2 * h);
+  const std::string swiglu = nemotron.substr(0, nemotron.size() - 1) + R"(, "hidden_act": "silu"})";
+  CHECK_THROWS_WITH(parse_hf_config(swiglu, "n.json"),
+                    Catch::StartsWith("n.json: hidden_act: 'silu' is not supported for Nemotron: expected relu2"));
+  // Biases on every projection, or none.
+  CHECK(llama("b", parse_hf_config(llama_config(R"(, "attention_bias": true, "mlp_bias": true)"), "b.json")).params() ==
+        8'030'261'248 + 32 * (4096 + 2 * 1024 + 4096 + 2 * 14336 + 4096));
+  CHECK_THROWS_WITH(parse_hf_config(llama_config(R"(, "attention_bias": true)"), "b.json"),
+                    Catch::StartsWith("b.json: attention_bias: biases on the attention or the MLP projections alone"));
+}
+
 TEST_CASE("config.json errors name the file and the JSON key", "[hf_config]") {
   const auto fails = [](const std::string& json, const std::string& text) {
     CHECK_THROWS_WITH(parse_hf_config(json, "cfg.json"), Catch::StartsWith("cfg.json: ") && Catch::Contains(text));

@@ -1,8 +1,8 @@
 // Predicted against published LLM training runs on DGX H100 (validation/scenarios/llm, published.csv;
-// docs/accuracy.md, "LLM training on DGX H100"): NVIDIA NeMo 24.07's FP8 rows (tokens/s/GPU) and dgxc-benchmarking's
-// Llama 3.1 rows in BF16 and FP8 (step time). Each prediction must stay within the largest error measured when the
-// table was made, and the errors' geometric mean within the measured one, so that a change that moves them is seen
-// and the table redone (scripts/llm-accuracy prints it).
+// docs/accuracy.md, "LLM training on DGX H100"): NVIDIA NeMo 24.07's twelve FP8 rows (tokens/s/GPU) and
+// dgxc-benchmarking's Llama 3.1 rows in BF16 and FP8 (step time). Each prediction must stay within the largest error
+// measured when the table was made, and the errors' geometric mean within the measured one, so that a change that moves
+// them is seen and the table redone (scripts/llm-accuracy prints it).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -20,14 +20,18 @@ using namespace syncsim;
 
 namespace {
 const std::filesystem::path kLlmScenarios = SYNCSIM_LLM_SCENARIOS;
-// 15.2% (dgxc Llama 3.1 405B on 2,304 GPUs, FP8; 14.0% before the rail planes spread its stage transfers over the
-// spines, which took away 290 ms of pipeline exposure that had hidden the compute model's optimism, 17.1% before
-// Megatron's backward all-gathers of the column-parallel inputs were counted, 16.5% before the slowest chip's pace,
-// 12.8% before the 405B was the model dgxc's yaml builds, 16 query groups and GPT-2's vocabulary: docs/accuracy.md)
-constexpr double kLargestStepTimeError = 0.16;
-// 5.1% (NeMo's rows), 7.2% (dgxc's); 4.3% and 4.2% before the pipeline's blocks were cut as Megatron builds them,
+// 16.5% (dgxc Llama 3.1 405B on 2,304 GPUs, FP8; 15.2% before Megatron's fused QKV and FC1 products cast their
+// shared input once, where K, V and up had each cast it again; 14.0% before the rail planes spread its stage transfers
+// over the spines, which took away 290 ms of pipeline exposure that had hidden the compute model's optimism, 17.1%
+// before Megatron's backward all-gathers of the column-parallel inputs were counted, 16.5% before the slowest chip's
+// pace, 12.8% before the 405B was the model dgxc's yaml builds, 16 query groups and GPT-2's vocabulary:
+// docs/accuracy.md)
+constexpr double kLargestStepTimeError = 0.17;
+// 7.8% (NeMo's twelve rows), 7.3% (dgxc's); 6.2% and 7.3% with NeMo's first six rows only, 5.1% and 7.2% before
+// the shared input was cast once (the 8B FP8 rows, slow, moved 3% faster; the 70B rows, fast, 2% faster); 4.3% and
+// 4.2% before the pipeline's blocks were cut as Megatron builds them,
 // which took the 70B rows' stage of 21 blocks (15 chunks of 5 and 5 of 1) to 20 and their bubble from 10% to 5%.
-constexpr double kMeasuredGeomean = 0.073;
+constexpr double kMeasuredGeomean = 0.079;
 
 struct StepTimeRow {
   std::string scenario;

@@ -43,6 +43,28 @@ TEST_CASE("a transformer block builds the catalog's model from the same shape", 
   CHECK(built(parse_scenario(to_yaml(mixtral), "again.yaml")).params() == m.params());
 }
 
+TEST_CASE("the decoder's parts make GPT-3's block, written back as given", "[scenario][transformer]") {
+  const Scenario gpt3 = parse_transformer(
+      "model:\n"
+      "  transformer: {layers: 96, hidden: 12288, heads: 96, ffn: 49152, vocab: 50257, seq: 2048, mlp: gelu,\n"
+      "                norm: layernorm, positions: learned, bias: true, dropout: true, tied_embeddings: true}\n"
+      "  batch_per_gpu: 1\n");
+  const ModelSpec m = built(gpt3);
+  CHECK(m.params() == find_model("gpt3-175b").params());
+  CHECK(m.forward_flops() == find_model("gpt3-175b").forward_flops());
+  const std::string written = to_yaml(gpt3);
+  CHECK(written.find("mlp: gelu") != std::string::npos);
+  CHECK(written.find("positions: learned") != std::string::npos);
+  const Scenario again = parse_scenario(written, "again.yaml");
+  CHECK(built(again).params() == m.params());
+  CHECK(again.model.transformer->value.dropout);
+  CHECK(again.model.transformer->value.norm == DecoderNorm::layernorm);
+  // LLaMA's parts are the defaults and are not written.
+  const Scenario llama_default = parse_transformer(
+      "model: {transformer: {layers: 2, hidden: 256, heads: 4, ffn: 512, vocab: 1000, seq: 128}, batch_per_gpu: 1}\n");
+  CHECK(to_yaml(llama_default).find("mlp:") == std::string::npos);
+}
+
 TEST_CASE("an hf_config scenario gives exactly the catalog model's parameters", "[scenario][transformer]") {
   const std::string dir = SYNCSIM_COMPUTE_DATA;
   const Scenario llama3 =
@@ -78,6 +100,10 @@ TEST_CASE("transformer shape errors point at the key", "[scenario][transformer]"
   fails("layers: 1000, hidden: 65536, heads: 64, ffn: 262144, vocab: 1000, seq: 1000000",
         "t.yaml:4:16: model.transformer: the model would have about");
   fails(base + ", experts: 2.5", "t.yaml:4:93: model.transformer.experts: expected a whole number");
+  fails(base + ", mlp: relu", "t.yaml:4:89: model.transformer.mlp: unknown value 'relu'");
+  fails(base + ", norm: batchnorm", "t.yaml:4:90: model.transformer.norm: unknown value 'batchnorm'");
+  fails(base + ", positions: alibi", "t.yaml:4:95: model.transformer.positions: unknown value 'alibi'");
+  fails(base + ", bias: 2", "t.yaml:4:90: model.transformer.bias: expected");
   const auto model_fails = [](const std::string& model, const std::string& expected) {
     CHECK_THROWS_WITH(parse_scenario(kH100Cluster + "model: {" + model + "}\n", "t.yaml"), Catch::StartsWith(expected));
   };

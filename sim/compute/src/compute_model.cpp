@@ -71,6 +71,13 @@ bool ComputeModel::runs_scaled(const Layer& layer) const {
   return is_scaled(precision_) && layer.kind == LayerKind::gemm;
 }
 
+bool ComputeModel::casts_shared_input(const Layer& layer) const {
+  // Megatron's fused projections (Transformer Engine: the default recipe, or model.kernels: fused) cast their shared
+  // input once; PyTorch's separate nn.Linear modules (torchao's Float8Linear, eager or compiled) each cast their own.
+  const bool fused_projections = !options_.kernels || *options_.kernels == KernelStyle::fused;
+  return layer.shape.shares_input && fused_projections;
+}
+
 Roofline ComputeModel::scaled_gemm_roofline(const Layer& layer, double batch) const {
   // A linear layer moves its input and output side by side: tokens x (cols + rows) elements per sample.
   const auto rows = static_cast<double>(layer.weight_rows);
@@ -85,7 +92,7 @@ Roofline ComputeModel::scaled_gemm_roofline(const Layer& layer, double batch) co
   const double flops = batch * static_cast<double>(layer.forward_flops);
   return {.compute_seconds = flops / (scaled_peak_flops_ * efficiency()),
           .memory_seconds = bytes / bandwidth,
-          .quantize_seconds = input * (e + 2 * q) / bandwidth};
+          .quantize_seconds = casts_shared_input(layer) ? 0 : input * (e + 2 * q) / bandwidth};
 }
 
 Roofline ComputeModel::roofline(const Layer& layer, std::int64_t batch) const {

@@ -21,8 +21,8 @@ namespace syncsim {
 namespace {
 
 constexpr std::uint64_t kMaxConfigBytes = std::uint64_t{1} << 20;
-constexpr std::array<std::string_view, 4> kArchitectures{"LlamaForCausalLM", "MistralForCausalLM", "MixtralForCausalLM",
-                                                         "DeepseekForCausalLM"};
+constexpr std::array<std::string_view, 5> kArchitectures{"LlamaForCausalLM", "MistralForCausalLM", "MixtralForCausalLM",
+                                                         "DeepseekForCausalLM", "NemotronForCausalLM"};
 
 // check_shape's field names (the scenario's model.transformer keys) as config.json spells them.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 7> kJsonKeys{{{"layers", "num_hidden_layers"},
@@ -61,6 +61,12 @@ class ConfigReader {
     if (!it->is_boolean()) fail(key, fmt::format("expected true or false, got {}", json_value_text(*it)));
     return it->get<bool>();
   }
+  std::optional<std::string> text(std::string_view key) const {
+    const auto it = doc_.find(key);
+    if (it == doc_.end() || it->is_null()) return std::nullopt;
+    if (!it->is_string()) fail(key, fmt::format("expected a name, got {}", json_value_text(*it)));
+    return it->get<std::string>();
+  }
   std::string architecture() const {
     const auto it = doc_.find("architectures");
     if (it == doc_.end() || !it->is_array() || it->size() != 1 || !(*it)[0].is_string()) {
@@ -69,7 +75,7 @@ class ConfigReader {
     const std::string name = (*it)[0].get<std::string>();
     if (std::find(kArchitectures.begin(), kArchitectures.end(), name) == kArchitectures.end()) {
       fail("architectures", fmt::format("unknown architecture '{}': expected LlamaForCausalLM, MistralForCausalLM, "
-                                        "MixtralForCausalLM or DeepseekForCausalLM",
+                                        "MixtralForCausalLM, DeepseekForCausalLM or NemotronForCausalLM",
                                         name));
     }
     return name;
@@ -80,7 +86,7 @@ class ConfigReader {
   const std::string& source_;
 };
 
-enum class ConfigFamily { dense, mixtral, deepseek };
+enum class ConfigFamily { dense, mixtral, deepseek, nemotron };
 
 std::string_view json_key(std::string_view field, ConfigFamily family) {
   for (const auto& [name, key] : kJsonKeys) {
@@ -108,6 +114,28 @@ void read_deepseek(const ConfigReader& config, LlamaShape& shape) {
   shape.dense_layers = config.count("first_k_dense_replace").value_or(0);
 }
 
+// Nemotron (HF's modeling_nemotron.py): LayerNorm1p and an ungated MLP of relu(x)^2, the only activation its
+// config names for it.
+void read_nemotron(const ConfigReader& config, LlamaShape& shape) {
+  if (const auto act = config.text("hidden_act"); act && *act != "relu2") {
+    config.fail("hidden_act", fmt::format("'{}' is not supported for Nemotron: expected relu2", *act));
+  }
+  shape.mlp = MlpActivation::squared_relu;
+  shape.norm = DecoderNorm::layernorm;
+}
+
+// attention_bias and mlp_bias (LlamaConfig, NemotronConfig; absent: false): the generator's biases are on every
+// projection or none.
+void read_biases(const ConfigReader& config, LlamaShape& shape) {
+  const bool attention = config.flag("attention_bias");
+  const bool mlp = config.flag("mlp_bias");
+  if (attention != mlp) {
+    config.fail(attention ? "attention_bias" : "mlp_bias",
+                "biases on the attention or the MLP projections alone are not supported: give both or neither");
+  }
+  shape.bias = attention;
+}
+
 }  // namespace
 
 LlamaShape parse_hf_config(std::string_view json, const std::string& source) {
@@ -119,6 +147,7 @@ LlamaShape parse_hf_config(std::string_view json, const std::string& source) {
   const std::string architecture = config.architecture();
   const ConfigFamily family = architecture == "MixtralForCausalLM"    ? ConfigFamily::mixtral
                               : architecture == "DeepseekForCausalLM" ? ConfigFamily::deepseek
+                              : architecture == "NemotronForCausalLM" ? ConfigFamily::nemotron
                                                                       : ConfigFamily::dense;
   LlamaShape shape{.layers = config.required("num_hidden_layers"),
                    .hidden = config.required("hidden_size"),
@@ -133,6 +162,8 @@ LlamaShape parse_hf_config(std::string_view json, const std::string& source) {
     shape.experts_per_token = config.required("num_experts_per_tok");
   }
   if (family == ConfigFamily::deepseek) read_deepseek(config, shape);
+  if (family == ConfigFamily::nemotron) read_nemotron(config, shape);
+  read_biases(config, shape);
   if (const auto problem = check_shape(shape)) config.fail(json_key(problem->field, family), problem->message);
   if (const std::optional<std::int64_t> head_dim = config.count("head_dim");
       head_dim && *head_dim != shape.hidden / shape.heads) {  // check_shape: heads > 0 and divide hidden; no product

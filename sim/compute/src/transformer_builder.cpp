@@ -11,6 +11,7 @@ namespace {
 constexpr std::int64_t kNormFlops = 5;
 constexpr std::int64_t kSoftmaxFlops = 5;
 constexpr std::int64_t kGeluFlops = 8;
+constexpr std::int64_t kSquaredReluFlops = 2;
 constexpr std::int64_t kSiluFlops = 4;
 constexpr std::int64_t kRotaryFlops = 3;
 constexpr std::int64_t kTanhFlops = 4;
@@ -31,6 +32,8 @@ constexpr std::int64_t kFp32LossBytes = 4;
 constexpr KernelShape kEagerRmsNorm{.eager_kernels = 7, .eager_traffic = 9};
 constexpr KernelShape kEagerRotary{.eager_kernels = 6, .eager_traffic = 5};
 constexpr KernelShape kEagerCrossEntropy{.eager_kernels = 3, .eager_traffic = 3.5, .loss = true};
+// relu(x)^2 as PyTorch writes it, torch.pow(F.relu(x), 2): two kernels, each reading and writing the tensor.
+constexpr KernelShape kEagerSquaredRelu{.eager_kernels = 2, .eager_traffic = 2};
 // Fused runs (Megatron's bias-SwiGLU and bias-dropout-add fusions) fold these layers into the next kernel.
 constexpr KernelShape kFoldedWhenFused{.fused_traffic = 0};
 }  // namespace
@@ -138,7 +141,7 @@ void TransformerBuilder::sibling_linear(const std::string& name, std::int64_t ou
         .weight_cols = in,
         .weight_matrices = weight_copies_,
         .kind = in_block_ ? LayerKind::gemm : LayerKind::gemm_kept},
-       {.split = TensorSplit::outputs});
+       {.split = TensorSplit::outputs, .shares_input = true});
   width_ += out_features;
   saved_ = false;
 }
@@ -239,6 +242,18 @@ void TransformerBuilder::end_experts(const std::string& combine_name, bool share
 
 void TransformerBuilder::gelu(const std::string& name) {
   elementwise(name, kGeluFlops, true);
+  row_input_at_ = layers_.size();
+}
+
+void TransformerBuilder::squared_relu(const std::string& name) {
+  // Backward needs x (2·relu(x)), which this layer keeps.
+  const std::int64_t n = elements();
+  push({.name = name,
+        .forward_flops = kSquaredReluFlops * n,
+        .activation_elements_moved = 2 * n,
+        .saved_elements = save_input()},
+       kEagerSquaredRelu);
+  saved_ = false;
   row_input_at_ = layers_.size();
 }
 

@@ -61,6 +61,8 @@ class TransformerBuilder {
   void begin_experts(const std::string& dispatch_name, std::int64_t experts, std::int64_t per_token);
   void end_experts(const std::string& combine_name, bool shared_branch);
   void gelu(const std::string& name);
+  // relu(x)^2: Megatron's squared_relu, one fused kernel; eager PyTorch runs relu and pow.
+  void squared_relu(const std::string& name);
   void tanh(const std::string& name);
   // SwiGLU as two kernels, silu(gate) then x up; the current tensor is gate and up side by side (s x 2f),
   // leaving s x f.

@@ -181,29 +181,50 @@ std::optional<ShapeProblem> check_size(const LlamaShape& shape) {
   return std::nullopt;
 }
 
+void decoder_norm(TransformerBuilder& b, const std::string& name, const LlamaShape& shape) {
+  if (shape.norm == DecoderNorm::layernorm) {
+    b.layer_norm(name);
+  } else {
+    b.rms_norm(name);
+  }
+}
+
 void decoder_attention(TransformerBuilder& b, const std::string& p, const LlamaShape& shape) {
   const std::int64_t kv_heads = shape.kv_heads.value_or(shape.heads);
   const std::int64_t kv_width = kv_heads * (shape.hidden / shape.heads);
-  b.rms_norm(p + "input_layernorm");
-  b.linear(p + "self_attn.q_proj", shape.hidden, false);
-  b.sibling_linear(p + "self_attn.k_proj", kv_width, false);
-  b.sibling_linear(p + "self_attn.v_proj", kv_width, false);
-  b.rotary(p + "self_attn.rotary", kv_width);
-  b.attention(p + "self_attn.", shape.heads, kv_heads, false, shape.attention == AttentionKernel::flash);
-  b.linear(p + "self_attn.o_proj", shape.hidden, false);
+  decoder_norm(b, p + "input_layernorm", shape);
+  b.linear(p + "self_attn.q_proj", shape.hidden, shape.bias);
+  b.sibling_linear(p + "self_attn.k_proj", kv_width, shape.bias);
+  b.sibling_linear(p + "self_attn.v_proj", kv_width, shape.bias);
+  if (shape.positions == PositionEncoding::rotary) b.rotary(p + "self_attn.rotary", kv_width);
+  b.attention(p + "self_attn.", shape.heads, kv_heads, shape.dropout, shape.attention == AttentionKernel::flash);
+  b.linear(p + "self_attn.o_proj", shape.hidden, shape.bias);
+  if (shape.dropout) b.dropout(p + "self_attn.resid_dropout");
   b.residual_add(p + "self_attn.add");
 }
 
-// gate,up ─ silu·mul ─ down; `first` starts the MLP on the current tensor, else on the previous linear's input.
-void swiglu_mlp(TransformerBuilder& b, const std::string& p, std::int64_t ffn, std::int64_t hidden, bool first) {
+// gate,up ─ silu·mul ─ down, or up ─ activation ─ down; `first` starts the MLP on the current tensor, else on the
+// previous linear's input.
+void decoder_mlp(TransformerBuilder& b, const std::string& p, std::int64_t ffn, const LlamaShape& shape, bool first) {
+  const std::string into = shape.mlp == MlpActivation::swiglu ? p + "gate_proj" : p + "up_proj";
   if (first) {
-    b.linear(p + "gate_proj", ffn, false);
+    b.linear(into, ffn, shape.bias);
   } else {
-    b.branch_linear(p + "gate_proj", ffn, false);
+    b.branch_linear(into, ffn, shape.bias);
   }
-  b.sibling_linear(p + "up_proj", ffn, false);
-  b.swiglu(p + "silu", p + "mul");
-  b.linear(p + "down_proj", hidden, false);
+  switch (shape.mlp) {
+    case MlpActivation::swiglu:
+      b.sibling_linear(p + "up_proj", ffn, shape.bias);
+      b.swiglu(p + "silu", p + "mul");
+      break;
+    case MlpActivation::gelu:
+      b.gelu(p + "gelu");
+      break;
+    case MlpActivation::squared_relu:
+      b.squared_relu(p + "squared_relu");
+      break;
+  }
+  b.linear(p + "down_proj", shape.hidden, shape.bias);
 }
 
 // norm ─┬─ router ─ shared experts ─┐
@@ -212,10 +233,9 @@ void swiglu_mlp(TransformerBuilder& b, const std::string& p, std::int64_t ffn, s
 void moe_mlp(TransformerBuilder& b, const std::string& p, const LlamaShape& shape) {
   b.linear(p + "router", shape.experts, false);
   b.keep_last_in_high_precision();
-  if (shape.shared_experts > 0)
-    swiglu_mlp(b, p + "shared_experts.", shape.shared_experts * shape.ffn, shape.hidden, false);
+  if (shape.shared_experts > 0) decoder_mlp(b, p + "shared_experts.", shape.shared_experts * shape.ffn, shape, false);
   b.begin_experts(p + "experts.dispatch", shape.experts, shape.experts_per_token);
-  swiglu_mlp(b, p + "experts.", shape.ffn, shape.hidden, true);
+  decoder_mlp(b, p + "experts.", shape.ffn, shape, true);
   b.end_experts(p + "experts.combine", shape.shared_experts > 0);
 }
 }  // namespace
@@ -229,27 +249,34 @@ std::optional<ShapeProblem> check_shape(const LlamaShape& shape) {
 // Pre-RMSNorm decoder layer (HF LlamaDecoderLayer), no biases, no dropout:
 //   x ─┬─ norm ─ q,k,v ─ rotary ─ attention ─ o_proj ─ add ─┬─ norm ─ gate,up ─ silu·mul ─ down ─ add
 //      └───────────────────────────────────────────────┘    └─────────────────────────────────────┘
-// With experts (HF MixtralDecoderLayer, DeepSeekMoE) the MLP is moe_mlp's.
+// With experts (HF MixtralDecoderLayer, DeepSeekMoE) the MLP is moe_mlp's. The shape's last fields make it
+// Megatron's GPT-3 block (LayerNorm, learned positions, biases, dropout, up ─ GELU ─ down; tied) or Nemotron-4's
+// (LayerNorm, rotary, up ─ relu² ─ down).
 ModelSpec llama(std::string name, const LlamaShape& shape) {
   if (const auto problem = check_shape(shape)) throw InputError(problem->message);
   TransformerBuilder b(shape.sequence_length, shape.hidden);
   b.set_causal();
   b.embedding("embed_tokens", shape.vocab);
+  if (shape.positions == PositionEncoding::learned) {
+    b.embedding("embed_positions", shape.sequence_length);
+    b.sum("embeddings.sum", 2);
+  }
+  if (shape.dropout) b.dropout("embeddings.dropout");
   for (std::int64_t i = 0; i < shape.layers; ++i) {
     const std::string p = fmt::format("layers.{}.", i);
     b.begin_block();
     decoder_attention(b, p, shape);
-    b.rms_norm(p + "post_attention_layernorm");
+    decoder_norm(b, p + "post_attention_layernorm", shape);
     if (shape.experts > 1 && i >= shape.dense_layers) {
       moe_mlp(b, p + "mlp.", shape);
     } else {
-      swiglu_mlp(b, p + "mlp.", i < shape.dense_layers ? shape.dense_ffn.value_or(shape.ffn) : shape.ffn, shape.hidden,
-                 true);
+      decoder_mlp(b, p + "mlp.", i < shape.dense_layers ? shape.dense_ffn.value_or(shape.ffn) : shape.ffn, shape, true);
     }
+    if (shape.dropout) b.dropout(p + "mlp.dropout");
     b.residual_add(p + "mlp.add");
     b.end_block();
   }
-  b.rms_norm("norm");
+  decoder_norm(b, "norm", shape);
   if (shape.tied_embeddings) {
     b.linear("lm_head", shape.vocab, false, shape.vocab * shape.hidden);
   } else {

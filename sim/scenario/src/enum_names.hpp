@@ -86,6 +86,12 @@ inline constexpr NameTable<KernelStyle, 3> kKernelStyleNames{
     {{"fused", KernelStyle::fused}, {"eager", KernelStyle::eager}, {"compiled", KernelStyle::compiled}}};
 inline constexpr NameTable<AttentionKernel, 2> kAttentionNames{
     {{"flash", AttentionKernel::flash}, {"eager", AttentionKernel::eager}}};
+inline constexpr NameTable<MlpActivation, 3> kMlpActivationNames{
+    {{"swiglu", MlpActivation::swiglu}, {"gelu", MlpActivation::gelu}, {"squared_relu", MlpActivation::squared_relu}}};
+inline constexpr NameTable<DecoderNorm, 2> kDecoderNormNames{
+    {{"rmsnorm", DecoderNorm::rmsnorm}, {"layernorm", DecoderNorm::layernorm}}};
+inline constexpr NameTable<PositionEncoding, 2> kPositionEncodingNames{
+    {{"rotary", PositionEncoding::rotary}, {"learned", PositionEncoding::learned}}};
 // adamw keeps the same state and moves the same bytes as adam (optimizer.hpp); it is written back as adam.
 inline constexpr NameTable<Optimizer, 4> kOptimizerNames{{{"sgd", Optimizer::sgd},
                                                           {"momentum", Optimizer::momentum},

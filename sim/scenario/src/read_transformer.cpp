@@ -1,7 +1,8 @@
-// model.transformer and model.hf_config: a LLaMA-family decoder's shape (compute/model_catalog.hpp's LlamaShape),
+// model.transformer and model.hf_config: a pre-norm decoder's shape (compute/model_catalog.hpp's LlamaShape),
 // every value checked at its key by the generator's own check_shape.
 #include <fmt/format.h>
 
+#include "enum_names.hpp"
 #include "field_reader.hpp"
 #include "sections.hpp"
 #include "syncsim/compute/hf_config.hpp"
@@ -26,7 +27,8 @@ void check_at_keys(const LlamaShape& shape, const MapReader& reader) {
 Located<LlamaShape> read_transformer(const ConfigNode& node, const std::string& path) {
   const MapReader reader(node, path,
                          {"layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "seq", "experts",
-                          "experts_per_token", "tied_embeddings", "shared_experts", "dense_layers", "dense_ffn"});
+                          "experts_per_token", "tied_embeddings", "shared_experts", "dense_layers", "dense_ffn", "mlp",
+                          "norm", "positions", "bias", "dropout"});
   const auto required = [&](std::string_view key, std::string_view why) {
     return read_whole(reader.require(key, why), reader.path(key), 1);
   };
@@ -47,9 +49,18 @@ Located<LlamaShape> read_transformer(const ConfigNode& node, const std::string& 
                    .shared_experts = optional("shared_experts", 0).value_or(0),
                    .dense_layers = optional("dense_layers", 0).value_or(0),
                    .dense_ffn = optional("dense_ffn", 1)};
-  if (const ConfigNode* tied = reader.get("tied_embeddings")) {
-    shape.tied_embeddings = read_bool(*tied, reader.path("tied_embeddings"));
-  }
+  const auto flag = [&](std::string_view key, bool& field) {
+    if (const ConfigNode* value = reader.get(key)) field = read_bool(*value, reader.path(key));
+  };
+  flag("tied_embeddings", shape.tied_embeddings);
+  flag("bias", shape.bias);
+  flag("dropout", shape.dropout);
+  const auto choice = [&](std::string_view key, auto& field, const auto& names) {
+    if (const ConfigNode* value = reader.get(key)) field = read_choice(*value, reader.path(key), names);
+  };
+  choice("mlp", shape.mlp, kMlpActivationNames);
+  choice("norm", shape.norm, kDecoderNormNames);
+  choice("positions", shape.positions, kPositionEncodingNames);
   check_at_keys(shape, reader);
   return located(shape, node, path);
 }

@@ -127,6 +127,13 @@ void write_transformer(Writer& w, const LlamaShape& shape) {
   if (shape.shared_experts > 0) w.field("shared_experts", shape.shared_experts);
   if (shape.dense_layers > 0) w.field("dense_layers", shape.dense_layers);
   if (shape.dense_ffn) w.field("dense_ffn", *shape.dense_ffn);
+  // The parts other than LLaMA's, as written (the defaults are LLaMA's).
+  const LlamaShape llama;
+  if (shape.mlp != llama.mlp) w.text("mlp", name_of(kMlpActivationNames, shape.mlp));
+  if (shape.norm != llama.norm) w.text("norm", name_of(kDecoderNormNames, shape.norm));
+  if (shape.positions != llama.positions) w.text("positions", name_of(kPositionEncodingNames, shape.positions));
+  if (shape.bias) w.field("bias", true);
+  if (shape.dropout) w.field("dropout", true);
   w.raw() << YAML::EndMap;
 }
 

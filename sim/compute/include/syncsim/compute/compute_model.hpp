@@ -19,7 +19,9 @@
 //   its operands (weights, input) at operand_bytes(p), its output at 2 bytes
 //   + quantize = input elements x (2 + 2 x operand_bytes(p)) / (mem_bw x eff)
 //       the input read in bf16 and written in the low format twice, as is and transposed (the two backward
-//       products each need one); backward's factor covers the output gradient's quantization likewise
+//       products each need one); backward's factor covers the output gradient's quantization likewise; a
+//       linear layer that shares its input with the previous one (KernelShape::shares_input) casts nothing where
+//       Megatron fuses them (kernels unset or fused), and its own copy under PyTorch's (eager, compiled)
 //   optimizer step + params x 2 x operand_bytes(p) / (mem_bw x eff): the new weights' low-precision copies
 //
 // Kernels by shape (kernel_model.hpp), with options.kernels set (model.kernels: fused | eager | compiled) and no
@@ -170,6 +172,8 @@ class ComputeModel {
  private:
   Roofline kernel_roofline(double flops, double bytes) const;
   Roofline scaled_gemm_roofline(const Layer& layer, double batch) const;
+  // The layer's input is cast already, by the fused projection it shares it with (KernelShape::shares_input).
+  bool casts_shared_input(const Layer& layer) const;
   SimTime time_of(const Roofline& roofline) const;  // the larger roof plus the kernel overhead
   double efficiency() const { return options_.efficiency.value_or(kDefaultEfficiency); }
   SimTime pass_time(const Layer& layer, std::int64_t batch, RankSplit split, bool backward) const;

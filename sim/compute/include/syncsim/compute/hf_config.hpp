@@ -3,7 +3,8 @@
 // LlamaShape), for `model.hf_config` in a scenario:
 //
 //   config.json key            LlamaShape field     architectures
-//   num_hidden_layers          layers               LlamaForCausalLM, MistralForCausalLM, MixtralForCausalLM
+//   num_hidden_layers          layers               LlamaForCausalLM, MistralForCausalLM, MixtralForCausalLM,
+//                                                   NemotronForCausalLM
 //   hidden_size                hidden
 //   num_attention_heads        heads
 //   num_key_value_heads        kv_heads             (absent: as many as heads, as HF defaults it)
@@ -17,10 +18,12 @@
 //   moe_intermediate_size      ffn                    (intermediate_size is then dense_ffn, of the first
 //   n_shared_experts           shared_experts          first_k_dense_replace = dense_layers layers;
 //   first_k_dense_replace      dense_layers            moe_layer_freq other than 1 is refused)
+//   attention_bias, mlp_bias   bias                 (absent: false; both or neither)
+//   hidden_act                 mlp                  NemotronForCausalLM: relu2 (squared ReLU), with LayerNorm
 //
-// Everything else (rope_theta, rms_norm_eps, torch_dtype, ...) changes no count and is ignored; so is Mistral's
-// sliding_window (attention is counted over the whole sequence). A head_dim other than hidden_size /
-// num_attention_heads is refused: the generator derives it. Errors are InputError at the file, keyed by the JSON
+// Everything else (rope_theta, rms_norm_eps, torch_dtype, Nemotron's partial_rotary_factor, ...) changes no count
+// and is ignored; so is Mistral's sliding_window (attention is counted over the whole sequence). A head_dim other
+// than hidden_size / num_attention_heads is refused: the generator derives it. Errors are InputError at the file, keyed by the JSON
 // key: "llama.json: num_key_value_heads: 5 key/value heads do not divide the 32 heads".
 //
 //   LlamaShape shape = read_hf_config("Meta-Llama-3-8B/config.json");

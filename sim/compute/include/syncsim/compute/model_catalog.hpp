@@ -99,7 +99,17 @@ struct GptShape {
 // Pre-LN GPT-2 decoder; the LM head reuses the token embedding (tied), then softmax cross-entropy.
 ModelSpec gpt2(std::string name, const GptShape& shape);
 
-// A LLaMA-family decoder: LLaMA 1-3, Mistral, Mixtral and DeepSeekMoE are this block with other numbers.
+// A pre-norm decoder's parts that differ between families; the defaults are LLaMA's.
+enum class MlpActivation {
+  swiglu,       // gate and up projections, silu(gate) x up, down (LLaMA, Mistral, Mixtral's experts)
+  gelu,         // up, GELU, down (GPT-3, NeMo's GPT configs)
+  squared_relu  // up, relu(x)^2, down (Nemotron-4, Primer)
+};
+enum class DecoderNorm { rmsnorm, layernorm };    // layernorm: also Nemotron's layernorm1p (the same kernel)
+enum class PositionEncoding { rotary, learned };  // learned: a table of seq rows added to the token embedding
+
+// A LLaMA-family decoder: LLaMA 1-3, Mistral, Mixtral and DeepSeekMoE are this block with other numbers; with the
+// last five fields, also the GPT-3 and Nemotron-4 blocks Megatron builds.
 struct LlamaShape {
   std::int64_t layers = 32;
   std::int64_t hidden = 4096;
@@ -115,6 +125,11 @@ struct LlamaShape {
   std::optional<std::int64_t> dense_ffn = std::nullopt;
   bool tied_embeddings = false;  // the LM head reads the token table (no parameters of its own)
   AttentionKernel attention = AttentionKernel::flash;
+  MlpActivation mlp = MlpActivation::swiglu;
+  DecoderNorm norm = DecoderNorm::rmsnorm;
+  PositionEncoding positions = PositionEncoding::rotary;
+  bool bias = false;     // every projection has a bias (GPT-3's); the router never does
+  bool dropout = false;  // dropout on the attention probabilities and after each block's two projections
 };
 // What is wrong with a shape: the field (named as the scenario's model.transformer keys: layers, hidden, heads,
 // kv_heads, ffn, vocab, seq, experts, experts_per_token, shared_experts, dense_layers, dense_ffn; empty for the
@@ -125,8 +140,9 @@ struct ShapeProblem {
   std::string message;
 };
 std::optional<ShapeProblem> check_shape(const LlamaShape& shape);
-// Pre-RMSNorm decoder with rotary positions, bias-free projections and SwiGLU MLPs (or a router and SwiGLU
-// experts); throws InputError with check_shape's message for a bad shape.
+// Pre-norm decoder: by default pre-RMSNorm with rotary positions, bias-free projections and SwiGLU MLPs (or a
+// router and SwiGLU experts), the parts as the shape says otherwise; throws InputError with check_shape's message
+// for a bad shape.
 ModelSpec llama(std::string name, const LlamaShape& shape);
 
 }  // namespace syncsim

@@ -63,6 +63,9 @@ struct KernelShape {
   std::int64_t fused_saved_elements = -1;
   // The loss (cross entropy over the logits): compiled on its own under ComputeOptions::compiled_loss.
   bool loss = false;
+  // A linear layer reading the previous linear's input (K and V beside Q, up beside gate): Megatron runs them as
+  // one GEMM (linear_qkv, linear_fc1), so under a scaled precision the input is cast once, by the first.
+  bool shares_input = false;
   // A norm, residual add or dropout on the s x h residual stream: what Megatron's sequence parallelism splits over
   // the tensor group (each rank s / t of the tokens), and what every tensor rank runs whole without it.
   bool sequence_region = false;
