@@ -120,4 +120,15 @@ TEST_CASE("fp8 keeps bf16's state plus the block GEMMs' FP8 weights, as is and t
   const MemoryReport mx = memory_check(llama, find_gpu("B200"), 1, Precision::mxfp8, Optimizer::adam);
   const MemoryReport mx_bf16 = memory_check(llama, find_gpu("B200"), 1, Precision::bf16, Optimizer::adam);
   CHECK(mx.weights.value - mx_bf16.weights.value == block_gemms * 2 * 33 / 32);
+  // FP8 parameters under the distributed optimizer (Megatron's --fp8-param-gather): the block GEMMs' weights are held
+  // in FP8 only, as is and transposed, 2 bytes where bf16 holds 2 and fp8 without them 4; the rest is unchanged.
+  const MemoryLayout sharded{.sharding = ShardingLevel::optimizer, .shards = 8, .framework = MemoryFramework::megatron};
+  MemoryLayout fp8_params = sharded;
+  fp8_params.fp8_params = true;
+  const MemoryReport kept = memory_check(llama, h100, 1, Precision::fp8, Optimizer::adam, sharded);
+  const MemoryReport only_fp8 = memory_check(llama, h100, 1, Precision::fp8, Optimizer::adam, fp8_params);
+  CHECK(kept.weights.value - only_fp8.weights.value == 2 * block_gemms);
+  CHECK(only_fp8.weights == memory_check(llama, h100, 1, Precision::bf16, Optimizer::adam, sharded).weights);
+  CHECK(only_fp8.gradients == kept.gradients);
+  CHECK(only_fp8.optimizer_state == kept.optimizer_state);
 }

@@ -89,23 +89,27 @@ TEST_CASE("an uneven pipeline split goes with the candidates of the scenario's o
   }
 }
 
-TEST_CASE("FP8 all-gathers go with the fully sharded candidates without a pipeline or experts") {
+TEST_CASE("FP8 all-gathers go with the sharded candidates: FSDP's without a pipeline or experts, and Megatron's") {
   SkipCounts skipped;
   const std::vector<LayoutChoice> choices = candidates_of("{sharding: full, fp8_all_gather: true}", 16, skipped, "fp8");
   int gathered = 0;
   int beside_a_split = 0;  // FSDP + TP or CP, torchtitan's Float8 2D and long-sequence runs
+  int megatron = 0;        // the distributed optimizer's FP8 parameters (Megatron's --fp8-param-gather)
   for (const LayoutChoice& c : choices) {
     INFO(label_of(c));
-    const bool applies = c.sharding == ShardingLevel::full && c.pipeline * c.expert == 1;
-    CHECK(c.fp8_all_gather == applies);
-    if (applies) {
+    const bool fsdp = c.sharding == ShardingLevel::full && c.pipeline * c.expert == 1;
+    const bool distributed_optimizer = c.sharding == ShardingLevel::optimizer || c.sharding == ShardingLevel::gradients;
+    CHECK(c.fp8_all_gather == (fsdp || distributed_optimizer));
+    if (c.fp8_all_gather) {
       ++gathered;
-      if (c.tensor * c.context > 1) ++beside_a_split;
+      if (fsdp && c.tensor * c.context > 1) ++beside_a_split;
+      if (distributed_optimizer && c.pipeline > 1) ++megatron;
       check_round_trip(c, "fp8");
     }
   }
   CHECK(gathered > 0);
   CHECK(beside_a_split > 0);
+  CHECK(megatron > 0);
 }
 
 TEST_CASE("without the keys, no candidate carries a split or FP8 all-gathers") {

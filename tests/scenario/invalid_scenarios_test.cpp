@@ -91,16 +91,16 @@ const std::vector<Row>& rows() {
        "model: {name: resnet50, batch_per_gpu: 32, compile_loss: true}\n",
        "bad.yaml:2:58: model.compile_loss: compiles PyTorch's loss function: it needs model.kernels: eager or "
        "compiled"},
-      {"FP8 all-gather without FSDP", kInvalidBase + "parallelism: {fp8_all_gather: true}\n",
-       "bad.yaml:3:31: parallelism.fp8_all_gather: sends FSDP's weight all-gathers in FP8: it needs "
-       "parallelism.sharding: full"},
+      {"FP8 all-gather without sharding", kInvalidBase + "parallelism: {fp8_all_gather: true}\n",
+       "bad.yaml:3:31: parallelism.fp8_all_gather: sends the sharded parameters' all-gathers in FP8 (FSDP's, or "
+       "Megatron's distributed optimizer's): it needs parallelism.sharding: optimizer, gradients or full"},
       {"FP8 all-gather with a pipeline",
        kInvalidBase + "parallelism: {sharding: full, pipeline: 2, fp8_all_gather: true}\n",
        "bad.yaml:3:60: parallelism.fp8_all_gather: FP8 all-gathers are simulated for FSDP alone or beside tensor and "
        "context parallelism, not with a pipeline or expert parallelism"},
       {"FP8 all-gather without FP8", kInvalidBase + "parallelism: {sharding: full, fp8_all_gather: true}\n",
-       "bad.yaml:3:47: parallelism.fp8_all_gather: FP8 all-gathers need model.precision: fp8 (torchao's tensorwise "
-       "float8), got fp32"},
+       "bad.yaml:3:47: parallelism.fp8_all_gather: FP8 all-gathers need model.precision: fp8 (torchao's and "
+       "Transformer Engine's tensorwise FP8), got fp32"},
       {"a pipeline split without a pipeline", kInvalidBase + "parallelism: {decoder_first_pipeline_num_layers: 4}\n",
        "bad.yaml:3:50: parallelism.decoder_first_pipeline_num_layers: a pipeline split needs parallelism.pipeline of 2 "
        "or more"},

@@ -249,6 +249,8 @@ ChunkMemory stage_memory(const ModelSpec& model, std::pair<std::size_t, std::siz
   if (is_scaled(precision) && layout.sharding != ShardingLevel::full) {
     const double copies = 2 * operand_bytes(precision) * static_cast<double>(share(scaled, layout.tensor));
     r.weights = Bytes{plus(r.weights.value, ceil_bytes(copies))};
+    // FP8 parameters: those weights have no 16-bit copy (the optimizer's FP32 main parameters are the master).
+    if (layout.fp8_params) r.weights = Bytes{r.weights.value - share(scaled, layout.tensor) * w};
   }
   // Megatron accumulates the gradients in its FP32 main-grad buffer (param_and_grad_buffer.py). So does FSDP under
   // a pipeline: PyTorch's schedules turn its gradient sync off until a stage's last micro-batch

@@ -67,8 +67,11 @@ bool context_splits(const LayoutSpace& space, std::int64_t c) {
          space.sequence / (2 * c) >= kMinContextChunk;
 }
 
+// FSDP's FP8 all-gathers without a pipeline or experts (torchao), or Megatron's FP8 parameters under its distributed
+// optimizer: wherever the scenario's sharded parameters are gathered.
 bool fp8_gather_applies(const LayoutSpace& space, const LayoutChoice& c) {
-  return space.written.fp8_all_gather.value && c.sharding == ShardingLevel::full && c.pipeline * c.expert == 1;
+  if (!space.written.fp8_all_gather.value || c.sharding == ShardingLevel::none) return false;
+  return c.sharding != ShardingLevel::full || c.pipeline * c.expert == 1;
 }
 
 // The choices of one (t, c, p, v, e) shape over every batch split and sharding.

@@ -125,6 +125,9 @@ std::vector<ChunkWork::Unit> LayoutCommunication::units(std::pair<std::size_t, s
   for (std::size_t l = range.first; l < range.second; ++l) total += layers_.backward[l];
   // Two buffers, as Megatron keeps them: the dense gradients and (with expert parallelism) the routed experts'.
   std::int64_t bytes[2] = {0, 0};
+  // What their parameters' all-gathers move: FP8 for the scaled GEMMs' weights under Megatron's FP8 parameters.
+  const bool fp8_gather = s.parallelism.fp8_all_gather.value;
+  std::int64_t gathered[2] = {0, 0};
   std::vector<ChunkWork::Unit> out;
   SimTime done;
   SimTime cut;  // where the last segment ended
@@ -136,10 +139,14 @@ std::vector<ChunkWork::Unit> LayoutCommunication::units(std::pair<std::size_t, s
     const std::int64_t whole = gradient_bytes(layers[l], context_.precision()).value;
     std::int64_t& held = bytes[expert ? 1 : 0];
     held += (whole + parts - 1) / parts;
+    if (fp8_gather) {
+      const std::int64_t gather = weight_gather_bytes(layers[l], context_.precision(), true).value;
+      gathered[expert ? 1 : 0] += (gather + parts - 1) / parts;
+    }
     done += layers_.backward[l];
     if (held >= s.training.bucket_size.value) {
       const double ready = overlap && total > SimTime::zero() ? done.seconds() / total.seconds() : 1.0;
-      out.push_back({Bytes{held}, ready, expert});
+      out.push_back({Bytes{held}, ready, expert, Bytes{std::exchange(gathered[expert ? 1 : 0], 0)}});
       held = 0;
       if (segments != nullptr && overlap) segments->push_back(done - std::exchange(cut, done));
     }
@@ -147,7 +154,8 @@ std::vector<ChunkWork::Unit> LayoutCommunication::units(std::pair<std::size_t, s
   // The rest of the backward after the last complete bucket (all of it when none completes early).
   if (segments != nullptr && (segments->empty() || done > cut)) segments->push_back(done - cut);
   for (const bool expert : {false, true}) {
-    if (bytes[expert ? 1 : 0] > 0) out.push_back({Bytes{bytes[expert ? 1 : 0]}, 1.0, expert});
+    const int i = expert ? 1 : 0;
+    if (bytes[i] > 0) out.push_back({Bytes{bytes[i]}, 1.0, expert, Bytes{gathered[i]}});
   }
   return out;
 }
@@ -285,15 +293,16 @@ void LayoutCommunication::add_communication(ModelParallelSetup& out, Bytes trans
                                                : std::vector{CollectiveOp::allreduce}) {
             // A bucket size seen before is not asked again (at a frontier layout each ask would copy and compare
             // thousands of groups): its use runs once more, as fill_links would sum it.
-            const std::tuple key{op, u.bytes.value, u.expert};
+            const Bytes bytes = op == CollectiveOp::all_gather ? u.gather_bytes() : u.bytes;
+            const std::tuple key{op, bytes.value, u.expert};
             const double per_iteration = 1.0 / static_cast<double>(n.pipeline);
             if (const auto seen = asked.find(key); seen != asked.end()) {
               if (!floor_) uses_[seen->second.use].per_iteration += per_iteration;
               continue;
             }
             const std::size_t use = uses_.size();
-            asked[key] = {u.expert ? timed("data", op, u.bytes, expert_groups, per_iteration)
-                                   : gradient_collective(op, u.bytes, per_iteration),
+            asked[key] = {u.expert ? timed("data", op, bytes, expert_groups, per_iteration)
+                                   : gradient_collective(op, bytes, per_iteration),
                           use};
           }
         }

@@ -187,7 +187,7 @@ Stream stream_of(const ModelParallelSetup& setup, const std::vector<ChunkWork>& 
       out.total += reduced * reductions;
       ready_and_length.emplace_back(u.ready, reduced);
       if (gathers == 0) continue;
-      const SimTime gathered = setup.data_collective(CollectiveOp::all_gather, u.bytes, u.expert);
+      const SimTime gathered = setup.data_collective(CollectiveOp::all_gather, u.gather_bytes(), u.expert);
       out.total += gathered * gathers;
       if (c == 0 && !rule.reshards) out.first_gathers += gathered;
     }

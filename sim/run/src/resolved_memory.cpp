@@ -29,6 +29,7 @@ MemoryReport ResolvedScenario::memory() const {
   layout.split = p.pipeline_split();
   layout.compiled_loss = s.model.compile_loss.value;
   layout.sequence_parallel = p.sequence_parallel.value;
+  layout.fp8_params = p.fp8_all_gather.value && p.sharding.value != ShardingLevel::full;
   return at_pipeline_split(
       p, [&] { return memory_check(model_, gpu_, batch(), precision(), s.model.optimizer.value, layout); });
 }

@@ -96,10 +96,11 @@ void check_link(const LinkEnds& ends, const Topology& topology, const std::unord
 }  // namespace
 
 void check_across_sections(const Scenario& scenario) {
-  // torchao's float8 all-gather casts to the tensorwise-scaled FP8 of the fp8 recipe; no other precision has it.
+  // torchao's float8 all-gather and Megatron's FP8 parameters are the tensorwise-scaled FP8 of the fp8 recipe.
   if (scenario.parallelism.fp8_all_gather.value && scenario.model.precision.value != Precision::fp8) {
     throw scenario.parallelism.fp8_all_gather.error(
-        fmt::format("FP8 all-gathers need model.precision: fp8 (torchao's tensorwise float8), got {}",
+        fmt::format("FP8 all-gathers need model.precision: fp8 (torchao's and Transformer Engine's tensorwise FP8), "
+                    "got {}",
                     to_string(scenario.model.precision.value)));
   }
   if (scenario.cluster.workers) {

@@ -137,10 +137,12 @@ ParallelismConfig read_parallelism(const ConfigNode& node) {
   if (const ConfigNode* gather = reader.get("fp8_all_gather")) {
     p.fp8_all_gather =
         located(read_bool(*gather, reader.path("fp8_all_gather")), *gather, reader.path("fp8_all_gather"));
-    if (p.fp8_all_gather.value && p.sharding.value != ShardingLevel::full) {
-      throw p.fp8_all_gather.error("sends FSDP's weight all-gathers in FP8: it needs parallelism.sharding: full");
+    if (p.fp8_all_gather.value && p.sharding.value == ShardingLevel::none) {
+      throw p.fp8_all_gather.error(
+          "sends the sharded parameters' all-gathers in FP8 (FSDP's, or Megatron's distributed optimizer's): it needs "
+          "parallelism.sharding: optimizer, gradients or full");
     }
-    if (p.fp8_all_gather.value && p.pipeline.value * p.expert.value > 1) {
+    if (p.fp8_all_gather.value && p.sharding.value == ShardingLevel::full && p.pipeline.value * p.expert.value > 1) {
       throw p.fp8_all_gather.error(
           "FP8 all-gathers are simulated for FSDP alone or beside tensor and context parallelism, not with a "
           "pipeline or expert parallelism");

@@ -117,6 +117,10 @@ struct MemoryLayout {
   // Megatron's sequence parallelism (RankSplit::sequence_parallel); without it every tensor rank keeps the residual
   // stream's activations whole.
   bool sequence_parallel = true;
+  // FP8 parameters under a scaled precision with the optimizer state sharded (parallelism.fp8_all_gather beside
+  // sharding optimizer or gradients: Megatron's --fp8-param-gather, NeMo's fp8_params, Transformer Engine's
+  // fp8_model_init): the scaled GEMMs' weights are held in FP8 only, as is and transposed, with no 16-bit copy.
+  bool fp8_params = false;
 };
 
 // One GPU at its peak. allocated = weights + gradients + optimizer_state + activations + loss_buffers + workspaces

@@ -63,6 +63,10 @@ struct ChunkWork {
     Bytes bytes;
     double ready = 1;
     bool expert = false;  // routed experts' gradients: reduced over the expert data-parallel group
+    // What the distributed optimizer's all-gather of these parameters moves, where it differs from the reduced
+    // gradients' bytes (Megatron's FP8 parameters, parallelism.fp8_all_gather); zero: the same bytes.
+    Bytes gathered{};
+    Bytes gather_bytes() const { return gathered.value > 0 ? gathered : bytes; }
   };
   std::vector<Unit> units;
 };
