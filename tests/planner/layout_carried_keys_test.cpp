@@ -34,9 +34,26 @@ void check_round_trip(const LayoutChoice& c, const std::string& precision = "bf1
   CHECK(split.account_for_loss == c.split.account_for_loss);
   CHECK(s.parallelism.fp8_all_gather.value == c.fp8_all_gather);
   CHECK(s.parallelism.sequence_parallel.value == c.sequence_parallel);
+  CHECK(s.parallelism.grad_reduce_in_fp32.value == c.grad_reduce_in_fp32);
 }
 
 }  // namespace
+
+TEST_CASE("BF16 gradient reductions go with the candidates in Megatron's layout, and only with them") {
+  SkipCounts skipped;
+  int megatron = 0;
+  int pytorch = 0;
+  for (const LayoutChoice& c : candidates_of("{tensor: 2, grad_reduce_in_fp32: false}", 16, skipped)) {
+    INFO(label_of(c));
+    const bool split = c.tensor * c.pipeline * c.context * c.expert > 1;
+    const bool in_megatron_layout = split && c.sharding != ShardingLevel::full;
+    CHECK(c.grad_reduce_in_fp32 == !in_megatron_layout);
+    (in_megatron_layout ? megatron : pytorch) += 1;
+    check_round_trip(c);
+  }
+  CHECK(megatron > 0);
+  CHECK(pytorch > 0);
+}
 
 TEST_CASE("an accounted pipeline split goes with every pipelined candidate whose slots divide") {
   SkipCounts skipped;

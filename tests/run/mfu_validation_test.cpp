@@ -14,10 +14,11 @@ using namespace syncsim;
 
 namespace {
 const std::filesystem::path kMfuScenarios = SYNCSIM_MFU_SCENARIOS;
-// Llama 3 405B on 16,384 H100s: -2.8 points. Megatron's 145.6B GPT, +2.7, was the largest before the SC'21 runs were
-// laid out without sequence parallelism (+4.9; +6.4 before the slowest chip's pace, +7.4 before the sequence-parallel
-// backward's all-gathers were counted).
-constexpr double kLargestMfuError = 0.03;
+// Llama 3 405B on 16,384 H100s: -6.6 points since Megatron's layouts reduce their gradients from the FP32 buffer
+// (grad_reduce_in_fp32, the paper's FP32 reduce-scatters; -2.8 when they moved BF16). Megatron's 145.6B GPT, +2.7,
+// was the largest before that, and before the SC'21 runs were laid out without sequence parallelism (+4.9; +6.4
+// before the slowest chip's pace, +7.4 before the sequence-parallel backward's all-gathers were counted).
+constexpr double kLargestMfuError = 0.067;
 
 LayoutReport layout_of(const std::string& file) {
   const TrainingReport r = run::run_scenario(load_scenario(kMfuScenarios / file)).report;

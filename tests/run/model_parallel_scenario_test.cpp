@@ -47,13 +47,31 @@ TEST_CASE("data-parallel bytes per GPU: 2 (d - 1)/d x G, G the rank's gradients 
     const TrainingReport r =
         run_layout({fmt::format("parallelism.tensor={}", t), fmt::format("parallelism.pipeline={}", p)});
     const double d = 32.0 / (t * p);
-    // The mean over stages of a rank's gradient bytes: every parameter's bf16 gradient split over t x p ranks (a
-    // layer's share rounded up, hence the tolerance).
-    const double g = 2 * kLlama3_8bParams / (t * p);
+    // The mean over stages of a rank's gradient bytes: every parameter's gradient split over t x p ranks (a layer's
+    // share rounded up, hence the tolerance), reduced from Megatron's FP32 buffer: 4 bytes each.
+    const double g = 4 * kLlama3_8bParams / (t * p);
     CHECK(group(r, "data").bytes_per_gpu == Approx(2 * (d - 1) / d * g).epsilon(1e-6));
     CHECK(r.layout->data == static_cast<std::int64_t>(d));
     CHECK(r.global_batch == static_cast<std::int64_t>(d) * 8);
+    // Reduced in BF16 (grad_reduce_in_fp32: false, NeMo's grad_sync_dtype: bf16): half the bytes.
+    const TrainingReport bf16 =
+        run_layout({fmt::format("parallelism.tensor={}", t), fmt::format("parallelism.pipeline={}", p),
+                    "parallelism.grad_reduce_in_fp32=false"});
+    CHECK(group(bf16, "data").bytes_per_gpu == Approx(2 * (d - 1) / d * g / 2).epsilon(1e-6));
   }
+}
+
+TEST_CASE("grad_reduce_in_fp32: false halves Megatron's gradient buffer, and PyTorch's engines refuse the key") {
+  const TrainingReport fp32 = run_layout({"parallelism.tensor=8", "parallelism.sharding=optimizer"});
+  const TrainingReport bf16 =
+      run_layout({"parallelism.tensor=8", "parallelism.sharding=optimizer", "parallelism.grad_reduce_in_fp32=false"});
+  // The FP32 main-grad buffer, whole on every rank: 4 bytes a parameter over 8 tensor ranks, or 2.
+  CHECK(static_cast<double>(fp32.memory.gradients.value) == Approx(4 * kLlama3_8bParams / 8).epsilon(1e-3));
+  CHECK(2 * bf16.memory.gradients.value == fp32.memory.gradients.value);
+  CHECK(bf16.memory.weights == fp32.memory.weights);
+  CHECK(bf16.memory.optimizer_state == fp32.memory.optimizer_state);
+  CHECK_THROWS_WITH(run_layout({"parallelism.sharding=optimizer", "parallelism.grad_reduce_in_fp32=false"}),
+                    Catch::Contains("parallelism.grad_reduce_in_fp32") && Catch::Contains("needs Megatron's layout"));
 }
 
 TEST_CASE("without overlap every bucket waits for its chunk's whole backward: the same bytes, more exposed") {
@@ -243,8 +261,11 @@ TEST_CASE("a replica's context ranks reduce their gradients together: the data-p
         run_layout({"parallelism.tensor=8", "parallelism.context=2", fmt::format("parallelism.sharding={}", sharding)});
     const double g = 2 * kLlama3_8bParams / 8;
     // FSDP gathers each unit twice per micro-batch besides its reduce-scatter: (2 + 1) of the half-allreduce's bytes
-    // each micro-batch, against ZeRO's one reduce-scatter and one gather per iteration.
-    const double per_iteration = std::string(sharding) == "full" ? 8 * 3.0 / 2 : 1;
+    // each micro-batch, against ZeRO's one reduce-scatter and one gather per iteration. Megatron's layouts reduce
+    // from their FP32 buffer: the all-reduce moves 2 G, ZeRO-1's reduce-scatter 2 G and its gather of the BF16
+    // parameters G.
+    const std::string level = sharding;
+    const double per_iteration = level == "full" ? 8 * 3.0 / 2 : level == "optimizer" ? 3.0 / 2 : 2;
     CHECK(group(r, "data").bytes_per_gpu == Approx(per_iteration * 2 * 3 / 4 * g).epsilon(1e-6));
     CHECK(r.layout->data == 2);
     CHECK(r.global_batch == 2 * 8);  // the context ranks share their samples

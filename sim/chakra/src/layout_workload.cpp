@@ -111,6 +111,7 @@ class RankWriter {
     for (auto u = chunk.units.rbegin(); u != chunk.units.rend(); ++u) {
       LayoutCollective gather = u->collective;
       gather.op = CollectiveKind::all_gather;
+      if (u->gather_bytes > 0) gather.bytes = u->gather_bytes;
       stream_ = add(collective("bucket all_gather", gather), {}, stream_);
     }
     return *stream_;

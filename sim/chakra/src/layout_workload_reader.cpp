@@ -26,6 +26,7 @@ struct StageReading {
   std::optional<std::int64_t> transfer_bytes;
   std::optional<ShardingLevel> sharding;
   std::size_t gathers = 0;
+  std::vector<std::int64_t> gather_bytes;  // each ALL_GATHER's, in the trace's order
 };
 
 class StageReader {
@@ -186,6 +187,7 @@ class StageReader {
       out_.sharding = level;
       ++out_.gathers;
       ++gathers_;
+      out_.gather_bytes.push_back(c.bytes);
       return;
     }
     if (c.op != CollectiveKind::all_reduce && c.op != CollectiveKind::reduce_scatter) {
@@ -349,6 +351,13 @@ LayoutWorkload layout_workload(const std::vector<ExecutionTrace>& traces, const 
           fmt::format("{} bucket reductions but {} gathers: a sharded bucket is gathered once", units, s.gathers));
     }
     w.stages.push_back(s.stage);
+    // The gathers run chunk by chunk, each chunk's first layers first (its units in reverse), as syncsim writes them.
+    std::size_t k = 0;
+    for (LayoutChunk& c : w.stages.back().chunks) {
+      for (auto u = c.units.rbegin(); u != c.units.rend() && k < s.gather_bytes.size(); ++u, ++k) {
+        if (s.gather_bytes[k] != u->collective.bytes) u->gather_bytes = s.gather_bytes[k];
+      }
+    }
   }
   const std::optional<PipelineSchedule> schedule = schedule_of(stages, w.micro_batches, w.chunks);
   if (!schedule) {

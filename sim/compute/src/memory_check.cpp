@@ -256,7 +256,8 @@ ChunkMemory stage_memory(const ModelSpec& model, std::pair<std::size_t, std::siz
   // a pipeline: PyTorch's schedules turn its gradient sync off until a stage's last micro-batch
   // (pipelining/stage.py, backward_maybe_with_nosync), and FSDP2 accumulates the unsynced whole gradients in its
   // reduce dtype, FP32 in torchtitan (fsdp_param.py, to_accumulated_grad_if_needed).
-  const bool fp32_grads = megatron || (layout.sharding == ShardingLevel::full && layout.pipeline > 1);
+  const bool fp32_grads =
+      (megatron && layout.fp32_gradients) || (layout.sharding == ShardingLevel::full && layout.pipeline > 1);
   r.gradients = Bytes{(grads_sharded ? sharded : local) * (fp32_grads ? std::max(w, kFp32Bytes) : w)};
   r.optimizer_state =
       Bytes{(layout.sharding == ShardingLevel::none ? local : sharded) * optimizer_state_bytes(optimizer, precision)};

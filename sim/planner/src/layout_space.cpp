@@ -104,6 +104,9 @@ void add_batches(const LayoutSpace& space, std::int64_t global_batch, LayoutChoi
       }
       shape.sharding = sharding;
       shape.fp8_all_gather = fp8_gather_applies(space, shape);
+      const bool megatron =
+          shape.tensor * shape.pipeline * shape.context * shape.expert > 1 && sharding != ShardingLevel::full;
+      shape.grad_reduce_in_fp32 = !megatron || space.written.grad_reduce_in_fp32.value;
       out.push_back(shape);
     }
   }
@@ -167,7 +170,8 @@ std::optional<LayoutChoice> own_layout(const LayoutSpace& space, std::int64_t gp
                  .tp_comm_overlap = p.tp_comm_overlap.value,
                  .sequence_parallel = p.sequence_parallel.value,
                  .split = p.pipeline_split(),
-                 .fp8_all_gather = p.fp8_all_gather.value};
+                 .fp8_all_gather = p.fp8_all_gather.value,
+                 .grad_reduce_in_fp32 = p.grad_reduce_in_fp32.value};
   const MicroBatchSplit micro = split_global_batch(global_batch, c.data, c.batch_per_gpu);
   if (micro.refusal || (c.virtual_stages > 1 && micro.micro_batches % c.pipeline != 0)) return std::nullopt;
   c.micro_batches = micro.micro_batches;
@@ -189,6 +193,7 @@ ParallelismConfig parallelism_of(const LayoutChoice& c) {
   p.tp_comm_overlap.value = c.tp_comm_overlap;
   p.sequence_parallel.value = c.sequence_parallel;
   p.fp8_all_gather.value = c.fp8_all_gather;
+  p.grad_reduce_in_fp32.value = c.grad_reduce_in_fp32;
   const auto count = [](std::int64_t blocks) {
     return blocks > 0 ? std::optional{Located<std::int64_t>{blocks, {}, {}}} : std::nullopt;
   };
@@ -207,6 +212,7 @@ std::vector<std::string> overrides_of(const LayoutChoice& c, bool global_batch_k
   if (c.tp_comm_overlap) section += ", tp_comm_overlap: true";
   if (!c.sequence_parallel) section += ", sequence_parallel: false";
   if (c.fp8_all_gather) section += ", fp8_all_gather: true";
+  if (!c.grad_reduce_in_fp32) section += ", grad_reduce_in_fp32: false";
   if (c.split.first_stage_blocks > 0) {
     section += fmt::format(", decoder_first_pipeline_num_layers: {}", c.split.first_stage_blocks);
   }

@@ -134,7 +134,8 @@ chakra::LayoutChunk LayoutCommunication::chakra_chunk(std::int64_t stage, std::i
                                         .bytes = units[k].bytes.value,
                                         .role = units[k].expert ? GroupRole::expert_data : GroupRole::data},
                          .segment = std::min(k, out.backward.segments.size() - 1),
-                         .expert = units[k].expert});
+                         .expert = units[k].expert,
+                         .gather_bytes = units[k].gather_bytes() == units[k].bytes ? 0 : units[k].gathered.value});
   }
   const TransformerStructure& t = *context_.model().transformer();
   std::int64_t blocks = 0;
@@ -297,8 +298,8 @@ ModelParallelSetup LayoutCommunication::imported_setup() {
         for (std::size_t k = 0; k <= u.segment && k < chunk.backward.segments.size(); ++k) {
           done += chunk.backward.segments[k];
         }
-        cw.units.push_back(
-            {Bytes{u.collective.bytes}, total > SimTime::zero() ? done.seconds() / total.seconds() : 1.0, u.expert});
+        cw.units.push_back({Bytes{u.collective.bytes}, total > SimTime::zero() ? done.seconds() / total.seconds() : 1.0,
+                            u.expert, Bytes{u.gather_bytes}});
       }
     }
     // The engine divides the step by d x c when sharded: the trace's is the rank's share.

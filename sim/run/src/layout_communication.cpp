@@ -51,6 +51,12 @@ std::vector<std::vector<std::size_t>> transfer_pairs(const RankLayout& layout) {
   return pairs;
 }
 
+// The FP32 gradient buffer over the parameters' 16-bit type: 2 (1 where the parameters are FP32 already).
+std::int64_t reduce_scale(Precision precision) {
+  constexpr std::int64_t kFp32Bytes = 4;
+  return std::max<std::int64_t>(1, kFp32Bytes / element_bytes(precision));
+}
+
 }  // namespace
 
 LayoutCommunication::LayoutCommunication(ResolvedScenario& context, CollectiveFloor floor)
@@ -125,8 +131,15 @@ std::vector<ChunkWork::Unit> LayoutCommunication::units(std::pair<std::size_t, s
   for (std::size_t l = range.first; l < range.second; ++l) total += layers_.backward[l];
   // Two buffers, as Megatron keeps them: the dense gradients and (with expert parallelism) the routed experts'.
   std::int64_t bytes[2] = {0, 0};
-  // What their parameters' all-gathers move: FP8 for the scaled GEMMs' weights under Megatron's FP8 parameters.
+  // What their parameters' all-gathers move: the 16-bit parameters, FP8 for the scaled GEMMs' weights under
+  // Megatron's FP8 parameters, where the reductions move the gradient buffer's type (FP32 unless
+  // grad_reduce_in_fp32 is false) under Megatron's layout.
   const bool fp8_gather = s.parallelism.fp8_all_gather.value;
+  // FSDP under a pipeline accumulates the unsynced gradients in its FP32 reduce dtype and reduces them so
+  // (memory_check.cpp), as torchtitan's mixed_precision_reduce does.
+  const bool fsdp_accumulates = s.parallelism.sharding.value == ShardingLevel::full && layout_.sizes().pipeline > 1;
+  const bool fp32_reduce = context_.megatron_layout() ? s.parallelism.grad_reduce_in_fp32.value : fsdp_accumulates;
+  const std::int64_t grad_scale = fp32_reduce ? reduce_scale(context_.precision()) : 1;
   std::int64_t gathered[2] = {0, 0};
   std::vector<ChunkWork::Unit> out;
   SimTime done;
@@ -138,11 +151,9 @@ std::vector<ChunkWork::Unit> LayoutCommunication::units(std::pair<std::size_t, s
     const std::int64_t parts = layout_.sizes().tensor * (expert ? expert_ : 1);
     const std::int64_t whole = gradient_bytes(layers[l], context_.precision()).value;
     std::int64_t& held = bytes[expert ? 1 : 0];
-    held += (whole + parts - 1) / parts;
-    if (fp8_gather) {
-      const std::int64_t gather = weight_gather_bytes(layers[l], context_.precision(), true).value;
-      gathered[expert ? 1 : 0] += (gather + parts - 1) / parts;
-    }
+    held += (grad_scale * whole + parts - 1) / parts;
+    const std::int64_t gather = weight_gather_bytes(layers[l], context_.precision(), fp8_gather).value;
+    gathered[expert ? 1 : 0] += (gather + parts - 1) / parts;
     done += layers_.backward[l];
     if (held >= s.training.bucket_size.value) {
       const double ready = overlap && total > SimTime::zero() ? done.seconds() / total.seconds() : 1.0;

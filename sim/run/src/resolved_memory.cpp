@@ -30,6 +30,7 @@ MemoryReport ResolvedScenario::memory() const {
   layout.compiled_loss = s.model.compile_loss.value;
   layout.sequence_parallel = p.sequence_parallel.value;
   layout.fp8_params = p.fp8_all_gather.value && p.sharding.value != ShardingLevel::full;
+  layout.fp32_gradients = p.grad_reduce_in_fp32.value;
   return at_pipeline_split(
       p, [&] { return memory_check(model_, gpu_, batch(), precision(), s.model.optimizer.value, layout); });
 }
@@ -40,6 +41,16 @@ void ResolvedScenario::check_sequence_parallel() const {
   throw p.sequence_parallel.error(
       "full sharding beside tensor parallelism lays out PyTorch's (torchtitan's plan shards the norms' sequence with "
       "SequenceParallel); sequence_parallel: false is Megatron's layout, with sharding none, optimizer or gradients");
+}
+
+void ResolvedScenario::check_grad_reduce() const {
+  const ParallelismConfig& p = scenario_->parallelism;
+  if (!p.grad_reduce_in_fp32.key.empty() && !megatron_layout()) {
+    throw p.grad_reduce_in_fp32.error(
+        "sets Megatron's gradient buffer and reduction: it needs Megatron's layout (tensor, pipeline, context or "
+        "expert parallelism, with sharding none, optimizer or gradients); PyTorch's DDP and FSDP reduce in the "
+        "16-bit type here");
+  }
 }
 
 bool ResolvedScenario::megatron_layout() const {

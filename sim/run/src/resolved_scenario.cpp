@@ -115,6 +115,7 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
   }
   if (s.model.chakra) chakra_ = imported_chakra_workload(s);
   check_sequence_parallel();
+  check_grad_reduce();
   if (!chakra_) {
     const auto slowest = [&] { return slowest_chip_factor(s.cluster.speed_spread_or_default(), paced_gpus()); };
     pace_ = s.cluster.speed_spread ? at_value(*s.cluster.speed_spread, slowest) : slowest();

@@ -167,6 +167,8 @@ class ResolvedScenario {
  private:
   // InputError at parallelism.sequence_parallel when it is false beside a layout that is not Megatron's.
   void check_sequence_parallel() const;
+  // parallelism.grad_reduce_in_fp32 written on a layout that is not Megatron's is an error at the key.
+  void check_grad_reduce() const;
   // layer_times at `samples` per GPU, at the median chip's pace; SimTimeOverflow is left to the caller.
   LayerTimes layer_times_at(std::int64_t samples, RankSplit split) const;
   // layer_times and optimizer_step with every time x `pace`.

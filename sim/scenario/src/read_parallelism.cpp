@@ -69,7 +69,7 @@ ParallelismConfig read_parallelism(const ConfigNode& node) {
       node, "parallelism",
       {"tensor", "pipeline", "data", "context", "expert", "sharding", "shard_group", "micro_batches", "schedule",
        "virtual_stages", "activation_checkpointing", "tp_comm_overlap", "sequence_parallel", "fp8_all_gather",
-       "decoder_first_pipeline_num_layers", "decoder_last_pipeline_num_layers",
+       "grad_reduce_in_fp32", "decoder_first_pipeline_num_layers", "decoder_last_pipeline_num_layers",
        "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split"});
   p.tensor = read_size_key(reader, "tensor");
   p.pipeline = read_size_key(reader, "pipeline");
@@ -147,6 +147,10 @@ ParallelismConfig read_parallelism(const ConfigNode& node) {
           "FP8 all-gathers are simulated for FSDP alone or beside tensor and context parallelism, not with a "
           "pipeline or expert parallelism");
     }
+  }
+  if (const ConfigNode* reduce = reader.get("grad_reduce_in_fp32")) {
+    p.grad_reduce_in_fp32 =
+        located(read_bool(*reduce, reader.path("grad_reduce_in_fp32")), *reduce, reader.path("grad_reduce_in_fp32"));
   }
   read_pipeline_split(reader, p);
   return p;

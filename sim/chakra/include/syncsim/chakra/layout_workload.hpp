@@ -72,6 +72,9 @@ struct LayoutUnit {
   LayoutCollective collective;  // its reduction (ALL_REDUCE, or REDUCE_SCATTER when sharded)
   std::size_t segment = 0;
   bool expert = false;  // routed experts' gradients, over the expert data-parallel group
+  // What its parameters' ALL_GATHER moves (sharded) where it differs from the reduction's bytes (FP32 gradients
+  // beside 16-bit parameters, FP8 parameters); 0: the same bytes.
+  std::int64_t gather_bytes = 0;
 };
 
 struct LayoutChunk {

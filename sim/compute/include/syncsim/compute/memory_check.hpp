@@ -121,6 +121,8 @@ struct MemoryLayout {
   // sharding optimizer or gradients: Megatron's --fp8-param-gather, NeMo's fp8_params, Transformer Engine's
   // fp8_model_init): the scaled GEMMs' weights are held in FP8 only, as is and transposed, with no 16-bit copy.
   bool fp8_params = false;
+  // Megatron's gradient buffer in FP32 (grad_reduce_in_fp32, its default with bf16); false: in the 16-bit type.
+  bool fp32_gradients = true;
 };
 
 // One GPU at its peak. allocated = weights + gradients + optimizer_state + activations + loss_buffers + workspaces

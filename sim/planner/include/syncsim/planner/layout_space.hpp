@@ -24,7 +24,9 @@
 //   decoder_first/last_pipeline_num_layers         the candidates with the scenario's own p (the counts name blocks
 //                   of that many stages); other p split their blocks evenly (by forward FLOPs where they do not
 //                   divide; pipeline_split.hpp)
-//   fp8_all_gather  the candidates with full sharding and no model split (where FSDP's all-gathers are)
+//   fp8_all_gather  the sharded candidates: full sharding without a pipeline or experts (FSDP's all-gathers),
+//                   sharding optimizer or gradients (Megatron's FP8 parameters)
+//   grad_reduce_in_fp32: false  the candidates in Megatron's layout (a model split, sharding not full)
 //   sequence_parallel: false  every candidate, and full sharding beside tensor parallelism (PyTorch's layout, which
 //                   shards the norms' sequence) is skipped with that reason
 #include <cstdint>
@@ -61,9 +63,10 @@ struct LayoutChoice {
   ShardingLevel sharding = ShardingLevel::none;
   ActivationCheckpointing checkpointing = ActivationCheckpointing::none;
   bool tp_comm_overlap = false;
-  bool sequence_parallel = true;  // the scenario's (above)
-  PipelineSplit split{};          // the scenario's, where it applies (above)
-  bool fp8_all_gather = false;    // the scenario's, where it applies (above)
+  bool sequence_parallel = true;    // the scenario's (above)
+  PipelineSplit split{};            // the scenario's, where it applies (above)
+  bool fp8_all_gather = false;      // the scenario's, where it applies (above)
+  bool grad_reduce_in_fp32 = true;  // the scenario's on Megatron's layouts (a split, sharding not full); else true
 };
 
 // Candidates left out, by reason ("the global batch does not divide over data x micro-batch size").

@@ -44,6 +44,11 @@ struct ParallelismConfig {
   // torchao's float8 all-gather for FSDP (enable_fsdp_float8_all_gather): under model.precision fp8 and sharding
   // full, the weight all-gathers send the blocks' GEMM weights in FP8 (weight_gather_bytes, bucket_plan.hpp).
   Located<bool> fp8_all_gather{false, {}, {}};
+  // Megatron's gradient buffer and data-parallel reduction in FP32 (Megatron-LM's default with --bf16,
+  // accumulate_allreduce_grads_in_fp32; DistributedDataParallelConfig.grad_reduce_in_fp32; Apex's distributed Adam
+  // with grad_sync_dtype unset). false: both in the 16-bit type (--grad-reduce-in-bf16, NeMo's grad_sync_dtype: bf16).
+  // Megatron's layouts only; PyTorch's DDP and FSDP reduce their gradients in the 16-bit type here.
+  Located<bool> grad_reduce_in_fp32{true, {}, {}};
   // Megatron's balanced pipeline splits, by its names (pipeline_split.hpp): blocks on the first and last stages
   // (decoder_first/last_pipeline_num_layers), or the embedding and the loss counted as layers
   // (account_for_embedding/loss_in_pipeline_split). Unset: the blocks evenly (pipeline_split.hpp).
