@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "syncsim/compute/model_catalog.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
 
@@ -35,6 +36,18 @@ TEST_CASE("Megatron-LM's GPT runs on A100: hardware FLOP utilisation near the pu
     INFO(file << ": predicted " << l.hardware_flops_utilization << ", published " << published);
     CHECK(std::abs(l.hardware_flops_utilization - published) <= kLargestMfuError);
     CHECK(l.model_flops_utilization == Approx(l.hardware_flops_utilization * 3 / 4).epsilon(0.01));
+  }
+}
+
+TEST_CASE("Megatron-LM's GPT blocks from the decoder's parts have the SC'21 table's parameters") {
+  // Narayanan et al., SC'21, table 1: 145.6, 529.6 and 1,008.0 billion (GELU 4h, learned positions, biases, tied).
+  for (const auto& [file, billions] :
+       {std::pair{"megatron-gpt-145b.yaml", 145.6}, std::pair{"megatron-gpt-530b.yaml", 529.6},
+        std::pair{"megatron-gpt-1t.yaml", 1008.0}}) {
+    INFO(file);
+    const Scenario s = load_scenario(kMfuScenarios / file);
+    CHECK(static_cast<double>(llama("gpt", s.model.transformer->value).params()) / 1e9 ==
+          Approx(billions).margin(0.05));
   }
 }
 
