@@ -131,9 +131,8 @@ std::vector<ChunkWork::Unit> LayoutCommunication::units(std::pair<std::size_t, s
   for (std::size_t l = range.first; l < range.second; ++l) total += layers_.backward[l];
   // Two buffers, as Megatron keeps them: the dense gradients and (with expert parallelism) the routed experts'.
   std::int64_t bytes[2] = {0, 0};
-  // What their parameters' all-gathers move: the 16-bit parameters, FP8 for the scaled GEMMs' weights under
-  // Megatron's FP8 parameters, where the reductions move the gradient buffer's type (FP32 unless
-  // grad_reduce_in_fp32 is false) under Megatron's layout.
+  // The reductions move the gradient buffer's type: FP32 in Megatron's layout unless grad_reduce_in_fp32 is false.
+  // The all-gathers move the parameters: 16-bit, FP8 for the scaled GEMMs' weights under Megatron's FP8 parameters.
   const bool fp8_gather = s.parallelism.fp8_all_gather.value;
   // FSDP under a pipeline accumulates the unsynced gradients in its FP32 reduce dtype and reduces them so
   // (memory_check.cpp), as torchtitan's mixed_precision_reduce does.
