@@ -41,8 +41,9 @@ struct ParallelismConfig {
   // flag, an AllReduce after each row-parallel run and the residual stream whole on every tensor rank (its time and
   // its activations); Megatron's layouts only (FSDP beside tensor parallelism lays out PyTorch's SequenceParallel).
   Located<bool> sequence_parallel{true, {}, {}};
-  // torchao's float8 all-gather for FSDP (enable_fsdp_float8_all_gather): under model.precision fp8 and sharding
-  // full, the weight all-gathers send the blocks' GEMM weights in FP8 (weight_gather_bytes, bucket_plan.hpp).
+  // The sharded parameters gathered in FP8 under model.precision fp8 (weight_gather_bytes, bucket_plan.hpp): with
+  // sharding full, torchao's float8 all-gather for FSDP (enable_fsdp_float8_all_gather); with sharding optimizer or
+  // gradients, Megatron's FP8 parameters (--fp8-param-gather: the GEMMs' weights held in FP8 only).
   Located<bool> fp8_all_gather{false, {}, {}};
   // Megatron's gradient buffer and data-parallel reduction in FP32 (Megatron-LM's default with --bf16,
   // accumulate_allreduce_grads_in_fp32; DistributedDataParallelConfig.grad_reduce_in_fp32; Apex's distributed Adam
