@@ -104,8 +104,7 @@ void add_batches(const LayoutSpace& space, std::int64_t global_batch, LayoutChoi
       }
       shape.sharding = sharding;
       shape.fp8_all_gather = fp8_gather_applies(space, shape);
-      const bool megatron =
-          shape.tensor * shape.pipeline * shape.context * shape.expert > 1 && sharding != ShardingLevel::full;
+      const bool megatron = megatron_layout(shape.tensor * shape.pipeline * shape.context * shape.expert, sharding);
       shape.grad_reduce_in_fp32 = !megatron || space.written.grad_reduce_in_fp32.value;
       out.push_back(shape);
     }

@@ -10,6 +10,7 @@
 #include "link_report.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/compute/pipeline_split.hpp"
+#include "syncsim/compute/precision.hpp"
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/training/bucket_plan.hpp"
 
@@ -49,12 +50,6 @@ std::vector<std::vector<std::size_t>> transfer_pairs(const RankLayout& layout) {
     }
   }
   return pairs;
-}
-
-// The FP32 gradient buffer over the parameters' 16-bit type: 2 (1 where the parameters are FP32 already).
-std::int64_t reduce_scale(Precision precision) {
-  constexpr std::int64_t kFp32Bytes = 4;
-  return std::max<std::int64_t>(1, kFp32Bytes / element_bytes(precision));
 }
 
 }  // namespace
@@ -138,7 +133,9 @@ std::vector<ChunkWork::Unit> LayoutCommunication::units(std::pair<std::size_t, s
   // (memory_check.cpp), as torchtitan's mixed_precision_reduce does.
   const bool fsdp_accumulates = s.parallelism.sharding.value == ShardingLevel::full && layout_.sizes().pipeline > 1;
   const bool fp32_reduce = context_.megatron_layout() ? s.parallelism.grad_reduce_in_fp32.value : fsdp_accumulates;
-  const std::int64_t grad_scale = fp32_reduce ? reduce_scale(context_.precision()) : 1;
+  constexpr std::int64_t kFp32Bytes = 4;
+  const std::int64_t element = element_bytes(context_.precision());
+  const std::int64_t gradient_element = fp32_reduce ? std::max(element, kFp32Bytes) : element;
   std::int64_t gathered[2] = {0, 0};
   std::vector<ChunkWork::Unit> out;
   SimTime done;
@@ -148,9 +145,9 @@ std::vector<ChunkWork::Unit> LayoutCommunication::units(std::pair<std::size_t, s
   for (std::size_t l = range.second; l-- > range.first;) {
     const bool expert = is_expert(l);
     const std::int64_t parts = layout_.sizes().tensor * (expert ? expert_ : 1);
-    const std::int64_t whole = gradient_bytes(layers[l], context_.precision()).value;
+    const std::int64_t whole = layers[l].params * gradient_element;
     std::int64_t& held = bytes[expert ? 1 : 0];
-    held += (grad_scale * whole + parts - 1) / parts;
+    held += (whole + parts - 1) / parts;
     const std::int64_t gather = weight_gather_bytes(layers[l], context_.precision(), fp8_gather).value;
     gathered[expert ? 1 : 0] += (gather + parts - 1) / parts;
     done += layers_.backward[l];

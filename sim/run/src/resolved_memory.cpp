@@ -55,8 +55,8 @@ void ResolvedScenario::check_grad_reduce() const {
 
 bool ResolvedScenario::megatron_layout() const {
   const ParallelismConfig& p = scenario_->parallelism;
-  const bool layout_split = p.tensor.value * p.pipeline.value * p.context.value * p.expert.value > 1;
-  return layout_split && p.sharding.value != ShardingLevel::full;
+  return syncsim::megatron_layout(p.tensor.value * p.pipeline.value * p.context.value * p.expert.value,
+                                  p.sharding.value);
 }
 
 }  // namespace syncsim::run

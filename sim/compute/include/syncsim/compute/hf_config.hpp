@@ -23,8 +23,8 @@
 //
 // Everything else (rope_theta, rms_norm_eps, torch_dtype, Nemotron's partial_rotary_factor, ...) changes no count
 // and is ignored; so is Mistral's sliding_window (attention is counted over the whole sequence). A head_dim other
-// than hidden_size / num_attention_heads is refused: the generator derives it. Errors are InputError at the file, keyed by the JSON
-// key: "llama.json: num_key_value_heads: 5 key/value heads do not divide the 32 heads".
+// than hidden_size / num_attention_heads is refused: the generator derives it. Errors are InputError at the file,
+// keyed by the JSON key: "llama.json: num_key_value_heads: 5 key/value heads do not divide the 32 heads".
 //
 //   LlamaShape shape = read_hf_config("Meta-Llama-3-8B/config.json");
 //   ModelSpec model = llama("llama3-8b", shape);

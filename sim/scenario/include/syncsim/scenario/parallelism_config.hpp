@@ -21,6 +21,13 @@ std::string_view to_string(ShardingLevel level);
 std::string_view to_string(PipelineSchedule schedule);
 std::string_view to_string(ActivationCheckpointing checkpointing);
 
+// Megatron's layout: the model split (tensor x pipeline x context x expert above 1) and sharding none, optimizer or
+// gradients; full sharding beside a split is PyTorch's (FSDP with torchtitan's plans). Memory, time and the keys
+// only Megatron has (sequence_parallel: false, grad_reduce_in_fp32) follow it.
+inline bool megatron_layout(std::int64_t model_split, ShardingLevel sharding) {
+  return model_split > 1 && sharding != ShardingLevel::full;
+}
+
 struct ParallelismConfig {
   Located<std::int64_t> tensor{1, {}, {}};
   Located<std::int64_t> pipeline{1, {}, {}};
