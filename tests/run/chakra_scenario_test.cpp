@@ -7,12 +7,14 @@
 
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "resolved_scenario.hpp"
 #include "syncsim/chakra/ddp_workload.hpp"
 #include "syncsim/chakra/execution_trace.hpp"
+#include "syncsim/chakra/process_groups.hpp"
 #include "syncsim/run/chakra_workload.hpp"
 #include "syncsim/run/run_scenario.hpp"
 #include "syncsim/run/workspace.hpp"
@@ -268,7 +270,13 @@ TEST_CASE("TP 2 x PP 2 x DP 2 Llama exported to Chakra and read back runs the sa
       {"parallelism.tensor=4"},  // no data parallelism: the buckets on Megatron's one-rank data-parallel groups
       {"parallelism.tp_comm_overlap=true", "parallelism.schedule=interleaved", "parallelism.virtual_stages=2"},
       {"parallelism.sequence_parallel=false"},  // AllReduces, nothing gathered again, the norms whole
-      {"parallelism.sequence_parallel=false", "parallelism.activation_checkpointing=full", "model.micro_batches=4"}};
+      {"parallelism.sequence_parallel=false", "parallelism.activation_checkpointing=full", "model.micro_batches=4"},
+      // FP8: the all-gathers move the quantized activations, the reduce-scatters 16 bits
+      {"model.precision=fp8"},
+      {"model.precision=fp8", "parallelism.tp_comm_overlap=true"},
+      {"model.precision=fp8", "parallelism.activation_checkpointing=full", "model.micro_batches=4"},
+      {"model.precision=fp8", "parallelism.activation_checkpointing=selective_op"},
+      {"model.precision=fp8", "parallelism.sequence_parallel=false"}};
   for (std::size_t i = 0; i < variants.size(); ++i) {
     INFO("variant " << i);
     check_layout_round_trip("llama3-8b-tp-across-nodes.yaml", with_overrides(kTp2Pp2Dp2, variants[i]),
@@ -331,8 +339,18 @@ TEST_CASE("FSDP's FP8 all-gather exported to Chakra gathers FP8 weights, and rea
     double gathered = 0;
     double reduced = 0;
     std::size_t units = 0;
-    for (const chakra::ExecutionNode& n : traces.trace(0).nodes) {
+    // Beside TP 2 the tensor group's all-gathers move the FP8 inputs (torchao casts them first; the output gradients
+    // after their gather, in 16 bits), its reduce-scatters the 16-bit outputs: half the bytes.
+    std::set<std::int64_t> tensor_gathers;
+    std::set<std::int64_t> tensor_scatters;
+    const chakra::ExecutionTrace& rank0_trace = traces.trace(0);
+    const auto groups = chakra::process_groups(rank0_trace, "rank 0");
+    for (const chakra::ExecutionNode& n : rank0_trace.nodes) {
       if (n.kind != chakra::NodeKind::collective || n.collective == chakra::CollectiveKind::all_reduce) continue;
+      if (n.pg_name && groups.at(*n.pg_name).desc == "TENSOR_MODEL_PARALLEL_GROUP") {
+        (n.collective == chakra::CollectiveKind::all_gather ? tensor_gathers : tensor_scatters).insert(*n.comm_size);
+        continue;
+      }
       if (n.collective == chakra::CollectiveKind::reduce_scatter) {
         reduced += static_cast<double>(*n.comm_size);
         ++units;
@@ -342,6 +360,13 @@ TEST_CASE("FSDP's FP8 all-gather exported to Chakra gathers FP8 weights, and rea
     }
     REQUIRE(units > 0);
     CHECK(gathered / 2 / reduced == Approx(0.565).margin(0.005));  // each unit gathered twice (forward, backward)
+    if (tensor > 1) {
+      REQUIRE(tensor_scatters.size() == 1);
+      CHECK(*tensor_gathers.begin() * 2 == *tensor_scatters.begin());
+      CHECK(*tensor_gathers.rbegin() == *tensor_scatters.begin());
+    } else {
+      CHECK(tensor_gathers.empty());
+    }
     // Read back, the trace's gather sizes are what moves: the same iterations.
     const std::filesystem::path rank0 =
         export_layout_ranks("llama3-8b-tp-across-nodes.yaml", fmt::format("syncsim-chakra-fp8-{}", tensor), overrides);

@@ -114,3 +114,53 @@ TEST_CASE("Megatron's backward gathers the column-parallel inputs again: six col
                                 .keeps_shard = true};
   CHECK(block_tensor_time(hidden).backward.ps() == Approx(us(60 + 80 * kSlow).ps()).margin(2));
 }
+
+TEST_CASE("under FP8 the all-gathers move the quantized activations and cost their own allreduce's half",
+          "[tensor_overlap]") {
+  // System: the reduce-scatters' allreduce 100 us (50 each), the all-gathers' 60 us (30 each: FP8 inputs, and a scale
+  // nothing weighs), tensor 4, no GEMMs to hide behind.
+  //   exposed, Megatron (keeps_shard, output gradients gathered in FP8 too):
+  //     forward   2 x 30 + 2 x 50                                   = 160
+  //     backward  output gradients 2 x 30 + scatters 2 x 50 + inputs again 2 x 30 = 220
+  //   exposed, PyTorch's (output gradients gathered in 16 bits, after torchao casts nothing): backward 2 x 50 + 2 x 50
+  const BlockTensorInput megatron{.allreduce = us(100),
+                                  .tensor = 4,
+                                  .gemm_runs = {},
+                                  .keeps_shard = true,
+                                  .gather_allreduce = us(60),
+                                  .grad_gather_allreduce = us(60)};
+  const BlockTensorTime m = block_tensor_time(megatron);
+  CHECK(m.forward == us(160));
+  CHECK(m.backward == us(220));
+  const BlockTensorTime pytorch = block_tensor_time({.allreduce = us(100),
+                                                     .tensor = 4,
+                                                     .gemm_runs = {},
+                                                     .gather_allreduce = us(60),
+                                                     .grad_gather_allreduce = us(100)});
+  CHECK(pytorch.forward == us(160));
+  CHECK(pytorch.backward == us(200));
+  // Full recomputation adds the forward's 160; selective_op the inputs' gathers again, 60.
+  BlockTensorInput again = megatron;
+  again.forward_again = 1;
+  CHECK(block_tensor_time(again).backward == us(220 + 160));
+  BlockTensorInput selective = megatron;
+  selective.gathers_again = 1;
+  CHECK(block_tensor_time(selective).backward == us(220 + 60));
+  // Overlapped behind long GEMMs (runs 100, 60, 200, 120 us): the gathers' first chunks are a quarter of 30, the
+  // scatters' of 50, and only the scatters take SMs: forward 2 x 7.5 + 2 x 12.5 + 2 x 50 x 20/112; Megatron's
+  // backward six first chunks (four gathers, two scatters) and the same SMs.
+  BlockTensorInput overlapped = megatron;
+  overlapped.gemm_runs = {us(100), us(60), us(200), us(120)};
+  overlapped.overlap = true;
+  const BlockTensorTime o = block_tensor_time(overlapped);
+  CHECK(o.forward.ps() == Approx(us(15 + 25 + 100 * kSlow).ps()).margin(2));
+  CHECK(o.backward.ps() == Approx(us(4 * 7.5 + 2 * 12.5 + 100 * kSlow).ps()).margin(2));
+  // The same message either way is the one-type block: nothing changes.
+  BlockTensorInput same = megatron;
+  same.gather_allreduce = us(100);
+  same.grad_gather_allreduce = us(100);
+  BlockTensorInput plain = megatron;
+  plain.gather_allreduce.reset();
+  plain.grad_gather_allreduce.reset();
+  CHECK(block_tensor_time(same).backward == block_tensor_time(plain).backward);
+}

@@ -145,17 +145,12 @@ chakra::LayoutChunk LayoutCommunication::chakra_chunk(std::int64_t stage, std::i
   const std::int64_t again = forward_again_;
   const bool overlap = n.tensor > 1 && context_.scenario().parallelism.tp_comm_overlap.value;
   if (n.tensor > 1) {
-    // Per block 2 forward, 2 x (1 + again) backward (beside the GEMMs under tp_comm_overlap, below); the
-    // embedding's forward and the head's backward.
+    // Per block (beside the GEMMs under tp_comm_overlap, below), the embedding's forward and the head's backward.
     const bool first = g == 0;
     const bool last = g + 1 == static_cast<std::int64_t>(ranges_.size());
-    const std::int64_t per_block = overlap ? 0 : 2;
-    add_collectives(out.forward.collectives, per_block * blocks + (first ? 1 : 0), CollectiveKind::all_reduce,
-                    activation_, GroupRole::tensor);
-    // Under selective_op the two all-gathers again, and Megatron's wgrad re-gathers (regathers()).
-    add_collectives(out.backward.collectives,
-                    per_block * blocks * (1 + again) + (overlap ? 0 : blocks * regathers()) + (last ? 1 : 0),
-                    CollectiveKind::all_reduce, activation_, GroupRole::tensor);
+    if (!overlap) chakra_block_tensor(out.forward.collectives, out.backward.collectives, blocks);
+    add_collectives(out.forward.collectives, first ? 1 : 0, CollectiveKind::all_reduce, activation_, GroupRole::tensor);
+    add_collectives(out.backward.collectives, last ? 1 : 0, CollectiveKind::all_reduce, activation_, GroupRole::tensor);
   }
   if (overlap) chakra_overlaps(range, out);
   if (n.context > 1) {
@@ -169,6 +164,30 @@ chakra::LayoutChunk LayoutCommunication::chakra_chunk(std::int64_t stage, std::i
                     GroupRole::expert);
   }
   return out;
+}
+
+void LayoutCommunication::chakra_block_tensor(std::vector<chakra::LayoutCollective>& forward,
+                                              std::vector<chakra::LayoutCollective>& backward,
+                                              std::int64_t blocks) const {
+  using chakra::CollectiveKind;
+  using chakra::GroupRole;
+  const std::int64_t again = forward_again_;
+  if (gathered_ == activation_) {
+    // Per block 2 forward, 2 x (1 + again) backward; under selective_op the two all-gathers again, and Megatron's
+    // wgrad re-gathers (regathers()).
+    add_collectives(forward, 2 * blocks, CollectiveKind::all_reduce, activation_, GroupRole::tensor);
+    add_collectives(backward, (2 * (1 + again) + regathers()) * blocks, CollectiveKind::all_reduce, activation_,
+                    GroupRole::tensor);
+    return;
+  }
+  // Per block each pass's two all-gathers and two reduce-scatters (the forward's again under full recomputation),
+  // the backward's of the output gradients, and its inputs' gathers again.
+  add_collectives(forward, 2 * blocks, CollectiveKind::all_gather, gathered_, GroupRole::tensor);
+  add_collectives(forward, 2 * blocks, CollectiveKind::reduce_scatter, activation_, GroupRole::tensor);
+  add_collectives(backward, 2 * blocks, CollectiveKind::all_gather, tensor_message(true, true), GroupRole::tensor);
+  add_collectives(backward, 2 * (1 + again) * blocks, CollectiveKind::reduce_scatter, activation_, GroupRole::tensor);
+  add_collectives(backward, 2 * (again + regathers()) * blocks, CollectiveKind::all_gather, gathered_,
+                  GroupRole::tensor);
 }
 
 chakra::LayoutWorkload LayoutCommunication::chakra_workload() const {
@@ -214,11 +233,7 @@ void LayoutCommunication::chakra_rank_collectives(std::vector<std::vector<chakra
   const std::int64_t again = forward_again_;
   for (const auto& block : context_.model().transformer()->blocks) {
     const std::size_t at = block.second - 1;
-    if (n.tensor > 1) {
-      add_collectives(forward[at], 2, CollectiveKind::all_reduce, activation_, GroupRole::tensor);
-      add_collectives(backward[at], 2 * (1 + again) + regathers(), CollectiveKind::all_reduce, activation_,
-                      GroupRole::tensor);
-    }
+    if (n.tensor > 1) chakra_block_tensor(forward[at], backward[at], 1);
     if (n.context > 1) {
       add_collectives(forward[at], 1, CollectiveKind::all_gather, kv_, GroupRole::context);
       add_collectives(backward[at], 1, CollectiveKind::reduce_scatter, kv_, GroupRole::context);
@@ -253,6 +268,12 @@ std::pair<LayerTimes, LayerTimes> LayoutCommunication::imported_rank_collectives
 
 SimTime LayoutCommunication::imported_time(const chakra::LayoutCollective& c, double per_iteration) {
   const auto groups = chakra::role_groups(layout_, c.role, expert_);
+  if (c.role == chakra::GroupRole::tensor &&
+      (c.op == chakra::CollectiveKind::all_gather || c.op == chakra::CollectiveKind::reduce_scatter)) {
+    // A tensor all-gather or reduce-scatter moves half what an AllReduce of its buffer moves (tensor_overlap.hpp).
+    const SimTime allreduce = timed("tensor", CollectiveOp::allreduce, Bytes{c.bytes}, groups, per_iteration / 2);
+    return SimTime::from_ps(allreduce.ps() / 2);
+  }
   return timed(chakra::to_string(c.role), engine_op(c.op), Bytes{c.bytes}, groups, per_iteration);
 }
 

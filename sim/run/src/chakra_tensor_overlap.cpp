@@ -121,10 +121,10 @@ void LayoutCommunication::chakra_overlaps(std::pair<std::size_t, std::size_t> ra
                       layers[block.first].name, count));
     }
   }
-  const auto overlap = [&](bool gather, SimTime beside, std::vector<std::size_t> gemm) {
+  const auto overlap = [&](bool gather, SimTime beside, std::vector<std::size_t> gemm, bool grad = false) {
     return chakra::LayoutOverlap{
         .op = gather ? chakra::CollectiveKind::all_gather : chakra::CollectiveKind::reduce_scatter,
-        .bytes = activation_.value,
+        .bytes = tensor_message(gather, grad).value,
         .chunks = overlap_chunks(layout_.sizes().tensor, gather),
         .beside = beside,
         .gemm = std::move(gemm)};
@@ -158,8 +158,9 @@ void LayoutCommunication::chakra_overlaps(std::pair<std::size_t, std::size_t> ra
       for (std::size_t k = from; k < to; ++k) {
         if (piece_run[k] == r) gemm.push_back(k);
       }
+      const bool grad = !keeps_shard_ || !run_gathers[r];  // Megatron's column runs gather their inputs again
       out.backward.overlaps.push_back(
-          overlap(pairs[j].gather, run_forward[r].scaled(pairs[j].gemm_scale), std::move(gemm)));
+          overlap(pairs[j].gather, run_forward[r].scaled(pairs[j].gemm_scale), std::move(gemm), grad));
     }
   }
 }

@@ -27,12 +27,13 @@ RankLayout layout_of(const ResolvedScenario& context) {
                      .pipeline = p.pipeline.value});
 }
 
-// b x s x width x element bytes / parts, refused at the batch past 2^62 bytes (an absurd batch or sequence).
-Bytes message(const ResolvedScenario& context, std::int64_t width, std::int64_t parts) {
+// b x s x width x element bytes / parts, refused at the batch past 2^62 bytes (an absurd batch or sequence); by
+// default the precision's 16- or 32-bit elements.
+Bytes message(const ResolvedScenario& context, std::int64_t width, std::int64_t parts, double element = 0) {
   const TransformerStructure& t = *context.model().transformer();
+  if (element == 0) element = static_cast<double>(element_bytes(context.precision()));
   const double bytes = static_cast<double>(context.batch()) * static_cast<double>(t.sequence) *
-                       static_cast<double>(width) * static_cast<double>(element_bytes(context.precision())) /
-                       static_cast<double>(parts);
+                       static_cast<double>(width) * element / static_cast<double>(parts);
   if (!(bytes < 0x1p62)) {
     throw context.scenario().model.batch_per_gpu.error(
         fmt::format("one micro-batch's activations ({:.3g} bytes) pass 2^62 bytes", bytes));
@@ -84,9 +85,24 @@ LayoutCommunication::LayoutCommunication(ResolvedScenario& context, CollectiveFl
   if (n.tensor > 1) {
     // Per block 2 allreduces' worth forward, 2 (1 + again) backward, one more under selective_op (its two all-gathers
     // again) and one more for Megatron's wgrad re-gathers (tensor_overlap.hpp); the embedding's and the head's.
-    tensor_ops_per_iteration_ = m * (2 * blocks * (2 + again) + blocks * static_cast<double>(regathers()) + 2) / stages;
-    tensor_allreduce_ = timed("tensor", CollectiveOp::allreduce, activation_, layout_.groups(GroupKind::tensor),
-                              tensor_ops_per_iteration_);
+    const double per_block = 2 * (2 + again) + static_cast<double>(regathers());
+    // Under a scaled precision the sequence-parallel all-gathers move the quantized activations: the forward's
+    // inputs (again under recomputation and selective_op, and Megatron's re-gathers) and, where Transformer Engine
+    // casts them first (Megatron's layouts), the output gradients (tensor_overlap.hpp).
+    const bool gathers = !context.megatron_layout() || p.sequence_parallel.value;
+    const Precision precision = context.precision();
+    gathered_ =
+        gathers && is_scaled(precision) ? message(context, t.hidden, n.context, operand_bytes(precision)) : activation_;
+    grad_gathers_scaled_ = context.megatron_layout();
+    const double gather_per_block =
+        gathered_ == activation_ ? 0 : 1 + again + static_cast<double>(regathers()) + (grad_gathers_scaled_ ? 1 : 0);
+    tensor_ops_per_iteration_ = m * (blocks * (per_block - gather_per_block) + 2) / stages;
+    tensor_gather_ops_per_iteration_ = m * blocks * gather_per_block / stages;
+    const auto groups = layout_.groups(GroupKind::tensor);
+    tensor_allreduce_ = timed("tensor", CollectiveOp::allreduce, activation_, groups, tensor_ops_per_iteration_);
+    tensor_gather_allreduce_ = gathered_ == activation_ ? tensor_allreduce_
+                                                        : timed("tensor", CollectiveOp::allreduce, gathered_, groups,
+                                                                tensor_gather_ops_per_iteration_);
     for (const auto& block : t.blocks) block_tensor_.push_back(block_tensor(block));
   }
   expert_ = p.expert.value;
@@ -177,6 +193,10 @@ BlockTensorTime LayoutCommunication::block_tensor(std::pair<std::size_t, std::si
                       .forward_again = forward_again_,
                       .gathers_again = gathers_again_,
                       .keeps_shard = keeps_shard_};
+  if (gathered_ != activation_) {
+    in.gather_allreduce = tensor_gather_allreduce_;
+    in.grad_gather_allreduce = grad_gathers_scaled_ ? tensor_gather_allreduce_ : tensor_allreduce_;
+  }
   bool in_run = false;
   for (std::size_t l = block.first; l < block.second; ++l) {
     const bool gemm = layers[l].kind == LayerKind::gemm;
@@ -391,12 +411,16 @@ std::vector<GroupCommunication> LayoutCommunication::group_reports(const LayoutE
   if (n.tensor > 1) {
     // Megatron's backward gathers the column-parallel inputs again (keeps_shard_): one allreduce's worth more.
     const bool overlap = context_.scenario().parallelism.tp_comm_overlap.value;
-    const std::string pairs = overlap ? "all_gather + reduce_scatter x 2 per block, micro-batch and direction"
-                                      : "allreduce x 2 per block, micro-batch and direction";
+    const bool quantized = gathered_ != activation_;
+    const std::string pairs = quantized ? "all_gather (quantized inputs) + reduce_scatter x 2 per block, micro-batch "
+                                          "and direction"
+                              : overlap ? "all_gather + reduce_scatter x 2 per block, micro-batch and direction"
+                                        : "allreduce x 2 per block, micro-batch and direction";
     const std::string again = keeps_shard_ ? ", the backward's inputs all-gathered again" : "";
     out.push_back({.group = "tensor",
                    .collectives = pairs + again + (overlap ? ", beside the GEMMs (tp_comm_overlap)" : ""),
-                   .bytes_per_gpu = tensor_ops_per_iteration_ * static_cast<double>(activation_.value) *
+                   .bytes_per_gpu = (tensor_ops_per_iteration_ * static_cast<double>(activation_.value) +
+                                     tensor_gather_ops_per_iteration_ * static_cast<double>(gathered_.value)) *
                                     bus_factor(CollectiveOp::allreduce, static_cast<std::size_t>(n.tensor)),
                    .exposed = exposure.tensor});
   }

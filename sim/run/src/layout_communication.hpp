@@ -119,6 +119,11 @@ class LayoutCommunication {
   // tp_comm_overlap: the chunk's tensor collectives beside its blocks' GEMMs, its passes' compute cut at the GEMM
   // runs (chakra_tensor_overlap.cpp); and a pass's read back, costed as block_tensor_time costs them.
   void chakra_overlaps(std::pair<std::size_t, std::size_t> range, chakra::LayoutChunk& out) const;
+  // `blocks` blocks' tensor collectives on the compute stream, as block_tensor_time counts them without overlap:
+  // AllReduces of activation_, or where the all-gathers move another type (gathered_) each all-gather and
+  // reduce-scatter as it runs.
+  void chakra_block_tensor(std::vector<chakra::LayoutCollective>& forward,
+                           std::vector<chakra::LayoutCollective>& backward, std::int64_t blocks) const;
   SimTime imported_overlaps(const chakra::LayoutPass& pass, double per_iteration);
   bool is_expert(std::size_t layer) const;  // a routed experts' layer, split over expert parallelism
   BlockTensorTime block_tensor(std::pair<std::size_t, std::size_t> block) const;
@@ -138,13 +143,24 @@ class LayoutCommunication {
   std::vector<bool> recomputed_;  // per layer: its forward runs again in backward (ResolvedScenario::recomputed)
   Bytes activation_;              // b x s x h / context: the tensor-parallel message
   Bytes kv_;                      // 2 x b x s x kv_width / tensor: the context-parallel gather
+  // The tensor all-gathers' message: activation_'s elements in the scaled format's operand bytes under fp8, mxfp8,
+  // nvfp4 or mxfp4 with sequence-parallel gathers (tensor_overlap.hpp); activation_ otherwise.
+  Bytes gathered_;
+  bool grad_gathers_scaled_ = false;  // the output gradients gathered in it too (Transformer Engine's, Megatron's)
+  // What a tensor collective moves: a reduce-scatter activation_, an all-gather of inputs gathered_, of output
+  // gradients (`grad`) gathered_ where grad_gathers_scaled_.
+  Bytes tensor_message(bool gather, bool grad) const {
+    return !gather || (grad && !grad_gathers_scaled_) ? activation_ : gathered_;
+  }
   SimTime tensor_allreduce_;
+  SimTime tensor_gather_allreduce_;            // an allreduce of gathered_ (tensor_allreduce_ when the same message)
   std::vector<BlockTensorTime> block_tensor_;  // per block: its tensor collectives on the compute stream
   SimTime context_gather_;
   SimTime context_scatter_;
-  double tensor_ops_per_iteration_ = 0;   // per rank: AllReduces of activation_
-  double context_ops_per_iteration_ = 0;  // per rank: AllGathers and ReduceScatters of kv_
-  std::int64_t expert_ = 1;               // expert parallelism
+  double tensor_ops_per_iteration_ = 0;         // per rank: AllReduces' worth of activation_
+  double tensor_gather_ops_per_iteration_ = 0;  // per rank: AllReduces' worth of gathered_ (0 when the same)
+  double context_ops_per_iteration_ = 0;        // per rank: AllGathers and ReduceScatters of kv_
+  std::int64_t expert_ = 1;                     // expert parallelism
   std::vector<std::vector<std::size_t>> expert_groups_;
   // The groups gradient_collective times on (the data groups, or the context groups without data parallelism),
   // made on its first call: a layout asks for one per bucket size.

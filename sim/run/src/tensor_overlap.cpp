@@ -45,28 +45,42 @@ std::vector<SimTime> paired_runs(const BlockTensorInput& in) {
   return std::vector<SimTime>(kCollectivesPerPass, SimTime::from_ps(total.ps() / kCollectivesPerPass));
 }
 
-// One pass's four collectives beside GEMMs of `gemm_scale` times the forward's (2 in backward); with `gathers_only`
-// its two all-gathers alone.
-SimTime overlapped_pass(const BlockTensorInput& in, SimTime half, double gemm_scale, bool gathers_only = false) {
+SimTime half_of(SimTime allreduce) {
+  return SimTime::from_ps(allreduce.ps() / 2);
+}
+
+// One collective each way, half its allreduce: the reduce-scatters', the inputs' all-gathers', the output gradients'.
+struct Halves {
+  SimTime scatter;
+  SimTime gather;
+  SimTime grad_gather;
+};
+
+// One pass's four collectives beside GEMMs of `gemm_scale` times the forward's (2 in backward), its all-gathers of
+// `gather` each; with `gathers_only` its two all-gathers alone.
+SimTime overlapped_pass(const BlockTensorInput& in, SimTime scatter, SimTime gather, double gemm_scale,
+                        bool gathers_only = false) {
   const std::vector<SimTime> paired = paired_runs(in);
   SimTime out;
   for (int i = 0; i < kCollectivesPerPass; ++i) {
     const SimTime gemm = paired[static_cast<std::size_t>(i)].scaled(gemm_scale);
-    const bool gather = i % 2 == 0;
-    if (gather || !gathers_only) out += overlapped_collective(half, gemm, overlap_chunks(in.tensor, gather), gather);
+    const bool is_gather = i % 2 == 0;
+    if (!is_gather && gathers_only) continue;
+    out += overlapped_collective(is_gather ? gather : scatter, gemm, overlap_chunks(in.tensor, is_gather), is_gather);
   }
   return out;
 }
 
-// Megatron's backward (above): per column-parallel run an all-gather and a reduce-scatter beside one GEMM each, per
-// row-parallel run an all-gather beside both.
-SimTime keeps_shard_backward(const BlockTensorInput& in, SimTime half) {
+// Megatron's backward (above): per column-parallel run an all-gather (of its input again) and a reduce-scatter beside
+// one GEMM each, per row-parallel run an all-gather (of the output gradient) beside both.
+SimTime keeps_shard_backward(const BlockTensorInput& in, const Halves& h) {
   const std::vector<SimTime> paired = paired_runs(in);
   SimTime out;
   for (int i = 0; i < kCollectivesPerPass; ++i) {
     const SimTime g = paired[static_cast<std::size_t>(i)];
     const bool column = i % 2 == 0;
     for (const BackwardOverlap& o : backward_overlaps(column, in.tensor)) {
+      const SimTime half = !o.gather ? h.scatter : column ? h.gather : h.grad_gather;
       out += overlapped_collective(half, g.scaled(o.gemm_scale), o.chunks, o.gather);
     }
   }
@@ -77,15 +91,26 @@ SimTime keeps_shard_backward(const BlockTensorInput& in, SimTime half) {
 BlockTensorTime block_tensor_time(const BlockTensorInput& in) {
   // Two all-gathers move what one allreduce moves.
   const std::int64_t regathers = in.keeps_shard ? 1 : 0;
-  if (!in.overlap) {
+  const SimTime gather_allreduce = in.gather_allreduce.value_or(in.allreduce);
+  const SimTime grad_gather_allreduce = in.grad_gather_allreduce.value_or(in.allreduce);
+  const bool one_type = gather_allreduce == in.allreduce && grad_gather_allreduce == in.allreduce;
+  const Halves h{half_of(in.allreduce), half_of(gather_allreduce), half_of(grad_gather_allreduce)};
+  if (!in.overlap && one_type) {
     return {.forward = in.allreduce * 2,
             .backward = in.allreduce * (2 * (1 + in.forward_again) + in.gathers_again + regathers)};
   }
-  const SimTime half = SimTime::from_ps(in.allreduce.ps() / 2);
-  const SimTime forward = overlapped_pass(in, half, 1);
-  const SimTime own = in.keeps_shard ? keeps_shard_backward(in, half) : overlapped_pass(in, half, 2);
+  if (!in.overlap) {
+    // Each pass: two all-gathers and two reduce-scatters; the inputs' gathers again (Megatron's, selective_op's).
+    const SimTime forward = (h.gather + h.scatter) * 2;
+    return {.forward = forward,
+            .backward = (h.grad_gather + h.scatter) * 2 + h.gather * (2 * (regathers + in.gathers_again)) +
+                        forward * in.forward_again};
+  }
+  const SimTime forward = overlapped_pass(in, h.scatter, h.gather, 1);
+  const SimTime own = in.keeps_shard ? keeps_shard_backward(in, h) : overlapped_pass(in, h.scatter, h.grad_gather, 2);
   return {.forward = forward,
-          .backward = own + forward * in.forward_again + overlapped_pass(in, half, 1, true) * in.gathers_again};
+          .backward =
+              own + forward * in.forward_again + overlapped_pass(in, h.scatter, h.gather, 1, true) * in.gathers_again};
 }
 
 }  // namespace syncsim::run

@@ -19,6 +19,13 @@
 //
 //                     slowdown_i = min(a / 2, g_i) x 20 / 132 / (1 - 20 / 132)
 //
+// Under a scaled precision (fp8, mxfp8, nvfp4, mxfp4) the all-gathers move the GEMMs' quantized operands and the
+// reduce-scatters the 16-bit outputs: Transformer Engine fuses the FP8 cast into the norm before the sequence-parallel
+// gather and casts the output gradient before gathering it (layernorm_linear.py, base.py grad_output_preprocess,
+// with or without userbuffers), and gathers its MXFP8 and NVFP4 tensors likewise (distributed.py); torchao's float8
+// tensor parallelism casts the inputs before their gather, its output gradients after (float8_tensor_parallel.py).
+// Each collective then costs half the allreduce of its own bytes (gather_allreduce, grad_gather_allreduce).
+//
 // Megatron's sequence parallelism keeps only the shard of a column-parallel product's input and all-gathers it again
 // in backward for the weight gradient (Korthikanti et al. 2022; Megatron-LM's linear layers; Transformer Engine's
 // qkv_dgrad and fc1_dgrad userbuffers overlaps), so its backward runs six collectives where the forward runs four:
@@ -37,6 +44,7 @@
 // configuration figures:
 // validation/sources/llm-runs.md, "Userbuffers TP-overlap layer names".
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "syncsim/core/sim_time.hpp"
@@ -56,6 +64,11 @@ struct BlockTensorInput {
   std::int64_t forward_again = 0;  // 1 under full checkpointing
   std::int64_t gathers_again = 0;  // 1 under selective_op: the forward's all-gathers again in backward
   bool keeps_shard = false;        // Megatron's sequence parallelism: the inputs all-gathered again for wgrad
+  // The all-gathers' own allreduce-equivalents where they move another type than the reduce-scatters (a scaled
+  // precision's quantized activations, below); nullopt: `allreduce`'s. `gather`: the forward's inputs (and their
+  // gathers again); `grad_gather`: the backward's output gradients.
+  std::optional<SimTime> gather_allreduce = std::nullopt;
+  std::optional<SimTime> grad_gather_allreduce = std::nullopt;
 };
 
 BlockTensorTime block_tensor_time(const BlockTensorInput& in);
