@@ -346,6 +346,66 @@ TEST_CASE("tp_comm_overlap: each chunked tensor collective hangs beside its GEMM
   }
 }
 
+TEST_CASE(
+    "tp_comm_overlap: a bulk collective runs beside a GEMM that does not wait for it, and methods and SMs read back") {
+  // Stage 0's backward: a GEMM of 600 ps beside a bulk all-gather on 4 SMs; its forward a GEMM of 300 ps beside a
+  // reduce-scatter in 4 chunks with its GEMM on the SMs it leaves (24).
+  LayoutWorkload w = two_stages(ShardingLevel::none);
+  for (chakra::LayoutStage& stage : w.stages) {
+    chakra::LayoutChunk& c = stage.chunks[0];
+    c.forward.segments = {ps(1'000'000), ps(300)};
+    c.forward.overlaps = {{.op = CollectiveKind::reduce_scatter,
+                           .bytes = 4096,
+                           .chunks = 4,
+                           .beside = ps(300),
+                           .gemm = {1},
+                           .method = chakra::OverlapMethod::sm_margin,
+                           .sms = 24}};
+    c.backward.overlaps = {{.op = CollectiveKind::all_gather,
+                            .bytes = 4096,
+                            .chunks = 1,
+                            .beside = ps(600),
+                            .gemm = {1},
+                            .method = chakra::OverlapMethod::bulk,
+                            .sms = 4}};
+  }
+  std::vector<chakra::ExecutionTrace> traces = {chakra::execution_trace(w, 0), chakra::execution_trace(w, 4)};
+  // Rank 0's first backward: the bulk gather and the GEMM segment it hangs beside depend on the same node.
+  const chakra::ExecutionNode* gather = nullptr;
+  const chakra::ExecutionNode* gemm = nullptr;
+  for (const chakra::ExecutionNode& n : traces[0].nodes) {
+    if (n.backward != true || n.micro_batch != 0) continue;
+    if (!gather && n.collective == CollectiveKind::all_gather) gather = &n;
+    if (gather && !gemm && n.kind == Kind::compute) gemm = &n;
+  }
+  REQUIRE(gather != nullptr);
+  REQUIRE(gemm != nullptr);
+  CHECK(gather->overlap_method == 2);
+  CHECK(gather->overlap_sms == 4);
+  CHECK(gemm->data_deps == gather->data_deps);
+  const LayoutWorkload back = round_trip(w);
+  check_same(back, w);
+  const chakra::LayoutChunk& c = back.stages[0].chunks[0];
+  REQUIRE(c.forward.overlaps.size() == 1);
+  CHECK(c.forward.overlaps[0].method == chakra::OverlapMethod::sm_margin);
+  CHECK(c.forward.overlaps[0].sms == 24);
+  REQUIRE(c.backward.overlaps.size() == 1);
+  CHECK(c.backward.overlaps[0].method == chakra::OverlapMethod::bulk);
+  CHECK(c.backward.overlaps[0].sms == 4);
+  // A method the format does not have, or a negative SM count, is refused at the node.
+  for (chakra::ExecutionNode& n : traces[1].nodes) {
+    if (n.overlap_method) n.overlap_method = 7;
+  }
+  CHECK_THAT(layout_error(traces, w), Catch::Contains("syncsim_overlap_method 7 is none of"));
+  for (chakra::ExecutionNode& n : traces[1].nodes) {
+    if (n.overlap_method) {
+      n.overlap_method = 1;
+      n.overlap_sms = -3;
+    }
+  }
+  CHECK_THAT(layout_error(traces, w), Catch::Contains("syncsim_overlap_sms -3 is negative"));
+}
+
 TEST_CASE("under context parallelism the gradients' group is Megatron's DATA_PARALLEL_GROUP_WITH_CP, data x context") {
   // TP 2 x CP 2 x DP 2: rank 1's gradients are reduced with the other tensor-index-1 ranks of both context and both
   // data coordinates.

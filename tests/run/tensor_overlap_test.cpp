@@ -11,7 +11,7 @@ namespace {
 SimTime us(double value) {
   return SimTime::from_seconds(value * 1e-6);
 }
-// The reduce-scatters' SMs: 20 of 132, so the paired GEMM takes 132/112 as long while they overlap.
+// PyTorch's reduce-scatters' SMs: 20 of 132, so the paired GEMM takes 132/112 as long while they overlap.
 constexpr double kSlow = 20.0 / 112.0;
 }  // namespace
 
@@ -86,33 +86,65 @@ TEST_CASE("Megatron's backward gathers the column-parallel inputs again: six col
       block_tensor_time({.allreduce = us(100), .tensor = 4, .gemm_runs = {}, .keeps_shard = true});
   CHECK(exposed.forward == us(200));
   CHECK(exposed.backward == us(300));
-  // Overlapped, short GEMMs: allreduce 400 us (200 each), tensor 8 (gathers in 8 chunks of 25 us, scatters in 4 of
-  // 50), GEMM runs QKV 100, projection 50, FC1 150, FC2 80 us. Each column-parallel run's all-gather beside its
-  // data-gradient product (g) and its reduce-scatter beside its weight-gradient product (g); each row-parallel run's
-  // all-gather beside both (2 g):
-  //   QKV   gather max(25, 200 - 100) = 100, scatter max(50, 100) = 100 + 100 x 20/112
-  //   proj  gather beside 100: max(25, 100) = 100
-  //   FC1   gather max(25, 50) = 50, scatter max(50, 50) = 50 + 150 x 20/112
-  //   FC2   gather beside 160: max(25, 40) = 40
+  // Overlapped, short GEMMs: allreduce 400 us (200 each), tensor 8, GEMM runs QKV 100, projection 50, FC1 150,
+  // FC2 80 us, as NeMo's H100 configurations run Transformer Engine's overlaps. Forward: the gathers ring exchanges
+  // of 8 chunks of 25 us on the copy engines, the scatters pipelined in 4 splits of 50 with their whole GEMM on the
+  // SMs they leave (24 for the projection's, 16 for FC2's):
+  //   QKV  max(25, 200 - 100) = 100;  proj max(50, 150) = 150 + 50 x 24/108
+  //   FC1  max(25, 50) = 50;          FC2  max(50, 120) = 120 + 80 x 16/116
+  // Backward: at QKV and FC1 bulk gathers (4 and 2 SMs) beside the data-gradient product (g) and bulk scatters (16
+  // and 4 SMs) beside the weight-gradient product (g), no first chunk, their SMs shared while they overlap; at the
+  // projection and FC2 ring exchanges of the output gradient beside both (2 g):
+  //   QKV  gather max(0, 200 - 100) = 100 + 100 x 4/128, scatter 100 + 100 x 16/116
+  //   proj gather beside 100: max(25, 100) = 100
+  //   FC1  gather max(0, 50) = 50 + 150 x 2/130, scatter 50 + 150 x 4/128
+  //   FC2  gather beside 160: max(25, 40) = 40
   const BlockTensorInput in{.allreduce = us(400),
                             .tensor = 8,
                             .gemm_runs = {us(100), us(50), us(150), us(80)},
                             .overlap = true,
                             .keeps_shard = true};
   const BlockTensorTime t = block_tensor_time(in);
-  CHECK(t.backward.ps() == Approx(us(100 + 100 + 100 + 50 + 50 + 40 + 250 * kSlow).ps()).margin(2));
-  // The forward is PyTorch's and Megatron's alike.
+  CHECK(t.forward.ps() == Approx(us(100 + 150 + 50 + 120 + 50 * 24.0 / 108 + 80 * 16.0 / 116).ps()).margin(2));
+  CHECK(t.backward.ps() == Approx(us(100 + 100 + 100 + 50 + 50 + 40 + 100 * 4.0 / 128 + 100 * 16.0 / 116 +
+                                     150 * 2.0 / 130 + 150 * 4.0 / 128)
+                                      .ps())
+                               .margin(3));
+  // PyTorch's forward runs every collective chunked, its scatters on 20 SMs while they overlap.
   BlockTensorInput pytorch = in;
   pytorch.keeps_shard = false;
-  CHECK(t.forward == block_tensor_time(pytorch).forward);
-  // Long GEMMs (allreduce 80 us, tensor 4, runs 100, 60, 200, 120 us) hide all but first chunks: six of 10 us and
-  // the two scatters' SMs, 2 x 40 x 20/112; against PyTorch's four chunks.
+  CHECK(block_tensor_time(pytorch).forward.ps() == Approx(us(100 + 150 + 50 + 120 + (50 + 80) * kSlow).ps()).margin(2));
+  // Long GEMMs (allreduce 80 us, tensor 4, runs 100, 60, 200, 120 us) hide everything but the ring exchanges' first
+  // chunks, 10 us each, and the SMs: the bulk collectives expose nothing.
   const BlockTensorInput hidden{.allreduce = us(80),
                                 .tensor = 4,
                                 .gemm_runs = {us(100), us(60), us(200), us(120)},
                                 .overlap = true,
                                 .keeps_shard = true};
-  CHECK(block_tensor_time(hidden).backward.ps() == Approx(us(60 + 80 * kSlow).ps()).margin(2));
+  CHECK(block_tensor_time(hidden).backward.ps() ==
+        Approx(us(20 + 40 * (4.0 / 128 + 16.0 / 116 + 2.0 / 130 + 4.0 / 128)).ps()).margin(3));
+  // On a GPU of more SMs the same kernels take a smaller share: a B200's 148.
+  BlockTensorInput blackwell = hidden;
+  blackwell.gpu_sms = 148;
+  CHECK(block_tensor_time(blackwell).backward < block_tensor_time(hidden).backward);
+}
+
+TEST_CASE("the three ways a collective runs beside its GEMM", "[tensor_overlap]") {
+  // Half-allreduce 40 us beside a GEMM of 100 us on 132 SMs, in 4 chunks, taking 12 SMs:
+  //   chunked    the first chunk, 10, and the SMs while they overlap: 40 x 12/120
+  //   sm_margin  the first chunk and the whole GEMM on the 120 SMs left: 100 x 12/120
+  //   bulk       nothing waits: 0, and the SMs as chunked
+  const SimTime half = us(40);
+  const SimTime gemm = us(100);
+  const auto at = [&](OverlapMethod m) { return overlapped_collective(half, gemm, {m, 4, 12}, 132); };
+  CHECK(at(OverlapMethod::chunked).ps() == Approx(us(10 + 4).ps()).margin(1));
+  CHECK(at(OverlapMethod::sm_margin).ps() == Approx(us(10 + 10).ps()).margin(1));
+  CHECK(at(OverlapMethod::bulk).ps() == Approx(us(4).ps()).margin(1));
+  // A collective outlasting its GEMM shows the difference whatever the method; on the copy engines it takes no SMs.
+  CHECK(overlapped_collective(us(150), gemm, {OverlapMethod::bulk, 1, 0}, 132) == us(50));
+  // A configuration asking more SMs than the GPU has leaves the GEMM one.
+  CHECK(overlapped_collective(half, gemm, {OverlapMethod::sm_margin, 4, 500}, 16).ps() ==
+        Approx(us(10 + 100 * 15.0).ps()).margin(1));
 }
 
 TEST_CASE("under FP8 the all-gathers move the quantized activations and cost their own allreduce's half",
@@ -146,15 +178,16 @@ TEST_CASE("under FP8 the all-gathers move the quantized activations and cost the
   BlockTensorInput selective = megatron;
   selective.gathers_again = 1;
   CHECK(block_tensor_time(selective).backward == us(220 + 60));
-  // Overlapped behind long GEMMs (runs 100, 60, 200, 120 us): the gathers' first chunks are a quarter of 30, the
-  // scatters' of 50, and only the scatters take SMs: forward 2 x 7.5 + 2 x 12.5 + 2 x 50 x 20/112; Megatron's
-  // backward six first chunks (four gathers, two scatters) and the same SMs.
+  // Overlapped behind long GEMMs (runs 100, 60, 200, 120 us), as Megatron runs them (the case above): forward the
+  // gathers' first chunks, a quarter of 30, the scatters' of 50, each scatter's whole GEMM on the SMs it leaves;
+  // backward the ring exchanges' first chunks of the output gradients' 30, the bulk ones' SMs while they overlap.
   BlockTensorInput overlapped = megatron;
   overlapped.gemm_runs = {us(100), us(60), us(200), us(120)};
   overlapped.overlap = true;
   const BlockTensorTime o = block_tensor_time(overlapped);
-  CHECK(o.forward.ps() == Approx(us(15 + 25 + 100 * kSlow).ps()).margin(2));
-  CHECK(o.backward.ps() == Approx(us(4 * 7.5 + 2 * 12.5 + 100 * kSlow).ps()).margin(2));
+  CHECK(o.forward.ps() == Approx(us(15 + 25 + 60 * 24.0 / 108 + 120 * 16.0 / 116).ps()).margin(2));
+  CHECK(o.backward.ps() ==
+        Approx(us(15 + 30 * 4.0 / 128 + 50 * 16.0 / 116 + 30 * 2.0 / 130 + 50 * 4.0 / 128).ps()).margin(3));
   // The same message either way is the one-type block: nothing changes.
   BlockTensorInput same = megatron;
   same.gather_allreduce = us(100);

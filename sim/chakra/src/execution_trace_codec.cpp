@@ -40,6 +40,8 @@ constexpr const char* kBackwardPass = "syncsim_backward";
 constexpr const char* kRecomputePs = "syncsim_recompute_ps";
 constexpr const char* kBucket = "syncsim_bucket";
 constexpr const char* kOverlapPs = "syncsim_overlap_ps";
+constexpr const char* kOverlapMethod = "syncsim_overlap_method";
+constexpr const char* kOverlapSms = "syncsim_overlap_sms";
 constexpr const char* kWorkload = "syncsim_workload";
 constexpr const char* kRank = "syncsim_rank";
 constexpr const char* kRanks = "syncsim_ranks";
@@ -98,11 +100,10 @@ et::Node to_message(const ExecutionNode& n) {
       add_int(*m.mutable_attr(), name, **value);
     }
   }
-  const std::pair<const char*, const std::optional<std::int64_t>*> ints[] = {{kMicroBatch, &n.micro_batch},
-                                                                             {kChunk, &n.chunk},
-                                                                             {kRecomputePs, &n.recompute_ps},
-                                                                             {kBucket, &n.bucket},
-                                                                             {kOverlapPs, &n.overlap_ps}};
+  const std::pair<const char*, const std::optional<std::int64_t>*> ints[] = {
+      {kMicroBatch, &n.micro_batch}, {kChunk, &n.chunk},          {kRecomputePs, &n.recompute_ps},
+      {kBucket, &n.bucket},          {kOverlapPs, &n.overlap_ps}, {kOverlapMethod, &n.overlap_method},
+      {kOverlapSms, &n.overlap_sms}};
   for (const auto& [name, value] : ints) {
     if (*value) add_int(*m.mutable_attr(), name, **value);
   }
@@ -215,9 +216,10 @@ ExecutionNode from_message(const et::Node& m, const std::string& source) {
       n.backward = read.boolean(a);
     } else {
       const std::pair<const char*, std::optional<std::int64_t>*> ints[] = {
-          {kCommSrc, &n.comm_src},       {kCommDst, &n.comm_dst},    {kCommTag, &n.comm_tag},
-          {kMicroBatch, &n.micro_batch}, {kChunk, &n.chunk},         {kRecomputePs, &n.recompute_ps},
-          {kBucket, &n.bucket},          {kOverlapPs, &n.overlap_ps}};
+          {kCommSrc, &n.comm_src},       {kCommDst, &n.comm_dst},     {kCommTag, &n.comm_tag},
+          {kMicroBatch, &n.micro_batch}, {kChunk, &n.chunk},          {kRecomputePs, &n.recompute_ps},
+          {kBucket, &n.bucket},          {kOverlapPs, &n.overlap_ps}, {kOverlapMethod, &n.overlap_method},
+          {kOverlapSms, &n.overlap_sms}};
       for (const auto& [name, value] : ints) {
         if (a.name() == name) *value = read.int64(a);
       }

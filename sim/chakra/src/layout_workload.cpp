@@ -160,7 +160,8 @@ class RankWriter {
       for (const LayoutOverlap& o : work.overlaps) {
         if (o.gemm.empty() || o.gemm.front() != k) continue;
         beside = overlap_chunks(o, tag, direction, deps);
-        deps = {*beside - static_cast<std::uint64_t>(o.chunks - 1)};  // the GEMM waits for chunk 0 only
+        // The GEMM waits for chunk 0 only; beside a bulk collective, for nothing more than the collective does.
+        if (o.method != OverlapMethod::bulk) deps = {*beside - static_cast<std::uint64_t>(o.chunks - 1)};
       }
       ExecutionNode n =
           compute_node(0,
@@ -199,7 +200,11 @@ class RankWriter {
           .op = o.op, .bytes = o.bytes / o.chunks + (j < o.bytes % o.chunks ? 1 : 0), .role = GroupRole::tensor};
       ExecutionNode n =
           collective(fmt::format("{} tensor {} chunk {} of {}", direction, to_string(o.op), j, o.chunks), part);
-      if (j == 0) n.overlap_ps = o.beside.ps();
+      if (j == 0) {
+        n.overlap_ps = o.beside.ps();
+        n.overlap_method = static_cast<std::int64_t>(o.method);
+        n.overlap_sms = o.sms;
+      }
       previous = add(tag(std::move(n)), previous ? std::vector{*previous} : deps, std::nullopt);
     }
     return *previous;

@@ -157,7 +157,21 @@ class StageReader {
         throw graph_.error(n, "syncsim_overlap_ps on a collective that is no tensor ALL_GATHER or REDUCE_SCATTER");
       }
       overlap_of_[i] = pass.overlaps.size();
-      pass.overlaps.push_back({.op = c.op, .bytes = c.bytes, .chunks = 1, .beside = SimTime::from_ps(*n.overlap_ps)});
+      const std::int64_t method = n.overlap_method.value_or(0);
+      if (method < 0 || method > static_cast<std::int64_t>(OverlapMethod::bulk)) {
+        throw graph_.error(n, fmt::format("syncsim_overlap_method {} is none of 0 (chunked), 1 (on the SMs it leaves) "
+                                          "and 2 (bulk)",
+                                          method));
+      }
+      if (n.overlap_sms && *n.overlap_sms < 0) {
+        throw graph_.error(n, fmt::format("syncsim_overlap_sms {} is negative", *n.overlap_sms));
+      }
+      pass.overlaps.push_back({.op = c.op,
+                               .bytes = c.bytes,
+                               .chunks = 1,
+                               .beside = SimTime::from_ps(*n.overlap_ps),
+                               .method = static_cast<OverlapMethod>(method),
+                               .sms = n.overlap_sms});
       return true;
     }
     for (const std::size_t d : graph_.deps(i)) {

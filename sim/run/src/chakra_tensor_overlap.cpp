@@ -84,7 +84,43 @@ std::vector<std::size_t> halve_column_runs(std::vector<SimTime>& pieces,
   return second;
 }
 
+chakra::OverlapMethod trace_method(OverlapMethod m) {
+  switch (m) {
+    case OverlapMethod::sm_margin:
+      return chakra::OverlapMethod::sm_margin;
+    case OverlapMethod::bulk:
+      return chakra::OverlapMethod::bulk;
+    case OverlapMethod::chunked:
+      break;
+  }
+  return chakra::OverlapMethod::chunked;
+}
+
+OverlapMethod model_method(chakra::OverlapMethod m) {
+  switch (m) {
+    case chakra::OverlapMethod::sm_margin:
+      return OverlapMethod::sm_margin;
+    case chakra::OverlapMethod::bulk:
+      return OverlapMethod::bulk;
+    case chakra::OverlapMethod::chunked:
+      break;
+  }
+  return OverlapMethod::chunked;
+}
+
 }  // namespace
+
+chakra::LayoutOverlap LayoutCommunication::tensor_overlap(bool gather, const OverlapSpec& spec, SimTime beside,
+                                                          std::vector<std::size_t> gemm, bool grad) const {
+  return chakra::LayoutOverlap{
+      .op = gather ? chakra::CollectiveKind::all_gather : chakra::CollectiveKind::reduce_scatter,
+      .bytes = tensor_message(gather, grad).value,
+      .chunks = spec.chunks,
+      .beside = beside,
+      .gemm = std::move(gemm),
+      .method = trace_method(spec.method),
+      .sms = static_cast<std::int64_t>(spec.sms)};
+}
 
 void LayoutCommunication::chakra_overlaps(std::pair<std::size_t, std::size_t> range, chakra::LayoutChunk& out) const {
   const ParallelismConfig& p = context_.scenario().parallelism;
@@ -121,20 +157,14 @@ void LayoutCommunication::chakra_overlaps(std::pair<std::size_t, std::size_t> ra
                       layers[block.first].name, count));
     }
   }
-  const auto overlap = [&](bool gather, SimTime beside, std::vector<std::size_t> gemm, bool grad = false) {
-    return chakra::LayoutOverlap{
-        .op = gather ? chakra::CollectiveKind::all_gather : chakra::CollectiveKind::reduce_scatter,
-        .bytes = tensor_message(gather, grad).value,
-        .chunks = overlap_chunks(layout_.sizes().tensor, gather),
-        .beside = beside,
-        .gemm = std::move(gemm)};
-  };
-  // Forward: the rest of the compute, then each run's GEMMs beside its collective.
+  const std::int64_t t = layout_.sizes().tensor;
+  // Forward: the rest of the compute, then each run's GEMMs beside its collective (run r % 4 of its block).
   SimTime rest = out.forward.compute();
   for (const SimTime g : run_forward) rest -= g;
   out.forward.segments = {rest};
   for (std::size_t r = 0; r < run_forward.size(); ++r) {
-    out.forward.overlaps.push_back(overlap(run_gathers[r], run_forward[r], {out.forward.segments.size()}));
+    const OverlapSpec spec = forward_overlap(static_cast<int>(r % 4), t, keeps_shard_);
+    out.forward.overlaps.push_back(tensor_overlap(run_gathers[r], spec, run_forward[r], {out.forward.segments.size()}));
     out.forward.segments.push_back(run_forward[r]);
   }
   // Backward: each run's pieces beside its collective, which syncsim's model overlaps with twice the forward GEMMs;
@@ -147,9 +177,11 @@ void LayoutCommunication::chakra_overlaps(std::pair<std::size_t, std::size_t> ra
                    : std::vector<std::size_t>(run_forward.size(), 0);
   for (chakra::LayoutUnit& u : out.units) u.segment = last_of.at(u.segment);
   for (std::size_t r = 0; r < run_forward.size(); ++r) {
+    const int run = static_cast<int>(r % 4);
     const std::vector<BackwardOverlap> pairs =
-        keeps_shard_ ? backward_overlaps(run_gathers[r], layout_.sizes().tensor)
-                     : std::vector<BackwardOverlap>{{.gather = run_gathers[r], .gemm_scale = 2}};
+        keeps_shard_ ? backward_overlaps(run, t)
+                     : std::vector<BackwardOverlap>{
+                           {.gather = run_gathers[r], .spec = forward_overlap(run, t, false), .gemm_scale = 2}};
     for (std::size_t j = 0; j < pairs.size(); ++j) {
       // Of two, the first beside the run's first half, the second beside the rest.
       const std::size_t from = j > 0 ? second[r] : 0;
@@ -159,8 +191,8 @@ void LayoutCommunication::chakra_overlaps(std::pair<std::size_t, std::size_t> ra
         if (piece_run[k] == r) gemm.push_back(k);
       }
       const bool grad = !keeps_shard_ || !run_gathers[r];  // Megatron's column runs gather their inputs again
-      out.backward.overlaps.push_back(
-          overlap(pairs[j].gather, run_forward[r].scaled(pairs[j].gemm_scale), std::move(gemm), grad));
+      out.backward.overlaps.push_back(tensor_overlap(
+          pairs[j].gather, pairs[j].spec, run_forward[r].scaled(pairs[j].gemm_scale), std::move(gemm), grad));
     }
   }
 }
@@ -172,8 +204,11 @@ SimTime LayoutCommunication::imported_overlaps(const chakra::LayoutPass& pass, d
     const SimTime allreduce =
         imported_time({.op = chakra::CollectiveKind::all_reduce, .bytes = o.bytes, .role = chakra::GroupRole::tensor},
                       per_iteration / 2);
-    t += overlapped_collective(SimTime::from_ps(allreduce.ps() / 2), o.beside, o.chunks,
-                               o.op == chakra::CollectiveKind::all_gather);
+    // A trace without the SMs reads as syncsim wrote them before: reduce-scatters on PyTorch's, gathers on none.
+    const bool gather = o.op == chakra::CollectiveKind::all_gather;
+    const double sms = o.sms ? static_cast<double>(*o.sms) : forward_overlap(gather ? 0 : 1, 1, false).sms;
+    t += overlapped_collective(SimTime::from_ps(allreduce.ps() / 2), o.beside,
+                               {.method = model_method(o.method), .chunks = o.chunks, .sms = sms}, gpu_sms());
   }
   return t;
 }

@@ -193,6 +193,7 @@ BlockTensorTime LayoutCommunication::block_tensor(std::pair<std::size_t, std::si
                       .forward_again = forward_again_,
                       .gathers_again = gathers_again_,
                       .keeps_shard = keeps_shard_};
+  in.gpu_sms = gpu_sms();
   if (gathered_ != activation_) {
     in.gather_allreduce = tensor_gather_allreduce_;
     in.grad_gather_allreduce = grad_gathers_scaled_ ? tensor_gather_allreduce_ : tensor_allreduce_;
@@ -205,6 +206,11 @@ BlockTensorTime LayoutCommunication::block_tensor(std::pair<std::size_t, std::si
     in_run = gemm;
   }
   return block_tensor_time(in);
+}
+
+double LayoutCommunication::gpu_sms() const {
+  const std::optional<int> sms = context_.gpu().multiprocessors;
+  return sms && *sms > 1 ? *sms : BlockTensorInput{}.gpu_sms;
 }
 
 bool LayoutCommunication::is_expert(std::size_t layer) const {

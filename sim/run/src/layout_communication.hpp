@@ -119,6 +119,9 @@ class LayoutCommunication {
   // tp_comm_overlap: the chunk's tensor collectives beside its blocks' GEMMs, its passes' compute cut at the GEMM
   // runs (chakra_tensor_overlap.cpp); and a pass's read back, costed as block_tensor_time costs them.
   void chakra_overlaps(std::pair<std::size_t, std::size_t> range, chakra::LayoutChunk& out) const;
+  // One of them: an all-gather (of output gradients: `grad`) or a reduce-scatter run by `spec` beside `gemm`.
+  chakra::LayoutOverlap tensor_overlap(bool gather, const OverlapSpec& spec, SimTime beside,
+                                       std::vector<std::size_t> gemm, bool grad = false) const;
   // `blocks` blocks' tensor collectives on the compute stream, as block_tensor_time counts them without overlap:
   // AllReduces of activation_, or where the all-gathers move another type (gathered_) each all-gather and
   // reduce-scatter as it runs.
@@ -149,6 +152,7 @@ class LayoutCommunication {
   bool grad_gathers_scaled_ = false;  // the output gradients gathered in it too (Transformer Engine's, Megatron's)
   // What a tensor collective moves: a reduce-scatter activation_, an all-gather of inputs gathered_, of output
   // gradients (`grad`) gathered_ where grad_gathers_scaled_.
+  double gpu_sms() const;  // the GEMMs' SMs that tp_comm_overlap's kernels share (an H100's 132 where unknown)
   Bytes tensor_message(bool gather, bool grad) const {
     return !gather || (grad && !grad_gathers_scaled_) ? activation_ : gathered_;
   }

@@ -6,33 +6,50 @@ namespace syncsim::run {
 
 namespace {
 constexpr int kCollectivesPerPass = 4;        // all-gather, reduce-scatter, all-gather, reduce-scatter
-constexpr std::int64_t kPipelinedSplits = 4;  // TE's num_splits for the reduce-scatter overlaps
-// SMs the pipelined reduce-scatters take, of an H100's 132 (TE's ub_cfg_h100_* configurations: 24 and 16).
-constexpr double kReduceSms = 20;
-constexpr double kGpuSms = 132;
-
-SimTime exposed(SimTime half, SimTime gemm, std::int64_t chunks) {
-  return std::max(SimTime::from_ps(half.ps() / chunks), std::max(SimTime::zero(), half - gemm));
-}
-
-SimTime slowdown(SimTime half, SimTime gemm) {
-  const double share = kReduceSms / kGpuSms;
-  return std::min(half, gemm).scaled(share / (1 - share));
-}
+constexpr std::int64_t kPipelinedSplits = 4;  // TE's num_splits for the pipelined reduce-scatters
+// NeMo's H100 userbuffers configurations (tensor_overlap.hpp): the SMs each overlap's kernels take.
+constexpr double kProjectionScatterSms = 24;  // proj_fprop
+constexpr double kFc2ScatterSms = 16;         // fc2_fprop
+constexpr double kQkvGatherSms = 4;           // qkv_dgrad
+constexpr double kQkvScatterSms = 16;         // qkv_wgrad
+constexpr double kFc1GatherSms = 2;           // fc1_dgrad
+constexpr double kFc1ScatterSms = 4;          // fc1_wgrad
+constexpr double kPyTorchScatterSms = 20;     // PyTorch's reduce-scatters, as syncsim has always charged them
 }  // namespace
 
-std::int64_t overlap_chunks(std::int64_t tensor, bool gather) {
-  return gather ? tensor : kPipelinedSplits;
+SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spec, double gpu_sms) {
+  const SimTime outlasts = std::max(SimTime::zero(), half - gemm);
+  const SimTime exposed =
+      spec.method == OverlapMethod::bulk
+          ? outlasts
+          : std::max(SimTime::from_ps(half.ps() / std::max<std::int64_t>(spec.chunks, 1)), outlasts);
+  if (spec.sms <= 0) return exposed;
+  // At least one SM left to the GEMM (a configuration's SM count is absolute; a GPU may have fewer).
+  const double share = std::min(spec.sms, gpu_sms - 1) / gpu_sms;
+  const SimTime slowed = spec.method == OverlapMethod::sm_margin ? gemm : std::min(half, gemm);
+  return exposed + slowed.scaled(share / (1 - share));
 }
 
-SimTime overlapped_collective(SimTime half, SimTime gemm, std::int64_t chunks, bool gather) {
-  return exposed(half, gemm, chunks) + (gather ? SimTime::zero() : slowdown(half, gemm));
+OverlapSpec forward_overlap(int i, std::int64_t tensor, bool transformer_engine) {
+  if (i % 2 == 0) return {.method = OverlapMethod::chunked, .chunks = tensor, .sms = 0};
+  if (!transformer_engine)
+    return {.method = OverlapMethod::chunked, .chunks = kPipelinedSplits, .sms = kPyTorchScatterSms};
+  return {.method = OverlapMethod::sm_margin,
+          .chunks = kPipelinedSplits,
+          .sms = i == 1 ? kProjectionScatterSms : kFc2ScatterSms};
 }
 
-std::vector<BackwardOverlap> backward_overlaps(bool column, std::int64_t tensor) {
-  if (!column) return {{.gather = true, .chunks = overlap_chunks(tensor, true), .gemm_scale = 2}};
-  return {{.gather = true, .chunks = overlap_chunks(tensor, true), .gemm_scale = 1},
-          {.gather = false, .chunks = overlap_chunks(tensor, false), .gemm_scale = 1}};
+std::vector<BackwardOverlap> backward_overlaps(int run, std::int64_t tensor) {
+  if (run % 2 == 1) {
+    return {{.gather = true, .spec = {.method = OverlapMethod::chunked, .chunks = tensor, .sms = 0}, .gemm_scale = 2}};
+  }
+  const bool qkv = run % 4 == 0;
+  return {{.gather = true,
+           .spec = {.method = OverlapMethod::bulk, .chunks = 1, .sms = qkv ? kQkvGatherSms : kFc1GatherSms},
+           .gemm_scale = 1},
+          {.gather = false,
+           .spec = {.method = OverlapMethod::bulk, .chunks = 1, .sms = qkv ? kQkvScatterSms : kFc1ScatterSms},
+           .gemm_scale = 1}};
 }
 
 namespace {
@@ -57,7 +74,8 @@ struct Halves {
 };
 
 // One pass's four collectives beside GEMMs of `gemm_scale` times the forward's (2 in backward), its all-gathers of
-// `gather` each; with `gathers_only` its two all-gathers alone.
+// `gather` each; with `gathers_only` its two all-gathers alone. Megatron's forward runs Transformer Engine's
+// methods (keeps_shard), the rest PyTorch's.
 SimTime overlapped_pass(const BlockTensorInput& in, SimTime scatter, SimTime gather, double gemm_scale,
                         bool gathers_only = false) {
   const std::vector<SimTime> paired = paired_runs(in);
@@ -66,7 +84,8 @@ SimTime overlapped_pass(const BlockTensorInput& in, SimTime scatter, SimTime gat
     const SimTime gemm = paired[static_cast<std::size_t>(i)].scaled(gemm_scale);
     const bool is_gather = i % 2 == 0;
     if (!is_gather && gathers_only) continue;
-    out += overlapped_collective(is_gather ? gather : scatter, gemm, overlap_chunks(in.tensor, is_gather), is_gather);
+    out += overlapped_collective(is_gather ? gather : scatter, gemm, forward_overlap(i, in.tensor, in.keeps_shard),
+                                 in.gpu_sms);
   }
   return out;
 }
@@ -79,9 +98,9 @@ SimTime keeps_shard_backward(const BlockTensorInput& in, const Halves& h) {
   for (int i = 0; i < kCollectivesPerPass; ++i) {
     const SimTime g = paired[static_cast<std::size_t>(i)];
     const bool column = i % 2 == 0;
-    for (const BackwardOverlap& o : backward_overlaps(column, in.tensor)) {
+    for (const BackwardOverlap& o : backward_overlaps(i, in.tensor)) {
       const SimTime half = !o.gather ? h.scatter : column ? h.gather : h.grad_gather;
-      out += overlapped_collective(half, g.scaled(o.gemm_scale), o.chunks, o.gather);
+      out += overlapped_collective(half, g.scaled(o.gemm_scale), o.spec, in.gpu_sms);
     }
   }
   return out;

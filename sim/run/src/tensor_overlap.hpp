@@ -6,18 +6,27 @@
 // b x s x h activation, four of them forward and four backward.
 //
 //   exposed         without overlap, all of them, on the compute stream: 2a forward, 2a backward
-//   tp_comm_overlap Transformer Engine's userbuffers: collective i runs in k_i chunks beside its paired GEMM
-//                   (time g_i forward, 2 g_i backward: the data- and weight-gradient products), so the GEMM hides
-//                   all but the first chunk, unless the collective outlasts it:
+//   tp_comm_overlap collective i runs beside its paired GEMM (time g_i forward, 2 g_i backward: the data- and
+//                   weight-gradient products) by one of Transformer Engine's userbuffers methods (TE's initialize_ub),
+//                   its kernels taking n_i of the GPU's S SMs (0 for the copy engines):
 //
-//                     exposed_i = max(a / 2 / k_i, a / 2 - g_i)
+//                   chunked     in k_i chunks, the GEMM after the first: exposed_i = max(a/2/k_i, a/2 - g_i);
+//                               its SMs slow the GEMM while they overlap: slowdown_i = min(a/2, g_i) n_i/(S - n_i)
+//                   sm_margin   chunked, the whole GEMM run on the S - n_i SMs it leaves (TE's set_sm_margin):
+//                               slowdown_i = g_i n_i/(S - n_i)
+//                   bulk        the whole collective beside a GEMM that does not wait for it:
+//                               exposed_i = max(0, a/2 - g_i), slowdown_i as chunked
 //
-//                   all-gathers as a ring exchange of t steps (k = t, the tensor size), peer to peer on the copy
-//                   engines; reduce-scatters split into k = 4 pipelined chunks (TE's num_splits) whose reduction
-//                   kernels take 20 of an H100's 132 SMs (TE's H100 configurations give 24 to the projection's
-//                   and 16 to FC2's): the paired GEMM runs slower by that share while they overlap,
-//
-//                     slowdown_i = min(a / 2, g_i) x 20 / 132 / (1 - 20 / 132)
+//                   Megatron's layouts run TE's as NeMo's H100 configurations set them (launcher 24.07,
+//                   conf/training/tp_overlap/ub_cfg_h100_*: the same in its Llama 2 70B, Llama 3 70B and GPT-3 175B
+//                   files but where noted): forward, the inputs' all-gathers as ring exchanges of t steps (k = t,
+//                   the tensor size) on the copy engines, the reduce-scatters pipelined in k = 4 splits on the SMs
+//                   they leave, 24 for the projection's and 16 for FC2's (20 in GPT-3's); backward, at the
+//                   column-parallel runs bulk all-gathers of the inputs on 4 SMs (QKV; 8 in Llama 2's) and 2 (FC1)
+//                   and bulk reduce-scatters of the data gradients on 16 (QKV; 24 and 8 in the others) and 4 (FC1),
+//                   at the row-parallel runs ring exchanges of the output gradients. PyTorch's (torchtitan's async
+//                   TP) runs every collective chunked, all-gathers in t on the copy engines, reduce-scatters in 4 on
+//                   20 SMs.
 //
 // Under a scaled precision (fp8, mxfp8, nvfp4, mxfp4) the all-gathers move the GEMMs' quantized operands and the
 // reduce-scatters the 16-bit outputs: Transformer Engine fuses the FP8 cast into the norm before the sequence-parallel
@@ -64,6 +73,7 @@ struct BlockTensorInput {
   std::int64_t forward_again = 0;  // 1 under full checkpointing
   std::int64_t gathers_again = 0;  // 1 under selective_op: the forward's all-gathers again in backward
   bool keeps_shard = false;        // Megatron's sequence parallelism: the inputs all-gathered again for wgrad
+  double gpu_sms = 132;            // S: the GPU's SMs (an H100's by default)
   // The all-gathers' own allreduce-equivalents where they move another type than the reduce-scatters (a scaled
   // precision's quantized activations, below); nullopt: `allreduce`'s. `gather`: the forward's inputs (and their
   // gathers again); `grad_gather`: the backward's output gradients.
@@ -73,20 +83,29 @@ struct BlockTensorInput {
 
 BlockTensorTime block_tensor_time(const BlockTensorInput& in);
 
-// tp_comm_overlap's pieces, one collective at a time: the chunks k_i of an all-gather (the tensor size) or a
-// reduce-scatter (TE's num_splits), and the time on the compute stream of collective i of half-allreduce time `half`
-// beside a GEMM of `gemm`: exposed_i, plus slowdown_i for a reduce-scatter.
-std::int64_t overlap_chunks(std::int64_t tensor, bool gather);
-SimTime overlapped_collective(SimTime half, SimTime gemm, std::int64_t chunks, bool gather);
+// tp_comm_overlap's pieces, one collective at a time: how it runs (above) and its time on the compute stream,
+// exposed_i plus slowdown_i, at half-allreduce time `half` beside a GEMM of `gemm` on a GPU of `gpu_sms` SMs.
+enum class OverlapMethod { chunked, sm_margin, bulk };
+struct OverlapSpec {
+  OverlapMethod method = OverlapMethod::chunked;
+  std::int64_t chunks = 1;
+  double sms = 0;  // n_i
+};
+SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spec, double gpu_sms);
 
-// Under keeps_shard, the backward collectives of one GEMM run, in the order they run: a column-parallel run's
-// all-gather (beside its data-gradient product, g) then reduce-scatter (beside its weight-gradient product, g); a
-// row-parallel run's all-gather beside both (2 g). gemm_scale: the GEMM time beside it over the run's forward.
+// The forward's collective i of a block (0 and 2 all-gathers, 1 and 3 reduce-scatters), Transformer Engine's
+// (Megatron's layouts) or PyTorch's.
+OverlapSpec forward_overlap(int i, std::int64_t tensor, bool transformer_engine);
+
+// Under keeps_shard (Megatron's), the backward collectives of GEMM run `run` (0 QKV, 1 projection, 2 FC1, 3 FC2), in
+// the order they run: a column-parallel run's all-gather (beside its data-gradient product, g) then reduce-scatter
+// (beside its weight-gradient product, g); a row-parallel run's all-gather beside both (2 g). gemm_scale: the GEMM
+// time beside it over the run's forward.
 struct BackwardOverlap {
   bool gather = true;
-  std::int64_t chunks = 1;
+  OverlapSpec spec;
   double gemm_scale = 1;
 };
-std::vector<BackwardOverlap> backward_overlaps(bool column, std::int64_t tensor);
+std::vector<BackwardOverlap> backward_overlaps(int run, std::int64_t tensor);
 
 }  // namespace syncsim::run

@@ -29,7 +29,10 @@
 //   syncsim_recompute_ps   int64    COMP_NODE    of a backward pass: the part that runs forward again
 //   syncsim_bucket         int64    COMP_NODE    a sharded DDP layer's bucket (ZeRO's unit), whose gather it needs
 //   syncsim_overlap_ps     int64    COMM_COLL    tp_comm_overlap: on the first chunk of a tensor collective split
-//                                                beside GEMMs, the GEMM time syncsim's model overlaps it with
+//                                                beside GEMMs, the GEMM time syncsim's model overlaps it with,
+//   syncsim_overlap_method int64    COMM_COLL    how it runs there (0 chunked, 1 on the SMs it leaves, 2 bulk:
+//                                                layout_workload.hpp's OverlapMethod),
+//   syncsim_overlap_sms    int64    COMM_COLL    and the SMs its kernels take
 //
 // Integer attributes are read whatever integer type holds them (int32, uint32, int64, uint64, sint, fixed), as
 // long as the value fits. Other attributes are skipped on reading. `inputs.values` is kept: a METADATA_NODE
@@ -94,14 +97,16 @@ struct ExecutionNode {
   std::optional<std::int64_t> comm_src = std::nullopt;
   std::optional<std::int64_t> comm_dst = std::nullopt;
   std::optional<std::int64_t> comm_tag = std::nullopt;
-  std::vector<bool> involved_dim = {};                      // empty: not given (every dimension)
-  std::optional<std::int64_t> micro_batch = std::nullopt;   // syncsim_micro_batch
-  std::optional<std::int64_t> chunk = std::nullopt;         // syncsim_chunk
-  std::optional<bool> backward = std::nullopt;              // syncsim_backward
-  std::optional<std::int64_t> recompute_ps = std::nullopt;  // syncsim_recompute_ps
-  std::optional<std::int64_t> bucket = std::nullopt;        // syncsim_bucket
-  std::optional<std::int64_t> overlap_ps = std::nullopt;    // syncsim_overlap_ps
-  std::string inputs_values = {};                           // inputs.values (IOInfo)
+  std::vector<bool> involved_dim = {};                        // empty: not given (every dimension)
+  std::optional<std::int64_t> micro_batch = std::nullopt;     // syncsim_micro_batch
+  std::optional<std::int64_t> chunk = std::nullopt;           // syncsim_chunk
+  std::optional<bool> backward = std::nullopt;                // syncsim_backward
+  std::optional<std::int64_t> recompute_ps = std::nullopt;    // syncsim_recompute_ps
+  std::optional<std::int64_t> bucket = std::nullopt;          // syncsim_bucket
+  std::optional<std::int64_t> overlap_ps = std::nullopt;      // syncsim_overlap_ps
+  std::optional<std::int64_t> overlap_method = std::nullopt;  // syncsim_overlap_method
+  std::optional<std::int64_t> overlap_sms = std::nullopt;     // syncsim_overlap_sms
+  std::string inputs_values = {};                             // inputs.values (IOInfo)
 };
 
 struct ExecutionTrace {

@@ -26,6 +26,7 @@
 // Read back (layout_workload), the traces of one rank per stage give the same workload: the pass order must be one
 // of the schedules syncsim runs (gpipe, 1f1b, interleaved), and micro-batches that differ are refused.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -49,12 +50,21 @@ namespace syncsim::chakra {
 // `beside` (syncsim_overlap_ps, on chunk 0) is the GEMM time syncsim's model overlaps the collective with: the
 // GEMMs' forward, twice it in backward; `gemm` the pass's segments that are its GEMM (the export's; the import
 // leaves it empty).
+//
+// `method` and `sms` (syncsim_overlap_method, syncsim_overlap_sms) say how the collective runs beside its GEMM, as
+// Transformer Engine's userbuffers run it (run/tensor_overlap.hpp): chunked, the GEMM after the first chunk;
+// sm_margin, chunked with the GEMM on the SMs the collective leaves; bulk, one piece beside a GEMM that does not wait
+// for it (the writer gives the GEMM the collective's own dependencies). A trace without them reads as syncsim wrote
+// such traces before: chunked, reduce-scatters on the model's default SMs.
+enum class OverlapMethod { chunked, sm_margin, bulk };
 struct LayoutOverlap {
   CollectiveKind op = CollectiveKind::all_gather;  // ALL_GATHER, or REDUCE_SCATTER
   std::int64_t bytes = 0;                          // the whole collective's: the chunks' sum
   std::int64_t chunks = 1;
   SimTime beside;
   std::vector<std::size_t> gemm = {};
+  OverlapMethod method = OverlapMethod::chunked;
+  std::optional<std::int64_t> sms = std::nullopt;  // the SMs its kernels take from the GEMM (0: the copy engines)
 };
 
 // One micro-batch through one chunk in one direction, on one rank.
