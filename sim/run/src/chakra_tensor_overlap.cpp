@@ -84,30 +84,6 @@ std::vector<std::size_t> halve_column_runs(std::vector<SimTime>& pieces,
   return second;
 }
 
-chakra::OverlapMethod trace_method(OverlapMethod m) {
-  switch (m) {
-    case OverlapMethod::sm_margin:
-      return chakra::OverlapMethod::sm_margin;
-    case OverlapMethod::bulk:
-      return chakra::OverlapMethod::bulk;
-    case OverlapMethod::chunked:
-      break;
-  }
-  return chakra::OverlapMethod::chunked;
-}
-
-OverlapMethod model_method(chakra::OverlapMethod m) {
-  switch (m) {
-    case chakra::OverlapMethod::sm_margin:
-      return OverlapMethod::sm_margin;
-    case chakra::OverlapMethod::bulk:
-      return OverlapMethod::bulk;
-    case chakra::OverlapMethod::chunked:
-      break;
-  }
-  return OverlapMethod::chunked;
-}
-
 }  // namespace
 
 chakra::LayoutOverlap LayoutCommunication::tensor_overlap(bool gather, const OverlapSpec& spec, SimTime beside,
@@ -118,7 +94,7 @@ chakra::LayoutOverlap LayoutCommunication::tensor_overlap(bool gather, const Ove
       .chunks = spec.chunks,
       .beside = beside,
       .gemm = std::move(gemm),
-      .method = trace_method(spec.method),
+      .method = spec.method,
       .sms = static_cast<std::int64_t>(spec.sms)};
 }
 
@@ -208,7 +184,7 @@ SimTime LayoutCommunication::imported_overlaps(const chakra::LayoutPass& pass, d
     const bool gather = o.op == chakra::CollectiveKind::all_gather;
     const double sms = o.sms ? static_cast<double>(*o.sms) : forward_overlap(gather ? 0 : 1, 1, false).sms;
     t += overlapped_collective(SimTime::from_ps(allreduce.ps() / 2), o.beside,
-                               {.method = model_method(o.method), .chunks = o.chunks, .sms = sms}, gpu_sms());
+                               {.method = o.method, .chunks = o.chunks, .sms = sms}, gpu_sms());
   }
   return t;
 }

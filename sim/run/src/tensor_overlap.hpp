@@ -56,6 +56,7 @@
 #include <optional>
 #include <vector>
 
+#include "syncsim/chakra/layout_workload.hpp"
 #include "syncsim/core/sim_time.hpp"
 
 namespace syncsim::run {
@@ -85,7 +86,8 @@ BlockTensorTime block_tensor_time(const BlockTensorInput& in);
 
 // tp_comm_overlap's pieces, one collective at a time: how it runs (above) and its time on the compute stream,
 // exposed_i plus slowdown_i, at half-allreduce time `half` beside a GEMM of `gemm` on a GPU of `gpu_sms` SMs.
-enum class OverlapMethod { chunked, sm_margin, bulk };
+// (The methods are the Chakra traces' own: syncsim_overlap_method writes them, layout_workload.hpp.)
+using chakra::OverlapMethod;
 struct OverlapSpec {
   OverlapMethod method = OverlapMethod::chunked;
   std::int64_t chunks = 1;
