@@ -404,6 +404,14 @@ TEST_CASE(
     }
   }
   CHECK_THAT(layout_error(traces, w), Catch::Contains("syncsim_overlap_sms -3 is negative"));
+  // Said of a collective that is no overlap's first chunk, it is refused too.
+  for (chakra::ExecutionNode& n : traces[1].nodes) {
+    if (n.overlap_method) {
+      n.overlap_sms = 4;
+      n.overlap_ps.reset();
+    }
+  }
+  CHECK_THAT(layout_error(traces, w), Catch::Contains("without syncsim_overlap_ps"));
 }
 
 TEST_CASE("under context parallelism the gradients' group is Megatron's DATA_PARALLEL_GROUP_WITH_CP, data x context") {

@@ -151,6 +151,11 @@ class StageReader {
   // Whether node i is a chunk of a tensor collective beside GEMMs (tp_comm_overlap): its first chunk carries
   // syncsim_overlap_ps, each next one depends on the one before. Adds it to the pass's overlaps.
   bool overlapped(std::size_t i, const ExecutionNode& n, const LayoutCollective& c, LayoutPass& pass) {
+    if (!n.overlap_ps && (n.overlap_method || n.overlap_sms)) {
+      throw graph_.error(n,
+                         "syncsim_overlap_method or syncsim_overlap_sms without syncsim_overlap_ps: only the first "
+                         "chunk of an overlapped tensor collective says how it runs");
+    }
     if (n.overlap_ps) {
       if (c.role != GroupRole::tensor ||
           (c.op != CollectiveKind::all_gather && c.op != CollectiveKind::reduce_scatter)) {
