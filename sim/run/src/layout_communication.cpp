@@ -210,7 +210,7 @@ BlockTensorTime LayoutCommunication::block_tensor(std::pair<std::size_t, std::si
 
 double LayoutCommunication::gpu_sms() const {
   const std::optional<int> sms = context_.gpu().multiprocessors;
-  return sms && *sms > 1 ? *sms : BlockTensorInput{}.gpu_sms;
+  return sms && *sms >= 1 ? *sms : BlockTensorInput{}.gpu_sms;
 }
 
 bool LayoutCommunication::is_expert(std::size_t layer) const {
