@@ -26,16 +26,12 @@ void print_allocator_lines(std::ostream& out, const MemoryReport& m, const Scena
              gib_text(m.nccl_buffers), m.communicators);
   // parallelism.grad_reduce_in_fp32: Megatron's main grads in FP32 (its default) or the working precision.
   const char* grads = p.grad_reduce_in_fp32.value ? "FP32 main grads" : "main grads in the working precision";
-  const std::string megatron =
-      sharding == ShardingLevel::gradients
-          ? fmt::format(
-                "Megatron: {} and optimizer state sharded over data x context (Megatron-FSDP's optim_grads), "
-                "vocabulary-parallel loss",
-                grads)
-      : sharding == ShardingLevel::optimizer
-          ? fmt::format("Megatron: {}, distributed optimizer over data x context, vocabulary-parallel loss", grads)
-          : fmt::format("Megatron: {}, the optimizer state whole on every data-parallel rank, vocabulary-parallel loss",
-                        grads);
+  const char* state = sharding == ShardingLevel::gradients
+                          ? " and optimizer state sharded over data x context (Megatron-FSDP's optim_grads)"
+                      : sharding == ShardingLevel::optimizer
+                          ? ", distributed optimizer over data x context"
+                          : ", the optimizer state whole on every data-parallel rank";
+  const std::string megatron = fmt::format("Megatron: {}{}, vocabulary-parallel loss", grads, state);
   // memory_check.hpp: FSDP under a pipeline accumulates whole FP32 gradients; under tensor parallelism the loss is
   // loss_parallel and ColwiseParallel keeps its gathered inputs whole.
   const bool tensor = p.tensor.value > 1;

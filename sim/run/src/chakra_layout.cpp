@@ -172,7 +172,7 @@ void LayoutCommunication::chakra_block_tensor(std::vector<chakra::LayoutCollecti
   using chakra::CollectiveKind;
   using chakra::GroupRole;
   const std::int64_t again = forward_again_;
-  if (gathered_ == activation_) {
+  if (!quantized_gathers()) {
     // Per block 2 forward, 2 x (1 + again) backward; under selective_op the two all-gathers again, and Megatron's
     // wgrad re-gathers (regathers()).
     add_collectives(forward, 2 * blocks, CollectiveKind::all_reduce, activation_, GroupRole::tensor);

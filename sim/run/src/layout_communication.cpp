@@ -95,14 +95,14 @@ LayoutCommunication::LayoutCommunication(ResolvedScenario& context, CollectiveFl
         gathers && is_scaled(precision) ? message(context, t.hidden, n.context, operand_bytes(precision)) : activation_;
     grad_gathers_scaled_ = context.megatron_layout();
     const double gather_per_block =
-        gathered_ == activation_ ? 0 : 1 + again + static_cast<double>(regathers()) + (grad_gathers_scaled_ ? 1 : 0);
+        quantized_gathers() ? 1 + again + static_cast<double>(regathers()) + (grad_gathers_scaled_ ? 1 : 0) : 0;
     tensor_ops_per_iteration_ = m * (blocks * (per_block - gather_per_block) + 2) / stages;
     tensor_gather_ops_per_iteration_ = m * blocks * gather_per_block / stages;
     const auto groups = layout_.groups(GroupKind::tensor);
     tensor_allreduce_ = timed("tensor", CollectiveOp::allreduce, activation_, groups, tensor_ops_per_iteration_);
-    tensor_gather_allreduce_ = gathered_ == activation_ ? tensor_allreduce_
-                                                        : timed("tensor", CollectiveOp::allreduce, gathered_, groups,
-                                                                tensor_gather_ops_per_iteration_);
+    tensor_gather_allreduce_ = quantized_gathers() ? timed("tensor", CollectiveOp::allreduce, gathered_, groups,
+                                                           tensor_gather_ops_per_iteration_)
+                                                   : tensor_allreduce_;
     for (const auto& block : t.blocks) block_tensor_.push_back(block_tensor(block));
   }
   expert_ = p.expert.value;
@@ -194,7 +194,7 @@ BlockTensorTime LayoutCommunication::block_tensor(std::pair<std::size_t, std::si
                       .gathers_again = gathers_again_,
                       .keeps_shard = keeps_shard_};
   in.gpu_sms = gpu_sms();
-  if (gathered_ != activation_) {
+  if (quantized_gathers()) {
     in.gather_allreduce = tensor_gather_allreduce_;
     in.grad_gather_allreduce = grad_gathers_scaled_ ? tensor_gather_allreduce_ : tensor_allreduce_;
   }
@@ -326,7 +326,7 @@ void LayoutCommunication::add_communication(ModelParallelSetup& out, Bytes trans
                                                : std::vector{CollectiveOp::allreduce}) {
             // A bucket size seen before is not asked again (at a frontier layout each ask would copy and compare
             // thousands of groups): its use runs once more, as fill_links would sum it.
-            const Bytes bytes = op == CollectiveOp::all_gather ? u.gather_bytes() : u.bytes;
+            const Bytes bytes = u.moved_by(op);
             const std::tuple key{op, bytes.value, u.expert};
             const double per_iteration = 1.0 / static_cast<double>(n.pipeline);
             if (const auto seen = asked.find(key); seen != asked.end()) {
@@ -417,9 +417,9 @@ std::vector<GroupCommunication> LayoutCommunication::group_reports(const LayoutE
   if (n.tensor > 1) {
     // Megatron's backward gathers the column-parallel inputs again (keeps_shard_): one allreduce's worth more.
     const bool overlap = context_.scenario().parallelism.tp_comm_overlap.value;
-    const bool quantized = gathered_ != activation_;
-    const std::string pairs = quantized ? "all_gather (quantized inputs) + reduce_scatter x 2 per block, micro-batch "
-                                          "and direction"
+    const std::string pairs = quantized_gathers()
+                                  ? "all_gather (quantized inputs) + reduce_scatter x 2 per block, micro-batch "
+                                    "and direction"
                               : overlap ? "all_gather + reduce_scatter x 2 per block, micro-batch and direction"
                                         : "allreduce x 2 per block, micro-batch and direction";
     const std::string again = keeps_shard_ ? ", the backward's inputs all-gathered again" : "";

@@ -150,6 +150,7 @@ class LayoutCommunication {
   // nvfp4 or mxfp4 with sequence-parallel gathers (tensor_overlap.hpp); activation_ otherwise.
   Bytes gathered_;
   bool grad_gathers_scaled_ = false;  // the output gradients gathered in it too (Transformer Engine's, Megatron's)
+  bool quantized_gathers() const { return gathered_ != activation_; }
   // What a tensor collective moves: a reduce-scatter activation_, an all-gather of inputs gathered_, of output
   // gradients (`grad`) gathered_ where grad_gathers_scaled_.
   double gpu_sms() const;  // the GEMMs' SMs that tp_comm_overlap's kernels share (an H100's 132 where unknown)

@@ -113,7 +113,7 @@ class Timeline {
   // Places a data-parallel collective on stage d's stream once `ready`; returns its end.
   SimTime place(std::int64_t it, std::size_t d, CollectiveOp op, std::size_t chunk, const ChunkWork::Unit& unit,
                 SimTime ready) {
-    const Bytes bytes = op == CollectiveOp::all_gather ? unit.gather_bytes() : unit.bytes;
+    const Bytes bytes = unit.moved_by(op);
     const std::int64_t ranks = unit.expert ? s_.expert_data : gradient_ranks();
     const SimTime begin = std::max(ready, stream_[d]);
     const SimTime length = free_kinds_.data || ranks < 2 ? SimTime::zero() : s_.data_collective(op, bytes, unit.expert);

@@ -67,6 +67,8 @@ struct ChunkWork {
     // gradients' bytes (Megatron's FP8 parameters, parallelism.fp8_all_gather); zero: the same bytes.
     Bytes gathered{};
     Bytes gather_bytes() const { return gathered.value > 0 ? gathered : bytes; }
+    // What a collective `op` on this unit moves: its parameters' gather, or its gradients' reduction.
+    Bytes moved_by(CollectiveOp op) const { return op == CollectiveOp::all_gather ? gather_bytes() : bytes; }
   };
   std::vector<Unit> units;
 };
