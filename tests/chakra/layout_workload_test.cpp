@@ -414,6 +414,56 @@ TEST_CASE(
   CHECK_THAT(layout_error(traces, w), Catch::Contains("without syncsim_overlap_ps"));
 }
 
+TEST_CASE("tp_comm_overlap: a ring exchange's GEMM starts on the rank's own shard, in pairs after the first exchange") {
+  // Stage 0's forward: a GEMM of 300 ps beside an all-gather of 3 exchanges (a ring of 4) on the copy engines; its
+  // backward a GEMM of 600 ps beside one in pairs (TE's aggregate).
+  LayoutWorkload w = two_stages(ShardingLevel::none);
+  for (chakra::LayoutStage& stage : w.stages) {
+    chakra::LayoutChunk& c = stage.chunks[0];
+    c.forward.segments = {ps(1'000'000), ps(300)};
+    const chakra::LayoutOverlap ring{.op = CollectiveKind::all_gather,
+                                     .bytes = 3000,
+                                     .chunks = 3,
+                                     .beside = ps(300),
+                                     .gemm = {1},
+                                     .method = chakra::OverlapMethod::ring_exchange,
+                                     .sms = 0};
+    c.forward.overlaps = {ring};
+    c.backward.overlaps = {ring};
+    c.backward.overlaps[0].beside = ps(600);
+    c.backward.overlaps[0].method = chakra::OverlapMethod::ring_exchange_pairs;
+  }
+  const chakra::ExecutionTrace trace = chakra::execution_trace(w, 0);
+  // Rank 0's first forward and backward: the GEMM segment after the ring's first exchange.
+  for (const bool backward : {false, true}) {
+    const chakra::ExecutionNode* first = nullptr;
+    const chakra::ExecutionNode* gemm = nullptr;
+    for (const chakra::ExecutionNode& n : trace.nodes) {
+      if (n.backward != backward || n.micro_batch != 0) continue;
+      if (!first && n.collective == CollectiveKind::all_gather) first = &n;
+      if (first && !gemm && n.kind == Kind::compute) gemm = &n;
+    }
+    REQUIRE(first != nullptr);
+    REQUIRE(gemm != nullptr);
+    CHECK(first->overlap_method == (backward ? 4 : 3));
+    CHECK(first->comm_size == 1000);
+    // A ring's GEMM waits for nothing the collective waits not for; in pairs it waits for the first exchange.
+    if (backward) {
+      CHECK(gemm->data_deps == std::vector<std::uint64_t>{first->id});
+    } else {
+      CHECK(gemm->data_deps == first->data_deps);
+    }
+  }
+  const LayoutWorkload back = round_trip(w);
+  check_same(back, w);
+  const chakra::LayoutChunk& c = back.stages[0].chunks[0];
+  REQUIRE(c.forward.overlaps.size() == 1);
+  CHECK(c.forward.overlaps[0].method == chakra::OverlapMethod::ring_exchange);
+  CHECK(c.forward.overlaps[0].chunks == 3);
+  REQUIRE(c.backward.overlaps.size() == 1);
+  CHECK(c.backward.overlaps[0].method == chakra::OverlapMethod::ring_exchange_pairs);
+}
+
 TEST_CASE("under context parallelism the gradients' group is Megatron's DATA_PARALLEL_GROUP_WITH_CP, data x context") {
   // TP 2 x CP 2 x DP 2: rank 1's gradients are reduced with the other tensor-index-1 ranks of both context and both
   // data coordinates.

@@ -1,5 +1,6 @@
 // The copies PyTorch's tensor parallelism makes beside its collectives (dtensor_copies.cpp): one read and write of
-// the micro-batch's activation per all-gather or reduce-scatter, under FSDP + TP (torchtitan's), by hand.
+// the micro-batch's activation per all-gather or reduce-scatter, under FSDP + TP (torchtitan's), and under async TP
+// the copy of the rank's shard before each all-gather and the sum of the partials after each reduce-scatter, by hand.
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -20,11 +21,12 @@ const std::filesystem::path kExample =
     std::filesystem::path(SYNCSIM_EXAMPLES_DIR) / "llama3-8b-tp-across-nodes.yaml";  // sequence 2,048
 
 // One rank's forward and backward, summed over the layers, of Llama 3 8B on one node of 8 at TP 2.
-std::pair<SimTime, SimTime> rank_passes(const std::string& sharding, std::int64_t batch) {
+std::pair<SimTime, SimTime> rank_passes(const std::string& sharding, std::int64_t batch, bool overlap = false) {
   const Scenario s =
       load_scenario(kExample, {"cluster.speed_spread=0", "cluster.topology.nodes=1", "parallelism.pipeline=1",
                                "parallelism.tensor=2", "model.micro_batches=1", "parallelism.sharding=" + sharding,
-                               "model.batch_per_gpu=" + std::to_string(batch)});
+                               "model.batch_per_gpu=" + std::to_string(batch),
+                               std::string("parallelism.tp_comm_overlap=") + (overlap ? "true" : "false")});
   run::Workspace workspace;
   const run::ResolvedScenario context(s, workspace);
   const LayerTimes times = context.layer_times();
@@ -50,4 +52,22 @@ TEST_CASE("FSDP + TP copies the activation beside each tensor collective, Megatr
   CHECK((fsdp_backward - megatron_backward).ps() == (copy * 130).ps());
   // At batch 1 the gathered chunks are in place: no copies.
   CHECK(rank_passes("full", 1) == rank_passes("optimizer", 1));
+}
+
+TEST_CASE("async TP copies each all-gather's own shard and sums each reduce-scatter's partials") {
+  // Batch 1 (no copies of the case above), TP 2: the activation is 2,048 x 4,096 bf16 elements, 16,777,216 B, the
+  // shard half of it. Per block and pass two all-gathers, each after a read and write of the shard (16,777,216 B),
+  // and two reduce-scatters, each before the sum that reads the two partials and writes one (25,165,824 B): forward
+  // at QKV and FC1 the copies and at the projection and FC2 the sums, backward the other way round; 32 blocks.
+  const double bandwidth = find_gpu("H100-SXM-80GB").memory_bandwidth.bytes_per_second;
+  const auto kernel = [&](double bytes) {
+    return SimTime::from_seconds(bytes / (bandwidth * kDefaultEfficiency)) + SimTime::from_us(5);
+  };
+  const SimTime per_pass = (kernel(16'777'216) * 2 + kernel(25'165'824) * 2) * 32;
+  const auto [async_forward, async_backward] = rank_passes("full", 1, true);
+  const auto [plain_forward, plain_backward] = rank_passes("full", 1);
+  CHECK((async_forward - plain_forward).ps() == per_pass.ps());
+  CHECK((async_backward - plain_backward).ps() == per_pass.ps());
+  // Megatron's layouts run Transformer Engine's userbuffers, which gather into and scatter from buffers of their own.
+  CHECK(rank_passes("optimizer", 1, true) == rank_passes("optimizer", 1));
 }

@@ -11,8 +11,6 @@ namespace {
 SimTime us(double value) {
   return SimTime::from_seconds(value * 1e-6);
 }
-// PyTorch's reduce-scatters' SMs: 20 of 132, so the paired GEMM takes 132/112 as long while they overlap.
-constexpr double kSlow = 20.0 / 112.0;
 }  // namespace
 
 TEST_CASE("without overlap a block's collectives are all exposed: two allreduces each way", "[tensor_overlap]") {
@@ -24,17 +22,20 @@ TEST_CASE("without overlap a block's collectives are all exposed: two allreduces
   CHECK(again.backward == us(400));
 }
 
-TEST_CASE("overlapped, long GEMMs hide all but the first chunk of each collective", "[tensor_overlap]") {
+TEST_CASE("overlapped, long GEMMs hide PyTorch's rings whole and show Megatron's last splits", "[tensor_overlap]") {
   // System: allreduce 80 us (each gather or scatter 40 us), tensor 4, GEMM runs QKV 100, projection 60, FC1 200,
-  // FC2 120 us: every GEMM outlasts its collective.
-  //   forward:  gathers 40/4 = 10 us each (ring of 4 steps), scatters 40/4 = 10 us each (4 splits)
-  //             + the scatters' SMs: 2 x 40 us x 20/112                                    = 40 + 14.29 us
-  //   backward: the same, beside GEMMs twice as long                                       = 40 + 14.29 us
+  // FC2 120 us. PyTorch's collectives are rings of 3 exchanges on the copy engines beside the 3 GEMM steps after the
+  // first, on the rank's own shard: 40 - 3/4 x 60 = -5 at the shortest, so nothing shows, either way.
   const BlockTensorInput in{
       .allreduce = us(80), .tensor = 4, .gemm_runs = {us(100), us(60), us(200), us(120)}, .overlap = true};
   const BlockTensorTime t = block_tensor_time(in);
-  CHECK(t.forward.ps() == Approx(us(40 + 2 * 40 * kSlow).ps()).margin(2));
-  CHECK(t.backward == t.forward);
+  CHECK(t.forward == SimTime::zero());
+  CHECK(t.backward == SimTime::zero());
+  // Megatron's forward reduce-scatters are pipelined in 4 splits, the last after the GEMM: 10 us each, and their
+  // GEMMs on the SMs they leave (24 for the projection's, 16 for FC2's).
+  BlockTensorInput megatron = in;
+  megatron.keeps_shard = true;
+  CHECK(block_tensor_time(megatron).forward.ps() == Approx(us(20 + 60 * 24.0 / 108 + 120 * 16.0 / 116).ps()).margin(2));
   // Full recomputation runs the forward's again.
   BlockTensorInput again = in;
   again.forward_again = 1;
@@ -42,18 +43,18 @@ TEST_CASE("overlapped, long GEMMs hide all but the first chunk of each collectiv
 }
 
 TEST_CASE("overlapped, a collective longer than its GEMM shows the difference", "[tensor_overlap]") {
-  // System: allreduce 400 us (200 each), tensor 8, GEMM runs 100, 50, 150, 80 us.
-  //   forward:  gathers max(25, 200 - 100) = 100 and max(25, 200 - 150) = 50; scatters max(50, 150) = 150 and
-  //             max(50, 120) = 120; slowdowns (50 + 80) x 20/112
-  //   backward: GEMMs doubled: gathers max(25, 0) = 25 and 25 (200 - 300 < 0); scatters max(50, 100) = 100 and
-  //             max(50, 40) = 50; slowdowns (100 + 160) x 20/112
+  // System: allreduce 400 us (200 each), tensor 8, GEMM runs 100, 50, 150, 80 us; PyTorch's rings hide behind 7/8 of
+  // each GEMM.
+  //   forward:  200 - 87.5 = 112.5, 200 - 43.75 = 156.25, 200 - 131.25 = 68.75, 200 - 70 = 130
+  //   backward: GEMMs doubled: 200 - 175 = 25, 200 - 87.5 = 112.5, 0 (200 - 262.5 < 0), 200 - 140 = 60
   const BlockTensorTime t = block_tensor_time(
       {.allreduce = us(400), .tensor = 8, .gemm_runs = {us(100), us(50), us(150), us(80)}, .overlap = true});
-  CHECK(t.forward.ps() == Approx(us(100 + 50 + 150 + 120 + 130 * kSlow).ps()).margin(2));
-  CHECK(t.backward.ps() == Approx(us(25 + 25 + 100 + 50 + 260 * kSlow).ps()).margin(2));
-  // Overlap never costs more than leaving the collectives exposed here, and never less than their first chunks.
+  CHECK(t.forward.ps() == Approx(us(112.5 + 156.25 + 68.75 + 130).ps()).margin(2));
+  CHECK(t.backward.ps() == Approx(us(25 + 112.5 + 60).ps()).margin(2));
+  // Overlap never costs more than leaving the collectives exposed here, and never less than what outlasts each
+  // whole GEMM.
   CHECK(t.forward < us(800));
-  CHECK(t.forward >= us(25 + 50 + 25 + 50));
+  CHECK(t.forward >= us(100 + 150 + 50 + 120));
 }
 
 TEST_CASE("selective_op gathers the block's two inputs again in backward", "[tensor_overlap]") {
@@ -63,21 +64,21 @@ TEST_CASE("selective_op gathers the block's two inputs again in backward", "[ten
   CHECK(exposed.forward == us(200));
   CHECK(exposed.backward == us(300));
   // Overlapped (the system of the case above): beside the forward's GEMM runs, the gathers show
-  // max(25, 200 - 100) = 100 and max(25, 200 - 150) = 50 again, and take no SMs.
+  // 200 - 87.5 = 112.5 and 200 - 131.25 = 68.75 again, and take no SMs.
   const BlockTensorInput in{
       .allreduce = us(400), .tensor = 8, .gemm_runs = {us(100), us(50), us(150), us(80)}, .overlap = true};
   BlockTensorInput again = in;
   again.gathers_again = 1;
   CHECK((block_tensor_time(again).backward - block_tensor_time(in).backward).ps() ==
-        Approx(us(100 + 50).ps()).margin(2));
+        Approx(us(112.5 + 68.75).ps()).margin(2));
 }
 
 TEST_CASE("GEMMs that do not form the four runs are shared evenly by the collectives", "[tensor_overlap]") {
-  // System: allreduce 80 us, tensor 2, six runs of 40 us (240 us in all, 60 per collective).
-  //   gathers max(20, 40 - 60) = 20; scatters max(10, -20) = 10; slowdowns 2 x 40 x 20/112
+  // System: allreduce 80 us, tensor 2, six runs of 40 us (240 us in all, 60 per collective): each ring of one
+  // exchange hides behind the second half of its GEMM, 40 - 30 = 10.
   const BlockTensorTime t = block_tensor_time(
       {.allreduce = us(80), .tensor = 2, .gemm_runs = std::vector<SimTime>(6, us(40)), .overlap = true});
-  CHECK(t.forward.ps() == Approx(us(2 * 20 + 2 * 10 + 80 * kSlow).ps()).margin(2));
+  CHECK(t.forward.ps() == Approx(us(4 * 10).ps()).margin(2));
 }
 
 TEST_CASE("Megatron's backward gathers the column-parallel inputs again: six collectives", "[tensor_overlap]") {
@@ -88,60 +89,69 @@ TEST_CASE("Megatron's backward gathers the column-parallel inputs again: six col
   CHECK(exposed.backward == us(300));
   // Overlapped, short GEMMs: allreduce 400 us (200 each), tensor 8, GEMM runs QKV 100, projection 50, FC1 150,
   // FC2 80 us, as NeMo's H100 configurations run Transformer Engine's overlaps. Forward: the gathers ring exchanges
-  // of 8 chunks of 25 us on the copy engines, the scatters pipelined in 4 splits of 50 with their whole GEMM on the
-  // SMs they leave (24 for the projection's, 16 for FC2's):
-  //   QKV  max(25, 200 - 100) = 100;  proj max(50, 150) = 150 + 50 x 24/108
-  //   FC1  max(25, 50) = 50;          FC2  max(50, 120) = 120 + 80 x 16/116
+  // of 7 steps on the copy engines beside the GEMM's 7 steps after the first (on the rank's own shard), the scatters
+  // pipelined in 4 splits of 50, each after its GEMM split, with their whole GEMM on the SMs they leave (24 for the
+  // projection's, 16 for FC2's):
+  //   QKV  200 - 87.5 = 112.5;                     proj max(50, 200 - 37.5) = 162.5 + 50 x 24/108
+  //   FC1  200 - 131.25 = 68.75;                   FC2  max(50, 200 - 60) = 140 + 80 x 16/116
   // Backward: at QKV and FC1 bulk gathers (4 and 2 SMs) beside the data-gradient product (g) and bulk scatters (16
   // and 4 SMs) beside the weight-gradient product (g), no first chunk, their SMs shared while they overlap; at the
   // projection and FC2 ring exchanges of the output gradient beside both (2 g):
   //   QKV  gather max(0, 200 - 100) = 100 + 100 x 4/128, scatter 100 + 100 x 16/116
-  //   proj gather beside 100: max(25, 100) = 100
+  //   proj gather beside 100: 200 - 87.5 = 112.5
   //   FC1  gather max(0, 50) = 50 + 150 x 2/130, scatter 50 + 150 x 4/128
-  //   FC2  gather beside 160: max(25, 40) = 40
+  //   FC2  gather beside 160: 200 - 140 = 60
   const BlockTensorInput in{.allreduce = us(400),
                             .tensor = 8,
                             .gemm_runs = {us(100), us(50), us(150), us(80)},
                             .overlap = true,
                             .keeps_shard = true};
   const BlockTensorTime t = block_tensor_time(in);
-  CHECK(t.forward.ps() == Approx(us(100 + 150 + 50 + 120 + 50 * 24.0 / 108 + 80 * 16.0 / 116).ps()).margin(2));
-  CHECK(t.backward.ps() == Approx(us(100 + 100 + 100 + 50 + 50 + 40 + 100 * 4.0 / 128 + 100 * 16.0 / 116 +
+  CHECK(t.forward.ps() == Approx(us(112.5 + 162.5 + 68.75 + 140 + 50 * 24.0 / 108 + 80 * 16.0 / 116).ps()).margin(2));
+  CHECK(t.backward.ps() == Approx(us(100 + 100 + 112.5 + 50 + 50 + 60 + 100 * 4.0 / 128 + 100 * 16.0 / 116 +
                                      150 * 2.0 / 130 + 150 * 4.0 / 128)
                                       .ps())
                                .margin(3));
-  // PyTorch's forward runs every collective chunked, its scatters on 20 SMs while they overlap.
+  // PyTorch's forward runs every collective as a ring on the copy engines (the case above).
   BlockTensorInput pytorch = in;
   pytorch.keeps_shard = false;
-  CHECK(block_tensor_time(pytorch).forward.ps() == Approx(us(100 + 150 + 50 + 120 + (50 + 80) * kSlow).ps()).margin(2));
-  // Long GEMMs (allreduce 80 us, tensor 4, runs 100, 60, 200, 120 us) hide everything but the ring exchanges' first
-  // chunks, 10 us each, and the SMs: the bulk collectives expose nothing.
+  CHECK(block_tensor_time(pytorch).forward.ps() == Approx(us(112.5 + 156.25 + 68.75 + 130).ps()).margin(2));
+  // Long GEMMs (allreduce 80 us, tensor 4, runs 100, 60, 200, 120 us) hide everything but the bulk collectives' SMs.
   const BlockTensorInput hidden{.allreduce = us(80),
                                 .tensor = 4,
                                 .gemm_runs = {us(100), us(60), us(200), us(120)},
                                 .overlap = true,
                                 .keeps_shard = true};
   CHECK(block_tensor_time(hidden).backward.ps() ==
-        Approx(us(20 + 40 * (4.0 / 128 + 16.0 / 116 + 2.0 / 130 + 4.0 / 128)).ps()).margin(3));
+        Approx(us(40 * (4.0 / 128 + 16.0 / 116 + 2.0 / 130 + 4.0 / 128)).ps()).margin(3));
   // On a GPU of more SMs the same kernels take a smaller share: a B200's 148.
   BlockTensorInput blackwell = hidden;
   blackwell.gpu_sms = 148;
   CHECK(block_tensor_time(blackwell).backward < block_tensor_time(hidden).backward);
 }
 
-TEST_CASE("the three ways a collective runs beside its GEMM", "[tensor_overlap]") {
-  // Half-allreduce 40 us beside a GEMM of 100 us on 132 SMs, in 4 chunks, taking 12 SMs:
-  //   chunked    the first chunk, 10, and the SMs while they overlap: 40 x 12/120
-  //   sm_margin  the first chunk and the whole GEMM on the 120 SMs left: 100 x 12/120
-  //   bulk       nothing waits: 0, and the SMs as chunked
+TEST_CASE("the five ways a collective runs beside its GEMM", "[tensor_overlap]") {
+  // Half-allreduce 40 us beside a GEMM of 100 us on 132 SMs, in 4 chunks (a ring of 4), taking 12 SMs:
+  //   chunked        the first chunk, 10, and the SMs while they overlap: 40 x 12/120
+  //   sm_margin      the first chunk and the whole GEMM on the 120 SMs left: 100 x 12/120
+  //   bulk           nothing waits: 0, and the SMs as chunked
+  //   ring_exchange  the GEMM starts on the rank's own shard, its 3 other steps hide 75: 0, and the SMs
+  //   ring pairs     the first of 3 exchanges, 40/3, then 2 steps of two chunks, the second hiding 50; and the SMs
   const SimTime half = us(40);
   const SimTime gemm = us(100);
   const auto at = [&](OverlapMethod m) { return overlapped_collective(half, gemm, {m, 4, 12}, 132); };
   CHECK(at(OverlapMethod::chunked).ps() == Approx(us(10 + 4).ps()).margin(1));
   CHECK(at(OverlapMethod::sm_margin).ps() == Approx(us(10 + 10).ps()).margin(1));
   CHECK(at(OverlapMethod::bulk).ps() == Approx(us(4).ps()).margin(1));
-  // A collective outlasting its GEMM shows the difference whatever the method; on the copy engines it takes no SMs.
+  CHECK(at(OverlapMethod::ring_exchange).ps() == Approx(us(4).ps()).margin(1));
+  CHECK(at(OverlapMethod::ring_exchange_pairs).ps() == Approx(us(40.0 / 3 + 4).ps()).margin(1));
+  // A collective outlasting its GEMM shows the difference whatever the method, less the part of the GEMM it may run
+  // beside (all of it in bulk, 3/4 in a ring of 4, 2/4 in pairs, the steps after the first); on the copy engines it
+  // takes no SMs.
   CHECK(overlapped_collective(us(150), gemm, {OverlapMethod::bulk, 1, 0}, 132) == us(50));
+  CHECK(overlapped_collective(us(150), gemm, {OverlapMethod::ring_exchange, 4, 0}, 132) == us(75));
+  CHECK(overlapped_collective(us(150), gemm, {OverlapMethod::ring_exchange_pairs, 4, 0}, 132) == us(100));
+  CHECK(overlapped_collective(us(150), gemm, {OverlapMethod::chunked, 4, 0}, 132) == us(75));
   // A configuration asking more SMs than the GPU has leaves the GEMM one.
   CHECK(overlapped_collective(half, gemm, {OverlapMethod::sm_margin, 4, 500}, 16).ps() ==
         Approx(us(10 + 100 * 15.0).ps()).margin(1));
@@ -179,15 +189,15 @@ TEST_CASE("under FP8 the all-gathers move the quantized activations and cost the
   selective.gathers_again = 1;
   CHECK(block_tensor_time(selective).backward == us(220 + 60));
   // Overlapped behind long GEMMs (runs 100, 60, 200, 120 us), as Megatron runs them (the case above): forward the
-  // gathers' first chunks, a quarter of 30, the scatters' of 50, each scatter's whole GEMM on the SMs it leaves;
-  // backward the ring exchanges' first chunks of the output gradients' 30, the bulk ones' SMs while they overlap.
+  // scatters' last splits, a quarter of 50, each scatter's whole GEMM on the SMs it leaves, the gathers' rings hidden;
+  // backward the bulk collectives' SMs while they overlap, the output gradients' rings hidden.
   BlockTensorInput overlapped = megatron;
   overlapped.gemm_runs = {us(100), us(60), us(200), us(120)};
   overlapped.overlap = true;
   const BlockTensorTime o = block_tensor_time(overlapped);
-  CHECK(o.forward.ps() == Approx(us(15 + 25 + 60 * 24.0 / 108 + 120 * 16.0 / 116).ps()).margin(2));
+  CHECK(o.forward.ps() == Approx(us(25 + 60 * 24.0 / 108 + 120 * 16.0 / 116).ps()).margin(2));
   CHECK(o.backward.ps() ==
-        Approx(us(15 + 30 * 4.0 / 128 + 50 * 16.0 / 116 + 30 * 2.0 / 130 + 50 * 4.0 / 128).ps()).margin(3));
+        Approx(us(30 * 4.0 / 128 + 50 * 16.0 / 116 + 30 * 2.0 / 130 + 50 * 4.0 / 128).ps()).margin(3));
   // The same message either way is the one-type block: nothing changes.
   BlockTensorInput same = megatron;
   same.gather_allreduce = us(100);

@@ -160,8 +160,11 @@ class RankWriter {
       for (const LayoutOverlap& o : work.overlaps) {
         if (o.gemm.empty() || o.gemm.front() != k) continue;
         beside = overlap_chunks(o, tag, direction, deps);
-        // The GEMM waits for chunk 0 only; beside a bulk collective, for nothing more than the collective does.
-        if (o.method != OverlapMethod::bulk) deps = {*beside - static_cast<std::uint64_t>(o.chunks - 1)};
+        // The GEMM waits for chunk 0 only; beside a bulk collective or a ring exchange (whose GEMM starts on the
+        // rank's own shard), for nothing more than the collective does.
+        if (o.method != OverlapMethod::bulk && o.method != OverlapMethod::ring_exchange) {
+          deps = {*beside - static_cast<std::uint64_t>(o.chunks - 1)};
+        }
       }
       ExecutionNode n =
           compute_node(0,

@@ -163,9 +163,9 @@ class StageReader {
       }
       overlap_of_[i] = pass.overlaps.size();
       const std::int64_t method = n.overlap_method.value_or(0);
-      if (method < 0 || method > static_cast<std::int64_t>(OverlapMethod::bulk)) {
-        throw graph_.error(n, fmt::format("syncsim_overlap_method {} is none of 0 (chunked), 1 (on the SMs it leaves) "
-                                          "and 2 (bulk)",
+      if (method < 0 || method > static_cast<std::int64_t>(OverlapMethod::ring_exchange_pairs)) {
+        throw graph_.error(n, fmt::format("syncsim_overlap_method {} is none of 0 (chunked), 1 (on the SMs it leaves), "
+                                          "2 (bulk), 3 (ring exchange) and 4 (ring exchange in pairs)",
                                           method));
       }
       if (n.overlap_sms && *n.overlap_sms < 0) {

@@ -7,6 +7,7 @@
 // one as the engine does.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <optional>
 #include <vector>
@@ -17,6 +18,14 @@
 namespace syncsim::run {
 
 namespace {
+
+// A ring's t - 1 exchanges are its pieces in the trace; the other methods' chunks are theirs.
+bool is_ring(OverlapMethod method) {
+  return method == OverlapMethod::ring_exchange || method == OverlapMethod::ring_exchange_pairs;
+}
+
+// What a trace without syncsim_overlap_sms gives a reduce-scatter: the SMs syncsim charged each before it wrote them.
+constexpr double kUnwrittenScatterSms = 20;
 
 // The chunk's backward compute (layers `range`, last first) cut at the bucket cuts `segments` and wherever the GEMM
 // run changes (`run_of`); `last_of` gets each original segment's last piece.
@@ -91,7 +100,7 @@ chakra::LayoutOverlap LayoutCommunication::tensor_overlap(bool gather, const Ove
   return chakra::LayoutOverlap{
       .op = gather ? chakra::CollectiveKind::all_gather : chakra::CollectiveKind::reduce_scatter,
       .bytes = tensor_message(gather, grad).value,
-      .chunks = spec.chunks,
+      .chunks = is_ring(spec.method) ? std::max<std::int64_t>(spec.chunks - 1, 1) : spec.chunks,
       .beside = beside,
       .gemm = std::move(gemm),
       .method = spec.method,
@@ -180,11 +189,12 @@ SimTime LayoutCommunication::imported_overlaps(const chakra::LayoutPass& pass, d
     const SimTime allreduce =
         imported_time({.op = chakra::CollectiveKind::all_reduce, .bytes = o.bytes, .role = chakra::GroupRole::tensor},
                       per_iteration / 2);
-    // A trace without the SMs reads as syncsim wrote them before: reduce-scatters on PyTorch's, gathers on none.
+    // A trace without the SMs reads as syncsim wrote them before: reduce-scatters on 20, gathers on none.
     const bool gather = o.op == chakra::CollectiveKind::all_gather;
-    const double sms = o.sms ? static_cast<double>(*o.sms) : forward_overlap(gather ? 0 : 1, 1, false).sms;
+    const double sms = o.sms ? static_cast<double>(*o.sms) : gather ? 0 : kUnwrittenScatterSms;
     t += overlapped_collective(SimTime::from_ps(allreduce.ps() / 2), o.beside,
-                               {.method = o.method, .chunks = o.chunks, .sms = sms}, gpu_sms());
+                               {.method = o.method, .chunks = is_ring(o.method) ? o.chunks + 1 : o.chunks, .sms = sms},
+                               gpu_sms());
   }
   return t;
 }

@@ -14,15 +14,31 @@ constexpr double kQkvGatherSms = 4;           // qkv_dgrad
 constexpr double kQkvScatterSms = 16;         // qkv_wgrad
 constexpr double kFc1GatherSms = 2;           // fc1_dgrad
 constexpr double kFc1ScatterSms = 4;          // fc1_wgrad
-constexpr double kPyTorchScatterSms = 20;     // PyTorch's reduce-scatters, as syncsim has always charged them
 }  // namespace
 
 SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spec, double gpu_sms) {
-  const SimTime outlasts = std::max(SimTime::zero(), half - gemm);
-  const SimTime exposed =
-      spec.method == OverlapMethod::bulk
-          ? outlasts
-          : std::max(SimTime::from_ps(half.ps() / std::max<std::int64_t>(spec.chunks, 1)), outlasts);
+  const std::int64_t k = std::max<std::int64_t>(spec.chunks, 1);
+  // What runs before the GEMM can hide any of it, and the part of the GEMM the collective may run beside.
+  SimTime first;
+  SimTime hidden = gemm;
+  switch (spec.method) {
+    case OverlapMethod::chunked:
+    case OverlapMethod::sm_margin:
+      first = SimTime::from_ps(half.ps() / k);
+      hidden = SimTime::from_ps(gemm.ps() / k * (k - 1));
+      break;
+    case OverlapMethod::bulk:
+      break;
+    case OverlapMethod::ring_exchange:
+      hidden = SimTime::from_ps(gemm.ps() / k * (k - 1));
+      break;
+    case OverlapMethod::ring_exchange_pairs:
+      // One exchange of t - 1 first; of t/2 steps of two chunks, the first runs beside nothing.
+      first = SimTime::from_ps(half.ps() / std::max<std::int64_t>(k - 1, 1));
+      hidden = SimTime::from_ps(gemm.ps() / k * std::max<std::int64_t>(k - 2, 0));
+      break;
+  }
+  const SimTime exposed = std::max(first, std::max(SimTime::zero(), half - hidden));
   if (spec.sms <= 0) return exposed;
   // At least one SM left to the GEMM (a configuration's SM count is absolute; a GPU may have fewer).
   const double share = std::min(spec.sms, gpu_sms - 1) / gpu_sms;
@@ -31,9 +47,7 @@ SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spe
 }
 
 OverlapSpec forward_overlap(int i, std::int64_t tensor, bool transformer_engine) {
-  if (i % 2 == 0) return {.method = OverlapMethod::chunked, .chunks = tensor, .sms = 0};
-  if (!transformer_engine)
-    return {.method = OverlapMethod::chunked, .chunks = kPipelinedSplits, .sms = kPyTorchScatterSms};
+  if (i % 2 == 0 || !transformer_engine) return {.method = OverlapMethod::ring_exchange, .chunks = tensor, .sms = 0};
   return {.method = OverlapMethod::sm_margin,
           .chunks = kPipelinedSplits,
           .sms = i == 1 ? kProjectionScatterSms : kFc2ScatterSms};
@@ -41,7 +55,9 @@ OverlapSpec forward_overlap(int i, std::int64_t tensor, bool transformer_engine)
 
 std::vector<BackwardOverlap> backward_overlaps(int run, std::int64_t tensor) {
   if (run % 2 == 1) {
-    return {{.gather = true, .spec = {.method = OverlapMethod::chunked, .chunks = tensor, .sms = 0}, .gemm_scale = 2}};
+    return {{.gather = true,
+             .spec = {.method = OverlapMethod::ring_exchange, .chunks = tensor, .sms = 0},
+             .gemm_scale = 2}};
   }
   const bool qkv = run % 4 == 0;
   return {{.gather = true,

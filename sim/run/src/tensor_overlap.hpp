@@ -7,27 +7,42 @@
 //
 //   exposed         without overlap, all of them, on the compute stream: 2a forward, 2a backward
 //   tp_comm_overlap collective i runs beside its paired GEMM (time g_i forward, 2 g_i backward: the data- and
-//                   weight-gradient products) by one of Transformer Engine's userbuffers methods (TE's initialize_ub),
-//                   its kernels taking n_i of the GPU's S SMs (0 for the copy engines):
+//                   weight-gradient products) by one of the frameworks' methods (Transformer Engine's initialize_ub,
+//                   PyTorch's symmetric-memory micro-pipelining), its kernels taking n_i of the GPU's S SMs (0 for
+//                   the copy engines). Of half = a/2, the GEMM hides what runs beside the part of it that may overlap:
 //
-//                   chunked     in k_i chunks, the GEMM after the first: exposed_i = max(a/2/k_i, a/2 - g_i);
-//                               its SMs slow the GEMM while they overlap: slowdown_i = min(a/2, g_i) n_i/(S - n_i)
-//                   sm_margin   chunked, the whole GEMM run on the S - n_i SMs it leaves (TE's set_sm_margin):
-//                               slowdown_i = g_i n_i/(S - n_i)
-//                   bulk        the whole collective beside a GEMM that does not wait for it:
-//                               exposed_i = max(0, a/2 - g_i), slowdown_i as chunked
+//                   exposed_i = max(first_i, half - hidden_i)
+//
+//                   chunked        in k_i chunks, each GEMM chunk after its own: first = half/k_i (the first chunk
+//                                  before any GEMM, or a reduce-scatter's last after all of it), hidden = g_i
+//                                  (k_i-1)/k_i; its SMs slow the GEMM while they overlap: slowdown_i = min(half, g_i)
+//                                  n_i/(S - n_i)
+//                   sm_margin      chunked, the whole GEMM run on the S - n_i SMs it leaves (TE's set_sm_margin):
+//                                  slowdown_i = g_i n_i/(S - n_i)
+//                   bulk           the whole collective beside a GEMM that does not wait for it: first = 0,
+//                                  hidden = g_i; slowdown_i as chunked
+//                   ring_exchange  a ring of t - 1 point-to-point exchanges beside t GEMM steps, the first on the
+//                                  rank's own shard (TE's split_overlap_ag; PyTorch's all-gather-matmul, and its
+//                                  matmul-reduce-scatter, which computes the rank's own chunk last): first = 0,
+//                                  hidden = g_i (t-1)/t
+//                   ring_exchange_pairs
+//                                  TE's `aggregate`: one exchange with the pair's neighbour first, then t/2 GEMM
+//                                  steps of two chunks beside exchanges of two: first = half/(t-1),
+//                                  hidden = g_i (t-2)/t
 //
 //                   Megatron's layouts run TE's as NeMo's H100 configurations set them (launcher 24.07,
 //                   conf/training/tp_overlap/ub_cfg_h100_*: the same in its Llama 2 70B, Llama 3 70B and GPT-3 175B
-//                   files but where noted): forward, the inputs' all-gathers as ring exchanges of t steps (k = t,
-//                   the tensor size) on the copy engines, the reduce-scatters pipelined in k = 4 splits on the SMs
-//                   they leave, 24 for the projection's and 16 for FC2's (20 in GPT-3's); backward, at the
-//                   column-parallel runs bulk all-gathers of the inputs on 4 SMs (QKV; 8 in Llama 2's) and 2 (FC1)
-//                   and bulk reduce-scatters of the data gradients on 16 (QKV; 24 and 8 in the others) and 4 (FC1),
-//                   at the row-parallel runs ring exchanges of the output gradients. PyTorch's (torchtitan's async
-//                   TP) runs every collective chunked, all-gathers in t on the copy engines, reduce-scatters in 4 on
-//                   20 SMs.
-//
+//                   files but where noted): forward, the inputs' all-gathers as ring exchanges on the copy engines,
+//                   the reduce-scatters pipelined in k = 4 splits on the SMs they leave, 24 for the projection's and
+//                   16 for FC2's (20 in GPT-3's); backward, at the column-parallel runs bulk all-gathers of the inputs
+//                   on 4 SMs (QKV; 8 in Llama 2's) and 2 (FC1) and bulk reduce-scatters of the data gradients on 16
+//                   (QKV; 24 and 8 in the others) and 4 (FC1), at the row-parallel runs ring exchanges of the output
+//                   gradients. PyTorch's (torchtitan's async TP, torch/distributed/_symmetric_memory) runs every
+//                   collective as a ring of copies on the copy engines; each reduce-scatter then sums the t partial
+//                   chunks it received, a memory-bound kernel on the compute stream (`scatter_sum`). Neither charges
+//                   the copy of the rank's own shard into the exchange buffer before the ring (PyTorch's; at HBM's
+//                   speed, a fraction of one exchange).
+
 // Under a scaled precision (fp8, mxfp8, nvfp4, mxfp4) the all-gathers move the GEMMs' quantized operands and the
 // reduce-scatters the 16-bit outputs: Transformer Engine fuses the FP8 cast into the norm before the sequence-parallel
 // gather and casts the output gradient before gathering it (layernorm_linear.py, base.py grad_output_preprocess,
@@ -75,6 +90,9 @@ struct BlockTensorInput {
   std::int64_t gathers_again = 0;  // 1 under selective_op: the forward's all-gathers again in backward
   bool keeps_shard = false;        // Megatron's sequence parallelism: the inputs all-gathered again for wgrad
   double gpu_sms = 132;            // S: the GPU's SMs (an H100's by default)
+  // PyTorch's reduce-scatters under overlap (not keeps_shard): the sum of the t partial chunks after each, on the
+  // compute stream.
+  SimTime scatter_sum = SimTime::zero();
   // The all-gathers' own allreduce-equivalents where they move another type than the reduce-scatters (a scaled
   // precision's quantized activations, below); nullopt: `allreduce`'s. `gather`: the forward's inputs (and their
   // gathers again); `grad_gather`: the backward's output gradients.
@@ -90,8 +108,8 @@ BlockTensorTime block_tensor_time(const BlockTensorInput& in);
 using chakra::OverlapMethod;
 struct OverlapSpec {
   OverlapMethod method = OverlapMethod::chunked;
-  std::int64_t chunks = 1;
-  double sms = 0;  // n_i
+  std::int64_t chunks = 1;  // k_i; a ring's t
+  double sms = 0;           // n_i
 };
 SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spec, double gpu_sms);
 

@@ -30,8 +30,8 @@
 //   syncsim_bucket         int64    COMP_NODE    a sharded DDP layer's bucket (ZeRO's unit), whose gather it needs
 //   syncsim_overlap_ps     int64    COMM_COLL    tp_comm_overlap: on the first chunk of a tensor collective split
 //                                                beside GEMMs, the GEMM time syncsim's model overlaps it with,
-//   syncsim_overlap_method int64    COMM_COLL    how it runs there (0 chunked, 1 on the SMs it leaves, 2 bulk:
-//                                                layout_workload.hpp's OverlapMethod),
+//   syncsim_overlap_method int64    COMM_COLL    how it runs there (0 chunked, 1 on the SMs it leaves, 2 bulk,
+//                                                3 ring exchange, 4 in pairs: layout_workload.hpp's OverlapMethod),
 //   syncsim_overlap_sms    int64    COMM_COLL    and the SMs its kernels take
 //
 // Integer attributes are read whatever integer type holds them (int32, uint32, int64, uint64, sint, fixed), as

@@ -39,24 +39,26 @@
 
 namespace syncsim::chakra {
 
-// tp_comm_overlap (Transformer Engine's userbuffers, as syncsim models them: run/tensor_overlap.hpp): a tensor
-// collective of the b x s x h activation split in `chunks` chunks on the tensor group, its first chunk before its
-// GEMM, the others beside it, the pass going on after both:
+// tp_comm_overlap (Transformer Engine's userbuffers and PyTorch's async TP, as syncsim models them:
+// run/tensor_overlap.hpp): a tensor collective of the b x s x h activation split in `chunks` chunks on the tensor
+// group, a pipelined one's first chunk before its GEMM, the others beside it, the pass going on after both:
 //
 //   ... -> chunk 0 -> GEMM segments --------------> next
 //                  \-> chunk 1 -> ... -> chunk k-1 -/
 //
-// so that a replayer overlaps them as syncsim does (first chunk exposed, the rest hidden while the GEMM lasts).
+// so that a replayer overlaps them as syncsim does (a first chunk exposed, the rest hidden while the GEMM lasts).
 // `beside` (syncsim_overlap_ps, on chunk 0) is the GEMM time syncsim's model overlaps the collective with: the
 // GEMMs' forward, twice it in backward; `gemm` the pass's segments that are its GEMM (the export's; the import
 // leaves it empty).
 //
 // `method` and `sms` (syncsim_overlap_method, syncsim_overlap_sms) say how the collective runs beside its GEMM, as
-// Transformer Engine's userbuffers run it (run/tensor_overlap.hpp): chunked, the GEMM after the first chunk;
-// sm_margin, chunked with the GEMM on the SMs the collective leaves; bulk, one piece beside a GEMM that does not wait
-// for it (the writer gives the GEMM the collective's own dependencies). A trace without them reads as syncsim wrote
-// such traces before: chunked, reduce-scatters on the model's default SMs.
-enum class OverlapMethod { chunked, sm_margin, bulk };
+// the frameworks run it (run/tensor_overlap.hpp): chunked, the GEMM after the first chunk; sm_margin, chunked with
+// the GEMM on the SMs the collective leaves; bulk, one piece beside a GEMM that does not wait for it (the writer gives
+// the GEMM the collective's own dependencies); ring_exchange, Transformer Engine's and PyTorch's ring of t - 1
+// exchanges beside a GEMM that starts on the rank's own shard (written as bulk is: `chunks` are the exchanges, t - 1);
+// ring_exchange_pairs, TE's `aggregate`, the GEMM after the first of the t - 1 exchanges. A trace without them reads
+// as syncsim wrote such traces before: chunked, reduce-scatters on 20 SMs.
+enum class OverlapMethod { chunked, sm_margin, bulk, ring_exchange, ring_exchange_pairs };
 struct LayoutOverlap {
   CollectiveKind op = CollectiveKind::all_gather;  // ALL_GATHER, or REDUCE_SCATTER
   std::int64_t bytes = 0;                          // the whole collective's: the chunks' sum
