@@ -192,3 +192,5 @@ syncsim_malformed_case(scenario micro-batches-billion.yaml "6:76: model.micro_ba
 syncsim_malformed_case(scenario run-passes-clock.yaml "")
 syncsim_malformed_case(scenario topology-bandwidth-1bps.yaml "5:14: cluster.topology")
 syncsim_malformed_case(scenario topology-latency-2000h.yaml "5:14: cluster.topology")
+syncsim_malformed_case(scenario userbuffers-nested-too-deep.yaml "10:39")
+syncsim_malformed_case(scenario userbuffers-splits-overflow.yaml "10:48")

@@ -35,6 +35,10 @@ void check_round_trip(const LayoutChoice& c, const std::string& precision = "bf1
   CHECK(s.parallelism.fp8_all_gather.value == c.fp8_all_gather);
   CHECK(s.parallelism.sequence_parallel.value == c.sequence_parallel);
   CHECK(s.parallelism.grad_reduce_in_fp32.value == c.grad_reduce_in_fp32);
+  CHECK(s.parallelism.tp_comm_overlap.value == c.tp_comm_overlap);
+  const bool written = c.tp_comm_overlap && c.userbuffers && c.sharding != ShardingLevel::full;
+  REQUIRE(s.parallelism.userbuffers.has_value() == written);
+  if (written) CHECK(s.parallelism.userbuffers->value == *c.userbuffers);
 }
 
 }  // namespace
@@ -155,4 +159,42 @@ TEST_CASE("without sequence parallelism every candidate goes without it, and non
   CHECK(tensor_split > 0);
   CHECK(skipped.at("full sharding beside tensor parallelism without sequence parallelism (PyTorch's layout has it)") >
         0);
+}
+
+TEST_CASE("Transformer Engine's userbuffers configuration goes with the tensor-parallel candidates, and reads back") {
+  // NeMo's ub_cfg keys on three layers, flags as its files write them (0 and 1); the rest left to TE.
+  const std::string userbuffers =
+      "{qkv_dgrad: {method: bulk, num_sm: 8, set_sm_margin: 0}, fc2_dgrad: {method: ring_exchange, aggregate: 1}, "
+      "proj_fprop: {method: pipeline, num_sm: 20, num_splits: 2, set_sm_margin: 1, fp8_buf: 1}}";
+  SkipCounts skipped;
+  int megatron = 0;
+  int pytorch = 0;
+  for (const LayoutChoice& c :
+       candidates_of("{tensor: 2, sharding: optimizer, tp_comm_overlap: " + userbuffers + "}", 16, skipped, "fp8")) {
+    INFO(label_of(c));
+    CHECK(c.tp_comm_overlap == (c.tensor > 1));
+    CHECK(c.userbuffers.has_value() == (c.tensor > 1));
+    if (c.tensor > 1) (c.sharding == ShardingLevel::full ? pytorch : megatron) += 1;
+    check_round_trip(c, "fp8");
+  }
+  CHECK(megatron > 0);
+  CHECK(pytorch > 0);
+  // The configuration as read: the three layers with their keys, the other seven left out.
+  const Scenario s = load_scenario(kLayoutsScenario, {"parallelism={tensor: 2, tp_comm_overlap: " + userbuffers + "}"});
+  REQUIRE(s.parallelism.userbuffers);
+  const UserbuffersConfig& config = s.parallelism.userbuffers->value;
+  CHECK(config[UbLayer::qkv_dgrad] == UbLayerSettings{.method = UbMethod::bulk, .num_sm = 8, .set_sm_margin = false});
+  CHECK(config[UbLayer::fc2_dgrad] == UbLayerSettings{.method = UbMethod::ring_exchange, .aggregate = true});
+  CHECK(config[UbLayer::proj_fprop] ==
+        UbLayerSettings{
+            .method = UbMethod::pipeline, .num_sm = 20, .num_splits = 2, .set_sm_margin = true, .fp8_buf = true});
+  int given = 0;
+  for (const auto& layer : config.layers) given += layer ? 1 : 0;
+  CHECK(given == 3);
+  // The resolved scenario writes it back as read (the sweep's cache key, the Python module's to_yaml).
+  const std::string yaml = to_yaml(s);
+  const Scenario again = parse_scenario(yaml, "again.yaml");
+  REQUIRE(again.parallelism.userbuffers);
+  CHECK(again.parallelism.userbuffers->value == config);
+  CHECK(to_yaml(again) == yaml);
 }

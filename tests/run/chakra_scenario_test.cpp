@@ -276,7 +276,12 @@ TEST_CASE("TP 2 x PP 2 x DP 2 Llama exported to Chakra and read back runs the sa
       {"model.precision=fp8", "parallelism.tp_comm_overlap=true"},
       {"model.precision=fp8", "parallelism.activation_checkpointing=full", "model.micro_batches=4"},
       {"model.precision=fp8", "parallelism.activation_checkpointing=selective_op"},
-      {"model.precision=fp8", "parallelism.sequence_parallel=false"}};
+      {"model.precision=fp8", "parallelism.sequence_parallel=false"},
+      // Transformer Engine's userbuffers configuration: a margin of 20 SMs, a ring reduce-scatter, both from FP8
+      // userbuffers (each reduce-scatter's chunks FP8 bytes), a ring in pairs, TE's defaults elsewhere
+      {"model.precision=fp8",
+       "parallelism.tp_comm_overlap={proj_fprop: {num_sm: 20, set_sm_margin: 1, fp8_buf: 1}, fc2_fprop: {method: "
+       "ring_exchange, fp8_buf: 1}, qkv_fprop: {aggregate: 1}, qkv_dgrad: {num_sm: 8}}"}};
   for (std::size_t i = 0; i < variants.size(); ++i) {
     INFO("variant " << i);
     check_layout_round_trip("llama3-8b-tp-across-nodes.yaml", with_overrides(kTp2Pp2Dp2, variants[i]),

@@ -20,7 +20,8 @@ using namespace syncsim;
 
 namespace {
 const std::filesystem::path kLlmScenarios = SYNCSIM_LLM_SCENARIOS;
-// 19.4% (dgxc Llama 3.1 405B on 2,304 GPUs, FP8; 18.9% before the ring exchanges' GEMMs started on the rank's own
+// 19.1% (dgxc Llama 3.1 405B on 2,304 GPUs, FP8; 19.4% before each row ran its yaml's own userbuffers
+// configuration, 18.9% before the ring exchanges' GEMMs started on the rank's own
 // shard, where syncsim had exposed a first chunk of every one; 17.5% before Transformer Engine's overlaps ran as NeMo
 // configures them, bulk and on their own SMs, 16.5% before its tensor all-gathers moved the FP8 activations Transformer
 // Engine gathers, 15.2% before Megatron's fused QKV and FC1 products cast their shared input once, where K, V and up
@@ -29,7 +30,10 @@ const std::filesystem::path kLlmScenarios = SYNCSIM_LLM_SCENARIOS;
 // the column-parallel inputs were counted, 16.5% before the slowest chip's pace, 12.8% before the 405B was the model
 // dgxc's yaml builds, 16 query groups and GPT-2's vocabulary: docs/accuracy.md)
 constexpr double kLargestStepTimeError = 0.20;
-// 9.6% (NeMo's twelve rows) and 9.1% (dgxc's) since the ring exchanges expose no first chunk (tensor_overlap.hpp:
+// 9.7% (NeMo's twelve rows) and 8.9% (dgxc's) since each row runs its own yaml's userbuffers configuration
+// (scenario/userbuffers_config.hpp: dgxc's inline ub_tp_comm_overlap_cfg, the launcher's ub_cfg files, Transformer
+// Engine's defaults for the Nemotrons, whose yamls name none); 9.6% and 9.1% since the ring exchanges expose no first
+// chunk (tensor_overlap.hpp:
 // Transformer Engine's split_overlap_ag starts the GEMM on the rank's own shard); 9.2% and 8.4% since Transformer
 // Engine's overlaps run as NeMo's H100 configurations set them (tensor_overlap.hpp: the backward's bulk collectives
 // expose no first chunk); 9.0% and 7.7% since the FP8 rows' tensor all-gathers move the quantized activations (the rows

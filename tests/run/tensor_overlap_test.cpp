@@ -96,11 +96,12 @@ TEST_CASE("Megatron's backward gathers the column-parallel inputs again: six col
   //   FC1  200 - 131.25 = 68.75;                   FC2  max(50, 200 - 60) = 140 + 80 x 16/116
   // Backward: at QKV and FC1 bulk gathers (4 and 2 SMs) beside the data-gradient product (g) and bulk scatters (16
   // and 4 SMs) beside the weight-gradient product (g), no first chunk, their SMs shared while they overlap; at the
-  // projection and FC2 ring exchanges of the output gradient beside both (2 g):
+  // projection and FC2 ring exchanges of the output gradient beside both (2 g), FC2's in pairs (its first exchange of
+  // 7, 200/7, before the GEMM; 3 of its 4 steps of two chunks hide what follows):
   //   QKV  gather max(0, 200 - 100) = 100 + 100 x 4/128, scatter 100 + 100 x 16/116
   //   proj gather beside 100: 200 - 87.5 = 112.5
   //   FC1  gather max(0, 50) = 50 + 150 x 2/130, scatter 50 + 150 x 4/128
-  //   FC2  gather beside 160: 200 - 140 = 60
+  //   FC2  gather beside 160: max(28.6, 200 - 120) = 80
   const BlockTensorInput in{.allreduce = us(400),
                             .tensor = 8,
                             .gemm_runs = {us(100), us(50), us(150), us(80)},
@@ -108,7 +109,7 @@ TEST_CASE("Megatron's backward gathers the column-parallel inputs again: six col
                             .keeps_shard = true};
   const BlockTensorTime t = block_tensor_time(in);
   CHECK(t.forward.ps() == Approx(us(112.5 + 162.5 + 68.75 + 140 + 50 * 24.0 / 108 + 80 * 16.0 / 116).ps()).margin(2));
-  CHECK(t.backward.ps() == Approx(us(100 + 100 + 112.5 + 50 + 50 + 60 + 100 * 4.0 / 128 + 100 * 16.0 / 116 +
+  CHECK(t.backward.ps() == Approx(us(100 + 100 + 112.5 + 50 + 50 + 80 + 100 * 4.0 / 128 + 100 * 16.0 / 116 +
                                      150 * 2.0 / 130 + 150 * 4.0 / 128)
                                       .ps())
                                .margin(3));
@@ -116,14 +117,15 @@ TEST_CASE("Megatron's backward gathers the column-parallel inputs again: six col
   BlockTensorInput pytorch = in;
   pytorch.keeps_shard = false;
   CHECK(block_tensor_time(pytorch).forward.ps() == Approx(us(112.5 + 156.25 + 68.75 + 130).ps()).margin(2));
-  // Long GEMMs (allreduce 80 us, tensor 4, runs 100, 60, 200, 120 us) hide everything but the bulk collectives' SMs.
+  // Long GEMMs (allreduce 80 us, tensor 4, runs 100, 60, 200, 120 us) hide everything but the bulk collectives' SMs
+  // and the first exchange of FC2's ring in pairs, 40/3.
   const BlockTensorInput hidden{.allreduce = us(80),
                                 .tensor = 4,
                                 .gemm_runs = {us(100), us(60), us(200), us(120)},
                                 .overlap = true,
                                 .keeps_shard = true};
   CHECK(block_tensor_time(hidden).backward.ps() ==
-        Approx(us(40 * (4.0 / 128 + 16.0 / 116 + 2.0 / 130 + 4.0 / 128)).ps()).margin(3));
+        Approx(us(40.0 / 3 + 40 * (4.0 / 128 + 16.0 / 116 + 2.0 / 130 + 4.0 / 128)).ps()).margin(3));
   // On a GPU of more SMs the same kernels take a smaller share: a B200's 148.
   BlockTensorInput blackwell = hidden;
   blackwell.gpu_sms = 148;
@@ -190,14 +192,15 @@ TEST_CASE("under FP8 the all-gathers move the quantized activations and cost the
   CHECK(block_tensor_time(selective).backward == us(220 + 60));
   // Overlapped behind long GEMMs (runs 100, 60, 200, 120 us), as Megatron runs them (the case above): forward the
   // scatters' last splits, a quarter of 50, each scatter's whole GEMM on the SMs it leaves, the gathers' rings hidden;
-  // backward the bulk collectives' SMs while they overlap, the output gradients' rings hidden.
+  // backward the bulk collectives' SMs while they overlap, the output gradients' rings hidden but for the first
+  // exchange of FC2's in pairs, 30/3.
   BlockTensorInput overlapped = megatron;
   overlapped.gemm_runs = {us(100), us(60), us(200), us(120)};
   overlapped.overlap = true;
   const BlockTensorTime o = block_tensor_time(overlapped);
   CHECK(o.forward.ps() == Approx(us(25 + 60 * 24.0 / 108 + 120 * 16.0 / 116).ps()).margin(2));
   CHECK(o.backward.ps() ==
-        Approx(us(30 * 4.0 / 128 + 50 * 16.0 / 116 + 30 * 2.0 / 130 + 50 * 4.0 / 128).ps()).margin(3));
+        Approx(us(10 + 30 * 4.0 / 128 + 50 * 16.0 / 116 + 30 * 2.0 / 130 + 50 * 4.0 / 128).ps()).margin(3));
   // The same message either way is the one-type block: nothing changes.
   BlockTensorInput same = megatron;
   same.gather_allreduce = us(100);
@@ -206,4 +209,62 @@ TEST_CASE("under FP8 the all-gathers move the quantized activations and cost the
   plain.gather_allreduce.reset();
   plain.grad_gather_allreduce.reset();
   CHECK(block_tensor_time(same).backward == block_tensor_time(plain).backward);
+}
+
+TEST_CASE("a userbuffers configuration runs each layer as Transformer Engine reads it", "[tensor_overlap]") {
+  // Left out, a layer takes TE's initialize_ub defaults: its own method, pipelines in 4 splits on 16 SMs without the
+  // margin, bulk on 16 SMs, rings on the copy engines.
+  const UserbuffersConfig none;
+  const auto check = [](const OverlapSpec& s, OverlapMethod method, std::int64_t chunks, double sms) {
+    CHECK(s.method == method);
+    CHECK(s.chunks == chunks);
+    CHECK(s.sms == sms);
+  };
+  check(userbuffers_overlap(UbLayer::proj_fprop, none, 8), OverlapMethod::chunked, 4, 16);
+  check(userbuffers_overlap(UbLayer::qkv_wgrad, none, 8), OverlapMethod::bulk, 1, 16);
+  check(userbuffers_overlap(UbLayer::fc1_fprop, none, 8), OverlapMethod::ring_exchange, 8, 0);
+  // Given: a ring off the copy engines on its num_sm (1 unless set), in pairs under aggregate (on an even group);
+  // a pipeline's splits, SMs and margin; a pipeline or ring reduce-scatter's FP8 buffer.
+  UserbuffersConfig given;
+  given.layers[static_cast<std::size_t>(UbLayer::qkv_fprop)] = UbLayerSettings{.use_ce = false};
+  given.layers[static_cast<std::size_t>(UbLayer::fc2_dgrad)] = UbLayerSettings{.aggregate = true};
+  given.layers[static_cast<std::size_t>(UbLayer::fc2_fprop)] =
+      UbLayerSettings{.num_sm = 8, .num_splits = 2, .set_sm_margin = true, .fp8_buf = true};
+  given.layers[static_cast<std::size_t>(UbLayer::proj_fprop)] =
+      UbLayerSettings{.method = UbMethod::ring_exchange, .fp8_buf = true};
+  check(userbuffers_overlap(UbLayer::qkv_fprop, given, 4), OverlapMethod::ring_exchange, 4, 1);
+  check(userbuffers_overlap(UbLayer::fc2_dgrad, given, 4), OverlapMethod::ring_exchange_pairs, 4, 0);
+  check(userbuffers_overlap(UbLayer::fc2_dgrad, given, 3), OverlapMethod::ring_exchange, 3, 0);
+  check(userbuffers_overlap(UbLayer::fc2_fprop, given, 4), OverlapMethod::sm_margin, 2, 8);
+  CHECK(userbuffers_overlap(UbLayer::fc2_fprop, given, 4).fp8_buffer);
+  CHECK(userbuffers_overlap(UbLayer::proj_fprop, given, 4).fp8_buffer);
+  // fp8_buf names a buffer of the all-gathers too, which are FP8 under fp8 whatever it says: no reduce-scatter there.
+  given.layers[static_cast<std::size_t>(UbLayer::qkv_fprop)] = UbLayerSettings{.fp8_buf = true};
+  CHECK_FALSE(userbuffers_overlap(UbLayer::qkv_fprop, given, 4).fp8_buffer);
+  // `true` is NeMo's H100 configuration: FC2's output-gradient ring in pairs.
+  check(userbuffers_overlap(UbLayer::fc2_dgrad, nemo_h100_userbuffers(), 4), OverlapMethod::ring_exchange_pairs, 4, 0);
+  check(userbuffers_overlap(UbLayer::proj_fprop, nemo_h100_userbuffers(), 4), OverlapMethod::sm_margin, 4, 24);
+}
+
+TEST_CASE("reduce-scatters from FP8 userbuffers move the FP8 output", "[tensor_overlap]") {
+  // System: allreduce of the 16-bit activation 400 us (200 each way), of the FP8 one 240 us (120), tensor 4, GEMM
+  // runs 100, 50, 150, 80 us, Megatron's layout. The projection's reduce-scatter pipelined in 4 splits on 24 SMs with
+  // the margin, from an FP8 userbuffer: max(120/4, 120 - 37.5) = 82.5 where the 16-bit one shows
+  // max(50, 200 - 37.5) = 162.5; its SMs slow the GEMM alike.
+  UserbuffersConfig config = nemo_h100_userbuffers();
+  auto& proj = config.layers[static_cast<std::size_t>(UbLayer::proj_fprop)];
+  const BlockTensorInput in{.allreduce = us(400),
+                            .tensor = 4,
+                            .gemm_runs = {us(100), us(50), us(150), us(80)},
+                            .overlap = true,
+                            .keeps_shard = true,
+                            .userbuffers = &config,
+                            .fp8_scatter_allreduce = us(240)};
+  const SimTime without = block_tensor_time(in).forward;
+  proj->fp8_buf = true;
+  CHECK((without - block_tensor_time(in).forward).ps() == Approx(us(162.5 - 82.5).ps()).margin(2));
+  // Without an FP8 activation (model.precision bf16) the buffer is 16-bit, whatever fp8_buf says.
+  BlockTensorInput plain = in;
+  plain.fp8_scatter_allreduce.reset();
+  CHECK(block_tensor_time(plain).forward == without);
 }

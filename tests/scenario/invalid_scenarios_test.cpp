@@ -113,6 +113,26 @@ const std::vector<Row>& rows() {
       {"TP communication overlap that is not a yes or no",
        kInvalidBase + "parallelism: {tensor: 2, tp_comm_overlap: on}\n",
        "bad.yaml:3:43: parallelism.tp_comm_overlap: expected true or false, got 'on'"},
+      {"a userbuffers layer Transformer Engine does not have",
+       kInvalidBase + "parallelism: {tensor: 2, tp_comm_overlap: {qkv_fprops: {method: ring_exchange}}}\n",
+       "bad.yaml:3:44: parallelism.tp_comm_overlap.qkv_fprops: unknown key 'qkv_fprops' (did you mean 'qkv_fprop'?)"},
+      {"a pipelined all-gather, which Transformer Engine refuses",
+       kInvalidBase + "parallelism: {tensor: 2, tp_comm_overlap: {qkv_fprop: {method: pipeline}}}\n",
+       "bad.yaml:3:64: parallelism.tp_comm_overlap.qkv_fprop.method: Transformer Engine refuses the pipeline method "
+       "for "
+       "an all-gather (qkv_fprop gathers; initialize_ub allows it for reduce-scatters only)"},
+      {"a userbuffers flag that is neither 0 nor 1",
+       kInvalidBase + "parallelism: {tensor: 2, tp_comm_overlap: {fc2_dgrad: {aggregate: 2}}}\n",
+       "bad.yaml:3:67: parallelism.tp_comm_overlap.fc2_dgrad.aggregate: expected 0, 1, true or false, got '2'"},
+      {"a ring in pairs on an odd tensor group",
+       kInvalidBase + "parallelism: {tensor: 3, tp_comm_overlap: {fc2_dgrad: {aggregate: 1}}}\n",
+       "bad.yaml:3:43: parallelism.tp_comm_overlap: fc2_dgrad: aggregate pairs a ring's chunks, and tensor 3 is odd"},
+      {"a userbuffers configuration beside full sharding",
+       kInvalidBase + "parallelism: {tensor: 2, sharding: full, tp_comm_overlap: {qkv_dgrad: {num_sm: 4}}}\n",
+       "bad.yaml:3:59: parallelism.tp_comm_overlap: Transformer Engine's userbuffers configuration is Megatron's "
+       "(sharding none, optimizer or gradients); PyTorch's async TP beside full sharding takes tp_comm_overlap: true"},
+      {"an absurd SM count", kInvalidBase + "parallelism: {tensor: 2, tp_comm_overlap: {qkv_dgrad: {num_sm: 5000}}}\n",
+       "bad.yaml:3:64: parallelism.tp_comm_overlap.qkv_dgrad.num_sm: expected at most 1024 SMs, got 5000"},
       {"unknown precision",
        "cluster: {gpu: A100, topology: \"switch:n=8,bw=1Gbps,lat=1us\"}\n"
        "model: {name: x, batch_per_gpu: 1, precision: int8}\n",

@@ -86,8 +86,9 @@ bool zero1_twin(const LayoutChoice& zero1, const LayoutChoice& zero2) {
   return zero2.tensor == zero1.tensor && zero2.context == zero1.context && zero2.pipeline == zero1.pipeline &&
          zero2.virtual_stages == zero1.virtual_stages && zero2.expert == zero1.expert && zero2.data == zero1.data &&
          zero2.batch_per_gpu == zero1.batch_per_gpu && zero2.micro_batches == zero1.micro_batches &&
-         zero2.tp_comm_overlap == zero1.tp_comm_overlap && zero2.sequence_parallel == zero1.sequence_parallel &&
-         zero2.fp8_all_gather == zero1.fp8_all_gather && zero2.grad_reduce_in_fp32 == zero1.grad_reduce_in_fp32;
+         zero2.tp_comm_overlap == zero1.tp_comm_overlap && zero2.userbuffers == zero1.userbuffers &&
+         zero2.sequence_parallel == zero1.sequence_parallel && zero2.fp8_all_gather == zero1.fp8_all_gather &&
+         zero2.grad_reduce_in_fp32 == zero1.grad_reduce_in_fp32;
 }
 
 std::string skip_summary(const SkipCounts& skipped) {

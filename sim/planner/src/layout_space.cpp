@@ -141,6 +141,9 @@ std::vector<LayoutChoice> layout_choices(const LayoutSpace& space, std::int64_t 
                                .expert = e,
                                .data = data,
                                .tp_comm_overlap = space.tp_comm_overlap && t > 1,
+                               .userbuffers = space.tp_comm_overlap && t > 1 && space.written.userbuffers
+                                                  ? std::optional(space.written.userbuffers->value)
+                                                  : std::nullopt,
                                .sequence_parallel = space.written.sequence_parallel.value,
                                .split = split};
             add_batches(space, global_batch, shape, out, skipped);
@@ -167,6 +170,7 @@ std::optional<LayoutChoice> own_layout(const LayoutSpace& space, std::int64_t gp
                  .sharding = p.sharding.value,
                  .checkpointing = p.activation_checkpointing.value,
                  .tp_comm_overlap = p.tp_comm_overlap.value,
+                 .userbuffers = p.userbuffers ? std::optional(p.userbuffers->value) : std::nullopt,
                  .sequence_parallel = p.sequence_parallel.value,
                  .split = p.pipeline_split(),
                  .fp8_all_gather = p.fp8_all_gather.value,
@@ -190,6 +194,9 @@ ParallelismConfig parallelism_of(const LayoutChoice& c) {
   }
   p.activation_checkpointing.value = c.checkpointing;
   p.tp_comm_overlap.value = c.tp_comm_overlap;
+  if (c.tp_comm_overlap && c.userbuffers && c.sharding != ShardingLevel::full) {
+    p.userbuffers = Located<UserbuffersConfig>{*c.userbuffers, {}, {}};
+  }
   p.sequence_parallel.value = c.sequence_parallel;
   p.fp8_all_gather.value = c.fp8_all_gather;
   p.grad_reduce_in_fp32.value = c.grad_reduce_in_fp32;
@@ -208,7 +215,10 @@ std::vector<std::string> overrides_of(const LayoutChoice& c, bool global_batch_k
                                     c.tensor, c.pipeline, c.context, c.expert, to_string(c.sharding));
   if (c.virtual_stages > 1) section += fmt::format(", schedule: interleaved, virtual_stages: {}", c.virtual_stages);
   section += fmt::format(", activation_checkpointing: {}", to_string(c.checkpointing));
-  if (c.tp_comm_overlap) section += ", tp_comm_overlap: true";
+  if (c.tp_comm_overlap) {
+    section += ", tp_comm_overlap: ";
+    section += c.userbuffers && c.sharding != ShardingLevel::full ? to_flow_yaml(*c.userbuffers) : "true";
+  }
   if (!c.sequence_parallel) section += ", sequence_parallel: false";
   if (c.fp8_all_gather) section += ", fp8_all_gather: true";
   if (!c.grad_reduce_in_fp32) section += ", grad_reduce_in_fp32: false";

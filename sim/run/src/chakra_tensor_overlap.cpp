@@ -99,7 +99,7 @@ chakra::LayoutOverlap LayoutCommunication::tensor_overlap(bool gather, const Ove
                                                           std::vector<std::size_t> gemm, bool grad) const {
   return chakra::LayoutOverlap{
       .op = gather ? chakra::CollectiveKind::all_gather : chakra::CollectiveKind::reduce_scatter,
-      .bytes = tensor_message(gather, grad).value,
+      .bytes = tensor_message(gather, grad, spec).value,
       .chunks = is_ring(spec.method) ? std::max<std::int64_t>(spec.chunks - 1, 1) : spec.chunks,
       .beside = beside,
       .gemm = std::move(gemm),
@@ -148,7 +148,7 @@ void LayoutCommunication::chakra_overlaps(std::pair<std::size_t, std::size_t> ra
   for (const SimTime g : run_forward) rest -= g;
   out.forward.segments = {rest};
   for (std::size_t r = 0; r < run_forward.size(); ++r) {
-    const OverlapSpec spec = forward_overlap(static_cast<int>(r % 4), t, keeps_shard_);
+    const OverlapSpec spec = forward_overlap(static_cast<int>(r % 4), t, userbuffers_);
     out.forward.overlaps.push_back(tensor_overlap(run_gathers[r], spec, run_forward[r], {out.forward.segments.size()}));
     out.forward.segments.push_back(run_forward[r]);
   }
@@ -164,9 +164,9 @@ void LayoutCommunication::chakra_overlaps(std::pair<std::size_t, std::size_t> ra
   for (std::size_t r = 0; r < run_forward.size(); ++r) {
     const int run = static_cast<int>(r % 4);
     const std::vector<BackwardOverlap> pairs =
-        keeps_shard_ ? backward_overlaps(run, t)
+        keeps_shard_ ? backward_overlaps(run, t, *userbuffers_)
                      : std::vector<BackwardOverlap>{
-                           {.gather = run_gathers[r], .spec = forward_overlap(run, t, false), .gemm_scale = 2}};
+                           {.gather = run_gathers[r], .spec = forward_overlap(run, t, nullptr), .gemm_scale = 2}};
     for (std::size_t j = 0; j < pairs.size(); ++j) {
       // Of two, the first beside the run's first half, the second beside the rest.
       const std::size_t from = j > 0 ? second[r] : 0;

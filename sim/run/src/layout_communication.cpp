@@ -27,20 +27,6 @@ RankLayout layout_of(const ResolvedScenario& context) {
                      .pipeline = p.pipeline.value});
 }
 
-// b x s x width x element bytes / parts, refused at the batch past 2^62 bytes (an absurd batch or sequence); by
-// default the precision's 16- or 32-bit elements.
-Bytes message(const ResolvedScenario& context, std::int64_t width, std::int64_t parts, double element = 0) {
-  const TransformerStructure& t = *context.model().transformer();
-  if (element == 0) element = static_cast<double>(element_bytes(context.precision()));
-  const double bytes = static_cast<double>(context.batch()) * static_cast<double>(t.sequence) *
-                       static_cast<double>(width) * element / static_cast<double>(parts);
-  if (!(bytes < 0x1p62)) {
-    throw context.scenario().model.batch_per_gpu.error(
-        fmt::format("one micro-batch's activations ({:.3g} bytes) pass 2^62 bytes", bytes));
-  }
-  return Bytes{std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(bytes)))};
-}
-
 // The pairs (stage k rank, stage k + 1 rank with the same coordinates) of every even boundary k.
 std::vector<std::vector<std::size_t>> transfer_pairs(const RankLayout& layout) {
   std::vector<std::vector<std::size_t>> pairs;
@@ -54,6 +40,18 @@ std::vector<std::vector<std::size_t>> transfer_pairs(const RankLayout& layout) {
 }
 
 }  // namespace
+
+Bytes LayoutCommunication::message(std::int64_t width, std::int64_t parts, double element) const {
+  const TransformerStructure& t = *context_.model().transformer();
+  if (element == 0) element = static_cast<double>(element_bytes(context_.precision()));
+  const double bytes = static_cast<double>(context_.batch()) * static_cast<double>(t.sequence) *
+                       static_cast<double>(width) * element / static_cast<double>(parts);
+  if (!(bytes < 0x1p62)) {
+    throw context_.scenario().model.batch_per_gpu.error(
+        fmt::format("one micro-batch's activations ({:.3g} bytes) pass 2^62 bytes", bytes));
+  }
+  return Bytes{std::max<std::int64_t>(1, static_cast<std::int64_t>(std::ceil(bytes)))};
+}
 
 LayoutCommunication::LayoutCommunication(ResolvedScenario& context, CollectiveFloor floor)
     : context_(context), floor_(std::move(floor)), layout_(layout_of(context)) {
@@ -73,38 +71,15 @@ LayoutCommunication::LayoutCommunication(ResolvedScenario& context, CollectiveFl
   recomputed_ = context.recomputed();
   const TransformerStructure& t = *context.model().transformer();
   const LayoutSizes& n = layout_.sizes();
-  activation_ = message(context, t.hidden, n.context);
-  kv_ = message(context, 2 * t.kv_width, n.tensor);
+  activation_ = message(t.hidden, n.context);
+  kv_ = message(2 * t.kv_width, n.tensor);
   const auto blocks = static_cast<double>(t.blocks.size());
   const auto m = static_cast<double>(s.model.micro_batches);
   const auto stages = static_cast<double>(n.pipeline);
   forward_again_ = p.activation_checkpointing.value == ActivationCheckpointing::full ? 1 : 0;
   gathers_again_ = p.activation_checkpointing.value == ActivationCheckpointing::selective_op ? 1 : 0;
   const auto again = static_cast<double>(forward_again_);
-  keeps_shard_ = n.tensor > 1 && context.megatron_layout() && context.scenario().parallelism.sequence_parallel.value;
-  if (n.tensor > 1) {
-    // Per block 2 allreduces' worth forward, 2 (1 + again) backward, one more under selective_op (its two all-gathers
-    // again) and one more for Megatron's wgrad re-gathers (tensor_overlap.hpp); the embedding's and the head's.
-    const double per_block = 2 * (2 + again) + static_cast<double>(regathers());
-    // Under a scaled precision the sequence-parallel all-gathers move the quantized activations: the forward's
-    // inputs (again under recomputation and selective_op, and Megatron's re-gathers) and, where Transformer Engine
-    // casts them first (Megatron's layouts), the output gradients (tensor_overlap.hpp).
-    const bool gathers = !context.megatron_layout() || p.sequence_parallel.value;
-    const Precision precision = context.precision();
-    gathered_ =
-        gathers && is_scaled(precision) ? message(context, t.hidden, n.context, operand_bytes(precision)) : activation_;
-    grad_gathers_scaled_ = context.megatron_layout();
-    const double gather_per_block =
-        quantized_gathers() ? 1 + again + static_cast<double>(regathers()) + (grad_gathers_scaled_ ? 1 : 0) : 0;
-    tensor_ops_per_iteration_ = m * (blocks * (per_block - gather_per_block) + 2) / stages;
-    tensor_gather_ops_per_iteration_ = m * blocks * gather_per_block / stages;
-    const auto groups = layout_.groups(GroupKind::tensor);
-    tensor_allreduce_ = timed("tensor", CollectiveOp::allreduce, activation_, groups, tensor_ops_per_iteration_);
-    tensor_gather_allreduce_ = quantized_gathers() ? timed("tensor", CollectiveOp::allreduce, gathered_, groups,
-                                                           tensor_gather_ops_per_iteration_)
-                                                   : tensor_allreduce_;
-    for (const auto& block : t.blocks) block_tensor_.push_back(block_tensor(block));
-  }
+  setup_tensor(m, stages);
   expert_ = p.expert.value;
   if (expert_ > 1) {
     if (n.context > 1) throw p.expert.error("expert parallelism beside context parallelism is not simulated yet");
@@ -115,7 +90,7 @@ LayoutCommunication::LayoutCommunication(ResolvedScenario& context, CollectiveFl
     const auto moe = static_cast<double>(t.dispatch_layers.size());
     // Dispatch and combine forward, their gradients backward, and forward again under full checkpointing.
     expert_ops_per_iteration_ = m * moe * 2 * (2 + again) / stages;
-    routed_ = message(context, t.hidden * t.experts_per_token, n.tensor * n.context);
+    routed_ = message(t.hidden * t.experts_per_token, n.tensor * n.context);
     expert_alltoall_ = timed("expert", CollectiveOp::alltoall, routed_, expert_groups_, expert_ops_per_iteration_);
   }
   if (n.context > 1) {
@@ -181,36 +156,6 @@ std::vector<ChunkWork::Unit> LayoutCommunication::units(std::pair<std::size_t, s
     if (bytes[i] > 0) out.push_back({Bytes{bytes[i]}, 1.0, expert, Bytes{gathered[i]}});
   }
   return out;
-}
-
-BlockTensorTime LayoutCommunication::block_tensor(std::pair<std::size_t, std::size_t> block) const {
-  const LayoutSizes& n = layout_.sizes();
-  const std::vector<Layer>& layers = context_.model().layers();
-  BlockTensorInput in{.allreduce = tensor_allreduce_,
-                      .tensor = n.tensor,
-                      .gemm_runs = {},
-                      .overlap = context_.scenario().parallelism.tp_comm_overlap.value,
-                      .forward_again = forward_again_,
-                      .gathers_again = gathers_again_,
-                      .keeps_shard = keeps_shard_};
-  in.gpu_sms = gpu_sms();
-  if (quantized_gathers()) {
-    in.gather_allreduce = tensor_gather_allreduce_;
-    in.grad_gather_allreduce = grad_gathers_scaled_ ? tensor_gather_allreduce_ : tensor_allreduce_;
-  }
-  bool in_run = false;
-  for (std::size_t l = block.first; l < block.second; ++l) {
-    const bool gemm = layers[l].kind == LayerKind::gemm;
-    if (gemm && !in_run) in.gemm_runs.emplace_back();
-    if (gemm) in.gemm_runs.back() += layers_.forward[l];
-    in_run = gemm;
-  }
-  return block_tensor_time(in);
-}
-
-double LayoutCommunication::gpu_sms() const {
-  const std::optional<int> sms = context_.gpu().multiprocessors;
-  return sms && *sms >= 1 ? *sms : BlockTensorInput{}.gpu_sms;
 }
 
 bool LayoutCommunication::is_expert(std::size_t layer) const {
@@ -423,12 +368,14 @@ std::vector<GroupCommunication> LayoutCommunication::group_reports(const LayoutE
                               : overlap ? "all_gather + reduce_scatter x 2 per block, micro-batch and direction"
                                         : "allreduce x 2 per block, micro-batch and direction";
     const std::string again = keeps_shard_ ? ", the backward's inputs all-gathered again" : "";
-    out.push_back({.group = "tensor",
-                   .collectives = pairs + again + (overlap ? ", beside the GEMMs (tp_comm_overlap)" : ""),
-                   .bytes_per_gpu = (tensor_ops_per_iteration_ * static_cast<double>(activation_.value) +
-                                     tensor_gather_ops_per_iteration_ * static_cast<double>(gathered_.value)) *
-                                    bus_factor(CollectiveOp::allreduce, static_cast<std::size_t>(n.tensor)),
-                   .exposed = exposure.tensor});
+    out.push_back(
+        {.group = "tensor",
+         .collectives = pairs + again + (overlap ? ", beside the GEMMs (tp_comm_overlap)" : "") +
+                        (fp8_buffer_scatters_ > 0 ? ", the forward's reduce-scatters from FP8 userbuffers" : ""),
+         .bytes_per_gpu = (tensor_ops_per_iteration_ * static_cast<double>(activation_.value) +
+                           tensor_gather_ops_per_iteration_ * static_cast<double>(gathered_.value)) *
+                          bus_factor(CollectiveOp::allreduce, static_cast<std::size_t>(n.tensor)),
+         .exposed = exposure.tensor});
   }
   if (n.context > 1) {
     out.push_back({.group = "context",

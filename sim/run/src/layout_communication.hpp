@@ -130,6 +130,12 @@ class LayoutCommunication {
   SimTime imported_overlaps(const chakra::LayoutPass& pass, double per_iteration);
   bool is_expert(std::size_t layer) const;  // a routed experts' layer, split over expert parallelism
   BlockTensorTime block_tensor(std::pair<std::size_t, std::size_t> block) const;
+  // The tensor group's messages, their times and counts, and each block's time (layout_tensor_collectives.cpp), for
+  // m micro-batches per iteration over `stages` pipeline stages.
+  void setup_tensor(double m, double stages);
+  // b x s x width x element bytes / parts, refused at the batch past 2^62 bytes (an absurd batch or sequence); by
+  // default the precision's 16- or 32-bit elements.
+  Bytes message(std::int64_t width, std::int64_t parts, double element = 0) const;
 
   ResolvedScenario& context_;
   CollectiveFloor floor_;
@@ -138,6 +144,11 @@ class LayoutCommunication {
   std::int64_t forward_again_ = 0;  // 1 under full checkpointing: each block's forward runs again in backward
   std::int64_t gathers_again_ = 0;  // 1 under selective_op: each block's tensor all-gathers run again in backward
   bool keeps_shard_ = false;        // Megatron's sequence parallelism: inputs all-gathered again for wgrad
+  // Megatron's (keeps_shard_) userbuffers configuration, the scenario's or NeMo's H100 one; nullptr otherwise.
+  const UserbuffersConfig* userbuffers_ = nullptr;
+  // Under model.precision fp8 with quantized gathers: a reduce-scatter of TE's FP8 userbuffer moves gathered_.
+  bool fp8_scatters_ = false;
+  int fp8_buffer_scatters_ = 0;  // of a block's two forward reduce-scatters, those TE runs from FP8 userbuffers
   // Per block and micro-batch, the allreduces' worth of all-gathers the backward runs beyond its own two:
   // selective_op's and Megatron's re-gathers, as block_tensor_time counts them.
   std::int64_t regathers() const { return gathers_again_ + (keeps_shard_ ? 1 : 0); }
@@ -156,6 +167,10 @@ class LayoutCommunication {
   double gpu_sms() const;  // the GEMMs' SMs that tp_comm_overlap's kernels share (an H100's 132 where unknown)
   Bytes tensor_message(bool gather, bool grad) const {
     return !gather || (grad && !grad_gathers_scaled_) ? activation_ : gathered_;
+  }
+  // The same for a collective run by `spec`: a reduce-scatter of TE's FP8 userbuffer gathered_ under fp8.
+  Bytes tensor_message(bool gather, bool grad, const OverlapSpec& spec) const {
+    return !gather && spec.fp8_buffer && fp8_scatters_ ? gathered_ : tensor_message(gather, grad);
   }
   SimTime tensor_allreduce_;
   SimTime tensor_gather_allreduce_;            // an allreduce of gathered_ (tensor_allreduce_ when the same message)

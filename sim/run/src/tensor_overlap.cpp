@@ -1,19 +1,19 @@
 #include "tensor_overlap.hpp"
 
 #include <algorithm>
+#include <array>
 
 namespace syncsim::run {
 
 namespace {
-constexpr int kCollectivesPerPass = 4;        // all-gather, reduce-scatter, all-gather, reduce-scatter
-constexpr std::int64_t kPipelinedSplits = 4;  // TE's num_splits for the pipelined reduce-scatters
-// NeMo's H100 userbuffers configurations (tensor_overlap.hpp): the SMs each overlap's kernels take.
-constexpr double kProjectionScatterSms = 24;  // proj_fprop
-constexpr double kFc2ScatterSms = 16;         // fc2_fprop
-constexpr double kQkvGatherSms = 4;           // qkv_dgrad
-constexpr double kQkvScatterSms = 16;         // qkv_wgrad
-constexpr double kFc1GatherSms = 2;           // fc1_dgrad
-constexpr double kFc1ScatterSms = 4;          // fc1_wgrad
+constexpr int kCollectivesPerPass = 4;  // all-gather, reduce-scatter, all-gather, reduce-scatter
+// Transformer Engine's defaults (initialize_ub, v1.8) for what a configuration leaves out.
+constexpr std::int64_t kDefaultSplits = 4;
+constexpr double kDefaultSms = 16;
+constexpr double kDefaultRingSms = 1;  // a ring's SMs when its copies do not run on the copy engines
+// The forward's collectives and the backward's, by GEMM run (QKV, projection, FC1, FC2), in TE's names.
+constexpr std::array<UbLayer, 4> kForwardLayers{UbLayer::qkv_fprop, UbLayer::proj_fprop, UbLayer::fc1_fprop,
+                                                UbLayer::fc2_fprop};
 }  // namespace
 
 SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spec, double gpu_sms) {
@@ -46,26 +46,47 @@ SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spe
   return exposed + slowed.scaled(share / (1 - share));
 }
 
-OverlapSpec forward_overlap(int i, std::int64_t tensor, bool transformer_engine) {
-  if (i % 2 == 0 || !transformer_engine) return {.method = OverlapMethod::ring_exchange, .chunks = tensor, .sms = 0};
-  return {.method = OverlapMethod::sm_margin,
-          .chunks = kPipelinedSplits,
-          .sms = i == 1 ? kProjectionScatterSms : kFc2ScatterSms};
+OverlapSpec userbuffers_overlap(UbLayer layer, const UserbuffersConfig& config, std::int64_t tensor) {
+  const UbLayerSettings s = config[layer].value_or(UbLayerSettings{});
+  switch (s.method.value_or(default_method(layer))) {
+    case UbMethod::ring_exchange:
+      // Pairs need an even group: NeMo's configuration under `true` runs its ring whole on an odd one (a given
+      // configuration is refused there, LayoutCommunication).
+      return {.method = s.aggregate.value_or(false) && tensor % 2 == 0 ? OverlapMethod::ring_exchange_pairs
+                                                                       : OverlapMethod::ring_exchange,
+              .chunks = tensor,
+              .sms = s.use_ce.value_or(true) ? 0 : static_cast<double>(s.num_sm.value_or(kDefaultRingSms)),
+              .fp8_buffer = scatters(layer) && s.fp8_buf.value_or(false)};
+    case UbMethod::pipeline:
+      return {.method = s.set_sm_margin.value_or(false) ? OverlapMethod::sm_margin : OverlapMethod::chunked,
+              .chunks = s.num_splits.value_or(kDefaultSplits),
+              .sms = static_cast<double>(s.num_sm.value_or(kDefaultSms)),
+              .fp8_buffer = s.fp8_buf.value_or(false)};
+    case UbMethod::bulk:
+      break;
+  }
+  return {.method = OverlapMethod::bulk, .chunks = 1, .sms = static_cast<double>(s.num_sm.value_or(kDefaultSms))};
 }
 
-std::vector<BackwardOverlap> backward_overlaps(int run, std::int64_t tensor) {
-  if (run % 2 == 1) {
-    return {{.gather = true,
-             .spec = {.method = OverlapMethod::ring_exchange, .chunks = tensor, .sms = 0},
-             .gemm_scale = 2}};
+OverlapSpec forward_overlap(int i, std::int64_t tensor, const UserbuffersConfig* userbuffers) {
+  if (!userbuffers) return {.method = OverlapMethod::ring_exchange, .chunks = tensor, .sms = 0};
+  return userbuffers_overlap(kForwardLayers[static_cast<std::size_t>(i % kCollectivesPerPass)], *userbuffers, tensor);
+}
+
+std::vector<BackwardOverlap> backward_overlaps(int run, std::int64_t tensor, const UserbuffersConfig& userbuffers) {
+  const auto spec = [&](UbLayer layer) { return userbuffers_overlap(layer, userbuffers, tensor); };
+  switch (run % kCollectivesPerPass) {
+    case 0:
+      return {{.gather = true, .spec = spec(UbLayer::qkv_dgrad), .gemm_scale = 1},
+              {.gather = false, .spec = spec(UbLayer::qkv_wgrad), .gemm_scale = 1}};
+    case 1:
+      return {{.gather = true, .spec = spec(UbLayer::proj_dgrad), .gemm_scale = 2}};
+    case 2:
+      return {{.gather = true, .spec = spec(UbLayer::fc1_dgrad), .gemm_scale = 1},
+              {.gather = false, .spec = spec(UbLayer::fc1_wgrad), .gemm_scale = 1}};
+    default:
+      return {{.gather = true, .spec = spec(UbLayer::fc2_dgrad), .gemm_scale = 2}};
   }
-  const bool qkv = run % 4 == 0;
-  return {{.gather = true,
-           .spec = {.method = OverlapMethod::bulk, .chunks = 1, .sms = qkv ? kQkvGatherSms : kFc1GatherSms},
-           .gemm_scale = 1},
-          {.gather = false,
-           .spec = {.method = OverlapMethod::bulk, .chunks = 1, .sms = qkv ? kQkvScatterSms : kFc1ScatterSms},
-           .gemm_scale = 1}};
 }
 
 namespace {
@@ -82,6 +103,12 @@ SimTime half_of(SimTime allreduce) {
   return SimTime::from_ps(allreduce.ps() / 2);
 }
 
+// Megatron's userbuffers configuration (keeps_shard), nullptr for PyTorch's.
+const UserbuffersConfig* transformer_engine(const BlockTensorInput& in) {
+  if (!in.keeps_shard) return nullptr;
+  return in.userbuffers ? in.userbuffers : &nemo_h100_userbuffers();
+}
+
 // One collective each way, half its allreduce: the reduce-scatters', the inputs' all-gathers', the output gradients'.
 struct Halves {
   SimTime scatter;
@@ -91,7 +118,7 @@ struct Halves {
 
 // One pass's four collectives beside GEMMs of `gemm_scale` times the forward's (2 in backward), its all-gathers of
 // `gather` each; with `gathers_only` its two all-gathers alone. Megatron's forward runs Transformer Engine's
-// methods (keeps_shard), the rest PyTorch's.
+// methods (keeps_shard), its reduce-scatters of an FP8 userbuffer moving the FP8 output; the rest PyTorch's.
 SimTime overlapped_pass(const BlockTensorInput& in, SimTime scatter, SimTime gather, double gemm_scale,
                         bool gathers_only = false) {
   const std::vector<SimTime> paired = paired_runs(in);
@@ -100,8 +127,11 @@ SimTime overlapped_pass(const BlockTensorInput& in, SimTime scatter, SimTime gat
     const SimTime gemm = paired[static_cast<std::size_t>(i)].scaled(gemm_scale);
     const bool is_gather = i % 2 == 0;
     if (!is_gather && gathers_only) continue;
-    out += overlapped_collective(is_gather ? gather : scatter, gemm, forward_overlap(i, in.tensor, in.keeps_shard),
-                                 in.gpu_sms);
+    const OverlapSpec spec = forward_overlap(i, in.tensor, transformer_engine(in));
+    const SimTime half = is_gather                                     ? gather
+                         : spec.fp8_buffer && in.fp8_scatter_allreduce ? half_of(*in.fp8_scatter_allreduce)
+                                                                       : scatter;
+    out += overlapped_collective(half, gemm, spec, in.gpu_sms);
   }
   return out;
 }
@@ -114,7 +144,7 @@ SimTime keeps_shard_backward(const BlockTensorInput& in, const Halves& h) {
   for (int i = 0; i < kCollectivesPerPass; ++i) {
     const SimTime g = paired[static_cast<std::size_t>(i)];
     const bool column = i % 2 == 0;
-    for (const BackwardOverlap& o : backward_overlaps(i, in.tensor)) {
+    for (const BackwardOverlap& o : backward_overlaps(i, in.tensor, *transformer_engine(in))) {
       const SimTime half = !o.gather ? h.scatter : column ? h.gather : h.grad_gather;
       out += overlapped_collective(half, g.scaled(o.gemm_scale), o.spec, in.gpu_sms);
     }

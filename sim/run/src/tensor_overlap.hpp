@@ -30,18 +30,23 @@
 //                                  steps of two chunks beside exchanges of two: first = half/(t-1),
 //                                  hidden = g_i (t-2)/t
 //
-//                   Megatron's layouts run TE's as NeMo's H100 configurations set them (launcher 24.07,
-//                   conf/training/tp_overlap/ub_cfg_h100_*: the same in its Llama 2 70B, Llama 3 70B and GPT-3 175B
-//                   files but where noted): forward, the inputs' all-gathers as ring exchanges on the copy engines,
-//                   the reduce-scatters pipelined in k = 4 splits on the SMs they leave, 24 for the projection's and
-//                   16 for FC2's (20 in GPT-3's); backward, at the column-parallel runs bulk all-gathers of the inputs
-//                   on 4 SMs (QKV; 8 in Llama 2's) and 2 (FC1) and bulk reduce-scatters of the data gradients on 16
-//                   (QKV; 24 and 8 in the others) and 4 (FC1), at the row-parallel runs ring exchanges of the output
-//                   gradients. PyTorch's (torchtitan's async TP, torch/distributed/_symmetric_memory) runs every
-//                   collective as a ring of copies on the copy engines; each reduce-scatter then sums the t partial
-//                   chunks it received, a memory-bound kernel on the compute stream (`scatter_sum`). Neither charges
-//                   the copy of the rank's own shard into the exchange buffer before the ring (PyTorch's; at HBM's
-//                   speed, a fraction of one exchange).
+//                   Megatron's layouts run TE's by its userbuffers configuration, layer by layer
+//                   (scenario/userbuffers_config.hpp: TE's ub_cfgs, or NeMo 24.07's H100 one under `true`), each
+//                   layer's method and keys as TE's initialize_ub reads them: ring_exchange (in pairs under
+//                   `aggregate`) on the copy engines unless use_ce is off (then on num_sm SMs, 1 by default);
+//                   pipeline in num_splits (4) on num_sm (16) SMs, the whole GEMM on the SMs they leave under
+//                   set_sm_margin; bulk on num_sm (16). NeMo's H100 one: forward, the inputs' all-gathers as ring
+//                   exchanges, the reduce-scatters pipelined in 4 splits on the SMs they leave, 24 for the
+//                   projection's and 16 for FC2's; backward, at the column-parallel runs bulk all-gathers of the
+//                   inputs on 4 SMs (QKV) and 2 (FC1) and bulk reduce-scatters of the data gradients on 16 (QKV) and
+//                   4 (FC1), at the row-parallel runs ring exchanges of the output gradients, FC2's in pairs. A
+//                   pipelined or ring reduce-scatter with fp8_buf under model.precision fp8 moves the FP8 output
+//                   (TE's FP8 userbuffer) and costs half the allreduce of those bytes (`fp8_scatter_allreduce`).
+//                   TE's ring reduce-scatter's final sum of the partials is not charged. PyTorch's (torchtitan's async
+//                   TP, torch/distributed/_symmetric_memory) runs every collective as a ring of copies on the copy
+//                   engines; each reduce-scatter then sums the t partial chunks it received, a memory-bound kernel on
+//                   the compute stream (`scatter_sum`). Neither charges the copy of the rank's own shard into the
+//                   exchange buffer before the ring (PyTorch's; at HBM's speed, a fraction of one exchange).
 
 // Under a scaled precision (fp8, mxfp8, nvfp4, mxfp4) the all-gathers move the GEMMs' quantized operands and the
 // reduce-scatters the 16-bit outputs: Transformer Engine fuses the FP8 cast into the norm before the sequence-parallel
@@ -73,6 +78,7 @@
 
 #include "syncsim/chakra/layout_workload.hpp"
 #include "syncsim/core/sim_time.hpp"
+#include "syncsim/scenario/userbuffers_config.hpp"
 
 namespace syncsim::run {
 
@@ -90,14 +96,16 @@ struct BlockTensorInput {
   std::int64_t gathers_again = 0;  // 1 under selective_op: the forward's all-gathers again in backward
   bool keeps_shard = false;        // Megatron's sequence parallelism: the inputs all-gathered again for wgrad
   double gpu_sms = 132;            // S: the GPU's SMs (an H100's by default)
-  // PyTorch's reduce-scatters under overlap (not keeps_shard): the sum of the t partial chunks after each, on the
-  // compute stream.
-  SimTime scatter_sum = SimTime::zero();
+  // Megatron's (keeps_shard) userbuffers configuration; nullptr: NeMo's H100 one.
+  const UserbuffersConfig* userbuffers = nullptr;
   // The all-gathers' own allreduce-equivalents where they move another type than the reduce-scatters (a scaled
   // precision's quantized activations, below); nullopt: `allreduce`'s. `gather`: the forward's inputs (and their
   // gathers again); `grad_gather`: the backward's output gradients.
   std::optional<SimTime> gather_allreduce = std::nullopt;
   std::optional<SimTime> grad_gather_allreduce = std::nullopt;
+  // Under model.precision fp8, the allreduce-equivalent of the FP8 activation: what a forward reduce-scatter with
+  // fp8_buf moves.
+  std::optional<SimTime> fp8_scatter_allreduce = std::nullopt;
 };
 
 BlockTensorTime block_tensor_time(const BlockTensorInput& in);
@@ -110,12 +118,17 @@ struct OverlapSpec {
   OverlapMethod method = OverlapMethod::chunked;
   std::int64_t chunks = 1;  // k_i; a ring's t
   double sms = 0;           // n_i
+  bool fp8_buffer = false;  // a reduce-scatter of TE's FP8 userbuffer (fp8_buf): the FP8 output under fp8
 };
 SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spec, double gpu_sms);
 
-// The forward's collective i of a block (0 and 2 all-gathers, 1 and 3 reduce-scatters), Transformer Engine's
-// (Megatron's layouts) or PyTorch's.
-OverlapSpec forward_overlap(int i, std::int64_t tensor, bool transformer_engine);
+// How Transformer Engine runs `layer`'s collective under `config` (its defaults for what the configuration leaves
+// out) on a tensor group of `tensor` (a ring in pairs only where it is even).
+OverlapSpec userbuffers_overlap(UbLayer layer, const UserbuffersConfig& config, std::int64_t tensor);
+
+// The forward's collective i of a block (0 and 2 all-gathers, 1 and 3 reduce-scatters), Transformer Engine's by
+// `userbuffers` (Megatron's layouts) or, where it is nullptr, PyTorch's.
+OverlapSpec forward_overlap(int i, std::int64_t tensor, const UserbuffersConfig* userbuffers);
 
 // Under keeps_shard (Megatron's), the backward collectives of GEMM run `run` (0 QKV, 1 projection, 2 FC1, 3 FC2), in
 // the order they run: a column-parallel run's all-gather (beside its data-gradient product, g) then reduce-scatter
@@ -126,6 +139,6 @@ struct BackwardOverlap {
   OverlapSpec spec;
   double gemm_scale = 1;
 };
-std::vector<BackwardOverlap> backward_overlaps(int run, std::int64_t tensor);
+std::vector<BackwardOverlap> backward_overlaps(int run, std::int64_t tensor, const UserbuffersConfig& userbuffers);
 
 }  // namespace syncsim::run

@@ -60,6 +60,34 @@ void read_pipeline_split(const MapReader& reader, ParallelismConfig& p) {
   }
 }
 
+// true, false, or Transformer Engine's userbuffers configuration (userbuffers_config.hpp), Megatron's layouts only.
+void read_tp_comm_overlap(const ConfigNode& overlap, const MapReader& reader, ParallelismConfig& p) {
+  const std::string path = reader.path("tp_comm_overlap");
+  if (overlap.kind == ConfigNode::Kind::mapping) {
+    p.userbuffers = located(read_userbuffers(overlap, path), overlap, path);
+    p.tp_comm_overlap = located(true, overlap, path);
+  } else if (overlap.kind != ConfigNode::Kind::scalar) {
+    fail(overlap, path,
+         fmt::format("expected true, false or Transformer Engine's userbuffers configuration (a mapping of its layer "
+                     "names, as NeMo's ub_cfg files write it), got {}",
+                     describe(overlap)));
+  } else {
+    p.tp_comm_overlap = located(read_bool(overlap, path), overlap, path);
+  }
+  if (p.tp_comm_overlap.value && p.tensor.value < 2) {
+    throw p.tp_comm_overlap.error(
+        "overlaps tensor-parallel collectives with GEMMs: it needs parallelism.tensor above 1");
+  }
+  if (!p.userbuffers) return;
+  if (p.sharding.value == ShardingLevel::full) {
+    throw p.userbuffers->error(
+        "Transformer Engine's userbuffers configuration is Megatron's (sharding none, optimizer or gradients); "
+        "PyTorch's async TP beside full sharding takes tp_comm_overlap: true");
+  }
+  check_ring_pairs(*p.userbuffers, p.tensor.value);
+
+}
+
 }  // namespace
 
 ParallelismConfig read_parallelism(const ConfigNode& node) {
@@ -116,14 +144,7 @@ ParallelismConfig read_parallelism(const ConfigNode& node) {
         located(read_choice(*checkpointing, reader.path("activation_checkpointing"), kCheckpointingNames),
                 *checkpointing, reader.path("activation_checkpointing"));
   }
-  if (const ConfigNode* overlap = reader.get("tp_comm_overlap")) {
-    p.tp_comm_overlap =
-        located(read_bool(*overlap, reader.path("tp_comm_overlap")), *overlap, reader.path("tp_comm_overlap"));
-    if (p.tp_comm_overlap.value && p.tensor.value < 2) {
-      throw p.tp_comm_overlap.error(
-          "overlaps tensor-parallel collectives with GEMMs: it needs parallelism.tensor above 1");
-    }
-  }
+  if (const ConfigNode* overlap = reader.get("tp_comm_overlap")) read_tp_comm_overlap(*overlap, reader, p);
   if (const ConfigNode* sequence = reader.get("sequence_parallel")) {
     p.sequence_parallel =
         located(read_bool(*sequence, reader.path("sequence_parallel")), *sequence, reader.path("sequence_parallel"));

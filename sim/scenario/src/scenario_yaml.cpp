@@ -321,7 +321,17 @@ void write_parallelism(Writer& w, const ParallelismConfig& p) {
   w.text("schedule", name_of(kScheduleNames, p.schedule.value));
   if (p.virtual_stages) w.field("virtual_stages", p.virtual_stages->value);
   w.text("activation_checkpointing", name_of(kCheckpointingNames, p.activation_checkpointing.value));
-  if (p.tp_comm_overlap.value) w.field("tp_comm_overlap", true);
+  if (p.userbuffers) {
+    w.begin_map("tp_comm_overlap");
+    for (const auto& [layer, fields] : fields_of(p.userbuffers->value)) {
+      w.raw() << YAML::Key << std::string(to_string(layer)) << YAML::Value << YAML::Flow << YAML::BeginMap;
+      for (const auto& [key, value] : fields) w.raw() << YAML::Key << std::string(key) << YAML::Value << value;
+      w.raw() << YAML::EndMap;
+    }
+    w.raw() << YAML::EndMap;
+  } else if (p.tp_comm_overlap.value) {
+    w.field("tp_comm_overlap", true);
+  }
   if (!p.sequence_parallel.value) w.field("sequence_parallel", false);
   if (p.fp8_all_gather.value) w.field("fp8_all_gather", true);
   if (!p.grad_reduce_in_fp32.value) w.field("grad_reduce_in_fp32", false);

@@ -31,6 +31,8 @@ std::vector<FaultConfig> read_faults(const ConfigNode& node, StrategyKind strate
 CheckpointConfig read_checkpoint(const ConfigNode& node);
 ReliabilityConfig read_reliability(const ConfigNode& node);  // read_reliability.cpp
 ParallelismConfig read_parallelism(const ConfigNode& node);
+// parallelism.tp_comm_overlap as a mapping (read_userbuffers.cpp).
+UserbuffersConfig read_userbuffers(const ConfigNode& node, const std::string& path);
 ConvergenceConfig read_convergence(const ConfigNode& node);
 // jobs:, placement:, background: and window_iterations: of a scenario with several jobs (read_jobs.cpp); then each
 // job against the others and the topology (the GPUs they need together, each job's layout at its GPU count).

@@ -18,7 +18,9 @@
 //   checkpointing   none, then selective, full: the first that fits (layout_search.cpp; op-level selective is
 //                   not tried: it took the frontier question from 43 s to 57 s, docs/planner.md)
 //
-// tp_comm_overlap follows the scenario's when t > 1. So do the scenario's other parallelism keys, where they apply:
+// tp_comm_overlap follows the scenario's when t > 1, with its Transformer Engine configuration where it gives one (on
+// Megatron's layouts; full sharding beside TP runs PyTorch's async TP). So do the scenario's other parallelism keys,
+// where they apply:
 //   account_for_embedding/loss_in_pipeline_split  every candidate with p > 1; a (p, v) whose blocks and accounted
 //                   layers do not divide over the stages and chunks is skipped with that reason (Megatron refuses it)
 //   decoder_first/last_pipeline_num_layers         the candidates with the scenario's own p (the counts name blocks
@@ -63,9 +65,10 @@ struct LayoutChoice {
   ShardingLevel sharding = ShardingLevel::none;
   ActivationCheckpointing checkpointing = ActivationCheckpointing::none;
   bool tp_comm_overlap = false;
-  bool sequence_parallel = true;    // the scenario's (above)
-  PipelineSplit split{};            // the scenario's, where it applies (above)
-  bool fp8_all_gather = false;      // the scenario's, where it applies (above)
+  std::optional<UserbuffersConfig> userbuffers = std::nullopt;  // the scenario's (above)
+  bool sequence_parallel = true;                                // the scenario's (above)
+  PipelineSplit split{};                                        // the scenario's, where it applies (above)
+  bool fp8_all_gather = false;                                  // the scenario's, where it applies (above)
   bool grad_reduce_in_fp32 = true;  // the scenario's on Megatron's layouts (a split, sharding not full); else true
 };
 

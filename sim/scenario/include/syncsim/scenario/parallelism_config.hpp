@@ -12,6 +12,7 @@
 
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/scenario/located.hpp"
+#include "syncsim/scenario/userbuffers_config.hpp"
 
 namespace syncsim {
 
@@ -42,6 +43,9 @@ struct ParallelismConfig {
   // Megatron's tp_comm_overlap (Transformer Engine's userbuffers): the tensor- and sequence-parallel all-gathers and
   // reduce-scatters run in chunks beside the GEMMs they feed or follow (layout_communication.hpp).
   Located<bool> tp_comm_overlap{false, {}, {}};
+  // tp_comm_overlap given as TE's userbuffers configuration (userbuffers_config.hpp; Megatron's layouts); nullopt
+  // under `true`: NeMo's H100 one.
+  std::optional<Located<UserbuffersConfig>> userbuffers;
   // Megatron's sequence parallelism (--sequence-parallel, on in NeMo's and Megatron-Bridge's LLM recipes): the norms,
   // residual adds and dropouts split the sequence over the tensor group, with an all-gather before each
   // column-parallel run and a reduce-scatter after each row-parallel one. false: Megatron-LM's default without the

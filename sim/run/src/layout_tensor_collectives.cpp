@@ -1,0 +1,82 @@
+// The tensor group's collectives of a layout (layout_communication.hpp): what each block's all-gathers and
+// reduce-scatters move, their time per block on the compute stream (tensor_overlap.hpp), and their count per
+// iteration for the links' bytes.
+#include "layout_communication.hpp"
+#include "syncsim/compute/precision.hpp"
+
+namespace syncsim::run {
+
+void LayoutCommunication::setup_tensor(double m, double stages) {
+  const ParallelismConfig& p = context_.scenario().parallelism;
+  const TransformerStructure& t = *context_.model().transformer();
+  const LayoutSizes& n = layout_.sizes();
+  const auto blocks = static_cast<double>(t.blocks.size());
+  const auto again = static_cast<double>(forward_again_);
+  keeps_shard_ = n.tensor > 1 && context_.megatron_layout() && context_.scenario().parallelism.sequence_parallel.value;
+  if (keeps_shard_) userbuffers_ = p.userbuffers ? &p.userbuffers->value : &nemo_h100_userbuffers();
+  if (keeps_shard_ && p.userbuffers) check_ring_pairs(*p.userbuffers, n.tensor);
+  if (n.tensor > 1) {
+    // Per block 2 allreduces' worth forward, 2 (1 + again) backward, one more under selective_op (its two all-gathers
+    // again) and one more for Megatron's wgrad re-gathers (tensor_overlap.hpp); the embedding's and the head's.
+    const double per_block = 2 * (2 + again) + static_cast<double>(regathers());
+    // Under a scaled precision the sequence-parallel all-gathers move the quantized activations: the forward's
+    // inputs (again under recomputation and selective_op, and Megatron's re-gathers) and, where Transformer Engine
+    // casts them first (Megatron's layouts), the output gradients (tensor_overlap.hpp).
+    const bool gathers = !context_.megatron_layout() || p.sequence_parallel.value;
+    const Precision precision = context_.precision();
+    gathered_ = gathers && is_scaled(precision) ? message(t.hidden, n.context, operand_bytes(precision)) : activation_;
+    grad_gathers_scaled_ = context_.megatron_layout();
+    fp8_scatters_ = precision == Precision::fp8 && quantized_gathers();
+    // Under tp_comm_overlap TE's FP8 userbuffers move the forward's reduce-scatters in FP8 too (fp8_buf): half an
+    // allreduce's worth each, forward and again under recomputation.
+    if (fp8_scatters_ && p.tp_comm_overlap.value && userbuffers_) {
+      for (const int i : {1, 3}) fp8_buffer_scatters_ += forward_overlap(i, n.tensor, userbuffers_).fp8_buffer ? 1 : 0;
+    }
+    const double gather_per_block = quantized_gathers()
+                                        ? 1 + again + static_cast<double>(regathers()) +
+                                              (grad_gathers_scaled_ ? 1 : 0) + 0.5 * fp8_buffer_scatters_ * (1 + again)
+                                        : 0;
+    tensor_ops_per_iteration_ = m * (blocks * (per_block - gather_per_block) + 2) / stages;
+    tensor_gather_ops_per_iteration_ = m * blocks * gather_per_block / stages;
+    const auto groups = layout_.groups(GroupKind::tensor);
+    tensor_allreduce_ = timed("tensor", CollectiveOp::allreduce, activation_, groups, tensor_ops_per_iteration_);
+    tensor_gather_allreduce_ = quantized_gathers() ? timed("tensor", CollectiveOp::allreduce, gathered_, groups,
+                                                           tensor_gather_ops_per_iteration_)
+                                                   : tensor_allreduce_;
+    for (const auto& block : t.blocks) block_tensor_.push_back(block_tensor(block));
+  }
+}
+
+BlockTensorTime LayoutCommunication::block_tensor(std::pair<std::size_t, std::size_t> block) const {
+  const LayoutSizes& n = layout_.sizes();
+  const std::vector<Layer>& layers = context_.model().layers();
+  BlockTensorInput in{.allreduce = tensor_allreduce_,
+                      .tensor = n.tensor,
+                      .gemm_runs = {},
+                      .overlap = context_.scenario().parallelism.tp_comm_overlap.value,
+                      .forward_again = forward_again_,
+                      .gathers_again = gathers_again_,
+                      .keeps_shard = keeps_shard_};
+  in.gpu_sms = gpu_sms();
+  in.userbuffers = userbuffers_;
+  if (quantized_gathers()) {
+    in.gather_allreduce = tensor_gather_allreduce_;
+    in.grad_gather_allreduce = grad_gathers_scaled_ ? tensor_gather_allreduce_ : tensor_allreduce_;
+  }
+  if (fp8_scatters_) in.fp8_scatter_allreduce = tensor_gather_allreduce_;
+  bool in_run = false;
+  for (std::size_t l = block.first; l < block.second; ++l) {
+    const bool gemm = layers[l].kind == LayerKind::gemm;
+    if (gemm && !in_run) in.gemm_runs.emplace_back();
+    if (gemm) in.gemm_runs.back() += layers_.forward[l];
+    in_run = gemm;
+  }
+  return block_tensor_time(in);
+}
+
+double LayoutCommunication::gpu_sms() const {
+  const std::optional<int> sms = context_.gpu().multiprocessors;
+  return sms && *sms >= 1 ? *sms : BlockTensorInput{}.gpu_sms;
+}
+
+}  // namespace syncsim::run
