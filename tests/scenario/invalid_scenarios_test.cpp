@@ -112,7 +112,9 @@ const std::vector<Row>& rows() {
        "set with account_for_embedding/loss_in_pipeline_split (Megatron refuses the two kinds of split together)"},
       {"TP communication overlap that is not a yes or no",
        kInvalidBase + "parallelism: {tensor: 2, tp_comm_overlap: on}\n",
-       "bad.yaml:3:43: parallelism.tp_comm_overlap: expected true or false, got 'on'"},
+       "bad.yaml:3:43: parallelism.tp_comm_overlap: expected true, false, Transformer Engine's userbuffers "
+       "configuration (a mapping of its layer names, as NeMo's ub_cfg files write it) or the path of a .yaml file "
+       "holding it, got 'on'"},
       {"a userbuffers layer Transformer Engine does not have",
        kInvalidBase + "parallelism: {tensor: 2, tp_comm_overlap: {qkv_fprops: {method: ring_exchange}}}\n",
        "bad.yaml:3:44: parallelism.tp_comm_overlap.qkv_fprops: unknown key 'qkv_fprops' (did you mean 'qkv_fprop'?)"},

@@ -87,7 +87,7 @@ JobConfig read_job(const ConfigNode& node, std::size_t index, const std::filesys
   in_job(index, [&] {
     job.model = read_model(model, base_dir);
     job.training = read_training(section("training"), has_calibration);
-    job.parallelism = read_parallelism(section("parallelism"));
+    job.parallelism = read_parallelism(section("parallelism"), base_dir);
     return 0;
   });
   return job;

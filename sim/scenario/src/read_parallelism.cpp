@@ -60,16 +60,27 @@ void read_pipeline_split(const MapReader& reader, ParallelismConfig& p) {
   }
 }
 
-// true, false, or Transformer Engine's userbuffers configuration (userbuffers_config.hpp), Megatron's layouts only.
-void read_tp_comm_overlap(const ConfigNode& overlap, const MapReader& reader, ParallelismConfig& p) {
+// A path to a userbuffers file: a scalar that names a YAML file (NeMo's ub_cfg files end so).
+bool names_yaml_file(const ConfigNode& node) {
+  return node.kind == ConfigNode::Kind::scalar && (node.text.ends_with(".yaml") || node.text.ends_with(".yml"));
+}
+
+// true, false, or Transformer Engine's userbuffers configuration (userbuffers_config.hpp), inline or in a file,
+// Megatron's layouts only.
+void read_tp_comm_overlap(const ConfigNode& overlap, const MapReader& reader, const std::filesystem::path& base_dir,
+                          ParallelismConfig& p) {
   const std::string path = reader.path("tp_comm_overlap");
-  if (overlap.kind == ConfigNode::Kind::mapping) {
-    p.userbuffers = located(read_userbuffers(overlap, path), overlap, path);
+  if (overlap.kind == ConfigNode::Kind::mapping || names_yaml_file(overlap)) {
+    p.userbuffers = located(overlap.kind == ConfigNode::Kind::mapping ? read_userbuffers(overlap, path)
+                                                                      : read_userbuffers_file(overlap, path, base_dir),
+                            overlap, path);
     p.tp_comm_overlap = located(true, overlap, path);
-  } else if (overlap.kind != ConfigNode::Kind::scalar) {
+  } else if (overlap.kind != ConfigNode::Kind::scalar ||
+             !(overlap.text == "true" || overlap.text == "false" || overlap.text == "True" || overlap.text == "False" ||
+               overlap.text == "TRUE" || overlap.text == "FALSE")) {
     fail(overlap, path,
-         fmt::format("expected true, false or Transformer Engine's userbuffers configuration (a mapping of its layer "
-                     "names, as NeMo's ub_cfg files write it), got {}",
+         fmt::format("expected true, false, Transformer Engine's userbuffers configuration (a mapping of its layer "
+                     "names, as NeMo's ub_cfg files write it) or the path of a .yaml file holding it, got {}",
                      describe(overlap)));
   } else {
     p.tp_comm_overlap = located(read_bool(overlap, path), overlap, path);
@@ -85,12 +96,11 @@ void read_tp_comm_overlap(const ConfigNode& overlap, const MapReader& reader, Pa
         "PyTorch's async TP beside full sharding takes tp_comm_overlap: true");
   }
   check_ring_pairs(*p.userbuffers, p.tensor.value);
-
 }
 
 }  // namespace
 
-ParallelismConfig read_parallelism(const ConfigNode& node) {
+ParallelismConfig read_parallelism(const ConfigNode& node, const std::filesystem::path& base_dir) {
   ParallelismConfig p;
   if (node.kind == ConfigNode::Kind::null) return p;
   const MapReader reader(
@@ -144,7 +154,7 @@ ParallelismConfig read_parallelism(const ConfigNode& node) {
         located(read_choice(*checkpointing, reader.path("activation_checkpointing"), kCheckpointingNames),
                 *checkpointing, reader.path("activation_checkpointing"));
   }
-  if (const ConfigNode* overlap = reader.get("tp_comm_overlap")) read_tp_comm_overlap(*overlap, reader, p);
+  if (const ConfigNode* overlap = reader.get("tp_comm_overlap")) read_tp_comm_overlap(*overlap, reader, base_dir, p);
   if (const ConfigNode* sequence = reader.get("sequence_parallel")) {
     p.sequence_parallel =
         located(read_bool(*sequence, reader.path("sequence_parallel")), *sequence, reader.path("sequence_parallel"));

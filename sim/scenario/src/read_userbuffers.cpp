@@ -4,6 +4,7 @@
 
 #include "field_reader.hpp"
 #include "sections.hpp"
+#include "syncsim/core/input_file.hpp"
 #include "userbuffers_names.hpp"
 
 namespace syncsim::scenario_detail {
@@ -14,6 +15,8 @@ namespace {
 constexpr std::int64_t kMaxSms = 1024;
 constexpr std::int64_t kMaxSplits = 1024;
 constexpr std::int64_t kMaxClusterSize = 16;  // a thread-block cluster's CTAs (Hopper's non-portable limit)
+// A userbuffers file is ten short mappings (NeMo's are under 1 KB).
+constexpr std::uint64_t kMaxFileBytes = std::uint64_t{1} << 20;
 
 // TE's files write their flags 0 or 1; true and false read too.
 bool read_flag(const ConfigNode& node, const std::string& path) {
@@ -93,6 +96,20 @@ UbLayerSettings read_layer(const ConfigNode& node, const std::string& path, UbLa
 }
 
 }  // namespace
+
+UserbuffersConfig read_userbuffers_file(const ConfigNode& node, const std::string& path,
+                                        const std::filesystem::path& base_dir) {
+  std::filesystem::path file(read_text(node, path, "the path of a userbuffers file"));
+  if (file.is_relative() && !base_dir.empty()) file = (base_dir / file).lexically_normal();
+  const ConfigNode root = parse_config(read_input_file(file, "userbuffers file", kMaxFileBytes), file.string());
+  if (root.kind != ConfigNode::Kind::mapping) {
+    fail(root, "",
+         fmt::format("expected Transformer Engine's userbuffers configuration (a mapping of its layer names), "
+                     "got {}",
+                     describe(root)));
+  }
+  return read_userbuffers(root, "");
+}
 
 UserbuffersConfig read_userbuffers(const ConfigNode& node, const std::string& path) {
   const MapReader reader(node, path,

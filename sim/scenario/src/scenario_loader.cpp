@@ -88,7 +88,7 @@ Scenario read_scenario(const ConfigNode& root, const std::string& source, const 
   scenario.cluster = read_cluster(reader.require("cluster", "the GPU and the topology"), base_dir);
   scenario.model = read_model(reader.require("model", "a catalog name or layers, and batch_per_gpu"), base_dir);
   scenario.training = read_training(section(reader, "training", absent), scenario.calibration.has_value());
-  scenario.parallelism = read_parallelism(section(reader, "parallelism", absent));
+  scenario.parallelism = read_parallelism(section(reader, "parallelism", absent), base_dir);
   scenario.stragglers = read_stragglers(section(reader, "stragglers", absent));
   scenario.degraded_links = read_degraded_links(section(reader, "degraded_links", absent));
   scenario.faults = read_faults(section(reader, "faults", absent), scenario.training.strategy.value);

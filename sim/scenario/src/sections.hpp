@@ -30,9 +30,13 @@ std::vector<LinkDegradation> read_degraded_links(const ConfigNode& node);
 std::vector<FaultConfig> read_faults(const ConfigNode& node, StrategyKind strategy);
 CheckpointConfig read_checkpoint(const ConfigNode& node);
 ReliabilityConfig read_reliability(const ConfigNode& node);  // read_reliability.cpp
-ParallelismConfig read_parallelism(const ConfigNode& node);
-// parallelism.tp_comm_overlap as a mapping (read_userbuffers.cpp).
+ParallelismConfig read_parallelism(const ConfigNode& node, const std::filesystem::path& base_dir);
+// parallelism.tp_comm_overlap as a mapping (read_userbuffers.cpp), or the mapping in a file (key path "").
 UserbuffersConfig read_userbuffers(const ConfigNode& node, const std::string& path);
+// parallelism.tp_comm_overlap as the path of a userbuffers file, resolved against `base_dir`: its mapping, its errors
+// at the file's lines.
+UserbuffersConfig read_userbuffers_file(const ConfigNode& node, const std::string& path,
+                                        const std::filesystem::path& base_dir);
 ConvergenceConfig read_convergence(const ConfigNode& node);
 // jobs:, placement:, background: and window_iterations: of a scenario with several jobs (read_jobs.cpp); then each
 // job against the others and the topology (the GPUs they need together, each job's layout at its GPU count).
