@@ -11,7 +11,7 @@ constexpr int kCollectivesPerPass = 4;  // all-gather, reduce-scatter, all-gathe
 constexpr std::int64_t kDefaultSplits = 4;
 constexpr double kDefaultSms = 16;
 constexpr double kDefaultRingSms = 1;  // a ring's SMs when its copies do not run on the copy engines
-// The forward's collectives and the backward's, by GEMM run (QKV, projection, FC1, FC2), in TE's names.
+// The forward's collectives by GEMM run (QKV, projection, FC1, FC2), in TE's names.
 constexpr std::array<UbLayer, 4> kForwardLayers{UbLayer::qkv_fprop, UbLayer::proj_fprop, UbLayer::fc1_fprop,
                                                 UbLayer::fc2_fprop};
 }  // namespace

@@ -88,9 +88,10 @@ UbLayerSettings read_layer(const ConfigNode& node, const std::string& path, UbLa
                                         to_string(method)));
   }
   if (s.aggregate.value_or(false) && (method != UbMethod::ring_exchange || scatters(layer))) {
-    refuse("aggregate", fmt::format("aggregate pairs the chunks of a ring-exchange all-gather; {} is a {} (Transformer "
+    // Only a reduce-scatter or a bulk all-gather gets here: the checks above refuse the other methods' all-gathers.
+    refuse("aggregate", fmt::format("aggregate pairs the chunks of a ring-exchange all-gather; {} is {} (Transformer "
                                     "Engine ignores it there)",
-                                    to_string(layer), scatters(layer) ? "reduce-scatter" : to_string(method)));
+                                    to_string(layer), scatters(layer) ? "a reduce-scatter" : "a bulk all-gather"));
   }
   return s;
 }
