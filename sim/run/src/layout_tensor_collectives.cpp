@@ -12,7 +12,7 @@ void LayoutCommunication::setup_tensor(double m, double stages) {
   const LayoutSizes& n = layout_.sizes();
   const auto blocks = static_cast<double>(t.blocks.size());
   const auto again = static_cast<double>(forward_again_);
-  keeps_shard_ = n.tensor > 1 && context_.megatron_layout() && context_.scenario().parallelism.sequence_parallel.value;
+  keeps_shard_ = n.tensor > 1 && context_.megatron_layout() && p.sequence_parallel.value;
   if (keeps_shard_) userbuffers_ = p.userbuffers ? &p.userbuffers->value : &nemo_h100_userbuffers();
   if (keeps_shard_ && p.userbuffers) check_ring_pairs(*p.userbuffers, n.tensor);
   if (n.tensor > 1) {

@@ -44,9 +44,9 @@
 //                   (TE's FP8 userbuffer) and costs half the allreduce of those bytes (`fp8_scatter_allreduce`).
 //                   TE's ring reduce-scatter's final sum of the partials is not charged. PyTorch's (torchtitan's async
 //                   TP, torch/distributed/_symmetric_memory) runs every collective as a ring of copies on the copy
-//                   engines; each reduce-scatter then sums the t partial chunks it received, a memory-bound kernel on
-//                   the compute stream (`scatter_sum`). Neither charges the copy of the rank's own shard into the
-//                   exchange buffer before the ring (PyTorch's; at HBM's speed, a fraction of one exchange).
+//                   engines; its all-gathers first copy the rank's own shard into the exchange buffer and its
+//                   reduce-scatters then sum the t partial chunks they received, memory-bound kernels on the compute
+//                   stream that the layer times carry (dtensor_copies.cpp).
 
 // Under a scaled precision (fp8, mxfp8, nvfp4, mxfp4) the all-gathers move the GEMMs' quantized operands and the
 // reduce-scatters the 16-bit outputs: Transformer Engine fuses the FP8 cast into the norm before the sequence-parallel

@@ -98,6 +98,20 @@ inline constexpr NameTable<Optimizer, 4> kOptimizerNames{{{"sgd", Optimizer::sgd
                                                           {"adam", Optimizer::adam},
                                                           {"adamw", Optimizer::adam}}};
 
+// Transformer Engine's userbuffers layers and methods (userbuffers_config.hpp), in UbLayer's order.
+inline constexpr NameTable<UbLayer, kUbLayers> kUbLayerNames{{{"qkv_fprop", UbLayer::qkv_fprop},
+                                                              {"proj_fprop", UbLayer::proj_fprop},
+                                                              {"fc1_fprop", UbLayer::fc1_fprop},
+                                                              {"fc2_fprop", UbLayer::fc2_fprop},
+                                                              {"qkv_dgrad", UbLayer::qkv_dgrad},
+                                                              {"qkv_wgrad", UbLayer::qkv_wgrad},
+                                                              {"proj_dgrad", UbLayer::proj_dgrad},
+                                                              {"fc1_dgrad", UbLayer::fc1_dgrad},
+                                                              {"fc1_wgrad", UbLayer::fc1_wgrad},
+                                                              {"fc2_dgrad", UbLayer::fc2_dgrad}}};
+inline constexpr NameTable<UbMethod, 3> kUbMethodNames{
+    {{"ring_exchange", UbMethod::ring_exchange}, {"pipeline", UbMethod::pipeline}, {"bulk", UbMethod::bulk}}};
+
 template <typename E, std::size_t N>
 std::string_view name_of(const NameTable<E, N>& table, E value) {
   for (const auto& [name, candidate] : table) {

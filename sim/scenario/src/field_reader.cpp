@@ -122,10 +122,15 @@ double read_number_in(const ConfigNode& node, const std::string& path, double lo
   return value;
 }
 
-bool read_bool(const ConfigNode& node, const std::string& path) {
-  const std::string& text = untyped_scalar(node, path, "true or false");
+std::optional<bool> bool_text(std::string_view text) {
   if (text == "true" || text == "True" || text == "TRUE") return true;
   if (text == "false" || text == "False" || text == "FALSE") return false;
+  return std::nullopt;
+}
+
+bool read_bool(const ConfigNode& node, const std::string& path) {
+  const std::string& text = untyped_scalar(node, path, "true or false");
+  if (const std::optional<bool> value = bool_text(text)) return *value;
   fail(node, path, fmt::format("expected true or false, got '{}'", text));
 }
 

@@ -5,6 +5,7 @@
 #include <array>
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -62,6 +63,8 @@ std::int64_t read_count(const ConfigNode& node, const std::string& path, std::in
 std::int64_t read_whole(const ConfigNode& node, const std::string& path, std::int64_t minimum);
 double read_number(const ConfigNode& node, const std::string& path);
 bool read_bool(const ConfigNode& node, const std::string& path);
+// The spellings read_bool takes (true, True, TRUE and false's), nullopt for any other text.
+std::optional<bool> bool_text(std::string_view text);
 // Units are required (a bare number is an error); sizes >= 0, bandwidths > 0, times >= 0.
 Bytes read_size(const ConfigNode& node, const std::string& path);
 Bandwidth read_bandwidth(const ConfigNode& node, const std::string& path);

@@ -75,9 +75,7 @@ void read_tp_comm_overlap(const ConfigNode& overlap, const MapReader& reader, co
                                                                       : read_userbuffers_file(overlap, path, base_dir),
                             overlap, path);
     p.tp_comm_overlap = located(true, overlap, path);
-  } else if (overlap.kind != ConfigNode::Kind::scalar ||
-             !(overlap.text == "true" || overlap.text == "false" || overlap.text == "True" || overlap.text == "False" ||
-               overlap.text == "TRUE" || overlap.text == "FALSE")) {
+  } else if (overlap.kind != ConfigNode::Kind::scalar || !bool_text(overlap.text)) {
     fail(overlap, path,
          fmt::format("expected true, false, Transformer Engine's userbuffers configuration (a mapping of its layer "
                      "names, as NeMo's ub_cfg files write it) or the path of a .yaml file holding it, got {}",

@@ -2,10 +2,10 @@
 // names and keys, its 0/1 flags included, and refused at the key where TE refuses it or syncsim does not simulate it.
 #include <fmt/format.h>
 
+#include "enum_names.hpp"
 #include "field_reader.hpp"
 #include "sections.hpp"
 #include "syncsim/core/input_file.hpp"
-#include "userbuffers_names.hpp"
 
 namespace syncsim::scenario_detail {
 
@@ -23,8 +23,7 @@ bool read_flag(const ConfigNode& node, const std::string& path) {
   if (node.kind == ConfigNode::Kind::scalar && node.plain && (node.text == "0" || node.text == "1")) {
     return node.text == "1";
   }
-  if (node.kind == ConfigNode::Kind::scalar && node.plain && node.text != "true" && node.text != "false" &&
-      node.text != "True" && node.text != "False" && node.text != "TRUE" && node.text != "FALSE") {
+  if (node.kind == ConfigNode::Kind::scalar && node.plain && !bool_text(node.text)) {
     fail(node, path, fmt::format("expected 0, 1, true or false, got '{}'", node.text));
   }
   return read_bool(node, path);

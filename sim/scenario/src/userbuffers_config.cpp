@@ -2,19 +2,20 @@
 
 #include <fmt/format.h>
 
-#include "userbuffers_names.hpp"
+#include "enum_names.hpp"
 
 namespace syncsim {
 
 using scenario_detail::kUbLayerNames;
 using scenario_detail::kUbMethodNames;
+using scenario_detail::name_of;
 
 std::string_view to_string(UbLayer layer) {
-  return kUbLayerNames[static_cast<std::size_t>(layer)].first;
+  return name_of(kUbLayerNames, layer);
 }
 
 std::string_view to_string(UbMethod method) {
-  return kUbMethodNames[static_cast<std::size_t>(method)].first;
+  return name_of(kUbMethodNames, method);
 }
 
 UbMethod default_method(UbLayer layer) {
