@@ -281,7 +281,11 @@ TEST_CASE("TP 2 x PP 2 x DP 2 Llama exported to Chakra and read back runs the sa
       // userbuffers (each reduce-scatter's chunks FP8 bytes), a ring in pairs, TE's defaults elsewhere
       {"model.precision=fp8",
        "parallelism.tp_comm_overlap={proj_fprop: {num_sm: 20, set_sm_margin: 1, fp8_buf: 1}, fc2_fprop: {method: "
-       "ring_exchange, fp8_buf: 1}, qkv_fprop: {aggregate: 1}, qkv_dgrad: {num_sm: 8}}"}};
+       "ring_exchange, fp8_buf: 1}, qkv_fprop: {aggregate: 1}, qkv_dgrad: {num_sm: 8}}"},
+      // On one SM each (tensor_overlap.hpp: their SMs' ceiling shows), the FP8 userbuffer's reduce-scatter too
+      {"model.precision=fp8",
+       "parallelism.tp_comm_overlap={proj_fprop: {num_sm: 1, fp8_buf: 1}, fc2_fprop: {num_sm: 1}, "
+       "qkv_dgrad: {num_sm: 1}, fc1_wgrad: {num_sm: 1}, fc1_fprop: {use_ce: 0}}"}};
   for (std::size_t i = 0; i < variants.size(); ++i) {
     INFO("variant " << i);
     check_layout_round_trip("llama3-8b-tp-across-nodes.yaml", with_overrides(kTp2Pp2Dp2, variants[i]),

@@ -2,6 +2,11 @@
 // writes its system and the expected times first.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+#include <optional>
+#include <utility>
+
+#include "syncsim/collectives/latency_model.hpp"
 #include "tensor_overlap.hpp"  // sim/run/src
 
 using namespace syncsim;
@@ -267,4 +272,75 @@ TEST_CASE("reduce-scatters from FP8 userbuffers move the FP8 output", "[tensor_o
   BlockTensorInput plain = in;
   plain.fp8_scatter_allreduce.reset();
   CHECK(block_tensor_time(plain).forward == without);
+}
+
+TEST_CASE("an SM-driven collective moves no faster than its SMs", "[tensor_overlap]") {
+  // One SM moves the whole 64 MiB buffer at Hopper's NCCL channel ceiling, 36.7 GB/s, in 67,108,864 / 36.7e9 s
+  // (1,828.6 us). A rank of 4 moves 3/4 of it (a ring's three chunks, or a collective without multicast), 1,371.4 us on
+  // one SM; on an NVSwitch that multicasts its own quarter, 457.1 us.
+  const SimTime whole = one_sm_time(Bytes{64 << 20}, nccl_channel_ceiling(90));
+  CHECK(whole.ps() == Approx(67108864 / 36.7e9 * 1e12).epsilon(1e-9));
+  const OverlapSpec bulk{OverlapMethod::bulk, 1, 4};
+  const OverlapSpec ring{OverlapMethod::ring_exchange, 4, 1};
+  const auto near = [](SimTime a, SimTime b) { return std::abs(a.ps() - b.ps()) <= 2; };
+  CHECK(near(sm_share_time(whole, bulk, 4, false), whole.scaled(0.75)));
+  CHECK(near(sm_share_time(whole, bulk, 4, true), whole.scaled(0.25)));
+  CHECK(near(sm_share_time(whole, ring, 4, true), whole.scaled(0.75)));
+  CHECK(sm_share_time(whole, bulk, 1, false) == SimTime::zero());
+  // A bulk all-gather of half-allreduce 150 us on 4 of 132 SMs beside a GEMM of 250 us hides on its own rate, its
+  // SMs slowing the GEMM while it runs: 150 x 4/128. On 4 SMs without multicast it takes 1,371.4 / 4 = 342.9 us: 92.9
+  // shown, and the SMs held through the whole GEMM, 250 x 4/128. With multicast, 114.3 us: as on its own rate.
+  const SimTime half = us(150);
+  const SimTime gemm = us(250);
+  const SimTime unicast = sm_share_time(whole, bulk, 4, false);
+  CHECK(near(overlapped_collective(half, gemm, bulk, 132), us(150 * 4.0 / 128)));
+  CHECK(overlapped_collective(half, gemm, bulk, 132, unicast).ps() ==
+        Approx((unicast.scaled(0.25) - gemm + us(250 * 4.0 / 128)).ps()).margin(2));
+  CHECK(near(overlapped_collective(half, gemm, bulk, 132, sm_share_time(whole, bulk, 4, true)), us(150 * 4.0 / 128)));
+  // More SMs never show more (on a GPU so large that their share of it costs nothing): from 1 to 16 the shown time
+  // falls until the collective hides.
+  std::optional<SimTime> last;
+  for (const double sms : {1.0, 2.0, 4.0, 8.0, 16.0}) {
+    const SimTime shown = overlapped_collective(half, gemm, {OverlapMethod::bulk, 1, sms}, 1e12, unicast);
+    if (last && *last > SimTime::zero()) CHECK(shown < *last);
+    if (last) CHECK(shown <= *last);
+    last = shown;
+  }
+  CHECK(near(*last, SimTime::zero()));
+  // The copy engines' rings take no SMs and run at the collective's own rate.
+  CHECK(overlapped_collective(us(150), gemm, {OverlapMethod::ring_exchange, 4, 0}, 132, unicast) == SimTime::zero());
+}
+
+TEST_CASE("a block's SM-driven collectives take their buffer's SM time", "[tensor_overlap]") {
+  // Megatron's layout under NeMo's H100 configuration, tensor 4, allreduce 80 us (40 each way), GEMM runs QKV 100,
+  // projection 60, FC1 200, FC2 120 us: every collective hides on its own rate. One SM takes 1,000 us for each whole
+  // buffer; without multicast a rank's SMs move 3/4 of it, 750 us on one SM. The SMs slow the GEMM for as long as the
+  // collective runs (up to the GEMM), so a slower collective slows it longer too:
+  //   forward   FC2's reduce-scatter on 16 SMs: 46.875 over 4 splits, its last 11.72 where 10 showed: +1.719; the
+  //             projection's on 24 (31.25) and the rings (copy engines) as before
+  //   backward  QKV's input gathered in bulk on 4 SMs: 187.5 beside its 100 us data gradient, 87.5 shown, and its SMs
+  //             over 100 us not 40: + 60 x 4/128; QKV's data gradient scattered on 16: 46.875, hidden, + 6.875 x
+  //             16/116; FC1's input on 2: 375 beside 200, 175 shown, + 160 x 2/130; FC1's scatter on 4: 187.5, hidden,
+  //             + 147.5 x 4/128; the rows' rings as before
+  const BlockTensorInput in{.allreduce = us(80),
+                            .tensor = 4,
+                            .gemm_runs = {us(100), us(60), us(200), us(120)},
+                            .overlap = true,
+                            .keeps_shard = true};
+  BlockTensorInput limited = in;
+  limited.one_sm = {.scatter = us(1000), .gather = us(1000), .grad_gather = us(1000), .fp8_scatter = us(1000)};
+  const auto more = [&](const BlockTensorInput& x) {
+    return std::pair{(block_tensor_time(x).forward - block_tensor_time(in).forward).ps(),
+                     (block_tensor_time(x).backward - block_tensor_time(in).backward).ps()};
+  };
+  CHECK(more(limited).first == Approx(us(46.875 / 4 - 10).ps()).margin(2));
+  CHECK(more(limited).second ==
+        Approx(us(87.5 + 60 * 4.0 / 128 + 6.875 * 16 / 116 + 175 + 160 * 2.0 / 130 + 147.5 * 4 / 128).ps()).margin(8));
+  // On an NVSwitch that multicasts each rank moves its own quarter, 250 us on one SM: everything hides; the
+  // forward's collectives fit their own rate (10.4 and 15.6 us) and the backward's SMs run longer beside QKV
+  // (its gather on 4 SMs, 62.5: + 22.5 x 4/128; its scatter on 16, 15.6, fits) and FC1 (125 on 2 SMs: + 85 x 2/130;
+  // 62.5 on 4: + 22.5 x 4/128).
+  limited.multicast = true;
+  CHECK(more(limited).first == 0);
+  CHECK(more(limited).second == Approx(us(22.5 * 4 / 128 + 85 * 2.0 / 130 + 22.5 * 4 / 128).ps()).margin(8));
 }

@@ -158,6 +158,12 @@ std::optional<Bandwidth> nccl_nvlink_figure(int compute_capability) {
   return std::nullopt;
 }
 
+Bandwidth nccl_channel_ceiling(int compute_capability) {
+  if (compute_capability >= 100) return Bandwidth::from_gb_per_s(40.0);
+  if (compute_capability >= 90) return Bandwidth::from_gb_per_s(36.7);
+  return Bandwidth::from_gb_per_s(20.0);
+}
+
 TransferCost physical_cost() {
   return {};
 }

@@ -192,9 +192,12 @@ SimTime LayoutCommunication::imported_overlaps(const chakra::LayoutPass& pass, d
     // A trace without the SMs reads as syncsim wrote them before: reduce-scatters on 20, gathers on none.
     const bool gather = o.op == chakra::CollectiveKind::all_gather;
     const double sms = o.sms ? static_cast<double>(*o.sms) : gather ? 0 : kUnwrittenScatterSms;
-    t += overlapped_collective(SimTime::from_ps(allreduce.ps() / 2), o.beside,
-                               {.method = o.method, .chunks = is_ring(o.method) ? o.chunks + 1 : o.chunks, .sms = sms},
-                               gpu_sms());
+    const OverlapSpec spec{.method = o.method, .chunks = is_ring(o.method) ? o.chunks + 1 : o.chunks, .sms = sms};
+    // TE's FP8 userbuffer's reduce-scatter (the FP8 activation's bytes, where the others move 16 bits) does not
+    // multicast.
+    const bool fp8_scatter = !gather && fp8_scatters_ && o.bytes == gathered_.value && gathered_ != activation_;
+    const SimTime one = sm_share_time(one_sm(Bytes{o.bytes}), spec, layout_.sizes().tensor, multicast_ && !fp8_scatter);
+    t += overlapped_collective(SimTime::from_ps(allreduce.ps() / 2), o.beside, spec, gpu_sms(), one);
   }
   return t;
 }

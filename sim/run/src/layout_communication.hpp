@@ -148,6 +148,7 @@ class LayoutCommunication {
   const UserbuffersConfig* userbuffers_ = nullptr;
   // Under model.precision fp8 with quantized gathers: a reduce-scatter of TE's FP8 userbuffer moves gathered_.
   bool fp8_scatters_ = false;
+  bool multicast_ = false;       // the tensor group on one NVSwitch that multicasts (BlockTensorInput::multicast)
   int fp8_buffer_scatters_ = 0;  // of a block's two forward reduce-scatters, those TE runs from FP8 userbuffers
   // Per block and micro-batch, the allreduces' worth of all-gathers the backward runs beyond its own two:
   // selective_op's and Megatron's re-gathers, as block_tensor_time counts them.
@@ -162,9 +163,12 @@ class LayoutCommunication {
   Bytes gathered_;
   bool grad_gathers_scaled_ = false;  // the output gradients gathered in it too (Transformer Engine's, Megatron's)
   bool quantized_gathers() const { return gathered_ != activation_; }
+  double gpu_sms() const;  // the GEMMs' SMs that tp_comm_overlap's kernels share (an H100's 132 where unknown)
+  // What one SM takes to move the rank's share of a tensor collective of `message` at NCCL's per-channel ceiling for
+  // the GPU (nccl_channel_ceiling); zero for a GPU whose architecture is not known.
+  SimTime one_sm(Bytes message) const;
   // What a tensor collective moves: a reduce-scatter activation_, an all-gather of inputs gathered_, of output
   // gradients (`grad`) gathered_ where grad_gathers_scaled_.
-  double gpu_sms() const;  // the GEMMs' SMs that tp_comm_overlap's kernels share (an H100's 132 where unknown)
   Bytes tensor_message(bool gather, bool grad) const {
     return !gather || (grad && !grad_gathers_scaled_) ? activation_ : gathered_;
   }

@@ -2,6 +2,8 @@
 // reduce-scatters move, their time per block on the compute stream (tensor_overlap.hpp), and their count per
 // iteration for the links' bytes.
 #include "layout_communication.hpp"
+#include "syncsim/collectives/latency_model.hpp"
+#include "syncsim/collectives/nvls_plan.hpp"
 #include "syncsim/compute/precision.hpp"
 
 namespace syncsim::run {
@@ -39,6 +41,10 @@ void LayoutCommunication::setup_tensor(double m, double stages) {
     tensor_ops_per_iteration_ = m * (blocks * (per_block - gather_per_block) + 2) / stages;
     tensor_gather_ops_per_iteration_ = m * blocks * gather_per_block / stages;
     const auto groups = layout_.groups(GroupKind::tensor);
+    // Transformer Engine multicasts (userbuffers-host.cpp: Hopper or newer, its NVLink SHARP) where the whole group
+    // hangs off one NVSwitch that reduces, as NCCL's NVLS needs.
+    multicast_ =
+        reducing_nvlink_domains(context_.topology(), groups.front(), context_.gpu().compute_capability).size() == 1;
     tensor_allreduce_ = timed("tensor", CollectiveOp::allreduce, activation_, groups, tensor_ops_per_iteration_);
     tensor_gather_allreduce_ = quantized_gathers() ? timed("tensor", CollectiveOp::allreduce, gathered_, groups,
                                                            tensor_gather_ops_per_iteration_)
@@ -64,6 +70,11 @@ BlockTensorTime LayoutCommunication::block_tensor(std::pair<std::size_t, std::si
     in.grad_gather_allreduce = grad_gathers_scaled_ ? tensor_gather_allreduce_ : tensor_allreduce_;
   }
   if (fp8_scatters_) in.fp8_scatter_allreduce = tensor_gather_allreduce_;
+  in.multicast = multicast_;
+  in.one_sm = {.scatter = one_sm(tensor_message(false, false)),
+               .gather = one_sm(tensor_message(true, false)),
+               .grad_gather = one_sm(tensor_message(true, true)),
+               .fp8_scatter = one_sm(gathered_)};
   bool in_run = false;
   for (std::size_t l = block.first; l < block.second; ++l) {
     const bool gemm = layers[l].kind == LayerKind::gemm;
@@ -72,6 +83,12 @@ BlockTensorTime LayoutCommunication::block_tensor(std::pair<std::size_t, std::si
     in_run = gemm;
   }
   return block_tensor_time(in);
+}
+
+SimTime LayoutCommunication::one_sm(Bytes message) const {
+  const std::optional<int> cc = context_.gpu().compute_capability;
+  if (!cc) return SimTime::zero();
+  return one_sm_time(message, nccl_channel_ceiling(*cc));
 }
 
 double LayoutCommunication::gpu_sms() const {

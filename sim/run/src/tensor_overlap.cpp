@@ -16,8 +16,23 @@ constexpr std::array<UbLayer, 4> kForwardLayers{UbLayer::qkv_fprop, UbLayer::pro
                                                 UbLayer::fc2_fprop};
 }  // namespace
 
-SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spec, double gpu_sms) {
+SimTime one_sm_time(Bytes message, Bandwidth per_sm) {
+  if (per_sm.bytes_per_second <= 0) return SimTime::zero();
+  return transfer_time(message, per_sm);
+}
+
+SimTime sm_share_time(SimTime whole, const OverlapSpec& spec, std::int64_t tensor, bool multicast) {
+  if (tensor < 2) return SimTime::zero();
+  const bool ring = spec.method == OverlapMethod::ring_exchange || spec.method == OverlapMethod::ring_exchange_pairs;
+  const std::int64_t chunks = ring || !multicast ? tensor - 1 : 1;
+  return SimTime::from_ps(whole.ps() / tensor * chunks);
+}
+
+SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spec, double gpu_sms, SimTime one_sm) {
   const std::int64_t k = std::max<std::int64_t>(spec.chunks, 1);
+  // At least one SM left to the GEMM (a configuration's SM count is absolute; a GPU may have fewer).
+  const double sms = std::min(spec.sms, gpu_sms - 1);
+  if (sms > 0 && one_sm > SimTime::zero()) half = std::max(half, one_sm.scaled(1 / sms));
   // What runs before the GEMM can hide any of it, and the part of the GEMM the collective may run beside.
   SimTime first;
   SimTime hidden = gemm;
@@ -39,9 +54,8 @@ SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spe
       break;
   }
   const SimTime exposed = std::max(first, std::max(SimTime::zero(), half - hidden));
-  if (spec.sms <= 0) return exposed;
-  // At least one SM left to the GEMM (a configuration's SM count is absolute; a GPU may have fewer).
-  const double share = std::min(spec.sms, gpu_sms - 1) / gpu_sms;
+  if (sms <= 0) return exposed;
+  const double share = sms / gpu_sms;
   const SimTime slowed = spec.method == OverlapMethod::sm_margin ? gemm : std::min(half, gemm);
   return exposed + slowed.scaled(share / (1 - share));
 }
@@ -109,17 +123,33 @@ const UserbuffersConfig* transformer_engine(const BlockTensorInput& in) {
   return in.userbuffers ? in.userbuffers : &nemo_h100_userbuffers();
 }
 
-// One collective each way, half its allreduce: the reduce-scatters', the inputs' all-gathers', the output gradients'.
+// A collective's half-allreduce time and what one SM takes to move the rank's share of it.
+struct Half {
+  SimTime time;
+  SimTime one_sm;
+};
+
+// `multicast`: whether this collective's kernels multicast (TE has no multicast kernel for its FP8 userbuffer's
+// reduce-scatter).
+SimTime overlapped(const Half& half, SimTime gemm, const OverlapSpec& spec, const BlockTensorInput& in,
+                   bool multicast) {
+  return overlapped_collective(half.time, gemm, spec, in.gpu_sms,
+                               sm_share_time(half.one_sm, spec, in.tensor, multicast));
+}
+
+// One collective each way: the reduce-scatters', the inputs' all-gathers', the output gradients', the FP8
+// userbuffer's reduce-scatters'.
 struct Halves {
-  SimTime scatter;
-  SimTime gather;
-  SimTime grad_gather;
+  Half scatter;
+  Half gather;
+  Half grad_gather;
+  Half fp8_scatter;
 };
 
 // One pass's four collectives beside GEMMs of `gemm_scale` times the forward's (2 in backward), its all-gathers of
 // `gather` each; with `gathers_only` its two all-gathers alone. Megatron's forward runs Transformer Engine's
 // methods (keeps_shard), its reduce-scatters of an FP8 userbuffer moving the FP8 output; the rest PyTorch's.
-SimTime overlapped_pass(const BlockTensorInput& in, SimTime scatter, SimTime gather, double gemm_scale,
+SimTime overlapped_pass(const BlockTensorInput& in, const Halves& h, const Half& gather, double gemm_scale,
                         bool gathers_only = false) {
   const std::vector<SimTime> paired = paired_runs(in);
   SimTime out;
@@ -128,10 +158,9 @@ SimTime overlapped_pass(const BlockTensorInput& in, SimTime scatter, SimTime gat
     const bool is_gather = i % 2 == 0;
     if (!is_gather && gathers_only) continue;
     const OverlapSpec spec = forward_overlap(i, in.tensor, transformer_engine(in));
-    const SimTime half = is_gather                                     ? gather
-                         : spec.fp8_buffer && in.fp8_scatter_allreduce ? half_of(*in.fp8_scatter_allreduce)
-                                                                       : scatter;
-    out += overlapped_collective(half, gemm, spec, in.gpu_sms);
+    const bool fp8_scatter = !is_gather && spec.fp8_buffer && in.fp8_scatter_allreduce;
+    const Half& half = is_gather ? gather : fp8_scatter ? h.fp8_scatter : h.scatter;
+    out += overlapped(half, gemm, spec, in, in.multicast && !fp8_scatter);
   }
   return out;
 }
@@ -145,8 +174,8 @@ SimTime keeps_shard_backward(const BlockTensorInput& in, const Halves& h) {
     const SimTime g = paired[static_cast<std::size_t>(i)];
     const bool column = i % 2 == 0;
     for (const BackwardOverlap& o : backward_overlaps(i, in.tensor, *transformer_engine(in))) {
-      const SimTime half = !o.gather ? h.scatter : column ? h.gather : h.grad_gather;
-      out += overlapped_collective(half, g.scaled(o.gemm_scale), o.spec, in.gpu_sms);
+      const Half& half = !o.gather ? h.scatter : column ? h.gather : h.grad_gather;
+      out += overlapped(half, g.scaled(o.gemm_scale), o.spec, in, in.multicast);
     }
   }
   return out;
@@ -159,23 +188,25 @@ BlockTensorTime block_tensor_time(const BlockTensorInput& in) {
   const SimTime gather_allreduce = in.gather_allreduce.value_or(in.allreduce);
   const SimTime grad_gather_allreduce = in.grad_gather_allreduce.value_or(in.allreduce);
   const bool one_type = gather_allreduce == in.allreduce && grad_gather_allreduce == in.allreduce;
-  const Halves h{half_of(in.allreduce), half_of(gather_allreduce), half_of(grad_gather_allreduce)};
+  const Halves h{.scatter = {half_of(in.allreduce), in.one_sm.scatter},
+                 .gather = {half_of(gather_allreduce), in.one_sm.gather},
+                 .grad_gather = {half_of(grad_gather_allreduce), in.one_sm.grad_gather},
+                 .fp8_scatter = {half_of(in.fp8_scatter_allreduce.value_or(in.allreduce)), in.one_sm.fp8_scatter}};
   if (!in.overlap && one_type) {
     return {.forward = in.allreduce * 2,
             .backward = in.allreduce * (2 * (1 + in.forward_again) + in.gathers_again + regathers)};
   }
   if (!in.overlap) {
     // Each pass: two all-gathers and two reduce-scatters; the inputs' gathers again (Megatron's, selective_op's).
-    const SimTime forward = (h.gather + h.scatter) * 2;
+    const SimTime forward = (h.gather.time + h.scatter.time) * 2;
     return {.forward = forward,
-            .backward = (h.grad_gather + h.scatter) * 2 + h.gather * (2 * (regathers + in.gathers_again)) +
-                        forward * in.forward_again};
+            .backward = (h.grad_gather.time + h.scatter.time) * 2 +
+                        h.gather.time * (2 * (regathers + in.gathers_again)) + forward * in.forward_again};
   }
-  const SimTime forward = overlapped_pass(in, h.scatter, h.gather, 1);
-  const SimTime own = in.keeps_shard ? keeps_shard_backward(in, h) : overlapped_pass(in, h.scatter, h.grad_gather, 2);
+  const SimTime forward = overlapped_pass(in, h, h.gather, 1);
+  const SimTime own = in.keeps_shard ? keeps_shard_backward(in, h) : overlapped_pass(in, h, h.grad_gather, 2);
   return {.forward = forward,
-          .backward =
-              own + forward * in.forward_again + overlapped_pass(in, h.scatter, h.gather, 1, true) * in.gathers_again};
+          .backward = own + forward * in.forward_again + overlapped_pass(in, h, h.gather, 1, true) * in.gathers_again};
 }
 
 }  // namespace syncsim::run

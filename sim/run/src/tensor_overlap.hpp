@@ -30,6 +30,10 @@
 //                                  steps of two chunks beside exchanges of two: first = half/(t-1),
 //                                  hidden = g_i (t-2)/t
 //
+//                   A collective on SMs (n_i > 0) moves no faster than they do: half is at least the rank's share of
+//                   the buffer over n_i SMs at NCCL's per-channel ceiling (sm_share_time: 1/t of it where the group's
+//                   NVSwitch multicasts, t-1 of t otherwise and for rings).
+//
 //                   Megatron's layouts run TE's by its userbuffers configuration, layer by layer
 //                   (scenario/userbuffers_config.hpp: TE's ub_cfgs, or NeMo 24.07's H100 one under `true`), each
 //                   layer's method and keys as TE's initialize_ub reads them: ring_exchange (in pairs under
@@ -78,6 +82,7 @@
 
 #include "syncsim/chakra/layout_workload.hpp"
 #include "syncsim/core/sim_time.hpp"
+#include "syncsim/core/units.hpp"
 #include "syncsim/scenario/userbuffers_config.hpp"
 
 namespace syncsim::run {
@@ -106,6 +111,18 @@ struct BlockTensorInput {
   // Under model.precision fp8, the allreduce-equivalent of the FP8 activation: what a forward reduce-scatter with
   // fp8_buf moves.
   std::optional<SimTime> fp8_scatter_allreduce = std::nullopt;
+  // What one SM takes to move each whole buffer above (one_sm_time): the reduce-scatters', the inputs' all-gathers',
+  // the output gradients', the FP8 userbuffer's. An SM-driven collective runs no faster than its SMs move the rank's
+  // share of it (sm_share_time, overlapped_collective). Zero: no ceiling.
+  struct OneSm {
+    SimTime scatter;
+    SimTime gather;
+    SimTime grad_gather;
+    SimTime fp8_scatter;
+  } one_sm = {};
+  // The tensor group on one NVSwitch that multicasts (NVLink SHARP): Transformer Engine's userbuffers then move
+  // each rank's own shard only (sm_share_time).
+  bool multicast = false;
 };
 
 BlockTensorTime block_tensor_time(const BlockTensorInput& in);
@@ -120,7 +137,19 @@ struct OverlapSpec {
   double sms = 0;           // n_i
   bool fp8_buffer = false;  // a reduce-scatter of TE's FP8 userbuffer (fp8_buf): the FP8 output under fp8
 };
-SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spec, double gpu_sms);
+//
+// A collective whose kernels run on SMs (sms > 0: Transformer Engine's bulk and pipelined overlaps, a ring off the
+// copy engines) moves no faster than those SMs do: half is at least `one_sm` / n_i, `one_sm` the time one SM takes
+// to move the rank's share (sm_share_time). The copy engines' rings (sms 0) run at the collective's own rate.
+SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spec, double gpu_sms,
+                              SimTime one_sm = SimTime::zero());
+// What one SM moving at `per_sm` takes for a whole `message` buffer.
+SimTime one_sm_time(Bytes message, Bandwidth per_sm);
+// Of `whole` (one_sm_time), what a rank's SMs move for a collective run by `spec` on a tensor group of `tensor`:
+// a ring's t - 1 chunks of t; on an NVSwitch that multicasts, the rank's own chunk (Transformer Engine's userbuffers
+// store it once to the multicast address, or load it summed by the switch: userbuffers.cu's _mc_ kernels); t - 1 of
+// t chunks otherwise, read from or written to each peer.
+SimTime sm_share_time(SimTime whole, const OverlapSpec& spec, std::int64_t tensor, bool multicast);
 
 // How Transformer Engine runs `layer`'s collective under `config` (its defaults for what the configuration leaves
 // out) on a tensor group of `tensor` (a ring in pairs only where it is even).

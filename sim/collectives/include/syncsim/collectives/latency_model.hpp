@@ -101,6 +101,11 @@ std::optional<Bandwidth> nccl_busbw_cap(int compute_capability);
 // their refinement of this figure, not of the datasheet's rate: collective_runner scales their NVLink efficiency
 // by it. (Simple reaches more than it on Blackwell racks: 829 GB/s where the figure is 722, docs/accuracy.md.)
 std::optional<Bandwidth> nccl_nvlink_figure(int compute_capability);
+// The most one channel of NCCL's carries, by architecture, from its tuning model (src/graph/tuning.cc,
+// perChMaxRingLL128Bws: 20 GB/s on Volta and Ampere, 36.7 on Hopper, 40.0 on Blackwell; NCCL runs a channel as one
+// CTA on one SM). syncsim takes it for what one SM of any SM-driven collective kernel moves (Transformer Engine's
+// userbuffers, tensor_overlap.hpp): the only public per-SM figure (userbuffers' own is not published).
+Bandwidth nccl_channel_ceiling(int compute_capability);
 
 TransferCost physical_cost();
 // Throws InputError for NVLS or NVLSTree with a protocol other than Simple (NCCL runs them on Simple only).

@@ -1,0 +1,48 @@
+// Transformer Engine's SM-driven userbuffers collectives move no faster than their SMs (tensor_overlap.hpp,
+// one_sm_time): a bulk all-gather on few SMs shows beside its GEMM where the same one on more hides, and an
+// NVSwitch that multicasts (NVLink SHARP) lets each rank's SMs move its own shard only. Llama 3 8B at 8,192 tokens,
+// TP 8 on one DGX H100, the backward's bulk gathers on `sms` SMs.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "syncsim/run/run_scenario.hpp"
+#include "syncsim/scenario/scenario_loader.hpp"
+
+using namespace syncsim;
+
+namespace {
+
+SimTime exposed_tensor(int sms, const std::string& nvls) {
+  const std::string bulk = "{method: bulk, num_sm: " + std::to_string(sms) + "}";
+  const std::string text =
+      "name: ub\n"
+      "cluster: {gpu: H100-SXM-80GB, topology: \"dgx:nodes=1,gpus=8,nvls=" +
+      nvls +
+      "\", speed_spread: 0}\n"
+      "model: {name: llama3-8b, batch_per_gpu: 1, sequence_length: 8192, precision: bf16, optimizer: adam}\n"
+      "training: {strategy: sync, iterations: 1}\n"
+      "parallelism: {tensor: 8, data: auto, sharding: optimizer, tp_comm_overlap: {qkv_dgrad: " +
+      bulk + ", fc1_dgrad: " + bulk + "}}\n";
+  const TrainingReport r = run::run_scenario(parse_scenario(text, "ub.yaml")).report;
+  for (const GroupCommunication& g : r.group_communication) {
+    if (g.group == "tensor") return g.exposed;
+  }
+  FAIL("no tensor group");
+  return SimTime::zero();
+}
+
+}  // namespace
+
+TEST_CASE("userbuffers' bulk all-gathers on fewer SMs show more, and multicast lets fewer SMs keep up") {
+  // Without multicast a rank's SMs bring in 7/8 of the 64 MiB input, 1.6 ms on one SM at 36.7 GB/s, against a
+  // QKV data-gradient product of about 0.1 ms: one SM shows most of it, 16 SMs hide it.
+  const SimTime one_unicast = exposed_tensor(1, "off");
+  const SimTime sixteen_unicast = exposed_tensor(16, "off");
+  CHECK(one_unicast > exposed_tensor(2, "off"));
+  CHECK(exposed_tensor(2, "off") > sixteen_unicast);
+  // On the NVSwitch that multicasts each rank stores its own eighth once: seven times less for its SMs.
+  const SimTime one_multicast = exposed_tensor(1, "on");
+  CHECK(one_multicast < one_unicast);
+  CHECK(exposed_tensor(16, "on") <= one_multicast);
+}
