@@ -76,6 +76,33 @@ void print_convergence(const ConvergenceReport& c) {
   }
 }
 
+// Transformer Engine's userbuffers overlaps of the first block, per micro-batch: what they expose and take from
+// the GEMMs, then each one that shows or that its SMs hold back.
+void print_tensor_overlap(const std::vector<TensorOverlapReport>& layers) {
+  if (layers.empty()) return;
+  auto& o = std::cout;
+  SimTime exposed;
+  SimTime sm_cost;
+  for (const TensorOverlapReport& t : layers) {
+    exposed += t.exposed;
+    sm_cost += t.sm_cost;
+  }
+  fmt::print(
+      o,
+      "tensor overlap   a block and micro-batch: {:.3f} ms exposed, {:.3f} ms of GEMM time to the SMs ({} overlaps)\n",
+      exposed.us() / 1e3, sm_cost.us() / 1e3, layers.size());
+  for (const TensorOverlapReport& t : layers) {
+    const bool held = t.collective > t.own_rate;
+    if (!held && t.exposed <= SimTime::zero()) continue;
+    fmt::print(o, "{:<17}{}: {}{}, {:.3f} ms beside a {:.3f} ms GEMM, {:.3f} ms exposed{}\n", "", t.layer, t.method,
+               t.sms > 0 ? fmt::format(" on {} SMs", t.sms) : " on the copy engines", t.collective.us() / 1e3,
+               t.gemm.us() / 1e3, t.exposed.us() / 1e3,
+               held && t.sms_to_keep_pace ? fmt::format("; {} SMs would keep its own pace, {:.3f} ms",
+                                                        *t.sms_to_keep_pace, t.own_rate.us() / 1e3)
+                                          : "");
+  }
+}
+
 // A model-parallel layout: its sizes, the pipeline's bubble, MFU, and what each group kind moves and exposes.
 void print_layout(const LayoutReport& l, const TrainingReport& r) {
   auto& o = std::cout;
@@ -92,6 +119,7 @@ void print_layout(const LayoutReport& l, const TrainingReport& r) {
     fmt::print(o, "{:<17}{}: {:.3f} GB per GPU per iteration, {:.3f} ms exposed ({})\n", "", g.group,
                g.bytes_per_gpu / 1e9, g.exposed.us() / 1e3, g.collectives);
   }
+  print_tensor_overlap(l.tensor_overlap);
 }
 
 // The time shares, which sum to 100% (training_report.hpp): the four every run has, then recompute, the pipeline

@@ -344,3 +344,42 @@ TEST_CASE("a block's SM-driven collectives take their buffer's SM time", "[tenso
   CHECK(more(limited).first == 0);
   CHECK(more(limited).second == Approx(us(22.5 * 4 / 128 + 85 * 2.0 / 130 + 22.5 * 4 / 128).ps()).margin(8));
 }
+
+TEST_CASE("a block's userbuffers overlaps, layer by layer, sum to its tensor time", "[tensor_overlap]") {
+  // Megatron's layout under NeMo's H100 configuration with an SM ceiling that holds some back (above): the ten
+  // overlaps in TE's order, the forward's four then the backward's six, each exposed + SM cost summing to the block's
+  // time each way. PyTorch's layouts and layouts without the overlap have none.
+  BlockTensorInput in{.allreduce = us(80),
+                      .tensor = 4,
+                      .gemm_runs = {us(100), us(60), us(200), us(120)},
+                      .overlap = true,
+                      .keeps_shard = true};
+  in.one_sm = {.scatter = us(1000), .gather = us(1000), .grad_gather = us(1000), .fp8_scatter = us(1000)};
+  const std::vector<LayerOverlap> layers = userbuffers_layers(in);
+  const std::vector<UbLayer> order{UbLayer::qkv_fprop, UbLayer::proj_fprop, UbLayer::fc1_fprop,  UbLayer::fc2_fprop,
+                                   UbLayer::qkv_dgrad, UbLayer::qkv_wgrad,  UbLayer::proj_dgrad, UbLayer::fc1_dgrad,
+                                   UbLayer::fc1_wgrad, UbLayer::fc2_dgrad};
+  REQUIRE(layers.size() == order.size());
+  SimTime forward;
+  SimTime backward;
+  for (std::size_t i = 0; i < layers.size(); ++i) {
+    CHECK(layers[i].layer == order[i]);
+    CHECK(layers[i].cost.collective >= layers[i].own_rate);
+    (i < 4 ? forward : backward) += layers[i].cost.exposed + layers[i].cost.sm_cost;
+  }
+  CHECK(forward == block_tensor_time(in).forward);
+  CHECK(backward == block_tensor_time(in).backward);
+  // QKV's input gathered again on 4 SMs: 750 us for one SM, 187.5 on four, beside the 100 us product.
+  CHECK(layers[4].one_sm == us(750));
+  CHECK(layers[4].cost.collective.ps() == Approx(us(187.5).ps()).margin(2));
+  CHECK(layers[4].cost.exposed.ps() == Approx(us(87.5).ps()).margin(2));
+  // The copy engines' rings take no SMs.
+  CHECK(layers[0].spec.sms == 0);
+  CHECK(layers[0].cost.sm_cost == SimTime::zero());
+  BlockTensorInput pytorch = in;
+  pytorch.keeps_shard = false;
+  CHECK(userbuffers_layers(pytorch).empty());
+  BlockTensorInput exposed = in;
+  exposed.overlap = false;
+  CHECK(userbuffers_layers(exposed).empty());
+}

@@ -13,7 +13,7 @@ using namespace syncsim;
 
 namespace {
 
-SimTime exposed_tensor(int sms, const std::string& nvls) {
+TrainingReport run_with(int sms, const std::string& nvls) {
   const std::string bulk = "{method: bulk, num_sm: " + std::to_string(sms) + "}";
   const std::string text =
       "name: ub\n"
@@ -24,7 +24,11 @@ SimTime exposed_tensor(int sms, const std::string& nvls) {
       "training: {strategy: sync, iterations: 1}\n"
       "parallelism: {tensor: 8, data: auto, sharding: optimizer, tp_comm_overlap: {qkv_dgrad: " +
       bulk + ", fc1_dgrad: " + bulk + "}}\n";
-  const TrainingReport r = run::run_scenario(parse_scenario(text, "ub.yaml")).report;
+  return run::run_scenario(parse_scenario(text, "ub.yaml")).report;
+}
+
+SimTime exposed_tensor(int sms, const std::string& nvls) {
+  const TrainingReport r = run_with(sms, nvls);
   for (const GroupCommunication& g : r.group_communication) {
     if (g.group == "tensor") return g.exposed;
   }
@@ -45,4 +49,37 @@ TEST_CASE("userbuffers' bulk all-gathers on fewer SMs show more, and multicast l
   const SimTime one_multicast = exposed_tensor(1, "on");
   CHECK(one_multicast < one_unicast);
   CHECK(exposed_tensor(16, "on") <= one_multicast);
+}
+
+TEST_CASE("the layout's report names each userbuffers overlap, and the SMs that would keep its pace") {
+  // On 1 SM without multicast QKV's gathered input takes 1.6 ms at its SM's pace: more than at its own rate, which
+  // the report says how many SMs keep (one SM's time over the own rate, rounded up); FC1's likewise. The rings, on
+  // the copy engines, have no such count.
+  const TrainingReport r = run_with(1, "off");
+  REQUIRE(r.layout);
+  const std::vector<TensorOverlapReport>& layers = r.layout->tensor_overlap;
+  REQUIRE(layers.size() == 10);
+  const TensorOverlapReport& qkv = layers[4];
+  CHECK(qkv.layer == "qkv_dgrad");
+  CHECK(qkv.method == "bulk");
+  CHECK(qkv.sms == 1);
+  CHECK(qkv.collective > qkv.own_rate);
+  REQUIRE(qkv.sms_to_keep_pace);
+  CHECK(*qkv.sms_to_keep_pace == (qkv.collective.ps() + qkv.own_rate.ps() - 1) / qkv.own_rate.ps());
+  CHECK(qkv.exposed == qkv.collective - qkv.gemm);
+  CHECK(layers[7].layer == "fc1_dgrad");
+  CHECK(layers[7].collective > layers[7].own_rate);
+  CHECK(layers[0].layer == "qkv_fprop");
+  CHECK(layers[0].sms == 0);
+  CHECK_FALSE(layers[0].sms_to_keep_pace);
+  // Without tp_comm_overlap there is nothing to name.
+  const std::string text =
+      "name: ub\n"
+      "cluster: {gpu: H100-SXM-80GB, topology: \"dgx:nodes=1,gpus=8\", speed_spread: 0}\n"
+      "model: {name: llama3-8b, batch_per_gpu: 1, sequence_length: 8192, precision: bf16, optimizer: adam}\n"
+      "training: {strategy: sync, iterations: 1}\n"
+      "parallelism: {tensor: 8, data: auto, sharding: optimizer}\n";
+  const TrainingReport plain = run::run_scenario(parse_scenario(text, "plain.yaml")).report;
+  REQUIRE(plain.layout);
+  CHECK(plain.layout->tensor_overlap.empty());
 }

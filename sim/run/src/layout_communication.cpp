@@ -347,6 +347,7 @@ LayoutReport LayoutCommunication::layout_report(const TrainingReport& r, double 
                  .bubble_fraction = bubble_fraction};
   l.model_flops_utilization = r.utilization.model_flops_utilization;
   l.hardware_flops_utilization = r.utilization.hardware_flops_utilization;
+  l.tensor_overlap = tensor_overlap_report();
   return l;
 }
 

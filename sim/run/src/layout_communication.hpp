@@ -130,6 +130,9 @@ class LayoutCommunication {
   SimTime imported_overlaps(const chakra::LayoutPass& pass, double per_iteration);
   bool is_expert(std::size_t layer) const;  // a routed experts' layer, split over expert parallelism
   BlockTensorTime block_tensor(std::pair<std::size_t, std::size_t> block) const;
+  BlockTensorInput block_tensor_input(std::pair<std::size_t, std::size_t> block) const;
+  // The first block's userbuffers overlaps under Megatron's tp_comm_overlap, for the layout's report.
+  std::vector<TensorOverlapReport> tensor_overlap_report() const;
   // The tensor group's messages, their times and counts, and each block's time (layout_tensor_collectives.cpp), for
   // m micro-batches per iteration over `stages` pipeline stages.
   void setup_tensor(double m, double stages);

@@ -54,6 +54,10 @@ void LayoutCommunication::setup_tensor(double m, double stages) {
 }
 
 BlockTensorTime LayoutCommunication::block_tensor(std::pair<std::size_t, std::size_t> block) const {
+  return block_tensor_time(block_tensor_input(block));
+}
+
+BlockTensorInput LayoutCommunication::block_tensor_input(std::pair<std::size_t, std::size_t> block) const {
   const LayoutSizes& n = layout_.sizes();
   const std::vector<Layer>& layers = context_.model().layers();
   BlockTensorInput in{.allreduce = tensor_allreduce_,
@@ -82,7 +86,47 @@ BlockTensorTime LayoutCommunication::block_tensor(std::pair<std::size_t, std::si
     if (gemm) in.gemm_runs.back() += layers_.forward[l];
     in_run = gemm;
   }
-  return block_tensor_time(in);
+  return in;
+}
+
+namespace {
+std::string method_name(const OverlapSpec& spec) {
+  switch (spec.method) {
+    case OverlapMethod::chunked:
+      return "pipeline";
+    case OverlapMethod::sm_margin:
+      return "pipeline (set_sm_margin)";
+    case OverlapMethod::bulk:
+      return "bulk";
+    case OverlapMethod::ring_exchange:
+      return "ring_exchange";
+    case OverlapMethod::ring_exchange_pairs:
+      return "ring_exchange (aggregate)";
+  }
+  return "?";
+}
+}  // namespace
+
+std::vector<TensorOverlapReport> LayoutCommunication::tensor_overlap_report() const {
+  std::vector<TensorOverlapReport> out;
+  const std::optional<TransformerStructure>& t = context_.model().transformer();
+  if (block_tensor_.empty() || !t || t->blocks.empty()) return out;
+  for (const LayerOverlap& o : userbuffers_layers(block_tensor_input(t->blocks.front()))) {
+    TensorOverlapReport r{.layer = std::string(to_string(o.layer)),
+                          .method = method_name(o.spec),
+                          .sms = static_cast<std::int64_t>(o.spec.sms),
+                          .collective = o.cost.collective,
+                          .own_rate = o.own_rate,
+                          .gemm = o.gemm,
+                          .exposed = o.cost.exposed,
+                          .sm_cost = o.cost.sm_cost};
+    // One SM's time over the collective's own: the SMs with which the ceiling costs nothing.
+    if (o.spec.sms > 0 && o.one_sm > SimTime::zero() && o.own_rate > SimTime::zero()) {
+      r.sms_to_keep_pace = (o.one_sm.ps() + o.own_rate.ps() - 1) / o.own_rate.ps();
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 SimTime LayoutCommunication::one_sm(Bytes message) const {

@@ -28,7 +28,7 @@ SimTime sm_share_time(SimTime whole, const OverlapSpec& spec, std::int64_t tenso
   return SimTime::from_ps(whole.ps() / tensor * chunks);
 }
 
-SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spec, double gpu_sms, SimTime one_sm) {
+OverlapCost overlap_cost(SimTime half, SimTime gemm, const OverlapSpec& spec, double gpu_sms, SimTime one_sm) {
   const std::int64_t k = std::max<std::int64_t>(spec.chunks, 1);
   // At least one SM left to the GEMM (a configuration's SM count is absolute; a GPU may have fewer).
   const double sms = std::min(spec.sms, gpu_sms - 1);
@@ -54,10 +54,15 @@ SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spe
       break;
   }
   const SimTime exposed = std::max(first, std::max(SimTime::zero(), half - hidden));
-  if (sms <= 0) return exposed;
+  if (sms <= 0) return {.collective = half, .exposed = exposed, .sm_cost = SimTime::zero()};
   const double share = sms / gpu_sms;
   const SimTime slowed = spec.method == OverlapMethod::sm_margin ? gemm : std::min(half, gemm);
-  return exposed + slowed.scaled(share / (1 - share));
+  return {.collective = half, .exposed = exposed, .sm_cost = slowed.scaled(share / (1 - share))};
+}
+
+SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spec, double gpu_sms, SimTime one_sm) {
+  const OverlapCost cost = overlap_cost(half, gemm, spec, gpu_sms, one_sm);
+  return cost.exposed + cost.sm_cost;
 }
 
 OverlapSpec userbuffers_overlap(UbLayer layer, const UserbuffersConfig& config, std::int64_t tensor) {
@@ -91,15 +96,15 @@ std::vector<BackwardOverlap> backward_overlaps(int run, std::int64_t tensor, con
   const auto spec = [&](UbLayer layer) { return userbuffers_overlap(layer, userbuffers, tensor); };
   switch (run % kCollectivesPerPass) {
     case 0:
-      return {{.gather = true, .spec = spec(UbLayer::qkv_dgrad), .gemm_scale = 1},
-              {.gather = false, .spec = spec(UbLayer::qkv_wgrad), .gemm_scale = 1}};
+      return {{.layer = UbLayer::qkv_dgrad, .gather = true, .spec = spec(UbLayer::qkv_dgrad), .gemm_scale = 1},
+              {.layer = UbLayer::qkv_wgrad, .gather = false, .spec = spec(UbLayer::qkv_wgrad), .gemm_scale = 1}};
     case 1:
-      return {{.gather = true, .spec = spec(UbLayer::proj_dgrad), .gemm_scale = 2}};
+      return {{.layer = UbLayer::proj_dgrad, .gather = true, .spec = spec(UbLayer::proj_dgrad), .gemm_scale = 2}};
     case 2:
-      return {{.gather = true, .spec = spec(UbLayer::fc1_dgrad), .gemm_scale = 1},
-              {.gather = false, .spec = spec(UbLayer::fc1_wgrad), .gemm_scale = 1}};
+      return {{.layer = UbLayer::fc1_dgrad, .gather = true, .spec = spec(UbLayer::fc1_dgrad), .gemm_scale = 1},
+              {.layer = UbLayer::fc1_wgrad, .gather = false, .spec = spec(UbLayer::fc1_wgrad), .gemm_scale = 1}};
     default:
-      return {{.gather = true, .spec = spec(UbLayer::fc2_dgrad), .gemm_scale = 2}};
+      return {{.layer = UbLayer::fc2_dgrad, .gather = true, .spec = spec(UbLayer::fc2_dgrad), .gemm_scale = 2}};
   }
 }
 
@@ -129,12 +134,16 @@ struct Half {
   SimTime one_sm;
 };
 
-// `multicast`: whether this collective's kernels multicast (TE has no multicast kernel for its FP8 userbuffer's
-// reduce-scatter).
-SimTime overlapped(const Half& half, SimTime gemm, const OverlapSpec& spec, const BlockTensorInput& in,
-                   bool multicast) {
-  return overlapped_collective(half.time, gemm, spec, in.gpu_sms,
-                               sm_share_time(half.one_sm, spec, in.tensor, multicast));
+// Collective `layer` (TE's name) beside `gemm`, recorded in `log` when there is one. `multicast`: whether its
+// kernels multicast (TE has no multicast kernel for its FP8 userbuffer's reduce-scatter).
+SimTime overlapped(const Half& half, SimTime gemm, const OverlapSpec& spec, const BlockTensorInput& in, bool multicast,
+                   UbLayer layer, std::vector<LayerOverlap>* log) {
+  const SimTime one_sm = sm_share_time(half.one_sm, spec, in.tensor, multicast);
+  const OverlapCost cost = overlap_cost(half.time, gemm, spec, in.gpu_sms, one_sm);
+  if (log) {
+    log->push_back({.layer = layer, .spec = spec, .own_rate = half.time, .one_sm = one_sm, .gemm = gemm, .cost = cost});
+  }
+  return cost.exposed + cost.sm_cost;
 }
 
 // One collective each way: the reduce-scatters', the inputs' all-gathers', the output gradients', the FP8
@@ -150,7 +159,7 @@ struct Halves {
 // `gather` each; with `gathers_only` its two all-gathers alone. Megatron's forward runs Transformer Engine's
 // methods (keeps_shard), its reduce-scatters of an FP8 userbuffer moving the FP8 output; the rest PyTorch's.
 SimTime overlapped_pass(const BlockTensorInput& in, const Halves& h, const Half& gather, double gemm_scale,
-                        bool gathers_only = false) {
+                        bool gathers_only = false, std::vector<LayerOverlap>* log = nullptr) {
   const std::vector<SimTime> paired = paired_runs(in);
   SimTime out;
   for (int i = 0; i < kCollectivesPerPass; ++i) {
@@ -160,14 +169,15 @@ SimTime overlapped_pass(const BlockTensorInput& in, const Halves& h, const Half&
     const OverlapSpec spec = forward_overlap(i, in.tensor, transformer_engine(in));
     const bool fp8_scatter = !is_gather && spec.fp8_buffer && in.fp8_scatter_allreduce;
     const Half& half = is_gather ? gather : fp8_scatter ? h.fp8_scatter : h.scatter;
-    out += overlapped(half, gemm, spec, in, in.multicast && !fp8_scatter);
+    out += overlapped(half, gemm, spec, in, in.multicast && !fp8_scatter, kForwardLayers[static_cast<std::size_t>(i)],
+                      log);
   }
   return out;
 }
 
 // Megatron's backward (above): per column-parallel run an all-gather (of its input again) and a reduce-scatter beside
 // one GEMM each, per row-parallel run an all-gather (of the output gradient) beside both.
-SimTime keeps_shard_backward(const BlockTensorInput& in, const Halves& h) {
+SimTime keeps_shard_backward(const BlockTensorInput& in, const Halves& h, std::vector<LayerOverlap>* log = nullptr) {
   const std::vector<SimTime> paired = paired_runs(in);
   SimTime out;
   for (int i = 0; i < kCollectivesPerPass; ++i) {
@@ -175,23 +185,36 @@ SimTime keeps_shard_backward(const BlockTensorInput& in, const Halves& h) {
     const bool column = i % 2 == 0;
     for (const BackwardOverlap& o : backward_overlaps(i, in.tensor, *transformer_engine(in))) {
       const Half& half = !o.gather ? h.scatter : column ? h.gather : h.grad_gather;
-      out += overlapped(half, g.scaled(o.gemm_scale), o.spec, in, in.multicast);
+      out += overlapped(half, g.scaled(o.gemm_scale), o.spec, in, in.multicast, o.layer, log);
     }
   }
   return out;
 }
+
+// Each collective each way (an all-gather and a reduce-scatter move what one allreduce moves).
+Halves halves(const BlockTensorInput& in) {
+  return {.scatter = {half_of(in.allreduce), in.one_sm.scatter},
+          .gather = {half_of(in.gather_allreduce.value_or(in.allreduce)), in.one_sm.gather},
+          .grad_gather = {half_of(in.grad_gather_allreduce.value_or(in.allreduce)), in.one_sm.grad_gather},
+          .fp8_scatter = {half_of(in.fp8_scatter_allreduce.value_or(in.allreduce)), in.one_sm.fp8_scatter}};
+}
 }  // namespace
 
+std::vector<LayerOverlap> userbuffers_layers(const BlockTensorInput& in) {
+  std::vector<LayerOverlap> log;
+  if (!in.overlap || !in.keeps_shard) return log;
+  const Halves h = halves(in);
+  overlapped_pass(in, h, h.gather, 1, false, &log);
+  keeps_shard_backward(in, h, &log);
+  return log;
+}
+
 BlockTensorTime block_tensor_time(const BlockTensorInput& in) {
-  // Two all-gathers move what one allreduce moves.
   const std::int64_t regathers = in.keeps_shard ? 1 : 0;
   const SimTime gather_allreduce = in.gather_allreduce.value_or(in.allreduce);
   const SimTime grad_gather_allreduce = in.grad_gather_allreduce.value_or(in.allreduce);
   const bool one_type = gather_allreduce == in.allreduce && grad_gather_allreduce == in.allreduce;
-  const Halves h{.scatter = {half_of(in.allreduce), in.one_sm.scatter},
-                 .gather = {half_of(gather_allreduce), in.one_sm.gather},
-                 .grad_gather = {half_of(grad_gather_allreduce), in.one_sm.grad_gather},
-                 .fp8_scatter = {half_of(in.fp8_scatter_allreduce.value_or(in.allreduce)), in.one_sm.fp8_scatter}};
+  const Halves h = halves(in);
   if (!in.overlap && one_type) {
     return {.forward = in.allreduce * 2,
             .backward = in.allreduce * (2 * (1 + in.forward_again) + in.gathers_again + regathers)};

@@ -143,6 +143,15 @@ struct OverlapSpec {
 // to move the rank's share (sm_share_time). The copy engines' rings (sms 0) run at the collective's own rate.
 SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spec, double gpu_sms,
                               SimTime one_sm = SimTime::zero());
+// Its parts: the collective's time (half, or its SMs' where they are slower), what it shows on the compute stream,
+// and what its SMs take from the GEMM; overlapped_collective is exposed + sm_cost.
+struct OverlapCost {
+  SimTime collective;
+  SimTime exposed;
+  SimTime sm_cost;
+};
+OverlapCost overlap_cost(SimTime half, SimTime gemm, const OverlapSpec& spec, double gpu_sms,
+                         SimTime one_sm = SimTime::zero());
 // What one SM moving at `per_sm` takes for a whole `message` buffer.
 SimTime one_sm_time(Bytes message, Bandwidth per_sm);
 // Of `whole` (one_sm_time), what a rank's SMs move for a collective run by `spec` on a tensor group of `tensor`:
@@ -164,10 +173,26 @@ OverlapSpec forward_overlap(int i, std::int64_t tensor, const UserbuffersConfig*
 // (beside its weight-gradient product, g); a row-parallel run's all-gather beside both (2 g). gemm_scale: the GEMM
 // time beside it over the run's forward.
 struct BackwardOverlap {
+  UbLayer layer = UbLayer::qkv_dgrad;  // TE's name for it
   bool gather = true;
   OverlapSpec spec;
   double gemm_scale = 1;
 };
 std::vector<BackwardOverlap> backward_overlaps(int run, std::int64_t tensor, const UserbuffersConfig& userbuffers);
+
+// One of a block's userbuffers overlaps under Megatron's layouts, as block_tensor_time times it: TE's layer, how it
+// runs, its time at its own rate (half), what its SMs take to move the rank's share on one SM (zero: no ceiling), the
+// GEMM beside it and its cost.
+struct LayerOverlap {
+  UbLayer layer = UbLayer::qkv_fprop;
+  OverlapSpec spec;
+  SimTime own_rate;
+  SimTime one_sm;
+  SimTime gemm;
+  OverlapCost cost;
+};
+// The block's ten, the forward's four then the backward's six, once each (a recomputed forward runs the first four
+// again); empty without tp_comm_overlap or outside Megatron's layouts (keeps_shard).
+std::vector<LayerOverlap> userbuffers_layers(const BlockTensorInput& in);
 
 }  // namespace syncsim::run

@@ -163,19 +163,38 @@ nlohmann::ordered_json compute_profile_json(const TrainingReport::ComputeProfile
           {"unattributed_backward_us", us(p.unattributed_backward)}};
 }
 
+nlohmann::ordered_json tensor_overlap_json(const std::vector<TensorOverlapReport>& layers) {
+  auto out = nlohmann::ordered_json::array();
+  for (const TensorOverlapReport& t : layers) {
+    out.push_back({{"layer", t.layer},
+                   {"method", t.method},
+                   {"sms", t.sms},
+                   {"collective_us", us(t.collective)},
+                   {"own_rate_us", us(t.own_rate)},
+                   {"gemm_us", us(t.gemm)},
+                   {"exposed_us", us(t.exposed)},
+                   {"sm_cost_us", us(t.sm_cost)},
+                   {"sms_to_keep_pace", t.sms_to_keep_pace ? nlohmann::ordered_json(*t.sms_to_keep_pace) : nullptr}});
+  }
+  return out;
+}
+
 nlohmann::ordered_json layout_json(const LayoutReport& l) {
-  return {{"tensor", l.tensor},
-          {"context", l.context},
-          {"pipeline", l.pipeline},
-          {"data", l.data},
-          {"expert", l.expert},
-          {"schedule", l.schedule},
-          {"virtual_stages", l.virtual_stages},
-          {"sharding", l.sharding},
-          {"bubble_fraction", rounded_ratio(l.bubble_fraction)},
-          {"bubble_share", rounded_ratio(l.bubble_share)},
-          {"model_flops_utilization", rounded_ratio(l.model_flops_utilization)},
-          {"hardware_flops_utilization", rounded_ratio(l.hardware_flops_utilization)}};
+  nlohmann::ordered_json out = {{"tensor", l.tensor},
+                                {"context", l.context},
+                                {"pipeline", l.pipeline},
+                                {"data", l.data},
+                                {"expert", l.expert},
+                                {"schedule", l.schedule},
+                                {"virtual_stages", l.virtual_stages},
+                                {"sharding", l.sharding},
+                                {"bubble_fraction", rounded_ratio(l.bubble_fraction)},
+                                {"bubble_share", rounded_ratio(l.bubble_share)},
+                                {"model_flops_utilization", rounded_ratio(l.model_flops_utilization)},
+                                {"hardware_flops_utilization", rounded_ratio(l.hardware_flops_utilization)}};
+  // Only under tp_comm_overlap, so that other layouts' reports keep their shape.
+  if (!l.tensor_overlap.empty()) out["tensor_overlap_per_block"] = tensor_overlap_json(l.tensor_overlap);
+  return out;
 }
 
 nlohmann::ordered_json bottleneck_json(const BottleneckReport& b) {

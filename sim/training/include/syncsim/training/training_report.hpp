@@ -135,6 +135,21 @@ struct FaultReport {
   std::int64_t workers_after = 0;    // workers training after recovery
 };
 
+// One of Transformer Engine's userbuffers overlaps of a Megatron layout under tp_comm_overlap (tensor_overlap.hpp),
+// per block and micro-batch as the layout's first transformer block runs it.
+struct TensorOverlapReport {
+  std::string layer;     // TE's name: qkv_fprop, proj_fprop, fc1_fprop, fc2_fprop, qkv_dgrad, ..., fc2_dgrad
+  std::string method;    // ring_exchange, ring_exchange (aggregate), pipeline, pipeline (set_sm_margin), bulk
+  std::int64_t sms = 0;  // its kernels' SMs; 0 on the copy engines
+  SimTime collective;    // its time: at its own rate, or its SMs' where they are slower
+  SimTime own_rate;      // at its own rate: half the tensor group's simulated AllReduce of its buffer
+  SimTime gemm;          // the GEMM it runs beside
+  SimTime exposed;       // what it shows on the compute stream
+  SimTime sm_cost;       // what its SMs take from the GEMM
+  // The fewest SMs that move it at its own rate (nullopt on the copy engines, or without an SM ceiling).
+  std::optional<std::int64_t> sms_to_keep_pace = std::nullopt;
+};
+
 // A model-parallel layout's run (the model-parallel engine): the layout, the pipeline's bubble and the model FLOP
 // utilisation, 3 x forward FLOPs x samples / (time x GPUs x peak): MFU as Megatron-LM and the Llama 3 paper count
 // it, without recomputation.
@@ -152,6 +167,7 @@ struct LayoutReport {
   double model_flops_utilization = 0;
   // The same with full checkpointing's recomputed forward counted (Megatron-LM's SC'21 figures count it).
   double hardware_flops_utilization = 0;
+  std::vector<TensorOverlapReport> tensor_overlap = {};  // Megatron's layouts under tp_comm_overlap
 };
 
 // Gradient compression (DDP communication hooks, gradient_compression.hpp): what it saves on the wire and what its
