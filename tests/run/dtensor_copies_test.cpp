@@ -21,12 +21,18 @@ const std::filesystem::path kExample =
     std::filesystem::path(SYNCSIM_EXAMPLES_DIR) / "llama3-8b-tp-across-nodes.yaml";  // sequence 2,048
 
 // One rank's forward and backward, summed over the layers, of Llama 3 8B on one node of 8 at TP 2.
-std::pair<SimTime, SimTime> rank_passes(const std::string& sharding, std::int64_t batch, bool overlap = false) {
-  const Scenario s =
-      load_scenario(kExample, {"cluster.speed_spread=0", "cluster.topology.nodes=1", "parallelism.pipeline=1",
-                               "parallelism.tensor=2", "model.micro_batches=1", "parallelism.sharding=" + sharding,
-                               "model.batch_per_gpu=" + std::to_string(batch),
-                               std::string("parallelism.tp_comm_overlap=") + (overlap ? "true" : "false")});
+std::pair<SimTime, SimTime> rank_passes(const std::string& sharding, std::int64_t batch, bool overlap = false,
+                                        const std::vector<std::string>& more = {}) {
+  std::vector<std::string> overrides{"cluster.speed_spread=0",
+                                     "cluster.topology.nodes=1",
+                                     "parallelism.pipeline=1",
+                                     "parallelism.tensor=2",
+                                     "model.micro_batches=1",
+                                     "parallelism.sharding=" + sharding,
+                                     "model.batch_per_gpu=" + std::to_string(batch),
+                                     std::string("parallelism.tp_comm_overlap=") + (overlap ? "true" : "false")};
+  overrides.insert(overrides.end(), more.begin(), more.end());
+  const Scenario s = load_scenario(kExample, overrides);
   run::Workspace workspace;
   const run::ResolvedScenario context(s, workspace);
   const LayerTimes times = context.layer_times();
@@ -70,4 +76,29 @@ TEST_CASE("async TP copies each all-gather's own shard and sums each reduce-scat
   CHECK((async_backward - plain_backward).ps() == per_pass.ps());
   // Megatron's layouts run Transformer Engine's userbuffers, which gather into and scatter from buffers of their own.
   CHECK(rank_passes("optimizer", 1, true) == rank_passes("optimizer", 1));
+}
+
+TEST_CASE("Transformer Engine's ring-exchange reduce-scatter sums its partials after the ring") {
+  // Megatron's layout, batch 1, TP 2: a userbuffers configuration that runs the projection's reduce-scatter as a ring
+  // adds, after the projection, the sum of its two partial chunks: it reads the 16,777,216 B activation and writes
+  // the rank's half, 8,388,608 B, 32 blocks, forward only (the backward's output-gradient gathers sum nothing). FC2's
+  // too doubles it. Under fp8 with fp8_buf the partials are FP8: 8,388,608 B read.
+  const double bandwidth = find_gpu("H100-SXM-80GB").memory_bandwidth.bytes_per_second;
+  const auto kernel = [&](double bytes) {
+    return SimTime::from_seconds(bytes / (bandwidth * kDefaultEfficiency)) + SimTime::from_us(5);
+  };
+  const auto passes = [&](const std::string& config, const std::string& precision = "bf16") {
+    return rank_passes("optimizer", 1, false,
+                       {"parallelism.tp_comm_overlap=" + config, "model.precision=" + precision});
+  };
+  const auto [pipelined_forward, pipelined_backward] = passes("{}");
+  const auto [ring_forward, ring_backward] = passes("{proj_fprop: {method: ring_exchange}}");
+  CHECK((ring_forward - pipelined_forward).ps() == (kernel(16'777'216 + 8'388'608) * 32).ps());
+  CHECK(ring_backward == pipelined_backward);
+  const auto [both_forward, both_backward] =
+      passes("{proj_fprop: {method: ring_exchange}, fc2_fprop: {method: ring_exchange}}");
+  CHECK((both_forward - pipelined_forward).ps() == (kernel(16'777'216 + 8'388'608) * 64).ps());
+  const auto [fp8_pipelined, fp8_pipelined_backward] = passes("{}", "fp8");
+  const auto [fp8_ring, fp8_ring_backward] = passes("{proj_fprop: {method: ring_exchange, fp8_buf: 1}}", "fp8");
+  CHECK((fp8_ring - fp8_pipelined).ps() == (kernel(8'388'608 + 8'388'608) * 32).ps());
 }

@@ -163,7 +163,8 @@ LayerTimes ResolvedScenario::layer_times_at(std::int64_t samples, RankSplit spli
     ProfiledTimes t = profiled_times(*profile_, *compute_, model_, scenario_->model.profile_batch->value, samples);
     return with_recompute(even_share(LayerTimes{std::move(t.forward), std::move(t.backward)}, split));
   }
-  return with_recompute(with_dtensor_copies(syncsim::layer_times(*compute_, model_, samples, split), samples, split));
+  LayerTimes times = syncsim::layer_times(*compute_, model_, samples, split);
+  return with_recompute(with_userbuffers_sums(with_dtensor_copies(std::move(times), samples, split), samples, split));
 }
 
 InputError ResolvedScenario::compute_overflow(const SimTimeOverflow& e, std::string_view what) const {

@@ -108,6 +108,8 @@ class ResolvedScenario {
   BucketPlan bucket_plan() const;
   // `times` with the copies PyTorch's tensor parallelism adds beside its collectives (dtensor_copies.cpp).
   LayerTimes with_dtensor_copies(LayerTimes times, std::int64_t samples, RankSplit split) const;
+  // `times` with the sums after Transformer Engine's ring-exchange reduce-scatters (userbuffers_sums.cpp).
+  LayerTimes with_userbuffers_sums(LayerTimes times, std::int64_t samples, RankSplit split) const;
   // Per unit of `units` (bucket_plan(), or a layout rank's 1/parts of it), what its weight all-gather moves when that
   // is not the unit's bytes: the execution trace's ALL_GATHER sizes, or the FP8 all-gather's
   // (parallelism.fp8_all_gather); empty otherwise.

@@ -46,11 +46,12 @@
 //                   4 (FC1), at the row-parallel runs ring exchanges of the output gradients, FC2's in pairs. A
 //                   pipelined or ring reduce-scatter with fp8_buf under model.precision fp8 moves the FP8 output
 //                   (TE's FP8 userbuffer) and costs half the allreduce of those bytes (`fp8_scatter_allreduce`).
-//                   TE's ring reduce-scatter's final sum of the partials is not charged. PyTorch's (torchtitan's async
-//                   TP, torch/distributed/_symmetric_memory) runs every collective as a ring of copies on the copy
-//                   engines; its all-gathers first copy the rank's own shard into the exchange buffer and its
-//                   reduce-scatters then sum the t partial chunks they received, memory-bound kernels on the compute
-//                   stream that the layer times carry (dtensor_copies.cpp).
+//                   TE's ring reduce-scatter's final sum of the partials is a kernel the layer times carry
+//                   (userbuffers_sums.cpp). PyTorch's (torchtitan's async TP, torch/distributed/_symmetric_memory)
+//                   runs every collective as a ring of copies on the copy engines; its all-gathers first copy the
+//                   rank's own shard into the exchange buffer and its reduce-scatters then sum the t partial chunks
+//                   they received, memory-bound kernels on the compute stream that the layer times carry
+//                   (dtensor_copies.cpp).
 
 // Under a scaled precision (fp8, mxfp8, nvfp4, mxfp4) the all-gathers move the GEMMs' quantized operands and the
 // reduce-scatters the 16-bit outputs: Transformer Engine fuses the FP8 cast into the norm before the sequence-parallel
