@@ -132,3 +132,25 @@ TEST_CASE("fp8 keeps bf16's state plus the block GEMMs' FP8 weights, as is and t
   CHECK(only_fp8.gradients == kept.gradients);
   CHECK(only_fp8.optimizer_state == kept.optimizer_state);
 }
+
+TEST_CASE("Transformer Engine keeps the FP8 GEMMs' inputs for backward in FP8", "[memory_check]") {
+  // Megatron's layout (Transformer Engine): per block, the norm's output before QKV (K and V share it) and before FC1
+  // (gate and up share it), and the inputs of the projection (h wide) and of FC2 (11,008 wide) are kept at 1 byte
+  // where bf16 keeps 2: 32 blocks x s x (3 x 4,096 + 11,008) bytes less. PyTorch's layout (torchao keeps the
+  // high-precision inputs and casts again in backward) keeps them in bf16. MXFP8 keeps 1 + 1/32 bytes an element.
+  const ModelSpec llama = find_model("llama-7b");
+  const GpuSpec h100 = find_gpu("H100-SXM-80GB");
+  const std::int64_t s = llama.transformer()->sequence;
+  const std::int64_t inputs = 32 * s * (3 * 4096 + 11008);
+  const MemoryLayout megatron{.framework = MemoryFramework::megatron};
+  const MemoryReport bf16 = memory_check(llama, h100, 1, Precision::bf16, Optimizer::adam, megatron);
+  const MemoryReport fp8 = memory_check(llama, h100, 1, Precision::fp8, Optimizer::adam, megatron);
+  CHECK(bf16.activations.value - fp8.activations.value == inputs);
+  CHECK(memory_check(llama, h100, 1, Precision::fp8, Optimizer::adam).activations ==
+        memory_check(llama, h100, 1, Precision::bf16, Optimizer::adam).activations);
+  const GpuSpec b200 = find_gpu("B200");
+  const MemoryReport mx = memory_check(llama, b200, 1, Precision::mxfp8, Optimizer::adam, megatron);
+  const MemoryReport mx_bf16 = memory_check(llama, b200, 1, Precision::bf16, Optimizer::adam, megatron);
+  CHECK(mx_bf16.activations.value - mx.activations.value ==
+        Approx(static_cast<double>(inputs) * 31 / 32).margin(4 * 32));
+}

@@ -146,11 +146,18 @@ SavedBytes saved_bytes(const ModelSpec& model, std::pair<std::size_t, std::size_
   // the dropouts' masks and the column-parallel products' inputs (Korthikanti et al. 2022: 10 of a layer's 34 sbh
   // bytes, 2 sbh a checkpointed block's input), counted t times here so that the split below leaves them whole.
   const std::int64_t stream = fused && !layout.sequence_parallel ? layout.tensor : 1;
+  // Transformer Engine keeps a scaled GEMM's input for its weight gradient in the scaled format: the norm's FP8
+  // output before QKV and FC1 (layernorm_linear.py: ln_out is uint8 under fp8), the FP8 transpose of the projection's
+  // and FC2's input (linear.py: saved_inputmat_t), the MXFP8 and NVFP4 operands likewise: operand_bytes an element.
+  const auto saved_of = [&](const Layer& l, std::int64_t elements) {
+    if (!fused || l.kind != LayerKind::gemm || !is_scaled(precision)) return times(elements, w);
+    return ceil_bytes(static_cast<double>(elements) * operand_bytes(precision));
+  };
   const auto layer_bytes = [&](std::size_t i) {
     const Layer& l = model.layers()[i];
     if (compiled_loss && l.shape.loss) return times(l.saved_mask_bytes / kFp32Bytes, w);
     if (stream > 1 && (l.shape.sequence_region || takes_gathered_input(l))) {
-      return times(plus(times(l.saved_elements, w), l.saved_mask_bytes), stream);
+      return times(plus(saved_of(l, l.saved_elements), l.saved_mask_bytes), stream);
     }
     if (gathers_whole && takes_gathered_input(l)) {
       const bool low = l.kind == LayerKind::gemm && is_scaled(precision);
@@ -160,7 +167,7 @@ SavedBytes saved_bytes(const ModelSpec& model, std::pair<std::size_t, std::size_
     }
     const std::int64_t kept =
         fused && l.shape.fused_saved_elements >= 0 ? l.shape.fused_saved_elements : l.saved_elements;
-    return plus(times(kept, w), l.saved_mask_bytes);
+    return plus(saved_of(l, kept), l.saved_mask_bytes);
   };
   SavedBytes out;
   std::vector<bool> in_block(range.second, false);
