@@ -10,8 +10,9 @@ std::string gib_text(Bytes bytes) {
 }
 
 std::string memory_verdict(const MemoryReport& m) {
-  return fmt::format("{}: {} of {} (reserved {}, CUDA context and NCCL {}){}", m.fits ? "fits" : "DOES NOT FIT",
-                     gib_text(m.total), gib_text(m.capacity), gib_text(m.reserved), gib_text(m.total - m.reserved),
+  return fmt::format("{}: {} of {} (reserved {}, CUDA context{} and NCCL {}){}", m.fits ? "fits" : "DOES NOT FIT",
+                     gib_text(m.total), gib_text(m.capacity), gib_text(m.reserved),
+                     m.userbuffers.value > 0 ? ", userbuffers" : "", gib_text(m.total - m.reserved),
                      m.fits ? "" : fmt::format(" (short by {})", gib_text(m.shortfall)));
 }
 
@@ -22,8 +23,9 @@ void print_allocator_lines(std::ostream& out, const MemoryReport& m, const Scena
              gib_text(m.workspaces));
   fmt::print(out, "peak             allocated {}  reserved {} (fragmentation {})\n", gib_text(m.allocated),
              gib_text(m.reserved), gib_text(m.fragmentation));
-  fmt::print(out, "outside torch    CUDA context {}  NCCL buffers {} ({} communicator(s))\n", gib_text(m.cuda_context),
-             gib_text(m.nccl_buffers), m.communicators);
+  fmt::print(out, "outside torch    CUDA context {}  NCCL buffers {} ({} communicator(s)){}\n",
+             gib_text(m.cuda_context), gib_text(m.nccl_buffers), m.communicators,
+             m.userbuffers.value > 0 ? fmt::format("  userbuffers {}", gib_text(m.userbuffers)) : "");
   // parallelism.grad_reduce_in_fp32: Megatron's main grads in FP32 (its default) or the working precision.
   const char* grads = p.grad_reduce_in_fp32.value ? "FP32 main grads" : "main grads in the working precision";
   const char* state = sharding == ShardingLevel::gradients

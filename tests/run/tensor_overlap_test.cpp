@@ -383,3 +383,19 @@ TEST_CASE("a block's userbuffers overlaps, layer by layer, sum to its tensor tim
   exposed.overlap = false;
   CHECK(userbuffers_layers(exposed).empty());
 }
+
+TEST_CASE("Transformer Engine's userbuffers hold one buffer per overlapped layer", "[tensor_overlap]") {
+  // Ten layers of 1,000 elements each, TE's buffers bf16: 20,000 B. Under a scaled precision the six all-gathers'
+  // buffers are FP8, 1 byte: 6,000 + 4 x 2,000. A ring reduce-scatter (proj_fprop) holds 2t - 1 of t chunks: 7/4 of
+  // its buffer at t 4; fp8_buf on a pipeline (fc2_fprop) makes its buffer FP8 under a scaled precision only.
+  const UserbuffersConfig none;
+  CHECK(userbuffers_bytes(none, 4, false, 1000).value == 20000);
+  CHECK(userbuffers_bytes(none, 4, true, 1000).value == 14000);
+  UserbuffersConfig ring;
+  ring.layers[static_cast<std::size_t>(UbLayer::proj_fprop)] = UbLayerSettings{.method = UbMethod::ring_exchange};
+  CHECK(userbuffers_bytes(ring, 4, false, 1000).value == 18000 + 3500);
+  UserbuffersConfig fp8_buf;
+  fp8_buf.layers[static_cast<std::size_t>(UbLayer::fc2_fprop)] = UbLayerSettings{.fp8_buf = true};
+  CHECK(userbuffers_bytes(fp8_buf, 4, true, 1000).value == 13000);
+  CHECK(userbuffers_bytes(fp8_buf, 4, false, 1000).value == 20000);
+}

@@ -13,8 +13,8 @@ using namespace syncsim;
 
 namespace {
 
-TrainingReport run_with(int sms, const std::string& nvls) {
-  const std::string bulk = "{method: bulk, num_sm: " + std::to_string(sms) + "}";
+// The run with `parallelism_extra` after the layout's keys, on an NVSwitch with multicast `nvls` (on or off).
+TrainingReport run_scenario_with(const std::string& parallelism_extra, const std::string& nvls = "on") {
   const std::string text =
       "name: ub\n"
       "cluster: {gpu: H100-SXM-80GB, topology: \"dgx:nodes=1,gpus=8,nvls=" +
@@ -22,9 +22,14 @@ TrainingReport run_with(int sms, const std::string& nvls) {
       "\", speed_spread: 0}\n"
       "model: {name: llama3-8b, batch_per_gpu: 1, sequence_length: 8192, precision: bf16, optimizer: adam}\n"
       "training: {strategy: sync, iterations: 1}\n"
-      "parallelism: {tensor: 8, data: auto, sharding: optimizer, tp_comm_overlap: {qkv_dgrad: " +
-      bulk + ", fc1_dgrad: " + bulk + "}}\n";
+      "parallelism: {tensor: 8, data: auto, sharding: optimizer" +
+      parallelism_extra + "}\n";
   return run::run_scenario(parse_scenario(text, "ub.yaml")).report;
+}
+
+TrainingReport run_with(int sms, const std::string& nvls) {
+  const std::string bulk = "{method: bulk, num_sm: " + std::to_string(sms) + "}";
+  return run_scenario_with(", tp_comm_overlap: {qkv_dgrad: " + bulk + ", fc1_dgrad: " + bulk + "}", nvls);
 }
 
 SimTime exposed_tensor(int sms, const std::string& nvls) {
@@ -73,13 +78,18 @@ TEST_CASE("the layout's report names each userbuffers overlap, and the SMs that 
   CHECK(layers[0].sms == 0);
   CHECK_FALSE(layers[0].sms_to_keep_pace);
   // Without tp_comm_overlap there is nothing to name.
-  const std::string text =
-      "name: ub\n"
-      "cluster: {gpu: H100-SXM-80GB, topology: \"dgx:nodes=1,gpus=8\", speed_spread: 0}\n"
-      "model: {name: llama3-8b, batch_per_gpu: 1, sequence_length: 8192, precision: bf16, optimizer: adam}\n"
-      "training: {strategy: sync, iterations: 1}\n"
-      "parallelism: {tensor: 8, data: auto, sharding: optimizer}\n";
-  const TrainingReport plain = run::run_scenario(parse_scenario(text, "plain.yaml")).report;
+  const TrainingReport plain = run_scenario_with("");
   REQUIRE(plain.layout);
   CHECK(plain.layout->tensor_overlap.empty());
+}
+
+TEST_CASE("a run with userbuffers holds their buffers outside the allocator, and TE's workspace three times") {
+  // Llama 3 8B at 8,192 tokens, TP 8, bf16: ten buffers of 8,192 x 4,096 elements, 2 bytes each, 640 MiB; TE's
+  // initialize_ub repeats its 32 MiB + 1 KiB cuBLAS workspace for three GEMM streams. Without the overlap neither.
+  const TrainingReport r = run_with(16, "on");
+  CHECK(r.memory.userbuffers.value == 10LL * 8192 * 4096 * 2);
+  const TrainingReport plain = run_scenario_with("");
+  CHECK(plain.memory.userbuffers.value == 0);
+  CHECK(r.memory.workspaces.value - plain.memory.workspaces.value == 2 * ((32LL << 20) + 1024));
+  CHECK(r.memory.total.value - plain.memory.total.value >= r.memory.userbuffers.value);
 }

@@ -290,11 +290,16 @@ std::int64_t communicators(const MemoryLayout& layout) {
   return n;
 }
 
+constexpr std::int64_t kUserbuffersGemmStreams = 3;
+
 // The allocator's terms on top of a stage's tensors (allocator_model.hpp).
 void add_allocator_terms(MemoryReport& r, const GpuSpec& gpu, const MemoryLayout& layout, Bytes churned) {
   const bool megatron = layout.framework == MemoryFramework::megatron;
   r.framework = layout.framework;
-  r.workspaces = cublas_workspace(gpu) + (megatron ? transformer_engine_workspace(gpu) : Bytes{0});
+  // Transformer Engine's initialize_ub repeats its workspace for its GEMM streams (_NUM_MAX_UB_STREAMS, 3).
+  const std::int64_t te_streams = layout.userbuffers.value > 0 ? kUserbuffersGemmStreams : 1;
+  r.workspaces =
+      cublas_workspace(gpu) + (megatron ? Bytes{transformer_engine_workspace(gpu).value * te_streams} : Bytes{0});
   r.allocated =
       Bytes{plus(plus(plus(r.weights.value, r.gradients.value), plus(r.optimizer_state.value, r.activations.value)),
                  plus(r.loss_buffers.value, r.workspaces.value))};
@@ -305,7 +310,8 @@ void add_allocator_terms(MemoryReport& r, const GpuSpec& gpu, const MemoryLayout
   r.cuda_context = cuda_context(gpu);
   r.communicators = communicators(layout);
   r.nccl_buffers = nccl_buffers(r.communicators);
-  r.total = Bytes{plus(r.reserved.value, plus(r.cuda_context.value, r.nccl_buffers.value))};
+  r.userbuffers = layout.userbuffers;
+  r.total = Bytes{plus(plus(r.reserved.value, r.userbuffers.value), plus(r.cuda_context.value, r.nccl_buffers.value))};
 }
 
 }  // namespace

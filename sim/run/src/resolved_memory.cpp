@@ -3,6 +3,7 @@
 #include "resolved_scenario.hpp"
 #include "syncsim/compute/memory_check.hpp"
 #include "syncsim/scenario/scenario_loader.hpp"
+#include "tensor_overlap.hpp"
 
 namespace syncsim::run {
 
@@ -31,6 +32,13 @@ MemoryReport ResolvedScenario::memory() const {
   layout.sequence_parallel = p.sequence_parallel.value;
   layout.fp8_params = p.fp8_all_gather.value && p.sharding.value != ShardingLevel::full;
   layout.fp32_gradients = p.grad_reduce_in_fp32.value;
+  // Transformer Engine's userbuffers, each of the b x s / c x h activation (NeMo's initialize_ub shape).
+  const auto& t = model_.transformer();
+  if (megatron_layout() && p.tensor.value > 1 && p.tp_comm_overlap.value && p.sequence_parallel.value && t) {
+    const UserbuffersConfig& config = p.userbuffers ? p.userbuffers->value : nemo_h100_userbuffers();
+    layout.userbuffers = userbuffers_bytes(config, p.tensor.value, is_scaled(precision()),
+                                           batch() * t->sequence / p.context.value * t->hidden);
+  }
   return at_pipeline_split(
       p, [&] { return memory_check(model_, gpu_, batch(), precision(), s.model.optimizer.value, layout); });
 }

@@ -279,6 +279,7 @@ nlohmann::ordered_json memory_json(const MemoryReport& m) {
           {"reserved_bytes", m.reserved.value},
           {"cuda_context_bytes", m.cuda_context.value},
           {"nccl_buffers_bytes", m.nccl_buffers.value},
+          {"userbuffers_bytes", m.userbuffers.value},
           {"total_bytes", m.total.value},
           {"capacity_bytes", m.capacity.value},
           {"shortfall_bytes", m.shortfall.value}};

@@ -65,8 +65,8 @@
 // peak holds the larger of the two. To the tensors the allocator model (allocator_model.hpp) adds the cuBLAS
 // workspaces (allocated), the fragmentation reserve (reserved) and, outside the allocator, the CUDA context and
 // NCCL's buffers for each communicator of more than one rank (tensor, context, pipeline, data, and Megatron's
-// data x context group). The verdict compares the device's total (reserved + context + NCCL) with the datasheet's
-// capacity.
+// data x context group), and Transformer Engine's userbuffers under tp_comm_overlap. The verdict compares the
+// device's total (reserved + context + NCCL + userbuffers) with the datasheet's capacity.
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -123,11 +123,16 @@ struct MemoryLayout {
   bool fp8_params = false;
   // Megatron's gradient buffer in FP32 (grad_reduce_in_fp32, its default with bf16); false: in the 16-bit type.
   bool fp32_gradients = true;
+  // Transformer Engine's userbuffers under tp_comm_overlap (Megatron's layouts): its communication buffers, allocated
+  // outside the caching allocator (sim/run's userbuffers_bytes); zero without them. With them TE's cuBLAS workspace
+  // is repeated for its GEMM streams (initialize_ub: 3).
+  Bytes userbuffers{0};
 };
 
 // One GPU at its peak. allocated = weights + gradients + optimizer_state + activations + loss_buffers + workspaces
 // (torch.cuda.max_memory_allocated); reserved = allocated + fragmentation (max_memory_reserved); total = reserved +
-// cuda_context + nccl_buffers (what nvidia-smi shows), the number the verdict compares with the capacity.
+// cuda_context + nccl_buffers + userbuffers (what nvidia-smi shows), the number the verdict compares with the
+// capacity.
 struct MemoryReport {
   Bytes weights;
   Bytes gradients;
@@ -140,6 +145,7 @@ struct MemoryReport {
   Bytes reserved;
   Bytes cuda_context;
   Bytes nccl_buffers;
+  Bytes userbuffers;               // Transformer Engine's communication buffers (MemoryLayout::userbuffers)
   std::int64_t communicators = 0;  // NCCL communicators of more than one rank
   MemoryFramework framework = MemoryFramework::pytorch;
   Bytes total;
