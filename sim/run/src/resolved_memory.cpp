@@ -36,8 +36,9 @@ MemoryReport ResolvedScenario::memory() const {
   const auto& t = model_.transformer();
   if (megatron_layout() && p.tensor.value > 1 && p.tp_comm_overlap.value && p.sequence_parallel.value && t) {
     const UserbuffersConfig& config = p.userbuffers ? p.userbuffers->value : nemo_h100_userbuffers();
-    layout.userbuffers = userbuffers_bytes(config, p.tensor.value, is_scaled(precision()),
-                                           batch() * t->sequence / p.context.value * t->hidden);
+    const double elements = static_cast<double>(batch()) * static_cast<double>(t->sequence) /
+                            static_cast<double>(p.context.value) * static_cast<double>(t->hidden);
+    layout.userbuffers = userbuffers_bytes(config, p.tensor.value, is_scaled(precision()), elements);
   }
   return at_pipeline_split(
       p, [&] { return memory_check(model_, gpu_, batch(), precision(), s.model.optimizer.value, layout); });

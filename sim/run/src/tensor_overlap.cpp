@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <limits>
 
 namespace syncsim::run {
 
@@ -200,19 +201,22 @@ Halves halves(const BlockTensorInput& in) {
 }
 }  // namespace
 
-Bytes userbuffers_bytes(const UserbuffersConfig& config, std::int64_t tensor, bool scaled, std::int64_t elements) {
-  std::int64_t total = 0;
+Bytes userbuffers_bytes(const UserbuffersConfig& config, std::int64_t tensor, bool scaled, double elements) {
+  double total = 0;
   for (std::size_t i = 0; i < kUbLayers; ++i) {
     const auto layer = static_cast<UbLayer>(i);
     const OverlapSpec spec = userbuffers_overlap(layer, config, tensor);
     const bool scatter = scatters(layer);
     const bool fp8_buf = !scatter || (config[layer] && config[layer]->fp8_buf.value_or(false) &&
                                       (layer == UbLayer::proj_fprop || layer == UbLayer::fc2_fprop));
-    const std::int64_t buffer = elements * (scaled && fp8_buf ? 1 : 2);
+    const double buffer = elements * (scaled && fp8_buf ? 1 : 2);
     const bool ring = spec.method == OverlapMethod::ring_exchange || spec.method == OverlapMethod::ring_exchange_pairs;
-    total += ring && scatter ? buffer / tensor * (2 * tensor - 1) : buffer;
+    const auto t = static_cast<double>(tensor);
+    total += ring && scatter ? buffer / t * (2 * t - 1) : buffer;
   }
-  return Bytes{total};
+  // Absurd sizes saturate, as the memory check's own sums do (then nothing fits).
+  constexpr double kPastInt64 = 9.2e18;
+  return Bytes{total >= kPastInt64 ? std::numeric_limits<std::int64_t>::max() : static_cast<std::int64_t>(total)};
 }
 
 std::vector<LayerOverlap> userbuffers_layers(const BlockTensorInput& in) {

@@ -197,7 +197,7 @@ struct LayerOverlap {
 // comm_gemm_overlap.h): one byte an element for the all-gathers' (qkv_fprop, fc1_fprop, qkv_dgrad, fc1_dgrad,
 // proj_dgrad, fc2_dgrad) and for proj_fprop's and fc2_fprop's under fp8_buf when `scaled`, two otherwise (TE's
 // buffers are bf16); a ring reduce-scatter holds 2t - 1 chunks of the buffer's t, the rest one buffer.
-Bytes userbuffers_bytes(const UserbuffersConfig& config, std::int64_t tensor, bool scaled, std::int64_t elements);
+Bytes userbuffers_bytes(const UserbuffersConfig& config, std::int64_t tensor, bool scaled, double elements);
 
 // The block's ten, the forward's four then the backward's six, once each (a recomputed forward runs the first four
 // again); empty without tp_comm_overlap or outside Megatron's layouts (keeps_shard).
