@@ -19,11 +19,6 @@ namespace syncsim::run {
 
 namespace {
 
-// A ring's t - 1 exchanges are its pieces in the trace; the other methods' chunks are theirs.
-bool is_ring(OverlapMethod method) {
-  return method == OverlapMethod::ring_exchange || method == OverlapMethod::ring_exchange_pairs;
-}
-
 // What a trace without syncsim_overlap_sms gives a reduce-scatter: the SMs syncsim charged each before it wrote them.
 constexpr double kUnwrittenScatterSms = 20;
 
@@ -100,6 +95,7 @@ chakra::LayoutOverlap LayoutCommunication::tensor_overlap(bool gather, const Ove
   return chakra::LayoutOverlap{
       .op = gather ? chakra::CollectiveKind::all_gather : chakra::CollectiveKind::reduce_scatter,
       .bytes = tensor_message(gather, grad, spec).value,
+      // A ring's t - 1 exchanges are its pieces in the trace; the other methods' chunks are theirs.
       .chunks = is_ring(spec.method) ? std::max<std::int64_t>(spec.chunks - 1, 1) : spec.chunks,
       .beside = beside,
       .gemm = std::move(gemm),
@@ -195,7 +191,7 @@ SimTime LayoutCommunication::imported_overlaps(const chakra::LayoutPass& pass, d
     const OverlapSpec spec{.method = o.method, .chunks = is_ring(o.method) ? o.chunks + 1 : o.chunks, .sms = sms};
     // TE's FP8 userbuffer's reduce-scatter (the FP8 activation's bytes, where the others move 16 bits) does not
     // multicast.
-    const bool fp8_scatter = !gather && fp8_scatters_ && o.bytes == gathered_.value && gathered_ != activation_;
+    const bool fp8_scatter = !gather && fp8_scatters_ && o.bytes == gathered_.value && quantized_gathers();
     const SimTime one = sm_share_time(one_sm(Bytes{o.bytes}), spec, layout_.sizes().tensor, multicast_ && !fp8_scatter);
     t += overlapped_collective(SimTime::from_ps(allreduce.ps() / 2), o.beside, spec, gpu_sms(), one);
   }

@@ -147,7 +147,7 @@ class LayoutCommunication {
   std::int64_t forward_again_ = 0;  // 1 under full checkpointing: each block's forward runs again in backward
   std::int64_t gathers_again_ = 0;  // 1 under selective_op: each block's tensor all-gathers run again in backward
   bool keeps_shard_ = false;        // Megatron's sequence parallelism: inputs all-gathered again for wgrad
-  // Megatron's (keeps_shard_) userbuffers configuration, the scenario's or NeMo's H100 one; nullptr otherwise.
+  // Transformer Engine's userbuffers configuration where its overlaps run (ResolvedScenario::userbuffers).
   const UserbuffersConfig* userbuffers_ = nullptr;
   // Under model.precision fp8 with quantized gathers: a reduce-scatter of TE's FP8 userbuffer moves gathered_.
   bool fp8_scatters_ = false;

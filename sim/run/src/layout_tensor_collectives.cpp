@@ -15,7 +15,7 @@ void LayoutCommunication::setup_tensor(double m, double stages) {
   const auto blocks = static_cast<double>(t.blocks.size());
   const auto again = static_cast<double>(forward_again_);
   keeps_shard_ = n.tensor > 1 && context_.megatron_layout() && p.sequence_parallel.value;
-  if (keeps_shard_) userbuffers_ = p.userbuffers ? &p.userbuffers->value : &nemo_h100_userbuffers();
+  userbuffers_ = context_.userbuffers();
   if (keeps_shard_ && p.userbuffers) check_ring_pairs(*p.userbuffers, n.tensor);
   if (n.tensor > 1) {
     // Per block 2 allreduces' worth forward, 2 (1 + again) backward, one more under selective_op (its two all-gathers
@@ -31,7 +31,7 @@ void LayoutCommunication::setup_tensor(double m, double stages) {
     fp8_scatters_ = precision == Precision::fp8 && quantized_gathers();
     // Under tp_comm_overlap TE's FP8 userbuffers move the forward's reduce-scatters in FP8 too (fp8_buf): half an
     // allreduce's worth each, forward and again under recomputation.
-    if (fp8_scatters_ && p.tp_comm_overlap.value && userbuffers_) {
+    if (fp8_scatters_ && userbuffers_) {
       for (const int i : {1, 3}) fp8_buffer_scatters_ += forward_overlap(i, n.tensor, userbuffers_).fp8_buffer ? 1 : 0;
     }
     const double gather_per_block = quantized_gathers()

@@ -34,11 +34,10 @@ MemoryReport ResolvedScenario::memory() const {
   layout.fp32_gradients = p.grad_reduce_in_fp32.value;
   // Transformer Engine's userbuffers, each of the b x s / c x h activation (NeMo's initialize_ub shape).
   const auto& t = model_.transformer();
-  if (megatron_layout() && p.tensor.value > 1 && p.tp_comm_overlap.value && p.sequence_parallel.value && t) {
-    const UserbuffersConfig& config = p.userbuffers ? p.userbuffers->value : nemo_h100_userbuffers();
+  if (const UserbuffersConfig* config = userbuffers(); config && t) {
     const double elements = static_cast<double>(batch()) * static_cast<double>(t->sequence) /
                             static_cast<double>(p.context.value) * static_cast<double>(t->hidden);
-    layout.userbuffers = userbuffers_bytes(config, p.tensor.value, is_scaled(precision()), elements);
+    layout.userbuffers = userbuffers_bytes(*config, p.tensor.value, is_scaled(precision()), elements);
   }
   return at_pipeline_split(
       p, [&] { return memory_check(model_, gpu_, batch(), precision(), s.model.optimizer.value, layout); });
@@ -60,6 +59,14 @@ void ResolvedScenario::check_grad_reduce() const {
         "expert parallelism, with sharding none, optimizer or gradients); PyTorch's DDP and FSDP reduce in the "
         "16-bit type here");
   }
+}
+
+const UserbuffersConfig* ResolvedScenario::userbuffers() const {
+  const ParallelismConfig& p = scenario_->parallelism;
+  if (!megatron_layout() || p.tensor.value < 2 || !p.tp_comm_overlap.value || !p.sequence_parallel.value) {
+    return nullptr;
+  }
+  return p.userbuffers ? &p.userbuffers->value : &nemo_h100_userbuffers();
 }
 
 bool ResolvedScenario::megatron_layout() const {

@@ -165,6 +165,9 @@ class ResolvedScenario {
   // as its distributed optimizer, ZeRO-2 as Megatron-FSDP's optim_grads) rather than PyTorch's (data parallelism
   // alone, or FSDP beside a layout, as torchtitan runs it): whose memory layout and whose tensor-parallel backward.
   bool megatron_layout() const;
+  // Transformer Engine's userbuffers configuration where its overlaps run (tp_comm_overlap in Megatron's layout with
+  // tensor and sequence parallelism): the scenario's, or NeMo's H100 one under `true`; nullptr elsewhere.
+  const UserbuffersConfig* userbuffers() const;
 
  private:
   // InputError at parallelism.sequence_parallel when it is false beside a layout that is not Megatron's.

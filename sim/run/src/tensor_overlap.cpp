@@ -22,10 +22,13 @@ SimTime one_sm_time(Bytes message, Bandwidth per_sm) {
   return transfer_time(message, per_sm);
 }
 
+bool is_ring(OverlapMethod method) {
+  return method == OverlapMethod::ring_exchange || method == OverlapMethod::ring_exchange_pairs;
+}
+
 SimTime sm_share_time(SimTime whole, const OverlapSpec& spec, std::int64_t tensor, bool multicast) {
   if (tensor < 2) return SimTime::zero();
-  const bool ring = spec.method == OverlapMethod::ring_exchange || spec.method == OverlapMethod::ring_exchange_pairs;
-  const std::int64_t chunks = ring || !multicast ? tensor - 1 : 1;
+  const std::int64_t chunks = is_ring(spec.method) || !multicast ? tensor - 1 : 1;
   return SimTime::from_ps(whole.ps() / tensor * chunks);
 }
 
@@ -207,12 +210,10 @@ Bytes userbuffers_bytes(const UserbuffersConfig& config, std::int64_t tensor, bo
     const auto layer = static_cast<UbLayer>(i);
     const OverlapSpec spec = userbuffers_overlap(layer, config, tensor);
     const bool scatter = scatters(layer);
-    const bool fp8_buf = !scatter || (config[layer] && config[layer]->fp8_buf.value_or(false) &&
-                                      (layer == UbLayer::proj_fprop || layer == UbLayer::fc2_fprop));
-    const double buffer = elements * (scaled && fp8_buf ? 1 : 2);
-    const bool ring = spec.method == OverlapMethod::ring_exchange || spec.method == OverlapMethod::ring_exchange_pairs;
+    // userbuffers_overlap's fp8_buffer is TE's fp8_buf on the reduce-scatters that have one (proj_fprop, fc2_fprop).
+    const double buffer = elements * (scaled && (!scatter || spec.fp8_buffer) ? 1 : 2);
     const auto t = static_cast<double>(tensor);
-    total += ring && scatter ? buffer / t * (2 * t - 1) : buffer;
+    total += is_ring(spec.method) && scatter ? buffer / t * (2 * t - 1) : buffer;
   }
   // Absurd sizes saturate, as the memory check's own sums do (then nothing fits).
   constexpr double kPastInt64 = 9.2e18;

@@ -144,6 +144,8 @@ struct OverlapSpec {
 // to move the rank's share (sm_share_time). The copy engines' rings (sms 0) run at the collective's own rate.
 SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spec, double gpu_sms,
                               SimTime one_sm = SimTime::zero());
+// A ring exchange, whole or in pairs.
+bool is_ring(OverlapMethod method);
 // Its parts: the collective's time (half, or its SMs' where they are slower), what it shows on the compute stream,
 // and what its SMs take from the GEMM; overlapped_collective is exposed + sm_cost.
 struct OverlapCost {

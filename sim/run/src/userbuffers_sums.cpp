@@ -14,9 +14,8 @@ namespace syncsim::run {
 
 LayerTimes ResolvedScenario::with_userbuffers_sums(LayerTimes times, std::int64_t samples, RankSplit split) const {
   const auto& t = model_.transformer();
-  const ParallelismConfig& p = scenario_->parallelism;
-  if (split.tensor < 2 || !t || !megatron_layout() || !p.tp_comm_overlap.value) return times;
-  const UserbuffersConfig& config = p.userbuffers ? p.userbuffers->value : nemo_h100_userbuffers();
+  const UserbuffersConfig* config = userbuffers();
+  if (split.tensor < 2 || !t || !config) return times;
   const auto elements = static_cast<double>(samples) * static_cast<double>(t->sequence) *
                         static_cast<double>(t->hidden) / static_cast<double>(split.context);
   const auto out_bytes = static_cast<double>(element_bytes(precision()));
@@ -27,8 +26,8 @@ LayerTimes ResolvedScenario::with_userbuffers_sums(LayerTimes times, std::int64_
     for (std::size_t l = first; l < last && l < times.forward.size(); ++l) {
       if (layers[l].kind != LayerKind::gemm || layers[l].shape.split != TensorSplit::inputs || row > 1) continue;
       const OverlapSpec spec =
-          userbuffers_overlap(row++ == 0 ? UbLayer::proj_fprop : UbLayer::fc2_fprop, config, split.tensor);
-      if (spec.method != OverlapMethod::ring_exchange && spec.method != OverlapMethod::ring_exchange_pairs) continue;
+          userbuffers_overlap(row++ == 0 ? UbLayer::proj_fprop : UbLayer::fc2_fprop, *config, split.tensor);
+      if (!is_ring(spec.method)) continue;
       const double buffer_bytes = spec.fp8_buffer && precision() == Precision::fp8 ? 1 : out_bytes;
       times.forward[l] +=
           compute_->streaming_time(elements * buffer_bytes + elements / static_cast<double>(split.tensor) * out_bytes);
