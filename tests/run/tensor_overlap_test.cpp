@@ -96,16 +96,17 @@ TEST_CASE("Megatron's backward gathers the column-parallel inputs again: six col
   // FC2 80 us, as NeMo's H100 configurations run Transformer Engine's overlaps. Forward: the gathers ring exchanges
   // of 7 steps on the copy engines beside the GEMM's 7 steps after the first (on the rank's own shard), the scatters
   // pipelined in 4 splits of 50, each after its GEMM split, with their whole GEMM on the SMs they leave (24 for the
-  // projection's, 16 for FC2's):
-  //   QKV  200 - 87.5 = 112.5;                     proj max(50, 200 - 37.5) = 162.5 + 50 x 24/108
-  //   FC1  200 - 131.25 = 68.75;                   FC2  max(50, 200 - 60) = 140 + 80 x 16/116
+  // projection's, 16 for FC2's), which the splits after the first run beside, slowed:
+  //   QKV  200 - 87.5 = 112.5;   proj 50 + (150 - 37.5 x 132/108) + 50 x 24/108
+  //   FC1  200 - 131.25 = 68.75; FC2  50 + (150 - 60 x 132/116) + 80 x 16/116
   // Backward: at QKV and FC1 bulk gathers (4 and 2 SMs) beside the data-gradient product (g) and bulk scatters (16
-  // and 4 SMs) beside the weight-gradient product (g), no first chunk, their SMs shared while they overlap; at the
-  // projection and FC2 ring exchanges of the output gradient beside both (2 g), FC2's in pairs (its first exchange of
-  // 7, 200/7, before the GEMM; 3 of its 4 steps of two chunks hide what follows):
-  //   QKV  gather max(0, 200 - 100) = 100 + 100 x 4/128, scatter 100 + 100 x 16/116
+  // and 4 SMs) beside the weight-gradient product (g), no first chunk; each outlasts its GEMM even on the SMs it
+  // leaves, which then adds 200 - g whatever the SMs; at the projection and FC2 ring exchanges of the output gradient
+  // beside both (2 g), FC2's in pairs (its first exchange of 7, 200/7, before the GEMM; 3 of its 4 steps of two
+  // chunks hide what follows):
+  //   QKV  gather 200 - 100 = 100, scatter 100
   //   proj gather beside 100: 200 - 87.5 = 112.5
-  //   FC1  gather max(0, 50) = 50 + 150 x 2/130, scatter 50 + 150 x 4/128
+  //   FC1  gather 200 - 150 = 50, scatter 50
   //   FC2  gather beside 160: max(28.6, 200 - 120) = 80
   const BlockTensorInput in{.allreduce = us(400),
                             .tensor = 8,
@@ -113,24 +114,24 @@ TEST_CASE("Megatron's backward gathers the column-parallel inputs again: six col
                             .overlap = true,
                             .keeps_shard = true};
   const BlockTensorTime t = block_tensor_time(in);
-  CHECK(t.forward.ps() == Approx(us(112.5 + 162.5 + 68.75 + 140 + 50 * 24.0 / 108 + 80 * 16.0 / 116).ps()).margin(2));
-  CHECK(t.backward.ps() == Approx(us(100 + 100 + 112.5 + 50 + 50 + 80 + 100 * 4.0 / 128 + 100 * 16.0 / 116 +
-                                     150 * 2.0 / 130 + 150 * 4.0 / 128)
-                                      .ps())
-                               .margin(3));
+  CHECK(
+      t.forward.ps() ==
+      Approx(
+          us(112.5 + 200 - 37.5 * 132 / 108 + 68.75 + 200 - 60.0 * 132 / 116 + 50 * 24.0 / 108 + 80 * 16.0 / 116).ps())
+          .margin(2));
+  CHECK(t.backward.ps() == Approx(us(100 + 100 + 112.5 + 50 + 50 + 80).ps()).margin(3));
   // PyTorch's forward runs every collective as a ring on the copy engines (the case above).
   BlockTensorInput pytorch = in;
   pytorch.keeps_shard = false;
   CHECK(block_tensor_time(pytorch).forward.ps() == Approx(us(112.5 + 156.25 + 68.75 + 130).ps()).margin(2));
   // Long GEMMs (allreduce 80 us, tensor 4, runs 100, 60, 200, 120 us) hide everything but the bulk collectives' SMs
-  // and the first exchange of FC2's ring in pairs, 40/3.
+  // for the 40 us they run, and the first exchange of FC2's ring in pairs, 40/3.
   const BlockTensorInput hidden{.allreduce = us(80),
                                 .tensor = 4,
                                 .gemm_runs = {us(100), us(60), us(200), us(120)},
                                 .overlap = true,
                                 .keeps_shard = true};
-  CHECK(block_tensor_time(hidden).backward.ps() ==
-        Approx(us(40.0 / 3 + 40 * (4.0 / 128 + 16.0 / 116 + 2.0 / 130 + 4.0 / 128)).ps()).margin(3));
+  CHECK(block_tensor_time(hidden).backward.ps() == Approx(us(40.0 / 3 + 40 * (4.0 + 16 + 2 + 4) / 132).ps()).margin(3));
   // On a GPU of more SMs the same kernels take a smaller share: a B200's 148.
   BlockTensorInput blackwell = hidden;
   blackwell.gpu_sms = 148;
@@ -139,19 +140,23 @@ TEST_CASE("Megatron's backward gathers the column-parallel inputs again: six col
 
 TEST_CASE("the five ways a collective runs beside its GEMM", "[tensor_overlap]") {
   // Half-allreduce 40 us beside a GEMM of 100 us on 132 SMs, in 4 chunks (a ring of 4), taking 12 SMs:
-  //   chunked        the first chunk, 10, and the SMs while they overlap: 40 x 12/120
+  //   chunked        the first chunk, 10, and the SMs' share while the other three run: 30 x 12/132
   //   sm_margin      the first chunk and the whole GEMM on the 120 SMs left: 100 x 12/120
-  //   bulk           nothing waits: 0, and the SMs as chunked
-  //   ring_exchange  the GEMM starts on the rank's own shard, its 3 other steps hide 75: 0, and the SMs
-  //   ring pairs     the first of 3 exchanges, 40/3, then 2 steps of two chunks, the second hiding 50; and the SMs
+  //   bulk           nothing waits: 0, and the SMs' share while it runs, 40 x 12/132
+  //   ring_exchange  the GEMM starts on the rank's own shard, its 3 other steps hide 75: 0, and the SMs as bulk
+  //   ring pairs     the first of 3 exchanges, 40/3, then 2 steps of two chunks, the second hiding 50; and the SMs'
+  //                  share while the rest runs, 80/3 x 12/132
   const SimTime half = us(40);
   const SimTime gemm = us(100);
   const auto at = [&](OverlapMethod m) { return overlapped_collective(half, gemm, {m, 4, 12}, 132); };
-  CHECK(at(OverlapMethod::chunked).ps() == Approx(us(10 + 4).ps()).margin(1));
+  CHECK(at(OverlapMethod::chunked).ps() == Approx(us(10 + 30 * 12.0 / 132).ps()).margin(1));
   CHECK(at(OverlapMethod::sm_margin).ps() == Approx(us(10 + 10).ps()).margin(1));
-  CHECK(at(OverlapMethod::bulk).ps() == Approx(us(4).ps()).margin(1));
-  CHECK(at(OverlapMethod::ring_exchange).ps() == Approx(us(4).ps()).margin(1));
-  CHECK(at(OverlapMethod::ring_exchange_pairs).ps() == Approx(us(40.0 / 3 + 4).ps()).margin(1));
+  CHECK(at(OverlapMethod::bulk).ps() == Approx(us(40 * 12.0 / 132).ps()).margin(1));
+  CHECK(at(OverlapMethod::ring_exchange).ps() == Approx(us(40 * 12.0 / 132).ps()).margin(1));
+  CHECK(at(OverlapMethod::ring_exchange_pairs).ps() == Approx(us(40.0 / 3 + 80.0 / 3 * 12 / 132).ps()).margin(1));
+  // A collective on SMs outlasting its GEMM even at the rate they leave it adds the difference: the GEMM runs wholly
+  // beside it, whatever the SMs (150 us in bulk on 12 SMs beside 100: 50).
+  CHECK(overlapped_collective(us(150), gemm, {OverlapMethod::bulk, 1, 12}, 132).ps() == Approx(us(50).ps()).margin(1));
   // A collective outlasting its GEMM shows the difference whatever the method, less the part of the GEMM it may run
   // beside (all of it in bulk, 3/4 in a ring of 4, 2/4 in pairs, the steps after the first); on the copy engines it
   // takes no SMs.
@@ -197,15 +202,14 @@ TEST_CASE("under FP8 the all-gathers move the quantized activations and cost the
   CHECK(block_tensor_time(selective).backward == us(220 + 60));
   // Overlapped behind long GEMMs (runs 100, 60, 200, 120 us), as Megatron runs them (the case above): forward the
   // scatters' last splits, a quarter of 50, each scatter's whole GEMM on the SMs it leaves, the gathers' rings hidden;
-  // backward the bulk collectives' SMs while they overlap, the output gradients' rings hidden but for the first
+  // backward the bulk collectives' SMs for as long as they run, the output gradients' rings hidden but for the first
   // exchange of FC2's in pairs, 30/3.
   BlockTensorInput overlapped = megatron;
   overlapped.gemm_runs = {us(100), us(60), us(200), us(120)};
   overlapped.overlap = true;
   const BlockTensorTime o = block_tensor_time(overlapped);
   CHECK(o.forward.ps() == Approx(us(25 + 60 * 24.0 / 108 + 120 * 16.0 / 116).ps()).margin(2));
-  CHECK(o.backward.ps() ==
-        Approx(us(10 + 30 * 4.0 / 128 + 50 * 16.0 / 116 + 30 * 2.0 / 130 + 50 * 4.0 / 128).ps()).margin(3));
+  CHECK(o.backward.ps() == Approx(us(10 + (30 * 4.0 + 50 * 16 + 30 * 2 + 50 * 4) / 132).ps()).margin(3));
   // The same message either way is the one-type block: nothing changes.
   BlockTensorInput same = megatron;
   same.gather_allreduce = us(100);
@@ -288,15 +292,16 @@ TEST_CASE("an SM-driven collective moves no faster than its SMs", "[tensor_overl
   CHECK(near(sm_share_time(whole, ring, 4, true), whole.scaled(0.75)));
   CHECK(sm_share_time(whole, bulk, 1, false) == SimTime::zero());
   // A bulk all-gather of half-allreduce 150 us on 4 of 132 SMs beside a GEMM of 250 us hides on its own rate, its
-  // SMs slowing the GEMM while it runs: 150 x 4/128. On 4 SMs without multicast it takes 1,371.4 / 4 = 342.9 us: 92.9
-  // shown, and the SMs held through the whole GEMM, 250 x 4/128. With multicast, 114.3 us: as on its own rate.
+  // SMs' share of the GEMM while it runs: 150 x 4/132. On 4 SMs without multicast it takes 1,371.4 / 4 = 342.9 us,
+  // longer than the GEMM on the SMs it leaves (257.8): it adds 342.9 - 250. With multicast, 114.3 us: as on its own
+  // rate.
   const SimTime half = us(150);
   const SimTime gemm = us(250);
   const SimTime unicast = sm_share_time(whole, bulk, 4, false);
-  CHECK(near(overlapped_collective(half, gemm, bulk, 132), us(150 * 4.0 / 128)));
+  CHECK(near(overlapped_collective(half, gemm, bulk, 132), us(150 * 4.0 / 132)));
   CHECK(overlapped_collective(half, gemm, bulk, 132, unicast).ps() ==
-        Approx((unicast.scaled(0.25) - gemm + us(250 * 4.0 / 128)).ps()).margin(2));
-  CHECK(near(overlapped_collective(half, gemm, bulk, 132, sm_share_time(whole, bulk, 4, true)), us(150 * 4.0 / 128)));
+        Approx((unicast.scaled(0.25) - gemm).ps()).margin(2));
+  CHECK(near(overlapped_collective(half, gemm, bulk, 132, sm_share_time(whole, bulk, 4, true)), us(150 * 4.0 / 132)));
   // More SMs never show more (on a GPU so large that their share of it costs nothing): from 1 to 16 the shown time
   // falls until the collective hides.
   std::optional<SimTime> last;
@@ -314,14 +319,15 @@ TEST_CASE("an SM-driven collective moves no faster than its SMs", "[tensor_overl
 TEST_CASE("a block's SM-driven collectives take their buffer's SM time", "[tensor_overlap]") {
   // Megatron's layout under NeMo's H100 configuration, tensor 4, allreduce 80 us (40 each way), GEMM runs QKV 100,
   // projection 60, FC1 200, FC2 120 us: every collective hides on its own rate. One SM takes 1,000 us for each whole
-  // buffer; without multicast a rank's SMs move 3/4 of it, 750 us on one SM. The SMs slow the GEMM for as long as the
-  // collective runs (up to the GEMM), so a slower collective slows it longer too:
+  // buffer; without multicast a rank's SMs move 3/4 of it, 750 us on one SM. The SMs take their share of the GEMM for
+  // as long as the collective runs beside it, so a slower collective takes more; one that outlasts the GEMM on the
+  // SMs it leaves adds its difference with the GEMM, where at its own rate (40 us) it added its SMs' share:
   //   forward   FC2's reduce-scatter on 16 SMs: 46.875 over 4 splits, its last 11.72 where 10 showed: +1.719; the
   //             projection's on 24 (31.25) and the rings (copy engines) as before
-  //   backward  QKV's input gathered in bulk on 4 SMs: 187.5 beside its 100 us data gradient, 87.5 shown, and its SMs
-  //             over 100 us not 40: + 60 x 4/128; QKV's data gradient scattered on 16: 46.875, hidden, + 6.875 x
-  //             16/116; FC1's input on 2: 375 beside 200, 175 shown, + 160 x 2/130; FC1's scatter on 4: 187.5, hidden,
-  //             + 147.5 x 4/128; the rows' rings as before
+  //   backward  QKV's input gathered in bulk on 4 SMs: 187.5 beside its 100 us data gradient, 87.5, less 40 x 4/132;
+  //             QKV's data gradient scattered on 16: 46.875, hidden, + 6.875 x 16/132; FC1's input on 2: 375 beside
+  //             200, 175, less 40 x 2/132; FC1's scatter on 4: 187.5, hidden, + 147.5 x 4/132; the rows' rings as
+  //             before
   const BlockTensorInput in{.allreduce = us(80),
                             .tensor = 4,
                             .gemm_runs = {us(100), us(60), us(200), us(120)},
@@ -335,14 +341,14 @@ TEST_CASE("a block's SM-driven collectives take their buffer's SM time", "[tenso
   };
   CHECK(more(limited).first == Approx(us(46.875 / 4 - 10).ps()).margin(2));
   CHECK(more(limited).second ==
-        Approx(us(87.5 + 60 * 4.0 / 128 + 6.875 * 16 / 116 + 175 + 160 * 2.0 / 130 + 147.5 * 4 / 128).ps()).margin(8));
+        Approx(us(87.5 - 40 * 4.0 / 132 + 6.875 * 16 / 132 + 175 - 40 * 2.0 / 132 + 147.5 * 4 / 132).ps()).margin(8));
   // On an NVSwitch that multicasts each rank moves its own quarter, 250 us on one SM: everything hides; the
   // forward's collectives fit their own rate (10.4 and 15.6 us) and the backward's SMs run longer beside QKV
-  // (its gather on 4 SMs, 62.5: + 22.5 x 4/128; its scatter on 16, 15.6, fits) and FC1 (125 on 2 SMs: + 85 x 2/130;
-  // 62.5 on 4: + 22.5 x 4/128).
+  // (its gather on 4 SMs, 62.5: + 22.5 x 4/132; its scatter on 16, 15.6, fits) and FC1 (125 on 2 SMs: + 85 x 2/132;
+  // 62.5 on 4: + 22.5 x 4/132).
   limited.multicast = true;
   CHECK(more(limited).first == 0);
-  CHECK(more(limited).second == Approx(us(22.5 * 4 / 128 + 85 * 2.0 / 130 + 22.5 * 4 / 128).ps()).margin(8));
+  CHECK(more(limited).second == Approx(us(22.5 * 4 / 132 + 85 * 2.0 / 132 + 22.5 * 4 / 132).ps()).margin(8));
 }
 
 TEST_CASE("a block's userbuffers overlaps, layer by layer, sum to its tensor time", "[tensor_overlap]") {
@@ -369,10 +375,12 @@ TEST_CASE("a block's userbuffers overlaps, layer by layer, sum to its tensor tim
   }
   CHECK(forward == block_tensor_time(in).forward);
   CHECK(backward == block_tensor_time(in).backward);
-  // QKV's input gathered again on 4 SMs: 750 us for one SM, 187.5 on four, beside the 100 us product.
+  // QKV's input gathered again on 4 SMs: 750 us for one SM, 187.5 on four, beside the 100 us product, which runs
+  // wholly on the 128 SMs left: 103.125 us, 3.125 of them the SMs' cost, and 84.375 shown.
   CHECK(layers[4].one_sm == us(750));
   CHECK(layers[4].cost.collective.ps() == Approx(us(187.5).ps()).margin(2));
-  CHECK(layers[4].cost.exposed.ps() == Approx(us(87.5).ps()).margin(2));
+  CHECK(layers[4].cost.exposed.ps() == Approx(us(84.375).ps()).margin(2));
+  CHECK(layers[4].cost.sm_cost.ps() == Approx(us(3.125).ps()).margin(2));
   // The copy engines' rings take no SMs.
   CHECK(layers[0].spec.sms == 0);
   CHECK(layers[0].cost.sm_cost == SimTime::zero());

@@ -188,6 +188,12 @@ SimTime LayoutCommunication::imported_overlaps(const chakra::LayoutPass& pass, d
     // A trace without the SMs reads as syncsim wrote them before: reduce-scatters on 20, gathers on none.
     const bool gather = o.op == chakra::CollectiveKind::all_gather;
     const double sms = o.sms ? static_cast<double>(*o.sms) : gather ? 0 : kUnwrittenScatterSms;
+    if (sms >= gpu_sms()) {
+      throw context_.scenario().model.chakra->error(
+          fmt::format("the execution trace runs a tensor collective beside its GEMM on {} SMs, which leaves none to "
+                      "the GEMM on the {} ({} SMs)",
+                      sms, context_.gpu().name, gpu_sms()));
+    }
     const OverlapSpec spec{.method = o.method, .chunks = is_ring(o.method) ? o.chunks + 1 : o.chunks, .sms = sms};
     // TE's FP8 userbuffer's reduce-scatter (the FP8 activation's bytes, where the others move 16 bits) does not
     // multicast.

@@ -17,6 +17,12 @@ void LayoutCommunication::setup_tensor(double m, double stages) {
   keeps_shard_ = n.tensor > 1 && context_.megatron_layout() && p.sequence_parallel.value;
   userbuffers_ = context_.userbuffers();
   if (keeps_shard_ && p.userbuffers) check_ring_pairs(*p.userbuffers, n.tensor);
+  if (userbuffers_ && context_.gpu().multiprocessors) {
+    if (auto why = userbuffers_sms_error(*userbuffers_, *context_.gpu().multiprocessors, context_.gpu().name)) {
+      throw p.userbuffers ? p.userbuffers->error(std::move(*why))
+                          : p.tp_comm_overlap.error(*why + " (NeMo's H100 configuration, which `true` runs)");
+    }
+  }
   if (n.tensor > 1) {
     // Per block 2 allreduces' worth forward, 2 (1 + again) backward, one more under selective_op (its two all-gathers
     // again) and one more for Megatron's wgrad re-gathers (tensor_overlap.hpp); the embedding's and the head's.

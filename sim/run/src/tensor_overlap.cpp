@@ -34,34 +34,45 @@ SimTime sm_share_time(SimTime whole, const OverlapSpec& spec, std::int64_t tenso
 
 OverlapCost overlap_cost(SimTime half, SimTime gemm, const OverlapSpec& spec, double gpu_sms, SimTime one_sm) {
   const std::int64_t k = std::max<std::int64_t>(spec.chunks, 1);
-  // At least one SM left to the GEMM (a configuration's SM count is absolute; a GPU may have fewer).
+  // At least one SM left to the GEMM: a scenario's configuration that leaves none is refused (userbuffers_sms_error),
+  // this keeps a direct caller's absurd count finite.
   const double sms = std::min(spec.sms, gpu_sms - 1);
   if (sms > 0 && one_sm > SimTime::zero()) half = std::max(half, one_sm.scaled(1 / sms));
-  // What runs before the GEMM can hide any of it, and the part of the GEMM the collective may run beside.
+  // What runs before or after the GEMM, beside nothing, and the part of the GEMM the rest may run beside.
   SimTime first;
-  SimTime hidden = gemm;
+  SimTime beside = gemm;
   switch (spec.method) {
     case OverlapMethod::chunked:
     case OverlapMethod::sm_margin:
       first = SimTime::from_ps(half.ps() / k);
-      hidden = SimTime::from_ps(gemm.ps() / k * (k - 1));
+      beside = SimTime::from_ps(gemm.ps() / k * (k - 1));
       break;
     case OverlapMethod::bulk:
       break;
     case OverlapMethod::ring_exchange:
-      hidden = SimTime::from_ps(gemm.ps() / k * (k - 1));
+      beside = SimTime::from_ps(gemm.ps() / k * (k - 1));
       break;
     case OverlapMethod::ring_exchange_pairs:
       // One exchange of t - 1 first; of t/2 steps of two chunks, the first runs beside nothing.
       first = SimTime::from_ps(half.ps() / std::max<std::int64_t>(k - 1, 1));
-      hidden = SimTime::from_ps(gemm.ps() / k * std::max<std::int64_t>(k - 2, 0));
+      beside = SimTime::from_ps(gemm.ps() / k * std::max<std::int64_t>(k - 2, 0));
       break;
   }
-  const SimTime exposed = std::max(first, std::max(SimTime::zero(), half - hidden));
-  if (sms <= 0) return {.collective = half, .exposed = exposed, .sm_cost = SimTime::zero()};
-  const double share = sms / gpu_sms;
-  const SimTime slowed = spec.method == OverlapMethod::sm_margin ? gemm : std::min(half, gemm);
-  return {.collective = half, .exposed = exposed, .sm_cost = slowed.scaled(share / (1 - share))};
+  // While the collective's kernels hold their SMs the GEMM runs at (S - n)/S of its rate: under set_sm_margin all of
+  // it, otherwise only while they overlap, the rest of the GEMM on every SM.
+  SimTime sm_cost;
+  if (sms > 0) {
+    const double share = sms / gpu_sms;
+    if (spec.method == OverlapMethod::sm_margin) {
+      sm_cost = gemm.scaled(share / (1 - share));
+      beside = beside.scaled(1 / (1 - share));
+    } else {
+      sm_cost = std::min(half - first, beside.scaled(1 / (1 - share))).scaled(share);
+      beside += sm_cost;
+    }
+  }
+  const SimTime exposed = first + std::max(SimTime::zero(), half - first - beside);
+  return {.collective = half, .exposed = exposed, .sm_cost = sm_cost};
 }
 
 SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spec, double gpu_sms, SimTime one_sm) {

@@ -11,24 +11,26 @@
 //                   PyTorch's symmetric-memory micro-pipelining), its kernels taking n_i of the GPU's S SMs (0 for
 //                   the copy engines). Of half = a/2, the GEMM hides what runs beside the part of it that may overlap:
 //
-//                   exposed_i = max(first_i, half - hidden_i)
+//                   exposed_i = first_i + max(0, half - first_i - beside_i')
 //
+//                   first_i runs beside nothing, the rest beside the part b_i of the GEMM that may overlap it:
 //                   chunked        in k_i chunks, each GEMM chunk after its own: first = half/k_i (the first chunk
-//                                  before any GEMM, or a reduce-scatter's last after all of it), hidden = g_i
-//                                  (k_i-1)/k_i; its SMs slow the GEMM while they overlap: slowdown_i = min(half, g_i)
-//                                  n_i/(S - n_i)
-//                   sm_margin      chunked, the whole GEMM run on the S - n_i SMs it leaves (TE's set_sm_margin):
-//                                  slowdown_i = g_i n_i/(S - n_i)
-//                   bulk           the whole collective beside a GEMM that does not wait for it: first = 0,
-//                                  hidden = g_i; slowdown_i as chunked
+//                                  before any GEMM, or a reduce-scatter's last after all of it), b = g_i (k_i-1)/k_i
+//                   sm_margin      chunked, the whole GEMM run on the S - n_i SMs it leaves (TE's set_sm_margin)
+//                   bulk           the whole collective beside a GEMM that does not wait for it: first = 0, b = g_i
 //                   ring_exchange  a ring of t - 1 point-to-point exchanges beside t GEMM steps, the first on the
 //                                  rank's own shard (TE's split_overlap_ag; PyTorch's all-gather-matmul, and its
 //                                  matmul-reduce-scatter, which computes the rank's own chunk last): first = 0,
-//                                  hidden = g_i (t-1)/t
+//                                  b = g_i (t-1)/t
 //                   ring_exchange_pairs
 //                                  TE's `aggregate`: one exchange with the pair's neighbour first, then t/2 GEMM
-//                                  steps of two chunks beside exchanges of two: first = half/(t-1),
-//                                  hidden = g_i (t-2)/t
+//                                  steps of two chunks beside exchanges of two: first = half/(t-1), b = g_i (t-2)/t
+//
+//                   While the collective's kernels hold their n_i SMs the GEMM runs at (S - n_i)/S of its rate, r:
+//                   under sm_margin all of it, slowdown_i = g_i n_i/(S - n_i) and beside_i' = b/r; otherwise only
+//                   while they overlap, slowdown_i = n_i/S min(half - first_i, b/r) and beside_i' = b + slowdown_i
+//                   (the GEMM wholly at r if the collective outlasts it, else r for the collective's time and then
+//                   every SM). Exposed plus slowdown is then the time the pair adds to the GEMM's own.
 //
 //                   A collective on SMs (n_i > 0) moves no faster than they do: half is at least the rank's share of
 //                   the buffer over n_i SMs at NCCL's per-channel ceiling (sm_share_time: 1/t of it where the group's

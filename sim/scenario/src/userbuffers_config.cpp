@@ -47,6 +47,18 @@ void check_ring_pairs(const Located<UserbuffersConfig>& config, std::int64_t ten
   }
 }
 
+std::optional<std::string> userbuffers_sms_error(const UserbuffersConfig& config, std::int64_t gpu_sms,
+                                                 std::string_view gpu) {
+  for (const auto& [name, layer] : kUbLayerNames) {
+    const std::optional<UbLayerSettings>& s = config[layer];
+    if (s && s->num_sm && *s->num_sm >= gpu_sms) {
+      return fmt::format("{}: num_sm {} leaves no SM to the GEMM beside it on the {} ({} SMs); expected at most {}",
+                         name, *s->num_sm, gpu, gpu_sms, gpu_sms - 1);
+    }
+  }
+  return std::nullopt;
+}
+
 const UserbuffersConfig& nemo_h100_userbuffers() {
   // Launcher 24.07's ub_cfg_h100_h8192_tp4_mbs1_seqlen4096 (Llama 2 70B), ..._seqlen8192 (Llama 3 70B) and
   // ub_cfg_h100_h12288_tp4_mbs1_seqlen2048 (GPT-3 175B): where they differ, the value two of them give (qkv_dgrad

@@ -72,6 +72,11 @@ struct UserbuffersConfig {
 // Throws at the configuration where a ring in pairs (`aggregate`) would run on an odd tensor group, which TE cannot
 // pair.
 void check_ring_pairs(const Located<UserbuffersConfig>& config, std::int64_t tensor);
+// What is wrong where a layer's collective would hold every SM of a GPU with `gpu_sms` of them (`gpu` names it), or
+// nullopt: under set_sm_margin TE's GEMM gets the SMs less num_sm (comm_gemm_overlap's math SMs, none left), and
+// otherwise the collective's kernels would fill the GPU with nothing beside them, which is no overlap.
+std::optional<std::string> userbuffers_sms_error(const UserbuffersConfig& config, std::int64_t gpu_sms,
+                                                 std::string_view gpu);
 
 // NeMo 24.07's H100 configuration (validation/sources/llm-runs.md, "Userbuffers TP-overlap layer names"): what
 // `tp_comm_overlap: true` runs in Megatron's layouts.
