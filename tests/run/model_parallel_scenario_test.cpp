@@ -133,8 +133,8 @@ TEST_CASE("a pipeline of 4 stages and 8 micro-batches idles at least (p - 1)/(m 
   CHECK(interleaved.layout->bubble_fraction < r.layout->bubble_fraction);
   CHECK(interleaved.samples_per_second > r.samples_per_second);
   // The shares, bubble included, add up.
-  const double shares =
-      r.compute_share + r.optimizer_share + r.exposed_communication_share + r.idle_share + r.pipeline_bubble_share;
+  const double shares = r.compute_share + r.optimizer_share + r.exposed_communication_share + r.idle_share +
+                        r.pipeline_bubble_share + r.overlap_interference_share;
   CHECK(shares == Approx(1).epsilon(1e-9));
 }
 

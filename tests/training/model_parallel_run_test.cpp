@@ -76,6 +76,40 @@ TEST_CASE("a bucket ready halfway through the last backward hides behind it", "[
   CHECK(slow.iteration_times[1] == SimTime::from_ms(60 - 10 + 30 + 8));
 }
 
+TEST_CASE("compute beside the data-parallel collectives runs (1 + s) times slower for as long as they overlap",
+          "[model_parallel]") {
+  // 5 ms buckets: the first runs from 50 to 55 ms beside the last backward (40 to 60), the second from 60 to 65 beside
+  // nothing. At s = 0.5 the backward ends 2.5 ms later, at 62.5, still before the stream: the iteration keeps its 73
+  // ms, 2.5 of them interference and 2.5 the wait; the rerun without the collectives keeps the interference, so the
+  // data group exposes its wait only.
+  ModelParallelSetup half = one_stage(ShardingLevel::none, 4, SimTime::from_ms(5));
+  half.overlap_slowdown = 0.5;
+  const ModelParallelResult r = run_model_parallel(half);
+  CHECK(r.iteration_times[1] == SimTime::from_ms(73));
+  CHECK(r.stages[0].interference == SimTime::from_us(2500) * 3);
+  CHECK(r.stages[0].data_wait == SimTime::from_us(2500) * 3);
+  CHECK(r.stages[0].bubble == SimTime::zero());
+  CHECK(r.exposed_data == SimTime::from_us(2500));
+  // At s = 2 the 5 ms beside it cost 10: the backward ends at 70, after the stream, and sets the pace.
+  ModelParallelSetup twice = half;
+  twice.overlap_slowdown = 2;
+  const ModelParallelResult t = run_model_parallel(twice);
+  CHECK(t.iteration_times[1] == SimTime::from_ms(78));
+  CHECK(t.stages[0].interference == SimTime::from_ms(10) * 3);
+  CHECK(t.stages[0].data_wait == SimTime::zero());
+  CHECK(t.exposed_data == SimTime::zero());
+  // 15 ms buckets overlap the backward's last 10 ms: 5 ms more at s = 0.5, hidden by the stream's 80 ms.
+  ModelParallelSetup slow = one_stage(ShardingLevel::none, 4, SimTime::from_ms(15));
+  slow.overlap_slowdown = 0.5;
+  const ModelParallelResult w = run_model_parallel(slow);
+  CHECK(w.iteration_times[1] == SimTime::from_ms(88));
+  CHECK(w.stages[0].interference == SimTime::from_ms(5) * 3);
+  // Without data parallelism nothing runs beside the compute.
+  ModelParallelSetup alone = one_stage(ShardingLevel::none, 1, SimTime::from_ms(5));
+  alone.overlap_slowdown = 0.5;
+  CHECK(run_model_parallel(alone).stages[0].interference == SimTime::zero());
+}
+
 TEST_CASE("ZeRO-1's parameter gathers overlap the next iteration's forward per chunk", "[model_parallel]") {
   const ModelParallelResult r = run_model_parallel(one_stage(ShardingLevel::optimizer, 4, SimTime::from_ms(5)));
   // Reduce-scatters: the second exposed (5 ms); the step (2 ms); the gathers (2 x 5 ms) hold the next forward of

@@ -23,7 +23,7 @@ namespace {
 
 void check_model_parallel_supported(const Scenario& s) {
   refuse_what_layouts_lack(s, "with a model-parallel layout");
-  refuse_unsimulated_overheads(s, "with a tensor, pipeline, context or expert layout", false);
+  refuse_unsimulated_overheads(s, "with a tensor, pipeline, context or expert layout", true);
   const ParallelismConfig& p = s.parallelism;
   if (p.shard_group) {
     throw p.shard_group->error("HSDP's shard groups are not simulated yet with a model-parallel layout");
@@ -97,7 +97,7 @@ void fill_workers(TrainingReport& r, const RankLayout& layout, const ModelParall
                             .exposed_communication = st.tensor + st.context + st.expert + st.pipeline + st.data_wait,
                             .straggler_wait = st.straggler_wait,
                             .framework_overhead = SimTime::zero(),
-                            .overlap_interference = SimTime::zero(),
+                            .overlap_interference = st.interference,
                             .pipeline_bubble = st.bubble,
                             .updates = std::nullopt,
                             .recompute = st.recompute,
@@ -142,6 +142,7 @@ RunOutput run_model_parallel_layout(ResolvedScenario& context, convergence::Upda
   const RankLayout& layout = comm.layout();
   setup.stragglers = context.stragglers();
   setup.group = layout.sizes().tensor * layout.sizes().context;
+  setup.overlap_slowdown = s.training.overlap_slowdown_or_default();
   const ModelParallelResult result = run_model_parallel(setup);
 
   RunOutput out;

@@ -88,9 +88,10 @@ JobIteration data_parallel_iteration(const Scenario& job) {
           job.cluster.workers->value * job.model.batch_per_gpu.value * job.model.micro_batches};
 }
 
-// A tensor x context x pipeline layout: the single-job engine's iteration less its exposed data-parallel time
-// (compute, pipeline bubble and the tensor, context and pipeline traffic, none of it on the shared fabric), then
-// each data-parallel group's AllReduce of the stages' mean gradient bytes on the shared fabric.
+// A tensor x context x pipeline layout: the single-job engine's iteration less its exposed data-parallel time and
+// the compute's slowdown beside it (compute, pipeline bubble and the tensor, context and pipeline traffic, none of it
+// on the shared fabric), then each data-parallel group's AllReduce of the stages' mean gradient bytes on the shared
+// fabric, after the compute.
 JobIteration layout_iteration(const Scenario& job, std::size_t index) {
   TrainingReport engine;
   try {
@@ -99,7 +100,8 @@ JobIteration layout_iteration(const Scenario& job, std::size_t index) {
     if (e.key().starts_with("jobs[")) throw;
     throw InputError(e.message(), e.where(), fmt::format("jobs[{}].{}", index, e.key()));
   }
-  const double exposed_data = engine.exposed_data_share * static_cast<double>(engine.iteration_mean.ps());
+  const double exposed_data =
+      (engine.exposed_data_share + engine.overlap_interference_share) * static_cast<double>(engine.iteration_mean.ps());
   JobIteration out;
   out.compute = engine.iteration_mean - SimTime::from_ps(static_cast<std::int64_t>(exposed_data));
   out.samples = engine.global_batch;

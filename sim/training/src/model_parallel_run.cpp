@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <utility>
 
 #include "syncsim/core/input_error.hpp"
 #include "syncsim/training/replica_classes.hpp"
@@ -44,13 +45,36 @@ struct FreeKinds {
   bool expert = false;
 };
 
+// A span of time, and how much of a sorted, disjoint list of them another sorted, disjoint list covers.
+using Interval = std::pair<SimTime, SimTime>;
+SimTime overlap_of(const std::vector<Interval>& a, const std::vector<Interval>& b) {
+  SimTime covered;
+  std::size_t j = 0;
+  for (const Interval& x : a) {
+    while (j < b.size() && b[j].second <= x.first) ++j;
+    for (std::size_t k = j; k < b.size() && b[k].first < x.second; ++k) {
+      covered += std::min(x.second, b[k].second) - std::max(x.first, b[k].first);
+    }
+  }
+  return covered;
+}
+
+// Per iteration and stage, the passes' extra time beside the stage's data-parallel collectives.
+using InterferenceTable = std::vector<std::vector<SimTime>>;
+
 class Timeline {
  public:
-  Timeline(const ModelParallelSetup& setup, FreeKinds free, std::int64_t iterations, bool record)
-      : s_(setup), free_kinds_(free), iterations_(iterations), record_(record) {
+  // `fixed`: the interference to charge instead of measuring it (the causal rerun without data-parallel traffic keeps
+  // the full run's, which that traffic caused but which is not its wait).
+  Timeline(const ModelParallelSetup& setup, FreeKinds free, std::int64_t iterations, bool record,
+           const InterferenceTable* fixed = nullptr)
+      : s_(setup), free_kinds_(free), iterations_(iterations), record_(record), fixed_(fixed) {
     const auto p = static_cast<std::size_t>(s_.stages);
     device_free_.assign(p, SimTime::zero());
     stream_.assign(p, SimTime::zero());
+    beside_.assign(p, {});
+    // Kept for the iterations a causal rerun repeats only: a long run's table would grow with it.
+    interference_.assign(static_cast<std::size_t>(std::min(iterations_, kCausalIterations)), std::vector<SimTime>(p));
     ready_.assign(p, std::vector<SimTime>(static_cast<std::size_t>(s_.chunks)));
     out_.stages.resize(p);
     const std::int64_t per_iteration = s_.stages * s_.chunks * s_.micro_batches * 2;
@@ -71,11 +95,13 @@ class Timeline {
     out_.total = last_end;
     for (ModelParallelResult::Stage& st : out_.stages) {
       st.bubble = out_.total - st.compute - st.tensor - st.context - st.expert - st.data_wait - st.optimizer -
-                  st.straggler_wait;
+                  st.interference - st.straggler_wait;
       st.data_bytes_per_iteration /= static_cast<double>(iterations_);
     }
     return std::move(out_);
   }
+
+  const InterferenceTable& interference() const { return interference_; }
 
  private:
   // The pipeline of a replica whose stage d computes `factors[d]` times slower.
@@ -119,6 +145,7 @@ class Timeline {
     const SimTime length = free_kinds_.data || ranks < 2 ? SimTime::zero() : s_.data_collective(op, bytes, unit.expert);
     if (length < SimTime::zero()) throw InputError("model-parallel run: negative collective time");
     stream_[d] = begin + length;
+    if (length > SimTime::zero()) beside_[d].emplace_back(begin, stream_[d]);
     if (ranks > 1) {
       out_.stages[d].data_bytes_per_iteration +=
           static_cast<double>(bytes.value) * bus_factor(op, static_cast<std::size_t>(ranks));
@@ -181,8 +208,10 @@ class Timeline {
     for (const PipelineTiming& t : timings) last_end = std::max(last_end, t.last_end[d]);
     reduce_gradients(it, d, timings);
     ModelParallelResult::Stage& st = out_.stages[d];
-    const SimTime step_start = std::max(last_end, stream_[d]);
-    st.data_wait += step_start - last_end;
+    const SimTime slowed_end = last_end + interference(it, d, timings);
+    const SimTime step_start = std::max(slowed_end, stream_[d]);
+    st.interference += slowed_end - last_end;
+    st.data_wait += step_start - slowed_end;
     const SimTime full_step = s_.optimizer_step[d];
     const std::int64_t shards = gradient_ranks();
     const SimTime step = sharded ? SimTime::from_ps((full_step.ps() + shards - 1) / shards) : full_step;
@@ -197,6 +226,32 @@ class Timeline {
       for (auto& ready : ready_[d]) ready = step_end;
     }
     return step_end;
+  }
+
+  // What stage d's passes lose beside its data-parallel collectives this iteration (the last gathers of the previous
+  // one and its own reductions): s times the time they overlap, in the replica class that ends last that way.
+  SimTime interference(std::int64_t it, std::size_t d, const std::vector<PipelineTiming>& timings) {
+    std::vector<Interval> beside = std::move(beside_[d]);
+    beside_[d].clear();
+    const auto i = static_cast<std::size_t>(it);
+    if (fixed_) return (*fixed_)[i][d];
+    SimTime extra;
+    if (s_.overlap_slowdown > 0 && !beside.empty()) {
+      if (!std::is_sorted(beside.begin(), beside.end())) std::sort(beside.begin(), beside.end());  // one stream
+      SimTime last_end;
+      SimTime slowed_end;
+      for (const PipelineTiming& t : timings) {
+        std::vector<Interval> passes;  // one stage's passes: one after another
+        passes.reserve(t.passes[d].size());
+        for (const PipelineTiming::Span& span : t.passes[d]) passes.emplace_back(span.start, span.end);
+        if (!std::is_sorted(passes.begin(), passes.end())) std::sort(passes.begin(), passes.end());
+        last_end = std::max(last_end, t.last_end[d]);
+        slowed_end = std::max(slowed_end, t.last_end[d] + overlap_of(passes, beside).scaled(s_.overlap_slowdown));
+      }
+      extra = slowed_end - last_end;
+    }
+    if (i < interference_.size()) interference_[i][d] = extra;
+    return extra;
   }
 
   // Stage d's parameters all-gathered chunk by chunk from `from`, first layers first (the units in reverse); each
@@ -280,6 +335,9 @@ class Timeline {
   FreeKinds free_kinds_;
   std::int64_t iterations_;
   bool record_;
+  const InterferenceTable* fixed_;
+  std::vector<std::vector<Interval>> beside_;  // per stage: its collectives since its last step, begin and end
+  InterferenceTable interference_;
   std::vector<SimTime> device_free_;
   std::vector<SimTime> stream_;              // per stage: its data-parallel stream's last end
   std::vector<std::vector<SimTime>> ready_;  // [stage][chunk]: parameters there for the next forward
@@ -287,19 +345,27 @@ class Timeline {
   ModelParallelResult out_;
 };
 
-SimTime short_run(const ModelParallelSetup& s, FreeKinds free) {
-  return Timeline(s, free, std::min(s.iterations, kCausalIterations), false).run().total;
+SimTime short_run(const ModelParallelSetup& s, FreeKinds free, const InterferenceTable* fixed = nullptr) {
+  return Timeline(s, free, std::min(s.iterations, kCausalIterations), false, fixed).run().total;
 }
 
 }  // namespace
 
 ModelParallelResult run_model_parallel(const ModelParallelSetup& setup) {
   check_setup(setup);
-  ModelParallelResult out = Timeline(setup, {}, setup.iterations, true).run();
+  Timeline full(setup, {}, setup.iterations, true);
+  ModelParallelResult out = full.run();
   const std::int64_t n = std::min(setup.iterations, kCausalIterations);
-  const SimTime base = setup.iterations <= kCausalIterations ? out.total : short_run(setup, {});
+  InterferenceTable interference = full.interference();
+  SimTime base = out.total;
+  if (setup.iterations > kCausalIterations) {
+    Timeline first(setup, {}, n, false);
+    base = first.run().total;
+    interference = first.interference();
+  }
   const auto lost = [&](FreeKinds free) {
-    return SimTime::from_ps(std::max<std::int64_t>(0, (base - short_run(setup, free)).ps()) / n);
+    const SimTime without = short_run(setup, free, free.data ? &interference : nullptr);
+    return SimTime::from_ps(std::max<std::int64_t>(0, (base - without).ps()) / n);
   };
   out.exposed_tensor = lost({.tensor = true});
   out.exposed_context = lost({.context = true});

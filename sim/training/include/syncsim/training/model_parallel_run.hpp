@@ -19,6 +19,12 @@
 //                through the iteration's micro-batches, its gradients reduce-scattered after its last backward
 //                (torchtitan's default with a pipeline, reshard_after_forward off, gradient sync on the last
 //                micro-batch; gathering again for each pass would move 2m times the parameters instead)
+//   beside       a stage's passes that run while its own data-parallel collectives do (the last micro-batches'
+//                backward beside the reductions, the first forward beside the next iteration's gathers) run
+//                (1 + overlap_slowdown) times slower over that time (NCCL's kernels hold SMs and memory bandwidth;
+//                training.overlap_slowdown, as the DDP and sharded engines): the stage's step starts that much
+//                later, reported as interference; the causal rerun without data-parallel traffic keeps it, so the
+//                data group's exposed time is its wait only
 //
 // An iteration ends when every stage has stepped; a stage starts the next one as soon as its own step (not the
 // others') is done.
@@ -95,6 +101,7 @@ struct ModelParallelSetup {
   // data x d) is member g of replica r's stage d, `group` = tensor x context. Default: none.
   StragglerModel stragglers;
   std::int64_t group = 1;
+  double overlap_slowdown = 0;  // s: compute beside the stage's data-parallel collectives runs (1 + s) times slower
 };
 
 struct ModelParallelResult {
@@ -103,13 +110,14 @@ struct ModelParallelResult {
   // Per stage, over all iterations; the times sum to `total`. With stragglers, each is the mean over the stage's
   // data-parallel replicas.
   struct Stage {
-    SimTime compute;    // the passes' compute (x the replica's straggler factor)
-    SimTime recompute;  // the part of compute that is forward run again (activation checkpointing)
-    SimTime tensor;     // tensor-parallel collectives inside the passes
-    SimTime context;    // context-parallel collectives inside the passes
-    SimTime expert;     // expert all-to-alls inside the passes
-    SimTime data_wait;  // the gradients' reduction after the last pass, the parameters' gathers before the first
-    SimTime optimizer;  // the steps
+    SimTime compute;       // the passes' compute (x the replica's straggler factor)
+    SimTime recompute;     // the part of compute that is forward run again (activation checkpointing)
+    SimTime tensor;        // tensor-parallel collectives inside the passes
+    SimTime context;       // context-parallel collectives inside the passes
+    SimTime expert;        // expert all-to-alls inside the passes
+    SimTime data_wait;     // the gradients' reduction after the last pass, the parameters' gathers before the first
+    SimTime optimizer;     // the steps
+    SimTime interference;  // the passes' extra time beside the stage's data-parallel collectives (overlap_slowdown)
     // Waiting for slower replicas: from the replica's last pass to the slowest replica's (stragglers only).
     SimTime straggler_wait;
     // The rest is waiting on other stages: for their transfers (the iteration's causal loss to them, exposed_pipeline
