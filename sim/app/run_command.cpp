@@ -191,11 +191,14 @@ void print_compression(const CompressionReport& c) {
   if (!c.note.empty()) fmt::print(o, "                 {}\n", c.note);
 }
 
-// Model FLOPs per GPU against the dense peak, and tokens for a transformer.
+// Model FLOPs per GPU against the dense peak, the hardware's where recomputation adds FLOPs, and tokens for a
+// transformer.
 void print_utilization(const TrainingReport::Utilization& u) {
+  const bool recomputes = u.hardware_flops_utilization - u.model_flops_utilization >= 0.0005;
   fmt::print(
-      std::cout, "utilization      MFU {:.1f}% of {:.1f} TFLOP/s per GPU ({:.1f} model TFLOP/s){}\n",
+      std::cout, "utilization      MFU {:.1f}% of {:.1f} TFLOP/s per GPU ({:.1f} model TFLOP/s){}{}\n",
       100 * u.model_flops_utilization, u.peak_tflops, u.model_tflops_per_gpu,
+      recomputes ? fmt::format(", HFU {:.1f}% with the recomputed forward", 100 * u.hardware_flops_utilization) : "",
       u.tokens_per_second_per_gpu > 0 ? fmt::format(", {:.0f} tokens/s per GPU", u.tokens_per_second_per_gpu) : "");
 }
 
