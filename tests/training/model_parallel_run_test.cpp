@@ -110,6 +110,21 @@ TEST_CASE("compute beside the data-parallel collectives runs (1 + s) times slowe
   CHECK(run_model_parallel(alone).stages[0].interference == SimTime::zero());
 }
 
+TEST_CASE("data-parallel collectives inside the passes are exposed and counted with the data group",
+          "[model_parallel]") {
+  // 1 ms at the end of each forward and 2 ms of each backward (an FP8 amax all-reduce over the stage), free buckets:
+  // each iteration is 2 x (30 + 3) + 8 ms, and the rerun without data-parallel traffic loses all 6 ms of them.
+  ModelParallelSetup s = one_stage(ShardingLevel::none, 4, SimTime::zero());
+  s.work[0][0].forward_data = SimTime::from_ms(1);
+  s.work[0][0].backward_data = SimTime::from_ms(2);
+  const ModelParallelResult r = run_model_parallel(s);
+  CHECK(r.iteration_times[1] == SimTime::from_ms(2 * 33 + 8));
+  CHECK(r.stages[0].data_inline == SimTime::from_ms(6) * 3);
+  CHECK(r.stages[0].bubble == SimTime::zero());
+  CHECK(r.exposed_data == SimTime::from_ms(6));
+  CHECK(r.exposed_tensor == SimTime::zero());
+}
+
 TEST_CASE("ZeRO-1's parameter gathers overlap the next iteration's forward per chunk", "[model_parallel]") {
   const ModelParallelResult r = run_model_parallel(one_stage(ShardingLevel::optimizer, 4, SimTime::from_ms(5)));
   // Reduce-scatters: the second exposed (5 ms); the step (2 ms); the gathers (2 x 5 ms) hold the next forward of

@@ -9,8 +9,8 @@ namespace syncsim::chakra {
 
 namespace {
 
-constexpr std::array<GroupRole, 5> kRoles = {GroupRole::tensor, GroupRole::context, GroupRole::expert, GroupRole::data,
-                                             GroupRole::expert_data};
+constexpr std::array<GroupRole, 6> kRoles = {GroupRole::tensor, GroupRole::context,     GroupRole::expert,
+                                             GroupRole::data,   GroupRole::expert_data, GroupRole::amax};
 
 // Megatron's names for its groups, PyTorch's pg_desc.
 const char* role_desc(GroupRole role) {
@@ -25,6 +25,8 @@ const char* role_desc(GroupRole role) {
       return "DATA_PARALLEL_GROUP";
     case GroupRole::expert_data:
       return "EXPERT_DATA_PARALLEL_GROUP";
+    case GroupRole::amax:
+      return "TENSOR_AND_DATA_PARALLEL_GROUP_WITH_CP";
   }
   return "";
 }
@@ -44,16 +46,18 @@ std::vector<std::vector<std::size_t>> role_groups(const RankLayout& layout, Grou
   // keeps them (its EXPERT_DATA_PARALLEL_GROUP), and its buckets of routed experts' gradients are reduced over them,
   // moving nothing.
   if (role == GroupRole::expert_data && expert > 1) return layout.expert_data_groups(expert);
+  if (role == GroupRole::amax) return layout.amax_groups(false);
   return {};
 }
 
 std::vector<ProcessGroup> layout_process_groups(const RankLayout& layout, std::int64_t expert, std::int64_t rank,
-                                                std::map<GroupRole, std::string>* names) {
+                                                std::map<GroupRole, std::string>* names, bool amax) {
   std::vector<std::int64_t> all(static_cast<std::size_t>(layout.ranks()));
   std::iota(all.begin(), all.end(), std::int64_t{0});
   std::vector<ProcessGroup> mine = {{"0", "default_pg", all}};
   int next = 1;
   for (const GroupRole role : kRoles) {
+    if (role == GroupRole::amax && !amax) continue;
     for (const auto& group : role_groups(layout, role, expert)) {
       const std::string name = std::to_string(next++);
       if (std::find(group.begin(), group.end(), static_cast<std::size_t>(rank)) == group.end()) continue;
@@ -78,6 +82,8 @@ std::string to_string(GroupRole role) {
       return "data";
     case GroupRole::expert_data:
       return "expert_data";
+    case GroupRole::amax:
+      return "amax";
   }
   return "unknown";
 }

@@ -84,7 +84,8 @@ class RankWriter {
 
  private:
   void describe_groups() {
-    trace_.nodes.push_back(process_group_node(next_++, layout_process_groups(layout_, w_.expert, rank_, &names_)));
+    trace_.nodes.push_back(
+        process_group_node(next_++, layout_process_groups(layout_, w_.expert, rank_, &names_, w_.amax)));
   }
 
   std::uint64_t add(ExecutionNode n, std::vector<std::uint64_t> deps, std::optional<std::uint64_t> after) {

@@ -76,10 +76,12 @@ class StageReader {
     if (!n.collective) throw graph_.error(n, "a collective without a comm_type attribute");
     if (!n.comm_size || *n.comm_size <= 0) throw graph_.error(n, "a collective needs a comm_size above zero");
     std::vector<std::int64_t> ranks = group_ranks(n, groups_, trace_.ranks, source_);
-    const std::array<GroupRole, 5> in_pass = {GroupRole::tensor, GroupRole::context, GroupRole::expert, GroupRole::data,
-                                              GroupRole::expert_data};
-    const std::array<GroupRole, 5> outside = {GroupRole::data, GroupRole::expert_data, GroupRole::tensor,
-                                              GroupRole::context, GroupRole::expert};
+    // In a pass, a stage-wide group is the FP8 amaxes' before it is a data-parallel one (with neither tensor nor
+    // context parallelism they are the same ranks).
+    const std::array<GroupRole, 6> in_pass = {GroupRole::tensor, GroupRole::context, GroupRole::expert,
+                                              GroupRole::amax,   GroupRole::data,    GroupRole::expert_data};
+    const std::array<GroupRole, 6> outside = {GroupRole::data,    GroupRole::expert_data, GroupRole::tensor,
+                                              GroupRole::context, GroupRole::expert,      GroupRole::amax};
     for (const GroupRole role : bucket ? outside : in_pass) {
       for (const auto& group : role_groups(layout_, role, expert_)) {
         if (std::equal(group.begin(), group.end(), ranks.begin(), ranks.end(),
@@ -89,7 +91,7 @@ class StageReader {
       }
     }
     throw graph_.error(n, fmt::format("its process group '{}' ({} ranks from {}) is none of the scenario's layout's "
-                                      "tensor, context, expert or data-parallel groups",
+                                      "tensor, context, expert, data-parallel or FP8 amax groups",
                                       n.pg_name.value_or("0"), ranks.size(), ranks.empty() ? -1 : ranks.front()));
   }
 

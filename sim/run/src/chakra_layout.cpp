@@ -163,6 +163,11 @@ chakra::LayoutChunk LayoutCommunication::chakra_chunk(std::int64_t stage, std::i
     add_collectives(out.backward.collectives, 2 * moe * (1 + again), CollectiveKind::all_to_all, routed_,
                     GroupRole::expert);
   }
+  // Transformer Engine's FP8 amax all-reduce at each pass's end (layout_amax.cpp).
+  if (const auto [amax_forward, amax_backward] = amax_bytes(range); amax_forward > 0) {
+    add_collectives(out.forward.collectives, 1, CollectiveKind::all_reduce, Bytes{amax_forward}, amax_role());
+    add_collectives(out.backward.collectives, 1, CollectiveKind::all_reduce, Bytes{amax_backward}, amax_role());
+  }
   return out;
 }
 
@@ -203,6 +208,7 @@ chakra::LayoutWorkload LayoutCommunication::chakra_workload() const {
   w.chunks = chunks_;
   w.sharding = n.gradient_ranks() > 1 ? p.sharding.value : ShardingLevel::none;
   w.transfer_bytes = n.pipeline > 1 ? (activation_.value + n.tensor - 1) / n.tensor : 0;
+  w.amax = amax_ != AmaxGroup::none && amax_role() == chakra::GroupRole::amax;
   const std::vector<SimTime> steps = optimizer_steps();
   const std::int64_t step_bytes = optimizer_step_bytes(s.model.optimizer.value);
   for (std::int64_t d = 0; d < n.pipeline; ++d) {
@@ -274,6 +280,7 @@ SimTime LayoutCommunication::imported_time(const chakra::LayoutCollective& c, do
     const SimTime allreduce = timed("tensor", CollectiveOp::allreduce, Bytes{c.bytes}, groups, per_iteration / 2);
     return SimTime::from_ps(allreduce.ps() / 2);
   }
+  if (c.role == chakra::GroupRole::amax && !amax_groups_.empty()) return amax_time(Bytes{c.bytes});
   return timed(chakra::to_string(c.role), engine_op(c.op), Bytes{c.bytes}, groups, per_iteration);
 }
 
@@ -306,10 +313,18 @@ ModelParallelSetup LayoutCommunication::imported_setup() {
       for (const bool backward : {false, true}) {
         for (const chakra::LayoutCollective& c : (backward ? chunk.backward : chunk.forward).collectives) {
           const SimTime t = imported_time(c, per_pass);
+          // An ALL_REDUCE on the stage-wide groups is the FP8 amaxes' (on an expert group too: where that group is
+          // the stage's, its all-to-alls are ALL_TO_ALLs).
+          const bool amax = c.role == chakra::GroupRole::amax ||
+                            (c.role == chakra::GroupRole::expert && c.op == chakra::CollectiveKind::all_reduce);
           SimTime* kinds[] = {backward ? &cw.backward_tensor : &cw.forward_tensor,
                               backward ? &cw.backward_context : &cw.forward_context,
                               backward ? &cw.backward_expert : &cw.forward_expert};
-          *kinds[c.role == chakra::GroupRole::tensor ? 0 : c.role == chakra::GroupRole::context ? 1 : 2] += t;
+          SimTime& slot = amax ? amax_slot(cw, backward)
+                               : *kinds[c.role == chakra::GroupRole::tensor    ? 0
+                                        : c.role == chakra::GroupRole::context ? 1
+                                                                               : 2];
+          slot += t;
         }
       }
       // A bucket is ready at its segment's end, as a share of the backward compute (units() computes it so).

@@ -80,6 +80,7 @@ LayoutCommunication::LayoutCommunication(ResolvedScenario& context, CollectiveFl
   gathers_again_ = p.activation_checkpointing.value == ActivationCheckpointing::selective_op ? 1 : 0;
   const auto again = static_cast<double>(forward_again_);
   setup_tensor(m, stages);
+  setup_amax();
   expert_ = p.expert.value;
   if (expert_ > 1) {
     if (n.context > 1) throw p.expert.error("expert parallelism beside context parallelism is not simulated yet");
@@ -197,6 +198,7 @@ ChunkWork LayoutCommunication::chunk_work(std::int64_t stage, std::int64_t chunk
   }
   w.forward_expert = expert_alltoall_ * (2 * moe);
   w.backward_expert = expert_alltoall_ * (2 * moe * (1 + again));
+  add_amax(w, range);
   w.units = units(range);
   return w;
 }
@@ -355,9 +357,10 @@ std::vector<GroupCommunication> LayoutCommunication::group_reports(const LayoutE
   const LayoutSizes& n = layout_.sizes();
   std::vector<GroupCommunication> out;
   if (n.gradient_ranks() > 1) {
+    const bool amax = amax_ == AmaxGroup::stage;
     out.push_back({.group = "data",
-                   .collectives = exposure.data_collectives,
-                   .bytes_per_gpu = exposure.data_bytes_per_gpu,
+                   .collectives = exposure.data_collectives + (amax ? amax_collectives() : ""),
+                   .bytes_per_gpu = exposure.data_bytes_per_gpu + (amax ? amax_bus_bytes() : 0),
                    .exposed = exposure.data});
   }
   if (n.tensor > 1) {
@@ -372,17 +375,22 @@ std::vector<GroupCommunication> LayoutCommunication::group_reports(const LayoutE
     out.push_back(
         {.group = "tensor",
          .collectives = pairs + again + (overlap ? ", beside the GEMMs (tp_comm_overlap)" : "") +
-                        (fp8_buffer_scatters_ > 0 ? ", the forward's reduce-scatters from FP8 userbuffers" : ""),
+                        (fp8_buffer_scatters_ > 0 ? ", the forward's reduce-scatters from FP8 userbuffers" : "") +
+                        (amax_ == AmaxGroup::tensor ? amax_collectives() : ""),
          .bytes_per_gpu = (tensor_ops_per_iteration_ * static_cast<double>(activation_.value) +
                            tensor_gather_ops_per_iteration_ * static_cast<double>(gathered_.value)) *
-                          bus_factor(CollectiveOp::allreduce, static_cast<std::size_t>(n.tensor)),
+                              bus_factor(CollectiveOp::allreduce, static_cast<std::size_t>(n.tensor)) +
+                          (amax_ == AmaxGroup::tensor ? amax_bus_bytes() : 0),
          .exposed = exposure.tensor});
   }
   if (n.context > 1) {
     out.push_back({.group = "context",
-                   .collectives = "all_gather of K, V (forward) + reduce_scatter (backward) per block and micro-batch",
+                   .collectives = std::string("all_gather of K, V (forward) + reduce_scatter (backward) per block and "
+                                              "micro-batch") +
+                                  (amax_ == AmaxGroup::context ? amax_collectives() : ""),
                    .bytes_per_gpu = context_ops_per_iteration_ * static_cast<double>(kv_.value) *
-                                    bus_factor(CollectiveOp::all_gather, static_cast<std::size_t>(n.context)),
+                                        bus_factor(CollectiveOp::all_gather, static_cast<std::size_t>(n.context)) +
+                                    (amax_ == AmaxGroup::context ? amax_bus_bytes() : 0),
                    .exposed = exposure.context});
   }
   if (expert_ > 1) {

@@ -28,6 +28,7 @@
 //   recompute   under full activation checkpointing each block's backward runs its forward again first, with its
 //               tensor AllReduces and context gathers (the layer times already hold the compute)
 #include <functional>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -136,6 +137,25 @@ class LayoutCommunication {
   // The tensor group's messages, their times and counts, and each block's time (layout_tensor_collectives.cpp), for
   // m micro-batches per iteration over `stages` pipeline stages.
   void setup_tensor(double m, double stages);
+  // Transformer Engine's FP8 amax all-reduces (layout_amax.cpp): which ranks they join, then per chunk the ones at the
+  // end of its forward and backward passes, added to `w` on the compute stream.
+  void setup_amax();
+  void add_amax(ChunkWork& w, std::pair<std::size_t, std::size_t> range);
+  // Where the amax all-reduces run: none, the stage's tensor x data x context ranks (reported with the data group),
+  // or its tensor x context ranks (with the tensor group, or the context group without tensor parallelism).
+  enum class AmaxGroup { none, stage, tensor, context };
+  // Their part of communication_by_group: what the group's collectives say of them, and their bus bytes per GPU.
+  std::string amax_collectives() const;
+  double amax_bus_bytes() const;
+  // The bytes a chunk's passes reduce, forward and backward (0 where none run).
+  std::pair<std::int64_t, std::int64_t> amax_bytes(std::pair<std::size_t, std::size_t> range) const;
+  // Their role in a Chakra trace: the stage-wide amax groups, or under tp_only_amax_red beside data parallelism the
+  // tensor (or context) groups; InputError at the key where they are tensor x context groups, which no role names.
+  chakra::GroupRole amax_role() const;
+  // Where a pass's amax all-reduce goes in `w`: with the data, tensor or context collectives inside it.
+  SimTime& amax_slot(ChunkWork& w, bool backward) const;
+  // One all-reduce of `bytes` on one of amax_groups_ (amax_groups_ must not be empty).
+  SimTime amax_time(Bytes bytes);
   // b x s x width x element bytes / parts, refused at the batch past 2^62 bytes (an absurd batch or sequence); by
   // default the precision's 16- or 32-bit elements.
   Bytes message(std::int64_t width, std::int64_t parts, double element = 0) const;
@@ -195,6 +215,10 @@ class LayoutCommunication {
   Bytes routed_;  // b x s x k x h / (tensor x context): a rank's routed token copies, each all-to-all's buffer
   SimTime expert_alltoall_;
   double expert_ops_per_iteration_ = 0;  // per rank: all-to-alls of routed_
+  AmaxGroup amax_ = AmaxGroup::none;
+  std::vector<std::vector<std::size_t>> amax_groups_;
+  std::map<std::int64_t, SimTime> amax_asked_;  // by bytes: an amax all-reduce's time
+  double amax_bytes_per_iteration_ = 0;         // per rank: their bytes
   struct Use {
     std::string kind;
     const CollectiveOutcome* outcome;

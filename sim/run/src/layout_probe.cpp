@@ -120,11 +120,11 @@ SimTime collective_floor(const ResolvedScenario& context, const Capacities& c, S
 }
 
 SimTime forward_of(const ChunkWork& w) {
-  return w.forward_compute + w.forward_tensor + w.forward_context + w.forward_expert;
+  return w.forward_compute + w.forward_tensor + w.forward_context + w.forward_expert + w.forward_data;
 }
 
 SimTime backward_of(const ChunkWork& w) {
-  return w.backward_compute + w.backward_tensor + w.backward_context + w.backward_expert;
+  return w.backward_compute + w.backward_tensor + w.backward_context + w.backward_expert + w.backward_data;
 }
 
 // The data-parallel collectives of one iteration on a stage's in-order stream, before its optimizer step, as each

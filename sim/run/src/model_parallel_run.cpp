@@ -38,7 +38,8 @@ void add_inline_collectives(trace::TraceBuilder& b, trace::TrackId track, const 
   const std::pair<const char*, SimTime> kinds[] = {
       {"tensor-parallel allreduces", back ? w.backward_tensor : w.forward_tensor},
       {"context-parallel K, V collectives", back ? w.backward_context : w.forward_context},
-      {"expert all-to-alls", back ? w.backward_expert : w.forward_expert}};
+      {"expert all-to-alls", back ? w.backward_expert : w.forward_expert},
+      {"FP8 amax all-reduce", back ? w.backward_data : w.forward_data}};
   SimTime at = p.end;
   for (const auto& [name, length] : kinds) at -= length;
   for (const auto& [name, length] : kinds) {
@@ -92,19 +93,20 @@ trace::Trace layout_trace(const Scenario& s, const RankLayout& layout, const Mod
 void fill_workers(TrainingReport& r, const RankLayout& layout, const ModelParallelResult& result) {
   for (std::int64_t rank = 0; rank < layout.ranks(); ++rank) {
     const auto& st = result.stages[static_cast<std::size_t>(layout.coordinates(rank).pipeline)];
-    r.per_worker.push_back({.compute = st.compute,
-                            .optimizer = st.optimizer,
-                            .exposed_communication = st.tensor + st.context + st.expert + st.pipeline + st.data_wait,
-                            .straggler_wait = st.straggler_wait,
-                            .framework_overhead = SimTime::zero(),
-                            .overlap_interference = st.interference,
-                            .pipeline_bubble = st.bubble,
-                            .updates = std::nullopt,
-                            .recompute = st.recompute,
-                            .exposed_tensor = st.tensor,
-                            .exposed_context = st.context,
-                            .exposed_pipeline = st.pipeline,
-                            .exposed_expert = st.expert});
+    r.per_worker.push_back(
+        {.compute = st.compute,
+         .optimizer = st.optimizer,
+         .exposed_communication = st.tensor + st.context + st.expert + st.pipeline + st.data_inline + st.data_wait,
+         .straggler_wait = st.straggler_wait,
+         .framework_overhead = SimTime::zero(),
+         .overlap_interference = st.interference,
+         .pipeline_bubble = st.bubble,
+         .updates = std::nullopt,
+         .recompute = st.recompute,
+         .exposed_tensor = st.tensor,
+         .exposed_context = st.context,
+         .exposed_pipeline = st.pipeline,
+         .exposed_expert = st.expert});
   }
 }
 

@@ -59,6 +59,12 @@ void ResolvedScenario::check_grad_reduce() const {
         "expert parallelism, with sharding none, optimizer or gradients); PyTorch's DDP and FSDP reduce in the "
         "16-bit type here");
   }
+  if (!p.tp_only_amax_red.key.empty() && !megatron_layout()) {
+    throw p.tp_only_amax_red.error(
+        "sets where Megatron's Transformer Engine reduces its FP8 amaxes: it needs Megatron's layout (tensor, "
+        "pipeline, context or expert parallelism, with sharding none, optimizer or gradients); torchao's FP8 "
+        "scales reduce no activation amaxes");
+  }
 }
 
 const UserbuffersConfig* ResolvedScenario::userbuffers() const {

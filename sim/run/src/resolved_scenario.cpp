@@ -275,17 +275,6 @@ const CollectiveOutcome& ResolvedScenario::collective(CollectiveOp op, Bytes siz
   return collective_cache_.emplace(key, shared_or_simulated(spec)).first->second;
 }
 
-const CollectiveOutcome& ResolvedScenario::group_collective(CollectiveOp op, Bytes size,
-                                                            const std::vector<std::vector<std::size_t>>& groups) {
-  auto key = std::make_tuple(op, size.value, groups);
-  if (const auto it = group_cache_.find(key); it != group_cache_.end()) return it->second;
-  CollectiveSpec spec = collective_spec(op, 0);
-  spec.size = size;
-  spec.groups = groups;
-  spec.record_steps = false;
-  return group_cache_.emplace(std::move(key), shared_or_simulated(spec)).first->second;
-}
-
 CollectiveOutcome ResolvedScenario::shared_or_simulated(const CollectiveSpec& spec) {
   // Across the runs of one workspace (a sweep, a GUI document), the same collective on the same network is
   // simulated once.

@@ -128,6 +128,10 @@ class ResolvedScenario {
   // per (op, size, groups): a parallel layout's tensor, data-parallel or pipeline groups.
   const CollectiveOutcome& group_collective(CollectiveOp op, Bytes size,
                                             const std::vector<std::vector<std::size_t>>& groups);
+  // The same by `algorithm`, whatever the scenario's: a collective whose algorithm the framework's size decides (an
+  // FP8 amax all-reduce of a few hundred bytes, NCCL's tree), not simulated per candidate algorithm.
+  CollectiveOutcome group_collective(CollectiveOp op, Bytes size, const std::vector<std::vector<std::size_t>>& groups,
+                                     Algorithm algorithm);
 
   // `spec` on a changed copy of the network (a degraded state, network_timeline.hpp): from the workspace's cache
   // under that copy's own digest, or simulated by `simulate` and kept there. The key holds the network's state, so

@@ -101,12 +101,27 @@ void read_tp_comm_overlap(const ConfigNode& overlap, const MapReader& reader, co
 ParallelismConfig read_parallelism(const ConfigNode& node, const std::filesystem::path& base_dir) {
   ParallelismConfig p;
   if (node.kind == ConfigNode::Kind::null) return p;
-  const MapReader reader(
-      node, "parallelism",
-      {"tensor", "pipeline", "data", "context", "expert", "sharding", "shard_group", "micro_batches", "schedule",
-       "virtual_stages", "activation_checkpointing", "tp_comm_overlap", "sequence_parallel", "fp8_all_gather",
-       "grad_reduce_in_fp32", "decoder_first_pipeline_num_layers", "decoder_last_pipeline_num_layers",
-       "account_for_embedding_in_pipeline_split", "account_for_loss_in_pipeline_split"});
+  const MapReader reader(node, "parallelism",
+                         {"tensor",
+                          "pipeline",
+                          "data",
+                          "context",
+                          "expert",
+                          "sharding",
+                          "shard_group",
+                          "micro_batches",
+                          "schedule",
+                          "virtual_stages",
+                          "activation_checkpointing",
+                          "tp_comm_overlap",
+                          "sequence_parallel",
+                          "fp8_all_gather",
+                          "grad_reduce_in_fp32",
+                          "tp_only_amax_red",
+                          "decoder_first_pipeline_num_layers",
+                          "decoder_last_pipeline_num_layers",
+                          "account_for_embedding_in_pipeline_split",
+                          "account_for_loss_in_pipeline_split"});
   p.tensor = read_size_key(reader, "tensor");
   p.pipeline = read_size_key(reader, "pipeline");
   p.context = read_size_key(reader, "context");
@@ -180,6 +195,10 @@ ParallelismConfig read_parallelism(const ConfigNode& node, const std::filesystem
   if (const ConfigNode* reduce = reader.get("grad_reduce_in_fp32")) {
     p.grad_reduce_in_fp32 =
         located(read_bool(*reduce, reader.path("grad_reduce_in_fp32")), *reduce, reader.path("grad_reduce_in_fp32"));
+  }
+  if (const ConfigNode* tp_only = reader.get("tp_only_amax_red")) {
+    p.tp_only_amax_red =
+        located(read_bool(*tp_only, reader.path("tp_only_amax_red")), *tp_only, reader.path("tp_only_amax_red"));
   }
   read_pipeline_split(reader, p);
   return p;

@@ -335,6 +335,7 @@ void write_parallelism(Writer& w, const ParallelismConfig& p) {
   if (!p.sequence_parallel.value) w.field("sequence_parallel", false);
   if (p.fp8_all_gather.value) w.field("fp8_all_gather", true);
   if (!p.grad_reduce_in_fp32.value) w.field("grad_reduce_in_fp32", false);
+  if (p.tp_only_amax_red.value) w.field("tp_only_amax_red", true);
   if (p.first_stage_blocks) w.field("decoder_first_pipeline_num_layers", p.first_stage_blocks->value);
   if (p.last_stage_blocks) w.field("decoder_last_pipeline_num_layers", p.last_stage_blocks->value);
   if (p.account_for_embedding.value) w.field("account_for_embedding_in_pipeline_split", true);

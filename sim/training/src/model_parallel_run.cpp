@@ -94,8 +94,8 @@ class Timeline {
     }
     out_.total = last_end;
     for (ModelParallelResult::Stage& st : out_.stages) {
-      st.bubble = out_.total - st.compute - st.tensor - st.context - st.expert - st.data_wait - st.optimizer -
-                  st.interference - st.straggler_wait;
+      st.bubble = out_.total - st.compute - st.tensor - st.context - st.expert - st.data_inline - st.data_wait -
+                  st.optimizer - st.interference - st.straggler_wait;
       st.data_bytes_per_iteration /= static_cast<double>(iterations_);
     }
     return std::move(out_);
@@ -133,6 +133,7 @@ class Timeline {
     if (!free_kinds_.tensor) t += backward ? w.backward_tensor : w.forward_tensor;
     if (!free_kinds_.context) t += backward ? w.backward_context : w.forward_context;
     if (!free_kinds_.expert) t += backward ? w.backward_expert : w.forward_expert;
+    if (!free_kinds_.data) t += backward ? w.backward_data : w.forward_data;
     return t;
   }
 
@@ -310,6 +311,7 @@ class Timeline {
       if (!free_kinds_.tensor) st.tensor += (w.forward_tensor + w.backward_tensor) * m;
       if (!free_kinds_.context) st.context += (w.forward_context + w.backward_context) * m;
       if (!free_kinds_.expert) st.expert += (w.forward_expert + w.backward_expert) * m;
+      if (!free_kinds_.data) st.data_inline += (w.forward_data + w.backward_data) * m;
     }
     SimTime last_end;
     for (const PipelineTiming& t : timings) last_end = std::max(last_end, t.last_end[d]);

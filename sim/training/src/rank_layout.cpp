@@ -118,6 +118,18 @@ std::vector<std::vector<std::size_t>> RankLayout::expert_groups(std::int64_t e) 
   return out;
 }
 
+std::vector<std::vector<std::size_t>> RankLayout::amax_groups(bool tp_only) const {
+  // Megatron's order (rank t + T(c + C(d + D p))) keeps a stage's tensor, context and data ranks consecutive.
+  const std::int64_t size = sizes_.tensor * sizes_.context * (tp_only ? 1 : sizes_.data);
+  std::vector<std::vector<std::size_t>> out;
+  if (size < 2) return out;
+  for (std::int64_t first = 0; first < ranks(); first += size) {
+    auto& group = out.emplace_back();
+    for (std::int64_t r = first; r < first + size; ++r) group.push_back(static_cast<std::size_t>(r));
+  }
+  return out;
+}
+
 std::vector<std::vector<std::size_t>> RankLayout::expert_data_groups(std::int64_t e) const {
   expert_groups(e);  // the check
   std::vector<std::vector<std::size_t>> out;

@@ -15,7 +15,9 @@
 namespace syncsim::chakra {
 
 // The kinds of process group a layout's collectives run on.
-enum class GroupRole { tensor, context, expert, data, expert_data };
+// amax: Transformer Engine's FP8 amax reductions under Megatron, each pipeline stage's tensor x data x context ranks
+// (Megatron's TENSOR_AND_DATA_PARALLEL_GROUP_WITH_CP, RankLayout::amax_groups).
+enum class GroupRole { tensor, context, expert, data, expert_data, amax };
 std::string to_string(GroupRole role);
 
 // Every group of `role` in `layout` with expert parallelism `expert`, in Megatron's order, the data role's over data
@@ -35,8 +37,9 @@ struct LayoutCollective {
 };
 
 // Rank `rank`'s groups in `layout` (expert parallelism `expert`): "0", then the rank's group of each role that has
-// groups; `names` (when given) gets each role's group name.
+// groups, the amax role's only with `amax` (a trace that reduces FP8 amaxes); `names` (when given) gets each role's
+// group name.
 std::vector<ProcessGroup> layout_process_groups(const RankLayout& layout, std::int64_t expert, std::int64_t rank,
-                                                std::map<GroupRole, std::string>* names = nullptr);
+                                                std::map<GroupRole, std::string>* names = nullptr, bool amax = false);
 
 }  // namespace syncsim::chakra

@@ -110,6 +110,7 @@ struct LayoutWorkload {
   std::int64_t chunks = 1;  // v, model chunks per stage
   ShardingLevel sharding = ShardingLevel::none;
   std::int64_t transfer_bytes = 0;  // one micro-batch's activation between stages (pipeline > 1)
+  bool amax = false;                // its passes reduce FP8 amaxes over the amax role's groups (METADATA lists them)
   std::vector<LayoutStage> stages;
 };
 

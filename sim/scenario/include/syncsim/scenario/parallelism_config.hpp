@@ -61,6 +61,10 @@ struct ParallelismConfig {
   // with grad_sync_dtype unset). false: both in the 16-bit type (--grad-reduce-in-bf16, NeMo's grad_sync_dtype: bf16).
   // Megatron's layouts only; PyTorch's DDP and FSDP reduce their gradients in the 16-bit type here.
   Located<bool> grad_reduce_in_fp32{true, {}, {}};
+  // Megatron's tp_only_amax_red: Transformer Engine's FP8 amax all-reduces (delayed scaling, model.precision fp8) over
+  // the tensor x context ranks only. false (Megatron Core 0.9 and later): over the pipeline stage's tensor x data x
+  // context ranks; Core 0.8 always reduced over tensor x context, which this key writes. Megatron's layouts only.
+  Located<bool> tp_only_amax_red{false, {}, {}};
   // Megatron's balanced pipeline splits, by its names (pipeline_split.hpp): blocks on the first and last stages
   // (decoder_first/last_pipeline_num_layers), or the embedding and the loss counted as layers
   // (account_for_embedding/loss_in_pipeline_split). Unset: the blocks evenly (pipeline_split.hpp).

@@ -62,6 +62,10 @@ struct ChunkWork {
   SimTime backward_context;
   SimTime forward_expert;  // expert parallelism's all-to-alls (dispatch, combine) inside the forward pass
   SimTime backward_expert;
+  // Data-parallel collectives inside the pass, on the compute stream: Transformer Engine's FP8 amax all-reduce at its
+  // end, over the stage's tensor x data x context ranks (LayoutCommunication)
+  SimTime forward_data;
+  SimTime backward_data;
   SimTime backward_recompute;  // the part of backward_compute that runs forward again (activation checkpointing)
   // The chunk's data-parallel gradient buckets, in the order backward completes them: `ready` is the share of the
   // chunk's backward compute done when the bucket's last gradient exists (1 for the last bucket).
@@ -116,6 +120,7 @@ struct ModelParallelResult {
     SimTime context;       // context-parallel collectives inside the passes
     SimTime expert;        // expert all-to-alls inside the passes
     SimTime data_wait;     // the gradients' reduction after the last pass, the parameters' gathers before the first
+    SimTime data_inline;   // data-parallel collectives inside the passes (ChunkWork::forward_data)
     SimTime optimizer;     // the steps
     SimTime interference;  // the passes' extra time beside the stage's data-parallel collectives (overlap_slowdown)
     // Waiting for slower replicas: from the replica's last pass to the slowest replica's (stragglers only).

@@ -66,6 +66,10 @@ class RankLayout {
   // not divide the data-parallel size.
   std::vector<std::vector<std::size_t>> expert_groups(std::int64_t e) const;
   std::vector<std::vector<std::size_t>> expert_data_groups(std::int64_t e) const;
+  // Transformer Engine's FP8 amax reduction groups under Megatron (get_amax_reduction_group): each stage's tensor x
+  // data x context ranks, or with `tp_only` (Megatron's tp_only_amax_red) each tensor x context group; none when they
+  // are single ranks.
+  std::vector<std::vector<std::size_t>> amax_groups(bool tp_only) const;
   // The groups of `kind` of pipeline stage `stage` only (tensor, context and data groups lie inside one stage).
   std::vector<std::vector<std::size_t>> stage_groups(GroupKind kind, std::int64_t stage) const;
 
