@@ -280,7 +280,11 @@ SimTime LayoutCommunication::imported_time(const chakra::LayoutCollective& c, do
     const SimTime allreduce = timed("tensor", CollectiveOp::allreduce, Bytes{c.bytes}, groups, per_iteration / 2);
     return SimTime::from_ps(allreduce.ps() / 2);
   }
-  if (c.role == chakra::GroupRole::amax && !amax_groups_.empty()) return amax_time(Bytes{c.bytes});
+  // The FP8 amaxes' all-reduce on the stage-wide groups (an expert group's ALL_REDUCE: where the expert group is the
+  // stage's, its all-to-alls are ALL_TO_ALLs) is timed as the scenario's own (layout_amax.cpp).
+  const bool amax = c.role == chakra::GroupRole::amax ||
+                    (c.role == chakra::GroupRole::expert && c.op == chakra::CollectiveKind::all_reduce);
+  if (amax && !amax_groups_.empty() && amax_trace_role() == chakra::GroupRole::amax) return amax_time(Bytes{c.bytes});
   return timed(chakra::to_string(c.role), engine_op(c.op), Bytes{c.bytes}, groups, per_iteration);
 }
 

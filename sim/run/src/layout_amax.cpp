@@ -68,26 +68,42 @@ void LayoutCommunication::add_amax(ChunkWork& w, std::pair<std::size_t, std::siz
 }
 
 SimTime LayoutCommunication::amax_time(Bytes bytes) {
-  // A few hundred bytes: latency, not bandwidth, so one group's all-reduce is every group's (all of a 16K-GPU
-  // layout's stage-wide groups at once cost a plan 30 times its time), and their bytes are left off the links.
   // The planner's bound (floor_) counts none: still a bound, and a floor per candidate's own groups would cost the
   // bound as much as the rest of it.
   if (floor_) return SimTime::zero();
   if (const auto seen = amax_asked_.find(bytes.value); seen != amax_asked_.end()) return seen->second;
-  const std::vector<std::vector<std::size_t>> one{amax_groups_.front()};
-  // NCCL's tuner runs so small an all-reduce as a tree (tuning.cc: its latency is the lowest past a node).
-  const SimTime time = context_.group_collective(CollectiveOp::allreduce, bytes, one, Algorithm::tree).time;
+  SimTime time;
+  if (amax_trace_role() == chakra::GroupRole::amax) {
+    // A few hundred bytes over a stage: latency, not bandwidth, so one group's all-reduce is every group's (all of a
+    // 16K-GPU layout's stage-wide groups at once cost an FP8 plan 30 times its time), run as NCCL's tuner runs so
+    // small an all-reduce past a node, a tree; their bytes are left off the links.
+    const std::vector<std::vector<std::size_t>> one{amax_groups_.front()};
+    time = context_.group_collective(CollectiveOp::allreduce, bytes, one, Algorithm::tree).time;
+  } else {
+    // Tensor (or context) groups, as their other collectives are timed and a trace's read back times them.
+    const double per_iteration =
+        static_cast<double>(context_.scenario().model.micro_batches) / static_cast<double>(layout_.sizes().pipeline);
+    time = timed(amax_ == AmaxGroup::context ? "context" : "tensor", CollectiveOp::allreduce, bytes, amax_groups_,
+                 per_iteration);
+  }
   amax_asked_[bytes.value] = time;
   return time;
 }
 
-chakra::GroupRole LayoutCommunication::amax_role() const {
+std::optional<chakra::GroupRole> LayoutCommunication::amax_trace_role() const {
   const LayoutSizes& n = layout_.sizes();
-  const ParallelismConfig& p = context_.scenario().parallelism;
-  if (!p.tp_only_amax_red.value || n.data == 1) return chakra::GroupRole::amax;
-  if (n.context == 1) return chakra::GroupRole::tensor;
-  if (n.tensor == 1) return chakra::GroupRole::context;
-  throw p.tp_only_amax_red.error(
+  const bool stage_wide = !context_.scenario().parallelism.tp_only_amax_red.value || n.data == 1;
+  const bool no_data = !stage_wide || n.data == 1;
+  // The role a trace reader finds first for these ranks (tensor, context, then the stage's).
+  if (no_data && n.context == 1) return chakra::GroupRole::tensor;
+  if (no_data && n.tensor == 1) return chakra::GroupRole::context;
+  if (stage_wide) return chakra::GroupRole::amax;
+  return std::nullopt;
+}
+
+chakra::GroupRole LayoutCommunication::amax_role() const {
+  if (const std::optional<chakra::GroupRole> role = amax_trace_role()) return *role;
+  throw context_.scenario().parallelism.tp_only_amax_red.error(
       "a Chakra trace of FP8 amax all-reduces over tensor x context groups beside data parallelism is not written "
       "yet (no role of its METADATA names those groups)");
 }

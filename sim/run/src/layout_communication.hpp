@@ -29,6 +29,7 @@
 //               tensor AllReduces and context gathers (the layer times already hold the compute)
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -152,6 +153,8 @@ class LayoutCommunication {
   // Their role in a Chakra trace: the stage-wide amax groups, or under tp_only_amax_red beside data parallelism the
   // tensor (or context) groups; InputError at the key where they are tensor x context groups, which no role names.
   chakra::GroupRole amax_role() const;
+  // The same, nullopt where no role names them; their time follows it (amax_time).
+  std::optional<chakra::GroupRole> amax_trace_role() const;
   // Where a pass's amax all-reduce goes in `w`: with the data, tensor or context collectives inside it.
   SimTime& amax_slot(ChunkWork& w, bool backward) const;
   // One all-reduce of `bytes` on one of amax_groups_ (amax_groups_ must not be empty).
