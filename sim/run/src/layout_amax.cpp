@@ -56,15 +56,17 @@ SimTime& LayoutCommunication::amax_slot(ChunkWork& w, bool backward) const {
 void LayoutCommunication::add_amax(ChunkWork& w, std::pair<std::size_t, std::size_t> range) {
   const auto [forward, backward] = amax_bytes(range);
   if (forward == 0) return;
-  // Each stage's chunk runs m passes each way per iteration; the groups span every stage.
-  const double per_iteration =
-      static_cast<double>(context_.scenario().model.micro_batches) / static_cast<double>(layout_.sizes().pipeline);
   const auto allreduce = [&](std::int64_t bytes) {
-    amax_bytes_per_iteration_ += per_iteration * static_cast<double>(bytes);
+    amax_bytes_per_iteration_ += amax_per_iteration() * static_cast<double>(bytes);
     return amax_time(Bytes{bytes});
   };
   amax_slot(w, false) += allreduce(forward);
   amax_slot(w, true) += allreduce(backward);
+}
+
+double LayoutCommunication::amax_per_iteration() const {
+  // Each stage's chunk runs m passes each way per iteration; the groups span every stage.
+  return static_cast<double>(context_.scenario().model.micro_batches) / static_cast<double>(layout_.sizes().pipeline);
 }
 
 SimTime LayoutCommunication::amax_time(Bytes bytes) {
@@ -81,10 +83,8 @@ SimTime LayoutCommunication::amax_time(Bytes bytes) {
     time = context_.group_collective(CollectiveOp::allreduce, bytes, one, Algorithm::tree).time;
   } else {
     // Tensor (or context) groups, as their other collectives are timed and a trace's read back times them.
-    const double per_iteration =
-        static_cast<double>(context_.scenario().model.micro_batches) / static_cast<double>(layout_.sizes().pipeline);
     time = timed(amax_ == AmaxGroup::context ? "context" : "tensor", CollectiveOp::allreduce, bytes, amax_groups_,
-                 per_iteration);
+                 amax_per_iteration());
   }
   amax_asked_[bytes.value] = time;
   return time;

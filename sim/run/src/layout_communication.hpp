@@ -159,6 +159,7 @@ class LayoutCommunication {
   SimTime& amax_slot(ChunkWork& w, bool backward) const;
   // One all-reduce of `bytes` on one of amax_groups_ (amax_groups_ must not be empty).
   SimTime amax_time(Bytes bytes);
+  double amax_per_iteration() const;  // how often each chunk's all-reduce runs per iteration, over all stages
   // b x s x width x element bytes / parts, refused at the batch past 2^62 bytes (an absurd batch or sequence); by
   // default the precision's 16- or 32-bit elements.
   Bytes message(std::int64_t width, std::int64_t parts, double element = 0) const;

@@ -8,22 +8,24 @@ const CollectiveOutcome& ResolvedScenario::group_collective(CollectiveOp op, Byt
                                                             const std::vector<std::vector<std::size_t>>& groups) {
   auto key = std::make_tuple(op, size.value, groups);
   if (const auto it = group_cache_.find(key); it != group_cache_.end()) return it->second;
-  CollectiveSpec spec = collective_spec(op, 0);
-  spec.size = size;
-  spec.groups = groups;
-  spec.record_steps = false;
-  return group_cache_.emplace(std::move(key), shared_or_simulated(spec)).first->second;
+  return group_cache_.emplace(std::move(key), shared_or_simulated(group_spec(op, size, groups))).first->second;
 }
 
 CollectiveOutcome ResolvedScenario::group_collective(CollectiveOp op, Bytes size,
                                                      const std::vector<std::vector<std::size_t>>& groups,
                                                      Algorithm algorithm) {
+  CollectiveSpec spec = group_spec(op, size, groups);
+  spec.algorithm = algorithm;
+  return shared_or_simulated(spec);
+}
+
+CollectiveSpec ResolvedScenario::group_spec(CollectiveOp op, Bytes size,
+                                            const std::vector<std::vector<std::size_t>>& groups) const {
   CollectiveSpec spec = collective_spec(op, 0);
   spec.size = size;
   spec.groups = groups;
   spec.record_steps = false;
-  spec.algorithm = algorithm;
-  return shared_or_simulated(spec);
+  return spec;
 }
 
 }  // namespace syncsim::run

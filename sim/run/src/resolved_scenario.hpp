@@ -119,6 +119,8 @@ class ResolvedScenario {
 
   // The collective template of training.algorithm / channels / latency model, for `ranks` ranks.
   CollectiveSpec collective_spec(CollectiveOp op, std::size_t ranks) const;
+  // The same for `op` of `size` in every one of `groups` at once (group_collective's).
+  CollectiveSpec group_spec(CollectiveOp op, Bytes size, const std::vector<std::vector<std::size_t>>& groups) const;
   // `op` of `size` over the first `ranks` workers (default: all), simulated once per (op, size, ranks).
   const CollectiveOutcome& collective(CollectiveOp op, Bytes size, std::optional<std::size_t> ranks = std::nullopt);
   const CollectiveOutcome& allreduce(Bytes size, std::optional<std::size_t> ranks = std::nullopt) {
