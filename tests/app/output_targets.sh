@@ -15,6 +15,8 @@
 #   interrupt-run   the same for run's set (report.json, trace.json, charts)
 #   user-files      run -o DIR keeps files of the user's in DIR, and drops an earlier run's chart it does not draw
 #   chakra-traces   run --chakra on 8 ranks drops an earlier run's chakra.8.et and up; run without it drops them all
+#   chakra-many     run --chakra on 640 ranks writes 642 files as one set; interrupted after 500 of them, the
+#                   earlier set is whole and no temporary is left (the interrupt handler knows every one)
 #   file-size-limit run -o DIR under ulimit -f 1: exit 2, one line ("File too large"), the earlier set whole, no
 #                   temporary left (SIGXFSZ is ignored, so the write fails instead of killing the process)
 set -u
@@ -163,6 +165,22 @@ chakra-traces)
   "$syncsim" run "$scenario" -o "$d/out" >/dev/null || fail "exit $?"
   ! ls "$d/out"/chakra.*.et >/dev/null 2>&1 || fail "traces stayed beside a run without --chakra"
   grep -q mine "$d/out/chakra.notes" || fail "the user's chakra.notes changed"
+  no_strays "$d/out"
+  ;;
+chakra-many)
+  mkdir "$d/out"
+  echo "earlier report" >"$d/out/report.json"
+  echo "earlier trace" >"$d/out/chakra.600.et"
+  cp -r "$d/out" "$d/before"
+  many=(run "$scenario" -o "$d/out" --chakra --set cluster.topology.nodes=80)
+  SYNCSIM_TEST_INTERRUPT_AFTER_FILES=500 "$syncsim" "${many[@]}" >/dev/null 2>&1
+  status=$?
+  [ "$status" -eq 130 ] || fail "interrupt after 500 files: expected exit 130, got $status"
+  diff -r "$d/before" "$d/out" >/dev/null || fail "interrupt after 500 files: the earlier set changed"
+  no_strays "$d/out"
+  "$syncsim" "${many[@]}" >/dev/null || fail "exit $?"
+  [ "$(ls "$d/out" | grep -c '^chakra\.[0-9]*\.et$')" -eq 640 ] || fail "expected 640 traces: $(ls "$d/out" | wc -l)"
+  ! grep -q "earlier" "$d/out/chakra.600.et" "$d/out/report.json" || fail "an earlier file stayed"
   no_strays "$d/out"
   ;;
 file-size-limit)

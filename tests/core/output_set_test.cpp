@@ -130,6 +130,32 @@ TEST_CASE("output set: a failed rename at any point of the swap rolls back to th
   }
 }
 
+TEST_CASE("output set: a set of thousands of files (a layout's Chakra traces) is written, or left whole, as one") {
+  constexpr int kFiles = 3000;
+  const TempDir tmp;
+  put(tmp.path() / "trace.2999.et", "old");
+  const auto before = snapshot(tmp.path());
+  const auto write_all = [&](OutputSet& set, int throw_at) {
+    for (int i = 0; i < kFiles; ++i) {
+      set.add("trace." + std::to_string(i) + ".et", [&](std::ostream& out) {
+        out << "new " << i;
+        if (i == throw_at) throw InputError("injected failure");
+      });
+    }
+  };
+  {
+    OutputSet set(tmp.path());
+    CHECK_THROWS_WITH(write_all(set, kFiles - 1), "injected failure");
+  }
+  CHECK(snapshot(tmp.path()) == before);
+  OutputSet set(tmp.path());  // the slots the failed set gave back serve again
+  write_all(set, -1);
+  set.commit();
+  const auto after = snapshot(tmp.path());
+  CHECK(after.size() == kFiles);
+  CHECK(after.at("trace.2999.et") == "new 2999");
+}
+
 TEST_CASE("output set: a set never committed takes back the folder it created") {
   const TempDir tmp;
   const fs::path dir = tmp.path() / "a" / "b";

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
+#include <atomic>
 #include <filesystem>
 #include <functional>
 #include <iosfwd>
@@ -53,7 +54,7 @@ class RegisteredTemporary {
   RegisteredTemporary& operator=(const RegisteredTemporary&) = delete;
 
  private:
-  int slot_;
+  std::atomic<char*>* slot_;  // holds a copy of the path, owned here
 };
 
 // SIGINT and SIGTERM held back while it lives: what happens inside (a set of renames) is never cut in half.

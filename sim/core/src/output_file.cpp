@@ -14,8 +14,10 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <memory>
 #include <ostream>
 #include <streambuf>
+#include <vector>
 
 #include "output_detail.hpp"
 #include "syncsim/core/input_error.hpp"
@@ -27,12 +29,37 @@ namespace output_detail {
 
 namespace {
 
-// The temporaries being written, for the signal handler to remove; an empty slot starts with '\0'. Slots are set
-// and cleared with the signals blocked, so the handler never sees half a path. A set of outputs holds a temporary
-// and a backup per file: 64 slots is several times the largest set (syncsim plan's).
-constexpr int kSlots = 64;
-constexpr std::size_t kPathMax = 4096;
-char g_temporaries[kSlots][kPathMax];
+// The temporaries being written, for the signal handler to remove: slots in blocks that are only ever added, never
+// freed, so the handler may walk them at any moment; an empty slot holds nullptr. A slot is set and cleared with the
+// signals blocked, so the handler never sees a path being freed. A set of outputs holds a temporary per file, and a
+// layout's Chakra export writes one trace per rank: thousands at once, hence no fixed number of slots.
+constexpr int kSlotsPerBlock = 256;
+struct TemporaryBlock {
+  std::atomic<char*> paths[kSlotsPerBlock]{};
+  std::atomic<TemporaryBlock*> next{nullptr};
+};
+static_assert(std::atomic<char*>::is_always_lock_free);
+TemporaryBlock g_first_block;
+// The empty slots, for registration in constant time; only ever touched with the signals blocked, never by the
+// handler. Its capacity is every slot's, so that a slot given back never needs memory.
+std::vector<std::atomic<char*>*> g_free_slots;
+
+TemporaryBlock* g_last_block = nullptr;  // nullptr until the first registration takes g_first_block
+std::size_t g_blocks = 0;
+
+std::atomic<char*>* take_free_slot() {
+  if (g_free_slots.empty()) {
+    g_free_slots.reserve((g_blocks + 1) * kSlotsPerBlock);
+    TemporaryBlock* fresh = g_last_block == nullptr ? &g_first_block : new TemporaryBlock;
+    if (g_last_block != nullptr) g_last_block->next.store(fresh);
+    g_last_block = fresh;
+    ++g_blocks;
+    for (int i = kSlotsPerBlock; i-- > 0;) g_free_slots.push_back(&fresh->paths[i]);
+  }
+  std::atomic<char*>* slot = g_free_slots.back();
+  g_free_slots.pop_back();
+  return slot;
+}
 
 // The child process an interrupt ends too (stop_child_on_interrupt); 0: none. Lock-free, so the handler may read it.
 std::atomic<pid_t> g_child{0};
@@ -45,8 +72,10 @@ void on_interrupt(int signal_number) {
     while (::waitpid(child, nullptr, 0) < 0 && errno == EINTR) {
     }
   }
-  for (auto& slot : g_temporaries) {
-    if (slot[0] != '\0') ::unlink(slot);
+  for (const TemporaryBlock* block = &g_first_block; block != nullptr; block = block->next.load()) {
+    for (const auto& slot : block->paths) {
+      if (const char* path = slot.load(); path != nullptr) ::unlink(path);
+    }
   }
   ::_exit(128 + signal_number);  // async-signal-safe, unlike exit()
 }
@@ -171,23 +200,19 @@ void write_through(const std::filesystem::path& file, const std::filesystem::pat
   write_and_close(fd, shown, false, write);
 }
 
-RegisteredTemporary::RegisteredTemporary(const std::filesystem::path& path) : slot_(-1) {
-  const std::string text = path.string();
-  if (text.size() >= kPathMax) write_failed(path, "the path is too long");
+RegisteredTemporary::RegisteredTemporary(const std::filesystem::path& path) {
+  const std::string& text = path.native();
+  auto copy = std::make_unique<char[]>(text.size() + 1);
+  std::memcpy(copy.get(), text.c_str(), text.size() + 1);
   const SignalsBlocked blocked;
-  for (int i = 0; i < kSlots; ++i) {
-    if (g_temporaries[i][0] == '\0') {
-      std::memcpy(g_temporaries[i], text.c_str(), text.size() + 1);
-      slot_ = i;
-      return;
-    }
-  }
-  write_failed(path, "too many files written at once");
+  slot_ = take_free_slot();
+  slot_->store(copy.release());
 }
 
 RegisteredTemporary::~RegisteredTemporary() {
   const SignalsBlocked blocked;
-  g_temporaries[slot_][0] = '\0';
+  delete[] slot_->exchange(nullptr);
+  g_free_slots.push_back(slot_);  // within its capacity: no allocation, no exception
 }
 
 SignalsBlocked::SignalsBlocked() {
