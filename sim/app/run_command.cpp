@@ -83,20 +83,26 @@ void print_tensor_overlap(const std::vector<TensorOverlapReport>& layers) {
   auto& o = std::cout;
   SimTime exposed;
   SimTime sm_cost;
+  SimTime split_cost;
   for (const TensorOverlapReport& t : layers) {
     exposed += t.exposed;
     sm_cost += t.sm_cost;
+    split_cost += t.split_cost;
   }
-  fmt::print(
-      o,
-      "tensor overlap   a block and micro-batch: {:.3f} ms exposed, {:.3f} ms of GEMM time to the SMs ({} overlaps)\n",
-      exposed.us() / 1e3, sm_cost.us() / 1e3, layers.size());
+  fmt::print(o,
+             "tensor overlap   a block and micro-batch: {:.3f} ms exposed, {:.3f} ms of GEMM time to the SMs, {:.3f} "
+             "ms to the GEMMs run in pieces ({} overlaps)\n",
+             exposed.us() / 1e3, sm_cost.us() / 1e3, split_cost.us() / 1e3, layers.size());
   for (const TensorOverlapReport& t : layers) {
     const bool held = t.collective > t.own_rate;
-    if (!held && t.exposed <= SimTime::zero()) continue;
-    fmt::print(o, "{:<17}{}: {}{}, {:.3f} ms beside a {:.3f} ms GEMM, {:.3f} ms exposed{}\n", "", t.layer, t.method,
+    if (!held && t.exposed <= SimTime::zero() && t.split_cost <= SimTime::zero()) continue;
+    fmt::print(o, "{:<17}{}: {}{}, {:.3f} ms beside a {:.3f} ms GEMM{}, {:.3f} ms exposed{}\n", "", t.layer, t.method,
                t.sms > 0 ? fmt::format(" on {} SMs", t.sms) : " on the copy engines", t.collective.us() / 1e3,
-               t.gemm.us() / 1e3, t.exposed.us() / 1e3,
+               t.gemm.us() / 1e3,
+               t.split_cost > SimTime::zero()
+                   ? fmt::format(" ({} pieces, {:.3f} ms more than whole)", t.pieces, t.split_cost.us() / 1e3)
+                   : "",
+               t.exposed.us() / 1e3,
                held && t.sms_to_keep_pace ? fmt::format("; {} SMs would keep its own pace, {:.3f} ms",
                                                         *t.sms_to_keep_pace, t.own_rate.us() / 1e3)
                                           : "");

@@ -138,7 +138,8 @@ TEST_CASE("flash attention scales with head dimension, sequence and the causal m
 }
 
 TEST_CASE("one rank's GEMM splits the dimension its tensor parallelism splits", "[kernel_model]") {
-  const ComputeModel h100(find_gpu("H100-SXM-80GB"), Precision::bf16, {.kernels = KernelStyle::fused});
+  // PyTorch's separate modules (torchtitan's w3): the up-projection is a GEMM of its own.
+  const ComputeModel h100(find_gpu("H100-SXM-80GB"), Precision::bf16, {.kernels = KernelStyle::eager});
   const ModelSpec llama = find_model("llama3-8b");  // 8192 tokens, hidden 4096, MLP 14336
   const Layer& up = *find_layer(llama, "layers.0.mlp.up_proj");
   const Layer& down = *find_layer(llama, "layers.0.mlp.down_proj");
@@ -202,9 +203,38 @@ TEST_CASE("compiled blocks run their own layers fused, the layers between them e
   CHECK(compiled.forward(attention, 1) == eager.forward(attention, 1));
   CHECK(compiled.forward(attention, 1) > fused.forward(attention, 1));
   CHECK(*KernelModel(h100, KernelStyle::compiled).attention(128, 16384, false) == Approx(338 / 989.4 * kSustained));
-  // GEMMs are cuBLAS's whoever calls them.
+  // GEMMs are cuBLAS's whoever calls them, each module's its own.
   const Layer& up = *find_layer(llama, "layers.0.mlp.up_proj");
-  CHECK(compiled.forward(up, 1) == fused.forward(up, 1));
+  CHECK(compiled.forward(up, 1) == eager.forward(up, 1));
+}
+
+TEST_CASE("Megatron's fused projections run as one GEMM: Q, K and V together, gate and up together", "[kernel_model]") {
+  // Llama 3 8B: Q 4096 wide, K and V 1024 each (8 KV heads of 128); gate and up 14336 each.
+  const ModelSpec llama = find_model("llama3-8b");
+  const GpuSpec h100 = find_gpu("H100-SXM-80GB");
+  for (const char* name : {"layers.0.self_attn.q_proj", "layers.0.self_attn.k_proj", "layers.0.self_attn.v_proj"}) {
+    CHECK(find_layer(llama, name)->shape.fused_rows == 6144);
+  }
+  CHECK(find_layer(llama, "layers.0.mlp.gate_proj")->shape.fused_rows == 28672);
+  CHECK(find_layer(llama, "layers.0.mlp.up_proj")->shape.fused_rows == 28672);
+  CHECK(find_layer(llama, "layers.0.self_attn.o_proj")->shape.fused_rows == 4096);
+  const ComputeModel fused(h100, Precision::bf16, {.kernels = KernelStyle::fused});
+  const ComputeModel eager(h100, Precision::bf16, {.kernels = KernelStyle::eager});
+  const KernelModel model(h100, KernelStyle::fused);
+  // At TP 8, K on its own is 8192 x 128 x 4096: 64 x 2 = 128 tiles of 128x64 (half the operand reuse), one wave,
+  // 0.5 x 128/132; in linear_qkv, 8192 x 768: 32 x 6 = 192 tiles of 256x128, 2 waves, 192/264. Each layer runs its own
+  // FLOPs at its GEMM's efficiency.
+  const RankSplit tp8{.tensor = 8};
+  const Layer& k = *find_layer(llama, "layers.0.self_attn.k_proj");
+  CHECK(fused.forward_tile(k, 1, tp8).efficiency == Approx(model.gemm({.m = 8192, .n = 768, .k = 4096}).efficiency));
+  CHECK(eager.forward_tile(k, 1, tp8).efficiency == Approx(model.gemm({.m = 8192, .n = 128, .k = 4096}).efficiency));
+  CHECK(model.gemm({.m = 8192, .n = 768, .k = 4096}).tiles == 192);
+  CHECK(model.gemm({.m = 8192, .n = 128, .k = 4096}).tiles == 128);
+  CHECK(fused.forward_tile(k, 1, tp8).efficiency / eager.forward_tile(k, 1, tp8).efficiency ==
+        Approx((192.0 / 264) / (0.5 * 128 / 132)));
+  const double seconds = 2.0 * 8192 * 128 * 4096 / (989.4e12 * fused.forward_tile(k, 1, tp8).efficiency);
+  CHECK(fused.forward(k, 1, tp8).seconds() == Approx(seconds + 5e-6).epsilon(1e-6));
+  CHECK(fused.forward(k, 1, tp8) < eager.forward(k, 1, tp8));
 }
 
 TEST_CASE("a power cap slows compute-bound kernels by the cube root of the cap", "[kernel_model]") {

@@ -24,7 +24,7 @@ std::string tp_yaml(const std::string& precision, const std::string& parallelism
          parallelism_extra + "}\n";
 }
 
-const GroupCommunication& tensor_group(const TrainingReport& r) {
+const GroupCommunication& tensor_communication(const TrainingReport& r) {
   for (const GroupCommunication& g : r.group_communication) {
     if (g.group == "tensor") return g;
   }
@@ -43,19 +43,19 @@ TEST_CASE("Megatron's FP8 all-gathers move half the bytes of its 16-bit reduce-s
   // scatters 1, backward output-gradient gathers 1, scatters 1 and the inputs' gathers again 1; the embedding's and
   // the head's AllReduce 2 a micro-batch. In BF16 all of it at 2 bytes, 5 x 32 + 2 = 162; in FP8 the three gathers'
   // worth at 1 byte: 2 x 32 + 2 + 3 x 32 / 2 = 114.
-  const GroupCommunication bf16 = tensor_group(report_of(tp_yaml("bf16")));
-  const GroupCommunication fp8 = tensor_group(report_of(tp_yaml("fp8")));
+  const GroupCommunication bf16 = tensor_communication(report_of(tp_yaml("bf16")));
+  const GroupCommunication fp8 = tensor_communication(report_of(tp_yaml("fp8")));
   CHECK(fp8.bytes_per_gpu / bf16.bytes_per_gpu == Approx(114.0 / 162.0).epsilon(1e-12));
   CHECK(fp8.exposed < bf16.exposed);
   // Beside the GEMMs (tp_comm_overlap) the same bytes move; less of them shows.
-  const GroupCommunication overlapped = tensor_group(report_of(tp_yaml("fp8", ", tp_comm_overlap: true")));
+  const GroupCommunication overlapped = tensor_communication(report_of(tp_yaml("fp8", ", tp_comm_overlap: true")));
   CHECK(overlapped.bytes_per_gpu == fp8.bytes_per_gpu);
   CHECK(overlapped.exposed < fp8.exposed);
 }
 
 TEST_CASE("without sequence parallelism FP8 gathers nothing: the AllReduces move the 16-bit outputs") {
-  const GroupCommunication bf16 = tensor_group(report_of(tp_yaml("bf16", ", sequence_parallel: false")));
-  const GroupCommunication fp8 = tensor_group(report_of(tp_yaml("fp8", ", sequence_parallel: false")));
+  const GroupCommunication bf16 = tensor_communication(report_of(tp_yaml("bf16", ", sequence_parallel: false")));
+  const GroupCommunication fp8 = tensor_communication(report_of(tp_yaml("fp8", ", sequence_parallel: false")));
   CHECK(fp8.bytes_per_gpu == bf16.bytes_per_gpu);
 }
 
@@ -65,6 +65,6 @@ TEST_CASE("PyTorch's tensor parallelism gathers its FP8 inputs, and its output g
   std::string bf16 = tp_yaml("bf16");
   std::string fp8 = tp_yaml("fp8");
   for (std::string* yaml : {&bf16, &fp8}) yaml->replace(yaml->find("sharding: optimizer"), 19, "sharding: full");
-  CHECK(tensor_group(report_of(fp8)).bytes_per_gpu / tensor_group(report_of(bf16)).bytes_per_gpu ==
+  CHECK(tensor_communication(report_of(fp8)).bytes_per_gpu / tensor_communication(report_of(bf16)).bytes_per_gpu ==
         Approx(114.0 / 130.0).epsilon(1e-12));
 }

@@ -71,11 +71,15 @@ bool ComputeModel::runs_scaled(const Layer& layer) const {
   return is_scaled(precision_) && layer.kind == LayerKind::gemm;
 }
 
+bool ComputeModel::fused_projections() const {
+  // Megatron's (Transformer Engine: the default recipe, or model.kernels: fused); PyTorch runs separate nn.Linear
+  // modules (torchtitan's wq, wk, wv and w1, w3; torchao's Float8Linear), eager or compiled.
+  return !options_.kernels || *options_.kernels == KernelStyle::fused;
+}
+
 bool ComputeModel::casts_shared_input(const Layer& layer) const {
-  // Megatron's fused projections (Transformer Engine: the default recipe, or model.kernels: fused) cast their shared
-  // input once; PyTorch's separate nn.Linear modules (torchao's Float8Linear, eager or compiled) each cast their own.
-  const bool fused_projections = !options_.kernels || *options_.kernels == KernelStyle::fused;
-  return layer.shape.shares_input && fused_projections;
+  // A fused projection casts its shared input once; separate modules each cast their own.
+  return layer.shape.shares_input && fused_projections();
 }
 
 Roofline ComputeModel::scaled_gemm_roofline(const Layer& layer, double batch) const {

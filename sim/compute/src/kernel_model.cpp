@@ -63,20 +63,31 @@ KernelModel::KernelModel(const GpuSpec& gpu, KernelStyle style)
 }
 
 TileChoice KernelModel::shape_factors(const GemmShape& shape, double k_scale) const {
+  return pieces_factors(shape, k_scale, 1);
+}
+
+TileChoice KernelModel::pieces_factors(const GemmShape& piece, double k_scale, double pieces) const {
   const auto sms = static_cast<double>(multiprocessors_);
   const std::span<const Tile> candidates = tiles(amd_);
   const double best_reuse = reuse(candidates.front());
-  const double u_k = shape.k / (shape.k + kKStart * k_scale);
+  const double u_k = piece.k / (piece.k + kKStart * k_scale);
   TileChoice best;
+  double pooled_wave = 1;
   for (const Tile& t : candidates) {
-    const double rows = std::ceil(shape.m / static_cast<double>(t.rows));
-    const double cols = std::ceil(shape.n / static_cast<double>(t.cols));
-    const double tiles = shape.groups * rows * cols;
-    const double u_tile = shape.m * shape.n / (rows * static_cast<double>(t.rows) * cols * static_cast<double>(t.cols));
+    const double rows = std::ceil(piece.m / static_cast<double>(t.rows));
+    const double cols = std::ceil(piece.n / static_cast<double>(t.cols));
+    const double tiles = piece.groups * rows * cols;
+    const double u_tile = piece.m * piece.n / (rows * static_cast<double>(t.rows) * cols * static_cast<double>(t.cols));
     const double u_wave = tiles / (std::ceil(tiles / sms) * sms);
     const double efficiency = reuse(t) / best_reuse * u_tile * u_wave * u_k;
-    if (efficiency > best.efficiency) best = {.rows = t.rows, .cols = t.cols, .tiles = tiles, .efficiency = efficiency};
+    if (efficiency > best.efficiency) {
+      best = {.rows = t.rows, .cols = t.cols, .tiles = tiles, .efficiency = efficiency};
+      const double all = tiles * pieces;
+      pooled_wave = all / (std::ceil(all / sms) * sms) / u_wave;
+    }
   }
+  best.tiles *= pieces;
+  best.efficiency *= pooled_wave;
   return best;
 }
 

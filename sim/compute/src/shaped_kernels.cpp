@@ -24,7 +24,10 @@ GemmShape ComputeModel::gemm_shape(const Layer& layer, double batch, RankSplit s
   const double tokens = batch * static_cast<double>(layer.shape.tokens) / static_cast<double>(split.context);
   const double groups =
       layer.weight_matrices > 1 ? std::max(1.0, static_cast<double>(layer.weight_matrices / split.expert)) : 1.0;
-  const double rows = static_cast<double>(layer.weight_rows) / (layer.shape.split == TensorSplit::outputs ? tensor : 1);
+  // A fused projection's layers run as its one GEMM: each its share of the FLOPs at that GEMM's efficiency.
+  const std::int64_t width =
+      fused_projections() && layer.shape.fused_rows > 0 ? layer.shape.fused_rows : layer.weight_rows;
+  const double rows = static_cast<double>(width) / (layer.shape.split == TensorSplit::outputs ? tensor : 1);
   const double cols = static_cast<double>(layer.weight_cols) / (layer.shape.split == TensorSplit::inputs ? tensor : 1);
   return {.m = tokens / groups, .n = rows, .k = cols, .groups = groups};
 }
@@ -52,6 +55,29 @@ SimTime ComputeModel::shaped_gemm(const Layer& layer, std::int64_t batch, RankSp
   const double weight_gradient = seconds({.m = f.n, .n = f.k, .k = f.m, .groups = f.groups});
   return SimTime::from_seconds(std::max(input_gradient + weight_gradient, 2 * memory) + quantize) +
          options_.kernel_overhead * 2;
+}
+
+SimTime ComputeModel::split_gemm_extra(const Layer& layer, std::int64_t batch, RankSplit split, std::int64_t pieces,
+                                       bool input_gradient) const {
+  const bool gemm = layer.kind == LayerKind::gemm || layer.kind == LayerKind::gemm_kept;
+  if (pieces < 2 || !gemm || !gpu_.multiprocessors || *gpu_.multiprocessors < 1 || layer.shape.tokens < 1 ||
+      layer.weight_rows < 1 || layer.weight_cols < 1 || layer.weight_matrices < 1) {
+    return SimTime::zero();
+  }
+  const RankSplit rank = layer_split(layer, split);
+  const double peak = runs_scaled(layer) ? scaled_peak_flops_ : peak_flops_;
+  const double k_scale = peak / peak_flops_;
+  GemmShape whole = gemm_shape(layer, static_cast<double>(batch), rank);
+  if (input_gradient) whole = {.m = whole.m, .n = whole.k, .k = whole.n, .groups = whole.groups};
+  GemmShape piece = whole;
+  piece.m = whole.m / static_cast<double>(pieces);
+  const double ratio = kernels_.shape_factors(whole, k_scale).efficiency /
+                       kernels_.pieces_factors(piece, k_scale, static_cast<double>(pieces)).efficiency;
+  if (!(ratio > 1)) return SimTime::zero();
+  const double flops = static_cast<double>(batch) * static_cast<double>(layer.forward_flops) * share(rank);
+  const double product = shaped(layer) ? flops / (peak * kernels_.gemm(whole, k_scale).efficiency)
+                                       : roofline(layer, batch).compute_seconds * share(rank);
+  return SimTime::from_seconds(product * (ratio - 1));
 }
 
 SimTime ComputeModel::shaped_attention(const Layer& layer, std::int64_t batch, RankSplit split, bool backward) const {

@@ -121,13 +121,15 @@ void TransformerBuilder::linear(const std::string& name, std::int64_t out_featur
         .weight_cols = in,
         .weight_matrices = tied_weights > 0 ? 0 : weight_copies_,
         .kind = in_block_ ? LayerKind::gemm : LayerKind::gemm_kept},
-       {.split = layers_.size() == row_input_at_ ? TensorSplit::inputs : TensorSplit::outputs});
+       {.split = layers_.size() == row_input_at_ ? TensorSplit::inputs : TensorSplit::outputs,
+        .fused_rows = out_features});
   linear_input_width_ = in;
+  fused_first_ = layers_.size() - 1;
   width_ = out_features;
   saved_ = false;
 }
 
-void TransformerBuilder::sibling_linear(const std::string& name, std::int64_t out_features, bool bias) {
+void TransformerBuilder::shared_input_linear(const std::string& name, std::int64_t out_features, bool bias) {
   const std::int64_t in = linear_input_width_;
   SYNCSIM_INVARIANT(in > 0, "a sibling linear layer follows a linear layer");
   const std::int64_t weights = weight_copies_ * (in * out_features + (bias ? out_features : 0));
@@ -141,13 +143,22 @@ void TransformerBuilder::sibling_linear(const std::string& name, std::int64_t ou
         .weight_cols = in,
         .weight_matrices = weight_copies_,
         .kind = in_block_ ? LayerKind::gemm : LayerKind::gemm_kept},
-       {.split = TensorSplit::outputs, .shares_input = true});
+       {.split = TensorSplit::outputs, .shares_input = true, .fused_rows = out_features});
   width_ += out_features;
   saved_ = false;
 }
 
+void TransformerBuilder::sibling_linear(const std::string& name, std::int64_t out_features, bool bias) {
+  shared_input_linear(name, out_features, bias);
+  // One GEMM with the linear it sits beside, and with that one's other siblings (K and V beside Q).
+  const std::int64_t fused = layers_[fused_first_].shape.fused_rows + out_features;
+  for (std::size_t l = fused_first_; l < layers_.size(); ++l) layers_[l].shape.fused_rows = fused;
+}
+
 void TransformerBuilder::branch_linear(const std::string& name, std::int64_t out_features, bool bias) {
-  sibling_linear(name, out_features, bias);
+  // A parallel block's MLP beside the attention: its own module, a GEMM of its own, which its siblings join.
+  shared_input_linear(name, out_features, bias);
+  fused_first_ = layers_.size() - 1;
   width_ = out_features;
 }
 

@@ -112,6 +112,8 @@ class TransformerBuilder {
   // Adds a layer, its kernel shape's tokens the current ones.
   Layer& push(Layer layer, KernelShape shape = {});
   std::int64_t save_input();
+  // A linear layer reading the last linear's input (KernelShape::shares_input).
+  void shared_input_linear(const std::string& name, std::int64_t out_features, bool bias);
   void elementwise(const std::string& name, std::int64_t flops_per_element, bool saves_input);
 
   std::int64_t tokens_;
@@ -119,6 +121,7 @@ class TransformerBuilder {
   std::int64_t hidden_;
   std::int64_t width_;
   std::int64_t linear_input_width_ = 0;  // input width of the last linear, for its siblings
+  std::size_t fused_first_ = 0;          // the last linear's layer: its siblings join its fused projection
   std::int64_t weight_copies_ = 1;       // experts holding the next linear layers' weights
   std::int64_t per_token_ = 1;           // experts each token visits, inside begin/end_experts
   bool saved_ = false;                   // the current tensor is already kept for backward by some layer

@@ -96,6 +96,27 @@ BlockTensorInput LayoutCommunication::block_tensor_input(std::pair<std::size_t, 
 }
 
 namespace {
+// The GEMM run (0 QKV, 1 projection, 2 FC1, 3 FC2) a userbuffers layer's collective runs beside.
+std::size_t gemm_run(UbLayer layer) {
+  switch (layer) {
+    case UbLayer::qkv_fprop:
+    case UbLayer::qkv_dgrad:
+    case UbLayer::qkv_wgrad:
+      return 0;
+    case UbLayer::proj_fprop:
+    case UbLayer::proj_dgrad:
+      return 1;
+    case UbLayer::fc1_fprop:
+    case UbLayer::fc1_dgrad:
+    case UbLayer::fc1_wgrad:
+      return 2;
+    case UbLayer::fc2_fprop:
+    case UbLayer::fc2_dgrad:
+      return 3;
+  }
+  return 0;
+}
+
 std::string method_name(const OverlapSpec& spec) {
   switch (spec.method) {
     case OverlapMethod::chunked:
@@ -117,6 +138,9 @@ std::vector<TensorOverlapReport> LayoutCommunication::tensor_overlap_report() co
   std::vector<TensorOverlapReport> out;
   const std::optional<TransformerStructure>& t = context_.model().transformer();
   if (block_tensor_.empty() || !t || t->blocks.empty()) return out;
+  // The first block's GEMM runs as the overlaps split them, by run (QKV, projection, FC1, FC2), at the layout's pace.
+  const std::vector<SplitGemmCost> split = context_.split_gemm_costs(0, context_.batch(), context_.rank_split());
+  std::vector<bool> backward_split(split.size(), false);
   for (const LayerOverlap& o : userbuffers_layers(block_tensor_input(t->blocks.front()))) {
     TensorOverlapReport r{.layer = std::string(to_string(o.layer)),
                           .method = method_name(o.spec),
@@ -126,6 +150,19 @@ std::vector<TensorOverlapReport> LayoutCommunication::tensor_overlap_report() co
                           .gemm = o.gemm,
                           .exposed = o.cost.exposed,
                           .sm_cost = o.cost.sm_cost};
+    const std::size_t run = gemm_run(o.layer);
+    const bool forward = o.layer == UbLayer::qkv_fprop || o.layer == UbLayer::proj_fprop ||
+                         o.layer == UbLayer::fc1_fprop || o.layer == UbLayer::fc2_fprop;
+    if (run < split.size() && gemm_pieces(o.spec) > 1) {
+      const SplitGemmCost& c = split[run];
+      // A backward run's input gradient splits once, beside the first of its collectives with its pieces.
+      const bool splits = forward || (gemm_pieces(o.spec) == c.backward_pieces && !backward_split[run]);
+      if (splits) {
+        if (!forward) backward_split[run] = true;
+        r.pieces = forward ? c.forward_pieces : c.backward_pieces;
+        for (const SimTime extra : forward ? c.forward : c.backward) r.split_cost += extra.scaled(context_.pace());
+      }
+    }
     // One SM's time over the collective's own: the SMs with which the ceiling costs nothing.
     if (o.spec.sms > 0 && o.one_sm > SimTime::zero() && o.own_rate > SimTime::zero()) {
       r.sms_to_keep_pace = (o.one_sm.ps() + o.own_rate.ps() - 1) / o.own_rate.ps();

@@ -164,7 +164,8 @@ LayerTimes ResolvedScenario::layer_times_at(std::int64_t samples, RankSplit spli
     return with_recompute(even_share(LayerTimes{std::move(t.forward), std::move(t.backward)}, split));
   }
   LayerTimes times = syncsim::layer_times(*compute_, model_, samples, split);
-  return with_recompute(with_userbuffers_sums(with_dtensor_copies(std::move(times), samples, split), samples, split));
+  times = with_split_gemms(with_dtensor_copies(std::move(times), samples, split), samples, split);
+  return with_recompute(with_userbuffers_sums(std::move(times), samples, split));
 }
 
 InputError ResolvedScenario::compute_overflow(const SimTimeOverflow& e, std::string_view what) const {

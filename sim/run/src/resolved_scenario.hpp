@@ -65,6 +65,17 @@ auto at_pipeline_split(const ParallelismConfig& p, F&& make) {
 // calibration band (TrainingReport::calibration_band).
 enum class BandEdge { none, low, high };
 
+// One of a block's four GEMM runs (QKV, projection, FC1, FC2) under tp_comm_overlap (split_gemms.cpp): the products
+// its forward and its backward input gradient run as beside their collectives, and each of its GEMM layers' added
+// time, one rank's, per micro-batch.
+struct SplitGemmCost {
+  std::int64_t forward_pieces = 1;
+  std::int64_t backward_pieces = 1;
+  std::vector<std::size_t> layers;
+  std::vector<SimTime> forward;
+  std::vector<SimTime> backward;
+};
+
 // Collectives over at most this many ranks keep their per-rank step times, which traces show as nested spans.
 inline constexpr std::size_t kTraceStepsMaxRanks = 64;
 
@@ -110,6 +121,11 @@ class ResolvedScenario {
   LayerTimes with_dtensor_copies(LayerTimes times, std::int64_t samples, RankSplit split) const;
   // `times` with the sums after Transformer Engine's ring-exchange reduce-scatters (userbuffers_sums.cpp).
   LayerTimes with_userbuffers_sums(LayerTimes times, std::int64_t samples, RankSplit split) const;
+  // Block `block`'s four GEMM runs as tp_comm_overlap splits their products beside chunked collectives
+  // (split_gemms.cpp): per run, the pieces each way and each GEMM layer's added time; empty where nothing splits.
+  std::vector<SplitGemmCost> split_gemm_costs(std::size_t block, std::int64_t samples, RankSplit split) const;
+  // `times` with those added to the GEMM layers.
+  LayerTimes with_split_gemms(LayerTimes times, std::int64_t samples, RankSplit split) const;
   // Per unit of `units` (bucket_plan(), or a layout rank's 1/parts of it), what its weight all-gather moves when that
   // is not the unit's bytes: the execution trace's ALL_GATHER sizes, or the FP8 all-gather's
   // (parallelism.fp8_all_gather); empty otherwise.

@@ -26,6 +26,20 @@ bool is_ring(OverlapMethod method) {
   return method == OverlapMethod::ring_exchange || method == OverlapMethod::ring_exchange_pairs;
 }
 
+std::int64_t gemm_pieces(const OverlapSpec& spec) {
+  switch (spec.method) {
+    case OverlapMethod::bulk:
+      return 1;
+    case OverlapMethod::ring_exchange_pairs:
+      return std::max<std::int64_t>(spec.chunks / 2, 1);
+    case OverlapMethod::chunked:
+    case OverlapMethod::sm_margin:
+    case OverlapMethod::ring_exchange:
+      break;
+  }
+  return std::max<std::int64_t>(spec.chunks, 1);
+}
+
 SimTime sm_share_time(SimTime whole, const OverlapSpec& spec, std::int64_t tensor, bool multicast) {
   if (tensor < 2) return SimTime::zero();
   const std::int64_t chunks = is_ring(spec.method) || !multicast ? tensor - 1 : 1;

@@ -148,6 +148,9 @@ SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spe
                               SimTime one_sm = SimTime::zero());
 // A ring exchange, whole or in pairs.
 bool is_ring(OverlapMethod method);
+// The products the GEMM beside a collective run by `spec` runs as (split_gemms.cpp): one per chunk (a ring's t, t/2
+// in pairs, a pipeline's splits), one beside a bulk collective.
+std::int64_t gemm_pieces(const OverlapSpec& spec);
 // Its parts: the collective's time (half, or its SMs' where they are slower), what it shows on the compute stream,
 // and what its SMs take from the GEMM; overlapped_collective is exposed + sm_cost.
 struct OverlapCost {

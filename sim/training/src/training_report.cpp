@@ -174,6 +174,8 @@ nlohmann::ordered_json tensor_overlap_json(const std::vector<TensorOverlapReport
                    {"gemm_us", us(t.gemm)},
                    {"exposed_us", us(t.exposed)},
                    {"sm_cost_us", us(t.sm_cost)},
+                   {"gemm_pieces", t.pieces},
+                   {"split_cost_us", us(t.split_cost)},
                    {"sms_to_keep_pace", t.sms_to_keep_pace ? nlohmann::ordered_json(*t.sms_to_keep_pace) : nullptr}});
   }
   return out;

@@ -145,6 +145,14 @@ class ComputeModel {
   SimTime backward(const Layer& layer, std::int64_t batch, RankSplit split = {}) const;
   // True when `layer` runs on the kernel model rather than the constant roofline.
   bool shaped(const Layer& layer) const;
+  // What a GEMM layer's forward product (or, with `input_gradient`, its input-gradient product) on one rank takes
+  // longer run as `pieces` products of 1/pieces of its rows each, as the tensor-parallel overlaps split it beside
+  // their chunks (split_gemms.cpp): the product's time x (the whole's shape factors over the pieces' - 1), the
+  // pieces tiled as each is alone and their waves pooled (KernelModel::pieces_factors). On the constant roofline too:
+  // its efficiency is a whole GEMM's, and splitting one costs the same ratio. Zero for one piece, a layer without a
+  // shape, a GPU without an SM count.
+  SimTime split_gemm_extra(const Layer& layer, std::int64_t batch, RankSplit split, std::int64_t pieces,
+                           bool input_gradient) const;
   // The kernel model's tile choice for a GEMM layer's forward product on one rank (shaped() GEMMs only).
   TileChoice forward_tile(const Layer& layer, std::int64_t batch, RankSplit split = {}) const;
   // One kernel that is not a layer (gradient compression's casts, products and selections): the same roofline,
@@ -172,6 +180,8 @@ class ComputeModel {
  private:
   Roofline kernel_roofline(double flops, double bytes) const;
   Roofline scaled_gemm_roofline(const Layer& layer, double batch) const;
+  // Whether the framework runs a linear layer and its siblings as one GEMM (KernelShape::fused_rows).
+  bool fused_projections() const;
   // The layer's input is cast already, by the fused projection it shares it with (KernelShape::shares_input).
   bool casts_shared_input(const Layer& layer) const;
   SimTime time_of(const Roofline& roofline) const;  // the larger roof plus the kernel overhead

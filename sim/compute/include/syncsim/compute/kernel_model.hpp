@@ -70,6 +70,10 @@ class KernelModel {
   std::optional<double> attention(std::int64_t head_dim, double sequence, bool causal) const;
   // The shape factors alone (core excluded), for the candidate tiles: what core multiplies.
   TileChoice shape_factors(const GemmShape& shape, double k_scale) const;
+  // The same for `pieces` products of shape `piece` run on streams of their own, as the tensor-parallel overlaps run
+  // a GEMM's chunks: each piece takes the tile that is best for it alone (cuBLAS chooses per call), and the pieces'
+  // tiles fill the waves together (one piece's last wave beside the next one's first). 1 piece: shape_factors.
+  TileChoice pieces_factors(const GemmShape& piece, double k_scale, double pieces) const;
 
  private:
   int multiprocessors_ = 0;

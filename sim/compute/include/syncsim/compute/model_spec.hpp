@@ -66,6 +66,9 @@ struct KernelShape {
   // A linear layer reading the previous linear's input (K and V beside Q, up beside gate): Megatron runs them as
   // one GEMM (linear_qkv, linear_fc1), so under a scaled precision the input is cast once, by the first.
   bool shares_input = false;
+  // The output width of the projection Megatron fuses the layer into (linear_qkv: Q, K and V side by side;
+  // linear_fc1: gate and up), whose one GEMM the kernel model tiles under fused projections; 0: the layer's own.
+  std::int64_t fused_rows = 0;
   // A norm, residual add or dropout on the s x h residual stream: what Megatron's sequence parallelism splits over
   // the tensor group (each rank s / t of the tokens), and what every tensor rank runs whole without it.
   bool sequence_region = false;

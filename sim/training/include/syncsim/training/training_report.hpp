@@ -146,6 +146,10 @@ struct TensorOverlapReport {
   SimTime gemm;          // the GEMM it runs beside
   SimTime exposed;       // what it shows on the compute stream
   SimTime sm_cost;       // what its SMs take from the GEMM
+  // The GEMM beside it as the products it runs in (1: whole), and what running it so adds to it (in `gemm`), by the
+  // pieces' tile and wave quantization (split_gemms.cpp); a backward run's on the collective that splits it.
+  std::int64_t pieces = 1;
+  SimTime split_cost = SimTime::zero();
   // The fewest SMs that move it at its own rate (nullopt on the copy engines, or without an SM ceiling).
   std::optional<std::int64_t> sms_to_keep_pace = std::nullopt;
 };
