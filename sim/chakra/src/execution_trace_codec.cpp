@@ -63,8 +63,10 @@ void write_delimited(const google::protobuf::MessageLite& message, CodedOutputSt
   message.SerializeWithCachedSizes(&out);
 }
 
-et::Node to_message(const ExecutionNode& n) {
-  et::Node m;
+// Fills `m` with node `n`. A message cleared and filled again keeps the attributes and strings it had allocated, so
+// writing a trace node after node reuses one message's memory (a layout's export writes millions of nodes).
+void fill_message(const ExecutionNode& n, et::Node& m) {
+  m.Clear();
   m.set_id(n.id);
   m.set_name(n.name);
   m.set_type(static_cast<et::NodeType>(n.kind));
@@ -108,7 +110,6 @@ et::Node to_message(const ExecutionNode& n) {
     if (*value) add_int(*m.mutable_attr(), name, **value);
   }
   if (n.backward) add_bool(*m.mutable_attr(), kBackwardPass, *n.backward);
-  return m;
 }
 
 // Reads the node's and the metadata's attributes; `where` names the message in errors.
@@ -259,7 +260,11 @@ std::string encode_execution_trace(const ExecutionTrace& trace) {
     add_int(*metadata.mutable_attr(), kRank, trace.rank);
     add_int(*metadata.mutable_attr(), kRanks, trace.ranks);
     write_delimited(metadata, out);
-    for (const ExecutionNode& node : trace.nodes) write_delimited(to_message(node), out);
+    et::Node message;
+    for (const ExecutionNode& node : trace.nodes) {
+      fill_message(node, message);
+      write_delimited(message, out);
+    }
   }  // the coded stream flushes into `bytes` as it goes out of scope
   return bytes;
 }
