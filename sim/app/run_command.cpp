@@ -12,6 +12,7 @@
 #include <optional>
 
 #include "calibration_check.hpp"
+#include "chakra_space.hpp"
 #include "chart_files.hpp"
 #include "commands.hpp"
 #include "help_format.hpp"
@@ -359,7 +360,9 @@ void write_outputs(const std::filesystem::path& outdir, const Scenario& scenario
                    const std::string& report, const std::optional<run::ChakraExport>& workload) {
   OutputSet set(outdir);
   for (std::int64_t rank = 0; workload && rank < workload->ranks(); ++rank) {
-    const std::string bytes = chakra::encode_execution_trace(workload->trace(rank));
+    const chakra::ExecutionTrace trace = workload->trace(rank);
+    const std::string bytes = chakra::encode_execution_trace(trace);
+    if (rank == 0) check_chakra_space(set.dir(), *workload, trace.nodes.size(), bytes.size());
     set.add(chakra::execution_trace_file_name(kChakraPrefix, rank), [&](std::ostream& out) { out << bytes; });
   }
   remove_stale_traces(set, workload ? workload->ranks() : 0);

@@ -17,6 +17,8 @@
 #   chakra-traces   run --chakra on 8 ranks drops an earlier run's chakra.8.et and up; run without it drops them all
 #   chakra-many     run --chakra on 640 ranks writes 642 files as one set; interrupted after 500 of them, the
 #                   earlier set is whole and no temporary is left (the interrupt handler knows every one)
+#   chakra-space    run --chakra whose traces pass the file system's free space (SYNCSIM_TEST_FREE_BYTES stands
+#                   for it): exit 2 before any is written, one line naming the sizes, the earlier set whole
 #   file-size-limit run -o DIR under ulimit -f 1: exit 2, one line ("File too large"), the earlier set whole, no
 #                   temporary left (SIGXFSZ is ignored, so the write fails instead of killing the process)
 set -u
@@ -182,6 +184,25 @@ chakra-many)
   [ "$(ls "$d/out" | grep -c '^chakra\.[0-9]*\.et$')" -eq 640 ] || fail "expected 640 traces: $(ls "$d/out" | wc -l)"
   ! grep -q "earlier" "$d/out/chakra.600.et" "$d/out/report.json" || fail "an earlier file stayed"
   no_strays "$d/out"
+  ;;
+chakra-space)
+  mkdir "$d/out"
+  echo "earlier report" >"$d/out/report.json"
+  cp -r "$d/out" "$d/before"
+  # 640 ranks of ResNet-50 under DDP: each trace is tens of kB, all of them some MB; 100 kB free cannot hold them.
+  err=$(SYNCSIM_TEST_FREE_BYTES=100000 "$syncsim" run "$scenario" -o "$d/out" --chakra \
+    --set cluster.topology.nodes=80 2>&1 >/dev/null)
+  status=$?
+  [ "$status" -eq 2 ] || fail "expected exit 2, got $status: $err"
+  [ "$(echo "$err" | wc -l)" -eq 1 ] || fail "expected one line: $err"
+  echo "$err" | grep -Eq "^syncsim: error: cannot write 640 Chakra execution traces into '$d/out': they take at least [0-9.]+ MB \(rank 0's is [0-9.]+ kB\) and its file system has 100.0 kB free$" ||
+    fail "message: $err"
+  diff -r "$d/before" "$d/out" >/dev/null || fail "the earlier set changed"
+  no_strays "$d/out"
+  # With room enough the same export is written.
+  SYNCSIM_TEST_FREE_BYTES=1e12 "$syncsim" run "$scenario" -o "$d/out" --chakra --set cluster.topology.nodes=80 \
+    >/dev/null || fail "exit $?"
+  [ -f "$d/out/chakra.639.et" ] || fail "no trace of rank 639"
   ;;
 file-size-limit)
   # ulimit -f 1: no file past 1 KiB. The earlier set stays whole, the new one is refused in one line, exit 2.
