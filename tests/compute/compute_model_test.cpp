@@ -20,6 +20,20 @@ const Layer kGemm{.name = "gemm",
 SimTime without_overhead(const ComputeModel& c, const Layer& l, std::int64_t batch) {
   return c.forward(l, batch) - c.options().kernel_overhead;
 }
+// A toy GPU: bf16 10 TFLOP/s, fp8 20 TFLOP/s, 100 GB/s.
+GpuSpec toy_fp8_gpu() {
+  return make_gpu_spec("toy8", {.fp32 = 1e12, .bf16 = 10e12, .fp8 = 20e12}, Bandwidth::from_gb_per_s(100), Bytes{kGiB});
+}
+
+// kGemm as a transformer block's 4096 x 4096 linear layer.
+Layer block_gemm() {
+  Layer gemm = kGemm;
+  gemm.weight_rows = 4096;
+  gemm.weight_cols = 4096;
+  gemm.weight_matrices = 1;
+  gemm.kind = LayerKind::gemm;
+  return gemm;
+}
 }  // namespace
 
 TEST_CASE("layer time is the roofline plus the kernel overhead, exactly", "[compute_model]") {
@@ -70,20 +84,54 @@ TEST_CASE("precision picks the peak and the element size", "[compute_model]") {
   CHECK_THROWS_WITH(ComputeModel(find_gpu("V100-SXM2-32GB"), Precision::bf16), Catch::Contains("no bf16"));
 }
 
+TEST_CASE("Transformer Engine's norm writes the next GEMM's FP8 input: no cast forward, a transpose backward",
+          "[compute_model]") {
+  // The toy system of the case below: fp8 20 TFLOP/s, 100 GB/s at efficiency 0.5, a 4096 x 4096 GEMM at batch 1000.
+  //   cast       1000·4096 x (2 + 2 x 1) B / 50 GB/s = 0.328 ms   (TE's fp8_cast_transpose_fused, te.Linear)
+  //   transpose  1000·4096 x (1 + 1) B / 50 GB/s     = 0.164 ms   (LayerNormLinear's fp8_transpose in backward)
+  const GpuSpec gpu = toy_fp8_gpu();
+  const ComputeModel c(gpu, Precision::fp8, {.efficiency = 0.5});
+  const Layer gemm = block_gemm();
+  Layer lead = gemm;
+  lead.shape.cast_by_norm = true;
+  const double product = 1000 * 2.0 * 4096 * 4096 / 10e12;
+  const double cast = 1000 * 4096.0 * 4 / 50e9;
+  const double transpose = 1000 * 4096.0 * 2 / 50e9;
+  const SimTime overhead = SimTime::from_us(5);
+  CHECK(c.forward(gemm, 1000) == SimTime::from_seconds(product + cast) + overhead);
+  CHECK(c.forward(lead, 1000) == SimTime::from_seconds(product) + overhead);
+  // Backward runs what a te.Linear's does (twice the forward, its casts included) and the transpose.
+  CHECK(c.backward(gemm, 1000) == (SimTime::from_seconds(product + cast) + overhead) * 2);
+  CHECK(c.backward(lead, 1000) ==
+        (SimTime::from_seconds(product + cast) + overhead) * 2 + SimTime::from_seconds(transpose));
+  // The norm writes 1 byte an element where it wrote 2: (4096 weights + 1000 x 4096 read) x 2 B + 1000 x 4096 x 1 B.
+  Layer norm{.name = "norm",
+             .params = 4096,
+             .forward_flops = 4 * 4096,
+             .weight_elements_read = 4096,
+             .activation_elements_moved = 2 * 4096};
+  const double bf16_bytes = 2.0 * (4096 + 1000 * 2 * 4096);
+  CHECK(c.roofline(norm, 1000).memory_seconds == Approx(bf16_bytes / 50e9));
+  norm.shape.quantized_output_elements = 4096;
+  CHECK(c.roofline(norm, 1000).memory_seconds == Approx((bf16_bytes - 1000 * 4096.0) / 50e9));
+  // BF16, and PyTorch's modules (torchao casts each input itself), are as before.
+  const ComputeModel bf16(gpu, Precision::bf16, {.efficiency = 0.5});
+  CHECK(bf16.roofline(norm, 1000).memory_seconds == Approx(bf16_bytes / 50e9));
+  CHECK(bf16.forward(lead, 1000) == bf16.forward(gemm, 1000));
+  const ComputeModel eager(gpu, Precision::fp8, {.efficiency = 0.5, .kernels = KernelStyle::eager});
+  CHECK(eager.forward(lead, 1000) == eager.forward(gemm, 1000));
+  CHECK(eager.backward(lead, 1000) == eager.backward(gemm, 1000));
+}
+
 TEST_CASE("a scaled precision runs the blocks' GEMMs in the low format and the rest in bf16", "[compute_model]") {
   // System: toy GPU with bf16 10 TFLOP/s, fp8 20 TFLOP/s, 100 GB/s; efficiency 0.5, overhead 5 us; a 4096 x 4096
   // block GEMM at batch 1000 (input and output 1000 x 4096 elements each).
   //   product   1000 x 2·4096² FLOPs / (20e12 x 0.5)                                = 3.355 ms
   //   memory    (4096² weights + 1000·4096 input) x 1 B + 1000·4096 output x 2 B, / 50 GB/s = 0.582 ms
   //   quantize  1000·4096 input elements x (2 + 2 x 1) B / 50 GB/s                   = 0.328 ms
-  GpuSpec gpu =
-      make_gpu_spec("toy8", {.fp32 = 1e12, .bf16 = 10e12, .fp8 = 20e12}, Bandwidth::from_gb_per_s(100), Bytes{kGiB});
+  const GpuSpec gpu = toy_fp8_gpu();
   const ComputeModel c(gpu, Precision::fp8, {.efficiency = 0.5});
-  Layer gemm = kGemm;
-  gemm.weight_rows = 4096;
-  gemm.weight_cols = 4096;
-  gemm.weight_matrices = 1;
-  gemm.kind = LayerKind::gemm;
+  const Layer gemm = block_gemm();
   const double product = 1000 * 2.0 * 4096 * 4096 / 10e12;
   const double quantize = 1000 * 4096.0 * 4 / 50e9;
   CHECK(c.runs_scaled(gemm));

@@ -208,6 +208,30 @@ TEST_CASE("compiled blocks run their own layers fused, the layers between them e
   CHECK(compiled.forward(up, 1) == eager.forward(up, 1));
 }
 
+TEST_CASE("a block's linear layer right after a norm has its input quantized by the norm", "[kernel_model]") {
+  // Megatron's TELayerNormColumnParallelLinear: the input norm with QKV (its first layer, Q), the post-attention norm
+  // with FC1 (gate); the projections after attention and SwiGLU cast their own, the LM head stays 16-bit.
+  const ModelSpec llama = find_model("llama3-8b");
+  for (const char* name : {"layers.0.self_attn.q_proj", "layers.0.mlp.gate_proj", "layers.31.self_attn.q_proj"}) {
+    INFO(name);
+    CHECK(find_layer(llama, name)->shape.cast_by_norm);
+  }
+  for (const char* name : {"layers.0.self_attn.k_proj", "layers.0.self_attn.o_proj", "layers.0.mlp.up_proj",
+                           "layers.0.mlp.down_proj", "lm_head"}) {
+    INFO(name);
+    CHECK_FALSE(find_layer(llama, name)->shape.cast_by_norm);
+  }
+  // Each norm writes its s x h output (8192 x 4096 a sample) for the GEMM after it; the final norm for none.
+  CHECK(find_layer(llama, "layers.0.input_layernorm")->shape.quantized_output_elements == 8192 * 4096);
+  CHECK(find_layer(llama, "layers.0.post_attention_layernorm")->shape.quantized_output_elements == 8192 * 4096);
+  CHECK(find_layer(llama, "norm")->shape.quantized_output_elements == 0);
+  // A MoE block's norm feeds the router, which stays 16-bit (Megatron's pre-MLP norm is a layer of its own there).
+  const ModelSpec mixtral = find_model("mixtral-8x7b");
+  CHECK_FALSE(find_layer(mixtral, "layers.0.mlp.router")->shape.cast_by_norm);
+  CHECK(find_layer(mixtral, "layers.0.post_attention_layernorm")->shape.quantized_output_elements == 0);
+  CHECK(find_layer(mixtral, "layers.0.self_attn.q_proj")->shape.cast_by_norm);
+}
+
 TEST_CASE("Megatron's fused projections run as one GEMM: Q, K and V together, gate and up together", "[kernel_model]") {
   // Llama 3 8B: Q 4096 wide, K and V 1024 each (8 KV heads of 128); gate and up 14336 each.
   const ModelSpec llama = find_model("llama3-8b");

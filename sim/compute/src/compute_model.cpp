@@ -77,6 +77,10 @@ bool ComputeModel::fused_projections() const {
   return !options_.kernels || *options_.kernels == KernelStyle::fused;
 }
 
+bool ComputeModel::norm_casts(const Layer& layer) const {
+  return layer.shape.cast_by_norm && fused_projections() && runs_scaled(layer);
+}
+
 bool ComputeModel::casts_shared_input(const Layer& layer) const {
   // A fused projection casts its shared input once; separate modules each cast their own.
   return layer.shape.shares_input && fused_projections();
@@ -94,9 +98,15 @@ Roofline ComputeModel::scaled_gemm_roofline(const Layer& layer, double batch) co
   const double bandwidth = gpu_.memory_bandwidth.bytes_per_second * efficiency();
   const double bytes = q * (static_cast<double>(layer.weight_elements_read) + input) + e * output;
   const double flops = batch * static_cast<double>(layer.forward_flops);
+  // The cast reads the 16-bit input and writes it quantized, as is and transposed (TE's fp8_cast_transpose_fused).
+  const double quantize = casts_shared_input(layer) ? 0 : input * (e + 2 * q) / bandwidth;
+  // LayerNormLinear: the norm wrote it quantized; backward reads it and writes its transpose (fp8_transpose).
+  const bool in_norm = norm_casts(layer);
   return {.compute_seconds = flops / (scaled_peak_flops_ * efficiency()),
           .memory_seconds = bytes / bandwidth,
-          .quantize_seconds = casts_shared_input(layer) ? 0 : input * (e + 2 * q) / bandwidth};
+          .quantize_seconds = quantize,
+          .cast_in_norm_seconds = in_norm ? quantize : 0,
+          .transpose_seconds = in_norm ? input * 2 * q / bandwidth : 0};
 }
 
 Roofline ComputeModel::roofline(const Layer& layer, std::int64_t batch) const {
@@ -104,9 +114,13 @@ Roofline ComputeModel::roofline(const Layer& layer, std::int64_t batch) const {
   const auto b = static_cast<double>(batch);
   if (runs_scaled(layer)) return scaled_gemm_roofline(layer, b);
   const double flops = b * static_cast<double>(layer.forward_flops);
-  const double bytes =
-      static_cast<double>(element_bytes(precision_)) *
-      (static_cast<double>(layer.weight_elements_read) + b * static_cast<double>(layer.activation_elements_moved));
+  const auto e = static_cast<double>(element_bytes(precision_));
+  double bytes =
+      e * (static_cast<double>(layer.weight_elements_read) + b * static_cast<double>(layer.activation_elements_moved));
+  // A norm that writes the next GEMM's quantized input (KernelShape::cast_by_norm) writes its bytes, not 16 bits.
+  if (is_scaled(precision_) && fused_projections() && layer.shape.quantized_output_elements > 0) {
+    bytes -= b * static_cast<double>(layer.shape.quantized_output_elements) * (e - operand_bytes(precision_));
+  }
   return kernel_roofline(flops, bytes);
 }
 
@@ -158,8 +172,15 @@ bool ComputeModel::shaped(const Layer& layer) const {
 SimTime ComputeModel::pass_time(const Layer& layer, std::int64_t batch, RankSplit whole_split, bool backward) const {
   require_batch(batch);
   const RankSplit split = layer_split(layer, whole_split);
+  if (!shaped(layer)) {
+    Roofline r = roofline(layer, batch);
+    if (!backward) {
+      r.quantize_seconds -= r.cast_in_norm_seconds;
+      return rank_share(time_of(r), split);
+    }
+    return rank_share(time_of(r).scaled(options_.backward_factor) + SimTime::from_seconds(r.transpose_seconds), split);
+  }
   const double factor = backward ? options_.backward_factor : 1;
-  if (!shaped(layer)) return rank_share(time_of(roofline(layer, batch)).scaled(factor), split);
   switch (layer.kind) {
     case LayerKind::gemm:
     case LayerKind::gemm_kept:

@@ -49,11 +49,15 @@ SimTime ComputeModel::shaped_gemm(const Layer& layer, std::int64_t batch, RankSp
   const double memory = whole.memory_seconds * streaming;
   const double quantize = whole.quantize_seconds * streaming;
   const GemmShape f = gemm_shape(layer, b, split);
-  if (!backward) return SimTime::from_seconds(std::max(seconds(f), memory) + quantize) + options_.kernel_overhead;
+  if (!backward) {
+    const double cast = (whole.quantize_seconds - whole.cast_in_norm_seconds) * streaming;
+    return SimTime::from_seconds(std::max(seconds(f), memory) + cast) + options_.kernel_overhead;
+  }
+  const double transpose = whole.transpose_seconds * streaming;
   // The input gradient is M x K over N, the weight gradient N x K over M (per group).
   const double input_gradient = seconds({.m = f.m, .n = f.k, .k = f.n, .groups = f.groups});
   const double weight_gradient = seconds({.m = f.n, .n = f.k, .k = f.m, .groups = f.groups});
-  return SimTime::from_seconds(std::max(input_gradient + weight_gradient, 2 * memory) + quantize) +
+  return SimTime::from_seconds(std::max(input_gradient + weight_gradient, 2 * memory) + quantize + transpose) +
          options_.kernel_overhead * 2;
 }
 

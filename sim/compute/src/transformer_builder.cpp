@@ -39,6 +39,7 @@ constexpr KernelShape kFoldedWhenFused{.fused_traffic = 0};
 }  // namespace
 
 Layer& TransformerBuilder::push(Layer layer, KernelShape shape) {
+  norm_last_ = false;
   shape.tokens = tokens_;
   shape.in_block = in_block_;
   layer.shape = shape;
@@ -91,6 +92,7 @@ void TransformerBuilder::layer_norm(const std::string& name) {
         .saved_elements = save_input()},
        {.sequence_region = true});
   saved_ = false;
+  norm_last_ = true;
 }
 
 void TransformerBuilder::rms_norm(const std::string& name) {
@@ -104,10 +106,12 @@ void TransformerBuilder::rms_norm(const std::string& name) {
        kEagerRmsNorm)
       .shape.sequence_region = true;
   saved_ = false;
+  norm_last_ = true;
 }
 
 void TransformerBuilder::linear(const std::string& name, std::int64_t out_features, bool bias,
                                 std::int64_t tied_weights) {
+  const bool after_norm = norm_last_ && in_block_;
   const std::int64_t in = width_;
   const std::int64_t weights = weight_copies_ * (in * out_features + (bias ? out_features : 0));
   if (weight_copies_ > 1) expert_layers_.push_back(layers_.size());
@@ -125,6 +129,11 @@ void TransformerBuilder::linear(const std::string& name, std::int64_t out_featur
         .fused_rows = out_features});
   linear_input_width_ = in;
   fused_first_ = layers_.size() - 1;
+  if (after_norm) {
+    Layer& norm = layers_[layers_.size() - 2];
+    layers_.back().shape.cast_by_norm = true;
+    norm.shape.quantized_output_elements = norm.activation_elements_moved / 2;  // it reads as many as it writes
+  }
   width_ = out_features;
   saved_ = false;
 }
@@ -146,6 +155,15 @@ void TransformerBuilder::shared_input_linear(const std::string& name, std::int64
        {.split = TensorSplit::outputs, .shares_input = true, .fused_rows = out_features});
   width_ += out_features;
   saved_ = false;
+}
+
+void TransformerBuilder::keep_last_in_high_precision() {
+  Layer& last = layers_.back();
+  last.kind = LayerKind::gemm_kept;
+  if (last.shape.cast_by_norm) {
+    last.shape.cast_by_norm = false;
+    layers_[layers_.size() - 2].shape.quantized_output_elements = 0;
+  }
 }
 
 void TransformerBuilder::sibling_linear(const std::string& name, std::int64_t out_features, bool bias) {

@@ -89,7 +89,9 @@ class TransformerBuilder {
     in_block_ = false;
   }
   // The last layer is a matrix product that the scaled recipes keep in 16 bits (a MoE router).
-  void keep_last_in_high_precision() { layers_.back().kind = LayerKind::gemm_kept; }
+  // The last layer, a linear one, runs in 16 bits under a scaled precision: nothing casts its input (the norm before
+  // it, if any, writes 16 bits).
+  void keep_last_in_high_precision();
   // The blocks so far with the model's widths; kv_width is K's width (h without grouped-query attention).
   TransformerStructure structure(std::int64_t kv_width) const {
     return {.hidden = hidden_,
@@ -127,7 +129,8 @@ class TransformerBuilder {
   bool saved_ = false;                   // the current tensor is already kept for backward by some layer
   std::vector<Layer> layers_;
   std::size_t block_first_ = 0;
-  bool in_block_ = false;  // between begin_block and end_block: linear layers are the block's GEMMs
+  bool in_block_ = false;   // between begin_block and end_block: linear layers are the block's GEMMs
+  bool norm_last_ = false;  // the last layer pushed is a norm
   std::vector<std::pair<std::size_t, std::size_t>> blocks_;
   bool causal_ = false;  // attention masks future tokens (a decoder)
   // layers_.size() right after an attention or an activation: the next linear is row-parallel (reads their output)

@@ -113,6 +113,10 @@ struct Roofline {
   double compute_seconds = 0;
   double memory_seconds = 0;
   double quantize_seconds = 0;  // a scaled GEMM's casts: memory-bound kernels beside the product, added to it
+  // Of quantize_seconds, what the forward does not run because the norm before it wrote the quantized input
+  // (KernelShape::cast_by_norm); the backward runs the casts as it would, and transposes that input.
+  double cast_in_norm_seconds = 0;
+  double transpose_seconds = 0;
   bool compute_bound() const { return compute_seconds >= memory_seconds; }
 };
 
@@ -182,6 +186,8 @@ class ComputeModel {
   Roofline scaled_gemm_roofline(const Layer& layer, double batch) const;
   // Whether the framework runs a linear layer and its siblings as one GEMM (KernelShape::fused_rows).
   bool fused_projections() const;
+  // The layer's input is quantized by the norm before it (KernelShape::cast_by_norm), under Transformer Engine.
+  bool norm_casts(const Layer& layer) const;
   // The layer's input is cast already, by the fused projection it shares it with (KernelShape::shares_input).
   bool casts_shared_input(const Layer& layer) const;
   SimTime time_of(const Roofline& roofline) const;  // the larger roof plus the kernel overhead

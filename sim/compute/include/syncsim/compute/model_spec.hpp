@@ -69,6 +69,12 @@ struct KernelShape {
   // The output width of the projection Megatron fuses the layer into (linear_qkv: Q, K and V side by side;
   // linear_fc1: gate and up), whose one GEMM the kernel model tiles under fused projections; 0: the layer's own.
   std::int64_t fused_rows = 0;
+  // A block's linear layer right after a norm: Transformer Engine's LayerNormLinear (linear_qkv, linear_fc1) has the
+  // norm write the GEMM's input already quantized, so the layer casts nothing in forward, and transposes that
+  // quantized input in backward for the weight gradient.
+  bool cast_by_norm = false;
+  // Per sample, the elements a norm writes as the next layer's quantized input (cast_by_norm's norm); 0: none.
+  std::int64_t quantized_output_elements = 0;
   // A norm, residual add or dropout on the s x h residual stream: what Megatron's sequence parallelism splits over
   // the tensor group (each rank s / t of the tokens), and what every tensor rank runs whole without it.
   bool sequence_region = false;
