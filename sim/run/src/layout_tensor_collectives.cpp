@@ -85,12 +85,10 @@ BlockTensorInput LayoutCommunication::block_tensor_input(std::pair<std::size_t, 
                .gather = one_sm(tensor_message(true, false)),
                .grad_gather = one_sm(tensor_message(true, true)),
                .fp8_scatter = one_sm(gathered_)};
-  bool in_run = false;
-  for (std::size_t l = block.first; l < block.second; ++l) {
-    const bool gemm = layers[l].kind == LayerKind::gemm;
-    if (gemm && !in_run) in.gemm_runs.emplace_back();
-    if (gemm) in.gemm_runs.back() += layers_.forward[l];
-    in_run = gemm;
+  for (const std::vector<std::size_t>& run : block_gemm_runs(layers, block)) {
+    SimTime forward;
+    for (const std::size_t l : run) forward += layers_.forward[l];
+    in.gemm_runs.push_back(forward);
   }
   return in;
 }

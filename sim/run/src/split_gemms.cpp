@@ -26,23 +26,7 @@
 namespace syncsim::run {
 
 namespace {
-
 constexpr std::size_t kRuns = 4;  // QKV, projection, FC1, FC2
-
-// The layers of each run of consecutive GEMM layers in [first, last), as the overlaps pair them
-// (LayoutCommunication::block_tensor_input).
-std::vector<std::vector<std::size_t>> gemm_runs(const std::vector<Layer>& layers, std::size_t first, std::size_t last) {
-  std::vector<std::vector<std::size_t>> runs;
-  bool in_run = false;
-  for (std::size_t l = first; l < last && l < layers.size(); ++l) {
-    const bool gemm = layers[l].kind == LayerKind::gemm;
-    if (gemm && !in_run) runs.emplace_back();
-    if (gemm) runs.back().push_back(l);
-    in_run = gemm;
-  }
-  return runs;
-}
-
 }  // namespace
 
 std::vector<SplitGemmCost> ResolvedScenario::split_gemm_costs(std::size_t block, std::int64_t samples,
@@ -54,7 +38,7 @@ std::vector<SplitGemmCost> ResolvedScenario::split_gemm_costs(std::size_t block,
   }
   const UserbuffersConfig* te = userbuffers();
   const std::vector<Layer>& layers = model_.layers();
-  const auto runs = gemm_runs(layers, t->blocks[block].first, t->blocks[block].second);
+  const auto runs = block_gemm_runs(layers, t->blocks[block]);
   if (runs.size() != kRuns) return {};  // the overlaps spread such a block's GEMM time evenly: no pairs to split
   std::vector<SplitGemmCost> out;
   for (std::size_t r = 0; r < kRuns; ++r) {

@@ -229,6 +229,19 @@ Halves halves(const BlockTensorInput& in) {
 }
 }  // namespace
 
+std::vector<std::vector<std::size_t>> block_gemm_runs(const std::vector<Layer>& layers,
+                                                      std::pair<std::size_t, std::size_t> block) {
+  std::vector<std::vector<std::size_t>> runs;
+  bool in_run = false;
+  for (std::size_t l = block.first; l < block.second && l < layers.size(); ++l) {
+    const bool gemm = layers[l].kind == LayerKind::gemm;
+    if (gemm && !in_run) runs.emplace_back();
+    if (gemm) runs.back().push_back(l);
+    in_run = gemm;
+  }
+  return runs;
+}
+
 Bytes userbuffers_bytes(const UserbuffersConfig& config, std::int64_t tensor, bool scaled, double elements) {
   double total = 0;
   for (std::size_t i = 0; i < kUbLayers; ++i) {

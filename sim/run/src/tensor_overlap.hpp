@@ -84,6 +84,7 @@
 #include <vector>
 
 #include "syncsim/chakra/layout_workload.hpp"
+#include "syncsim/compute/model_spec.hpp"
 #include "syncsim/core/sim_time.hpp"
 #include "syncsim/core/units.hpp"
 #include "syncsim/scenario/userbuffers_config.hpp"
@@ -129,6 +130,11 @@ struct BlockTensorInput {
 };
 
 BlockTensorTime block_tensor_time(const BlockTensorInput& in);
+
+// The layers of each run of consecutive GEMM layers (LayerKind::gemm) in the block [first, last): the runs the
+// collectives pair with (QKV, projection, FC1, FC2 in a dense block).
+std::vector<std::vector<std::size_t>> block_gemm_runs(const std::vector<Layer>& layers,
+                                                      std::pair<std::size_t, std::size_t> block);
 
 // tp_comm_overlap's pieces, one collective at a time: how it runs (above) and its time on the compute stream,
 // exposed_i plus slowdown_i, at half-allreduce time `half` beside a GEMM of `gemm` on a GPU of `gpu_sms` SMs.
