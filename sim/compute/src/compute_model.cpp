@@ -172,6 +172,7 @@ bool ComputeModel::shaped(const Layer& layer) const {
 SimTime ComputeModel::pass_time(const Layer& layer, std::int64_t batch, RankSplit whole_split, bool backward) const {
   require_batch(batch);
   const RankSplit split = layer_split(layer, whole_split);
+  if (runs_megatron_loss(layer)) return rank_share(megatron_loss(layer, batch, backward), split);
   if (!shaped(layer)) {
     Roofline r = roofline(layer, batch);
     if (!backward) {

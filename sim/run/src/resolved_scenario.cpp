@@ -91,6 +91,7 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
                          .backward_factor = s.model.backward_factor,
                          .kernels = s.model.kernels ? std::optional(s.model.kernels->value) : std::nullopt,
                          .compiled_loss = s.model.compile_loss.value,
+                         .cross_entropy_loss_fusion = s.model.cross_entropy_loss_fusion.value,
                          .power_limit_watts = s.cluster.gpu.power_limit
                                                   ? std::optional<double>(s.cluster.gpu.power_limit->value)
                                                   : std::nullopt};

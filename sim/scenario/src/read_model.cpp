@@ -287,6 +287,7 @@ ModelConfig read_model(const ConfigNode& node, const std::filesystem::path& base
                           "efficiency",
                           "kernels",
                           "compile_loss",
+                          "cross_entropy_loss_fusion",
                           "kernel_overhead",
                           "step_time",
                           "profile",
@@ -359,6 +360,15 @@ ModelConfig read_model(const ConfigNode& node, const std::filesystem::path& base
       throw model.compile_loss.error(
           "compiles PyTorch's loss function: it needs model.kernels: eager or compiled (fused runs the loss as "
           "Megatron's fused cross entropy)");
+    }
+  }
+  if (const ConfigNode* fusion = reader.get("cross_entropy_loss_fusion")) {
+    const std::string key = reader.path("cross_entropy_loss_fusion");
+    model.cross_entropy_loss_fusion = located(read_bool(*fusion, key), *fusion, key);
+    if (model.cross_entropy_loss_fusion.value && model.kernels && model.kernels->value != KernelStyle::fused) {
+      throw model.cross_entropy_loss_fusion.error(
+          "fuses Megatron's vocabulary-parallel cross entropy: PyTorch's eager and compiled runs compute their own "
+          "loss (model.compile_loss compiles it); leave model.kernels unset or fused");
     }
   }
   if (const ConfigNode* efficiency = reader.get("efficiency")) {

@@ -254,6 +254,7 @@ void write_model(Writer& w, const ModelConfig& model) {
   if (!model.profile) w.text("backward_factor", number_text(model.backward_factor));  // the profile has backward
   if (model.kernels) w.text("kernels", to_string(model.kernels->value));
   if (model.compile_loss.value) w.field("compile_loss", true);
+  if (model.cross_entropy_loss_fusion.value) w.field("cross_entropy_loss_fusion", true);
   w.text("kernel_overhead", duration_text(model.kernel_overhead));
   if (model.efficiency) w.text("efficiency", number_text(*model.efficiency));
   if (model.step_time) w.text("step_time", duration_text(model.step_time->value));

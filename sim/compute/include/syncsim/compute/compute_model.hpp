@@ -91,6 +91,9 @@ struct ComputeOptions {
   // The loss under torch.compile too (model.compile_loss, torchtitan's compile of its loss function): one fused
   // kernel each way in place of eager's upcast, log-softmax and gather.
   bool compiled_loss = false;
+  // Megatron's cross_entropy_loss_fusion: its vocabulary-parallel cross entropy as fused functions (3 kernels
+  // forward, 1 backward) in place of PyTorch ops (6 and 3), for a run whose loss is Megatron's (megatron_loss).
+  bool cross_entropy_loss_fusion = false;
   std::optional<double> power_limit_watts = std::nullopt;  // a board-power cap below the GPU's board power
 };
 
@@ -197,6 +200,10 @@ class ComputeModel {
   SimTime shaped_gemm(const Layer& layer, std::int64_t batch, RankSplit split, bool backward) const;
   SimTime shaped_attention(const Layer& layer, std::int64_t batch, RankSplit split, bool backward) const;
   SimTime shaped_streaming(const Layer& layer, std::int64_t batch, RankSplit split) const;
+  // The loss of a Megatron run (fused projections, and not PyTorch's compiled loss): its vocabulary-parallel cross
+  // entropy's passes over the FP32 logits (megatron_loss.cpp), the whole layer's.
+  bool runs_megatron_loss(const Layer& layer) const;
+  SimTime megatron_loss(const Layer& layer, std::int64_t batch, bool backward) const;
 
   GpuSpec gpu_;
   Precision precision_;

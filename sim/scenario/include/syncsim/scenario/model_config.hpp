@@ -69,6 +69,10 @@ struct ModelConfig {
   // compile.components "loss"): its kernel fused, the 16-bit logits kept in place of their FP32 log-softmax. Needs
   // kernels eager or compiled.
   Located<bool> compile_loss{false, {}, {}};
+  // Megatron's cross_entropy_loss_fusion: the loss's vocabulary-parallel cross entropy as Megatron's fused functions
+  // rather than PyTorch ops (compute_model.hpp, megatron_loss). Megatron's default, false; a run whose loss is not
+  // Megatron's (model.kernels eager or compiled) refuses it.
+  Located<bool> cross_entropy_loss_fusion{false, {}, {}};
   // Fraction of peak reached, [1e-6, 1], the same for every kernel; nullopt: kernels by shape (compute_model.hpp).
   std::optional<double> efficiency;
   // A measured single-GPU iteration at this batch and precision (above zero, at most a day): the efficiency is
