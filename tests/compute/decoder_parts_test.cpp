@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include "syncsim/compute/compute_model.hpp"
+#include "syncsim/compute/gpu_spec.hpp"
 #include "syncsim/compute/model_catalog.hpp"
 
 using namespace syncsim;
@@ -63,6 +65,22 @@ TEST_CASE("an ungated MLP is two products of ffn, its activation one kernel", "[
   CHECK(layers_named(relu2, "squared_relu") == 2);
   CHECK(layers_named(relu2, "gate_proj") == 0);
   // A bias on every projection: q, k, v, o (4h) and up, down (ffn + h) a layer.
+  // Megatron runs it as PyTorch writes it, torch.pow(relu(x), 2), its activation fusion covering GELU and SwiGLU
+  // only: under fused kernels eager's two kernels and twice the bytes; a compiled block fuses it.
+  const Layer* activation = nullptr;
+  for (const Layer& l : relu2.layers()) {
+    if (l.name.find("squared_relu") != std::string::npos) activation = &l;
+  }
+  REQUIRE(activation);
+  const GpuSpec h100 = find_gpu("H100-SXM-80GB");
+  const ComputeModel fused(h100, Precision::bf16, {.kernels = KernelStyle::fused});
+  const ComputeModel eager(h100, Precision::bf16, {.kernels = KernelStyle::eager});
+  const ComputeModel compiled(h100, Precision::bf16, {.kernels = KernelStyle::compiled});
+  CHECK(fused.forward(*activation, 1) == eager.forward(*activation, 1));
+  const double bytes = 2.0 * 128 * 1024 * 2;
+  const double stream = h100.memory_bandwidth.bytes_per_second * kStreamingFraction;
+  CHECK(compiled.forward(*activation, 1).seconds() == Approx(bytes / stream + 5e-6).epsilon(1e-6));
+  CHECK(fused.forward(*activation, 1).seconds() == Approx(2 * bytes / stream + 2 * 5e-6).epsilon(1e-6));
   LlamaShape biased = shape;
   biased.bias = true;
   CHECK(llama("b", biased).params() - relu2.params() == 2 * (4 * 256 + 1024 + 256));

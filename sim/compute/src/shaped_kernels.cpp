@@ -99,7 +99,8 @@ SimTime ComputeModel::shaped_streaming(const Layer& layer, std::int64_t batch, R
   // shaped() only with kernels set; compiled blocks fuse their own layers, not the ones between them
   const bool compiled = options_.compiled_loss && layer.shape.loss;
   const bool eager = !compiled && (options_.kernels == KernelStyle::eager ||
-                                   (options_.kernels == KernelStyle::compiled && !layer.shape.in_block));
+                                   (options_.kernels == KernelStyle::compiled && !layer.shape.in_block) ||
+                                   (options_.kernels == KernelStyle::fused && layer.shape.eager_under_megatron));
   const double traffic = eager ? layer.shape.eager_traffic : layer.shape.fused_traffic;
   const std::int64_t kernels = eager ? layer.shape.eager_kernels : (layer.shape.fused_traffic > 0 ? 1 : 0);
   const Roofline whole = roofline(layer, batch);

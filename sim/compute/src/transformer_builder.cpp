@@ -32,8 +32,9 @@ constexpr std::int64_t kFp32LossBytes = 4;
 constexpr KernelShape kEagerRmsNorm{.eager_kernels = 7, .eager_traffic = 9};
 constexpr KernelShape kEagerRotary{.eager_kernels = 6, .eager_traffic = 5};
 constexpr KernelShape kEagerCrossEntropy{.eager_kernels = 3, .eager_traffic = 3.5, .loss = true};
-// relu(x)^2 as PyTorch writes it, torch.pow(F.relu(x), 2): two kernels, each reading and writing the tensor.
-constexpr KernelShape kEagerSquaredRelu{.eager_kernels = 2, .eager_traffic = 2};
+// relu(x)^2 as PyTorch writes it, torch.pow(F.relu(x), 2): two kernels, each reading and writing the tensor; Megatron
+// runs it so too (NeMo's squared_relu under Core 0.8's MLP, whose activation fusion refuses it).
+constexpr KernelShape kEagerSquaredRelu{.eager_kernels = 2, .eager_traffic = 2, .eager_under_megatron = true};
 // Fused runs (Megatron's bias-SwiGLU and bias-dropout-add fusions) fold these layers into the next kernel.
 constexpr KernelShape kFoldedWhenFused{.fused_traffic = 0};
 }  // namespace

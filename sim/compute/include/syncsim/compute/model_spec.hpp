@@ -54,6 +54,10 @@ struct KernelShape {
   std::int64_t eager_kernels = 1;
   double eager_traffic = 1;
   double fused_traffic = 1;
+  // Megatron runs the layer as PyTorch's ops, eager's kernels and bytes, where compiled graphs fuse it: an activation
+  // its fusions do not cover (Core 0.8's bias_activation_fusion takes GELU and SwiGLU only; squared ReLU stays
+  // torch.pow(relu(x), 2)).
+  bool eager_under_megatron = false;
   // Inside a transformer block: compiled per block (model.kernels: compiled, torchtitan's torch.compile of each
   // TransformerBlock) the layer runs fused; outside (the final norm, the loss) it stays eager.
   bool in_block = false;
