@@ -198,7 +198,8 @@ SimTime ComputeModel::forward(const Layer& layer, std::int64_t batch, RankSplit 
 }
 
 SimTime ComputeModel::backward(const Layer& layer, std::int64_t batch, RankSplit split) const {
-  return pass_time(layer, batch, split, true);
+  const SimTime table = layer.shape.dense_table_gradient ? table_gradient(layer, split) : SimTime::zero();
+  return pass_time(layer, batch, split, true) + table;
 }
 
 SimTime ComputeModel::forward(const ModelSpec& model, std::int64_t batch) const {

@@ -63,7 +63,7 @@ void TransformerBuilder::elementwise(const std::string& name, std::int64_t flops
   saved_ = false;
 }
 
-void TransformerBuilder::embedding(const std::string& name, std::int64_t rows) {
+void TransformerBuilder::embedding(const std::string& name, std::int64_t rows, bool vocabulary) {
   const std::int64_t n = tokens_ * hidden_;
   push({.name = name,
         .params = rows * hidden_,
@@ -71,7 +71,8 @@ void TransformerBuilder::embedding(const std::string& name, std::int64_t rows) {
         .weight_rows = rows,
         .weight_cols = hidden_,
         .weight_matrices = 1,
-        .kind = LayerKind::embedding});
+        .kind = LayerKind::embedding},
+       {.dense_table_gradient = true, .vocabulary_parallel = vocabulary});
   width_ = hidden_;
   saved_ = false;
 }

@@ -36,7 +36,8 @@ class TransformerBuilder {
       : tokens_(tokens), sequence_(tokens), hidden_(hidden), width_(hidden) {}
 
   // A lookup into a rows x hidden table: reads s of its rows, no FLOPs; backward needs only the indices.
-  void embedding(const std::string& name, std::int64_t rows);
+  // A lookup table of `rows` x hidden; `vocabulary`: the token table (split over the tensor group), not positions.
+  void embedding(const std::string& name, std::int64_t rows, bool vocabulary);
   // Sums `inputs` tensors of s x hidden (BERT's three embeddings).
   void sum(const std::string& name, std::int64_t inputs);
   void layer_norm(const std::string& name);

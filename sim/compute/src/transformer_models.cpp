@@ -42,9 +42,9 @@ ModelSpec bert(std::string name, const BertShape& shape) {
   require_positive(shape.ffn, "feed-forward size");
   require_learned_positions(shape.sequence_length, shape.max_positions);
   TransformerBuilder b(shape.sequence_length, shape.hidden);
-  b.embedding("embeddings.word", shape.vocab);
-  b.embedding("embeddings.position", shape.max_positions);
-  b.embedding("embeddings.token_type", shape.token_types);
+  b.embedding("embeddings.word", shape.vocab, true);
+  b.embedding("embeddings.position", shape.max_positions, false);
+  b.embedding("embeddings.token_type", shape.token_types, false);
   b.sum("embeddings.sum", 3);
   b.layer_norm("embeddings.norm");
   b.dropout("embeddings.dropout");
@@ -83,8 +83,8 @@ ModelSpec gpt2(std::string name, const GptShape& shape) {
   constexpr std::int64_t kMlpExpansion = 4;
   TransformerBuilder b(shape.sequence_length, shape.hidden);
   b.set_causal();
-  b.embedding("wte", shape.vocab);
-  b.embedding("wpe", shape.max_positions);
+  b.embedding("wte", shape.vocab, true);
+  b.embedding("wpe", shape.max_positions, false);
   b.sum("embeddings.sum", 2);
   b.dropout("drop");
   for (std::int64_t i = 0; i < shape.layers; ++i) {
@@ -256,9 +256,9 @@ ModelSpec llama(std::string name, const LlamaShape& shape) {
   if (const auto problem = check_shape(shape)) throw InputError(problem->message);
   TransformerBuilder b(shape.sequence_length, shape.hidden);
   b.set_causal();
-  b.embedding("embed_tokens", shape.vocab);
+  b.embedding("embed_tokens", shape.vocab, true);
   if (shape.positions == PositionEncoding::learned) {
-    b.embedding("embed_positions", shape.sequence_length);
+    b.embedding("embed_positions", shape.sequence_length, false);
     b.sum("embeddings.sum", 2);
   }
   if (shape.dropout) b.dropout("embeddings.dropout");

@@ -94,6 +94,9 @@ struct ComputeOptions {
   // Megatron's cross_entropy_loss_fusion: its vocabulary-parallel cross entropy as fused functions (3 kernels
   // forward, 1 backward) in place of PyTorch ops (6 and 3), for a run whose loss is Megatron's (megatron_loss).
   bool cross_entropy_loss_fusion = false;
+  // The gradient buffer the step accumulates each micro-batch's gradients into holds FP32 (Megatron's main grads,
+  // grad_reduce_in_fp32); false: the working precision's (PyTorch's param.grad).
+  bool fp32_gradient_buffer = false;
   std::optional<double> power_limit_watts = std::nullopt;  // a board-power cap below the GPU's board power
 };
 
@@ -204,6 +207,9 @@ class ComputeModel {
   // entropy's passes over the FP32 logits (megatron_loss.cpp), the whole layer's.
   bool runs_megatron_loss(const Layer& layer) const;
   SimTime megatron_loss(const Layer& layer, std::int64_t batch, bool backward) const;
+  // An embedding's whole-table gradient (KernelShape::dense_table_gradient), zero-filled and added into the gradient
+  // buffer: one rank's, per micro-batch (table_gradient.cpp).
+  SimTime table_gradient(const Layer& layer, RankSplit split) const;
 
   GpuSpec gpu_;
   Precision precision_;

@@ -82,6 +82,12 @@ struct KernelShape {
   // A norm, residual add or dropout on the s x h residual stream: what Megatron's sequence parallelism splits over
   // the tensor group (each rank s / t of the tokens), and what every tensor rank runs whole without it.
   bool sequence_region = false;
+  // A transformer's embedding table: its backward writes the whole table's gradient (PyTorch's embedding backward
+  // zero-fills it, then adds the tokens' rows), which is then added into the gradient buffer, every micro-batch
+  // whatever its tokens. The vocabulary's table is split over the tensor group (Megatron's VocabParallelEmbedding), a
+  // position table is not.
+  bool dense_table_gradient = false;
+  bool vocabulary_parallel = false;
 };
 
 struct Layer {
