@@ -59,14 +59,12 @@ TEST_CASE("FSDP + TP copies the activation beside each tensor collective, Megatr
   // and FC2, the embedding and the head: 130, forward and backward alike.
   const double bandwidth = find_gpu("H100-SXM-80GB").memory_bandwidth.bytes_per_second;
   const SimTime copy = SimTime::from_seconds(2.0 * 33'554'432 / (bandwidth * kDefaultEfficiency)) + SimTime::from_us(5);
-  // Megatron's gradient buffer in the working precision, as FSDP's: the embedding's gradient costs both the same.
-  const std::vector<std::string> bf16_grads{"parallelism.grad_reduce_in_fp32=false"};
   const auto [fsdp_forward, fsdp_backward] = rank_passes("full", 2);
-  const auto [megatron_forward, megatron_backward] = rank_passes("optimizer", 2, false, bf16_grads);
+  const auto [megatron_forward, megatron_backward] = rank_passes("optimizer", 2);
   CHECK((fsdp_forward - megatron_forward).ps() == (copy * 130).ps());
   CHECK((fsdp_backward - megatron_backward).ps() == (copy * 130).ps());
   // At batch 1 the gathered chunks are in place: no copies.
-  CHECK(rank_passes("full", 1) == rank_passes("optimizer", 1, false, bf16_grads));
+  CHECK(rank_passes("full", 1) == rank_passes("optimizer", 1));
 }
 
 TEST_CASE("async TP copies each all-gather's own shard and sums each reduce-scatter's partials") {

@@ -15,7 +15,7 @@ constexpr double kFp32 = 4;
 //     (3 kernels with the target's index update, which touches one element a row).
 //   fused (cross_entropy_loss_fusion: each of the three forward functions and the backward one under jit_fuser):
 //     upcast with the max e+4 (FP32 logits: read 4), subtract, exp and sum 4+4, divide 4+4 (3 kernels); backward
-//     reads the softmax and writes the gradient in 16 bits, 4+e (1 kernel).
+//     reads the softmax and writes the gradient at the logits' type, 4+e (1 kernel).
 struct LossPasses {
   double bytes;
   std::int64_t kernels;

@@ -13,7 +13,7 @@ SimTime ComputeModel::table_gradient(const Layer& layer, RankSplit split) const 
   // PyTorch's embedding_dense_backward zero-fills a gradient the table's size (e bytes an element) and adds the
   // tokens' rows into it (those few rows are the layer's backward); the step then adds it into the gradient buffer
   // (Megatron's hook, main_grad.add_(grad), or autograd's accumulation across micro-batches): read e, read and write
-  // g, g = 4 for Megatron's FP32 main grads, e otherwise.
+  // g, g = 4 for an FP32 buffer (Megatron's main grads, the default), e otherwise.
   const auto rows =
       static_cast<double>(layer.weight_rows) / static_cast<double>(layer.shape.vocabulary_parallel ? split.tensor : 1);
   const double elements = rows * static_cast<double>(layer.weight_cols);

@@ -35,8 +35,8 @@ class TransformerBuilder {
   TransformerBuilder(std::int64_t tokens, std::int64_t hidden)
       : tokens_(tokens), sequence_(tokens), hidden_(hidden), width_(hidden) {}
 
-  // A lookup into a rows x hidden table: reads s of its rows, no FLOPs; backward needs only the indices.
-  // A lookup table of `rows` x hidden; `vocabulary`: the token table (split over the tensor group), not positions.
+  // A lookup into a rows x hidden table: reads s of its rows, no FLOPs; backward keeps only the indices and writes the
+  // whole table's gradient. `vocabulary`: the token table, split over the tensor group; false: positions, token types.
   void embedding(const std::string& name, std::int64_t rows, bool vocabulary);
   // Sums `inputs` tensors of s x hidden (BERT's three embeddings).
   void sum(const std::string& name, std::int64_t inputs);

@@ -92,7 +92,8 @@ ResolvedScenario::ResolvedScenario(const Scenario& scenario, Workspace& workspac
                          .kernels = s.model.kernels ? std::optional(s.model.kernels->value) : std::nullopt,
                          .compiled_loss = s.model.compile_loss.value,
                          .cross_entropy_loss_fusion = s.model.cross_entropy_loss_fusion.value,
-                         .fp32_gradient_buffer = megatron_layout() && s.parallelism.grad_reduce_in_fp32.value,
+                         // Not the layout's: the planner's probe keeps this model while it tries other layouts.
+                         .fp32_gradient_buffer = s.parallelism.grad_reduce_in_fp32.value,
                          .power_limit_watts = s.cluster.gpu.power_limit
                                                   ? std::optional<double>(s.cluster.gpu.power_limit->value)
                                                   : std::nullopt};

@@ -95,7 +95,7 @@ struct ComputeOptions {
   // forward, 1 backward) in place of PyTorch ops (6 and 3), for a run whose loss is Megatron's (megatron_loss).
   bool cross_entropy_loss_fusion = false;
   // The gradient buffer the step accumulates each micro-batch's gradients into holds FP32 (Megatron's main grads,
-  // grad_reduce_in_fp32); false: the working precision's (PyTorch's param.grad).
+  // grad_reduce_in_fp32; AMP's FP32 weights' grads; FSDP's reduce in FP32); false: the working precision's.
   bool fp32_gradient_buffer = false;
   std::optional<double> power_limit_watts = std::nullopt;  // a board-power cap below the GPU's board power
 };
