@@ -33,10 +33,11 @@ const std::filesystem::path kLlmScenarios = SYNCSIM_LLM_SCENARIOS;
 // dgxc's yaml builds, 16 query groups and GPT-2's vocabulary: docs/accuracy.md)
 constexpr double kLargestStepTimeError = 0.19;
 // 8.5% (NeMo's twelve rows, 8.52%) and 8.3% (dgxc's) since an embedding's backward writes the whole table's gradient
-// and adds it into the gradient buffer (table_gradient.cpp: the rows without a pipeline 0.2-0.9% slower); 8.8% (8.78%) and 8.2% (dgxc's) since the loss is Megatron's vocabulary-parallel cross entropy
-// (megatron_loss.cpp: 52 bytes a logit unfused, 28 under cross_entropy_loss_fusion, where 12 had been charged; the
-// 256,000-token Nemotrons 3-4% slower); 10.3% (10.30%; the bound rounds up) and 8.4% (dgxc's) since the norms before QKV and FC1 write
-// their FP8 input (Transformer Engine's LayerNormLinear: no cast forward, a transpose backward; the FP8 rows 0.3-1.1%
+// and adds it into the gradient buffer (table_gradient.cpp: the rows without a pipeline 0.2-0.9% slower); 8.8% (8.78%)
+// and 8.2% (dgxc's) since the loss is Megatron's vocabulary-parallel cross entropy (megatron_loss.cpp: 52 bytes a logit
+// unfused, 28 under cross_entropy_loss_fusion, where 12 had been charged; the 256,000-token Nemotrons 3-4%
+// slower); 10.3% (10.30%; the bound rounds up) and 8.4% (dgxc's) since the norms before QKV and FC1 write their FP8
+// input (Transformer Engine's LayerNormLinear: no cast forward, a transpose backward; the FP8 rows 0.3-1.1%
 // faster); 9.6% (9.55%) and 8.4% since the GEMMs beside tp_comm_overlap's chunked collectives run in pieces
 // (split_gemms.cpp: each piece on the tile cuBLAS picks for it alone, the pieces' waves pooled) and Megatron's fused
 // QKV and FC1 are tiled as one GEMM each; 9.7% (9.67%) and 8.9% since the FP8 passes all-reduce their amaxes

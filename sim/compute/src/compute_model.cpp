@@ -138,9 +138,10 @@ SimTime ComputeModel::kernel_time(double flops, double bytes) const {
   return time_of(kernel_roofline(flops, bytes));
 }
 
-SimTime ComputeModel::streaming_time(double bytes) const {
+SimTime ComputeModel::streaming_time(double bytes, std::int64_t kernels) const {
   const double rate = options_.kernels && !options_.efficiency ? streaming_fraction() : efficiency();
-  return SimTime::from_seconds(bytes / (gpu_.memory_bandwidth.bytes_per_second * rate)) + options_.kernel_overhead;
+  return SimTime::from_seconds(bytes / (gpu_.memory_bandwidth.bytes_per_second * rate)) +
+         options_.kernel_overhead * kernels;
 }
 
 RankSplit layer_split(const Layer& layer, RankSplit split) {

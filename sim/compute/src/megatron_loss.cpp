@@ -41,10 +41,7 @@ SimTime ComputeModel::megatron_loss(const Layer& layer, std::int64_t batch, bool
   const double logits = static_cast<double>(batch) * static_cast<double>(layer.activation_elements_moved) / 2;
   const LossPasses passes =
       loss_passes(static_cast<double>(element_bytes(precision_)), options_.cross_entropy_loss_fusion, backward);
-  // At the rate the run's other memory-bound layers reach: the streaming fraction by shape, the efficiency otherwise.
-  const double rate = shaped(layer) ? streaming_fraction() : efficiency();
-  const double seconds = logits * passes.bytes / (gpu_.memory_bandwidth.bytes_per_second * rate);
-  return SimTime::from_seconds(seconds) + options_.kernel_overhead * passes.kernels;
+  return streaming_time(logits * passes.bytes, passes.kernels);
 }
 
 }  // namespace syncsim

@@ -19,9 +19,7 @@ SimTime ComputeModel::table_gradient(const Layer& layer, RankSplit split) const 
   const double elements = rows * static_cast<double>(layer.weight_cols);
   const auto e = static_cast<double>(element_bytes(precision_));
   const double g = options_.fp32_gradient_buffer ? kFp32GradientBytes : e;
-  const double rate = shaped(layer) ? streaming_fraction() : efficiency();
-  const double seconds = elements * (2 * e + 2 * g) / (gpu_.memory_bandwidth.bytes_per_second * rate);
-  return SimTime::from_seconds(seconds) + options_.kernel_overhead * kTableGradientKernels;
+  return streaming_time(elements * (2 * e + 2 * g), kTableGradientKernels);
 }
 
 }  // namespace syncsim

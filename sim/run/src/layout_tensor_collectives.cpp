@@ -94,27 +94,6 @@ BlockTensorInput LayoutCommunication::block_tensor_input(std::pair<std::size_t, 
 }
 
 namespace {
-// The GEMM run (0 QKV, 1 projection, 2 FC1, 3 FC2) a userbuffers layer's collective runs beside.
-std::size_t gemm_run(UbLayer layer) {
-  switch (layer) {
-    case UbLayer::qkv_fprop:
-    case UbLayer::qkv_dgrad:
-    case UbLayer::qkv_wgrad:
-      return 0;
-    case UbLayer::proj_fprop:
-    case UbLayer::proj_dgrad:
-      return 1;
-    case UbLayer::fc1_fprop:
-    case UbLayer::fc1_dgrad:
-    case UbLayer::fc1_wgrad:
-      return 2;
-    case UbLayer::fc2_fprop:
-    case UbLayer::fc2_dgrad:
-      return 3;
-  }
-  return 0;
-}
-
 std::string method_name(const OverlapSpec& spec) {
   switch (spec.method) {
     case OverlapMethod::chunked:
@@ -149,8 +128,7 @@ std::vector<TensorOverlapReport> LayoutCommunication::tensor_overlap_report() co
                           .exposed = o.cost.exposed,
                           .sm_cost = o.cost.sm_cost};
     const std::size_t run = gemm_run(o.layer);
-    const bool forward = o.layer == UbLayer::qkv_fprop || o.layer == UbLayer::proj_fprop ||
-                         o.layer == UbLayer::fc1_fprop || o.layer == UbLayer::fc2_fprop;
+    const bool forward = forward_layer(o.layer);
     if (run < split.size() && gemm_pieces(o.spec) > 1) {
       const SplitGemmCost& c = split[run];
       // A backward run's input gradient splits once, beside the first of its collectives with its pieces.

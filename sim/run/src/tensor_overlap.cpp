@@ -26,6 +26,30 @@ bool is_ring(OverlapMethod method) {
   return method == OverlapMethod::ring_exchange || method == OverlapMethod::ring_exchange_pairs;
 }
 
+std::size_t gemm_run(UbLayer layer) {
+  switch (layer) {
+    case UbLayer::qkv_fprop:
+    case UbLayer::qkv_dgrad:
+    case UbLayer::qkv_wgrad:
+      return 0;
+    case UbLayer::proj_fprop:
+    case UbLayer::proj_dgrad:
+      return 1;
+    case UbLayer::fc1_fprop:
+    case UbLayer::fc1_dgrad:
+    case UbLayer::fc1_wgrad:
+      return 2;
+    case UbLayer::fc2_fprop:
+    case UbLayer::fc2_dgrad:
+      return 3;
+  }
+  return 0;
+}
+
+bool forward_layer(UbLayer layer) {
+  return std::ranges::find(kForwardLayers, layer) != kForwardLayers.end();
+}
+
 std::int64_t gemm_pieces(const OverlapSpec& spec) {
   switch (spec.method) {
     case OverlapMethod::bulk:

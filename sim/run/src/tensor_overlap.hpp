@@ -154,6 +154,10 @@ SimTime overlapped_collective(SimTime half, SimTime gemm, const OverlapSpec& spe
                               SimTime one_sm = SimTime::zero());
 // A ring exchange, whole or in pairs.
 bool is_ring(OverlapMethod method);
+// The GEMM run (0 QKV, 1 projection, 2 FC1, 3 FC2) a userbuffers layer's collective runs beside, and whether it is
+// one of the forward's four.
+std::size_t gemm_run(UbLayer layer);
+bool forward_layer(UbLayer layer);
 // The products the GEMM beside a collective run by `spec` runs as (split_gemms.cpp): one per chunk (a ring's t, t/2
 // in pairs, a pipeline's splits), one beside a bulk collective.
 std::int64_t gemm_pieces(const OverlapSpec& spec);

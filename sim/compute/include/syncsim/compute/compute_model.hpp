@@ -168,10 +168,10 @@ class ComputeModel {
   // One kernel that is not a layer (gradient compression's casts, products and selections): the same roofline,
   // for `flops` at the precision's peak and `bytes` at the memory bandwidth, plus the kernel overhead.
   SimTime kernel_time(double flops, double bytes) const;
-  // One memory-bound kernel outside the layers that moves `bytes` (a copy's reads and writes), at the rate the
-  // layers' memory-bound kernels run: the streaming fraction of the bandwidth under kernels by shape, the efficiency
-  // otherwise; plus the kernel overhead.
-  SimTime streaming_time(double bytes) const;
+  // Memory-bound work outside the layers' roofline that moves `bytes` (a copy's reads and writes) in `kernels`
+  // kernels, at the rate the layers' memory-bound kernels run: the streaming fraction of the bandwidth under kernels
+  // by shape, the efficiency otherwise; plus each kernel's overhead.
+  SimTime streaming_time(double bytes, std::int64_t kernels = 1) const;
   SimTime forward(const ModelSpec& model, std::int64_t batch) const;
   SimTime backward(const ModelSpec& model, std::int64_t batch) const;
 
